@@ -1,0 +1,1 @@
+"""Fateboard: a browser tabletop with an authoritative, hash-chained roll log."""

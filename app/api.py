@@ -1,0 +1,201 @@
+"""The JSON API (OpenAPI at /docs): bearer tokens, JSON errors with a `detail` a person can read."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Query, Request
+from pydantic import BaseModel, Field
+
+from app.accounts import service as accounts
+from app.campaigns import service as campaigns
+from app.characters import service as characters
+from app.deps import DB, ApiAccess, ApiUser, Publisher
+from app.rolls import log as rolllog
+from app.rolls import service as rolls
+from app.rolls.present import entry_json, viewer_view
+
+router = APIRouter(prefix="/api")
+
+
+class Credentials(BaseModel):
+    username: str = Field(max_length=40)
+    password: str = Field(max_length=1024)
+    token_name: str = "API token"
+
+
+class CampaignIn(BaseModel):
+    name: str
+    description: str = ""
+    systems: list[str] = []
+    language: str = "en"
+
+
+class InviteIn(BaseModel):
+    expires_in_hours: int | None = None
+    max_uses: int | None = None
+
+
+class CharacterIn(BaseModel):
+    name: str
+    system: str = "dice"
+    sheet: dict[str, Any] | None = None
+    kind: str = "pc"
+    owner_id: int | None = None
+
+
+class PromptIn(BaseModel):
+    character_id: int
+    system: str = "dice"
+    action: str = "roll"
+    locked: dict[str, Any] = {}
+    visibility: str = "public"
+    note: str = ""
+
+
+class VoidIn(BaseModel):
+    reason: str
+
+
+class AdjustIn(BaseModel):
+    changes: dict[str, Any]
+    reason: str
+
+
+def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
+    c = acc.campaign
+    game = campaigns.current_session(db, c.id)
+    return {
+        "id": c.id, "name": c.name, "description": c.description, "systems": c.systems, "language": c.language,
+        "role": acc.role, "last_seq": c.last_seq, "head": c.head_hash,
+        "session": {"number": game.number, "title": game.title, "started_at": game.started_at.isoformat()} if game else None,
+        "members": [{"id": u.id, "username": u.username, "role": r} for u, r in campaigns.members(db, c.id)],
+        "characters": [{"id": ch.id, "name": ch.name, "system": ch.system, "kind": ch.kind, "owner_id": ch.owner_id,
+                        "version": ch.version,
+                        "sheet": ch.sheet if characters.can_act(acc, ch) else None}
+                       for ch in characters.characters_for(db, acc)],
+    }
+
+
+@router.post("/users", status_code=201, tags=["accounts"])
+def create_user(body: Credentials, db: DB) -> dict[str, Any]:
+    user = accounts.create_user(db, body.username, body.password)
+    db.commit()
+    return {"id": user.id, "username": user.username}
+
+
+@router.post("/tokens", status_code=201, tags=["accounts"])
+def create_token(body: Credentials, request: Request, db: DB) -> dict[str, Any]:
+    settings = request.app.state.settings
+    client = request.client.host if request.client else "unknown"
+    try:
+        user = accounts.authenticate(db, body.username, body.password, client=client,
+                                     max_failures=settings.signin_max_failures, window=settings.signin_window_seconds)
+    except Exception:
+        db.commit()  # keep the failure count for the throttle
+        raise
+    row, token = accounts.create_token(db, user, body.token_name)
+    db.commit()
+    return {"token": token, "id": row.id, "name": row.name}
+
+
+@router.post("/campaigns", status_code=201, tags=["campaigns"])
+def create_campaign(body: CampaignIn, user: ApiUser, db: DB) -> dict[str, Any]:
+    campaign = campaigns.create_campaign(db, user, name=body.name, description=body.description,
+                                         systems=body.systems, language=body.language)
+    db.commit()
+    return _campaign_json(campaigns.access(db, user, campaign.id), db)
+
+
+@router.get("/campaigns", tags=["campaigns"])
+def list_campaigns(user: ApiUser, db: DB) -> dict[str, Any]:
+    return {"campaigns": [{"id": c.id, "name": c.name, "role": r, "systems": c.systems}
+                          for c, r in campaigns.campaigns_for(db, user)]}
+
+
+@router.get("/campaigns/{campaign_id}", tags=["campaigns"])
+def get_campaign(acc: ApiAccess, db: DB) -> dict[str, Any]:
+    return _campaign_json(acc, db)
+
+
+@router.post("/campaigns/{campaign_id}/invites", status_code=201, tags=["campaigns"])
+def create_invite(body: InviteIn, acc: ApiAccess, db: DB, request: Request) -> dict[str, Any]:
+    invite = campaigns.create_invite(db, acc, expires_in_hours=body.expires_in_hours, max_uses=body.max_uses)
+    db.commit()
+    base = request.app.state.settings.base_url or str(request.base_url).rstrip("/")
+    return {"code": invite.code, "url": f"{base}/join/{invite.code}", "id": invite.id,
+            "expires_at": invite.expires_at.isoformat() if invite.expires_at else None, "max_uses": invite.max_uses}
+
+
+@router.post("/invites/{code}/accept", tags=["campaigns"])
+def accept_invite(code: str, user: ApiUser, db: DB) -> dict[str, Any]:
+    campaign = campaigns.accept_invite(db, user, code)
+    db.commit()
+    return {"campaign_id": campaign.id, "name": campaign.name}
+
+
+@router.post("/campaigns/{campaign_id}/characters", status_code=201, tags=["characters"])
+def create_character(body: CharacterIn, acc: ApiAccess, db: DB) -> dict[str, Any]:
+    ch = characters.create_character(db, acc, name=body.name, system=body.system, sheet=body.sheet,
+                                     kind=body.kind, owner_id=body.owner_id)
+    db.commit()
+    return {"id": ch.id, "name": ch.name, "system": ch.system, "kind": ch.kind, "owner_id": ch.owner_id,
+            "sheet": ch.sheet, "version": ch.version}
+
+
+@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"])
+def perform_action(body: rolls.ActionRequest, acc: ApiAccess, db: DB, publish: Publisher,
+                   idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> dict[str, Any]:
+    """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
+    result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
+    entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
+    return {**entry, "replayed": result.replayed}
+
+
+@router.get("/campaigns/{campaign_id}/log", tags=["log"])
+def get_log(acc: ApiAccess, db: DB, after: Annotated[int, Query(ge=0)] = 0,
+            limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    return {"entries": rolllog.visible_json(db, acc, after, limit)}
+
+
+@router.get("/campaigns/{campaign_id}/export", tags=["log"])
+def export(acc: ApiAccess, db: DB) -> dict[str, Any]:
+    """Every entry you may see, with bodies and salts where you may see them; hashes for all."""
+    return rolllog.export(db, acc)
+
+
+@router.get("/campaigns/{campaign_id}/verify", tags=["log"])
+def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
+    result = rolllog.verify(db, acc)
+    return {"ok": result.ok, "count": result.count, "head": result.head, "problems": result.problems}
+
+
+@router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"])
+def call_for_roll(body: PromptIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+    prompt = rolls.create_prompt(db, acc, character_id=body.character_id, system=body.system, action=body.action,
+                                 locked=body.locked, visibility=body.visibility, note=body.note, publish=publish)
+    return {"id": prompt.id, "character_id": prompt.character_id, "locked": prompt.locked, "status": prompt.status}
+
+
+@router.post("/campaigns/{campaign_id}/entries/{seq}/void", status_code=201, tags=["log"])
+def void_entry(seq: int, body: VoidIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+    entry = rolls.void_entry(db, acc, seq, body.reason, publish=publish)
+    return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
+
+
+@router.post("/campaigns/{campaign_id}/entries/{seq}/reveal", status_code=201, tags=["log"])
+def reveal_entry(seq: int, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+    entry = rolls.reveal_entry(db, acc, seq, publish=publish)
+    return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator), with_body=True)
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust", status_code=201, tags=["characters"])
+def adjust(character_id: int, body: AdjustIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+    entry = rolls.adjust_sheet(db, acc, character_id, body.changes, body.reason, publish=publish)
+    return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
+
+
+@router.get("/ping", tags=["meta"], include_in_schema=False)
+def ping() -> dict[str, str]:
+    """A trivial endpoint: the benchmark's baseline."""
+    return {"ok": "yes"}

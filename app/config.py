@@ -1,0 +1,41 @@
+"""Settings, read from the environment (prefix FATEBOARD_) or a .env file. SQLite is the default."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FATEBOARD_", env_file=".env", extra="ignore")
+
+    database_url: str = "sqlite:///./fateboard.db"
+    # Empty: read (or create once) instance/secret_key, so sessions survive restarts on a dev machine.
+    secret_key: str = ""
+    secret_key_file: Path = Path("instance/secret_key")
+    cookie_secure: bool = False
+    session_max_age: int = 60 * 60 * 24 * 30
+    broker: str = Field(default="memory", pattern="^(memory|redis)$")
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    base_url: str = ""
+    # Failed sign-ins per account (and per client address) inside the window before HTTP 429.
+    signin_max_failures: int = 5
+    signin_window_seconds: int = 15 * 60
+    log_page_size: int = 50
+    sse_keepalive_seconds: float = 15.0
+    default_locale: str = "en"
+
+    def resolved_secret_key(self) -> str:
+        if self.secret_key:
+            return self.secret_key
+        path = self.secret_key_file
+        if path.exists():
+            return path.read_text().strip()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = secrets.token_urlsafe(48)
+        path.write_text(key)
+        path.chmod(0o600)
+        return key

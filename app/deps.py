@@ -1,0 +1,76 @@
+"""Dependency aliases, so route signatures read like sentences: `def page(acc: MemberAccess, db: DB)`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app import i18n
+from app.accounts.models import User
+from app.accounts.service import user_for_session, user_for_token
+from app.campaigns.service import Access, access
+from app.errors import NotSignedIn
+from app.live.hub import LiveHub
+from app.rolls.service import Publish
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    with request.app.state.sessionmaker() as session:
+        yield session
+
+
+DB = Annotated[Session, Depends(get_db)]
+
+
+def optional_user(request: Request, db: DB) -> User | None:
+    user = user_for_session(db, request.scope["fb_session"].get("sid"))
+    request.state.user = user
+    i18n.set_locale(i18n.negotiate(request.headers.get("accept-language"), user.locale if user else None))
+    return user
+
+
+def page_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
+    if user is None:
+        raise NotSignedIn("Sign in to continue.")
+    return user
+
+
+def api_user(request: Request, db: DB) -> User:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    user = user_for_token(db, token.strip()) if scheme.lower() == "bearer" and token else None
+    if user is None:
+        raise NotSignedIn("Send a valid API token: 'Authorization: Bearer <token>' (create one on your account page).")
+    request.state.user = user
+    return user
+
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]
+CurrentUser = Annotated[User, Depends(page_user)]
+ApiUser = Annotated[User, Depends(api_user)]
+
+
+def page_access(campaign_id: int, user: CurrentUser, db: DB) -> Access:
+    return access(db, user, campaign_id)
+
+
+def api_access(campaign_id: int, user: ApiUser, db: DB) -> Access:
+    return access(db, user, campaign_id)
+
+
+MemberAccess = Annotated[Access, Depends(page_access)]
+ApiAccess = Annotated[Access, Depends(api_access)]
+
+
+def get_publish(request: Request) -> Publish:
+    return request.app.state.broker.publish
+
+
+def get_hub(request: Request) -> LiveHub:
+    return request.app.state.hub
+
+
+Publisher = Annotated[Publish, Depends(get_publish)]
+Hub = Annotated[LiveHub, Depends(get_hub)]

@@ -1,0 +1,40 @@
+"""Domain errors, with fields. They become HTTP (JSON for /api, a page or fragment otherwise) only at the edge."""
+
+from __future__ import annotations
+
+
+class FateboardError(Exception):
+    status_code = 400
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class BadRequest(FateboardError):
+    status_code = 422
+
+
+class NotSignedIn(FateboardError):
+    status_code = 401
+
+
+class Forbidden(FateboardError):
+    status_code = 403
+
+
+class NotFound(FateboardError):
+    status_code = 404
+
+
+class Conflict(FateboardError):
+    status_code = 409
+
+
+class TooManyRequests(FateboardError):
+    status_code = 429
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

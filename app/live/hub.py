@@ -1,0 +1,115 @@
+"""Fan-out of log entries to connected streams, one process's worth.
+
+The broker says "campaign 7 has entry 42". The hub reads new entries once per campaign (not once per
+subscriber), keeps a short cache, and wakes every subscriber; each subscriber then formats the entry for
+its own viewer (cached per view), so 200 streams cost one query and a few renders per entry.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
+
+from app.rolls.models import LogEntry
+
+CACHE_SIZE = 1000
+FETCH_LIMIT = 500
+
+
+@dataclass(eq=False)
+class Subscriber:
+    campaign_id: int
+    queue: asyncio.Queue[tuple[str, int | None]] = field(default_factory=lambda: asyncio.Queue(maxsize=1000))
+
+    def wake(self, event: str, seq: int | None) -> None:
+        try:
+            self.queue.put_nowait((event, seq))
+        except asyncio.QueueFull:
+            # A stuck client: the next read catches up from the database anyway.
+            pass
+
+
+@dataclass
+class _Feed:
+    subscribers: set[Subscriber] = field(default_factory=set)
+    cache: OrderedDict[int, LogEntry] = field(default_factory=OrderedDict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class LiveHub:
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self._factory = session_factory
+        self._feeds: dict[int, _Feed] = {}
+        self.render_cache: dict[tuple[int, int, str], str] = {}
+
+    def subscribe(self, campaign_id: int) -> Subscriber:
+        sub = Subscriber(campaign_id)
+        self._feeds.setdefault(campaign_id, _Feed()).subscribers.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        feed = self._feeds.get(sub.campaign_id)
+        if feed is None:
+            return
+        feed.subscribers.discard(sub)
+        if not feed.subscribers:
+            del self._feeds[sub.campaign_id]
+
+    def subscriber_count(self, campaign_id: int) -> int:
+        feed = self._feeds.get(campaign_id)
+        return len(feed.subscribers) if feed else 0
+
+    def dispatch(self, campaign_id: int, event: str, seq: int | None) -> None:
+        """The broker's listener: runs on the event loop."""
+        feed = self._feeds.get(campaign_id)
+        if feed is None:
+            return
+        for sub in list(feed.subscribers):
+            sub.wake(event, seq)
+
+    async def entries_after(self, campaign_id: int, after: int) -> list[LogEntry]:
+        """Entries with seq > after, in order, at most FETCH_LIMIT; served from the cache when it can."""
+        feed = self._feeds.get(campaign_id) or _Feed()
+        cached = self._from_cache(feed, after)
+        if cached is not None:
+            return cached
+        async with feed.lock:
+            cached = self._from_cache(feed, after)
+            if cached is not None:
+                return cached
+            rows = await run_in_threadpool(self._fetch, campaign_id, after)
+            for row in rows:
+                feed.cache[row.seq] = row
+            while len(feed.cache) > CACHE_SIZE:
+                feed.cache.popitem(last=False)
+            return rows
+
+    def _from_cache(self, feed: _Feed, after: int) -> list[LogEntry] | None:
+        # Only trustworthy if the cache holds after+1 and is contiguous up to the newest cached entry.
+        if after + 1 not in feed.cache:
+            return None
+        out: list[LogEntry] = []
+        seq = after + 1
+        while seq in feed.cache and len(out) < FETCH_LIMIT:
+            out.append(feed.cache[seq])
+            seq += 1
+        return out
+
+    def _fetch(self, campaign_id: int, after: int) -> list[LogEntry]:
+        with self._factory() as db:
+            return list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
+                                   .order_by(LogEntry.seq).limit(FETCH_LIMIT)))
+
+    def render_once(self, key: tuple[int, int, str], render: Callable[[], str]) -> str:
+        text = self.render_cache.get(key)
+        if text is None:
+            if len(self.render_cache) > 20_000:
+                self.render_cache.clear()
+            text = self.render_cache[key] = render()
+        return text

@@ -1,0 +1,97 @@
+"""Server-Sent Events: one stream per campaign and viewer. The event id is the entry's seq, so a client that
+reconnects with Last-Event-ID (or ?after=) gets every entry it missed, in order, then live ones."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+
+from fastapi import APIRouter, Request
+from starlette.responses import StreamingResponse
+
+from app.campaigns.service import Access
+from app.deps import ApiAccess, Hub, MemberAccess
+from app.live.hub import LiveHub
+from app.rolls.log import entry_html
+from app.rolls.models import LogEntry
+from app.rolls.present import entry_json, viewer_view
+
+router = APIRouter()
+Format = Callable[[LogEntry], str]
+
+
+def resume_point(request: Request, acc: Access, after: int | None) -> int:
+    header = request.headers.get("last-event-id", "").strip()
+    if header.isdigit():
+        return int(header)
+    if after is not None and after >= 0:
+        return after
+    return acc.campaign.last_seq
+
+
+def sse_message(event: str, data: str, event_id: int | None = None) -> str:
+    lines = [f"id: {event_id}"] if event_id is not None else []
+    lines.append(f"event: {event}")
+    lines.extend(f"data: {line}" for line in data.splitlines() or [""])
+    return "\n".join(lines) + "\n\n"
+
+
+async def event_stream(request: Request, hub: LiveHub, acc: Access, after: int, fmt: Format) -> AsyncIterator[str]:
+    campaign_id = acc.campaign.id
+    sub = hub.subscribe(campaign_id)  # before catching up, so nothing published meanwhile is lost
+    keepalive = request.app.state.settings.sse_keepalive_seconds
+    last = after
+    try:
+        yield f"retry: 2000\n: connected, after {after}\n\n"
+        pending = True  # catch up first
+        while True:
+            if pending:
+                while True:
+                    rows = await hub.entries_after(campaign_id, last)
+                    for row in rows:
+                        yield sse_message("entry", fmt(row), row.seq)
+                        last = row.seq
+                    if len(rows) < 500:
+                        break
+                pending = False
+            try:
+                event, _seq = await asyncio.wait_for(sub.queue.get(), timeout=keepalive)
+            except TimeoutError:
+                yield ": keepalive\n\n"
+                continue
+            if event == "entry":
+                pending = True
+            else:
+                yield sse_message(event, "")
+    finally:
+        hub.unsubscribe(sub)
+
+
+def _stream(request: Request, hub: LiveHub, acc: Access, after: int | None, fmt: Format) -> StreamingResponse:
+    start = resume_point(request, acc, after)
+    return StreamingResponse(event_stream(request, hub, acc, start, fmt), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@router.get("/campaigns/{campaign_id}/stream")
+def page_stream(request: Request, acc: MemberAccess, hub: Hub, after: int | None = None) -> StreamingResponse:
+    viewer, narrator = acc.user.id, acc.is_narrator
+
+    def fmt(entry: LogEntry) -> str:
+        view = viewer_view(entry, viewer, narrator)
+        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}")
+        return hub.render_once(key, lambda: entry_html(entry, viewer, narrator))
+
+    return _stream(request, hub, acc, after, fmt)
+
+
+@router.get("/api/campaigns/{campaign_id}/events", tags=["log"])
+def api_stream(request: Request, acc: ApiAccess, hub: Hub, after: int | None = None) -> StreamingResponse:
+    """The live log as Server-Sent Events (`event: entry`, id = seq, data = the entry as JSON)."""
+    viewer, narrator = acc.user.id, acc.is_narrator
+
+    def fmt(entry: LogEntry) -> str:
+        return json.dumps(entry_json(entry, viewer_view(entry, viewer, narrator)))
+
+    return _stream(request, hub, acc, after, fmt)

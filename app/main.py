@@ -1,0 +1,111 @@
+"""create_app(settings): the only place that wires things together."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from app import api, docs_page
+from app.accounts import routes as account_routes
+from app.campaigns import routes as campaign_routes
+from app.config import Settings
+from app.db import make_engine, make_sessionmaker
+from app.errors import FateboardError, NotSignedIn
+from app.live import routes as live_routes
+from app.live.broker import Broker, InProcessBroker
+from app.live.hub import LiveHub
+from app.rolls import routes as roll_routes
+from app.security import CSRFMiddleware, SecurityHeadersMiddleware, SessionCookieMiddleware
+from app.web import STATIC, redirect, render
+
+
+def make_broker(settings: Settings) -> Broker:
+    if settings.broker == "redis":
+        from app.live.redis_broker import RedisBroker
+
+        return RedisBroker(settings.redis_url)
+    return InProcessBroker()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    engine = make_engine(settings.database_url)
+    factory = make_sessionmaker(engine)
+    broker = make_broker(settings)
+    hub = LiveHub(factory)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await broker.start(hub.dispatch)
+        yield
+        await broker.stop()
+        engine.dispose()
+
+    app = FastAPI(title="Fateboard", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  description="A tabletop with a server-side rules service and a hash-chained live roll log.")
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.sessionmaker = factory
+    app.state.broker = broker
+    app.state.hub = hub
+
+    trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
+    app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
+    app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
+                       max_age=settings.session_max_age, secure=settings.cookie_secure)
+    app.add_middleware(SecurityHeadersMiddleware)
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for module in (account_routes, campaign_routes, roll_routes, live_routes, api, docs_page):
+        app.include_router(module.router)
+    install_error_handlers(app)
+    return app
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path == "/openapi.json"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(FateboardError)
+    async def domain_error(request: Request, exc: FateboardError) -> Response:
+        headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
+        if _wants_json(request):
+            body: dict[str, Any] = {"detail": exc.message}
+            if exc.field:
+                body["field"] = exc.field
+            return JSONResponse(body, status_code=exc.status_code, headers=headers)
+        if isinstance(exc, NotSignedIn):
+            return redirect(request, f"/signin?next={request.url.path}")
+        return render(request, "error.html", {"message": exc.message, "status": exc.status_code},
+                      block="message" if request.headers.get("hx-request") else None,
+                      status_code=exc.status_code, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header"))
+            problems.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+        message = "; ".join(problems) or "The request is not valid."
+        if _wants_json(request):
+            return JSONResponse({"detail": message, "errors": problems}, status_code=422)
+        return render(request, "error.html", {"message": message, "status": 422},
+                      block="message" if request.headers.get("hx-request") else None, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        message = {404: "There is nothing here.", 405: "That method is not allowed here."}.get(exc.status_code,
+                                                                                             str(exc.detail))
+        if _wants_json(request):
+            return JSONResponse({"detail": message}, status_code=exc.status_code)
+        return render(request, "error.html", {"message": message, "status": exc.status_code},
+                      status_code=exc.status_code)

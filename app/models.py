@@ -1,0 +1,12 @@
+"""Every model, imported in one place so Alembic and create_all see the whole schema."""
+
+from app.accounts.models import ApiToken, LoginSession, SigninFailure, User
+from app.campaigns.models import Campaign, GameSession, Invite, Membership
+from app.characters.models import Character
+from app.db import Base
+from app.rolls.models import LogEntry, RollPrompt
+
+__all__ = [
+    "ApiToken", "Base", "Campaign", "Character", "GameSession", "Invite", "LogEntry",
+    "LoginSession", "Membership", "RollPrompt", "SigninFailure", "User",
+]

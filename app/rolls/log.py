@@ -1,0 +1,79 @@
+"""Reading the log: pages of entries (newest at the bottom), their HTML, export and verification."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.campaigns.service import Access
+from app.rolls import chain
+from app.rolls.models import LogEntry
+from app.rolls.present import entry_json, viewer_view
+from app.rolls.visibility import View
+from app.web import render_text
+
+PAGE = 50
+
+
+def entries_before(db: Session, campaign_id: int, before: int | None, limit: int = PAGE) -> list[LogEntry]:
+    query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
+    if before is not None:
+        query = query.where(LogEntry.seq < before)
+    rows = list(db.scalars(query.order_by(LogEntry.seq.desc()).limit(limit)))
+    rows.reverse()
+    return rows
+
+
+def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500) -> list[LogEntry]:
+    return list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
+                           .order_by(LogEntry.seq).limit(limit)))
+
+
+def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
+    if not seqs:
+        return set()
+    return set(db.scalars(select(LogEntry.target_seq).where(
+        LogEntry.campaign_id == campaign_id, LogEntry.kind == "void",
+        LogEntry.target_seq >= seqs[0], LogEntry.target_seq <= seqs[-1])))
+
+
+def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool = False) -> str:
+    view = viewer_view(entry, viewer_id, is_narrator)
+    return render_text("rolls/entry.html", entry=entry, view=view.value, is_narrator=is_narrator,
+                       voided=voided and view != View.HIDDEN, viewer_id=viewer_id)
+
+
+def page(db: Session, acc: Access, before: int | None = None) -> dict[str, Any]:
+    rows = entries_before(db, acc.campaign.id, before)
+    voided = voided_among(db, acc.campaign.id, [r.seq for r in rows])
+    return {
+        "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided) for r in rows],
+        "first_seq": rows[0].seq if rows else None,
+        "last_seq": rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq),
+        "has_earlier": bool(rows) and rows[0].seq > 1,
+    }
+
+
+def visible_json(db: Session, acc: Access, after: int, limit: int) -> list[dict[str, Any]]:
+    rows = entries_after(db, acc.campaign.id, after, limit)
+    return [entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator)) for r in rows]
+
+
+def export(db: Session, acc: Access) -> dict[str, Any]:
+    """Every entry, in order: content where the caller may see it, hashes always (so the chain checks)."""
+    entries: list[dict[str, Any]] = []
+    after = 0
+    while True:
+        rows = entries_after(db, acc.campaign.id, after, 2000)
+        if not rows:
+            break
+        entries.extend(entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator), with_body=True) for r in rows)
+        after = rows[-1].seq
+    return {"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": "fateboard-log/1",
+            "entries": entries}
+
+
+def verify(db: Session, acc: Access) -> chain.Verification:
+    return chain.verify_entries(export(db, acc)["entries"])

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from app.db import Base
+from app.types import JSONType, UTCDateTime, utcnow
+
+
+class LogEntry(Base):
+    """One append-only, hash-chained log entry. Rows are inserted, never updated or deleted."""
+
+    __tablename__ = "log_entries"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "seq"),
+        UniqueConstraint("campaign_id", "actor_id", "idempotency_key"),
+        Index("ix_log_entries_campaign_target", "campaign_id", "target_seq"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column()
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    actor_name: Mapped[str] = mapped_column(String(40))
+    character_id: Mapped[int | None] = mapped_column(ForeignKey("characters.id", ondelete="SET NULL"))
+    game_session_id: Mapped[int | None] = mapped_column(ForeignKey("game_sessions.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(16))  # action | void | reveal | adjust | session
+    system: Mapped[str] = mapped_column(String(32))
+    action: Mapped[str] = mapped_column(String(64))
+    visibility: Mapped[str] = mapped_column(String(16))
+    target_seq: Mapped[int | None] = mapped_column(default=None)
+    body: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    salt: Mapped[str] = mapped_column(String(32))
+    body_hash: Mapped[str] = mapped_column(String(64))
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+    idempotency_key: Mapped[str | None] = mapped_column(String(100), default=None)
+
+
+class RollPrompt(Base):
+    """The narrator calls for a roll: the parameters in `locked` cannot be changed by the player."""
+
+    __tablename__ = "roll_prompts"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
+    character_id: Mapped[int] = mapped_column(ForeignKey("characters.id", ondelete="CASCADE"), index=True)
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    system: Mapped[str] = mapped_column(String(32))
+    action: Mapped[str] = mapped_column(String(64))
+    locked: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    visibility: Mapped[str] = mapped_column(String(16), default="public")
+    note: Mapped[str] = mapped_column(String(500), default="")
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open | done | cancelled
+    entry_seq: Mapped[int | None] = mapped_column(default=None)

@@ -1,0 +1,162 @@
+"""The dice box, roll prompts, log paging and the narrator's corrections (void, reveal, adjust)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from markupsafe import escape
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import HTMLResponse, Response
+
+from app.campaigns.routes import table_context
+from app.deps import DB, MemberAccess, Publisher
+from app.errors import BadRequest, FateboardError
+from app.rolls import log as rolllog
+from app.rolls import service
+from app.systems import ActionError, get_action
+from app.web import render
+
+router = APIRouter()
+TABLE = "campaigns/table.html"
+
+
+def _html_result(entry: Any, replayed: bool) -> dict[str, Any]:
+    return {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": replayed,
+            "visibility": entry.visibility}
+
+
+@router.post("/campaigns/{campaign_id}/roll")
+def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
+         expression: Annotated[str, Form()] = "", visibility: Annotated[str, Form()] = "public",
+         note: Annotated[str, Form()] = "", character_id: Annotated[str, Form()] = "",
+         idempotency_key: Annotated[str, Form()] = "") -> Response:
+    form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
+    try:
+        req = service.ActionRequest(system="dice", action="roll", params={"expression": expression},
+                                    visibility=visibility if visibility in ("public", "narrator", "blind", "self")
+                                    else "public",
+                                    note=note, character_id=int(character_id) if character_id.isdigit() else None)
+        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key or None, publish=publish)
+    except FateboardError as exc:
+        return render(request, TABLE, table_context(db, acc, form=form, errors={exc.field or "expression": exc.message}),
+                      block="dicebox", status_code=exc.status_code)
+    form["note"] = ""
+    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(result.entry, result.replayed)),
+                  block="dicebox")
+
+
+@router.get("/campaigns/{campaign_id}/odds")
+def odds(request: Request, acc: MemberAccess, expression: str = "", system: str = "dice",
+         action: str = "roll") -> Response:
+    if not expression.strip():
+        return HTMLResponse('<span class="muted">Type an expression, like 2d6+1.</span>')
+    try:
+        _system, act = get_action(system, action)
+        params = act.params.model_validate({"expression": expression})
+        result = act.odds(dict(), params) if act.odds else None
+    except (ActionError, ValueError) as exc:
+        message = exc.message if isinstance(exc, ActionError) else "That expression is not valid."
+        return render(request, "rolls/odds.html", {"error": message}, status_code=200)
+    return render(request, "rolls/odds.html", {"odds": result, "error": None})
+
+
+@router.get("/campaigns/{campaign_id}/log")
+def earlier(request: Request, db: DB, acc: MemberAccess, before: int) -> Response:
+    return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **rolllog.page(db, acc, before)})
+
+
+@router.get("/campaigns/{campaign_id}/prompts")
+def prompts_panel(request: Request, db: DB, acc: MemberAccess) -> Response:
+    return render(request, TABLE, table_context(db, acc), block="prompts")
+
+
+@router.post("/campaigns/{campaign_id}/prompts")
+def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
+                  character_id: Annotated[str, Form()] = "", expression: Annotated[str, Form()] = "",
+                  visibility: Annotated[str, Form()] = "public", note: Annotated[str, Form()] = "") -> Response:
+    try:
+        if not character_id.isdigit():
+            raise BadRequest("Choose whose roll it is.", field="prompt_character")
+        locked = {"expression": expression.strip()} if expression.strip() else {}
+        if locked:
+            _s, act = get_action("dice", "roll")
+            try:
+                act.odds({}, act.params.model_validate(locked)) if act.odds else None
+            except ActionError as exc:
+                raise BadRequest(exc.message, field="prompt_expression") from exc
+        service.create_prompt(db, acc, character_id=int(character_id), system="dice", action="roll", locked=locked,
+                              visibility=visibility, note=note, publish=publish)
+    except FateboardError as exc:
+        db.rollback()
+        return render(request, TABLE, table_context(db, acc, errors={exc.field or "prompt": exc.message}),
+                      block="prompts", status_code=exc.status_code)
+    return render(request, TABLE, table_context(db, acc), block="prompts")
+
+
+@router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
+def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int,
+                    expression: Annotated[str, Form()] = "", note: Annotated[str, Form()] = "",
+                    idempotency_key: Annotated[str, Form()] = "") -> Response:
+    try:
+        req = service.ActionRequest(system="dice", action="roll", params={"expression": expression}
+                                    if expression else {}, note=note, prompt_id=prompt_id)
+        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key or None, publish=publish)
+    except FateboardError as exc:
+        return render(request, TABLE, table_context(db, acc, errors={f"prompt-{prompt_id}": exc.message}),
+                      block="prompts", status_code=exc.status_code)
+    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(result.entry, result.replayed)),
+                  block="prompts")
+
+
+@router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
+def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int) -> Response:
+    try:
+        service.cancel_prompt(db, acc, prompt_id, publish=publish)
+    except FateboardError as exc:
+        db.rollback()
+        return render(request, TABLE, table_context(db, acc, errors={"prompt": exc.message}), block="prompts",
+                      status_code=exc.status_code)
+    return render(request, TABLE, table_context(db, acc), block="prompts")
+
+
+@router.post("/campaigns/{campaign_id}/entries/{seq}/void")
+def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: int,
+         reason: Annotated[str, Form()] = "") -> Response:
+    return _correction(request, lambda: service.void_entry(db, acc, seq, reason, publish=publish))
+
+
+@router.post("/campaigns/{campaign_id}/entries/{seq}/reveal")
+def reveal(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: int) -> Response:
+    return _correction(request, lambda: service.reveal_entry(db, acc, seq, publish=publish))
+
+
+def _correction(request: Request, act: Any) -> Response:
+    try:
+        entry = act()
+    except FateboardError as exc:
+        return HTMLResponse(f'<p class="error" role="alert">{_escape(exc.message)}</p>', status_code=exc.status_code)
+    return HTMLResponse(f'<p class="ok" role="status">Logged as #{entry.seq}.</p>')
+
+
+def _escape(text: str) -> str:
+    return str(escape(text))
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust")
+async def adjust(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: int) -> Response:
+    form = await request.form()
+    reason = str(form.get("reason", ""))
+    changes = {k[len("sheet."):]: v for k, v in form.items() if k.startswith("sheet.")}
+    return await run_in_threadpool(_adjust, request, db, acc, publish, character_id, changes, reason)
+
+
+def _adjust(request: Request, db: DB, acc: Any, publish: Any, character_id: int, changes: dict[str, Any],
+            reason: str) -> Response:
+    try:
+        service.adjust_sheet(db, acc, character_id, changes, reason, publish=publish)
+    except FateboardError as exc:
+        db.rollback()
+        return render(request, TABLE, table_context(db, acc, errors={f"adjust-{character_id}": exc.message}),
+                      block="characters", status_code=exc.status_code)
+    return render(request, TABLE, table_context(db, acc), block="characters")

@@ -1,0 +1,333 @@
+"""The rules service: every action, correction and announcement reaches the log through here.
+
+One transaction does it all: lock the campaign's log head (UPDATE … RETURNING, which queues concurrent
+writers on SQLite and row-locks on PostgreSQL), check the idempotency key, resolve the action with the
+server's dice, apply the sheet change with an optimistic version check, append the chained entry, commit,
+and only then tell the broker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.campaigns.models import Campaign
+from app.campaigns.service import Access, current_session, require_narrator
+from app.characters.models import Character
+from app.errors import BadRequest, Conflict, Forbidden, NotFound
+from app.rolls import chain
+from app.rolls.models import LogEntry, RollPrompt
+from app.rolls.visibility import Visibility
+from app.rules.dice import Dice, SecureDice
+from app.systems import ActionError, get_action, get_system
+from app.types import utcnow
+
+Publish = Callable[[int, str, int | None], None]
+
+
+def _no_publish(campaign_id: int, event: str, seq: int | None) -> None:
+    return None
+
+
+class ActionRequest(BaseModel):
+    system: str
+    action: str
+    character_id: int | None = None
+    params: dict[str, Any] = {}
+    visibility: Visibility = Visibility.PUBLIC
+    note: str = ""
+    prompt_id: int | None = None
+    expected_version: int | None = None
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    entry: LogEntry
+    replayed: bool = False
+
+
+def validation_message(exc: ValidationError) -> tuple[str, str | None]:
+    """The first problem of a pydantic error, in words, and the field it belongs to."""
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__") or None
+    message = err.get("msg", "is not valid")
+    return (f"{field}: {message}" if field else message), field
+
+
+def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
+    row = db.execute(
+        update(Campaign).where(Campaign.id == campaign_id).values(last_seq=Campaign.last_seq + 1)
+        .returning(Campaign.last_seq, Campaign.head_hash)
+    ).one()
+    return row[0], row[1]
+
+
+def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
+                 visibility: str, content: dict[str, Any], character: Character | None = None,
+                 target_seq: int | None = None, idempotency_key: str | None = None) -> LogEntry:
+    session = current_session(db, acc.campaign.id)
+    now = utcnow()
+    body = {
+        "kind": kind, "system": system, "action": action, "seq": seq,
+        "created_at": now.isoformat(), "actor": acc.user.username, "actor_id": acc.user.id,
+        "character_id": character.id if character else None, "character": character.name if character else None,
+        "session": session.number if session else None, "target_seq": target_seq,
+        "request": content.get("request"), "dice": content.get("dice"), "outcome": content.get("outcome"),
+        "summary": content.get("summary"), "note": content.get("note") or None,
+    }
+    if "revealed" in content:
+        body["revealed"] = content["revealed"]
+    salt = chain.new_salt()
+    digest = chain.body_hash(salt, body)
+    entry_hash = chain.entry_hash(prev_hash, seq, visibility, digest)
+    entry = LogEntry(
+        campaign_id=acc.campaign.id, seq=seq, created_at=now, actor_id=acc.user.id, actor_name=acc.user.username,
+        character_id=body["character_id"], game_session_id=session.id if session else None, kind=kind,
+        system=system, action=action, visibility=visibility, target_seq=target_seq, body=body, salt=salt,
+        body_hash=digest, prev_hash=prev_hash, hash=entry_hash, idempotency_key=idempotency_key,
+    )
+    db.add(entry)
+    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry_hash))
+    return entry
+
+
+def _check_note(note: str) -> str:
+    note = note.strip()
+    if len(note) > 500:
+        raise BadRequest("Keep the note under 500 characters.", field="note")
+    return note
+
+
+def character_for(db: Session, acc: Access, character_id: int, *, system: str | None = None) -> Character:
+    character = db.get(Character, character_id)
+    if character is None or character.campaign_id != acc.campaign.id:
+        raise NotFound("No such character in this campaign.", field="character_id")
+    if not acc.is_narrator and character.owner_id != acc.user.id:
+        raise Forbidden("You can only act for your own characters.", field="character_id")
+    if system is not None and character.system != system:
+        raise BadRequest(f"{character.name} is not a {get_system(system).name} character.", field="character_id")
+    return character
+
+
+def _open_prompt(db: Session, acc: Access, req: ActionRequest) -> RollPrompt:
+    prompt = db.get(RollPrompt, req.prompt_id)
+    if prompt is None or prompt.campaign_id != acc.campaign.id:
+        raise NotFound("No such roll prompt.")
+    if prompt.status != "open":
+        raise Conflict("That roll has already been made.")
+    character_for(db, acc, prompt.character_id)
+    return prompt
+
+
+def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice | None = None,
+                   idempotency_key: str | None = None, publish: Publish = _no_publish) -> ActionResult:
+    prompt = _open_prompt(db, acc, req) if req.prompt_id is not None else None
+    if prompt is not None:
+        # The narrator's parameters win over anything the player sent.
+        req = req.model_copy(update={
+            "system": prompt.system, "action": prompt.action, "character_id": prompt.character_id,
+            "params": {**req.params, **prompt.locked}, "visibility": prompt.visibility,
+        })
+    try:
+        system, action = get_action(req.system, req.action)
+        if system.id not in acc.campaign.systems:
+            raise ActionError(f"This campaign does not use {system.name}.", field="system")
+        params = action.params.model_validate(req.params)
+    except ValidationError as exc:
+        message, field = validation_message(exc)
+        raise BadRequest(message, field=field) from exc
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
+    note = _check_note(req.note)
+    character = None
+    if req.character_id is not None:
+        character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
+    elif action.needs_character:
+        raise BadRequest("Choose a character for this action.", field="character_id")
+
+    seq, prev_hash = _lock_head(db, acc.campaign.id)
+    try:
+        if idempotency_key:
+            existing = db.scalar(select(LogEntry).where(
+                LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
+                LogEntry.idempotency_key == idempotency_key))
+            if existing is not None:
+                db.rollback()
+                return ActionResult(entry=existing, replayed=True)
+        sheet: dict[str, Any] = {}
+        if character is not None:
+            db.refresh(character)
+            if req.expected_version is not None and req.expected_version != character.version:
+                raise Conflict("The sheet changed since you opened it: reload and try again.")
+            sheet = dict(character.sheet)
+        try:
+            resolution = action.resolve(sheet, params, dice or SecureDice())
+        except ActionError as exc:
+            raise BadRequest(exc.message, field=exc.field) from exc
+        if resolution.sheet is not None and character is not None:
+            _save_sheet(db, character, resolution.sheet)
+        entry = _write_entry(
+            db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
+            visibility=req.visibility.value, character=character, idempotency_key=idempotency_key,
+            content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {})},
+                     "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
+                     "note": note},
+        )
+        if prompt is not None:
+            prompt.status, prompt.entry_seq = "done", seq
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    publish(acc.campaign.id, "entry", seq)
+    if prompt is not None:
+        publish(acc.campaign.id, "prompts", None)
+    return ActionResult(entry=entry)
+
+
+def _save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:
+    done = db.execute(
+        update(Character).where(Character.id == character.id, Character.version == character.version)
+        .values(sheet=sheet, version=Character.version + 1)
+    ).rowcount
+    if not done:
+        raise Conflict("The sheet changed while you were rolling: reload and try again.")
+    db.refresh(character)
+
+
+def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: str, visibility: str = "public",
+                request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
+                note: str = "", character: Character | None = None, target_seq: int | None = None,
+                extra: dict[str, Any] | None = None, publish: Publish = _no_publish) -> LogEntry:
+    """A narrator action or announcement (session start, void, reveal, adjustment) as a chained entry."""
+    seq, prev_hash = _lock_head(db, acc.campaign.id)
+    try:
+        entry = _write_entry(
+            db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
+            character=character, target_seq=target_seq,
+            content={"request": request, "outcome": outcome, "summary": summary, "note": note, **(extra or {})},
+        )
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    publish(acc.campaign.id, "entry", seq)
+    return entry
+
+
+def entry_by_seq(db: Session, campaign_id: int, seq: int) -> LogEntry:
+    entry = db.scalar(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq == seq))
+    if entry is None:
+        raise NotFound(f"There is no entry #{seq}.")
+    return entry
+
+
+def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish = _no_publish) -> LogEntry:
+    require_narrator(acc)
+    reason = reason.strip()
+    if not reason:
+        raise BadRequest("Say why the entry is void.", field="reason")
+    target = entry_by_seq(db, acc.campaign.id, seq)
+    if target.kind not in ("action", "adjust"):
+        raise BadRequest("Only rolls and adjustments can be voided.")
+    if db.scalar(select(LogEntry.id).where(LogEntry.campaign_id == acc.campaign.id, LogEntry.kind == "void",
+                                           LogEntry.target_seq == seq)) is not None:
+        raise Conflict(f"Entry #{seq} is already void.")
+    return append_note(db, acc, kind="void", action="void", summary=f"voided #{seq}: {reason}",
+                       visibility=target.visibility, request={"reason": reason}, target_seq=seq, publish=publish)
+
+
+def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = _no_publish) -> LogEntry:
+    require_narrator(acc)
+    target = entry_by_seq(db, acc.campaign.id, seq)
+    if target.visibility == Visibility.PUBLIC:
+        raise BadRequest(f"Entry #{seq} is already public.")
+    if target.visibility == Visibility.SELF and target.actor_id != acc.user.id:
+        raise Forbidden("Only the roller can reveal a roll they kept to themselves.")
+    summary = f"revealed #{seq}: {target.body.get('actor')} {target.body.get('summary') or ''}".rstrip()
+    return append_note(db, acc, kind="reveal", action="reveal", summary=summary, target_seq=seq,
+                       extra={"revealed": {"seq": seq, "body": target.body, "salt": target.salt}}, publish=publish)
+
+
+def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str, Any], reason: str,
+                 publish: Publish = _no_publish) -> LogEntry:
+    """The narrator changes a sheet by hand, with a reason; the change and the entry land together."""
+    require_narrator(acc)
+    reason = reason.strip()
+    if not reason:
+        raise BadRequest("Say why you are changing the sheet.", field="reason")
+    character = character_for(db, acc, character_id)
+    system = get_system(character.system)
+    before = dict(character.sheet)
+    try:
+        after = system.sheet.model_validate({**before, **changes}).model_dump(mode="json")
+    except ValidationError as exc:
+        message, field = validation_message(exc)
+        raise BadRequest(message, field=field) from exc
+    seq, prev_hash = _lock_head(db, acc.campaign.id)
+    try:
+        db.refresh(character)
+        _save_sheet(db, character, after)
+        changed = {k: {"from": before.get(k), "to": v} for k, v in after.items() if before.get(k) != v}
+        entry = _write_entry(db, acc, seq, prev_hash, kind="adjust", system=character.system, action="adjust",
+                             visibility="public", character=character,
+                             content={"request": {"changes": changes, "reason": reason}, "outcome": changed,
+                                      "summary": f"adjusted {character.name}'s sheet ({reason})"})
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    publish(acc.campaign.id, "entry", seq)
+    return entry
+
+
+def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
+                  locked: dict[str, Any], visibility: str = "public", note: str = "",
+                  publish: Publish = _no_publish) -> RollPrompt:
+    require_narrator(acc)
+    character = character_for(db, acc, character_id)
+    try:
+        rule_system, rule_action = get_action(system, action)
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
+    if rule_system.id not in acc.campaign.systems:
+        raise BadRequest(f"This campaign does not use {rule_system.name}.", field="system")
+    if rule_system.id != "dice" and character.system != rule_system.id:
+        raise BadRequest(f"{character.name} is not a {rule_system.name} character.", field="character_id")
+    unknown = set(locked) - set(rule_action.params.model_fields)
+    if unknown:
+        raise BadRequest(f"Unknown parameter: {', '.join(sorted(unknown))}.", field="params")
+    if visibility not in Visibility.__members__.values():
+        raise BadRequest("Choose who sees the roll.", field="visibility")
+    prompt = RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
+                        system=rule_system.id, action=rule_action.id, locked=locked, visibility=visibility,
+                        note=_check_note(note))
+    db.add(prompt)
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+    return prompt
+
+
+def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = _no_publish) -> None:
+    require_narrator(acc)
+    prompt = db.get(RollPrompt, prompt_id)
+    if prompt is None or prompt.campaign_id != acc.campaign.id:
+        raise NotFound("No such roll prompt.")
+    if prompt.status == "open":
+        prompt.status = "cancelled"
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+
+
+def open_prompts(db: Session, acc: Access) -> list[tuple[RollPrompt, Character]]:
+    query = (select(RollPrompt, Character).join(Character, Character.id == RollPrompt.character_id)
+             .where(RollPrompt.campaign_id == acc.campaign.id, RollPrompt.status == "open")
+             .order_by(RollPrompt.id))
+    if not acc.is_narrator:
+        query = query.where(Character.owner_id == acc.user.id)
+    return [(p, c) for p, c in db.execute(query).all()]

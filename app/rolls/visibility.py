@@ -1,0 +1,41 @@
+"""Who may see what of a log entry. One function decides, for every route: page, fragment, stream, API, export."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Visibility(StrEnum):
+    PUBLIC = "public"      # everyone in the campaign
+    NARRATOR = "narrator"  # the roller and the narrators
+    BLIND = "blind"        # only the narrators see the result; the roller sees that a roll happened
+    SELF = "self"          # only the roller
+
+
+VISIBILITY_LABELS = {
+    Visibility.PUBLIC: "Everyone",
+    Visibility.NARRATOR: "Me and the narrators",
+    Visibility.BLIND: "Blind (narrators only)",
+    Visibility.SELF: "Only me",
+}
+
+
+class View(StrEnum):
+    FULL = "full"          # everything
+    ROLLER_BLIND = "blind"  # the roller of a blind roll: what was asked, not what came up
+    HIDDEN = "hidden"      # that an entry exists, and its hashes
+
+
+def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool) -> View:
+    is_actor = actor_id is not None and actor_id == viewer_id
+    if visibility == Visibility.PUBLIC:
+        return View.FULL
+    if visibility == Visibility.NARRATOR:
+        return View.FULL if is_actor or is_narrator else View.HIDDEN
+    if visibility == Visibility.BLIND:
+        if is_narrator:
+            return View.FULL
+        return View.ROLLER_BLIND if is_actor else View.HIDDEN
+    if visibility == Visibility.SELF:
+        return View.FULL if is_actor else View.HIDDEN
+    return View.HIDDEN

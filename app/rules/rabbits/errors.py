@@ -1,0 +1,45 @@
+"""The Rabbits game's domain errors, and the argument checks every module of the package shares."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+# A roll budget, so a typo ("4000 help dice") is a clear error instead of a slow request.
+MAX_POOL = 100
+# Fate rerolls every new 6 again; honest dice stop long before this, broken dice never would.
+FATE_REROLL_LIMIT = 100
+
+
+class RabbitRuleError(ValueError):
+    """A request the Rabbits rules do not allow; `field` names the input at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class FateRerollLimitError(RuntimeError):
+    """Fate kept rolling 6s past the limit: the dice are broken (an honest d6 never gets this far)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Fate rolled more than {limit} extra dice in a row of 6s; the dice look broken.")
+        self.limit = limit
+
+
+def check_count(value: object, field: str, low: int = 0, high: int | None = None) -> int:
+    """A whole number (not a bool) in low..high, or a RabbitRuleError naming `field`."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise RabbitRuleError(field, f"{field} must be a whole number, not {value!r}.")
+    if value < low or (high is not None and value > high):
+        bound = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise RabbitRuleError(field, f"{field} must be {bound}, not {value}.")
+    return value
+
+
+def check_choice(value: object, choices: Collection[str], field: str, what: str) -> str:
+    """`value` lower-cased and stripped if it is one of `choices`, else a RabbitRuleError naming `field`."""
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key is None or key not in choices:
+        raise RabbitRuleError(field, f"Unknown {what} {value!r}; choose one of: {', '.join(choices)}.")
+    return key

@@ -1,0 +1,185 @@
+"""Cross-cutting security as plain ASGI middleware, so streaming responses (SSE) pass through untouched.
+
+- SessionCookieMiddleware: a signed, HttpOnly, SameSite=Lax cookie holding the login-session id and the
+  per-session CSRF token. Anonymous visitors get a CSRF token too (the sign-in form needs one).
+- CSRFMiddleware: every state-changing request outside /api/ needs a matching token (header
+  `X-CSRF-Token`, or the form field `csrf_token`) and, when the browser sends one, a same-origin Origin.
+  /api/ authenticates with bearer tokens only, never cookies, so it is exempt.
+- SecurityHeadersMiddleware: CSP without inline script, no framing, no sniffing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+COOKIE = "fb_session"
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf_token"
+UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+MAX_FORM_BYTES = 1_000_000
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def new_session_data(sid: str | None = None) -> dict[str, Any]:
+    return {"sid": sid, "csrf": secrets.token_urlsafe(24)}
+
+
+def set_session(scope: Scope, data: dict[str, Any]) -> None:
+    """Replace the browser's session (sign-in rotates both the id and the CSRF token)."""
+    scope["fb_session"] = data
+    scope["fb_session_dirty"] = True
+
+
+class SessionCookieMiddleware:
+    def __init__(self, app: ASGIApp, *, secret_key: str, max_age: int, secure: bool) -> None:
+        self.app = app
+        self.serializer = URLSafeTimedSerializer(secret_key, salt="fateboard.session")
+        self.max_age = max_age
+        self.secure = secure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        data = self._load(Headers(scope=scope))
+        scope["fb_session"] = data or new_session_data()
+        scope["fb_session_dirty"] = data is None
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start" and scope.get("fb_session_dirty"):
+                headers = MutableHeaders(scope=message)
+                headers.append("set-cookie", self._cookie(scope["fb_session"]))
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+    def _load(self, headers: Headers) -> dict[str, Any] | None:
+        for part in headers.get("cookie", "").split(";"):
+            name, _, value = part.strip().partition("=")
+            if name == COOKIE and value:
+                try:
+                    data = self.serializer.loads(value, max_age=self.max_age)
+                except BadSignature:
+                    return None
+                if isinstance(data, dict) and isinstance(data.get("csrf"), str):
+                    return data
+        return None
+
+    def _cookie(self, data: dict[str, Any]) -> str:
+        value = self.serializer.dumps(data)
+        cookie = f"{COOKIE}={value}; Path=/; Max-Age={self.max_age}; HttpOnly; SameSite=Lax"
+        return cookie + ("; Secure" if self.secure else "")
+
+
+class CSRFMiddleware:
+    def __init__(self, app: ASGIApp, *, trusted_origins: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.trusted_origins = trusted_origins
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in UNSAFE or scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        problem = self._origin_problem(scope, headers)
+        expected = scope["fb_session"]["csrf"]
+        body: bytes | None = None
+        token = headers.get(CSRF_HEADER)
+        if problem is None and token is None:
+            if headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+                body = await _read_body(receive)
+                token = parse_qs(body.decode("latin-1")).get(CSRF_FIELD, [None])[0]
+        if problem is None and not (token and hmac.compare_digest(token, expected)):
+            problem = "This form has expired. Reload the page and try again."
+        if problem is not None:
+            await _forbidden(scope, send, problem, headers)
+            return
+        await self.app(scope, _replay(body, receive) if body is not None else receive, send)
+
+    def _origin_problem(self, scope: Scope, headers: Headers) -> str | None:
+        origin = headers.get("origin") or _origin_of(headers.get("referer"))
+        if not origin:
+            return None
+        own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+        if origin == own or origin in self.trusted_origins:
+            return None
+        return "This request came from another site and was refused."
+
+
+def _origin_of(url: str | None) -> str | None:
+    if not url:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        if size > MAX_FORM_BYTES or not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _forbidden(scope: Scope, send: Send, message: str, headers: Headers) -> None:
+    wants_html = "text/html" in headers.get("accept", "") or headers.get("hx-request") == "true"
+    if wants_html:
+        payload = f'<p class="error" role="alert">{message}</p>'.encode()
+        content_type = b"text/html; charset=utf-8"
+    else:
+        payload = json.dumps({"detail": message}).encode()
+        content_type = b"application/json"
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode())]})
+    await send({"type": "http.response.body", "body": payload})
+
+
+class SecurityHeadersMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("content-security-policy", CSP)
+                headers.setdefault("x-content-type-options", "nosniff")
+                headers.setdefault("x-frame-options", "DENY")
+                headers.setdefault("referrer-policy", "same-origin")
+                headers.setdefault("permissions-policy", "camera=(), microphone=(), geolocation=()")
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

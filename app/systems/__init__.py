@@ -1,0 +1,32 @@
+"""The registry of rule systems. Adding a system: one module in rules/, one here, one templates folder,
+and one line in SYSTEMS."""
+
+from __future__ import annotations
+
+from app.systems import dice
+from app.systems.base import Action, ActionError, Odds, Resolution, RuleSystem
+
+SYSTEMS: dict[str, RuleSystem] = {
+    dice.SYSTEM.id: dice.SYSTEM,
+}
+
+# Every campaign may use the generic roller, whatever else it plays.
+ALWAYS_ON = ("dice",)
+
+
+def get_system(system_id: str) -> RuleSystem:
+    try:
+        return SYSTEMS[system_id]
+    except KeyError:
+        raise ActionError(f"unknown rule system {system_id!r}", field="system") from None
+
+
+def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
+    system = get_system(system_id)
+    try:
+        return system, system.actions[action_id]
+    except KeyError:
+        raise ActionError(f"{system.name} has no action {action_id!r}", field="action") from None
+
+
+__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Odds", "Resolution", "RuleSystem", "get_action", "get_system"]

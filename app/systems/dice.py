@@ -1,0 +1,62 @@
+"""The generic dice roller: any dice expression, for any campaign (app/rules/notation.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import notation
+from app.rules.dice import Dice
+from app.systems.base import Action, ActionError, Odds, RecordingDice, Resolution, RuleSystem
+
+
+class DiceSheet(BaseModel):
+    notes: str = Field(default="", max_length=5000)
+
+
+class RollParams(BaseModel):
+    expression: str = Field(min_length=1, max_length=200)
+
+
+def _parse(expression: str) -> Any:
+    try:
+        return notation.parse(expression)
+    except notation.NotationError as exc:
+        raise ActionError(str(exc), field="expression") from exc
+
+
+def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice) -> Resolution:
+    expr = _parse(params.expression)
+    recorder = RecordingDice(dice)
+    result = notation.roll(expr, recorder)
+    canonical = notation.canonical(expr)
+    return Resolution(
+        request={"expression": params.expression},
+        dice=recorder.rolled,
+        outcome={"total": result.total, "expression": canonical, "detail": result.render()},
+        summary=f"rolled {result.render()}",
+    )
+
+
+def roll_odds(sheet: dict[str, Any], params: RollParams) -> Odds:
+    expr = _parse(params.expression)
+    odds = notation.describe_odds(expr)
+    return Odds(
+        text=f"{odds['min']}–{odds['max']}, average {odds['mean']:g}",
+        details={"min": odds["min"], "max": odds["max"], "mean": odds["mean"]},
+    )
+
+
+SYSTEM = RuleSystem(
+    id="dice",
+    name="Dice",
+    description="Generic dice expressions: 2d6+1, 4d6kh3, 3d6!, 6d6>=4, d%.",
+    sheet=DiceSheet,
+    actions={
+        "roll": Action(
+            id="roll", name="Roll dice", params=RollParams, resolve=resolve_roll, odds=roll_odds,
+            needs_character=False,
+        ),
+    },
+)

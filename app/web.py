@@ -1,0 +1,87 @@
+"""Templates, HTMX helpers and small response helpers shared by every feature's routes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2_fragments import render_block
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from app import i18n
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = ROOT / "templates"
+STATIC = ROOT / "static"
+HTMX_FILE = "htmx-2.0.11.min.js"
+
+
+def make_env() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
+                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
+    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.globals["htmx_file"] = HTMX_FILE
+    env.filters["when"] = lambda dt: dt.strftime("%Y-%m-%d %H:%M UTC") if dt else ""
+    env.filters["hm"] = lambda dt: dt.strftime("%H:%M") if dt else ""
+    return env
+
+
+ENV = make_env()
+
+
+@dataclass(frozen=True)
+class HTMX:
+    """The HTMX request headers, typed (django-htmx's idea)."""
+
+    request: bool
+    target: str | None
+    trigger: str | None
+    boosted: bool
+
+    @classmethod
+    def of(cls, request: Request) -> HTMX:
+        h = request.headers
+        return cls(request=h.get("hx-request") == "true", target=h.get("hx-target"),
+                   trigger=h.get("hx-trigger"), boosted=h.get("hx-boosted") == "true")
+
+
+def base_context(request: Request) -> dict[str, Any]:
+    return {
+        "request": request,
+        "csrf_token": request.scope["fb_session"]["csrf"],
+        "user": getattr(request.state, "user", None),
+        "locale": i18n.get_locale(),
+        "htmx": HTMX.of(request),
+    }
+
+
+def render(request: Request, template: str, context: dict[str, Any] | None = None, *, block: str | None = None,
+           status_code: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
+    """A whole page, or with `block` one of its blocks as an HTMX fragment — from the same template."""
+    ctx = {**base_context(request), **(context or {})}
+    if block is None:
+        html = ENV.get_template(template).render(ctx)
+    else:
+        html = render_block(ENV, template, block, ctx)
+    return HTMLResponse(html, status_code=status_code, headers=headers)
+
+
+def render_text(template: str, block: str | None = None, **context: Any) -> str:
+    if block is None:
+        return ENV.get_template(template).render(context)
+    return render_block(ENV, template, block, context)
+
+
+def redirect(request: Request, url: str) -> Response:
+    """After a form post: a 303 for plain browsers, HX-Redirect for HTMX (so it swaps the whole page)."""
+    if HTMX.of(request).request:
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+def trigger(response: Response, event: str) -> Response:
+    response.headers["HX-Trigger"] = event
+    return response
