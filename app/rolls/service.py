@@ -173,7 +173,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             _save_sheet(db, character, resolution.sheet)
         entry = _write_entry(
             db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
-            visibility=req.visibility.value, character=character, idempotency_key=idempotency_key,
+            visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
             content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {})},
                      "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
                      "note": note},

@@ -291,7 +291,9 @@ def test_falling_damage_edges() -> None:
     assert sorted(FALLING_SURFACES) == list(range(-3, 4))
 
 
-@pytest.mark.parametrize(("feet", "surface", "breakfall", "field"), [(-1, 0, 0, "feet"), (10, 4, 0, "surface"), (10, 0, 3, "breakfall")])
+@pytest.mark.parametrize(
+    ("feet", "surface", "breakfall", "field"), [(-1, 0, 0, "feet"), (10, 4, 0, "surface"), (10, 0, 3, "breakfall")]
+)
 def test_falling_damage_refuses_bad_input(feet: int, surface: int, breakfall: int, field: str) -> None:
     with pytest.raises(ArtRuleError) as raised:
         falling_damage(feet, surface, breakfall=breakfall)

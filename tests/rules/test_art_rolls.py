@@ -29,7 +29,9 @@ from app.rules.dice import DiceError, ScriptedDice
 CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX = Level
 
 # A table where every roll on every row is Awesome: taking 25 on it reads Awesome.
-ALL_AWESOME = load_table("row,CT,PT,FB,IN,PR,PS,GD,GT,SP,AW\n" + "".join(f"{row},0,0,0,0,0,0,0,0,0,100\n" for row in range(31)))
+ALL_AWESOME = load_table(
+    "row,CT,PT,FB,IN,PR,PS,GD,GT,SP,AW\n" + "".join(f"{row},0,0,0,0,0,0,0,0,0,100\n" for row in range(31))
+)
 
 
 # --- the dice -----------------------------------------------------------------------------------

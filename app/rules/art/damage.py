@@ -70,7 +70,8 @@ def health_rank(track: Sequence[Level]) -> int:
 
 def health_increase_cost(rank: int) -> int:
     """Experience points to raise Health from `rank` to the next rank (ch. 6, "Increasing Health")."""
-    cost = HEALTH_RANKS.get(rank, (None, None))[1]
+    entry = HEALTH_RANKS.get(rank)
+    cost = entry[1] if entry else None
     if cost is None:
         raise ArtRuleError("rank", f"Health can be increased from ranks 2 to 19, not {rank}")
     return cost

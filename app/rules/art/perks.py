@@ -115,7 +115,7 @@ def triggered_perks(owned: Iterable[str], trigger: str, roll_kicker: int | None,
     if trigger not in TRIGGERS:
         raise ArtRuleError("trigger", f"{trigger!r} is not one of {', '.join(TRIGGERS)}")
     wanted = {"attack", "hit"} if trigger == "hit" else {trigger}
-    fired = []
+    fired: list[str] = []
     for name in owned:
         found = perk(name)
         if found.trigger not in wanted:

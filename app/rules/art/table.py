@@ -95,7 +95,8 @@ def _parse_row(expected: int, cells: list[str]) -> tuple[int, ...]:
     for name, cell in zip(HEADER[1:], cells[1:]):
         bound = _parse_bound(expected, name, cell.strip())
         if bounds and bound < bounds[-1]:
-            raise TableError(expected, name, f"{bound} is below the previous column's {bounds[-1]}; bounds never decrease")
+            message = f"{bound} is below the previous column's {bounds[-1]}; bounds never decrease"
+            raise TableError(expected, name, message)
         bounds.append(bound)
     if bounds[-1] != 100:
         raise TableError(expected, HEADER[-1], f"the last column must be 100 (so 00 always reads), found {bounds[-1]}")
@@ -111,7 +112,8 @@ def _parse_bound(row: int, column: str, cell: str) -> int:
     return bound
 
 
-DEFAULT_TABLE: ArtTable = load_table(resources.files(__package__).joinpath("art-table.csv").read_text("utf-8"))
+# Packaged with the app (pyproject's package-data); a campaign's own table goes through load_table.
+DEFAULT_TABLE: ArtTable = load_table(resources.files("app.rules.art").joinpath("art-table.csv").read_text("utf-8"))
 
 
 def read_table(row: int, roll: int, table: ArtTable = DEFAULT_TABLE) -> Level:

@@ -7,7 +7,7 @@ keep/drop over every die rolled, explosions included; then the success condition
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.rules.dice import Dice, DiceError
 from app.rules.notation.errors import EXPLOSION_CAP
@@ -17,7 +17,13 @@ from app.rules.notation.tree import ConstantTerm, DiceTerm, Expression, Keep, Si
 
 @dataclass(frozen=True)
 class TermResult:
-    """One term after rolling. `faces`, `kept` and `success` run in roll order; `value` is before the sign."""
+    """One term after rolling.
+
+    `faces` are in roll order (each explosion straight after the die it came from); `kept` and
+    `success` (kept and meeting the condition; empty without one) run alongside. `exploded` counts the
+    dice added by explosions, `capped` is True when the cap stopped one. `successes` is None unless
+    the term counts successes. `value` is the term's worth before its sign; `sides` is 0 for a constant.
+    """
 
     notation: str
     sign: Sign
@@ -76,14 +82,13 @@ def _roll_term(term: Term, dice: Dice, cap: int) -> TermResult:
         return TermResult(term.notation, term.sign, value=term.value)
     faces, exploded, capped = _roll_faces(term, dice, cap)
     kept = keep_flags(faces, term.keep)
-    kept_faces = [face for face, keep in zip(faces, kept) if keep]
+    rolled = TermResult(
+        term.notation, term.sign, tuple(faces), kept, exploded=exploded, capped=capped, sides=term.sides
+    )
     if term.condition is None:
-        return TermResult(
-            term.notation, term.sign, tuple(faces), kept, (), exploded, capped, None, sum(kept_faces), term.sides
-        )
+        return replace(rolled, value=sum(face for face, keep in zip(faces, kept) if keep))
     success = tuple(keep and term.condition.met_by(face) for face, keep in zip(faces, kept))
-    count = sum(success)
-    return TermResult(term.notation, term.sign, tuple(faces), kept, success, exploded, capped, count, count, term.sides)
+    return replace(rolled, success=success, successes=sum(success), value=sum(success))
 
 
 def _roll_faces(term: DiceTerm, dice: Dice, cap: int) -> tuple[list[int], int, bool]:

@@ -14,7 +14,8 @@ Maximum faces sort above every lower face, so keep/drop takes whole maxima first
 last (keeping low), and the lower dice left in play are a top or bottom slice of i.i.d. dice, whose
 expected sum or success count comes from order statistics (order_stats.py). The mean is exact
 whenever that work fits EXACT_BUDGET, which covers every term of up to 10 dice; bigger terms use the
-same formulas in floating point (within about 1e-9 of the exact value) and report exact=False.
+same formulas in floating point (agreeing with the exact value to about 1e-9, relative) and
+describe_odds reports exact=False for them.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from app.rules.notation.parser import as_expression
 from app.rules.notation.tree import DiceTerm, Expression, Term
 
 # Work (see _exact_cost) a term may cost before its mean switches from fractions to floats,
-# about a fifth of a second. No term of up to 10 dice costs more than about 60,000.
+# at most about a fifth of a second. No term of up to 10 dice costs more than about 55,000.
 EXACT_BUDGET = 250_000
 
 Number = TypeVar("Number", Fraction, float)
@@ -94,7 +95,7 @@ def _term_bounds(term: Term, cap: int) -> tuple[int, int]:
 
 
 def _shapes(term: DiceTerm, cap: int) -> list[Shape]:
-    """Every pool shape a term can roll, in the order _shape_weights gives their probabilities."""
+    """Every pool shape a term can roll, in the order _shape_weights_* give their probabilities."""
     count = term.count
     if not term.explode:
         return [(0, count)]
@@ -163,21 +164,45 @@ def _dice_mean(term: DiceTerm, cap: int) -> tuple[Fraction, bool]:
     shapes = _shapes(term, cap)
     lower = _lower_faces(term)
     steps = _score_steps(term, lower)
+    # Pool sizes whose lower dice are only partly kept: those need order statistics.
     slices = {others for maxes, others in shapes if 0 < _kept(term, maxes, others)[1] < others}
-    total_score = sum(_score(term, face) for face in range(1, lower + 1))
     if _exact_cost(len(shapes), len(steps), slices, lower) <= EXACT_BUDGET:
-        numerators, denominator = _shape_weights_exact(term, cap)
-        lowest = {others: lowest_sums_exact(others, lower, steps) for others in slices}
-        value = _mixture(term, shapes, numerators, lowest.__getitem__, Fraction(total_score, lower))
-        return value / denominator, True
-    weights = _shape_weights_float(term, cap)
-    likely = [(shape, weight) for shape, weight in zip(shapes, weights) if weight > 1e-18]
+        return _exact_mean(term, cap, shapes, steps, slices), True
+    return _float_mean(term, cap, shapes, steps, slices), False
+
+
+def _exact_mean(term: DiceTerm, cap: int, shapes: list[Shape], steps: dict[int, int], slices: set[int]) -> Fraction:
+    lower = _lower_faces(term)
+    numerators, denominator = _shape_weights_exact(term, cap)
+    lowest = {others: lowest_sums_exact(others, lower, steps) for others in slices}
+
+    def lowest_sum(others: int, rank: int) -> Fraction:
+        sums, whole = lowest[others]
+        return Fraction(sums[rank], whole)
+
+    mean_score = Fraction(_total_score(term, lower), lower)
+    return _mixture(term, shapes, numerators, lowest_sum, mean_score) / denominator
+
+
+def _float_mean(term: DiceTerm, cap: int, shapes: list[Shape], steps: dict[int, int], slices: set[int]) -> Fraction:
+    lower = _lower_faces(term)
+    # Shapes this unlikely cannot move the mean by more than about 1e-12, even at the largest scores.
+    likely = [(shape, weight) for shape, weight in zip(shapes, _shape_weights_float(term, cap)) if weight > 1e-18]
     float_steps = {face: float(step) for face, step in steps.items()}
     needed = {others for (_, others), _ in likely if others in slices}
-    float_lowest = {others: lowest_sums_float(others, lower, float_steps) for others in needed}
-    shapes, weights = [shape for shape, _ in likely], [weight for _, weight in likely]
-    value = _mixture(term, shapes, weights, float_lowest.__getitem__, total_score / lower)
-    return Fraction(value).limit_denominator(10**9), False
+    lowest = {others: lowest_sums_float(others, lower, float_steps) for others in needed}
+    value = _mixture(
+        term,
+        [shape for shape, _ in likely],
+        [weight for _, weight in likely],
+        lambda others, rank: lowest[others][rank],
+        _total_score(term, lower) / lower,
+    )
+    return Fraction(value).limit_denominator(10**9)
+
+
+def _total_score(term: DiceTerm, lower: int) -> int:
+    return sum(_score(term, face) for face in range(1, lower + 1))
 
 
 def _exact_cost(shapes: int, steps: int, slices: set[int], lower: int) -> int:
@@ -189,7 +214,7 @@ def _mixture(
     term: DiceTerm,
     shapes: Sequence[Shape],
     weights: Sequence[Weight],
-    lowest: Callable[[int], Sequence[Number]],
+    lowest: Callable[[int, int], Number],
     mean_score: Number,
 ) -> Number:
     """Sum over pool shapes of weight times the expected kept score of that shape.
@@ -209,9 +234,8 @@ def _mixture(
             slice_weights[others, kept_others, high] += weight
     total = mean_score * whole_weight + _score(term, term.sides) * top_weight
     for (others, kept_others, high), weight in slice_weights.items():
-        sums = lowest(others)
         # The highest k of the lower dice are all of them minus the lowest (others - k).
-        part = others * mean_score - sums[others - kept_others] if high else sums[kept_others]
+        part = others * mean_score - lowest(others, others - kept_others) if high else lowest(others, kept_others)
         total += weight * part
     return total
 

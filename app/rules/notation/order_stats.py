@@ -12,15 +12,18 @@ one step per face, a success count only one or two, which keeps counting cheap.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 # Float mode ignores binomial probabilities this far below the mode; they cannot move a mean
 # that is shown to two decimals (and stay far below 1e-12 even summed over every rank).
 _NEGLIGIBLE = 1e-22
 
 
-def lowest_sums_exact(b: int, faces: int, steps: dict[int, int]) -> list[Fraction]:
-    """E[sum of g over the lowest r of b dice] for r = 0..b, as exact fractions."""
+def lowest_sums_exact(b: int, faces: int, steps: dict[int, int]) -> tuple[list[int], int]:
+    """E[sum of g over the lowest r of b dice] for r = 0..b, as integer numerators over faces**b.
+
+    Numerators rather than fractions: callers need only a few ranks, and normalising a fraction of
+    numbers this large costs far more than the sums themselves.
+    """
     whole = faces**b
     per_rank = [0] * (b + 1)
     for x, step in steps.items():
@@ -34,12 +37,10 @@ def lowest_sums_exact(b: int, faces: int, steps: dict[int, int]) -> list[Fractio
         for rank in range(b, 0, -1):
             tail += terms[rank]
             per_rank[rank] += step * tail
-    sums = [Fraction(0)]
-    running = 0
+    sums = [0]
     for rank in range(1, b + 1):
-        running += per_rank[rank]
-        sums.append(Fraction(running, whole))
-    return sums
+        sums.append(sums[-1] + per_rank[rank])
+    return sums, whole
 
 
 def _binomial_counts(b: int, x: int, faces: int) -> list[int]:

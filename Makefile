@@ -1,0 +1,47 @@
+# Fateboard. `make run` serves the demo on SQLite; `make test` runs every test.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8000
+HOST   ?= 127.0.0.1
+
+.PHONY: run test install dev migrate seed bench messages clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+dev: $(VENV)/.dev-installed
+
+migrate: install
+	$(BIN)/alembic upgrade head
+
+seed: migrate
+	$(BIN)/python -m app.demo
+
+run: seed
+	@echo "Serving on http://$(HOST):$(PORT)"
+	$(BIN)/uvicorn app.asgi:app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown 3
+
+test: dev
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: dev
+	$(BIN)/python bench/actions.py
+	$(BIN)/python bench/fanout.py
+
+messages: dev
+	$(BIN)/pybabel extract -F babel.cfg -o app/locale/messages.pot .
+
+clean:
+	rm -rf $(VENV) fateboard.db fateboard.db-* instance .pytest_cache .hypothesis
