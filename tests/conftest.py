@@ -30,6 +30,20 @@ def reset_postgres(url: str) -> None:
     engine.dispose()
 
 
+@pytest.fixture(autouse=True)
+def cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Still argon2id, with test-sized cost: a user costs milliseconds instead of 150 ms.
+    tests/accounts/test_accounts.py checks the production parameters separately."""
+    from pwdlib import PasswordHash
+    from pwdlib.hashers.argon2 import Argon2Hasher
+
+    from app.accounts import service
+
+    fast = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+    monkeypatch.setattr(service, "password_hasher", fast)
+    monkeypatch.setattr(service, "_DUMMY_HASH", fast.hash("not-a-real-password"))
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgres":
@@ -112,12 +126,12 @@ def api_token(client: TestClient, username: str, password: str = "correct horse"
 class Table:
     """A campaign with a narrator, two players and a character each, made through the API."""
 
-    def __init__(self, client: TestClient) -> None:
+    def __init__(self, client: TestClient, suffix: str = "") -> None:
         self.client = client
-        self.narrator = api_token(client, "nora")
-        self.player = api_token(client, "pia")
-        self.other = api_token(client, "otto")
-        self.outsider = api_token(client, "olga")
+        self.narrator = api_token(client, "nora" + suffix)
+        self.player = api_token(client, "pia" + suffix)
+        self.other = api_token(client, "otto" + suffix)
+        self.outsider = api_token(client, "olga" + suffix)
         r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": ["dice"]}, headers=self.narrator)
         assert r.status_code == 201, r.text
         self.id = r.json()["id"]
@@ -181,10 +195,10 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
                    capture_output=True)
     if seed:
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
-    log = open(tmp_path / f"server-{port}.log", "w")  # noqa: SIM115 - closed with the process
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
-                             str(port), "--timeout-graceful-shutdown", "1", "--log-level", "warning"],
-                            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
+                                 str(port), "--timeout-graceful-shutdown", "1", "--log-level", "warning"],
+                                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

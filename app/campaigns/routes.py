@@ -134,7 +134,7 @@ def promote_member(request: Request, db: DB, acc: MemberAccess, user_id: int) ->
 def start_session(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
                   title: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
-        game = service.start_session(db, acc, title)
+        game = service.start_session(db, acc, title)  # flushed, committed with its entry
         rolls.append_note(db, acc, kind="session", action="start",
                           summary=f"started session {game.number}" + (f": {game.title}" if game.title else ""),
                           publish=publish)
@@ -144,10 +144,9 @@ def start_session(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 @router.post("/campaigns/{campaign_id}/sessions/end")
 def end_session(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
     def act() -> None:
-        game = service.current_session(db, acc.campaign.id)
-        number = game.number if game else 0
-        rolls.append_note(db, acc, kind="session", action="end", summary=f"ended session {number}", publish=publish)
-        service.end_session(db, acc)
+        game = service.running_session(db, acc)
+        rolls.append_note(db, acc, kind="session", action="end", summary=f"ended session {game.number}",
+                          publish=publish, also=lambda: service.end_session(db, acc))
     return _do(request, db, acc, "session", act)
 
 

@@ -198,10 +198,15 @@ def start_session(db: Session, acc: Access, title: str = "") -> GameSession:
     return session
 
 
-def end_session(db: Session, acc: Access) -> GameSession:
+def running_session(db: Session, acc: Access) -> GameSession:
     require_narrator(acc)
     session = current_session(db, acc.campaign.id)
     if session is None:
         raise Conflict("No session is running.")
+    return session
+
+
+def end_session(db: Session, acc: Access) -> GameSession:
+    session = running_session(db, acc)
     session.ended_at = utcnow()
     return session

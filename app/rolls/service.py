@@ -203,8 +203,10 @@ def _save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> Non
 def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: str, visibility: str = "public",
                 request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
                 note: str = "", character: Character | None = None, target_seq: int | None = None,
-                extra: dict[str, Any] | None = None, publish: Publish = _no_publish) -> LogEntry:
-    """A narrator action or announcement (session start, void, reveal, adjustment) as a chained entry."""
+                extra: dict[str, Any] | None = None, publish: Publish = _no_publish,
+                also: Callable[[], object] | None = None) -> LogEntry:
+    """A narrator action or announcement (session start, void, reveal) as a chained entry.
+    `also` runs after the entry is written and before the commit: its changes land with the entry or not at all."""
     seq, prev_hash = _lock_head(db, acc.campaign.id)
     try:
         entry = _write_entry(
@@ -212,6 +214,8 @@ def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: st
             character=character, target_seq=target_seq,
             content={"request": request, "outcome": outcome, "summary": summary, "note": note, **(extra or {})},
         )
+        if also is not None:
+            also()
         db.commit()
     except BaseException:
         db.rollback()

@@ -246,6 +246,7 @@ def test_error_messages_read_well() -> None:
         ("2d1001", 3, 1000),
         ("+".join(["1"] * 21), 41, 20),
         ("1" * 201, 201, 200),
+        ("+".join(["d%!k1>=1"] * 20), 136, 200),  # 179 typed, but 259 written out in full
     ],
 )
 def test_limits(text: str, column: int, limit: int) -> None:
@@ -259,6 +260,9 @@ def test_limits_themselves_are_allowed() -> None:
     parse("1000d1000")
     parse("+".join(["1"] * 20))
     parse("1" * 200)
+    longest = "+".join(["d%!k1"] * 20)
+    assert len(canonical(longest)) == 199
+    assert parse(canonical(longest)) == parse(longest)
 
 
 def test_errors_survive_pickling() -> None:

@@ -1,6 +1,6 @@
 """Generic dice expressions ("4d6kh3+2") for any table: parse, roll with the dice passed in, odds.
 
-Syntax (Fateboard dice notation), case-insensitive:
+Syntax, case-insensitive (no rules text covers it; this docstring is its reference):
 
 * `NdS` rolls N dice of S sides (N defaults to 1): `d20`, `3d6`. `d%` is `d100` (one roll(100); 100 is "00").
 * Terms are whole numbers or dice, joined by `+` and `-`: `1d20 - 2 + d4`. The first term may carry a
@@ -14,8 +14,11 @@ Syntax (Fateboard dice notation), case-insensitive:
   3. a success condition `>=T`, `>T`, `<=T`, `<T`, `=T`: the term is worth the number of kept dice
      meeting it.
   So `5d10!kh3>=8` explodes, keeps the 3 highest, then counts those showing 8 or more.
-* Limits: 200 characters, 20 terms, 1000 dice in the whole expression (the N of each term, before
+* Limits: 200 characters (both as typed and as canonical() writes it, so a canonical text always
+  parses again), 20 terms, 1000 dice in the whole expression (the N of each term, before
   explosions), 1000 sides. Breaking one raises LimitError, any other bad text NotationError.
+* canonical() writes lower case, no spaces, the dice count always (1d20), d% as 1d100, k as kh,
+  no leading zeros and no leading +.
 """
 
 from app.rules.notation.errors import (

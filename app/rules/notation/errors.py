@@ -1,4 +1,4 @@
-"""Errors and limits of the dice notation (Fateboard dice notation, "Limits" and "Errors")."""
+"""Errors and limits of the dice notation (the limits are described in the package docstring)."""
 
 from __future__ import annotations
 

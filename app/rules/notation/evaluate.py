@@ -1,6 +1,6 @@
 """Tree to result: rolling an expression with the dice passed in, and rendering the result as one line.
 
-Order inside a dice term (Fateboard dice notation, "Modifiers"): roll the dice one by one, each
+Order inside a dice term (package docstring, "Modifiers"): roll the dice one by one, each
 exploding chain followed to its end before the next die (so scripted faces read left to right); then
 keep/drop over every die rolled, explosions included; then the success condition over the kept dice.
 """

@@ -1,8 +1,9 @@
-"""Text to tree: a hand-written scanner and recursive-free parser (Fateboard dice notation, "Syntax").
+"""Text to tree: a hand-written, non-recursive parser for the syntax in the package docstring.
 
 Grammar (case-insensitive; spaces and tabs only at the ends and around `+`/`-`):
 
-    expression := [sign] term (sign term)*          at most 20 terms, 200 characters
+    expression := [sign] term (sign term)*          at most 20 terms, 200 characters as typed
+                                                    and 200 as canonical() spells it
     term       := number | dice
     dice       := [number] "d" (number | "%") ["!"] [keep] [condition]
     keep       := ("kh" | "kl" | "k" | "dh" | "dl") number       "k" means "kh"
@@ -75,24 +76,29 @@ def canonical(expr: Expression | str) -> str:
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        self._text = text.translate(_ASCII_LOWER)
+        self._typed = text
+        self._text = text.translate(_ASCII_LOWER)  # ASCII only, so columns stay put
         self._pos = 0
         self._dice = 0
 
     def expression(self) -> Expression:
         terms: list[Term] = []
+        spelled = 0
         self._skip_blanks()
         sign = self._sign() or 1
         while True:
             self._skip_blanks()
+            start = self._column()
             if len(terms) == MAX_TERMS:
                 raise LimitError(
                     f"an expression may have at most {MAX_TERMS} terms",
-                    column=self._column(),
+                    column=start,
                     limit=MAX_TERMS,
                     expected="the end of the expression",
                 )
             terms.append(self._term(sign))
+            spelled += len(terms[-1].notation) + (1 if len(terms) > 1 or sign < 0 else 0)
+            _check_spelled_length(spelled, start)
             self._skip_blanks()
             if self._peek() == "":
                 return Expression(tuple(terms))
@@ -235,6 +241,17 @@ class _Parser:
         return self._pos + 1
 
     def _error(self, detail: str, expected: str | None) -> NotationError:
-        found = self._peek()
-        where = "the end" if found == "" else repr(found)
+        where = "the end" if self._peek() == "" else repr(self._typed[self._pos])
         return NotationError(f"{detail}, found {where}", column=self._column(), expected=expected)
+
+
+def _check_spelled_length(spelled: int, column: int) -> None:
+    """The canonical spelling ("1d100" for "d%", "kh" for "k") must also fit, so that it parses again."""
+    if spelled > MAX_LENGTH:
+        raise LimitError(
+            f"written out in full (as 1d100 for d%, kh for k) an expression may be at most {MAX_LENGTH}"
+            f" characters long; this one passes that here",
+            column=column,
+            limit=MAX_LENGTH,
+            expected="the end of the expression",
+        )

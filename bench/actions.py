@@ -1,0 +1,258 @@
+"""Throughput and latency of POST /api/campaigns/{id}/actions against a real uvicorn (one worker), with
+GET /api/ping measured in the same run as the trivial baseline, then a check of the log (gapless seq,
+intact chain, one entry per successful action).
+
+    .venv/bin/python bench/actions.py                      # SQLite in a temp dir, 32 clients, 10 s per phase
+    .venv/bin/python bench/actions.py --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
+
+The load generator runs in this process and the server in another; on a 2-core machine they compete for
+the cores (the summary reports how much CPU each used). A measurement, not a test: it exits 0 whether or
+not the targets are met, and prints MET / MISSED per target and a JSON summary as its last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import httpx2  # noqa: E402
+
+from common import (ROLL, HOST, RawHTTP, Server, Table, latency_summary_ms, machine, make_table,  # noqa: E402
+                    prepare_database, start_server, stop_server, summary_line, verdict, verify_log, workdir)
+
+TARGET_RPS = 500.0
+TARGET_P99_MS = 100.0
+REQUEST_TIMEOUT = 30.0
+
+Sender = Callable[[int], Awaitable[int]]  # worker index -> HTTP status
+
+
+@dataclass
+class Phase:
+    name: str
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    started: float = 0.0
+    finished: float = 0.0
+    client_cpu: float = 0.0
+    server_cpu: float = 0.0
+
+    @property
+    def ok(self) -> int:
+        return len(self.latencies)
+
+    @property
+    def elapsed(self) -> float:
+        return max(self.finished - self.started, 1e-9)
+
+    def report(self) -> dict[str, object]:
+        return {"requests_ok": self.ok, "errors": self.errors, "seconds": round(self.elapsed, 2),
+                "rps": round(self.ok / self.elapsed, 1), "latency_ms": latency_summary_ms(self.latencies),
+                "server_cpu_pct": round(100 * self.server_cpu / self.elapsed, 1),
+                "loadgen_cpu_pct": round(100 * self.client_cpu / self.elapsed, 1),
+                "error_samples": self.error_samples[:3]}
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """utime + stime of a process and its reaped children, from /proc (0 where unavailable)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+async def run_phase(name: str, send: Sender, *, concurrency: int, duration: float, max_requests: int | None,
+                    expect: int, server_pid: int, hard_limit: float) -> Phase:
+    phase = Phase(name)
+    issued = 0
+    deadline = time.perf_counter() + (duration if max_requests is None else hard_limit)
+
+    async def worker(index: int) -> None:
+        nonlocal issued
+        while time.perf_counter() < deadline and (max_requests is None or issued < max_requests):
+            issued += 1
+            t0 = time.perf_counter()
+            try:
+                status = await asyncio.wait_for(send(index), REQUEST_TIMEOUT)
+            except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
+                phase.errors += 1
+                if len(phase.error_samples) < 3:
+                    phase.error_samples.append(f"{type(exc).__name__}: {exc}"[:200])
+                continue
+            if status == expect:
+                phase.latencies.append(time.perf_counter() - t0)
+            else:
+                phase.errors += 1
+                if len(phase.error_samples) < 3:
+                    phase.error_samples.append(f"HTTP {status}")
+
+    cpu0, srv0 = time.process_time(), process_cpu_seconds(server_pid)
+    phase.started = time.perf_counter()
+    await asyncio.gather(*(worker(i) for i in range(concurrency)))
+    phase.finished = time.perf_counter()
+    phase.client_cpu = time.process_time() - cpu0
+    phase.server_cpu = process_cpu_seconds(server_pid) - srv0
+    return phase
+
+
+class RawSenders:
+    """One raw keep-alive connection per worker; requests prebuilt as bytes (lowest client CPU)."""
+
+    def __init__(self, server: Server, table: Table, concurrency: int) -> None:
+        self.conns = [RawHTTP(HOST, server.port) for _ in range(concurrency)]
+        body = json.dumps(ROLL).encode()
+        path = f"/api/campaigns/{table.campaign_id}/actions"
+        people = table.everyone
+        self.action_req = [self.conns[i].build("POST", path, people[i % len(people)], body)
+                           for i in range(concurrency)]
+        self.ping_req = [c.build("GET", "/api/ping") for c in self.conns]
+
+    async def _send(self, i: int, raw: bytes) -> int:
+        conn = self.conns[i]
+        try:
+            status, _ = await conn.send(raw)
+        except BaseException:
+            await conn.close()  # a half-read response must not poison the next request
+            raise
+        return status
+
+    async def action(self, i: int) -> int:
+        return await self._send(i, self.action_req[i])
+
+    async def ping(self, i: int) -> int:
+        return await self._send(i, self.ping_req[i])
+
+    async def close(self) -> None:
+        for c in self.conns:
+            await c.close()
+
+
+class HttpxSenders:
+    """httpx2.AsyncClient, as a real API client would use it (more client CPU per request)."""
+
+    def __init__(self, server: Server, table: Table, concurrency: int) -> None:
+        limits = httpx2.Limits(max_connections=concurrency + 4, max_keepalive_connections=concurrency + 4)
+        self.client = httpx2.AsyncClient(base_url=server.url, limits=limits, timeout=REQUEST_TIMEOUT)
+        self.path = f"/api/campaigns/{table.campaign_id}/actions"
+        self.people = table.everyone
+        self.body = json.dumps(ROLL).encode()
+
+    async def action(self, i: int) -> int:
+        headers = {**self.people[i % len(self.people)], "Content-Type": "application/json"}
+        return (await self.client.post(self.path, content=self.body, headers=headers)).status_code
+
+    async def ping(self, i: int) -> int:
+        return (await self.client.get("/api/ping")).status_code
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+async def measure(server: Server, table: Table, args: argparse.Namespace) -> dict[str, Phase]:
+    senders = RawSenders(server, table, args.concurrency) if args.client == "raw" else \
+        HttpxSenders(server, table, args.concurrency)
+    common = {"concurrency": args.concurrency, "server_pid": server.pid, "hard_limit": args.max_seconds}
+    phases: dict[str, Phase] = {}
+    try:
+        if args.warmup > 0:
+            print(f"warm-up: {args.warmup:g} s ping, {args.warmup:g} s actions", file=sys.stderr)
+            phases["warmup_ping"] = await run_phase("warmup_ping", senders.ping, duration=args.warmup,
+                                                    max_requests=None, expect=200, **common)
+            phases["warmup_actions"] = await run_phase("warmup_actions", senders.action, duration=args.warmup,
+                                                       max_requests=None, expect=201, **common)
+        if not args.skip_ping:
+            print(f"ping: {args.concurrency} clients", file=sys.stderr)
+            phases["ping"] = await run_phase("ping", senders.ping, duration=args.duration,
+                                             max_requests=args.requests, expect=200, **common)
+        print(f"actions: {args.concurrency} clients", file=sys.stderr)
+        phases["actions"] = await run_phase("actions", senders.action, duration=args.duration,
+                                            max_requests=args.requests, expect=201, **common)
+    finally:
+        await senders.close()
+    return phases
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, default=32, help="concurrent clients (default 32)")
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds per measured phase (default 10)")
+    parser.add_argument("--requests", type=int, default=None,
+                        help="a fixed number of requests per measured phase instead of --duration")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up per endpoint (default 2)")
+    parser.add_argument("--players", type=int, default=4, help="players besides the narrator (default 4)")
+    parser.add_argument("--client", choices=("raw", "httpx"), default="raw",
+                        help="raw asyncio HTTP/1.1 (default, least client CPU) or httpx2.AsyncClient")
+    parser.add_argument("--database-url", default="",
+                        help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
+    parser.add_argument("--skip-ping", action="store_true", help="do not measure the /api/ping baseline")
+    parser.add_argument("--server-wrapper", default="",
+                        help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)')
+    parser.add_argument("--max-seconds", type=float, default=300.0, help="hard cap on a --requests phase")
+    args = parser.parse_args()
+    if args.concurrency < 1 or args.duration <= 0 or (args.requests is not None and args.requests < 1):
+        parser.error("concurrency, duration and requests must be positive")
+    args.duration = min(args.duration, args.max_seconds)
+
+    info = machine()
+    tmp = workdir("fateboard-bench-actions-")
+    database_url = prepare_database(args.database_url, tmp)
+    backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper)
+    print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
+    try:
+        table = make_table(server.url, args.players)
+        phases = asyncio.run(measure(server, table, args))
+        total_ok = sum(p.ok for name, p in phases.items() if name in ("warmup_actions", "actions"))
+        check = verify_log(server.url, table, total_ok)
+    finally:
+        stop_server(server, sig=2 if args.server_wrapper else 15, wait=60 if args.server_wrapper else 10)
+
+    actions, ping = phases["actions"], phases.get("ping")
+    act = actions.report()
+    base = ping.report() if ping else None
+    ratio = round(act["rps"] / base["rps"], 3) if base and base["rps"] else None  # type: ignore[operator]
+
+    print()
+    print(f"backend {backend}, {args.concurrency} clients, client={args.client}, "
+          f"{info['nproc']} cores, python {info['python']}, commit {info['commit']}")
+    print(f"{'endpoint':<10}{'ok':>8}{'err':>6}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+          f"{'srv cpu':>9}{'gen cpu':>9}")
+    for label, rep in (("ping", base), ("actions", act)):
+        if rep is None:
+            continue
+        lat = rep["latency_ms"]
+        print(f"{label:<10}{rep['requests_ok']:>8}{rep['errors']:>6}{rep['rps']:>9}{lat['p50']:>9}{lat['p95']:>9}"
+              f"{lat['p99']:>9}{lat['max']:>9}{rep['server_cpu_pct']:>8}%{rep['loadgen_cpu_pct']:>8}%")
+    if ratio is not None:
+        print(f"actions/ping throughput ratio: {ratio}")
+    print(f"log check: verify ok={check['ok']} count={check['count']} expected={check['expected']} "
+          f"last_seq={check['last_seq']} -> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}")
+    scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
+    print(f"targets{scope}:")
+    met_rps = verdict("actions/s", act["rps"], TARGET_RPS, higher_is_better=True)  # type: ignore[arg-type]
+    met_p99 = verdict("actions p99 ms", act["latency_ms"]["p99"], TARGET_P99_MS,  # type: ignore[index]
+                      higher_is_better=False)
+    met_err = verdict("actions errors", act["errors"], 0, higher_is_better=False)  # type: ignore[arg-type]
+    summary_line({
+        "bench": "actions", "backend": backend, "concurrency": args.concurrency, "client": args.client,
+        "duration": args.duration, "requests": args.requests, "machine": info,
+        "actions": act, "ping": base, "ratio_actions_to_ping": ratio, "log_check": check,
+        "targets": {"actions_per_s>=500": "MET" if met_rps else "MISSED",
+                    "p99_ms<=100": "MET" if met_p99 else "MISSED", "errors==0": "MET" if met_err else "MISSED"},
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+"""Shared helpers for the speed benchmarks: a real uvicorn on 127.0.0.1, a table of users made through the
+JSON API, a tiny keep-alive HTTP/1.1 client, percentiles and a description of the machine.
+
+Everything here talks to 127.0.0.1 only, and every wait is bounded in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST = "127.0.0.1"
+PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PASSWORD = "correct horse battery"
+ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
+
+
+# --------------------------------------------------------------------------------------------- the server
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    database_url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    workdir: Path
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def reset_postgres(url: str) -> None:
+    """Drop and recreate the public schema (the benchmark's database must be a throwaway one)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+
+
+def prepare_database(database_url: str | None, workdir: Path) -> str:
+    """SQLite in the temp dir by default; a PostgreSQL URL is wiped first. Returns the URL to use."""
+    if not database_url:
+        return f"sqlite:///{workdir / 'bench.db'}"
+    if database_url.startswith("postgresql"):
+        host = database_url.split("@", 1)[-1].split("/", 1)[0].split(":", 1)[0]
+        if host not in ("127.0.0.1", "localhost", "[::1]"):
+            raise SystemExit(f"refusing a database that is not on this machine: {host}")
+        reset_postgres(database_url)
+    return database_url
+
+
+def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepalive: float = 15.0,
+                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 30.0) -> Server:
+    """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
+
+    `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --")."""
+    port = free_port()
+    env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "bench-secret",
+           "FATEBOARD_SECRET_KEY_FILE": str(workdir / "secret_key"),
+           "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive), **(extra_env or {})}
+    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=120)
+    log_path = workdir / f"server-{port}.log"
+    log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
+    cmd = [*shlex.split(wrapper), sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", HOST, "--port",
+           str(port), "--timeout-graceful-shutdown", "2", "--log-level", "warning", "--no-access-log"]
+    if workers > 1:
+        cmd += ["--workers", str(workers)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://{HOST}:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            if httpx2.get(url + "/api/ping", timeout=1).status_code == 200:
+                return Server(url, port, database_url, proc, log_path, workdir)
+        except httpx2.TransportError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("uvicorn did not start:\n" + log_path.read_text())
+
+
+def stop_server(server: Server, *, sig: int = signal.SIGTERM, wait: float = 10.0) -> None:
+    proc = server.process
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def workdir(prefix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
+# --------------------------------------------------------------------------------------------- the table
+
+
+@dataclass
+class Table:
+    campaign_id: int
+    narrator: dict[str, str]
+    players: list[dict[str, str]] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def everyone(self) -> list[dict[str, str]]:
+        return [self.narrator, *self.players]
+
+    @staticmethod
+    def token_of(headers: dict[str, str]) -> str:
+        return headers["Authorization"].split(" ", 1)[1]
+
+
+def _token(client: httpx2.Client, name: str) -> dict[str, str]:
+    r = client.post("/api/users", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 201, r.text
+    r = client.post("/api/tokens", json={"username": name, "password": PASSWORD})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def make_table(base_url: str, players: int, name: str = "Bench Night") -> Table:
+    """A narrator and `players` players (joined by invite), all through the JSON API."""
+    with httpx2.Client(base_url=base_url, timeout=30) as client:
+        narrator = _token(client, "narrator")
+        r = client.post("/api/campaigns", json={"name": name, "systems": ["dice"]}, headers=narrator)
+        assert r.status_code == 201, r.text
+        cid = r.json()["id"]
+        table = Table(cid, narrator, names=["narrator"])
+        for i in range(players):
+            who = _token(client, f"player{i + 1}")
+            code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=narrator).json()["code"]
+            r = client.post(f"/api/invites/{code}/accept", headers=who)
+            assert r.status_code == 200, r.text
+            table.players.append(who)
+            table.names.append(f"player{i + 1}")
+    return table
+
+
+def verify_log(base_url: str, table: Table, expected: int) -> dict[str, Any]:
+    """The log after the run: /verify (chain intact, seq 1..n gapless) and the count of entries."""
+    with httpx2.Client(base_url=base_url, timeout=120) as client:
+        r = client.get(f"/api/campaigns/{table.campaign_id}/verify", headers=table.narrator)
+        body = r.json()
+        camp = client.get(f"/api/campaigns/{table.campaign_id}", headers=table.narrator).json()
+    return {"status": r.status_code, "ok": bool(body.get("ok")), "count": body.get("count"),
+            "expected": expected, "last_seq": camp.get("last_seq"), "problems": (body.get("problems") or [])[:5],
+            "passed": r.status_code == 200 and bool(body.get("ok")) and body.get("count") == expected
+            and camp.get("last_seq") == expected}
+
+
+# --------------------------------------------------------------------------------------------- raw client
+
+
+class RawHTTP:
+    """One keep-alive HTTP/1.1 connection on asyncio streams: far less client CPU per request than a full
+    HTTP library, which matters when the load generator shares two cores with the server."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def connect(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            try:
+                await self.writer.wait_closed()
+            except OSError:
+                pass
+        self.reader = self.writer = None
+
+    def build(self, method: str, path: str, headers: dict[str, str] | None = None,
+              body: bytes | None = None) -> bytes:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: keep-alive"]
+        for k, v in (headers or {}).items():
+            lines.append(f"{k}: {v}")
+        if body is not None:
+            lines.append("Content-Type: application/json")
+            lines.append(f"Content-Length: {len(body)}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
+
+    async def send(self, raw: bytes) -> tuple[int, bytes]:
+        """Send a prebuilt request; returns (status, body). Reconnects once if the server closed."""
+        if self.writer is None:
+            await self.connect()
+        assert self.reader is not None and self.writer is not None
+        self.writer.write(raw)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head[:-4].decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        length, chunked, close = None, False, False
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            name = name.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding" and "chunked" in value.lower():
+                chunked = True
+            elif name == "connection" and value.strip().lower() == "close":
+                close = True
+        if chunked:
+            parts = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                parts.append(await self.reader.readexactly(size + 2))
+                if size == 0:
+                    break
+            body = b"".join(p[:-2] for p in parts)
+        else:
+            body = await self.reader.readexactly(length or 0)
+        if close:
+            await self.close()
+        return status, body
+
+
+# --------------------------------------------------------------------------------------------- reporting
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile of an already sorted list (q in 0..100)."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, int(-(-q * len(sorted_values) // 100)))  # ceil
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+def latency_summary_ms(seconds: list[float]) -> dict[str, float]:
+    values = sorted(seconds)
+    out = {f"p{q}": round(percentile(values, q) * 1000, 2) for q in (50, 95, 99)}
+    out["max"] = round(values[-1] * 1000, 2) if values else float("nan")
+    out["mean"] = round(sum(values) / len(values) * 1000, 2) if values else float("nan")
+    return out
+
+
+def _run(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def machine() -> dict[str, Any]:
+    mem = _run(["free", "-h"]).splitlines()
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": _run(["nproc"]),
+        "memory": " ".join(mem[1].split()[:2]) if len(mem) > 1 else "?",
+        "python": platform.python_version(),
+        "commit": _run(["git", "rev-parse", "--short", "HEAD"]),
+        "dirty": bool(_run(["git", "status", "--porcelain", "--untracked-files=no"])),
+        "cpu": next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?",
+    }
+
+
+def verdict(name: str, value: float, limit: float, *, higher_is_better: bool) -> bool:
+    met = value >= limit if higher_is_better else value <= limit
+    op = ">=" if higher_is_better else "<="
+    print(f"TARGET {name}: {value:g} (want {op} {limit:g}) -> {'MET' if met else 'MISSED'}")
+    return met
+
+
+def summary_line(data: dict[str, Any]) -> None:
+    print(json.dumps(data, sort_keys=False), flush=True)

@@ -1,0 +1,224 @@
+"""Permissions as a matrix: every route × (anonymous, outsider, player, other player, narrator).
+
+Each row names a route and a rule; the rule gives the expected outcome for each role. A route that is
+missing from ROUTES fails test_every_route_is_in_the_matrix, so new routes cannot slip past.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from fastapi.routing import APIRoute
+from starlette.testclient import TestClient
+
+from conftest import Table, api_token, csrf_of
+
+ROLES = ("anonymous", "outsider", "other", "player", "narrator")
+OK = "ok"
+
+# rule -> expected per role ("ok" = any 2xx; "signin" = redirected to sign in; a number = that status)
+RULES = {
+    "signed_in": {"anonymous": "signin", "outsider": OK, "other": OK, "player": OK, "narrator": OK},
+    "member": {"anonymous": "signin", "outsider": 404, "other": OK, "player": OK, "narrator": OK},
+    "narrator": {"anonymous": "signin", "outsider": 404, "other": 403, "player": 403, "narrator": OK},
+    "own_character": {"anonymous": "signin", "outsider": 404, "other": 403, "player": OK, "narrator": OK},
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    rule: str
+    body: dict | None = None
+    fresh_world_per_role: bool = False  # for one-shot actions that more than one role may take
+    session_running: bool = True
+
+    @property
+    def api(self) -> bool:
+        return self.path.startswith("/api/")
+
+
+ROUTES = [
+    # pages
+    Route("GET", "/campaigns", "signed_in"),
+    Route("GET", "/account", "signed_in"),
+    Route("POST", "/account/tokens", "signed_in", {"name": "bot"}),
+    Route("POST", "/campaigns", "signed_in", {"name": "Another"}),
+    Route("GET", "/campaigns/{cid}", "member"),
+    Route("GET", "/campaigns/{cid}/log?before=3", "member"),
+    Route("GET", "/campaigns/{cid}/prompts", "member"),
+    Route("GET", "/campaigns/{cid}/odds?expression=2d6", "member"),
+    Route("POST", "/campaigns/{cid}/roll", "member", {"expression": "1d6"}),
+    Route("POST", "/campaigns/{cid}/roll", "own_character", {"expression": "1d6", "character_id": "{pia_char}"}),
+    Route("POST", "/campaigns/{cid}/characters", "member", {"name": "Newcomer", "system": "dice"}),
+    Route("POST", "/campaigns/{cid}/prompts", "narrator", {"character_id": "{pia_char}", "expression": "1d20"}),
+    Route("POST", "/campaigns/{cid}/prompts/{prompt}/complete", "own_character", {"expression": "1d6"},
+          fresh_world_per_role=True),
+    Route("POST", "/campaigns/{cid}/prompts/{prompt}/cancel", "narrator"),
+    Route("POST", "/campaigns/{cid}/entries/2/void", "narrator", {"reason": "wrong die"}),
+    Route("POST", "/campaigns/{cid}/entries/1/reveal", "narrator"),
+    Route("POST", "/campaigns/{cid}/characters/{pia_char}/adjust", "narrator", {"reason": "gift", "sheet.notes": "x"}),
+    Route("POST", "/campaigns/{cid}/invites", "narrator", {}),
+    Route("POST", "/campaigns/{cid}/invites/{invite}/revoke", "narrator"),
+    Route("POST", "/campaigns/{cid}/members/{tess}/promote", "narrator"),
+    Route("POST", "/campaigns/{cid}/members/{tess}/remove", "narrator"),
+    Route("POST", "/campaigns/{cid}/sessions/end", "narrator"),
+    Route("POST", "/campaigns/{cid}/sessions/start", "narrator", {"title": "Night two"}, session_running=False),
+    # JSON API
+    Route("GET", "/api/campaigns", "signed_in"),
+    Route("POST", "/api/campaigns", "signed_in", {"name": "Via API"}),
+    Route("GET", "/api/campaigns/{cid}", "member"),
+    Route("GET", "/api/campaigns/{cid}/log", "member"),
+    Route("GET", "/api/campaigns/{cid}/export", "member"),
+    Route("GET", "/api/campaigns/{cid}/verify", "member"),
+    Route("POST", "/api/campaigns/{cid}/actions", "member",
+          {"system": "dice", "action": "roll", "params": {"expression": "1d6"}}),
+    Route("POST", "/api/campaigns/{cid}/actions", "own_character",
+          {"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "character_id": "{pia_char}"}),
+    Route("POST", "/api/campaigns/{cid}/characters", "member", {"name": "Newcomer"}),
+    Route("POST", "/api/campaigns/{cid}/invites", "narrator", {}),
+    Route("POST", "/api/campaigns/{cid}/prompts", "narrator", {"character_id": "{pia_char}"}),
+    Route("POST", "/api/campaigns/{cid}/entries/2/void", "narrator", {"reason": "wrong die"}),
+    Route("POST", "/api/campaigns/{cid}/entries/1/reveal", "narrator"),
+    Route("POST", "/api/campaigns/{cid}/characters/{pia_char}/adjust", "narrator",
+          {"changes": {"notes": "x"}, "reason": "gift"}),
+    Route("POST", "/api/invites/{code}/accept", "signed_in"),
+]
+
+# Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
+# tests/campaigns), static assets and docs (public).
+ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
+             "/signout", "/join/{code}", "/", "/docs", "/api/ping", "/api/users", "/api/tokens",
+             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json"}
+
+
+class World:
+    def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
+        self.table = Table(client, suffix)
+        t = self.table
+        self.tess = api_token(client, "tess" + suffix)
+        code = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()["code"]
+        client.post(f"/api/invites/{code}/accept", headers=self.tess)
+        t.roll(t.player, "1d1000", visibility="blind")
+        t.roll(t.player, "1d6")
+        self.prompt = client.post(f"/api/campaigns/{t.id}/prompts", json={"character_id": t.pia_char},
+                                  headers=t.narrator).json()["id"]
+        invite = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()
+        self.invite, self.code = invite["id"], invite["code"]
+        campaign = client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()
+        self.ids = {m["username"].removesuffix(suffix) if suffix else m["username"]: m["id"]
+                    for m in campaign["members"]}
+        self.headers = {"anonymous": {}, "outsider": t.outsider, "other": t.other, "player": t.player,
+                        "narrator": t.narrator}
+        self.browsers: dict[str, TestClient] = {}
+        for role, name in (("anonymous", None), ("outsider", "olga" + suffix), ("other", "otto" + suffix),
+                           ("player", "pia" + suffix), ("narrator", "nora" + suffix)):
+            browser = new_client()
+            if name:
+                token = csrf_of(browser, "/signin")
+                r = browser.post("/signin", data={"username": name, "password": "correct horse", "csrf_token": token},
+                                 follow_redirects=False)
+                assert r.status_code == 303
+            self.browsers[role] = browser
+        if not session_running:
+            return
+        nb = self.browsers["narrator"]
+        r = nb.post(f"/campaigns/{t.id}/sessions/start", data={"title": "Night one"},
+                    headers={"X-CSRF-Token": csrf_of(nb, "/account"), "HX-Request": "true"})
+        assert r.status_code == 200, r.text
+    def fill(self, text: str) -> str:
+        t = self.table
+        return text.format(cid=t.id, pia_char=t.pia_char, prompt=self.prompt, invite=self.invite,
+                           tess=self.ids["tess"], code=self.code)
+
+    def call(self, route: Route, role: str):
+        path = self.fill(route.path)
+        body = {k: self.fill(v) if isinstance(v, str) else v for k, v in (route.body or {}).items()}
+        if route.api:
+            client = self.table.client
+            return client.request(route.method, path, json=body if route.method == "POST" else None,
+                                  headers=self.headers[role])
+        browser = self.browsers[role]
+        if route.method == "GET":
+            return browser.get(path, follow_redirects=False)
+        token = csrf_of(browser, "/signin")
+        return browser.post(path, data=body, headers={"X-CSRF-Token": token, "HX-Request": "true"},
+                            follow_redirects=False)
+
+
+def _assert_outcome(response, expected, route: Route, role: str) -> None:
+    where = f"{route.method} {route.path} as {role}: {response.status_code} {response.text[:200]}"
+    if expected == OK:
+        assert 200 <= response.status_code < 300, where
+    elif expected == "signin":
+        if route.api:
+            assert response.status_code == 401, where
+            assert "Bearer" in response.json()["detail"], where
+        elif response.status_code == 204:
+            assert response.headers["HX-Redirect"].startswith("/signin"), where
+        else:
+            assert response.status_code == 303 and response.headers["location"].startswith("/signin"), where
+    else:
+        assert response.status_code == expected, where
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.method} {r.path} [{r.rule}]")
+def test_route_permissions(route: Route, client: TestClient, new_client) -> None:
+    world = World(client, new_client, session_running=route.session_running)
+    for role in ROLES:  # the narrator goes last, so a success cannot change what the others meet
+        if route.fresh_world_per_role and role != ROLES[0]:
+            world = World(client, new_client, suffix=role)
+        expected = RULES[route.rule][role]
+        _assert_outcome(world.call(route, role), expected, route, role)
+
+
+def test_every_route_is_in_the_matrix(app) -> None:
+    covered = {r.path.split("?")[0] for r in ROUTES}
+    normalise = {
+        "{cid}": "{campaign_id}", "{pia_char}": "{character_id}", "{prompt}": "{prompt_id}",
+        "{invite}": "{invite_id}", "{tess}": "{user_id}", "2": "{seq}", "1": "{seq}",
+    }
+    covered_norm = set()
+    for path in covered:
+        parts = [normalise.get(p, p) for p in path.split("/")]
+        covered_norm.add("/".join(parts))
+    routes = _page_paths(app)
+    assert len(routes) > 40, routes  # the walk found the app's routes, so "nothing missing" means something
+    missing = sorted(routes - covered_norm - ELSEWHERE)
+    assert not missing, f"routes without a permission row: {missing}"
+
+
+def _page_paths(app) -> set[str]:
+    paths: set[str] = set()
+
+    def walk(routes) -> None:
+        for r in routes:
+            if isinstance(r, APIRoute):
+                paths.add(r.path)
+            inner = getattr(getattr(r, "original_router", None), "routes", None)
+            if inner:
+                walk(inner)
+
+    walk(app.router.routes)
+    return paths
+
+
+def test_blind_result_reaches_no_player_by_any_route(client: TestClient, new_client) -> None:
+    world = World(client, new_client)
+    t = world.table
+    narrator_entry = next(e for e in t.log(t.narrator) if e["seq"] == 1)
+    secret = narrator_entry["summary"]
+    assert narrator_entry["outcome"]["total"] >= 1 and secret
+    for role in ("player", "other"):
+        browser = world.browsers[role]
+        for path in (f"/campaigns/{t.id}", f"/campaigns/{t.id}/log?before=2"):
+            html = browser.get(path).text
+            assert "entry-1" in html and secret not in html, (role, path)
+        for path in ("log", "export"):
+            data = client.get(f"/api/campaigns/{t.id}/{path}", headers=world.headers[role]).json()
+            entry = data["entries"][0]
+            assert entry["outcome"] is None and entry["summary"] is None and entry.get("body") is None
+            assert secret not in str(data)
+    assert secret in world.browsers["narrator"].get(f"/campaigns/{t.id}").text
