@@ -20,7 +20,12 @@ USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
 TOKEN_PREFIX = "fb_"
 
-password_hasher = PasswordHash((Argon2Hasher(),))
+def make_password_hasher() -> PasswordHash:
+    """argon2id with pwdlib's defaults (64 MiB, 3 passes)."""
+    return PasswordHash((Argon2Hasher(),))
+
+
+password_hasher = make_password_hasher()
 # A real hash to compare against when the account does not exist, so timing does not reveal usernames.
 _DUMMY_HASH = password_hasher.hash("not-a-real-password")
 
