@@ -11,6 +11,7 @@ from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Publisher
+from app.errors import BadRequest, TooManyRequests
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.present import entry_json, viewer_view
@@ -91,7 +92,7 @@ def create_token(body: Credentials, request: Request, db: DB) -> dict[str, Any]:
     try:
         user = accounts.authenticate(db, body.username, body.password, client=client,
                                      max_failures=settings.signin_max_failures, window=settings.signin_window_seconds)
-    except Exception:
+    except (BadRequest, TooManyRequests):
         db.commit()  # keep the failure count for the throttle
         raise
     row, token = accounts.create_token(db, user, body.token_name)

@@ -8,8 +8,11 @@ import json
 from collections.abc import AsyncIterator, Callable
 
 from fastapi import APIRouter, Request
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
+from app.campaigns.models import Membership
 from app.campaigns.service import Access
 from app.deps import ApiAccess, Hub, MemberAccess
 from app.live.hub import LiveHub
@@ -58,6 +61,9 @@ async def event_stream(request: Request, hub: LiveHub, acc: Access, after: int, 
             try:
                 event, _seq = await asyncio.wait_for(sub.queue.get(), timeout=keepalive)
             except TimeoutError:
+                # Quiet moments double as a membership check: a removed member's stream ends.
+                if not await run_in_threadpool(_still_member, request, campaign_id, acc.user.id):
+                    return
                 yield ": keepalive\n\n"
                 continue
             if event == "entry":
@@ -66,6 +72,12 @@ async def event_stream(request: Request, hub: LiveHub, acc: Access, after: int, 
                 yield sse_message(event, "")
     finally:
         hub.unsubscribe(sub)
+
+
+def _still_member(request: Request, campaign_id: int, user_id: int) -> bool:
+    with request.app.state.sessionmaker() as db:
+        return db.scalar(select(Membership.id).where(Membership.campaign_id == campaign_id,
+                                                     Membership.user_id == user_id)) is not None
 
 
 def _stream(request: Request, hub: LiveHub, acc: Access, after: int | None, fmt: Format) -> StreamingResponse:

@@ -101,3 +101,31 @@ def test_stream_refuses_outsiders_and_anonymous(live_server: LiveServer) -> None
     assert httpx2.get(f"{base}/api/campaigns/{cid}/events").status_code == 401
     page = httpx2.get(f"{base}/campaigns/{cid}/stream", follow_redirects=False)
     assert page.status_code in (303, 307) and "/signin" in page.headers["location"]
+
+
+def test_a_removed_members_stream_ends(live_server: LiveServer) -> None:
+    base = live_server.url
+    nora, pia = _token(base, "nora"), _token(base, "pia")
+    cid = httpx2.post(base + "/api/campaigns", json={"name": "Leaving"}, headers=nora).json()["id"]
+    code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+    httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia)
+    done = threading.Event()
+
+    def listen() -> None:
+        with httpx2.Client(timeout=20) as client, \
+                client.stream("GET", f"{base}/api/campaigns/{cid}/events", headers=pia) as response:
+            for _line in response.iter_lines():
+                pass
+        done.set()
+
+    reader = threading.Thread(target=listen, daemon=True)
+    reader.start()
+    from sqlalchemy import create_engine, delete
+
+    from app.campaigns.models import Membership
+
+    engine = create_engine(live_server.database_url)
+    with engine.begin() as conn:
+        conn.execute(delete(Membership).where(Membership.campaign_id == cid, Membership.role == "player"))
+    engine.dispose()
+    assert done.wait(10), "the stream should end within a keepalive interval"

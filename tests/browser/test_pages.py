@@ -1,0 +1,501 @@
+"""Browser tests: a real Chromium, phone-sized (390x844), against a real uvicorn on 127.0.0.1 (live_server).
+
+Skipped unless TEST_CHROMIUM names a Chromium binary (CI: TEST_CHROMIUM=/usr/bin/chromium). They run on SQLite
+only: the database_url fixture is overridden below, so no PostgreSQL variant is collected (the routes underneath
+are the ones the API tests already run on both databases). Screenshots go to test-artifacts/screenshots/ for a
+person to look at. The pages run under a strict CSP, so waits use expect(), never a JavaScript string predicate
+(Playwright evaluates those with eval, which the CSP rightly refuses)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+import conftest as shared
+from conftest import LiveServer, start_server, stop_server
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need the playwright package")
+expect = sync_api.expect
+Page = sync_api.Page
+
+CHROMIUM = os.environ.get("TEST_CHROMIUM", "")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.server,
+    pytest.mark.skipif(not CHROMIUM or not os.path.isfile(CHROMIUM),
+                       reason="browser tests: set TEST_CHROMIUM to a Chromium binary, e.g. /usr/bin/chromium"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+                         "device_scale_factor": 2}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+PASSWORD = "correct horse"
+DEMO_PASSWORD = "fateboard-demo"
+TAP = 44  # px: the smallest comfortable tap target (and what app.css promises)
+
+# Runs in every page before its own scripts (through the DevTools protocol, so the CSP does not apply to it):
+# turns each CSP violation into a console error, which the console listener below collects.
+REPORT_CSP = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline") +
+                " in " + e.sourceFile + ":" + e.lineNumber);
+});
+"""
+
+
+@pytest.fixture
+def database_url(tmp_path: Path) -> str:
+    """Overrides tests/conftest.py's sqlite/postgres pair: browser tests run on SQLite only, to keep CI short."""
+    return f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Tab:
+    """One browser context (its own cookies) with one page, and the console errors it logged."""
+
+    def __init__(self, browser: Any, name: str, options: dict[str, Any]) -> None:
+        self.name = name
+        self.context = browser.new_context(**options)
+        self.context.add_init_script(REPORT_CSP)
+        self.page: Page = self.context.new_page()
+        self.page.set_default_timeout(10_000)
+        self.errors: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: uncaught {exc}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type != "error":
+            return
+        url = msg.location.get("url", "")
+        if url.endswith("/favicon.ico"):
+            return  # Chromium asks every site for one; the app has none (a 404, not a page error)
+        self.errors.append(f"{self.name} at {self.page.url}: {msg.text} ({url})")
+
+    def csp_violations(self) -> list[str]:
+        return [e for e in self.errors if "CSP violation" in e or "Content Security Policy" in e]
+
+
+class Tabs:
+    def __init__(self, browser: Any, server: LiveServer) -> None:
+        self.browser = browser
+        self.base = server.url
+        self.opened: list[Tab] = []
+
+    def open(self, name: str, *, desktop: bool = False, **extra: Any) -> Tab:
+        tab = Tab(self.browser, name, {**(DESKTOP if desktop else PHONE), **extra})
+        self.opened.append(tab)
+        return tab
+
+    def errors(self) -> list[str]:
+        return [e for tab in self.opened for e in tab.errors]
+
+    def csp_violations(self) -> list[str]:
+        return [e for tab in self.opened for e in tab.csp_violations()]
+
+
+@pytest.fixture
+def tabs(browser: Any, live_server: LiveServer) -> Iterator[Tabs]:
+    opened = Tabs(browser, live_server)
+    yield opened
+    for tab in opened.opened:
+        tab.context.close()
+
+
+# --- the API, for setting up tables quickly (the tests drive the browser only where the browser is the point) ---
+
+def api_user(base: str, name: str, password: str = PASSWORD, *, create: bool = True) -> dict[str, str]:
+    if create:
+        r = httpx2.post(base + "/api/users", json={"username": name, "password": password})
+        assert r.status_code == 201, r.text
+    r = httpx2.post(base + "/api/tokens", json={"username": name, "password": password})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def api_invite(base: str, campaign_id: int, narrator: dict[str, str]) -> str:
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/invites", json={}, headers=narrator)
+    assert r.status_code == 201, r.text
+    return r.json()["code"]
+
+
+def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, str]], name: str = "Night Watch") -> int:
+    r = httpx2.post(base + "/api/campaigns", json={"name": name, "systems": []}, headers=narrator)
+    assert r.status_code == 201, r.text
+    campaign_id = r.json()["id"]
+    for player in players:
+        code = api_invite(base, campaign_id, narrator)
+        assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=player).status_code == 200
+    return campaign_id
+
+
+def api_roll(base: str, campaign_id: int, who: dict[str, str], expression: str, visibility: str = "public",
+             note: str = "") -> int:
+    body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
+    if note:
+        body["note"] = note
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", json=body, headers=who)
+    assert r.status_code == 201, r.text
+    return r.json()["seq"]
+
+
+def api_log(base: str, campaign_id: int, who: dict[str, str]) -> list[dict[str, Any]]:
+    r = httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=who)
+    assert r.status_code == 200, r.text
+    return r.json()["entries"]
+
+
+# --- the browser ---
+
+def sign_in(tab: Tab, base: str, username: str, password: str = PASSWORD, next: str = "/campaigns") -> None:
+    page = tab.page
+    page.goto(f"{base}/signin?next={next}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(base + next)
+
+
+def sign_up(page: Page, username: str, password: str = PASSWORD) -> None:
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_label("Password, again").fill(password)
+    page.get_by_role("button", name="Create account").click()
+
+
+def wait_live(page: Page) -> None:
+    """The page's EventSource is open (app.js sets the status on its open event)."""
+    expect(page.locator("#live-status")).to_have_text("live")
+
+
+def log_ids(page: Page) -> list[str]:
+    return page.locator("#log-entries li.entry").evaluate_all("els => els.map(e => e.id)")
+
+
+def roll_in_dicebox(page: Page, expression: str) -> None:
+    box = page.locator("#dicebox")
+    box.get_by_label("Dice", exact=True).fill(expression)
+    box.get_by_role("button", name="Roll", exact=True).click()
+
+
+def mark_page(page: Page) -> None:
+    """A flag in the page's JavaScript state: still there later means the page was not reloaded meanwhile."""
+    page.evaluate("() => { window.__fateboardTestMark = true; }")
+
+
+def still_marked(page: Page) -> bool:
+    return page.evaluate("() => window.__fateboardTestMark === true")
+
+
+# --- 1. the "done when" journey ---
+
+def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> None:
+    base = tabs.base
+    a = tabs.open("alice")
+    a.page.goto(base + "/signup")
+    sign_up(a.page, "alice")
+    expect(a.page).to_have_url(base + "/campaigns")
+
+    a.page.get_by_label("Name").fill("Night Watch")
+    a.page.get_by_role("button", name="Create campaign").click()
+    expect(a.page).to_have_url(re.compile(re.escape(base) + r"/campaigns/\d+$"))
+    campaign_url = a.page.url
+
+    members = a.page.locator("#members-panel")
+    members.get_by_role("button", name="Create invite link").click()
+    link = members.get_by_label("Invite link")
+    expect(link).to_have_value(re.compile(re.escape(base) + r"/join/[\w-]+$"))
+    invite = link.input_value()
+    invite_path = invite[len(base):]
+
+    # B opens the link signed out: sign-in first, whose page links to sign-up, which comes back to the invite.
+    b = tabs.open("bob")
+    b.page.goto(invite)
+    expect(b.page).to_have_url(f"{base}/signin?next={invite_path}")
+    b.page.get_by_role("link", name="Create an account").click()
+    expect(b.page).to_have_url(re.compile(re.escape(base) + r"/signup\?next="))
+    sign_up(b.page, "bob")
+    expect(b.page).to_have_url(invite)
+    expect(b.page.get_by_role("heading", level=1)).to_have_text("Join Night Watch")
+    b.page.get_by_role("button", name="Join as a player").click()
+    expect(b.page).to_have_url(campaign_url)
+    expect(b.page.locator(".table-head .badge")).to_have_text("player")
+
+    for tab in (a, b):
+        wait_live(tab.page)
+        mark_page(tab.page)
+
+    # A rolls; the odds line shows the range first; B sees the entry arrive without reloading.
+    a.page.locator("#dicebox").get_by_label("Dice", exact=True).fill("2d6+1")
+    expect(a.page.locator("#odds")).to_contain_text("3–13")
+    a.page.locator("#dicebox").get_by_role("button", name="Roll", exact=True).click()
+    expect(a.page.locator("#dicebox .result")).to_contain_text("#1")
+    seen_by_b = b.page.locator("#log-entries li.entry", has_text="2d6")
+    expect(seen_by_b).to_have_count(1)
+    expect(seen_by_b).to_have_id("entry-1")
+
+    # B rolls; A sees it live.
+    roll_in_dicebox(b.page, "1d20")
+    expect(b.page.locator("#dicebox .result")).to_contain_text("#2")
+    seen_by_a = a.page.locator("#log-entries li.entry", has_text="1d20")
+    expect(seen_by_a).to_have_count(1)
+    expect(seen_by_a).to_have_id("entry-2")
+
+    for tab in (a, b):
+        assert still_marked(tab.page), f"{tab.name}'s page was reloaded"
+        assert log_ids(tab.page) == ["entry-1", "entry-2"]
+    for seq in (1, 2):  # both saw the same public entries
+        for part in (".summary", ".total"):
+            assert (a.page.locator(f"#entry-{seq} {part}").inner_text()
+                    == b.page.locator(f"#entry-{seq} {part}").inner_text())
+    assert tabs.csp_violations() == []
+
+
+# --- 2. a blind roll ---
+
+def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
+    base = tabs.base
+    nora, pia, otto = (api_user(base, n) for n in ("nora", "pia", "otto"))
+    campaign_id = api_campaign(base, nora, [pia, otto])
+    table = f"/campaigns/{campaign_id}"
+    a, b, c = tabs.open("nora"), tabs.open("pia"), tabs.open("otto")
+    for tab in (a, b, c):
+        sign_in(tab, base, tab.name, next=table)
+        wait_live(tab.page)
+
+    box = b.page.locator("#dicebox")
+    box.locator("summary", has_text="Options").click()
+    box.get_by_label("Who sees it").select_option(label="Blind (narrators only)")
+    roll_in_dicebox(b.page, "3d6")
+    expect(box.locator(".result")).to_contain_text("rolled blind")
+
+    truth = api_log(base, campaign_id, nora)[-1]
+    seq, total, summary = truth["seq"], truth["outcome"]["total"], truth["summary"]
+    assert truth["visibility"] == "blind" and truth["actor"] == "pia"
+    assert summary and str(total) in summary
+
+    # The narrator sees the total, live.
+    expect(a.page.locator(f"#entry-{seq} .total")).to_have_text(str(total))
+    expect(a.page.locator(f"#entry-{seq} .summary")).to_contain_text(summary)
+    # The roller sees that she rolled, not what came up; another player sees only that something happened.
+    expect(b.page.locator(f"#entry-{seq}")).to_contain_text("rolled blind")
+    expect(c.page.locator(f"#entry-{seq}")).to_contain_text("pia made a hidden entry")
+
+    for tab in (b, c):
+        for how in ("live", "after a reload"):
+            entry = tab.page.locator(f"#entry-{seq}")
+            expect(entry).to_have_count(1)
+            expect(entry.locator(".total")).to_have_count(0)
+            html = entry.evaluate("e => e.outerHTML")
+            assert 'class="total"' not in html, f"{tab.name} ({how}): {html}"
+            assert summary not in tab.page.content(), f"{tab.name} ({how}) can read the blind result"
+            tab.page.reload()
+    assert tabs.csp_violations() == []
+
+
+# --- 3. the live log survives a dropped connection ---
+
+def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_server: LiveServer,
+                                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    base = live_server.url
+    nora, pia = api_user(base, "nora"), api_user(base, "pia")
+    campaign_id = api_campaign(base, nora, [pia])
+    b = tabs.open("pia")
+    sign_in(b, base, "pia", next=f"/campaigns/{campaign_id}")
+    wait_live(b.page)
+    mark_page(b.page)
+    streams: list[str] = []
+    b.page.on("request", lambda r: streams.append(r.url) if "/stream" in r.url else None)
+
+    assert api_roll(base, campaign_id, nora, "1d20") == 1
+    expect(b.page.locator("#entry-1")).to_be_visible()
+
+    # Chromium's offline emulation does not cut a stream that is already open (entries keep arriving), so
+    # the phone goes offline (no reconnect can get through) and the server restarts on the same port and
+    # database, which ends the open stream for real.
+    b.context.set_offline(True)
+    stop_server(live_server)
+    expect(b.page.locator("#live-status")).to_have_text("reconnecting…")
+    port = int(base.rsplit(":", 1)[1])
+    monkeypatch.setattr(shared, "_free_port", lambda: port)
+    server = start_server(live_server.database_url, tmp_path)
+    try:
+        assert server.url == base
+        missed = [api_roll(base, campaign_id, nora, "2d6"),
+                  api_roll(base, campaign_id, nora, "1d8", visibility="narrator"),  # shown to pia as hidden
+                  api_roll(base, campaign_id, pia, "1d4", note="rolled by pia's bot"),
+                  api_roll(base, campaign_id, nora, "1d12")]
+        assert missed == [2, 3, 4, 5]
+        assert log_ids(b.page) == ["entry-1"]
+
+        b.context.set_offline(False)  # Chromium fires "online"; app.js reconnects with ?after=<last seq>
+        wait_live(b.page)
+        expect(b.page.locator("#log-entries li.entry")).to_have_count(5)
+        assert api_roll(base, campaign_id, nora, "1d6") == 6  # and it is live again
+        expect(b.page.locator("#entry-6")).to_be_visible()
+        expect(b.page.locator("#live-status")).to_have_text("live")
+
+        assert log_ids(b.page) == [f"entry-{n}" for n in range(1, 7)]  # in order, each once
+        expect(b.page.locator("#entry-3")).to_contain_text("nora made a hidden entry")
+        expect(b.page.locator("#entry-4")).to_contain_text("rolled by pia's bot")
+        assert still_marked(b.page), "the page was reloaded instead of catching up"
+        resumed = [url for url in streams if "after=1" in url]
+        assert resumed, f"no stream request resumed after entry 1: {streams}"
+        assert b.csp_violations() == []
+    finally:
+        stop_server(server)
+
+
+# --- 4. every page on a phone ---
+
+OVERFLOWING_JS = """
+(width) => Array.from(document.querySelectorAll("body *")).filter(e => {
+  const r = e.getBoundingClientRect();
+  return r.width > 0 && r.height > 0 && r.right > width + 0.5 && !e.closest(".sr-only");
+}).map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+  (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\\s+/).join(".") : "") +
+  " right=" + Math.round(e.getBoundingClientRect().right))
+"""
+
+
+def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:
+    """Screenshot the page; return what is wrong with it: sideways overflow, main buttons too small to tap."""
+    page = tab.page
+    expect(page.locator("main")).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    problems = []
+    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+    if scroll_width > width:
+        problems.append(f"{name}: the page is {scroll_width}px wide, more than {width}px")
+    sticking_out = page.evaluate(OVERFLOWING_JS, width)
+    if sticking_out:
+        problems.append(f"{name}: elements past the right edge: {sticking_out[:8]}")
+    for selector in buttons:
+        button = page.locator(selector)
+        expect(button.first).to_be_visible()
+        for box in (button.nth(i).bounding_box() for i in range(button.count())):
+            assert box is not None
+            if box["height"] < TAP:
+                problems.append(f"{name}: {selector} is {box['height']:.0f}px tall, less than {TAP}px")
+    return problems
+
+
+def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveServer) -> None:
+    base = tabs.base
+    seeded = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=live_server.env, check=True,
+                            capture_output=True, text=True).stdout
+    campaign_id = int(re.search(r"\(id (\d+)\)", seeded).group(1))  # type: ignore[union-attr]
+    nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
+    pia = api_user(base, "pia", DEMO_PASSWORD, create=False)
+    api_roll(base, campaign_id, pia, "4d6kh3+1d8+2", note="Wren vaults the toll gate before it slams shut")
+    api_roll(base, campaign_id, nora, "1d100", visibility="narrator")
+    code = api_invite(base, campaign_id, nora)
+    api_user(base, "quinn", DEMO_PASSWORD)
+    table = f"/campaigns/{campaign_id}"
+    problems: list[str] = []
+
+    anonymous = tabs.open("anonymous")
+    anonymous.page.goto(base + "/signin")
+    problems += check_page(anonymous, "signin", ["#signin-form button.primary"])
+    anonymous.page.goto(base + "/signup")
+    problems += check_page(anonymous, "signup", ["#signup-form button.primary"])
+
+    narrator = tabs.open("nora")
+    sign_in(narrator, base, "nora", DEMO_PASSWORD)
+    problems += check_page(narrator, "campaigns", ["#create-campaign button.primary"])
+    narrator.page.goto(base + table)
+    wait_live(narrator.page)
+    expect(narrator.page.locator("#odds")).to_contain_text("Type an expression")
+    problems += check_page(narrator, "campaign-narrator", ["#dicebox button[type=submit]"])
+    narrator.page.goto(base + "/account")
+    narrator.page.get_by_label("Token name").fill("discord-bot")
+    narrator.page.get_by_role("button", name="Create token").click()
+    expect(narrator.page.get_by_label("New token")).to_be_visible()
+    problems += check_page(narrator, "account", ["#tokens-panel button.primary"])
+    narrator.page.goto(base + "/docs")
+    problems += check_page(narrator, "docs", [])
+
+    player = tabs.open("pia")
+    sign_in(player, base, "pia", DEMO_PASSWORD, next=table)
+    wait_live(player.page)
+    problems += check_page(player, "campaign-player", ["#dicebox button[type=submit]", ".prompt button.primary"])
+
+    newcomer = tabs.open("quinn")
+    sign_in(newcomer, base, "quinn", DEMO_PASSWORD, next=f"/join/{code}")
+    problems += check_page(newcomer, "join", ["main button.primary"])
+
+    desktop = tabs.open("nora-desktop", desktop=True, storage_state=narrator.context.storage_state())
+    desktop.page.goto(base + table)
+    wait_live(desktop.page)
+    problems += check_page(desktop, "campaign-desktop", ["#dicebox button[type=submit]"], width=1280)
+
+    assert problems == []
+    assert tabs.csp_violations() == []
+    assert tabs.errors() == []
+
+
+# --- 5. bad input is shown next to its field ---
+
+def test_bad_input_is_shown_next_to_its_field(tabs: Tabs) -> None:
+    base = tabs.base
+    nora = api_user(base, "nora")
+    campaign_id = api_campaign(base, nora, [])
+    tab = tabs.open("nora")
+    sign_in(tab, base, "nora", next=f"/campaigns/{campaign_id}")
+    page = tab.page
+    wait_live(page)
+
+    box = page.locator("#dicebox")
+    box.get_by_label("Dice", exact=True).fill("3d")
+    expect(page.locator("#odds .error")).to_be_visible()  # the odds line already says so while typing
+    box.get_by_role("button", name="Roll", exact=True).click()
+    error = box.locator(".field-error")
+    expect(error).to_be_visible()
+    expect(error).to_have_attribute("role", "alert")
+    assert error.inner_text().strip()
+    expect(box.get_by_label("Dice", exact=True)).to_have_value("3d")  # what was typed is kept, to fix it
+    expect(page.locator("#log-entries li.entry")).to_have_count(0)
+    assert api_log(base, campaign_id, nora) == []
+
+    roll_in_dicebox(page, "3d6")  # fixed: the error goes, the roll is logged
+    expect(box.locator(".result")).to_contain_text("#1")
+    expect(box.locator(".field-error")).to_have_count(0)
+    expect(page.locator("#log-entries li.entry")).to_have_count(1)
+
+    anonymous = tabs.open("anonymous")
+    signup = anonymous.page
+    posts: list[str] = []
+    signup.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    signup.goto(base + "/signup")
+    sign_up(signup, "shorty", "short")
+    password = signup.get_by_label("Password", exact=True)
+    # The browser's own check (minlength) stops it first...
+    assert password.evaluate("e => e.validity.tooShort") is True
+    assert posts == []
+    # ...and without it (an old browser, a script) the server's message appears right under the field.
+    password.evaluate("e => e.removeAttribute('minlength')")
+    signup.get_by_role("button", name="Create account").click()
+    expect(signup.locator("#password + .field-error")).to_have_text("Use at least 8 characters.")
+    expect(signup.get_by_label("Username")).to_have_value("shorty")
+    expect(signup).to_have_url(base + "/signup")
+    assert len(posts) == 1
+    assert tabs.csp_violations() == []
