@@ -368,11 +368,14 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
 
 OVERFLOWING_JS = """
 (width) => Array.from(document.querySelectorAll("body *")).filter(e => {
+  if (e.closest(".sr-only") || ["INPUT", "TEXTAREA", "SELECT"].includes(e.tagName)) return false;
   const r = e.getBoundingClientRect();
-  return r.width > 0 && r.height > 0 && r.right > width + 0.5 && !e.closest(".sr-only");
+  if (r.width === 0 || r.height === 0) return false;
+  // past the right edge of the screen, or content wider than its own box (a long word, a wide table)
+  return r.right > width + 0.5 || e.scrollWidth > e.clientWidth + 1;
 }).map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
   (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\\s+/).join(".") : "") +
-  " right=" + Math.round(e.getBoundingClientRect().right))
+  " right=" + Math.round(e.getBoundingClientRect().right) + " content=" + e.scrollWidth + "/" + e.clientWidth)
 """
 
 
@@ -388,7 +391,7 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
         problems.append(f"{name}: the page is {scroll_width}px wide, more than {width}px")
     sticking_out = page.evaluate(OVERFLOWING_JS, width)
     if sticking_out:
-        problems.append(f"{name}: elements past the right edge: {sticking_out[:8]}")
+        problems.append(f"{name}: elements past the right edge: {sticking_out[:12]}")
     for selector in buttons:
         button = page.locator(selector)
         expect(button.first).to_be_visible()
@@ -448,9 +451,9 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     wait_live(desktop.page)
     problems += check_page(desktop, "campaign-desktop", ["#dicebox button[type=submit]"], width=1280)
 
-    assert problems == []
-    assert tabs.csp_violations() == []
-    assert tabs.errors() == []
+    assert problems == [], "\n".join(problems)
+    assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())
+    assert tabs.errors() == [], "\n".join(tabs.errors())
 
 
 # --- 5. bad input is shown next to its field ---
