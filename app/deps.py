@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app import i18n
 from app.accounts.models import User
 from app.accounts.service import user_for_session, user_for_token
 from app.campaigns.service import Access, access
@@ -28,7 +27,6 @@ DB = Annotated[Session, Depends(get_db)]
 def optional_user(request: Request, db: DB) -> User | None:
     user = user_for_session(db, request.scope["fb_session"].get("sid"))
     request.state.user = user
-    i18n.set_locale(i18n.negotiate(request.headers.get("accept-language"), user.locale if user else None))
     return user
 
 

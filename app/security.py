@@ -20,6 +20,8 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app import i18n
+
 COOKIE = "fb_session"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
@@ -33,8 +35,8 @@ CSP = (
 )
 
 
-def new_session_data(sid: str | None = None) -> dict[str, Any]:
-    return {"sid": sid, "csrf": secrets.token_urlsafe(24)}
+def new_session_data(sid: str | None = None, locale: str | None = None) -> dict[str, Any]:
+    return {"sid": sid, "csrf": secrets.token_urlsafe(24), "locale": locale}
 
 
 def set_session(scope: Scope, data: dict[str, Any]) -> None:
@@ -54,9 +56,12 @@ class SessionCookieMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        data = self._load(Headers(scope=scope))
+        headers = Headers(scope=scope)
+        data = self._load(headers)
         scope["fb_session"] = data or new_session_data()
         scope["fb_session_dirty"] = data is None
+        # Set here, in the request's own context, so the threadpool running sync routes inherits it.
+        i18n.set_locale(i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale")))
 
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and scope.get("fb_session_dirty"):

@@ -199,6 +199,8 @@ def main() -> int:
     parser.add_argument("--server-wrapper", default="",
                         help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)')
     parser.add_argument("--max-seconds", type=float, default=300.0, help="hard cap on a --requests phase")
+    parser.add_argument("--server-root", default="",
+                        help="run the app from another source tree (an experimental copy); default: this one")
     args = parser.parse_args()
     if args.concurrency < 1 or args.duration <= 0 or (args.requests is not None and args.requests < 1):
         parser.error("concurrency, duration and requests must be positive")
@@ -208,7 +210,7 @@ def main() -> int:
     tmp = workdir("fateboard-bench-actions-")
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper)
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None)
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     try:
         table = make_table(server.url, args.players)

@@ -78,15 +78,18 @@ def prepare_database(database_url: str | None, workdir: Path) -> str:
 
 
 def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepalive: float = 15.0,
-                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 30.0) -> Server:
+                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 30.0,
+                 root: Path | str | None = None) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
-    `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --")."""
+    `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
+    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout."""
+    root = Path(root) if root else ROOT
     port = free_port()
     env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "bench-secret",
            "FATEBOARD_SECRET_KEY_FILE": str(workdir / "secret_key"),
            "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive), **(extra_env or {})}
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
+    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
                    capture_output=True, timeout=120)
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
@@ -94,7 +97,7 @@ def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepaliv
            str(port), "--timeout-graceful-shutdown", "2", "--log-level", "warning", "--no-access-log"]
     if workers > 1:
         cmd += ["--workers", str(workers)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://{HOST}:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

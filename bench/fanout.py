@@ -225,6 +225,8 @@ def main() -> int:
     parser.add_argument("--drain-timeout", type=float, default=20.0,
                         help="seconds to wait after the last POST for late entries")
     parser.add_argument("--server-wrapper", default="", help="prefix for the uvicorn command (profiling)")
+    parser.add_argument("--server-root", default="",
+                        help="run the app from another source tree (an experimental copy); default: this one")
     args = parser.parse_args()
     if args.streams < 1 or args.actions < 1 or not 0 <= args.spacing <= 5:
         parser.error("streams and actions must be positive, spacing between 0 and 5 s")
@@ -233,7 +235,7 @@ def main() -> int:
     tmp = workdir("fateboard-bench-fanout-")
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper)
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None)
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     try:
         table = make_table(server.url, args.players)

@@ -51,7 +51,7 @@ def signin(request: Request, db: DB, user: MaybeUser, username: Annotated[str, F
         service.end_login_session(db, old)
     sid = service.start_login_session(db, account)
     db.commit()
-    set_session(request.scope, new_session_data(sid))
+    set_session(request.scope, new_session_data(sid, account.locale))
     return redirect(request, _safe_next(next))
 
 
@@ -123,4 +123,6 @@ def revoke_token(request: Request, db: DB, user: CurrentUser, token_id: int) -> 
 def set_language(request: Request, db: DB, user: CurrentUser, locale: Annotated[str, Form()] = "") -> Response:
     user.locale = locale if locale in i18n.SUPPORTED else None
     db.commit()
+    session = request.scope["fb_session"]
+    set_session(request.scope, {**session, "locale": user.locale})
     return redirect(request, "/account")

@@ -124,3 +124,17 @@ def test_cookie_secure_flag_is_a_setting(settings, tmp_path) -> None:
     app = create_app(settings.model_copy(update={"cookie_secure": True}))
     with TestClient(app) as c:
         assert "Secure" in c.get("/signin").headers["set-cookie"]
+
+
+def test_language_choice_is_kept_in_the_session(client: TestClient) -> None:
+    from app import i18n
+
+    assert i18n.negotiate("da-DK,da;q=0.9,en;q=0.5") == "da"
+    assert i18n.negotiate("fr, de;q=0.4") == "de"
+    assert i18n.negotiate(None) == "en" and i18n.negotiate("de", "en") == "en"
+    assert 'lang="de"' in client.get("/signin", headers={"Accept-Language": "de"}).text
+    signup(client, "anna")
+    r = client.post("/account/language", data={"locale": "da", "csrf_token": csrf_of(client, "/account")},
+                    follow_redirects=False)
+    assert r.status_code == 303
+    assert 'lang="da"' in client.get("/account", headers={"Accept-Language": "de"}).text

@@ -412,7 +412,9 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     api_roll(base, campaign_id, pia, "4d6kh3+1d8+2", note="Wren vaults the toll gate before it slams shut")
     api_roll(base, campaign_id, nora, "1d100", visibility="narrator")
     code = api_invite(base, campaign_id, nora)
-    api_user(base, "quinn", DEMO_PASSWORD)
+    newcomer_name = "Quinn_the_Lamplighters_Apprentice_No.042"  # the longest a username may be (40)
+    assert len(newcomer_name) == 40
+    api_user(base, newcomer_name, DEMO_PASSWORD)
     table = f"/campaigns/{campaign_id}"
     problems: list[str] = []
 
@@ -442,8 +444,8 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     wait_live(player.page)
     problems += check_page(player, "campaign-player", ["#dicebox button[type=submit]", ".prompt button.primary"])
 
-    newcomer = tabs.open("quinn")
-    sign_in(newcomer, base, "quinn", DEMO_PASSWORD, next=f"/join/{code}")
+    newcomer = tabs.open(newcomer_name)
+    sign_in(newcomer, base, newcomer_name, DEMO_PASSWORD, next=f"/join/{code}")
     problems += check_page(newcomer, "join", ["main button.primary"])
 
     desktop = tabs.open("nora-desktop", desktop=True, storage_state=narrator.context.storage_state())
