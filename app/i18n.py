@@ -47,8 +47,8 @@ _ = gettext
 
 def negotiate(accept_language: str | None, preferred: str | None = None) -> str:
     """The user's own choice first, then the best match from Accept-Language, then English."""
-    if preferred in SUPPORTED:
-        return preferred  # type: ignore[return-value]
+    if preferred is not None and preferred in SUPPORTED:
+        return preferred
     weighted: list[tuple[float, str]] = []
     for part in (accept_language or "").split(","):
         lang, _sep, q = part.strip().partition(";q=")

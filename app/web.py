@@ -22,7 +22,8 @@ HTMX_FILE = "htmx-2.0.11.min.js"
 def make_env() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
                       extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
-    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
+    # Added to the environment by the i18n extension above.
+    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)
     env.globals["htmx_file"] = HTMX_FILE
     env.filters["when"] = lambda dt: dt.strftime("%Y-%m-%d %H:%M UTC") if dt else ""
     env.filters["hm"] = lambda dt: dt.strftime("%H:%M") if dt else ""

@@ -165,7 +165,7 @@ def table(client: TestClient) -> Table:
 class LiveServer:
     """A real uvicorn on 127.0.0.1 (an endless SSE stream would hang an in-process client)."""
 
-    def __init__(self, url: str, database_url: str, env: dict[str, str], process: object) -> None:
+    def __init__(self, url: str, database_url: str, env: dict[str, str], process: subprocess.Popen[bytes]) -> None:
         self.url = url
         self.database_url = database_url
         self.env = env
@@ -213,11 +213,11 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
 
 def stop_server(server: LiveServer) -> None:
     proc = server.process
-    proc.terminate()  # type: ignore[attr-defined]
+    proc.terminate()
     try:
-        proc.wait(timeout=5)  # type: ignore[attr-defined]
+        proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        proc.kill()  # type: ignore[attr-defined]
+        proc.kill()
 
 
 @pytest.fixture

@@ -403,19 +403,20 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
 
 
 def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveServer) -> None:
+    """The demo table, plus a member with the longest username allowed, on every page a phone user meets."""
     base = tabs.base
     seeded = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=live_server.env, check=True,
                             capture_output=True, text=True).stdout
     campaign_id = int(re.search(r"\(id (\d+)\)", seeded).group(1))  # type: ignore[union-attr]
+    table = f"/campaigns/{campaign_id}"
     nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
     pia = api_user(base, "pia", DEMO_PASSWORD, create=False)
     api_roll(base, campaign_id, pia, "4d6kh3+1d8+2", note="Wren vaults the toll gate before it slams shut")
     api_roll(base, campaign_id, nora, "1d100", visibility="narrator")
     code = api_invite(base, campaign_id, nora)
-    newcomer_name = "Quinn_the_Lamplighters_Apprentice_No.042"  # the longest a username may be (40)
-    assert len(newcomer_name) == 40
-    api_user(base, newcomer_name, DEMO_PASSWORD)
-    table = f"/campaigns/{campaign_id}"
+    long_name = "Quinn_the_Lamplighters_Apprentice_No.042"  # usernames may be 40 characters long
+    assert len(long_name) == 40
+    quinn = api_user(base, long_name, DEMO_PASSWORD)
     problems: list[str] = []
 
     anonymous = tabs.open("anonymous")
@@ -424,6 +425,18 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     anonymous.page.goto(base + "/signup")
     problems += check_page(anonymous, "signup", ["#signup-form button.primary"])
 
+    newcomer = tabs.open("quinn")
+    sign_in(newcomer, base, long_name, DEMO_PASSWORD, next=f"/join/{code}")
+    problems += check_page(newcomer, "join", ["main button.primary"])
+    newcomer.page.get_by_role("button", name="Join as a player").click()
+    expect(newcomer.page).to_have_url(base + table)
+    api_roll(base, campaign_id, quinn, "1d20+5", note="Quinn_checks_every_lamp_on_the_road_twice_before_nightfall")
+    newcomer.page.goto(base + "/account")
+    newcomer.page.get_by_label("Token name").fill("discord-bot")
+    newcomer.page.get_by_role("button", name="Create token").click()
+    expect(newcomer.page.get_by_label("New token")).to_be_visible()
+    problems += check_page(newcomer, "account", ["#tokens-panel button.primary"])
+
     narrator = tabs.open("nora")
     sign_in(narrator, base, "nora", DEMO_PASSWORD)
     problems += check_page(narrator, "campaigns", ["#create-campaign button.primary"])
@@ -431,11 +444,6 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     wait_live(narrator.page)
     expect(narrator.page.locator("#odds")).to_contain_text("Type an expression")
     problems += check_page(narrator, "campaign-narrator", ["#dicebox button[type=submit]"])
-    narrator.page.goto(base + "/account")
-    narrator.page.get_by_label("Token name").fill("discord-bot")
-    narrator.page.get_by_role("button", name="Create token").click()
-    expect(narrator.page.get_by_label("New token")).to_be_visible()
-    problems += check_page(narrator, "account", ["#tokens-panel button.primary"])
     narrator.page.goto(base + "/docs")
     problems += check_page(narrator, "docs", [])
 
@@ -443,10 +451,6 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
     sign_in(player, base, "pia", DEMO_PASSWORD, next=table)
     wait_live(player.page)
     problems += check_page(player, "campaign-player", ["#dicebox button[type=submit]", ".prompt button.primary"])
-
-    newcomer = tabs.open(newcomer_name)
-    sign_in(newcomer, base, newcomer_name, DEMO_PASSWORD, next=f"/join/{code}")
-    problems += check_page(newcomer, "join", ["main button.primary"])
 
     desktop = tabs.open("nora-desktop", desktop=True, storage_state=narrator.context.storage_state())
     desktop.page.goto(base + table)
