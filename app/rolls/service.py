@@ -8,7 +8,8 @@ and only then tell the broker.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,27 @@ def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
         .returning(Campaign.last_seq, Campaign.head_hash)
     ).one()
     return row[0], row[1]
+
+
+class _Replayed(Exception):
+    """The idempotency key was used before: roll back and return the first entry."""
+
+    def __init__(self, entry: LogEntry) -> None:
+        self.entry = entry
+
+
+@contextmanager
+def _appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
+    """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
+    and tell the broker only after the commit."""
+    seq, prev_hash = _lock_head(db, acc.campaign.id)
+    try:
+        yield seq, prev_hash
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    publish(acc.campaign.id, "entry", seq)
 
 
 def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
@@ -150,41 +172,37 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     elif action.needs_character:
         raise BadRequest("Choose a character for this action.", field="character_id")
 
-    seq, prev_hash = _lock_head(db, acc.campaign.id)
     try:
-        if idempotency_key:
-            existing = db.scalar(select(LogEntry).where(
-                LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
-                LogEntry.idempotency_key == idempotency_key))
-            if existing is not None:
-                db.rollback()
-                return ActionResult(entry=existing, replayed=True)
-        sheet: dict[str, Any] = {}
-        if character is not None:
-            db.refresh(character)
-            if req.expected_version is not None and req.expected_version != character.version:
-                raise Conflict("The sheet changed since you opened it: reload and try again.")
-            sheet = dict(character.sheet)
-        try:
-            resolution = action.resolve(sheet, params, dice or SecureDice())
-        except ActionError as exc:
-            raise BadRequest(exc.message, field=exc.field) from exc
-        if resolution.sheet is not None and character is not None:
-            _save_sheet(db, character, resolution.sheet)
-        entry = _write_entry(
-            db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
-            visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
-            content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {})},
-                     "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
-                     "note": note},
-        )
-        if prompt is not None:
-            prompt.status, prompt.entry_seq = "done", seq
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-    publish(acc.campaign.id, "entry", seq)
+        with _appending(db, acc, publish) as (seq, prev_hash):
+            if idempotency_key:
+                existing = db.scalar(select(LogEntry).where(
+                    LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
+                    LogEntry.idempotency_key == idempotency_key))
+                if existing is not None:
+                    raise _Replayed(existing)
+            sheet: dict[str, Any] = {}
+            if character is not None:
+                db.refresh(character)
+                if req.expected_version is not None and req.expected_version != character.version:
+                    raise Conflict("The sheet changed since you opened it: reload and try again.")
+                sheet = dict(character.sheet)
+            try:
+                resolution = action.resolve(sheet, params, dice or SecureDice())
+            except ActionError as exc:
+                raise BadRequest(exc.message, field=exc.field) from exc
+            if resolution.sheet is not None and character is not None:
+                _save_sheet(db, character, resolution.sheet)
+            entry = _write_entry(
+                db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
+                visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
+                content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {})},
+                         "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
+                         "note": note},
+            )
+            if prompt is not None:
+                prompt.status, prompt.entry_seq = "done", seq
+    except _Replayed as replay:
+        return ActionResult(entry=replay.entry, replayed=True)
     if prompt is not None:
         publish(acc.campaign.id, "prompts", None)
     return ActionResult(entry=entry)
@@ -207,8 +225,7 @@ def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: st
                 also: Callable[[], object] | None = None) -> LogEntry:
     """A narrator action or announcement (session start, void, reveal) as a chained entry.
     `also` runs after the entry is written and before the commit: its changes land with the entry or not at all."""
-    seq, prev_hash = _lock_head(db, acc.campaign.id)
-    try:
+    with _appending(db, acc, publish) as (seq, prev_hash):
         entry = _write_entry(
             db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
             character=character, target_seq=target_seq,
@@ -216,11 +233,6 @@ def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: st
         )
         if also is not None:
             also()
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-    publish(acc.campaign.id, "entry", seq)
     return entry
 
 
@@ -273,8 +285,7 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
     except ValidationError as exc:
         message, field = validation_message(exc)
         raise BadRequest(message, field=field) from exc
-    seq, prev_hash = _lock_head(db, acc.campaign.id)
-    try:
+    with _appending(db, acc, publish) as (seq, prev_hash):
         db.refresh(character)
         _save_sheet(db, character, after)
         changed = {k: {"from": before.get(k), "to": v} for k, v in after.items() if before.get(k) != v}
@@ -282,11 +293,6 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
                              visibility="public", character=character,
                              content={"request": {"changes": changes, "reason": reason}, "outcome": changed,
                                       "summary": f"adjusted {character.name}'s sheet ({reason})"})
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
-    publish(acc.campaign.id, "entry", seq)
     return entry
 
 
