@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from app.deps import MaybeUser
 from app.web import render
 
 router = APIRouter()
@@ -26,8 +27,27 @@ def _operations(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(ops, key=lambda o: (o["tag"], o["path"], o["method"]))
 
 
+def type_name(spec: dict[str, Any]) -> str:
+    """A schema's type in words: "string", "integer or null", "array of string", "Credentials"."""
+    if "$ref" in spec:
+        return str(spec["$ref"]).rsplit("/", 1)[-1]
+    if "anyOf" in spec:
+        return " or ".join(type_name(s) for s in spec["anyOf"])
+    if spec.get("type") == "array":
+        return "array of " + type_name(spec.get("items", {}))
+    return str(spec.get("type", "any"))
+
+
+def _schemas(schema: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    out = {}
+    for name, spec in schema.get("components", {}).get("schemas", {}).items():
+        required = set(spec.get("required", []))
+        out[name] = [{"name": field, "type": type_name(f), "required": field in required}
+                     for field, f in spec.get("properties", {}).items()]
+    return out
+
+
 @router.get("/docs", include_in_schema=False)
-def docs(request: Request) -> Response:
+def docs(request: Request, user: MaybeUser) -> Response:
     schema = request.app.openapi()
-    return render(request, "docs.html", {"operations": _operations(schema),
-                                         "schemas": schema.get("components", {}).get("schemas", {})})
+    return render(request, "docs.html", {"operations": _operations(schema), "schemas": _schemas(schema)})

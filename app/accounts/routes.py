@@ -14,7 +14,7 @@ from app.errors import BadRequest, TooManyRequests
 from app.security import new_session_data, set_session
 from app.web import redirect, render
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
 def _safe_next(url: str | None) -> str:

@@ -21,7 +21,7 @@ from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS
 from app.web import redirect, render
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
 @router.get("/")

@@ -86,7 +86,7 @@ def _stream(request: Request, hub: LiveHub, acc: Access, after: int | None, fmt:
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
-@router.get("/campaigns/{campaign_id}/stream")
+@router.get("/campaigns/{campaign_id}/stream", include_in_schema=False)
 def page_stream(request: Request, acc: MemberAccess, hub: Hub, after: int | None = None) -> StreamingResponse:
     viewer, narrator = acc.user.id, acc.is_narrator
 

@@ -17,7 +17,7 @@ from app.rolls import service
 from app.systems import ActionError, get_action
 from app.web import render
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 TABLE = "campaigns/table.html"
 
 

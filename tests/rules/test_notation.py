@@ -58,7 +58,7 @@ def test_keep_highest_drops_the_lowest_die() -> None:
     assert term.faces == (6, 5, 1, 3)
     assert term.kept == (True, True, False, True)
     assert term.dropped == (2,)
-    assert result.render() == "4d6kh3 [6, 5, ~1~, 3] = 14"
+    assert result.render() == "4d6kh3 [6, 5, 1̶, 3] = 14"
 
 
 @pytest.mark.parametrize(
@@ -140,7 +140,7 @@ def test_modifiers_combine_explode_then_keep_then_count() -> None:
     assert term.faces == (10, 3, 8, 2, 9, 1)
     assert term.kept == (True, False, True, False, True, False)
     assert term.successes == 3
-    assert result.render() == "5d10!kh3>=8 [10!*, ~3~, 8*, ~2~, 9*, ~1~] (3 successes) = 3"
+    assert result.render() == "5d10!kh3>=8 [10!*, 3̶, 8*, 2̶, 9*, 1̶] (3 successes) = 3"
 
 
 def test_success_counting_ignores_dropped_dice() -> None:

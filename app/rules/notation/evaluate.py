@@ -56,9 +56,10 @@ class RollResult:
     text: str
 
     def render(self) -> str:
-        """One plain-text line, e.g. "4d6kh3 [6, 5, ~1~, 3] = 14".
+        """One plain-text line, e.g. "4d6kh3 [6, 5, 1̶, 3] = 14".
 
-        Dropped dice are struck as ~1~, dice that exploded carry a !, successes carry a *.
+        Dropped dice are struck through (U+0336 after each character, so it shows in any plain-text
+        log), dice that exploded carry a !, successes carry a *.
         """
         parts: list[str] = []
         for index, term in enumerate(self.terms):
@@ -143,10 +144,15 @@ def _render_term(term: TermResult) -> str:
             text += "!"
         if term.success and term.success[index]:
             text += "*"
-        shown.append(text if term.kept[index] else f"~{text}~")
+        shown.append(text if term.kept[index] else strike(text))
     line = f"{term.notation} [{', '.join(shown)}]"
     if term.successes is not None:
         line += f" ({term.successes} {'success' if term.successes == 1 else 'successes'})"
     if term.capped:
         line += " (explosion cap reached)"
     return line
+
+
+def strike(text: str) -> str:
+    """Struck-through plain text: a combining long stroke overlay after every character."""
+    return "".join(ch + "\u0336" for ch in text)
