@@ -73,7 +73,7 @@ def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
         "members": [{"id": u.id, "username": u.username, "role": r} for u, r in campaigns.members(db, c.id)],
         "characters": [{"id": ch.id, "name": ch.name, "system": ch.system, "kind": ch.kind, "owner_id": ch.owner_id,
                         "version": ch.version,
-                        "sheet": ch.sheet if characters.can_act(acc, ch) else None}
+                        "sheet": characters.visible_sheet(acc, ch)}
                        for ch in characters.characters_for(db, acc)],
     }
 

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.campaigns.service import Access
 from app.characters.models import Character
-from app.errors import BadRequest
+from app.errors import BadRequest, NotFound
 from app.rolls.service import validation_message
 from app.systems import ActionError, get_system
 
@@ -33,10 +33,12 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
         raise BadRequest("Players create their own player characters only.", field="kind")
     try:
-        clean = rule_system.sheet.model_validate(sheet or {}).model_dump(mode="json")
+        clean = rule_system.new_sheet(sheet or {})
     except ValidationError as exc:
         message, field = validation_message(exc)
         raise BadRequest(message, field=field) from exc
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
     character = Character(campaign_id=acc.campaign.id, owner_id=owner_id or acc.user.id, system=rule_system.id,
                           name=name, kind=kind, sheet=clean)
     db.add(character)
@@ -52,6 +54,21 @@ def characters_for(db: Session, acc: Access) -> list[Character]:
 
 def can_act(acc: Access, character: Character) -> bool:
     return acc.is_narrator or character.owner_id == acc.user.id
+
+
+def visible_sheet(acc: Access, character: Character) -> dict[str, Any]:
+    """The whole sheet for its player and the narrators; the system's public part for everyone else."""
+    if can_act(acc, character):
+        return dict(character.sheet)
+    return get_system(character.system).public_sheet(dict(character.sheet))
+
+
+def character_in(db: Session, acc: Access, character_id: int) -> Character:
+    """A character of this campaign that the caller may look at (everyone sees the cast list)."""
+    character = db.get(Character, character_id)
+    if character is None or character.campaign_id != acc.campaign.id:
+        raise NotFound("No such character in this campaign.")
+    return character
 
 
 def actable_characters(db: Session, acc: Access) -> list[Character]:

@@ -25,7 +25,7 @@ from app.rolls import chain
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
-from app.systems import ActionError, get_action, get_system
+from app.systems import Action, ActionError, Context, get_action, get_system
 from app.types import utcnow
 
 Publish = Callable[[int, str, int | None], None]
@@ -166,11 +166,14 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     except ActionError as exc:
         raise BadRequest(exc.message, field=exc.field) from exc
     note = _check_note(req.note)
+    if action.narrator_only and not acc.is_narrator:
+        raise Forbidden(f"Only a narrator can {action.name.lower()}.")
     character = None
     if req.character_id is not None:
         character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
     elif action.needs_character:
         raise BadRequest("Choose a character for this action.", field="character_id")
+    others = _involved(db, acc, action, params, system.id, character)
 
     try:
         with _appending(db, acc, publish) as (seq, prev_hash):
@@ -186,12 +189,19 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 if req.expected_version is not None and req.expected_version != character.version:
                     raise Conflict("The sheet changed since you opened it: reload and try again.")
                 sheet = dict(character.sheet)
+            for other in others.values():
+                db.refresh(other)
+            ctx = _context(db, acc, character, others)
             try:
-                resolution = action.resolve(sheet, params, dice or SecureDice())
+                resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
                 raise BadRequest(exc.message, field=exc.field) from exc
             if resolution.sheet is not None and character is not None:
                 _save_sheet(db, character, resolution.sheet)
+            for other_id, other_sheet in resolution.others.items():
+                if other_id not in others:
+                    raise BadRequest("That action changed a character it does not involve.")
+                _save_sheet(db, others[other_id], other_sheet)
             entry = _write_entry(
                 db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
                 visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
@@ -206,6 +216,35 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     if prompt is not None:
         publish(acc.campaign.id, "prompts", None)
     return ActionResult(entry=entry)
+
+
+def _involved(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
+              character: Character | None) -> dict[int, Character]:
+    """The other characters an action names in its params (an opponent, helpers): same campaign and system."""
+    found: dict[int, Character] = {}
+    for name in action.involves:
+        value = getattr(params, name, None)
+        ids = value if isinstance(value, list | tuple) else [value]
+        for cid in ids:
+            if cid is None:
+                continue
+            other = db.get(Character, cid)
+            if other is None or other.campaign_id != acc.campaign.id or other.system != system_id:
+                raise NotFound("No such character in this campaign.", field=name)
+            if character is not None and other.id == character.id:
+                raise BadRequest("A character cannot be its own opponent or helper.", field=name)
+            found[other.id] = other
+    return found
+
+
+def _context(db: Session, acc: Access, character: Character | None, others: dict[int, Character]) -> Context:
+    session = current_session(db, acc.campaign.id)
+    return Context(
+        actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
+        now=utcnow().timestamp(), campaign_settings=dict(acc.campaign.settings or {}),
+        character_name=character.name if character else None,
+        others={cid: dict(c.sheet) for cid, c in others.items()}, other_names={cid: c.name for cid, c in others.items()},
+    )
 
 
 def _save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ and one line in SYSTEMS."""
 from __future__ import annotations
 
 from app.systems import dice
-from app.systems.base import Action, ActionError, Odds, Resolution, RuleSystem
+from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem
 
 SYSTEMS: dict[str, RuleSystem] = {
     dice.SYSTEM.id: dice.SYSTEM,
@@ -29,4 +29,5 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
         raise ActionError(f"{system.name} has no action {action_id!r}", field="action") from None
 
 
-__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Odds", "Resolution", "RuleSystem", "get_action", "get_system"]
+__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "Odds", "Resolution", "RuleSystem", "get_action",
+           "get_system"]

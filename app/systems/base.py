@@ -45,6 +45,22 @@ class Resolution:
     summary: str
     # The new sheet (whole), or None when the action does not change it.
     sheet: dict[str, Any] | None = None
+    # New sheets (whole) of other characters the action involves (Action.involves), by character id.
+    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What an action may know besides its own sheet and params: plain data, loaded by the rules service."""
+
+    actor_is_narrator: bool = False
+    session_number: int | None = None
+    now: float = 0.0  # server time, seconds since the epoch (for real-time rules such as regeneration)
+    campaign_settings: Mapping[str, Any] = field(default_factory=dict)
+    character_name: str | None = None
+    # Sheets and names of the other characters named in the params (Action.involves), by id.
+    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    other_names: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -56,7 +72,7 @@ class Odds:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Resolve = Callable[[dict[str, Any], Any, Dice], Resolution]
+Resolve = Callable[..., Resolution]  # (sheet, params, dice) or, with takes_context, (sheet, params, dice, ctx)
 OddsFn = Callable[[dict[str, Any], Any], Odds | None]
 
 
@@ -68,15 +84,47 @@ class Action:
     resolve: Resolve
     odds: OddsFn | None = None
     needs_character: bool = True
+    narrator_only: bool = False
+    # Names of params that hold the ids of other characters this action reads or changes (an opponent,
+    # helpers). The service loads their sheets into the Context and saves Resolution.others.
+    involves: tuple[str, ...] = ()
+    takes_context: bool = False
+    description: str = ""
+
+    def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
+        if self.takes_context:
+            return self.resolve(sheet, params, dice, ctx)
+        return self.resolve(sheet, params, dice)
+
+
+SheetFilter = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _nothing_public(sheet: dict[str, Any]) -> dict[str, Any]:
+    return {}
 
 
 @dataclass(frozen=True)
 class RuleSystem:
+    """A rule system as the app sees it. Its pages live in templates/<id>/ (sheet.html, create.html) when
+    `has_pages` is set; otherwise characters use the generic sheet."""
+
     id: str
     name: str
     sheet: type[BaseModel]
     actions: Mapping[str, Action]
     description: str = ""
+    has_pages: bool = False
+    # What someone who may not act for the character sees of its sheet (e.g. without a secret name).
+    public_sheet: SheetFilter = _nothing_public
+    # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
+    # person understands. Default: the sheet model validates the fields as they are.
+    create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
+
+    def new_sheet(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        if self.create is not None:
+            return self.create(fields)
+        return self.sheet.model_validate(dict(fields)).model_dump(mode="json")

@@ -1,0 +1,175 @@
+"""Character sheets and their actions, for every rule system.
+
+A system with pages brings templates/<system>/sheet.html (blocks: `sheet`, `actions`) and create.html;
+others use templates/characters/sheet.html. Every action form posts to one route, which turns the form
+into the action's params and hands them to the rules service — the same path as the JSON API.
+"""
+
+from __future__ import annotations
+
+import secrets
+import typing
+from collections.abc import Mapping
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel
+from sqlalchemy import select
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.responses import Response
+
+from app.campaigns.service import Access
+from app.characters import service
+from app.characters.models import Character
+from app.deps import DB, MemberAccess, Publisher
+from app.errors import BadRequest, FateboardError, NotFound
+from app.rolls import service as rolls
+from app.rolls.log import entry_html
+from app.rolls.models import LogEntry, RollPrompt
+from app.rolls.visibility import VISIBILITY_LABELS
+from app.systems import SYSTEMS, ActionError, RuleSystem, get_action, get_system
+from app.web import redirect, render
+
+router = APIRouter(include_in_schema=False)
+FORM_KEYS = {"csrf_token", "idempotency_key", "visibility", "note", "prompt_id", "expected_version"}
+
+
+def params_from_form(model: type[BaseModel], form: Mapping[str, Any] | FormData) -> dict[str, Any]:
+    """Form fields → the action's params: lists from repeated fields, empty fields left to their defaults."""
+    out: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        origin = typing.get_origin(field.annotation)
+        if origin in (list, tuple, set) and isinstance(form, FormData):
+            values = [v for v in form.getlist(name) if v != ""]
+            if values:
+                out[name] = values
+            continue
+        value = form.get(name)
+        if value is not None and value != "":
+            out[name] = value
+    return out
+
+
+def template_for(system: RuleSystem, page: str) -> str:
+    return f"{system.id}/{page}.html" if system.has_pages else f"characters/{page}.html"
+
+
+def sheet_context(db: DB, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
+    system = get_system(character.system)
+    entries = list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == acc.campaign.id,
+                                                     LogEntry.character_id == character.id)
+                              .order_by(LogEntry.seq.desc()).limit(10)))
+    prompts = list(db.scalars(select(RollPrompt).where(RollPrompt.character_id == character.id,
+                                                       RollPrompt.status == "open").order_by(RollPrompt.id)))
+    can_act = service.can_act(acc, character)
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "character": character,
+        "system": system, "sheet": service.visible_sheet(acc, character), "can_act": can_act,
+        "prompts": prompts if can_act else [], "visibilities": VISIBILITY_LABELS,
+        "entries_html": [entry_html(e, acc.user.id, acc.is_narrator) for e in reversed(entries)],
+        "characters": [c for c in service.characters_for(db, acc) if c.system == character.system],
+        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}")
+def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: int) -> Response:
+    character = service.character_in(db, acc, character_id)
+    system = get_system(character.system)
+    return render(request, template_for(system, "sheet"), sheet_context(db, acc, character))
+
+
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
+async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: int,
+              action_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
+
+
+def _act(request: Request, db: DB, acc: Access, publish: Any, character_id: int, action_id: str,
+         form: FormData) -> Response:
+    character = service.character_in(db, acc, character_id)
+    system = get_system(character.system)
+    template = template_for(system, "sheet")
+    try:
+        _system, action = get_action(system.id, action_id)
+        prompt_id = form.get("prompt_id")
+        version = form.get("expected_version")
+        req = rolls.ActionRequest(
+            system=system.id, action=action.id, character_id=character.id,
+            params=params_from_form(action.params, form), visibility=_visibility(form.get("visibility")),
+            note=str(form.get("note", "")), prompt_id=int(prompt_id) if str(prompt_id or "").isdigit() else None,
+            expected_version=int(version) if str(version or "").isdigit() else None)
+        result = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+                                      publish=publish)
+    except (FateboardError, ActionError) as exc:
+        db.rollback()
+        status = exc.status_code if isinstance(exc, FateboardError) else 422
+        ctx = sheet_context(db, acc, character, errors={exc.field or action_id: exc.message},
+                            form={k: v for k, v in form.items()}, failed_action=action_id)
+        return render(request, template, ctx, block="sheet", status_code=status)
+    db.refresh(character)
+    entry = result.entry
+    shown = {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": result.replayed,
+             "visibility": entry.visibility, "outcome": entry.body.get("outcome"), "action": action_id}
+    return render(request, template, sheet_context(db, acc, character, result=shown), block="sheet")
+
+
+def _visibility(value: Any) -> str:
+    return value if value in ("public", "narrator", "blind", "self") else "public"
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}")
+def odds(request: Request, db: DB, acc: MemberAccess, character_id: int, action_id: str) -> Response:
+    character = service.character_in(db, acc, character_id)
+    if not service.can_act(acc, character):
+        raise NotFound("No such character in this campaign.")
+    try:
+        _system, action = get_action(character.system, action_id)
+        params = action.params.model_validate(params_from_form(action.params, request.query_params))
+        result = action.odds(dict(character.sheet), params) if action.odds else None
+    except (ActionError, ValueError) as exc:
+        message = exc.message if isinstance(exc, ActionError) else "Choose the options to see the chance."
+        return render(request, "rolls/odds.html", {"error": message})
+    return render(request, "rolls/odds.html", {"odds": result, "error": None})
+
+
+@router.get("/campaigns/{campaign_id}/characters/new/{system_id}")
+def create_page(request: Request, acc: MemberAccess, system_id: str) -> Response:
+    system = _campaign_system(acc, system_id)
+    return render(request, template_for(system, "create"), {"acc": acc, "campaign": acc.campaign, "system": system,
+                                                             "is_narrator": acc.is_narrator, "errors": {}, "form": {}})
+
+
+@router.post("/campaigns/{campaign_id}/characters/new/{system_id}")
+async def create(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_create, request, db, acc, system_id, form)
+
+
+def _create(request: Request, db: DB, acc: Access, system_id: str, form: FormData) -> Response:
+    system = _campaign_system(acc, system_id)
+    fields = {k: (form.getlist(k) if len(form.getlist(k)) > 1 else v) for k, v in form.items()
+              if k not in FORM_KEYS and k not in ("name", "kind", "owner_id")}
+    owner = str(form.get("owner_id") or "")
+    try:
+        character = service.create_character(db, acc, name=str(form.get("name", "")), system=system.id, sheet=fields,
+                                             kind=str(form.get("kind") or "pc"),
+                                             owner_id=int(owner) if owner.isdigit() else None)
+        db.commit()
+    except FateboardError as exc:
+        db.rollback()
+        return render(request, template_for(system, "create"), {
+            "acc": acc, "campaign": acc.campaign, "system": system, "is_narrator": acc.is_narrator,
+            "errors": {exc.field or "form": exc.message}, "form": {k: v for k, v in form.items()}},
+            block="form" if request.headers.get("hx-request") else None, status_code=exc.status_code)
+    return redirect(request, f"/campaigns/{acc.campaign.id}/characters/{character.id}")
+
+
+def _campaign_system(acc: Access, system_id: str) -> RuleSystem:
+    if system_id not in SYSTEMS or system_id not in acc.campaign.systems:
+        raise BadRequest("This campaign does not use that rule system.", field="system")
+    return SYSTEMS[system_id]
