@@ -1,4 +1,4 @@
-"""/docs: the OpenAPI description rendered on our own page (no third-party scripts, strict CSP)."""
+"""/docs: the OpenAPI description rendered on our own page (no third-party scripts, strict CSP); /help: the rules."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.deps import MaybeUser
+from app.systems import SYSTEMS
 from app.web import render
 
 router = APIRouter()
@@ -45,6 +46,12 @@ def _schemas(schema: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
         out[name] = [{"name": field, "type": type_name(f), "required": field in required}
                      for field, f in spec.get("properties", {}).items()]
     return out
+
+
+@router.get("/help", include_in_schema=False)
+def help_page(request: Request, user: MaybeUser) -> Response:
+    """How the server rules: every system's notation and the rulings it implements."""
+    return render(request, "help.html", {"systems": SYSTEMS})
 
 
 @router.get("/docs", include_in_schema=False)

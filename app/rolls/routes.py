@@ -7,11 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
 from app.campaigns.routes import table_context
 from app.deps import DB, MemberAccess, Publisher
-from app.errors import BadRequest, FateboardError
+from app.characters.routes import params_from_form
+from app.errors import BadRequest, FateboardError, NotFound
+from app.rolls.models import RollPrompt
 from app.rolls import log as rolllog
 from app.rolls import service
 from app.systems import ActionError, get_action
@@ -72,21 +75,32 @@ def prompts_panel(request: Request, db: DB, acc: MemberAccess) -> Response:
 
 
 @router.post("/campaigns/{campaign_id}/prompts")
-def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
-                  character_id: Annotated[str, Form()] = "", expression: Annotated[str, Form()] = "",
-                  visibility: Annotated[str, Form()] = "public", note: Annotated[str, Form()] = "") -> Response:
+async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
+    """The narrator calls for a roll. Dice: `expression` (empty: the player chooses). Any system:
+    `system`, `action` and `locked.<param>` fields, which the player cannot change."""
+    form = await request.form()
+    return await run_in_threadpool(_call_for_roll, request, db, acc, publish, form)
+
+
+def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormData) -> Response:
+    character_id = str(form.get("character_id") or "")
+    system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     try:
         if not character_id.isdigit():
             raise BadRequest("Choose whose roll it is.", field="prompt_character")
-        locked = {"expression": expression.strip()} if expression.strip() else {}
-        if locked:
+        locked = {k[len("locked."):]: v for k, v in form.items() if k.startswith("locked.") and v != ""}
+        expression = str(form.get("expression") or "").strip()
+        if expression:
+            locked["expression"] = expression
+        if system == "dice" and locked:
             _s, act = get_action("dice", "roll")
             try:
                 act.odds({}, act.params.model_validate(locked)) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(exc.message, field="prompt_expression") from exc
-        service.create_prompt(db, acc, character_id=int(character_id), system="dice", action="roll", locked=locked,
-                              visibility=visibility, note=note, publish=publish)
+        service.create_prompt(db, acc, character_id=int(character_id), system=system, action=action, locked=locked,
+                              visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
+                              publish=publish)
     except FateboardError as exc:
         db.rollback()
         return render(request, TABLE, table_context(db, acc, errors={exc.field or "prompt": exc.message}),
@@ -95,16 +109,27 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
-def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int,
-                    expression: Annotated[str, Form()] = "", note: Annotated[str, Form()] = "",
-                    idempotency_key: Annotated[str, Form()] = "") -> Response:
+async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_complete_prompt, request, db, acc, publish, prompt_id, form)
+
+
+def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id: int, form: FormData) -> Response:
     try:
-        req = service.ActionRequest(system="dice", action="roll", params={"expression": expression}
-                                    if expression else {}, note=note, prompt_id=prompt_id)
-        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key or None, publish=publish)
-    except FateboardError as exc:
+        prompt = db.get(RollPrompt, prompt_id)
+        if prompt is None or prompt.campaign_id != acc.campaign.id:
+            raise NotFound("No such roll prompt.")
+        _system, action = get_action(prompt.system, prompt.action)
+        req = service.ActionRequest(system=prompt.system, action=prompt.action,
+                                    params=params_from_form(action.params, form), note=str(form.get("note") or ""),
+                                    prompt_id=prompt_id)
+        result = service.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+                                        publish=publish)
+    except (FateboardError, ActionError) as exc:
+        db.rollback()
+        status = exc.status_code if isinstance(exc, FateboardError) else 422
         return render(request, TABLE, table_context(db, acc, errors={f"prompt-{prompt_id}": exc.message}),
-                      block="prompts", status_code=exc.status_code)
+                      block="prompts", status_code=status)
     return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(result.entry, result.replayed)),
                   block="prompts")
 

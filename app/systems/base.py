@@ -120,6 +120,8 @@ class RuleSystem:
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    # The rulings (../shared/rules/RULINGS.md) this system implements, in words, for the help page.
+    rulings: tuple[str, ...] = ()
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
