@@ -51,6 +51,11 @@ def seed(settings: Settings) -> tuple[int, bool]:
                                  params={"expression": "1d20"}, visibility="blind"), dice=ScriptedDice([17]))
             rolls.create_prompt(db, nora, character_id=hero.id, system="dice", action="roll",
                                 locked={"expression": "1d20+2"}, note="Does Wren spot the toll-keeper's trick?")
+            # Each rule system adds its own examples (characters, foes, an encounter) to the demo.
+            for system in SYSTEMS.values():
+                if system.seed_demo is not None:
+                    system.seed_demo(db, nora, pia)
+                    db.commit()
             return campaign.id, True
     finally:
         engine.dispose()

@@ -17,6 +17,7 @@ from app import api, docs_page
 from app.accounts import routes as account_routes
 from app.campaigns import routes as campaign_routes
 from app.characters import routes as character_routes
+from app.encounters import routes as encounter_routes
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.errors import FateboardError, NotSignedIn
@@ -65,7 +66,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeadersMiddleware)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (account_routes, campaign_routes, character_routes, roll_routes, live_routes, api, docs_page):
+    for module in (account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, live_routes, api,
+                   docs_page):
         app.include_router(module.router)
     install_error_handlers(app)
     return app

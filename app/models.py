@@ -4,9 +4,10 @@ from app.accounts.models import ApiToken, LoginSession, SigninFailure, User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
+from app.encounters.models import Encounter
 from app.rolls.models import LogEntry, RollPrompt
 
 __all__ = [
-    "ApiToken", "Base", "Campaign", "Character", "GameSession", "Invite", "LogEntry",
+    "ApiToken", "Base", "Campaign", "Character", "Encounter", "GameSession", "Invite", "LogEntry",
     "LoginSession", "Membership", "RollPrompt", "SigninFailure", "User",
 ]

@@ -13,6 +13,7 @@ from app.campaigns import service
 from app.campaigns.models import Campaign, Invite
 from app.campaigns.service import LANGUAGES, Access
 from app.characters import service as characters
+from app.encounters import service as encounters
 from app.deps import DB, CurrentUser, MaybeUser, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError
 from app.rolls import log as rolllog
@@ -63,6 +64,7 @@ def table_context(db: DB, acc: Access, **extra: Any) -> dict[str, Any]:
         "characters": characters.characters_for(db, acc),
         "actable": characters.actable_characters(db, acc),
         "prompts": rolls.open_prompts(db, acc),
+        "encounters": encounters.active_encounters(db, acc),
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
         "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,

@@ -69,7 +69,7 @@ async def event_stream(request: Request, hub: LiveHub, acc: Access, after: int, 
             if event == "entry":
                 pending = True
             else:
-                yield sse_message(event, "")
+                yield sse_message(event, "" if _seq is None else str(_seq))
     finally:
         hub.unsubscribe(sub)
 

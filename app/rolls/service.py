@@ -20,12 +20,13 @@ from sqlalchemy.orm import Session
 from app.campaigns.models import Campaign
 from app.campaigns.service import Access, current_session, require_narrator
 from app.characters.models import Character
+from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
 from app.rolls import chain
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
-from app.systems import Action, ActionError, Context, get_action, get_system
+from app.systems import Action, ActionError, Context, Resolution, get_action, get_system
 from app.types import utcnow
 
 Publish = Callable[[int, str, int | None], None]
@@ -50,6 +51,7 @@ class ActionRequest(BaseModel):
 class ActionResult:
     entry: LogEntry
     replayed: bool = False
+    encounter_id: int | None = None
 
 
 def validation_message(exc: ValidationError) -> tuple[str, str | None]:
@@ -174,6 +176,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     elif action.needs_character:
         raise BadRequest("Choose a character for this action.", field="character_id")
     others = _involved(db, acc, action, params, system.id, character)
+    encounter = _encounter_for(db, acc, action, params, system.id, character)
 
     try:
         with _appending(db, acc, publish) as (seq, prev_hash):
@@ -191,7 +194,9 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 sheet = dict(character.sheet)
             for other in others.values():
                 db.refresh(other)
-            ctx = _context(db, acc, character, others)
+            if encounter is not None:
+                _check_encounter_version(db, encounter, params)
+            ctx = _context(db, acc, character, others, encounter)
             try:
                 resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
@@ -202,10 +207,12 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 if other_id not in others:
                     raise BadRequest("That action changed a character it does not involve.")
                 _save_sheet(db, others[other_id], other_sheet)
+            encounter = _save_encounter(db, acc, action, system.id, params, encounter, resolution)
             entry = _write_entry(
                 db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
                 visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
-                content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {})},
+                content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {}),
+                                     **({"encounter_id": encounter.id} if encounter else {})},
                          "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
                          "note": note},
             )
@@ -215,7 +222,9 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         return ActionResult(entry=replay.entry, replayed=True)
     if prompt is not None:
         publish(acc.campaign.id, "prompts", None)
-    return ActionResult(entry=entry)
+    if encounter is not None:
+        publish(acc.campaign.id, "encounter", encounter.id)
+    return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
 
 
 def _involved(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
@@ -237,13 +246,69 @@ def _involved(db: Session, acc: Access, action: Action, params: BaseModel, syste
     return found
 
 
-def _context(db: Session, acc: Access, character: Character | None, others: dict[int, Character]) -> Context:
+def _encounter_for(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
+                   character: Character | None) -> Encounter | None:
+    if action.encounter != "step":
+        return None
+    encounter = db.get(Encounter, getattr(params, "encounter_id", None))
+    if encounter is None or encounter.campaign_id != acc.campaign.id or encounter.system != system_id:
+        raise NotFound("No such encounter in this campaign.", field="encounter_id")
+    if encounter.status != "active":
+        raise Conflict("This encounter is over.")
+    if character is not None and character.id not in {p["character_id"] for p in encounter.participants}:
+        raise Forbidden(f"{character.name} is not part of this encounter.", field="character_id")
+    return encounter
+
+
+def _check_encounter_version(db: Session, encounter: Encounter, params: BaseModel) -> None:
+    """Under the log lock: the state the player saw must still be the current one."""
+    db.refresh(encounter)
+    if encounter.status != "active":
+        raise Conflict("This encounter is over.")
+    seen = getattr(params, "version", None)
+    if seen is not None and seen != encounter.version:
+        raise Conflict("Already resolved: that move was made a moment ago. Here is where things stand now.")
+
+
+def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, params: BaseModel,
+                    encounter: Encounter | None, resolution: Resolution) -> Encounter | None:
+    """Create or advance the encounter in the action's transaction (a stale version is "already resolved")."""
+    data = resolution.encounter
+    if action.encounter is None:
+        return None
+    if data is None:
+        raise BadRequest("That action did not say what became of the encounter.")
+    status = "over" if data.get("over") else "active"
+    if action.encounter == "create":
+        created = Encounter(campaign_id=acc.campaign.id, system=system_id, kind=data["kind"],
+                            title=str(data.get("title", ""))[:120], participants=list(data["participants"]),
+                            state=dict(data["state"]), status=status, created_by=acc.user.id)
+        db.add(created)
+        db.flush()
+        return created
+    assert encounter is not None
+    seen = getattr(params, "version", None)
+    done = db.execute(
+        update(Encounter).where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
+        .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
+    ).rowcount
+    if not done:
+        raise Conflict("Already resolved: that move was made a moment ago. Here is where things stand now.")
+    db.refresh(encounter)
+    return encounter
+
+
+def _context(db: Session, acc: Access, character: Character | None, others: dict[int, Character],
+             encounter: Encounter | None = None) -> Context:
     session = current_session(db, acc.campaign.id)
     return Context(
         actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
         now=utcnow().timestamp(), campaign_settings=dict(acc.campaign.settings or {}),
-        character_name=character.name if character else None,
+        character_id=character.id if character else None, character_name=character.name if character else None,
         others={cid: dict(c.sheet) for cid, c in others.items()}, other_names={cid: c.name for cid, c in others.items()},
+        encounter=None if encounter is None else {
+            "id": encounter.id, "kind": encounter.kind, "title": encounter.title, "state": dict(encounter.state),
+            "participants": list(encounter.participants), "version": encounter.version},
     )
 
 

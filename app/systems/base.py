@@ -47,6 +47,10 @@ class Resolution:
     sheet: dict[str, Any] | None = None
     # New sheets (whole) of other characters the action involves (Action.involves), by character id.
     others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    # For encounter actions: the encounter after this step. For Action.encounter == "create" it must hold
+    # kind, title, participants ([{character_id, side, name}]) and state; for "step", state. `over`
+    # (bool) closes the encounter.
+    encounter: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -57,10 +61,13 @@ class Context:
     session_number: int | None = None
     now: float = 0.0  # server time, seconds since the epoch (for real-time rules such as regeneration)
     campaign_settings: Mapping[str, Any] = field(default_factory=dict)
+    character_id: int | None = None
     character_name: str | None = None
     # Sheets and names of the other characters named in the params (Action.involves), by id.
     others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
     other_names: Mapping[int, str] = field(default_factory=dict)
+    # For Action.encounter == "step": {id, kind, title, state, participants, version}.
+    encounter: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +97,9 @@ class Action:
     involves: tuple[str, ...] = ()
     takes_context: bool = False
     description: str = ""
+    # "create": the action starts an encounter (Resolution.encounter). "step": the params carry
+    # `encounter_id` and `version` (the state the player saw); a stale version is "already resolved".
+    encounter: str | None = None
 
     def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
         if self.takes_context:
@@ -122,6 +132,8 @@ class RuleSystem:
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     # The rulings (../shared/rules/RULINGS.md) this system implements, in words, for the help page.
     rulings: tuple[str, ...] = ()
+    # Optional: add this system's examples to the demo campaign: seed_demo(db, narrator_access, player_access).
+    seed_demo: Callable[..., None] | None = None
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")

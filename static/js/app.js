@@ -25,9 +25,11 @@
     if (voided) voided.classList.add("voided");
   }
 
-  function startLog(log) {
-    var url = log.dataset.stream;
-    var last = parseInt(log.dataset.lastSeq || "0", 10) || 0;
+  // `holder` carries data-stream and data-last-seq; if it is the log (#log-entries), entries are shown in it.
+  function startLog(holder) {
+    var log = holder.id === "log-entries" ? holder : null;
+    var url = holder.dataset.stream;
+    var last = parseInt(holder.dataset.lastSeq || "0", 10) || 0;
     var source = null;
     var delay = 1000;
     var opened = false;
@@ -36,8 +38,8 @@
       var seq = parseInt(ev.lastEventId, 10);
       if (!(seq > last)) return;
       last = seq;
-      log.dataset.lastSeq = String(seq);
-      if (document.getElementById("entry-" + seq)) return;
+      holder.dataset.lastSeq = String(seq);
+      if (!log || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       var tpl = document.createElement("template");
       tpl.innerHTML = ev.data.trim();
@@ -57,11 +59,18 @@
       source.addEventListener("prompts", function () {
         document.body.dispatchEvent(new Event("prompts-changed"));
       });
+      // An encounter moved on: its live view (hx-trigger="encounter-changed from:body") refetches itself.
+      source.addEventListener("encounter", function (ev) {
+        document.body.dispatchEvent(new CustomEvent("encounter-changed", { detail: { id: ev.data } }));
+      });
       source.onopen = function () {
         setStatus(true);
         delay = 1000;
-        // After a reconnect, prompts may have changed while we were away.
-        if (opened) document.body.dispatchEvent(new Event("prompts-changed"));
+        // After a reconnect, prompts and encounters may have changed while we were away.
+        if (opened) {
+          document.body.dispatchEvent(new Event("prompts-changed"));
+          document.body.dispatchEvent(new Event("encounter-changed"));
+        }
         opened = true;
       };
       source.onerror = function () {
@@ -79,7 +88,7 @@
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible" && (!source || source.readyState === EventSource.CLOSED)) connect();
     });
-    log.scrollTop = log.scrollHeight;
+    if (log) log.scrollTop = log.scrollHeight;
     connect();
   }
 
@@ -94,7 +103,7 @@
   });
 
   document.addEventListener("DOMContentLoaded", function () {
-    var log = document.getElementById("log-entries");
-    if (log && window.EventSource) startLog(log);
+    var holder = document.querySelector("[data-stream]");
+    if (holder && window.EventSource) startLog(holder);
   });
 })();

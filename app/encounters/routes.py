@@ -1,0 +1,85 @@
+"""Encounter pages: one live view per encounter, rendered by its system (templates/<system>/encounter.html,
+block `encounter`), and one route through which every step goes to the rules service."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData
+from starlette.responses import Response
+
+from app.campaigns.service import Access
+from app.characters.models import Character
+from app.characters.routes import params_from_form
+from app.deps import DB, MemberAccess, Publisher
+from app.encounters import service
+from app.encounters.models import Encounter
+from app.errors import FateboardError
+from app.rolls import service as rolls
+from app.systems import ActionError, get_action, get_system
+from app.web import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def encounter_context(db: DB, acc: Access, encounter: Encounter, **extra: Any) -> dict[str, Any]:
+    characters = {c.id: c for c in (db.get(Character, p["character_id"]) for p in encounter.participants) if c}
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "encounter": encounter,
+        "state": encounter.state, "system": get_system(encounter.system), "characters": characters,
+        "controls": service.controlled_by(db, acc, encounter), "idempotency_key": secrets.token_urlsafe(16),
+        "errors": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx
+
+
+def _template(encounter: Encounter) -> str:
+    return f"{encounter.system}/encounter.html"
+
+
+@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}")
+def encounter_page(request: Request, db: DB, acc: MemberAccess, encounter_id: int) -> Response:
+    encounter = service.encounter_in(db, acc, encounter_id)
+    return render(request, _template(encounter), encounter_context(db, acc, encounter))
+
+
+@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/view")
+def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: int) -> Response:
+    encounter = service.encounter_in(db, acc, encounter_id)
+    return render(request, _template(encounter), encounter_context(db, acc, encounter), block="encounter")
+
+
+@router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}")
+async def encounter_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: int,
+                        action_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_act, request, db, acc, publish, encounter_id, action_id, form)
+
+
+def _act(request: Request, db: DB, acc: Access, publish: Any, encounter_id: int, action_id: str,
+         form: FormData) -> Response:
+    encounter = service.encounter_in(db, acc, encounter_id)
+    result = None
+    try:
+        _system, action = get_action(encounter.system, action_id)
+        params = {**params_from_form(action.params, form), "encounter_id": encounter.id}
+        character = str(form.get("character_id") or "")
+        req = rolls.ActionRequest(system=encounter.system, action=action.id, params=params,
+                                  character_id=int(character) if character.isdigit() else None,
+                                  visibility="public", note=str(form.get("note") or ""))
+        done = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+                                    publish=publish)
+        result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed}
+    except (FateboardError, ActionError) as exc:
+        db.rollback()
+        status = exc.status_code if isinstance(exc, FateboardError) else 422
+        db.refresh(encounter)
+        return render(request, _template(encounter), encounter_context(db, acc, encounter, errors={"move": exc.message}),
+                      block="encounter", status_code=status)
+    db.refresh(encounter)
+    return render(request, _template(encounter), encounter_context(db, acc, encounter, result=result),
+                  block="encounter")

@@ -1,0 +1,135 @@
+"""The general encounter: created by an action, advanced one logged step at a time, versioned so that of two
+racing taps one wins and the other hears "already resolved". Exercised with a tiny test-only system."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from starlette.testclient import TestClient
+
+from app import systems
+from app.rules.dice import Dice
+from app.systems import Action, ActionError, Context, Resolution, RuleSystem
+from app.systems.base import RecordingDice
+from conftest import api_token
+
+
+class Sheet(BaseModel):
+    notes: str = ""
+
+
+class Challenge(BaseModel):
+    opponent_id: int
+
+
+class Flip(BaseModel):
+    encounter_id: int
+    version: int
+
+
+def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context) -> Resolution:
+    name_b = ctx.other_names[params.opponent_id]
+    participants = [{"character_id": ctx.character_id, "side": "a", "name": ctx.character_name},
+                    {"character_id": params.opponent_id, "side": "b", "name": name_b}]
+    return Resolution(request={"opponent_id": params.opponent_id}, dice=[], outcome={}, summary=f"challenges {name_b}",
+                      encounter={"kind": "coin-duel", "title": f"{ctx.character_name} vs {name_b}",
+                                 "participants": participants, "state": {"turn": "a", "flips": 0, "heads": {"a": 0, "b": 0}}})
+
+
+def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resolution:
+    assert ctx.encounter is not None
+    state = dict(ctx.encounter["state"])
+    side = next(p["side"] for p in ctx.encounter["participants"] if p["name"] == ctx.character_name)
+    if side != state["turn"]:
+        raise ActionError("It is not your turn.", field="character_id")
+    rec = RecordingDice(dice)
+    heads = rec.roll(2) == 2
+    state["heads"] = {**state["heads"], side: state["heads"][side] + heads}
+    state["flips"] += 1
+    state["turn"] = "b" if side == "a" else "a"
+    return Resolution(request={}, dice=rec.rolled, outcome={"heads": heads}, summary="flips",
+                      encounter={"state": state, "over": state["flips"] >= 4})
+
+
+COIN = RuleSystem(id="coin", name="Coin", sheet=Sheet, actions={
+    "challenge": Action(id="challenge", name="Challenge", params=Challenge, resolve=challenge, involves=("opponent_id",),
+                        takes_context=True, encounter="create"),
+    "flip": Action(id="flip", name="Flip", params=Flip, resolve=flip, takes_context=True, encounter="step"),
+})
+
+
+@pytest.fixture
+def coin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(systems.SYSTEMS, "coin", COIN)
+
+
+def _duel(client: TestClient) -> dict[str, Any]:
+    nora, pia, otto = (api_token(client, n) for n in ("nora", "pia", "otto"))
+    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["coin"]}, headers=nora).json()["id"]
+    for who in (pia, otto):
+        code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+        client.post(f"/api/invites/{code}/accept", headers=who)
+    a = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()["id"]
+    b = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()["id"]
+    return {"cid": cid, "nora": nora, "pia": pia, "otto": otto, "a": a, "b": b}
+
+
+def _act(client: TestClient, d: dict[str, Any], who: str, action: str, character: int, **params: Any):
+    return client.post(f"/api/campaigns/{d['cid']}/actions", headers=d[who],
+                       json={"system": "coin", "action": action, "character_id": character, "params": params})
+
+
+def _encounter(client: TestClient, d: dict[str, Any]):
+    from app.encounters.models import Encounter
+
+    with client.app.state.sessionmaker() as db:
+        return db.query(Encounter).one()
+
+
+def test_an_encounter_is_created_and_advanced_by_logged_steps(client: TestClient, coin: None) -> None:
+    d = _duel(client)
+    r = _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"])
+    assert r.status_code == 201, r.text
+    enc = _encounter(client, d)
+    assert r.json()["request"]["encounter_id"] == enc.id and enc.version == 1 and enc.status == "active"
+    assert enc.participants[1]["character_id"] == d["b"]
+    assert _act(client, d, "otto", "flip", d["b"], encounter_id=enc.id, version=1).status_code == 422  # not b's turn
+    assert _act(client, d, "otto", "flip", d["a"], encounter_id=enc.id, version=1).status_code == 403  # not his cat
+    assert _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id, version=1).status_code == 201
+    stale = _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id, version=1)
+    assert stale.status_code == 409 and "Already resolved" in stale.json()["detail"]
+    for version, who, char in ((2, "otto", d["b"]), (3, "pia", d["a"]), (4, "otto", d["b"])):
+        assert _act(client, d, who, "flip", char, encounter_id=enc.id, version=version).status_code == 201
+    enc = _encounter(client, d)
+    assert enc.status == "over" and enc.state["flips"] == 4 and enc.version == 5
+    over = _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id, version=5)
+    assert over.status_code == 409 and "over" in over.json()["detail"]
+    log = client.get(f"/api/campaigns/{d['cid']}/log", headers=d["nora"]).json()["entries"]
+    assert [e["action"] for e in log] == ["challenge", "flip", "flip", "flip", "flip"]
+    assert all(e["request"]["encounter_id"] == enc.id for e in log)
+
+
+def test_two_racing_taps_make_one_step(client: TestClient, coin: None) -> None:
+    d = _duel(client)
+    _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"])
+    enc = _encounter(client, d)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        codes = list(pool.map(lambda _i: _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id,
+                                                version=1).status_code, range(6)))
+    assert sorted(codes) == [201, 409, 409, 409, 409, 409]
+    assert _encounter(client, d).version == 2
+
+
+def test_encounters_belong_to_their_campaign(client: TestClient, coin: None) -> None:
+    d = _duel(client)
+    _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"])
+    enc = _encounter(client, d)
+    olga = api_token(client, "olga")
+    cid2 = client.post("/api/campaigns", json={"name": "Else", "systems": ["coin"]}, headers=olga).json()["id"]
+    c2 = client.post(f"/api/campaigns/{cid2}/characters", json={"name": "Cy", "system": "coin"}, headers=olga).json()["id"]
+    r = client.post(f"/api/campaigns/{cid2}/actions", headers=olga, json={
+        "system": "coin", "action": "flip", "character_id": c2, "params": {"encounter_id": enc.id, "version": 1}})
+    assert r.status_code == 404
