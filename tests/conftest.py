@@ -126,13 +126,13 @@ def api_token(client: TestClient, username: str, password: str = "correct horse"
 class Table:
     """A campaign with a narrator, two players and a character each, made through the API."""
 
-    def __init__(self, client: TestClient, suffix: str = "") -> None:
+    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",)) -> None:
         self.client = client
         self.narrator = api_token(client, "nora" + suffix)
         self.player = api_token(client, "pia" + suffix)
         self.other = api_token(client, "otto" + suffix)
         self.outsider = api_token(client, "olga" + suffix)
-        r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": ["dice"]}, headers=self.narrator)
+        r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
         assert r.status_code == 201, r.text
         self.id = r.json()["id"]
         for who in (self.player, self.other):
@@ -141,8 +141,8 @@ class Table:
         self.pia_char = self.character(self.player, "Pia's hero")
         self.otto_char = self.character(self.other, "Otto's hero")
 
-    def character(self, who: dict[str, str], name: str) -> int:
-        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": "dice"}, headers=who)
+    def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
+        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
         assert r.status_code == 201, r.text
         return r.json()["id"]
 

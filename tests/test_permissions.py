@@ -12,6 +12,7 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 
+from coin_system import COIN
 from conftest import Table, api_token, csrf_of
 
 ROLES = ("anonymous", "outsider", "other", "player", "narrator")
@@ -50,7 +51,7 @@ ROUTES = [
     Route("POST", "/account/tokens", "signed_in", {"name": "bot"}),
     Route("POST", "/campaigns", "signed_in", {"name": "Another"}),
     Route("GET", "/campaigns/{campaign_id}", "member"),
-    Route("GET", "/campaigns/{campaign_id}/log?before=3", "member"),
+    Route("GET", "/campaigns/{campaign_id}/log?before=4", "member"),
     Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/odds?expression=2d6", "member"),
     Route("POST", "/campaigns/{campaign_id}/roll", "member", {"expression": "1d6"}),
@@ -61,7 +62,7 @@ ROUTES = [
           fresh_world_per_role=True),
     Route("POST", "/campaigns/{campaign_id}/prompts/{prompt_id}/cancel", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/entries/{seq}/void", "narrator", {"reason": "wrong die"}),
-    Route("POST", "/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "1"}),
+    Route("POST", "/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "2"}),
     Route("POST", "/campaigns/{campaign_id}/characters/{character_id}/adjust", "narrator", {"reason": "gift", "sheet.notes": "x"}),
     Route("POST", "/campaigns/{campaign_id}/invites", "narrator", {}),
     Route("POST", "/campaigns/{campaign_id}/invites/{invite_id}/revoke", "narrator"),
@@ -70,6 +71,10 @@ ROUTES = [
     Route("POST", "/campaigns/{campaign_id}/sessions/end", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/sessions/start", "narrator", {"title": "Night two"}, session_running=False),
     Route("GET", "/campaigns/{campaign_id}/characters/{character_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/view", "member"),
+    Route("POST", "/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}", "own_character",
+          {"character_id": "{coin_char}", "version": "1"}, values={"action_id": "flip"}, fresh_world_per_role=True),
     Route("POST", "/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}", "own_character",
           {"expression": "1d6"}, values={"action_id": "roll"}),
     Route("GET", "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}?expression=2d6",
@@ -92,7 +97,7 @@ ROUTES = [
     Route("POST", "/api/campaigns/{campaign_id}/invites", "narrator", {}),
     Route("POST", "/api/campaigns/{campaign_id}/prompts", "narrator", {"character_id": "{character_id}"}),
     Route("POST", "/api/campaigns/{campaign_id}/entries/{seq}/void", "narrator", {"reason": "wrong die"}),
-    Route("POST", "/api/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "1"}),
+    Route("POST", "/api/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "2"}),
     Route("POST", "/api/campaigns/{campaign_id}/characters/{character_id}/adjust", "narrator",
           {"changes": {"notes": "x"}, "reason": "gift"}),
     Route("POST", "/api/invites/{code}/accept", "signed_in"),
@@ -107,8 +112,15 @@ ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/ev
 
 class World:
     def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
-        self.table = Table(client, suffix)
+        self.table = Table(client, suffix, systems=("dice", "coin"))
         t = self.table
+        # A coin duel between Pia's and Otto's coin characters (tests/coin_system.py), Pia to move.
+        self.coin_char = t.character(t.player, "Pia's coin", "coin")
+        otto_coin = t.character(t.other, "Otto's coin", "coin")
+        r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
+            "system": "coin", "action": "challenge", "character_id": self.coin_char, "params": {"opponent_id": otto_coin}})
+        assert r.status_code == 201, r.text
+        self.encounter = r.json()["request"]["encounter_id"]
         self.tess = api_token(client, "tess" + suffix)
         code = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()["code"]
         client.post(f"/api/invites/{code}/accept", headers=self.tess)
@@ -142,7 +154,8 @@ class World:
     def fill(self, text: str, values: dict[str, str] | None = None) -> str:
         t = self.table
         known = {"campaign_id": t.id, "character_id": t.pia_char, "prompt_id": self.prompt, "invite_id": self.invite,
-                 "user_id": self.ids["tess"], "code": self.code, "seq": 2, **(values or {})}
+                 "user_id": self.ids["tess"], "code": self.code, "seq": 3, "encounter_id": self.encounter,
+                 "coin_char": self.coin_char, **(values or {})}
         return text.format(**known)
 
     def call(self, route: Route, role: str):
@@ -174,6 +187,13 @@ def _assert_outcome(response, expected, route: Route, role: str) -> None:
             assert response.status_code == 303 and response.headers["location"].startswith("/signin"), where
     else:
         assert response.status_code == expected, where
+
+
+@pytest.fixture(autouse=True)
+def coin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app import systems
+
+    monkeypatch.setitem(systems.SYSTEMS, "coin", COIN)
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.method} {r.path} [{r.rule}]")
@@ -212,17 +232,17 @@ def _page_paths(app) -> set[str]:
 def test_blind_result_reaches_no_player_by_any_route(client: TestClient, new_client) -> None:
     world = World(client, new_client)
     t = world.table
-    narrator_entry = next(e for e in t.log(t.narrator) if e["seq"] == 1)
+    narrator_entry = next(e for e in t.log(t.narrator) if e["seq"] == 2)  # the blind roll
     secret = narrator_entry["summary"]
     assert narrator_entry["outcome"]["total"] >= 1 and secret
     for role in ("player", "other"):
         browser = world.browsers[role]
-        for path in (f"/campaigns/{t.id}", f"/campaigns/{t.id}/log?before=2"):
+        for path in (f"/campaigns/{t.id}", f"/campaigns/{t.id}/log?before=3"):
             html = browser.get(path).text
-            assert "entry-1" in html and secret not in html, (role, path)
+            assert "entry-2" in html and secret not in html, (role, path)
         for path in ("log", "export"):
             data = client.get(f"/api/campaigns/{t.id}/{path}", headers=world.headers[role]).json()
-            entry = data["entries"][0]
+            entry = data["entries"][1]
             assert entry["outcome"] is None and entry["summary"] is None and entry.get("body") is None
             assert secret not in str(data)
     assert secret in world.browsers["narrator"].get(f"/campaigns/{t.id}").text

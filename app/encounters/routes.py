@@ -38,7 +38,8 @@ def encounter_context(db: DB, acc: Access, encounter: Encounter, **extra: Any) -
 
 
 def _template(encounter: Encounter) -> str:
-    return f"{encounter.system}/encounter.html"
+    """The system's own view, or the generic one (participants and state) for a system without pages."""
+    return f"{encounter.system}/encounter.html" if get_system(encounter.system).has_pages else "encounters/encounter.html"
 
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}")

@@ -1,0 +1,56 @@
+"""A tiny test-only rule system with an encounter (a coin-flipping duel), for testing the core without a
+real game: challenge creates the encounter, flip advances it, four flips end it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.rules.dice import Dice
+from app.systems import Action, ActionError, Context, Resolution, RuleSystem
+from app.systems.base import RecordingDice
+
+
+class Sheet(BaseModel):
+    notes: str = ""
+
+
+class Challenge(BaseModel):
+    opponent_id: int
+
+
+class Flip(BaseModel):
+    encounter_id: int
+    version: int
+
+
+def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context) -> Resolution:
+    name_b = ctx.other_names[params.opponent_id]
+    participants = [{"character_id": ctx.character_id, "side": "a", "name": ctx.character_name},
+                    {"character_id": params.opponent_id, "side": "b", "name": name_b}]
+    return Resolution(request={"opponent_id": params.opponent_id}, dice=[], outcome={}, summary=f"challenges {name_b}",
+                      encounter={"kind": "coin-duel", "title": f"{ctx.character_name} vs {name_b}",
+                                 "participants": participants, "state": {"turn": "a", "flips": 0, "heads": {"a": 0, "b": 0}}})
+
+
+def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resolution:
+    assert ctx.encounter is not None
+    state = dict(ctx.encounter["state"])
+    side = next(p["side"] for p in ctx.encounter["participants"] if p["name"] == ctx.character_name)
+    if side != state["turn"]:
+        raise ActionError("It is not your turn.", field="character_id")
+    rec = RecordingDice(dice)
+    heads = rec.roll(2) == 2
+    state["heads"] = {**state["heads"], side: state["heads"][side] + heads}
+    state["flips"] += 1
+    state["turn"] = "b" if side == "a" else "a"
+    return Resolution(request={}, dice=rec.rolled, outcome={"heads": heads}, summary="flips",
+                      encounter={"state": state, "over": state["flips"] >= 4})
+
+
+COIN = RuleSystem(id="coin", name="Coin", sheet=Sheet, actions={
+    "challenge": Action(id="challenge", name="Challenge", params=Challenge, resolve=challenge, involves=("opponent_id",),
+                        takes_context=True, encounter="create"),
+    "flip": Action(id="flip", name="Flip", params=Flip, resolve=flip, takes_context=True, encounter="step"),
+})
