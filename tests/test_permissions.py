@@ -107,7 +107,9 @@ ROUTES = [
 # tests/campaigns), static assets and docs (public).
 ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
              "/signout", "/join/{code}", "/", "/docs", "/help", "/api/ping", "/api/users", "/api/tokens",
-             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json"}
+             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json",
+             # A system's own campaign page exists only for systems with pages: rows come with the first one.
+             "/campaigns/{campaign_id}/systems/{system_id}", "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}"}
 
 
 class World:

@@ -173,3 +173,58 @@ def _campaign_system(acc: Access, system_id: str) -> RuleSystem:
     if system_id not in SYSTEMS or system_id not in acc.campaign.systems:
         raise BadRequest("This campaign does not use that rule system.", field="system")
     return SYSTEMS[system_id]
+
+
+def system_context(db: DB, acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "system": system,
+        "settings": dict((acc.campaign.settings or {}).get(system.id, {})),
+        "characters": [c for c in service.characters_for(db, acc) if c.system == system.id],
+        "can_act": {c.id for c in service.actable_characters(db, acc)},
+        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx
+
+
+@router.get("/campaigns/{campaign_id}/systems/{system_id}")
+def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
+    """A system's campaign-wide page (templates/<system>/campaign.html, block `system`): the narrator's tools
+    that belong to no single character — foes, game time, tables, brawls."""
+    system = _campaign_system(acc, system_id)
+    if not system.has_pages:
+        raise NotFound("This rule system has no page of its own.")
+    return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
+
+
+@router.post("/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}")
+async def system_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, system_id: str,
+                     action_id: str) -> Response:
+    form = await request.form()
+    return await run_in_threadpool(_system_act, request, db, acc, publish, system_id, action_id, form)
+
+
+def _system_act(request: Request, db: DB, acc: Access, publish: Any, system_id: str, action_id: str,
+                form: FormData) -> Response:
+    system = _campaign_system(acc, system_id)
+    if not system.has_pages:
+        raise NotFound("This rule system has no page of its own.")
+    template = f"{system.id}/campaign.html"
+    try:
+        _system, action = get_action(system.id, action_id)
+        character = str(form.get("character_id") or "")
+        req = rolls.ActionRequest(system=system.id, action=action.id, params=params_from_form(action.params, form),
+                                  character_id=int(character) if character.isdigit() else None,
+                                  visibility=_visibility(form.get("visibility")), note=str(form.get("note", "")))
+        done = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+                                    publish=publish)
+    except (FateboardError, ActionError) as exc:
+        db.rollback()
+        status = exc.status_code if isinstance(exc, FateboardError) else 422
+        return render(request, template, system_context(db, acc, system, errors={exc.field or action_id: exc.message},
+                                                        form={k: v for k, v in form.items()}),
+                      block="system", status_code=status)
+    db.refresh(acc.campaign)
+    result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed,
+              "encounter_id": done.encounter_id}
+    return render(request, template, system_context(db, acc, system, result=result), block="system")

@@ -196,7 +196,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 db.refresh(other)
             if encounter is not None:
                 _check_encounter_version(db, encounter, params)
-            ctx = _context(db, acc, character, others, encounter)
+            ctx = _context(db, acc, system.id, character, others, encounter)
             try:
                 resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
@@ -208,6 +208,11 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                     raise BadRequest("That action changed a character it does not involve.")
                 _save_sheet(db, others[other_id], other_sheet)
             encounter = _save_encounter(db, acc, action, system.id, params, encounter, resolution)
+            if resolution.settings is not None:
+                if not acc.is_narrator:
+                    raise Forbidden("Only a narrator can change the campaign's settings.")
+                settings = {**(acc.campaign.settings or {}), system.id: dict(resolution.settings)}
+                db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(settings=settings))
             entry = _write_entry(
                 db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
                 visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
@@ -298,12 +303,12 @@ def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, pa
     return encounter
 
 
-def _context(db: Session, acc: Access, character: Character | None, others: dict[int, Character],
+def _context(db: Session, acc: Access, system_id: str, character: Character | None, others: dict[int, Character],
              encounter: Encounter | None = None) -> Context:
     session = current_session(db, acc.campaign.id)
     return Context(
         actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
-        now=utcnow().timestamp(), campaign_settings=dict(acc.campaign.settings or {}),
+        now=utcnow().timestamp(), campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
         character_id=character.id if character else None, character_name=character.name if character else None,
         others={cid: dict(c.sheet) for cid, c in others.items()}, other_names={cid: c.name for cid, c in others.items()},
         encounter=None if encounter is None else {

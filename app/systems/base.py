@@ -51,6 +51,9 @@ class Resolution:
     # kind, title, participants ([{character_id, side, name}]) and state; for "step", state. `over`
     # (bool) closes the encounter.
     encounter: Mapping[str, Any] | None = None
+    # This system's campaign settings after the action (e.g. an uploaded table, a regeneration interval),
+    # or None to leave them as they are. Stored in campaign.settings[<system id>].
+    settings: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class Context:
     actor_is_narrator: bool = False
     session_number: int | None = None
     now: float = 0.0  # server time, seconds since the epoch (for real-time rules such as regeneration)
-    campaign_settings: Mapping[str, Any] = field(default_factory=dict)
+    campaign_settings: Mapping[str, Any] = field(default_factory=dict)  # this system's settings only
     character_id: int | None = None
     character_name: str | None = None
     # Sheets and names of the other characters named in the params (Action.involves), by id.
