@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: run test install dev migrate seed bench messages clean
+.PHONY: run test install dev migrate seed bench messages messages-update messages-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,14 @@ bench: dev
 
 messages: dev
 	$(BIN)/pybabel extract -F babel.cfg -o app/locale/messages.pot .
+
+# After `make messages`: merge new strings into every language's catalog (app/locale/<lang>/LC_MESSAGES/messages.po).
+messages-update: dev
+	$(BIN)/pybabel update -i app/locale/messages.pot -d app/locale
+
+# The compiled catalogs (messages.mo) are committed, so a plain install has them; a test checks they match the .po.
+messages-compile: dev
+	$(BIN)/pybabel compile -d app/locale
 
 clean:
 	rm -rf $(VENV) fateboard.db fateboard.db-* instance .pytest_cache .hypothesis

@@ -71,6 +71,7 @@ def render(request: Request, template: str, context: dict[str, Any] | None = Non
 
 
 def render_text(template: str, block: str | None = None, **context: Any) -> str:
+    context.setdefault("locale", i18n.get_locale())  # e.g. a log line kept in several languages
     if block is None:
         return ENV.get_template(template).render(context)
     return render_block(ENV, template, block, context)

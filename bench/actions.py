@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import sys
@@ -26,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
 
-from common import (ROLL, HOST, RawHTTP, Server, Table, latency_summary_ms, machine, make_table,  # noqa: E402
-                    prepare_database, start_server, stop_server, summary_line, verdict, verify_log, workdir)
+from common import (HOST, ROLL, RawHTTP, Server, Table, cleanup, latency_summary_ms, machine,  # noqa: E402
+                    make_table, prepare_database, start_server, stop_server, summary_line, verdict, verify_log,
+                    warn_if_busy, workdir)
 
 TARGET_RPS = 500.0
 TARGET_P99_MS = 100.0
@@ -64,12 +66,22 @@ class Phase:
 
 
 def process_cpu_seconds(pid: int) -> float:
-    """utime + stime of a process and its reaped children, from /proc (0 where unavailable)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return 0.0
+    """utime + stime of a process and its live children (uvicorn --workers), from /proc (0 if unavailable)."""
+    def own(p: int | str) -> tuple[int, float]:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[1]), sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid, cpu = own(entry.name)
+        except (OSError, IndexError, ValueError):
+            continue
+        if int(entry.name) == pid or ppid == pid:
+            total += cpu
+    return total
 
 
 async def run_phase(name: str, send: Sender, *, concurrency: int, duration: float, max_requests: int | None,
@@ -97,10 +109,14 @@ async def run_phase(name: str, send: Sender, *, concurrency: int, duration: floa
                 if len(phase.error_samples) < 3:
                     phase.error_samples.append(f"HTTP {status}")
 
+    gc.collect()
+    gc.freeze()
+    gc.disable()  # no client-side collector pauses inside the (bounded) measured phase
     cpu0, srv0 = time.process_time(), process_cpu_seconds(server_pid)
     phase.started = time.perf_counter()
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
     phase.finished = time.perf_counter()
+    gc.enable()
     phase.client_cpu = time.process_time() - cpu0
     phase.server_cpu = process_cpu_seconds(server_pid) - srv0
     return phase
@@ -196,9 +212,14 @@ def main() -> int:
     parser.add_argument("--database-url", default="",
                         help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
     parser.add_argument("--skip-ping", action="store_true", help="do not measure the /api/ping baseline")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     parser.add_argument("--server-wrapper", default="",
                         help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)')
     parser.add_argument("--max-seconds", type=float, default=300.0, help="hard cap on a --requests phase")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis")
+    parser.add_argument("--keep-workdir", action="store_true",
+                        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong")
     parser.add_argument("--server-root", default="",
                         help="run the app from another source tree (an experimental copy); default: this one")
     args = parser.parse_args()
@@ -207,10 +228,12 @@ def main() -> int:
     args.duration = min(args.duration, args.max_seconds)
 
     info = machine()
+    warn_if_busy(info)
     tmp = workdir("fateboard-bench-actions-")
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None)
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
+                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     try:
         table = make_table(server.url, args.players)
@@ -226,20 +249,22 @@ def main() -> int:
     ratio = round(act["rps"] / base["rps"], 3) if base and base["rps"] else None  # type: ignore[operator]
 
     print()
-    print(f"backend {backend}, {args.concurrency} clients, client={args.client}, "
-          f"{info['nproc']} cores, python {info['python']}, commit {info['commit']}")
+    print(f"backend {backend}, {args.workers} worker(s), {args.concurrency} clients, client={args.client}, "
+          f"{info['nproc']} cores, python {info['python']}, "
+          + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}"))
     print(f"{'endpoint':<10}{'ok':>8}{'err':>6}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"
           f"{'srv cpu':>9}{'gen cpu':>9}")
     for label, rep in (("ping", base), ("actions", act)):
         if rep is None:
             continue
-        lat = rep["latency_ms"]
+        lat = {k: "-" if v is None else v for k, v in rep["latency_ms"].items()}  # type: ignore[union-attr]
         print(f"{label:<10}{rep['requests_ok']:>8}{rep['errors']:>6}{rep['rps']:>9}{lat['p50']:>9}{lat['p95']:>9}"
               f"{lat['p99']:>9}{lat['max']:>9}{rep['server_cpu_pct']:>8}%{rep['loadgen_cpu_pct']:>8}%")
     if ratio is not None:
         print(f"actions/ping throughput ratio: {ratio}")
-    print(f"log check: verify ok={check['ok']} count={check['count']} expected={check['expected']} "
-          f"last_seq={check['last_seq']} -> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}")
+    print(f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
+          f"(gapless chain: {check['gapless_chain']}); successful actions seen by the client: {check['expected']} "
+          f"-> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}")
     scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
     print(f"targets{scope}:")
     met_rps = verdict("actions/s", act["rps"], TARGET_RPS, higher_is_better=True)  # type: ignore[arg-type]
@@ -248,11 +273,13 @@ def main() -> int:
     met_err = verdict("actions errors", act["errors"], 0, higher_is_better=False)  # type: ignore[arg-type]
     summary_line({
         "bench": "actions", "backend": backend, "concurrency": args.concurrency, "client": args.client,
+        "workers": args.workers, "server_root": args.server_root or None, "server_env": args.server_env,
         "duration": args.duration, "requests": args.requests, "machine": info,
         "actions": act, "ping": base, "ratio_actions_to_ping": ratio, "log_check": check,
         "targets": {"actions_per_s>=500": "MET" if met_rps else "MISSED",
                     "p99_ms<=100": "MET" if met_p99 else "MISSED", "errors==0": "MET" if met_err else "MISSED"},
     })
+    cleanup(tmp, keep=args.keep_workdir or not (check["passed"] and act["errors"] == 0))
     return 0
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -127,6 +128,14 @@ def workdir(prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix))
 
 
+def cleanup(path: Path, *, keep: bool) -> None:
+    """Remove the run's temp dir (database, server log) unless asked to keep it or the run went wrong."""
+    if keep:
+        print(f"kept {path} (database and server log)", file=sys.stderr)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 # --------------------------------------------------------------------------------------------- the table
 
 
@@ -173,15 +182,24 @@ def make_table(base_url: str, players: int, name: str = "Bench Night") -> Table:
 
 
 def verify_log(base_url: str, table: Table, expected: int) -> dict[str, Any]:
-    """The log after the run: /verify (chain intact, seq 1..n gapless) and the count of entries."""
+    """The log after the run: /verify (chain intact, seq 1..n gapless), its count against the campaign's
+    last_seq and against the number of successful actions the client saw. Waits (bounded) until last_seq
+    stops moving, since a server may still be finishing requests whose clients gave up."""
+    path = f"/api/campaigns/{table.campaign_id}"
     with httpx2.Client(base_url=base_url, timeout=120) as client:
-        r = client.get(f"/api/campaigns/{table.campaign_id}/verify", headers=table.narrator)
-        body = r.json()
-        camp = client.get(f"/api/campaigns/{table.campaign_id}", headers=table.narrator).json()
-    return {"status": r.status_code, "ok": bool(body.get("ok")), "count": body.get("count"),
-            "expected": expected, "last_seq": camp.get("last_seq"), "problems": (body.get("problems") or [])[:5],
-            "passed": r.status_code == 200 and bool(body.get("ok")) and body.get("count") == expected
-            and camp.get("last_seq") == expected}
+        for _ in range(20):
+            before = client.get(path, headers=table.narrator).json().get("last_seq")
+            r = client.get(f"{path}/verify", headers=table.narrator)
+            after = client.get(path, headers=table.narrator).json().get("last_seq")
+            if before == after:
+                break
+            time.sleep(1)
+    body = r.json()
+    count = body.get("count")
+    return {"status": r.status_code, "ok": bool(body.get("ok")), "count": count, "expected": expected,
+            "last_seq": after, "problems": (body.get("problems") or [])[:5],
+            "gapless_chain": r.status_code == 200 and bool(body.get("ok")) and count == after,
+            "passed": r.status_code == 200 and bool(body.get("ok")) and count == expected and after == expected}
 
 
 # --------------------------------------------------------------------------------------------- raw client
@@ -263,11 +281,14 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
-def latency_summary_ms(seconds: list[float]) -> dict[str, float]:
+def latency_summary_ms(seconds: list[float]) -> dict[str, float | None]:
+    """p50/p95/p99/max/mean in milliseconds (None for an empty list, so the JSON stays strict)."""
     values = sorted(seconds)
-    out = {f"p{q}": round(percentile(values, q) * 1000, 2) for q in (50, 95, 99)}
-    out["max"] = round(values[-1] * 1000, 2) if values else float("nan")
-    out["mean"] = round(sum(values) / len(values) * 1000, 2) if values else float("nan")
+    if not values:
+        return {"p50": None, "p95": None, "p99": None, "max": None, "mean": None}
+    out: dict[str, float | None] = {f"p{q}": round(percentile(values, q) * 1000, 2) for q in (50, 95, 99)}
+    out["max"] = round(values[-1] * 1000, 2)
+    out["mean"] = round(sum(values) / len(values) * 1000, 2)
     return out
 
 
@@ -285,6 +306,7 @@ def machine() -> dict[str, Any]:
         "nproc": _run(["nproc"]),
         "memory": " ".join(mem[1].split()[:2]) if len(mem) > 1 else "?",
         "python": platform.python_version(),
+        "loadavg_1m_before": round(os.getloadavg()[0], 2),  # the machine may be shared: >0.5 means noise
         "commit": _run(["git", "rev-parse", "--short", "HEAD"]),
         "dirty": bool(_run(["git", "status", "--porcelain", "--untracked-files=no"])),
         "cpu": next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -292,12 +314,20 @@ def machine() -> dict[str, Any]:
     }
 
 
-def verdict(name: str, value: float, limit: float, *, higher_is_better: bool) -> bool:
-    met = value >= limit if higher_is_better else value <= limit
+def warn_if_busy(info: dict[str, Any]) -> None:
+    load = info.get("loadavg_1m_before", 0.0)
+    if load > 1.0:
+        print(f"WARNING: 1-minute load average {load} before the run: other work on this machine will skew "
+              "the numbers", file=sys.stderr)
+
+
+def verdict(name: str, value: float | None, limit: float, *, higher_is_better: bool) -> bool:
+    met = value is not None and (value >= limit if higher_is_better else value <= limit)
     op = ">=" if higher_is_better else "<="
-    print(f"TARGET {name}: {value:g} (want {op} {limit:g}) -> {'MET' if met else 'MISSED'}")
+    print(f"TARGET {name}: {'n/a' if value is None else f'{value:g}'} (want {op} {limit:g}) -> "
+          f"{'MET' if met else 'MISSED'}")
     return met
 
 
 def summary_line(data: dict[str, Any]) -> None:
-    print(json.dumps(data, sort_keys=False), flush=True)
+    print(json.dumps(data, sort_keys=False, allow_nan=False), flush=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import sys
 import time
@@ -24,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
 
-from common import (ROLL, HOST, Table, latency_summary_ms, machine, make_table, prepare_database,  # noqa: E402
-                    start_server, stop_server, summary_line, verdict, verify_log, workdir)
+from common import (HOST, ROLL, Table, cleanup, latency_summary_ms, machine, make_table,  # noqa: E402
+                    prepare_database, start_server, stop_server, summary_line, verdict, verify_log, warn_if_busy,
+                    workdir)
 
 TARGET_P99_MS = 250.0
 
@@ -141,6 +143,11 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
         print(f"{connected}/{args.streams} streams open in {connect_seconds:.2f} s", file=sys.stderr)
         await asyncio.sleep(0.5)  # let the server settle after the connection burst
 
+        # The client's own garbage collector would add pauses to the measured latency: freeze the setup's
+        # objects and hold collection for the (bounded) measured window.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
         sent: dict[int, float] = {}
         post_latency: list[float] = []
         post_errors: list[str] = []
@@ -165,6 +172,7 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
         deadline = time.perf_counter() + args.drain_timeout
         while time.perf_counter() < deadline and not all(t.done() for t in tasks):
             await asyncio.sleep(0.05)
+        gc.enable()
         stop.set()
         for t in tasks:
             if not t.done():
@@ -193,6 +201,12 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
             if seq in sent:
                 latencies.append(t - sent[seq])
                 per_action[seq].append(t - sent[seq])
+    if args.per_action:
+        print("seq  first_ms  median_ms  last_ms  (arrival after the POST was sent)", file=sys.stderr)
+        for seq, v in per_action.items():
+            v.sort()
+            if v:
+                print(f"{seq:>3} {v[0] * 1000:9.1f} {v[len(v) // 2] * 1000:10.1f} {v[-1] * 1000:8.1f}", file=sys.stderr)
     first_arrival = [min(v) for v in per_action.values() if v]
     last_arrival = [max(v) for v in per_action.values() if v]
     errors = [s.error for s in streams if s.error]
@@ -207,7 +221,7 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
         "streams_exact_in_order": exact, "missing": missing, "duplicates": duplicates, "extra": extra,
         "streams_out_of_order": out_of_order, "data_seq_mismatch": data_mismatch,
         "stream_errors": len(errors), "stream_error_samples": errors[:3],
-        "all_exactly_once_in_order": exact == args.streams and len(sent) == args.actions,
+        "all_exactly_once_in_order": exact == args.streams and len(sent) == args.actions and data_mismatch == 0,
     }
 
 
@@ -221,10 +235,16 @@ def main() -> int:
                         help="httpx2 streaming (default) or bare asyncio connections (less client CPU)")
     parser.add_argument("--database-url", default="",
                         help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
+    parser.add_argument("--per-action", action="store_true", help="print first/median/last arrival per action")
     parser.add_argument("--connect-timeout", type=float, default=60.0)
     parser.add_argument("--drain-timeout", type=float, default=20.0,
                         help="seconds to wait after the last POST for late entries")
+    parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     parser.add_argument("--server-wrapper", default="", help="prefix for the uvicorn command (profiling)")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis")
+    parser.add_argument("--keep-workdir", action="store_true",
+                        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong")
     parser.add_argument("--server-root", default="",
                         help="run the app from another source tree (an experimental copy); default: this one")
     args = parser.parse_args()
@@ -232,10 +252,12 @@ def main() -> int:
         parser.error("streams and actions must be positive, spacing between 0 and 5 s")
 
     info = machine()
+    warn_if_busy(info)
     tmp = workdir("fateboard-bench-fanout-")
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None)
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
+                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     try:
         table = make_table(server.url, args.players)
@@ -248,16 +270,18 @@ def main() -> int:
     print()
     print(f"backend {backend}, {result['streams_connected']}/{args.streams} streams over {result['users']} users, "
           f"{result['actions_ok']}/{args.actions} actions every {args.spacing:g} s, client={args.client}, "
-          f"{info['nproc']} cores, python {info['python']}, commit {info['commit']}")
+          f"{info['nproc']} cores, python {info['python']}, "
+          + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}"))
     print(f"arrival latency over {result['pairs_received']}/{result['pairs_expected']} (action, stream) pairs: "
           f"p50 {arr['p50']} ms, p95 {arr['p95']} ms, p99 {arr['p99']} ms, max {arr['max']} ms")  # type: ignore[index]
-    print(f"per action: first stream p50 {result['first_stream_ms']['p50']} ms, "  # type: ignore[index]
-          f"last stream p50 {result['last_stream_ms']['p50']} ms / max {result['last_stream_ms']['max']} ms; "  # type: ignore[index]
-          f"POST p50 {result['post_ms']['p50']} ms")  # type: ignore[index]
+    first, last, post = result["first_stream_ms"], result["last_stream_ms"], result["post_ms"]
+    print(f"per action: first stream p50 {first['p50']} ms, last stream p50 {last['p50']} ms / "  # type: ignore[index]
+          f"max {last['max']} ms; POST p50 {post['p50']} ms")  # type: ignore[index]
     print(f"delivery: {result['streams_exact_in_order']}/{args.streams} streams got every entry exactly once in "
           f"order (missing {result['missing']}, duplicates {result['duplicates']}, extra {result['extra']}, "
           f"out of order {result['streams_out_of_order']}, stream errors {result['stream_errors']})")
-    print(f"log check: verify ok={check['ok']} count={check['count']} expected={check['expected']} -> "
+    print(f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
+          f"(gapless chain: {check['gapless_chain']}); POSTs answered 201: {check['expected']} -> "
           f"{'PASS' if check['passed'] else 'FAIL'}")
     scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
     print(f"targets{scope}:")
@@ -266,9 +290,12 @@ def main() -> int:
     met_all = bool(result["all_exactly_once_in_order"])
     print(f"TARGET every stream gets every entry exactly once, in order: {'MET' if met_all else 'MISSED'}")
     summary_line({"bench": "fanout", "backend": backend, "client": args.client, "spacing": args.spacing,
+                  "workers": args.workers, "server_root": args.server_root or None, "server_env": args.server_env,
                   "machine": info, **result, "log_check": check,
                   "targets": {"arrival_p99_ms<=250": "MET" if met_p99 else "MISSED",
                               "exactly_once_in_order": "MET" if met_all else "MISSED"}})
+    clean = check["passed"] and bool(result["all_exactly_once_in_order"])
+    cleanup(tmp, keep=args.keep_workdir or not clean)
     return 0
 
 

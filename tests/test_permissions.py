@@ -82,6 +82,10 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/characters/new/{system_id}", "member", values={"system_id": "dice"}),
     Route("POST", "/campaigns/{campaign_id}/characters/new/{system_id}", "member", {"name": "Newcomer"},
           values={"system_id": "dice"}),
+    # A system's own campaign page (Cat's: game time, foes) and its narrator tools (Cat's advance_time).
+    Route("GET", "/campaigns/{campaign_id}/systems/{system_id}", "member", values={"system_id": "cat"}),
+    Route("POST", "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}", "narrator", {"weeks": "1"},
+          values={"system_id": "cat", "action_id": "advance_time"}),
     # JSON API
     Route("GET", "/api/campaigns", "signed_in"),
     Route("POST", "/api/campaigns", "signed_in", {"name": "Via API"}),
@@ -107,14 +111,12 @@ ROUTES = [
 # tests/campaigns), static assets and docs (public).
 ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
              "/signout", "/join/{code}", "/", "/docs", "/help", "/api/ping", "/api/users", "/api/tokens",
-             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json",
-             # A system's own campaign page exists only for systems with pages: rows come with the first one.
-             "/campaigns/{campaign_id}/systems/{system_id}", "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}"}
+             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json"}
 
 
 class World:
     def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
-        self.table = Table(client, suffix, systems=("dice", "coin"))
+        self.table = Table(client, suffix, systems=("dice", "coin", "cat"))
         t = self.table
         # A coin duel between Pia's and Otto's coin characters (tests/coin_system.py), Pia to move.
         self.coin_char = t.character(t.player, "Pia's coin", "coin")

@@ -23,6 +23,7 @@ from app.campaigns.service import Access
 from app.characters import service
 from app.characters.models import Character
 from app.deps import DB, MemberAccess, Publisher
+from app.encounters.service import active_encounters
 from app.errors import BadRequest, FateboardError, NotFound
 from app.rolls import service as rolls
 from app.rolls.log import entry_html
@@ -40,7 +41,7 @@ def params_from_form(model: type[BaseModel], form: Mapping[str, Any] | FormData)
     out: dict[str, Any] = {}
     for name, field in model.model_fields.items():
         origin = typing.get_origin(field.annotation)
-        if origin in (list, tuple, set) and isinstance(form, FormData):
+        if origin in (list, tuple, set) and hasattr(form, "getlist"):  # a form or a query string
             values = [v for v in form.getlist(name) if v != ""]
             if values:
                 out[name] = values
@@ -69,6 +70,9 @@ def sheet_context(db: DB, acc: Access, character: Character, **extra: Any) -> di
         "prompts": prompts if can_act else [], "visibilities": VISIBILITY_LABELS,
         "entries_html": [entry_html(e, acc.user.id, acc.is_narrator) for e in reversed(entries)],
         "characters": [c for c in service.characters_for(db, acc) if c.system == character.system],
+        # This character's active encounters (a duel it is in), for a link to each.
+        "encounters": [e for e in active_encounters(db, acc)
+                       if character.id in {p.get("character_id") for p in e.participants}],
         "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
     }
     ctx.update(extra)
@@ -114,7 +118,8 @@ def _act(request: Request, db: DB, acc: Access, publish: Any, character_id: int,
     db.refresh(character)
     entry = result.entry
     shown = {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": result.replayed,
-             "visibility": entry.visibility, "outcome": entry.body.get("outcome"), "action": action_id}
+             "visibility": entry.visibility, "outcome": entry.body.get("outcome"), "action": action_id,
+             "encounter_id": result.encounter_id}
     return render(request, template, sheet_context(db, acc, character, result=shown), block="sheet")
 
 
@@ -130,7 +135,13 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: int, action_
     try:
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
-        result = action.odds(dict(character.sheet), params) if action.odds else None
+        settings = dict((acc.campaign.settings or {}).get(character.system, {}))
+        if action.odds is None:
+            result = None
+        elif action.odds_uses_settings:
+            result = action.odds(dict(character.sheet), params, settings)
+        else:
+            result = action.odds(dict(character.sheet), params)
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else "Choose the options to see the chance."
         return render(request, "rolls/odds.html", {"error": message})
@@ -181,6 +192,7 @@ def system_context(db: DB, acc: Access, system: RuleSystem, **extra: Any) -> dic
         "settings": dict((acc.campaign.settings or {}).get(system.id, {})),
         "characters": [c for c in service.characters_for(db, acc) if c.system == system.id],
         "can_act": {c.id for c in service.actable_characters(db, acc)},
+        "encounters": [e for e in active_encounters(db, acc) if e.system == system.id],
         "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
     }
     ctx.update(extra)

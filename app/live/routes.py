@@ -12,6 +12,7 @@ from sqlalchemy import select
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
 
+from app import i18n
 from app.campaigns.models import Membership
 from app.campaigns.service import Access
 from app.deps import ApiAccess, Hub, MemberAccess
@@ -92,7 +93,7 @@ def page_stream(request: Request, acc: MemberAccess, hub: Hub, after: int | None
 
     def fmt(entry: LogEntry) -> str:
         view = viewer_view(entry, viewer, narrator)
-        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}")
+        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}:{i18n.get_locale()}")
         return hub.render_once(key, lambda: entry_html(entry, viewer, narrator))
 
     return _stream(request, hub, acc, after, fmt)

@@ -177,6 +177,8 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         raise BadRequest("Choose a character for this action.", field="character_id")
     others = _involved(db, acc, action, params, system.id, character)
     encounter = _encounter_for(db, acc, action, params, system.id, character)
+    if encounter is not None:  # a step involves the encounter's other participants (e.g. the opponent's health)
+        others.update(_participants(db, encounter, character))
 
     try:
         with _appending(db, acc, publish) as (seq, prev_hash):
@@ -196,7 +198,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 db.refresh(other)
             if encounter is not None:
                 _check_encounter_version(db, encounter, params)
-            ctx = _context(db, acc, system.id, character, others, encounter)
+            ctx = _context(db, acc, system.id, character, others, encounter, seq)
             try:
                 resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
@@ -265,6 +267,18 @@ def _encounter_for(db: Session, acc: Access, action: Action, params: BaseModel, 
     return encounter
 
 
+def _participants(db: Session, encounter: Encounter, character: Character | None) -> dict[int, Character]:
+    """The encounter's participants other than the acting character: their sheets come in ctx.others and a
+    step may change them (Resolution.others)."""
+    found: dict[int, Character] = {}
+    for p in encounter.participants:
+        other = db.get(Character, p.get("character_id"))
+        if other is not None and other.campaign_id == encounter.campaign_id and (character is None
+                                                                                or other.id != character.id):
+            found[other.id] = other
+    return found
+
+
 def _check_encounter_version(db: Session, encounter: Encounter, params: BaseModel) -> None:
     """Under the log lock: the state the player saw must still be the current one."""
     db.refresh(encounter)
@@ -304,7 +318,7 @@ def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, pa
 
 
 def _context(db: Session, acc: Access, system_id: str, character: Character | None, others: dict[int, Character],
-             encounter: Encounter | None = None) -> Context:
+             encounter: Encounter | None = None, seq: int | None = None) -> Context:
     session = current_session(db, acc.campaign.id)
     return Context(
         actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
@@ -314,6 +328,7 @@ def _context(db: Session, acc: Access, system_id: str, character: Character | No
         encounter=None if encounter is None else {
             "id": encounter.id, "kind": encounter.kind, "title": encounter.title, "state": dict(encounter.state),
             "participants": list(encounter.participants), "version": encounter.version},
+        seq=seq,
     )
 
 

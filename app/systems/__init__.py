@@ -3,11 +3,18 @@ and one line in SYSTEMS."""
 
 from __future__ import annotations
 
-from app.systems import dice
+from app.systems import cat, dice
+from app.systems import catfight
+from app.systems import rabbits
+from app.systems import art
 from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem
 
 SYSTEMS: dict[str, RuleSystem] = {
     dice.SYSTEM.id: dice.SYSTEM,
+    cat.SYSTEM.id: cat.SYSTEM,
+    catfight.SYSTEM.id: catfight.SYSTEM,
+    rabbits.SYSTEM.id: rabbits.SYSTEM,
+    art.SYSTEM.id: art.SYSTEM,
 }
 
 # Every campaign may use the generic roller, whatever else it plays.

@@ -71,6 +71,8 @@ class Context:
     other_names: Mapping[int, str] = field(default_factory=dict)
     # For Action.encounter == "step": {id, kind, title, state, participants, version}.
     encounter: Mapping[str, Any] | None = None
+    # The seq the action's own log entry will get (so a sheet can remember "my last roll was #12").
+    seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class Odds:
 
 
 Resolve = Callable[..., Resolution]  # (sheet, params, dice) or, with takes_context, (sheet, params, dice, ctx)
-OddsFn = Callable[[dict[str, Any], Any], Odds | None]
+OddsFn = Callable[..., Odds | None]  # (sheet, params) or, with odds_uses_settings, (sheet, params, settings)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class Action:
     # "create": the action starts an encounter (Resolution.encounter). "step": the params carry
     # `encounter_id` and `version` (the state the player saw); a stale version is "already resolved".
     encounter: str | None = None
+    # The odds function takes this system's campaign settings as a third argument (e.g. an uploaded table).
+    odds_uses_settings: bool = False
 
     def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
         if self.takes_context:

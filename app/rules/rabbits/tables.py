@@ -27,6 +27,14 @@ BEGINNERS_LUCK_ABILITIES = ("will", "health")
 # beginner's-luck tests (passed or failed) as the rabbit's Nature rating, and opens at rating 2.
 NEW_SKILL_RATING = 2
 
+# Parent game (Mouse Guard): the skill list the sheet's conflict tables draw on (Persuader, Orator, Scout, …).
+SKILLS = (
+    "Administrator", "Apiarist", "Archivist", "Armorer", "Baker", "Boatcrafter", "Brewer", "Carpenter",
+    "Cartographer", "Cook", "Deceiver", "Fighter", "Glazier", "Haggler", "Harvester", "Healer", "Hunter",
+    "Insectrist", "Instructor", "Laborer", "Loremouse", "Militarist", "Miller", "Orator", "Pathfinder",
+    "Persuader", "Potter", "Scientist", "Scout", "Smith", "Stonemason", "Survivalist", "Weather Watcher", "Weaver",
+)
+
 # --- rabbits.en.md, "Nature" -----------------------------------------------------------------------------
 NATURE_DESCRIPTORS = ("flee", "hide", "dig", "breed")
 # The sheet's closing rule of "Nature": (within nature, passed) -> Nature lost. "margin" = margin of failure.

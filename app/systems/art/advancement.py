@@ -1,0 +1,188 @@
+"""Advancement: the session's end (narrator), Glory, and what players buy with points and experience.
+
+art-engine.md, ch. 1 "Session", "Between Adventures"; ch. 2 "Glory", "Starting Skills"; ch. 6
+"Increasing Attributes", "Improving Skills", "Experience Points", "Increasing Health", "Buying Perks".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art.advancement import XP_PER_SESSION
+from app.rules.art import ATTRIBUTES
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+
+from .sheet import ArtSheet, Skill, dump, load, ready
+
+NEW_SKILL_IN_PLAY_COST = 1  # ruling: a +1 skill bought during an adventure costs what a starting +1 does
+
+
+class EndSessionParams(BaseModel):
+    participants: list[int] = Field(default_factory=list, max_length=40)
+    adventure_over: bool = False
+
+
+class GloryParams(BaseModel):
+    target_id: int
+    amount: int = Field(ge=-1000, le=1000)
+
+
+class RaiseAttributeParams(BaseModel):
+    attribute: str
+
+
+class BuyPerkParams(BaseModel):
+    perk: str = Field(max_length=80)
+
+
+class BuySkillParams(BaseModel):
+    name: str = Field(default="", max_length=80)
+    rating: int = Field(default=1, ge=1, le=4)
+
+
+class NoParams(BaseModel):
+    pass
+
+
+def _adventurer(sheet: ArtSheet, field: str) -> None:
+    if sheet.kind != "adventurer" or not ready(sheet):
+        raise ActionError("Only an adventurer with attributes advances.", field=field)
+
+
+def session_end(sheet: ArtSheet, adventure_over: bool) -> list[str]:
+    """+1 xp; capped skills +1 and cleared; at an adventure's end, healed (ch. 1, "Between Adventures")."""
+    sheet.xp += XP_PER_SESSION
+    sheet.sessions += 1
+    improved = []
+    for skill in sheet.skills:
+        after = art.end_of_session_skill(art.SkillUse(skill.name, skill.rating, skill.inspiration))
+        if after.rating != skill.rating or after.inspiration != skill.inspiration:
+            improved.append(f"{skill.name} +{after.rating}")
+        skill.rating, skill.inspiration = after.rating, after.inspiration
+    sheet.between_adventures = adventure_over
+    if adventure_over:
+        sheet.checked = [False] * len(sheet.health)
+        sheet.unconscious = False
+        sheet.fatigue = 0
+    return improved
+
+
+def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, dice: Dice, ctx: Context) -> Resolution:
+    if not params.participants:
+        raise ActionError("Tick the adventurers who took part.", field="participants")
+    others = {}
+    lines = []
+    for cid in params.participants:
+        sheet = load(ctx.others[cid])
+        name = ctx.other_names.get(cid, str(cid))
+        _adventurer(sheet, "participants")
+        improved = session_end(sheet, params.adventure_over)
+        others[cid] = dump(sheet)
+        lines.append(f"{name} +1 xp" + (f" ({', '.join(improved)})" if improved else ""))
+    what = "ends the adventure" if params.adventure_over else "ends the session"
+    return Resolution(request=params.model_dump(), dice=[], outcome={"participants": params.participants},
+                      summary=f"{what}: {'; '.join(lines)}", others=others)
+
+
+def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, ctx: Context) -> Resolution:
+    """Glory of ten times Fame becomes one more Fame (ch. 2, "Glory")."""
+    sheet = load(ctx.others[params.target_id])
+    name = ctx.other_names.get(params.target_id, "")
+    _adventurer(sheet, "target_id")
+    if params.amount == 0:
+        raise ActionError("Give or take at least 1 Glory.", field="amount")
+    fame = sheet.fame
+    sheet.glory, sheet.fame = art.gain_glory(sheet.glory, sheet.fame, params.amount)
+    text = f"{'awards' if params.amount > 0 else 'takes'} {abs(params.amount)} Glory {'to' if params.amount > 0 else 'from'} {name}"
+    if sheet.fame > fame:
+        text += f": Fame rises to {sheet.fame}"
+    return Resolution(request=params.model_dump(), dice=[], outcome={"glory": sheet.glory, "fame": sheet.fame},
+                      summary=text, others={params.target_id: dump(sheet)})
+
+
+def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice) -> Resolution:
+    """Each +1 costs the attribute's current score in its inspiration points (ch. 6)."""
+    sheet = load(sheet_data)
+    _adventurer(sheet, "attribute")
+    code = params.attribute.upper()
+    if code not in ATTRIBUTES:
+        raise ActionError("Choose one of the ten attributes.", field="attribute")
+    score, points = sheet.attributes[code] or 0, sheet.attribute_inspiration.get(code, 0)
+    if points < score:
+        raise ActionError(f"Raising {ATTRIBUTES[code]} from {score} costs {score} inspiration points; "
+                          f"it has {points}.", field="attribute")
+    sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
+    return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
+                      summary=f"raises {ATTRIBUTES[code]} to {score + 1} for {score} inspiration points",
+                      sheet=dump(sheet))
+
+
+def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice) -> Resolution:
+    """Perks between adventures, with their attribute and perk requirements (ch. 6, "Buying Perks")."""
+    sheet = load(sheet_data)
+    _adventurer(sheet, "perk")
+    if not sheet.between_adventures:
+        raise ActionError("Perks are bought between adventures.", field="perk")
+    if params.perk not in art.PERKS:
+        raise ActionError("Choose a perk from the list.", field="perk")
+    rank = sheet.perks.get(params.perk, 0) + 1
+    try:
+        cost = art.perk_cost(params.perk, rank)
+    except art.ArtRuleError as exc:
+        raise ActionError(f"You already have every rank of {params.perk}.", field="perk") from exc
+    scores = {code: value or 0 for code, value in sheet.attributes.items()}
+    unmet = art.unmet_requirements(params.perk, scores, list(sheet.perks), rank=rank)
+    if unmet:
+        raise ActionError(f"{params.perk} needs {', '.join(unmet)}.", field="perk")
+    if cost > sheet.xp:
+        raise ActionError(f"{params.perk} costs {cost} xp; you have {sheet.xp}.", field="perk")
+    sheet.xp -= cost
+    sheet.perks[params.perk] = rank
+    ranked = f" rank {rank}" if art.PERKS[params.perk].per_rank else ""
+    return Resolution(request=params.model_dump(), dice=[], outcome={"perk": params.perk, "rank": rank, "xp": cost},
+                      summary=f"buys {params.perk}{ranked} for {cost} xp", sheet=dump(sheet))
+
+
+def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice) -> Resolution:
+    """One Health rank up, at the Increasing Health table's cost, between adventures (ch. 6)."""
+    sheet = load(sheet_data)
+    _adventurer(sheet, "health")
+    if not sheet.between_adventures:
+        raise ActionError("Health is increased between adventures.", field="health")
+    try:
+        rank = art.health_rank([art.Level[c] for c in sheet.health])
+        cost = art.health_increase_cost(rank)
+    except art.ArtRuleError as exc:
+        raise ActionError("Health is at its highest rank.", field="health") from exc
+    if cost > sheet.xp:
+        raise ActionError(f"The next Health rank costs {cost} xp; you have {sheet.xp}.", field="health")
+    sheet.xp -= cost
+    sheet.health = [box.name for box in art.health_track(rank + 1)]
+    return Resolution(request={}, dice=[], outcome={"rank": rank + 1, "xp": cost},
+                      summary=f"raises Health to {'/'.join(sheet.health)} for {cost} xp", sheet=dump(sheet))
+
+
+def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice) -> Resolution:
+    """Before the first adventure, skills +1..+4 at the Starting Skills costs (ch. 2); later, a new +1 skill
+    for 1 xp (ch. 6, "Experience Points")."""
+    sheet = load(sheet_data)
+    _adventurer(sheet, "name")
+    name = params.name.strip()
+    if not name:
+        raise ActionError("Name the skill.", field="name")
+    if any(s.name.lower() == name.lower() for s in sheet.skills):
+        raise ActionError(f"You already have {name}.", field="name")
+    starting = sheet.sessions == 0
+    if not starting and params.rating != 1:
+        raise ActionError("After the first session new skills start at +1.", field="rating")
+    cost = art.starting_skill_cost(params.rating) if starting else NEW_SKILL_IN_PLAY_COST
+    if cost > sheet.xp:
+        raise ActionError(f"+{params.rating} costs {cost} xp; you have {sheet.xp}.", field="rating")
+    sheet.xp -= cost
+    sheet.skills.append(Skill(name=name, rating=params.rating))
+    return Resolution(request=params.model_dump(), dice=[], outcome={"skill": name, "xp": cost},
+                      summary=f"buys the skill {name} +{params.rating} for {cost} xp", sheet=dump(sheet))

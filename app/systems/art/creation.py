@@ -1,0 +1,172 @@
+"""Creating an adventurer (balanced or random attributes) or a foe, and rolling random attributes.
+
+art-engine.md, ch. 2 "Determining Attributes", "Random Method", "Balanced Method", "Health", "Fame",
+"Fortune", "Starting Experience", "Starting Skills"; ch. 1 "Abilities" (foe attributes are levels).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, RecordingDice, Resolution
+
+from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Skill, dump, load
+
+MAX_STARTING_SKILLS = 6  # rows on the creation form
+
+
+def _text(fields: Mapping[str, Any], name: str) -> str:
+    value = fields.get(name, "")
+    if isinstance(value, list):
+        value = value[0] if value else ""
+    return str(value).strip()
+
+
+def _number(fields: Mapping[str, Any], name: str, message: str) -> int:
+    text = _text(fields, name)
+    if not text.lstrip("-").isdigit():
+        raise ActionError(message, field=name)
+    return int(text)
+
+
+def finish_attributes(sheet: ArtSheet) -> ArtSheet:
+    """Once every attribute has a score: Health from Stamina, Fortune from Fate, Fame 1, experience =
+    Intelligence (ch. 2)."""
+    scores = {code: value for code, value in sheet.attributes.items() if value is not None}
+    sheet.health = [box.name for box in art.health_track(scores["STA"])]
+    sheet.checked = [False] * len(sheet.health)
+    sheet.fortune = art.starting_fortune(scores["FAT"])
+    sheet.fame = art.STARTING_FAME
+    sheet.xp = art.starting_experience(scores["INT"])
+    return sheet
+
+
+def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
+    pairs: dict[str, tuple[int, int]] = {}
+    left = Counter(BALANCED_NUMBERS)
+    for code, name in ATTRIBUTES.items():
+        pair = []
+        for half in ("a", "b"):
+            field = f"{code}_{half}"
+            text = _text(fields, field)
+            if not text:
+                raise ActionError(f"Choose two numbers from the list for {name}.", field=field)
+            if not text.isdigit() or int(text) not in left:
+                raise ActionError(f"{text} is not on the list (1 to 6).", field=field)
+            number = int(text)
+            if left[number] == 0:
+                times = BALANCED_NUMBERS.count(number)
+                raise ActionError(f"The list has only {times} × {number}, and they are all used by now.", field=field)
+            left[number] -= 1
+            pair.append(number)
+        pairs[code] = (pair[0], pair[1])
+    try:
+        return art.balanced_attributes(pairs)
+    except art.ArtRuleError as exc:  # pragma: no cover - the checks above catch these first
+        raise ActionError(exc.message, field=exc.field) from exc
+
+
+def _starting_skills(fields: Mapping[str, Any], xp: int) -> tuple[list[Skill], int]:
+    skills: list[Skill] = []
+    for index in range(MAX_STARTING_SKILLS):
+        name = _text(fields, f"skill_{index}")
+        rating_text = _text(fields, f"skill_{index}_rating")
+        if not name:
+            continue
+        if len(name) > 80:
+            raise ActionError("Keep a skill's name under 80 characters.", field=f"skill_{index}")
+        if any(s.name.lower() == name.lower() for s in skills):
+            raise ActionError(f"You already have {name}; a new skill must differ.", field=f"skill_{index}")
+        rating = int(rating_text) if rating_text.isdigit() else 1
+        if rating not in art.STARTING_SKILL_COSTS:
+            raise ActionError("Starting skills are +1 to +4.", field=f"skill_{index}_rating")
+        cost = art.starting_skill_cost(rating)
+        if cost > xp:
+            raise ActionError(f"+{rating} costs {cost} xp; you have {xp} left.", field=f"skill_{index}_rating")
+        xp -= cost
+        skills.append(Skill(name=name, rating=rating))
+    return skills, xp
+
+
+def _foe(fields: Mapping[str, Any]) -> dict[str, Any]:
+    levels = {}
+    for code, name in FOE_TRAITS.items():
+        value = _text(fields, f"level_{code}").upper()
+        if value not in LEVEL_CODES:
+            raise ActionError(f"Choose {name}'s level (Catastrophic to Extreme).", field=f"level_{code}")
+        levels[code] = value
+    health = [_text(fields, f"health_{i}").upper() for i in range(6)]
+    health = [box for box in health if box]
+    for i, box in enumerate(health):
+        if box not in LEVEL_CODES:
+            raise ActionError(f"{box} is not a level.", field=f"health_{i}")
+    if not health:
+        raise ActionError("A foe needs at least one Health box.", field="health_0")
+    health.sort(key=lambda code: Level[code])
+    rating_text = _text(fields, "damage_rating") or "0"
+    if rating_text not in ("0", "1", "2", "3"):
+        raise ActionError("A damage rating is +0 to +3.", field="damage_rating")
+    sheet = ArtSheet(kind="foe", levels=levels, health=health, checked=[False] * len(health),
+                     damage_rating=int(rating_text), henchman=_text(fields, "henchman") in ("1", "on", "true"),
+                     notes=_text(fields, "notes")[:2000], attributes={}, fame=0)
+    return dump(sheet)
+
+
+def create(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A new sheet from the creation form. Errors name the field to fix."""
+    what = _text(fields, "sheet_kind") or "adventurer"
+    if what == "foe":
+        return _foe(fields)
+    if what != "adventurer":
+        raise ActionError("Create an adventurer or a foe.", field="sheet_kind")
+    method = _text(fields, "method") or "balanced"
+    if method == "random":
+        # The scores are rolled on the sheet, through the rules service, so the log shows the dice.
+        return dump(ArtSheet(method="random"))
+    if method != "balanced":
+        raise ActionError("Choose the balanced or the random method.", field="method")
+    sheet = finish_attributes(ArtSheet(method="balanced", attributes=dict(_balanced(fields))))
+    sheet.skills, sheet.xp = _starting_skills(fields, sheet.xp)
+    return dump(sheet)
+
+
+class RollAttributesParams(BaseModel):
+    attribute: str | None = Field(default=None, description="The attribute this roll goes to; empty: all the rest")
+
+
+def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice) -> Resolution:
+    """Random method: 2d6 per attribute, assigned as rolled (ch. 2, "Random Method"). With an attribute
+    named, one roll goes to it; without, the remaining attributes are rolled in the sheet's order."""
+    sheet = load(sheet_data)
+    if sheet.kind != "adventurer" or sheet.method != "random":
+        raise ActionError("Only an adventurer made by the random method rolls attributes.", field="attribute")
+    empty = [code for code, value in sheet.attributes.items() if value is None]
+    if not empty:
+        raise ActionError("Every attribute already has its score.", field="attribute")
+    if params.attribute:
+        if params.attribute not in ATTRIBUTES:
+            raise ActionError(f"{params.attribute} is not an attribute.", field="attribute")
+        if params.attribute not in empty:
+            raise ActionError(f"{ATTRIBUTES[params.attribute]} already has its score.", field="attribute")
+        empty = [params.attribute]
+    recorder = RecordingDice(dice)
+    rolled = {}
+    for code in empty:
+        rolled[code] = recorder.roll(6) + recorder.roll(6)
+        sheet.attributes[code] = rolled[code]
+    done = all(value is not None for value in sheet.attributes.values())
+    if done:
+        finish_attributes(sheet)
+    parts = ", ".join(f"{ATTRIBUTES[code]} {score}" for code, score in rolled.items())
+    summary = f"rolls attributes (2d6 each): {parts}"
+    if done:
+        summary += f"; Health {'/'.join(sheet.health)}, Fortune {sheet.fortune}, {sheet.xp} xp"
+    return Resolution(request={"attribute": params.attribute}, dice=recorder.rolled,
+                      outcome={"scores": rolled, "complete": done}, summary=summary, sheet=dump(sheet))

@@ -1,0 +1,183 @@
+"""Gear in slots (2 ready, 4 at hand, 9 stowed), armor, and the campaign's own Action Results Table.
+
+art-engine.md, ch. 2 "Gear", "Armor & Defense", "Shields", "Weapons & Attack"; RULINGS.md, ART Engine
+ruling 1; ch. 3 "Combined Efforts", "Compounding Tasks".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import FORTUNE_RANKS, Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+
+from . import core
+from .sheet import SLOT_NAMES, Item, check_slots, dump, level_name, load, ready
+
+MAX_TABLE_CHARS = 20_000
+
+
+class AddItemParams(BaseModel):
+    name: str = Field(default="", max_length=80)
+    slot: Literal["ready", "at_hand", "stowed"] = "stowed"
+    type: Literal["item", "weapon", "shield", "medkit"] = "item"
+    cost: str | None = None
+    weapon: Literal["melee_1h", "melee_2h", "ranged_1h", "ranged_2h", "shotgun"] | None = None
+    thrown: bool = False
+    uses: int | None = Field(default=None, ge=0, le=99)
+    bonus: int = Field(default=0, ge=-10, le=10)
+    kickers: list[int] = Field(default_factory=list, max_length=10)
+    effect: str = Field(default="", max_length=200)
+
+
+class MoveItemParams(BaseModel):
+    item: int = Field(ge=0, le=40)
+    slot: Literal["ready", "at_hand", "stowed", "drop"]
+
+
+class ArmorParams(BaseModel):
+    armor: str = ""
+
+
+class TableParams(BaseModel):
+    csv: str = Field(default="", max_length=MAX_TABLE_CHARS)
+
+
+class CombineParams(BaseModel):
+    participants: list[int] = Field(default_factory=list, max_length=20)
+    compounding: bool = False
+    helpers: list[str] = Field(default_factory=list, max_length=10)
+
+
+def _cost(value: str | None, field: str) -> str:
+    if not value:
+        raise ActionError("Choose its Fortune cost.", field=field)
+    try:
+        return FORTUNE_RANKS[art.fortune_rank(value)]
+    except art.ArtRuleError as exc:
+        raise ActionError(f"{value} is not a Fortune rank.", field=field) from exc
+
+
+def _affordable(sheet: Any, cost: str, field: str) -> None:
+    """Starting equipment may not cost more than your Fortune (ch. 2, "Gear"); gear found during an adventure
+    (trophies) may."""
+    if sheet.between_adventures and sheet.fortune and art.fortune_rank(cost) > art.fortune_rank(sheet.fortune):
+        raise ActionError(f"{cost} is above your Fortune ({sheet.fortune}).", field=field)
+
+
+def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice) -> Resolution:
+    sheet = load(sheet_data)
+    if sheet.kind != "adventurer" or not ready(sheet):
+        raise ActionError("Only an adventurer with attributes carries gear.", field="name")
+    if not params.name.strip():
+        raise ActionError("Name the item.", field="name")
+    fields = params.model_dump()
+    fields["name"] = params.name.strip()
+    if any(k not in range(10) for k in params.kickers):
+        raise ActionError("Kicker faces are 0 to 9.", field="kickers")
+    if params.type in ("weapon", "shield"):
+        fields["cost"] = _cost(params.cost, "cost")
+        _affordable(sheet, fields["cost"], "cost")
+    else:
+        fields["cost"] = None
+    if params.type == "weapon":
+        if params.weapon is None:
+            raise ActionError("Choose the kind of weapon.", field="weapon")
+        if params.thrown and params.weapon != "melee_1h":
+            raise ActionError("Only one-handed melee weapons can be thrown.", field="thrown")
+    else:
+        fields["weapon"], fields["thrown"] = None, False
+    if params.type == "medkit" and not params.uses:
+        raise ActionError("How many uses does the med-kit have?", field="uses")
+    item = Item.model_validate(fields)
+    gear = [*sheet.gear, item]
+    check_slots(gear)
+    sheet.gear = gear
+    return Resolution(request=params.model_dump(), dice=[], outcome={"item": item.name},
+                      summary=f"adds {item.name} ({SLOT_NAMES[item.slot].lower()})", sheet=dump(sheet))
+
+
+def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice) -> Resolution:
+    sheet = load(sheet_data)
+    if params.item >= len(sheet.gear):
+        raise ActionError("No such item.", field="item")
+    item = sheet.gear[params.item]
+    if params.slot == "drop":
+        sheet.gear = [g for i, g in enumerate(sheet.gear) if i != params.item]
+        text = f"drops {item.name}"
+    else:
+        item.slot = params.slot
+        check_slots(sheet.gear)
+        text = f"moves {item.name} to {SLOT_NAMES[params.slot].lower()}"
+    return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text, sheet=dump(sheet))
+
+
+def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice) -> Resolution:
+    """Defense = Agility adjusted by the armor's cost; armor needs its Strength (ch. 2, "Armor")."""
+    sheet = load(sheet_data)
+    if sheet.kind != "adventurer" or not ready(sheet):
+        raise ActionError("Only an adventurer with attributes wears armor.", field="armor")
+    if not params.armor:
+        sheet.armor = None
+        text = "takes off the armor"
+    else:
+        cost = _cost(params.armor, "armor")
+        _affordable(sheet, cost, "armor")
+        try:
+            art.defense(sheet.attributes["AGI"] or 0, cost, strength=sheet.attributes["STR"])
+        except art.ArtRuleError as exc:
+            raise ActionError(exc.message[0].upper() + exc.message[1:] + ".", field="armor") from exc
+        sheet.armor = cost
+        text = f"wears {cost.lower()} armor"
+    return Resolution(request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text,
+                      sheet=dump(sheet))
+
+
+def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: Dice, ctx: Context) -> Resolution:
+    """The campaign's own ART, in the same CSV shape, validated before it is used (ruling 1)."""
+    text = params.csv.strip()
+    if not text:
+        raise ActionError("Paste the table as CSV: a header row, then rows 0 to 30.", field="csv")
+    try:
+        art.load_table(text)
+    except art.TableError as exc:
+        raise ActionError(f"{exc}.", field="csv") from exc
+    return Resolution(request={"rows": text.count("\n")}, dice=[], outcome={"table": "campaign"},
+                      summary="uses the campaign's own Action Results Table", settings={"table_csv": text + "\n"})
+
+
+def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
+    if not ctx.campaign_settings.get("table_csv"):
+        raise ActionError("The campaign already uses the default table.", field="default_table")
+    return Resolution(request={}, dice=[], outcome={"table": "default"},
+                      summary="goes back to the default Action Results Table", settings={})
+
+
+def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dice, ctx: Context) -> Resolution:
+    """A group's single result from each player's latest roll and narrator characters' ratings (ch. 3)."""
+    if not params.participants:
+        raise ActionError("Tick the adventurers whose rolls combine.", field="participants")
+    rolled, names = [], []
+    for cid in params.participants:
+        last = load(ctx.others[cid]).last_roll
+        name = ctx.other_names.get(cid, str(cid))
+        if not last:
+            raise ActionError(f"{name} has not rolled yet.", field="participants")
+        rolled.append(Level[last["result"]])
+        names.append(f"{name} {level_name(last['result'])} (#{last['seq']})")
+    helpers = [core.parse_level(code, "helpers", "the helper's level") for code in params.helpers if code]
+    effort = art.combined_effort(rolled, compounding=params.compounding, helpers=helpers)
+    how = "compounding" if params.compounding else "best result"
+    text = f"combines efforts ({how}): {', '.join(names)}"
+    if helpers:
+        text += f", helpers {', '.join(level_name(h) for h in helpers)}"
+    text += f" → {level_name(effort.result)}"
+    if effort.disaster:
+        text += "; a Catastrophic roll: the effort ends in disaster"
+    return Resolution(request=params.model_dump(), dice=[],
+                      outcome={"result": effort.result.name, "disaster": effort.disaster, "total": effort.result.name},
+                      summary=text)

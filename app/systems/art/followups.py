@@ -1,0 +1,127 @@
+"""What a player does after a roll, checked against the sheet's memory of it: spend Fame to raise the
+result, take the inspiration that doubles give.
+
+art-engine.md, ch. 3 "Using Fame After Rolling", "Regaining Fame"; ch. 6 "Inspiration Points",
+"Creating Skills", "Increasing Attributes", "Improving Skills"; RULINGS.md, ART Engine ruling 6.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import ATTRIBUTES, Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+
+from .rolling import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
+from .sheet import ArtSheet, Skill, dump, fame_left, level_name, load
+
+
+class FameAfterParams(BaseModel):
+    entry_seq: int
+    columns: int | None = Field(default=None, ge=1, le=10)
+    opponent_id: int | None = None
+
+
+class InspireParams(BaseModel):
+    entry_seq: int
+    choice: Literal["new_skill", "attribute", "skill"]
+    skill: str = Field(default="", max_length=80)
+
+
+def _last(sheet: ArtSheet, entry_seq: int) -> dict[str, Any]:
+    last = sheet.last_roll
+    if not last or last.get("seq") != entry_seq:
+        raise ActionError(f"#{entry_seq} is not this character's latest roll.", field="entry_seq")
+    return last
+
+
+def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice: Dice, ctx: Context) -> Resolution:
+    """2 Fame per column, only below the difficulty, up to it; a Defense roll's damage and an attack's hit
+    are worked out again from the new result."""
+    sheet = load(sheet_data)
+    last = _last(sheet, params.entry_seq)
+    result, difficulty = Level[last["result"]], Level[last["difficulty"]]
+    if art.count(difficulty, result) > 0:
+        raise ActionError("Fame after rolling only helps a result below the difficulty.", field="columns")
+    if params.opponent_id is not None and params.opponent_id != last.get("opponent_id"):
+        raise ActionError(f"#{params.entry_seq} was not against them.", field="opponent_id")
+    if last["action"] == "attack" and last.get("opponent_id") and params.opponent_id is None:
+        raise ActionError("Name the foe that attack was against.", field="opponent_id")
+    try:
+        new, cost = art.fame_after(result, difficulty, fame_left(sheet), columns=params.columns)
+    except art.ArtRuleError as exc:
+        raise ActionError(exc.message[0].upper() + exc.message[1:] + ".", field="columns") from exc
+    if cost == 0:
+        raise ActionError(f"Raising a column costs 2 Fame; you have {fame_left(sheet)} left.", field="columns")
+    sheet.fame_spent += cost
+    last.update(result=new.name, fame_after=last.get("fame_after", 0) + cost, successes=art.count(difficulty, new))
+    others: dict[int, Any] = {}
+    consequence = ""
+    if last["action"] == "defend" and last.get("damage"):
+        undo_player_damage(sheet, last["damage"])
+        failures = max(0, -last["successes"])
+        last["damage"] = apply_player_damage(sheet, failures, last.get("damage_rating", 0)) if failures else None
+        consequence = damage_text(last["damage"]) if last["damage"] else "avoids all damage"
+    elif (last["action"] == "attack" and params.opponent_id is not None and last["successes"] > 0
+          and load(ctx.others[params.opponent_id]).kind == "foe"):
+        foe = load(ctx.others[params.opponent_id])
+        name = ctx.other_names.get(params.opponent_id, "the foe")
+        last["foe_damage"] = hit_foe(foe, new)
+        others[params.opponent_id] = dump(foe)
+        consequence = foe_damage_text(name, last["foe_damage"])
+    if sheet.sustained and sheet.sustained.get("outcomes"):
+        sheet.sustained["outcomes"][-1] = last["successes"]
+    sheet.last_roll = last
+    label, meaning = art.interpret(last["successes"])
+    summary = f"improves #{params.entry_seq} to {level_name(new)} with {cost} Fame ({label})"
+    if consequence:
+        summary += f"; {consequence}"
+    return Resolution(request=params.model_dump(), dice=[],
+                      outcome={"entry_seq": params.entry_seq, "result": new.name, "fame": cost,
+                               "successes": last["successes"], "label": label, "meaning": meaning,
+                               "total": new.name},
+                      summary=summary, sheet=dump(sheet), others=others)
+
+
+def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dice, ctx: Context) -> Resolution:
+    """Doubles: create a skill, or a point next to the attribute (00 only) or a used skill (ch. 6)."""
+    sheet = load(sheet_data)
+    last = _last(sheet, params.entry_seq)
+    options = last.get("options")
+    if not options:
+        raise ActionError(f"#{params.entry_seq} gave no inspiration (only doubles do).", field="choice")
+    if last.get("inspired"):
+        raise ActionError(f"#{params.entry_seq}'s inspiration is already taken.", field="choice")
+    name = params.skill.strip()
+    if params.choice == "new_skill":
+        if not options["create_skill"]:
+            raise ActionError("You used two skills on that roll: you cannot create one.", field="choice")
+        if not name:
+            raise ActionError("Name the new skill: the specific action you were performing.", field="skill")
+        if any(s.name.lower() == name.lower() for s in sheet.skills):
+            raise ActionError(f"You already have {name}; a new skill may be a narrower one.", field="skill")
+        sheet.skills.append(Skill(name=name, rating=1))
+        text = f"creates the skill {name} +1"
+    elif params.choice == "attribute":
+        code = options["attribute"]
+        if not code:
+            raise ActionError("Only a roll of 00 puts a point next to the attribute.", field="choice")
+        sheet.attribute_inspiration[code] = sheet.attribute_inspiration.get(code, 0) + 1
+        text = f"puts an inspiration point next to {ATTRIBUTES[code]} ({sheet.attribute_inspiration[code]})"
+    else:
+        allowed = [s for s in options["skills"] if s.lower() == name.lower()]
+        if not allowed:
+            why = "the kicker must be above its rating, and it must be a skill you used, not capped"
+            raise ActionError(f"{name or 'That skill'} cannot take the point: {why}.", field="skill")
+        skill = next(s for s in sheet.skills if s.name == allowed[0])
+        skill.inspiration += 1
+        text = f"puts an inspiration point next to {skill.name} ({skill.inspiration}/4"
+        text += ", capped)" if skill.inspiration >= 4 else ")"
+    last["inspired"] = params.choice
+    sheet.last_roll = last
+    return Resolution(request=params.model_dump(), dice=[], outcome={"entry_seq": params.entry_seq,
+                      "choice": params.choice}, summary=f"{text} (doubles on #{params.entry_seq})", sheet=dump(sheet))

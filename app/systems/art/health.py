@@ -1,0 +1,184 @@
+"""Damage without a Defense roll (falls, a narrator's hazard), first aid, natural healing, med-kits, fatigue.
+
+art-engine.md, ch. 3 "Recording Damage", "Staggering", "Defeat", "First Aid", "Natural Healing",
+"Med-Kits", "Fatigue", "Falling Damage"; ch. 6 "Breakfall".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
+
+from . import core
+from .rolling import damage_text, foe_damage_text
+from .sheet import ArtSheet, attr, dump, fame_left, level_name, load, table_of
+
+
+class TakeDamageParams(BaseModel):
+    source: Literal["hazard", "fall"] = "hazard"
+    damage: str | None = None
+    feet: int = Field(default=0, ge=0, le=10000)
+    surface: int = Field(default=0, ge=-3, le=3)
+
+
+class FirstAidParams(BaseModel):
+    box: int = Field(ge=0, le=9)
+    patient_id: int | None = None
+
+
+class RestParams(BaseModel):
+    skills: list[str] = Field(default_factory=list, max_length=2)
+    modifiers: int = Field(default=0, ge=-20, le=20)
+
+
+class MedKitParams(BaseModel):
+    item: int = Field(ge=0, le=40)
+    patient_id: int | None = None
+    skills: list[str] = Field(default_factory=list, max_length=2)
+
+
+class FatigueParams(BaseModel):
+    change: int = Field(ge=-30, le=30)
+
+
+def mark(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
+    """Mark damage on any sheet's track; a defeated adventurer loses 1 Fame and falls unconscious (ch. 3)."""
+    record = art.record_damage([Level[c] for c in sheet.health], sheet.checked, damage)
+    sheet.checked = list(record.checked)
+    penalty = sheet.kind == "adventurer" and record.defeated and bool(record.marked) and not sheet.unconscious
+    if penalty:
+        sheet.fame = art.fame_after_defeat(sheet.fame)
+        sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
+        sheet.unconscious = True
+    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
+            "defeated": record.defeated, "defeat_penalty": penalty}
+
+
+def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice) -> Resolution:
+    sheet = load(sheet_data)
+    if not sheet.health:
+        raise ActionError("This sheet has no Health track yet.", field="damage")
+    if params.source == "fall":
+        breakfall = min(sheet.perks.get("Breakfall", 0), 2)
+        damage = art.falling_damage(params.feet, params.surface, breakfall=breakfall)
+        cause = f"falls {params.feet} feet ({art.FALLING_SURFACES[params.surface].lower()})"
+        if breakfall:
+            cause += f", Breakfall −{breakfall}"
+        if damage is None:
+            return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
+                              summary=f"{cause}: under 10 feet, no damage", sheet=dump(sheet))
+    else:
+        damage = core.parse_level(params.damage, "damage", "the damage")
+        cause = "is hurt"
+    done = mark(sheet, damage)
+    text = foe_damage_text("it", done) if sheet.kind == "foe" else damage_text(done)
+    return Resolution(request=params.model_dump(), dice=[], outcome=done, summary=f"{cause}: {text}",
+                      sheet=dump(sheet))
+
+
+def _patient(sheet: ArtSheet, ctx: Context, patient_id: int | None) -> tuple[ArtSheet, str, bool]:
+    if patient_id is None:
+        return sheet, "themself", True
+    return load(ctx.others[patient_id]), ctx.other_names.get(patient_id, "them"), False
+
+
+def _healed(patient: ArtSheet) -> None:
+    if patient.unconscious and not all(patient.checked):
+        patient.unconscious = False
+
+
+def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: Dice, ctx: Context) -> Resolution:
+    """A conscious character pays Fame to uncheck a box: 1 for Inferior, +1 per level above (ch. 3)."""
+    healer = load(sheet_data)
+    core.require_adventurer(healer)
+    patient, name, itself = _patient(healer, ctx, params.patient_id)
+    try:
+        checked, cost = art.first_aid([Level[c] for c in patient.health], patient.checked, params.box)
+    except art.ArtRuleError as exc:
+        raise ActionError(f"Box {params.box + 1} is not a checked Health box.", field="box") from exc
+    if cost > fame_left(healer):
+        raise ActionError(f"Healing a {level_name(patient.health[params.box])} box costs {cost} Fame; "
+                          f"you have {fame_left(healer)} left.", field="box")
+    healer.fame_spent += cost
+    patient.checked = list(checked)
+    _healed(patient)
+    summary = (f"gives first aid to {name}: the {level_name(patient.health[params.box])} box is healed "
+               f"for {cost} Fame")
+    others = {} if itself else {params.patient_id: dump(patient)}
+    return Resolution(request=params.model_dump(), dice=[], outcome={"box": params.box, "fame": cost},
+                      summary=summary, sheet=dump(patient if itself else healer), others=others)
+
+
+def _heal_roll(healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context,
+               action: str) -> tuple[core.Rolled, int | None, list[dict[str, int]]]:
+    recorder = RecordingDice(dice)
+    rolled = core.roll_trait(healer, spec, recorder, table_of(ctx.campaign_settings))
+    before = list(patient.checked)
+    after = art.natural_healing([Level[c] for c in patient.health], patient.checked, rolled.roll.result)
+    patient.checked = list(after)
+    healed = next((i for i, (old, new) in enumerate(zip(before, after)) if old and not new), None)
+    _healed(patient)
+    core.remember(healer, ctx.seq, action, spec, rolled)
+    return rolled, healed, recorder.rolled
+
+
+def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx: Context) -> Resolution:
+    """After a night's rest: a Stamina roll erases one box that does not exceed it (ch. 3, "Natural Healing")."""
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet, awake=False)
+    if not any(sheet.checked):
+        raise ActionError("No checked Health box to heal.", field="rest")
+    spec = core.RollSpec(label="Stamina (healing)", base=attr(sheet, "STA"), attribute="STA", roll_kind="healing",
+                         difficulty=Level.CT, skills=params.skills, modifiers=params.modifiers)
+    rolled, healed, faces = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
+    text = (f"heals the {level_name(sheet.health[healed])} box" if healed is not None
+            else "is below every wound: no healing tonight")
+    return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
+                      summary=f"rests: {core.describe(spec, rolled)}; {text}", sheet=dump(sheet))
+
+
+def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice, ctx: Context) -> Resolution:
+    """Using a med-kit: the one applying it rolls Intelligence (+ the kit's bonus); one use is spent (ch. 3)."""
+    healer = load(sheet_data)
+    core.require_adventurer(healer)
+    if not params.item < len(healer.gear) or healer.gear[params.item].type != "medkit":
+        raise ActionError("Choose one of your med-kits.", field="item")
+    kit = healer.gear[params.item]
+    if not kit.uses:
+        raise ActionError(f"{kit.name} has no uses left.", field="item")
+    patient, name, itself = _patient(healer, ctx, params.patient_id)
+    if not any(patient.checked):
+        raise ActionError(f"{name.capitalize()} has no checked Health box.", field="patient_id")
+    kit.uses -= 1
+    spec = core.RollSpec(label=f"Intelligence with {kit.name}", base=attr(healer, "INT"), attribute="INT",
+                         difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)
+    target = healer if itself else patient
+    rolled, healed, faces = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
+    text = (f"heals {name}'s {level_name(target.health[healed])} box" if healed is not None
+            else f"does not heal {name}")
+    text += f" ({kit.uses} uses left)"
+    return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
+                      summary=f"uses {kit.name}: {core.describe(spec, rolled)}; {text}", sheet=dump(healer),
+                      others={} if itself else {params.patient_id: dump(patient)})
+
+
+def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice) -> Resolution:
+    """Each point of fatigue is −1 on all rolls until its source is removed (ch. 3, "Fatigue")."""
+    sheet = load(sheet_data)
+    if sheet.kind != "adventurer":
+        raise ActionError("Only adventurers track fatigue.", field="change")
+    if params.change == 0:
+        raise ActionError("Add or remove at least one point.", field="change")
+    if sheet.fatigue + params.change < 0:
+        raise ActionError(f"There are only {sheet.fatigue} points of fatigue to remove.", field="change")
+    sheet.fatigue += params.change
+    verb = "takes" if params.change > 0 else "recovers"
+    return Resolution(request=params.model_dump(), dice=[], outcome={"fatigue": sheet.fatigue},
+                      summary=f"{verb} {abs(params.change)} fatigue (now −{sheet.fatigue} on all rolls)",
+                      sheet=dump(sheet))

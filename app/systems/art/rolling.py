@@ -1,0 +1,397 @@
+"""Trait rolls, Defense rolls and attacks, against a difficulty, a foe or another adventurer.
+
+art-engine.md, ch. 3 "Opposed Rolls", "Player vs. Player", "Henchman", "Adjusting Difficulty",
+"Assist Rolls", "Impede Rolls", "Sustained Actions", "Taking Damage" to "Defeat", "Insanity";
+ch. 5 "Foe Attacking Player", "Player Attacking Foe".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import ATTRIBUTES, Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+
+from . import core
+from .sheet import (
+    FOE_TRAITS,
+    ArtSheet,
+    attr,
+    defense,
+    dump,
+    level_name,
+    load,
+    shield,
+    shield_bonus,
+    table_of,
+    two_handed_ready,
+    weapon_stats,
+)
+
+Adjust = Field(default=0, ge=-3, le=3)
+
+
+class RollChoices(BaseModel):
+    """What every roll shares: the player's skills, Fame before, taking 25; the narrator's modifiers."""
+
+    skills: list[str] = Field(default_factory=list, max_length=2)
+    modifiers: int = Field(default=0, ge=-20, le=20)
+    fame_before: int = Field(default=0, ge=0, le=50)
+    take25: bool = False
+    adjust: int = Adjust
+
+
+class TraitRollParams(RollChoices):
+    attribute: str = ""
+    difficulty: str | None = None
+    opponent_id: int | None = None
+    opponent_attribute: str | None = None
+    untrained: bool = False
+    helper_id: int | None = None
+    help: Literal["assist", "impede"] = "assist"
+    goal: int | None = Field(default=None, ge=5, le=30)
+    failure_goal: int | None = Field(default=None, ge=5, le=30)
+    purpose: Literal["", "sanity"] = ""
+
+
+class DefendParams(RollChoices):
+    attack: str | None = None
+    damage_rating: int = Field(default=0, ge=0, le=3)
+    opponent_id: int | None = None
+    use_shield: bool = False
+
+
+class AttackParams(RollChoices):
+    weapon: int = Field(default=-1, ge=-1, le=40)
+    difficulty: str | None = None
+    opponent_id: int | None = None
+
+
+class HenchmanParams(BaseModel):
+    henchman_id: int
+    attribute: str = ""
+    difficulty: str | None = None
+    adjust: int = Adjust
+    take25: bool = False
+
+
+# --- difficulty from an opponent ---------------------------------------------------------------------------
+
+def _opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | None:
+    if opponent_id is None:
+        return None
+    return load(ctx.others[opponent_id]), ctx.other_names.get(opponent_id, "the opponent")
+
+
+def _difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
+                        field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, str]:
+    """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
+    result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
+    if other is None:
+        return core.parse_level(given, field_name, what), ""
+    sheet, name = other
+    if sheet.kind == "foe":
+        code = sheet.levels.get(trait)
+        if code is None:
+            raise ActionError(f"{name} has no {FOE_TRAITS.get(trait, trait)} level.", field="opponent_id")
+        if sheet.checked and all(sheet.checked):
+            raise ActionError(f"{name} is already defeated.", field="opponent_id")
+        return Level[code], f"{name}'s {FOE_TRAITS.get(trait, trait)}"
+    last = sheet.last_roll
+    if not last:
+        raise ActionError(f"{name} has not rolled yet: their result is the difficulty.", field="opponent_id")
+    return Level[last["result"]], f"{name}'s roll #{last['seq']}"
+
+
+def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tuple[int, str, dict[int, Any]]:
+    """An assist adds the helper's successes to the trait; an impede subtracts them (ch. 3)."""
+    if helper_id is None:
+        return 0, "", {}
+    helper = load(ctx.others[helper_id])
+    name = ctx.other_names.get(helper_id, "the helper")
+    last = helper.last_roll
+    if not last or last.get("used_for"):
+        raise ActionError(f"{name} has no fresh roll to {mode} with: they roll first.", field="helper_id")
+    successes = max(0, int(last["successes"]))
+    last["used_for"] = seq
+    sign = 1 if mode == "assist" else -1
+    note = f"{'assisted' if mode == 'assist' else 'impeded'} by {name} (#{last['seq']}, {sign * successes:+d})"
+    if last["result"] == "CT":
+        note += ": Catastrophic — the effort ends in disaster"
+    return sign * successes, note, {helper_id: dump(helper)}
+
+
+def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: core.RollSpec) -> str:
+    """Keep the running tally of a sustained action (ch. 3, "Sustained Actions")."""
+    if params.goal is None:
+        return ""
+    key = {"attribute": spec.attribute, "difficulty": spec.difficulty.name, "goal": params.goal,
+           "failure_goal": params.failure_goal or params.goal}
+    tally = sheet.sustained
+    if not tally or tally.get("finished") or {k: tally.get(k) for k in key} != key:
+        tally = {**key, "outcomes": []}
+    tally["outcomes"] = [*tally["outcomes"], successes]
+    result = art.sustained_action(tally["outcomes"], goal=key["goal"], failure_goal=key["failure_goal"])
+    tally.update(successes=result.successes, failures=result.failures, finished=result.finished,
+                 succeeded=result.succeeded)
+    sheet.sustained = tally
+    text = f"sustained: {result.successes}s/{result.failures}f of {key['goal']}"
+    if result.finished:
+        text += " — done, " + ("succeeds" if result.succeeded else "fails")
+    return text
+
+
+# --- the actions -------------------------------------------------------------------------------------------
+
+def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice: Dice, ctx: Context) -> Resolution:
+    sheet = load(sheet_data)
+    code = core.attribute_code(params.attribute)
+    core.require_adventurer(sheet)
+    other = _opponent(ctx, params.opponent_id)
+    versus = core.attribute_code(params.opponent_attribute or code, "opponent_attribute")
+    difficulty, against = _difficulty_against(other, versus, params.difficulty)
+    help_mod, help_note, helped = _help(ctx, params.helper_id, params.help, ctx.seq)
+    spec = core.RollSpec(label=ATTRIBUTES[code], base=attr(sheet, code), attribute=code,
+                         difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
+                         modifiers=params.modifiers + help_mod, fame_before=params.fame_before,
+                         take25=params.take25, untrained=params.untrained)
+    recorder = RecordingDice(dice)
+    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    outcome = core.outcome_of(rolled)
+    notes = [n for n in (help_note, _sustained(sheet, params, rolled.roll.successes, spec)) if n]
+    if params.purpose == "sanity":
+        label, text = art.sanity_check(rolled.roll.successes)
+        outcome["sanity"] = text
+        notes.append(f"sanity: {text}")
+    if against:
+        notes.insert(0, f"against {against}")
+    core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
+                  purpose=params.purpose)
+    summary = "rolls " + core.describe(spec, rolled) + "".join(f"; {n}" for n in notes)
+    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
+                      sheet=dump(sheet), others=helped)
+
+
+def apply_player_damage(sheet: ArtSheet, failures: int, rating: int) -> dict[str, Any]:
+    """Failures (+ rating) → damage, marked on the Health track; staggering and defeat (ch. 3)."""
+    damage = art.player_damage(failures, rating)
+    record = art.record_damage([Level[c] for c in sheet.health], sheet.checked, damage)
+    was_unconscious = sheet.unconscious
+    sheet.checked = list(record.checked)
+    penalty = record.defeated and not was_unconscious and bool(record.marked)
+    if penalty:
+        sheet.fame = art.fame_after_defeat(sheet.fame)
+        sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
+        sheet.unconscious = True
+    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
+            "defeated": record.defeated, "defeat_penalty": penalty}
+
+
+def undo_player_damage(sheet: ArtSheet, done: dict[str, Any]) -> None:
+    for index in done.get("marked", []):
+        sheet.checked[index] = False
+    if done.get("defeat_penalty"):
+        sheet.fame += 1
+        sheet.unconscious = False
+
+
+def damage_text(done: dict[str, Any] | None) -> str:
+    if not done:
+        return "no damage"
+    if not done["marked"]:
+        return f"{level_name(done['damage'])} damage shrugged off"
+    text = f"takes {level_name(done['damage'])} damage"
+    if done["defeated"]:
+        text += ", defeated" + (" (−1 Fame, unconscious)" if done.get("defeat_penalty") else "")
+    elif done["staggered"]:
+        text += ", staggered"
+    return text
+
+
+def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
+    """A Defense roll against a hazard's Attack; failures + its damage rating mark the Health track."""
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet)
+    other = _opponent(ctx, params.opponent_id)
+    difficulty, against = _difficulty_against(other, "ATK", params.attack, "attack", "the hazard's Attack")
+    rating = params.damage_rating
+    if other is not None and other[0].kind == "foe":
+        rating = other[0].damage_rating
+    base, label, item_index = defense(sheet), "Defense", None
+    if params.use_shield:
+        found = shield(sheet)
+        if found is None:
+            raise ActionError("No shield ready or at hand.", field="use_shield")
+        if two_handed_ready(sheet):
+            raise ActionError("You cannot use a shield while wielding a two-handed weapon.", field="use_shield")
+        base += shield_bonus(sheet)
+        label, item_index = f"Defense with {found.name}", sheet.gear.index(found)
+    spec = core.RollSpec(label=label, base=base, attribute="AGI", roll_kind="defense",
+                         difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
+                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
+                         item_index=item_index)
+    recorder = RecordingDice(dice)
+    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    done = apply_player_damage(sheet, rolled.roll.failures, rating) if not rolled.roll.succeeded else None
+    outcome = {**core.outcome_of(rolled), "damage": done, "damage_rating": rating}
+    core.remember(sheet, ctx.seq, "defend", spec, rolled, damage_rating=rating, damage=done,
+                  opponent_id=params.opponent_id)
+    rating_text = f" (+{rating} damage)" if rating else ""
+    summary = (f"defends{' against ' + against if against else ''}{rating_text}: {core.describe(spec, rolled)}; "
+               f"{damage_text(done) if done else 'avoids all damage'}")
+    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
+                      sheet=dump(sheet))
+
+
+def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
+    """The column rolled is the damage inflicted (ch. 3, "Inflicting Damage")."""
+    damage = art.inflicted_damage(result)
+    record = art.record_damage([Level[c] for c in foe.health], foe.checked, damage)
+    foe.checked = list(record.checked)
+    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
+            "defeated": record.defeated}
+
+
+def foe_damage_text(name: str, done: dict[str, Any]) -> str:
+    if not done["marked"]:
+        return f"{level_name(done['damage'])} does {name} no harm"
+    text = f"{name} takes {level_name(done['damage'])} damage"
+    if done["defeated"]:
+        return text + " and is defeated"
+    return text + (", staggered" if done["staggered"] else "")
+
+
+def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
+    """An attack with a ready weapon against a foe's Defense (the hit marks the foe's track) or a difficulty."""
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet)
+    if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
+        raise ActionError("Choose one of your weapons.", field="weapon")
+    item = sheet.gear[params.weapon]
+    if item.slot != "ready":
+        raise ActionError(f"{item.name} is not ready: move it to a ready slot first (an action).", field="weapon")
+    stats = weapon_stats(sheet, item)
+    if stats["too_heavy"]:
+        raise ActionError(f"{item.name} needs Strength {stats['strength_required']}.", field="weapon")
+    other = _opponent(ctx, params.opponent_id)
+    difficulty, against = _difficulty_against(other, "DEF", params.difficulty)
+    kind = "ranged_attack" if stats["ranged"] else "melee_attack"
+    spec = core.RollSpec(label=f"Attack with {item.name}", base=stats["attack"], attribute=stats["attribute"],
+                         roll_kind=kind, difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
+                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
+                         item_index=params.weapon)
+    recorder = RecordingDice(dice)
+    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    others: dict[int, Any] = {}
+    done = None
+    text = "misses" if not rolled.roll.succeeded else "hits"
+    if other is not None and other[0].kind == "foe" and rolled.roll.succeeded:
+        foe, name = other
+        done = hit_foe(foe, rolled.roll.result)
+        others[params.opponent_id] = dump(foe)  # type: ignore[index]
+        text = foe_damage_text(name, done)
+    outcome = {**core.outcome_of(rolled), "foe_damage": done}
+    core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done)
+    target = f" {other[1]}" if other is not None else ""
+    summary = f"attacks{target}: {core.describe(spec, rolled)}; {text}"
+    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
+                      sheet=dump(sheet), others=others)
+
+
+def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, dice: Dice,
+                          ctx: Context) -> Resolution:
+    """The player rolls for a henchman: its level converted to an adventurer trait (ch. 3, "Henchman")."""
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet)
+    henchman = load(ctx.others[params.henchman_id])
+    name = ctx.other_names.get(params.henchman_id, "the henchman")
+    if henchman.kind != "foe" or not henchman.henchman:
+        raise ActionError(f"{name} is not a henchman.", field="henchman_id")
+    code = (params.attribute or "").upper()
+    if code not in henchman.levels:
+        raise ActionError("Choose one of the henchman's traits.", field="attribute")
+    trait = art.henchman_trait(Level[henchman.levels[code]])
+    difficulty = core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust)
+    recorder = RecordingDice(dice)
+    roll = art.trait_roll(recorder, trait, difficulty, take25=params.take25, henchman=True,
+                          table=table_of(ctx.campaign_settings))
+    label, meaning = art.interpret(roll.successes)
+    rolled = "takes 25" if roll.took25 else f"rolled {roll.roll:02d}"
+    summary = (f"rolls for {name}: {FOE_TRAITS[code]} {level_name(henchman.levels[code])} = trait {trait} vs "
+               f"{level_name(difficulty)}: {rolled} → {level_name(roll.result)}, {label}")
+    return Resolution(request=params.model_dump(), dice=recorder.rolled,
+                      outcome={"trait": trait, "row": roll.row, "roll": roll.roll, "kicker": roll.kicker,
+                               "result": roll.result.name, "successes": roll.successes, "label": label,
+                               "meaning": meaning, "total": roll.result.name},
+                      summary=summary)
+
+
+# --- odds --------------------------------------------------------------------------------------------------
+
+def _odds(sheet: ArtSheet, spec: core.RollSpec, settings: dict[str, Any]) -> Odds:
+    uses = core.skill_uses(sheet, spec.skills, untrained=spec.untrained)
+    core.check_fame_before(sheet, spec.fame_before)
+    trait = core.trait_of(sheet, spec, uses)
+    table = table_of(settings)
+    row = art.effective_row(trait, fame_before=spec.fame_before)
+    if spec.take25:
+        result = table.read(row, 25)
+        chance = 1.0 if art.count(spec.difficulty, result) > 0 else 0.0
+        text = f"row {row}, taking 25: {level_name(result)} vs {level_name(spec.difficulty)}"
+    else:
+        chance = float(art.exact_chance(trait, spec.difficulty, table, fame_before=spec.fame_before))
+        text = f"row {row} vs {level_name(spec.difficulty)}"
+    if sheet.fatigue:
+        text += f" (fatigue −{sheet.fatigue})"
+    return Odds(chance=chance, text=f"{chance * 100:.1f}% — {text}",
+                details={"row": row, "trait": trait, "label": "Chance of success:"})
+
+
+def _no_chance(what: str) -> Odds:
+    return Odds(text=f"against {what}: the narrator knows the level")
+
+
+def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, settings: dict[str, Any]) -> Odds:
+    sheet = load(sheet_data)
+    code = core.attribute_code(params.attribute)
+    core.require_adventurer(sheet)
+    if params.opponent_id is not None or params.helper_id is not None:
+        return _no_chance("your opponent" if params.opponent_id is not None else "a helper's result")
+    spec = core.RollSpec(label=code, base=attr(sheet, code), attribute=code,
+                         difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
+                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
+                         take25=params.take25, untrained=params.untrained)
+    return _odds(sheet, spec, settings)
+
+
+def defend_odds(sheet_data: dict[str, Any], params: DefendParams, settings: dict[str, Any]) -> Odds:
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet)
+    if params.opponent_id is not None:
+        return _no_chance("the foe's Attack")
+    base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
+    spec = core.RollSpec(label="Defense", base=base, attribute="AGI", roll_kind="defense",
+                         difficulty=core.adjusted(core.parse_level(params.attack, "attack", "the Attack"),
+                                                  params.adjust),
+                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
+                         take25=params.take25)
+    return _odds(sheet, spec, settings)
+
+
+def attack_odds(sheet_data: dict[str, Any], params: AttackParams, settings: dict[str, Any]) -> Odds:
+    sheet = load(sheet_data)
+    core.require_adventurer(sheet)
+    if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
+        raise ActionError("Choose one of your weapons.", field="weapon")
+    if params.opponent_id is not None:
+        return _no_chance("the foe's Defense")
+    stats = weapon_stats(sheet, sheet.gear[params.weapon])
+    spec = core.RollSpec(label="Attack", base=stats["attack"], attribute=stats["attribute"],
+                         difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
+                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
+                         take25=params.take25)
+    return _odds(sheet, spec, settings)

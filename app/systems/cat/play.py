@@ -1,0 +1,348 @@
+"""Testing fate and what follows it: Style, scars, Lives, Advantage Dice, Reputation approval (cat.txt;
+RULINGS.md, Cat, rulings 1-3, 7-9). Each function is a pure `resolve` for the rules service."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.rules import cat as rules
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.cat.sheet import (
+    Approval, CatSheet, ScarBatch, Trait, dump, is_dead, load, reputation, trait_dice,
+)
+
+
+def alive(cat: CatSheet, what: str = "act") -> None:
+    if is_dead(cat):
+        raise ActionError(f"This cat is dead and cannot {what}.", field="character_id")
+
+
+def no_pending(cat: CatSheet) -> None:
+    if cat.pending:
+        raise ActionError(f"Place the {sum(b.scars for b in cat.pending)} scar(s) waiting on the sheet first "
+                          "(or spend a Life to dodge them).", field="pending")
+
+
+def magic_on(ctx: Context | None) -> bool:
+    return bool(ctx and ctx.campaign_settings.get("magic"))
+
+
+# --- test fate ---------------------------------------------------------------------------------------------
+
+class TestFate(BaseModel):
+    __test__ = False  # not a pytest class
+    trait: Trait
+    difficulty: Literal["easy", "moderate", "hard"]
+    dangerous: bool = False
+    advantage: int = Field(default=0, ge=0, le=100)
+    reputation: str = Field(default="", max_length=60)
+    style_points: int = Field(default=0, ge=0, le=1000)
+    spend_life: bool = False
+    magic: int = Field(default=0, ge=0, le=100)
+
+
+def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
+    """Dice for the roll and the words that explain them; raises with the field to blame."""
+    if p.advantage > cat.advantage:
+        raise ActionError(f"This cat has {cat.advantage} Advantage Dice from the narrator, not {p.advantage}.",
+                          field="advantage")
+    if p.style_points > cat.style:
+        raise ActionError(f"This cat has {cat.style} Style points banked, not {p.style_points}.", field="style_points")
+    rep = reputation(cat, p.reputation) if p.reputation else None
+    if p.reputation and rep is None:
+        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+    if p.magic:
+        if not magic:
+            raise ActionError("Magic is off in this campaign (the narrator can turn it on).", field="magic")
+        if p.trait != "tail":
+            raise ActionError("Magic rolls Tail.", field="magic")
+        if p.magic > cat.magic:
+            raise ActionError(f"This cat has {cat.magic} magic points, not {p.magic}.", field="magic")
+    base = trait_dice(cat, p.trait)
+    words = [f"{p.trait.capitalize()} {base}"]
+    if p.spend_life:
+        return 0, words
+    if base == 0:
+        raise ActionError(f"{p.trait.capitalize()} is Crippled: no Risks with it (a Life still wins any Risk).",
+                          field="trait")
+    extra = p.advantage + (rep.rank if rep else 0) + max(0, p.magic - 1)
+    if p.advantage:
+        words.append(f"{p.advantage} Advantage")
+    if rep:
+        words.append(f"{rep.rank} {rep.name}")
+    if p.magic > 1:
+        words.append(f"{p.magic - 1} magic")
+    if base + extra > rules.MAX_POOL:
+        raise ActionError(f"At most {rules.MAX_POOL} dice.", field="advantage")
+    return base + extra, words
+
+
+def fate_odds(sheet: dict[str, Any], p: TestFate) -> Odds:
+    """The exact chance of success before rolling (exact_success_chance), as the dice are added."""
+    cat = load(sheet)
+    pool, words = _pool(cat, p, magic=True)
+    needed = rules.DIFFICULTY_EVENS[p.difficulty]
+    label = "Chance of success:"
+    if p.spend_life:
+        return Odds(chance=1.0, text="100% — a Life wins this Risk outright (no roll).",
+                    details={"pool": 0, "needed": needed, "label": label})
+    chance = rules.exact_success_chance(pool, needed, p.style_points)
+    style = f" + {p.style_points} Style" if p.style_points else ""
+    return Odds(chance=float(chance),
+                text=f"{float(chance) * 100:.1f}% (exactly {chance}) — {pool} dice ({', '.join(words)}){style}, "
+                     f"{needed} even(s) needed",
+                details={"pool": pool, "needed": needed, "fraction": str(chance), "label": label})
+
+
+def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Context) -> Resolution:
+    cat = load(sheet)
+    alive(cat, "take Risks")
+    if cat.foe and not ctx.actor_is_narrator:
+        raise ActionError("Only the narrator rolls for a foe.", field="character_id")
+    no_pending(cat)
+    pool, words = _pool(cat, p, magic=magic_on(ctx))
+    if p.reputation and not ctx.actor_is_narrator and not _approved(cat, p.reputation, ctx.session_number):
+        raise ActionError(f"The narrator has not approved “{p.reputation}” for this scene yet: propose it, or "
+                          "roll without it.", field="reputation")
+    rec = RecordingDice(dice)
+    try:
+        result = rules.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
+                                 spend_life=p.spend_life)
+    except rules.CatRuleError as exc:
+        raise ActionError(exc.message, field=exc.field if exc.field in TestFate.model_fields else "trait") from exc
+    new = cat.model_copy(deep=True)
+    new.advantage -= p.advantage
+    new.magic -= p.magic
+    new.style = cat.style - p.style_points + result.style_gained
+    new.fresh_style = result.style_gained
+    what = f"{p.difficulty.capitalize()}{' dangerous' if p.dangerous else ''} Risk with {p.trait.capitalize()}"
+    if p.spend_life:
+        new.lives -= 1
+        summary = f"spends a Life to win a {what} ({new.lives} Lives left)"
+    else:
+        evens = f"{result.evens - result.style_spent} even(s)" + (f" + {result.style_spent} Style" if result.style_spent else "")
+        summary = f"tests fate: {what}, {pool} dice ({', '.join(words)}): {evens} of {result.needed} — "
+        summary += "success" if result.success else "Fate intervenes"
+        if result.style_gained:
+            summary += f", +{result.style_gained} Style"
+        if result.scars:
+            new.pending.append(ScarBatch(scars=result.scars, source=f"failed {what}"))
+            summary += f", {result.scars} scar(s) to place"
+        elif p.dangerous and not result.success:
+            summary += ", no odd die: no scars"
+    if is_dead(new):
+        summary += ". The cat's last Life is spent: he dies"
+    outcome = {"success": result.success, "evens": result.evens, "needed": result.needed, "faces": list(result.faces),
+               "style_gained": result.style_gained, "style_spent": result.style_spent, "scars": result.scars,
+               "life_spent": result.life_spent, "pool": pool, "reputation": p.reputation or None}
+    return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=outcome, summary=summary, sheet=dump(new))
+
+
+def _approved(cat: CatSheet, name: str, session: int | None) -> bool:
+    return any(a.reputation == name and a.session == session for a in cat.approvals)
+
+
+# --- Style spent at once on the scene ----------------------------------------------------------------------
+
+class EditScene(BaseModel):
+    points: int = Field(default=1, ge=1, le=1000)
+    edit: str = Field(min_length=1, max_length=300)
+
+
+def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    alive(cat)
+    if p.points > cat.fresh_style:
+        raise ActionError(f"Only the evens just rolled can edit the scene: {cat.fresh_style} left.", field="points")
+    new = cat.model_copy(deep=True)
+    new.fresh_style -= p.points
+    new.style -= p.points
+    return Resolution(request=p.model_dump(), dice=[], outcome={"points": p.points, "edit": p.edit},
+                      summary=f"spends {p.points} Style to edit the scene: {p.edit}", sheet=dump(new))
+
+
+# --- scars -------------------------------------------------------------------------------------------------
+
+class PlaceScars(BaseModel):
+    claws: int = Field(default=0, ge=0, le=100)
+    coat: int = Field(default=0, ge=0, le=100)
+    face: int = Field(default=0, ge=0, le=100)
+    fangs: int = Field(default=0, ge=0, le=100)
+    legs: int = Field(default=0, ge=0, le=100)
+    tail: int = Field(default=0, ge=0, le=100)
+    reason: str = Field(default="", max_length=300)
+
+
+def _ranks_changed(before: CatSheet, after: CatSheet) -> list[str]:
+    out = []
+    for t in rules.TRAITS:
+        if trait_dice(before, t) != trait_dice(after, t):
+            out.append(f"{t.capitalize()} {trait_dice(before, t)}→{trait_dice(after, t)} dice")
+    return out
+
+
+def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: Context) -> Resolution:
+    """cat.txt, "Scars": the player puts the scars of the oldest waiting batch where they explain."""
+    cat = load(sheet)
+    alive(cat, "place scars")
+    if not cat.pending:
+        raise ActionError("There are no scars to place.", field="pending")
+    if cat.foe and not ctx.actor_is_narrator:
+        raise ActionError("Only the narrator places a foe's scars.", field="character_id")
+    batch = cat.pending[0]
+    placed = {t: getattr(p, t) for t in rules.TRAITS if getattr(p, t)}
+    if sum(placed.values()) != batch.scars:
+        raise ActionError(f"Place exactly {batch.scars} scar(s); you placed {sum(placed.values())}.", field="claws")
+    if not p.reason.strip():
+        raise ActionError("Say why the scars go there (the narrator may move a scar without a good reason).",
+                          field="reason")
+    new = cat.model_copy(deep=True)
+    for t, n in placed.items():
+        new.scars[t] += n  # type: ignore[index]
+    new.pending = cat.pending[1:]
+    where = ", ".join(f"{n} on {t.capitalize()}" for t, n in placed.items())
+    summary = f"places {batch.scars} scar(s): {where} — “{p.reason.strip()}”"
+    changed = _ranks_changed(cat, new)
+    if changed:
+        summary += "; " + ", ".join(changed)
+    if is_dead(new):
+        summary += ". Four Traits are Crippled: the cat dies"
+    return Resolution(request=p.model_dump(), dice=[], outcome={"placed": placed, "changed": changed,
+                                                                 "dead": is_dead(new)},
+                      summary=summary, sheet=dump(new))
+
+
+class DodgeWithLife(BaseModel):
+    pass
+
+
+def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice, ctx: Context) -> Resolution:
+    """cat.txt, "Lives"; ruling 5: a Life dodges all scars of one round (the oldest batch waiting)."""
+    cat = load(sheet)
+    alive(cat, "spend a Life")
+    if not cat.pending:
+        raise ActionError("There are no scars to dodge.", field="pending")
+    if cat.foe and not ctx.actor_is_narrator:
+        raise ActionError("Only the narrator spends a foe's Lives.", field="character_id")
+    batch = cat.pending[0]
+    new = cat.model_copy(deep=True)
+    new.pending = cat.pending[1:]
+    new.lives -= 1
+    summary = f"spends a Life to dodge {batch.scars} scar(s) ({batch.source}); {new.lives} Lives left"
+    if new.lives == 0:
+        summary += ". That was the last Life: the cat dies"
+    return Resolution(request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary,
+                      sheet=dump(new))
+
+
+class MoveScar(BaseModel):
+    from_trait: Trait
+    to_trait: Trait
+    reason: str = Field(min_length=1, max_length=300)
+
+
+def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice) -> Resolution:
+    """cat.txt, "Scars": without a compelling reason the narrator says where the scar goes."""
+    cat = load(sheet)
+    if p.from_trait == p.to_trait:
+        raise ActionError("Choose another Trait to move the scar to.", field="to_trait")
+    if cat.scars[p.from_trait] == 0:
+        raise ActionError(f"{p.from_trait.capitalize()} has no scar to move.", field="from_trait")
+    new = cat.model_copy(deep=True)
+    new.scars[p.from_trait] -= 1
+    new.scars[p.to_trait] += 1
+    changed = _ranks_changed(cat, new)
+    summary = f"narrator moves a scar from {p.from_trait.capitalize()} to {p.to_trait.capitalize()}: {p.reason}"
+    if changed:
+        summary += "; " + ", ".join(changed)
+    return Resolution(request=p.model_dump(), dice=[], outcome={"changed": changed}, summary=summary, sheet=dump(new))
+
+
+# --- the narrator's gifts and approvals --------------------------------------------------------------------
+
+class GrantAdvantage(BaseModel):
+    dice: int = Field(default=1, ge=1, le=20)
+    reason: str = Field(default="", max_length=200)
+
+
+def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    alive(cat, "receive Advantage Dice")
+    new = cat.model_copy(deep=True)
+    new.advantage += p.dice
+    reason = f" for {p.reason.strip()}" if p.reason.strip() else ""
+    return Resolution(request=p.model_dump(), dice=[], outcome={"advantage": new.advantage},
+                      summary=f"narrator grants {p.dice} Advantage Die/Dice{reason} ({new.advantage} unused)",
+                      sheet=dump(new))
+
+
+class ApproveReputation(BaseModel):
+    reputation: str = Field(min_length=1, max_length=60)
+
+
+def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx: Context) -> Resolution:
+    """Ruling 9: the narrator agrees a Reputation fits this scene; it counts until cleared or the session ends."""
+    cat = load(sheet)
+    if reputation(cat, p.reputation) is None:
+        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+    new = cat.model_copy(deep=True)
+    new.approvals = [a for a in cat.approvals if a.session == ctx.session_number and a.reputation != p.reputation]
+    new.approvals.append(Approval(reputation=p.reputation, session=ctx.session_number))
+    if new.proposal == p.reputation:
+        new.proposal = ""
+    return Resolution(request=p.model_dump(), dice=[], outcome={"approved": p.reputation},
+                      summary=f"narrator approves Reputation “{p.reputation}” for this scene", sheet=dump(new))
+
+
+class ClearApprovals(BaseModel):
+    pass
+
+
+def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    new = cat.model_copy(deep=True)
+    new.approvals, new.proposal = [], ""
+    return Resolution(request={}, dice=[], outcome={}, summary="narrator ends the scene's Reputation approvals",
+                      sheet=dump(new))
+
+
+class ProposeReputation(BaseModel):
+    reputation: str = Field(min_length=1, max_length=60)
+
+
+def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    alive(cat)
+    if reputation(cat, p.reputation) is None:
+        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+    new = cat.model_copy(deep=True)
+    new.proposal = p.reputation
+    return Resolution(request=p.model_dump(), dice=[], outcome={"proposal": p.reputation},
+                      summary=f"asks the narrator to count Reputation “{p.reputation}” in this scene", sheet=dump(new))
+
+
+class HealFirst(BaseModel):
+    trait: Trait | Literal[""] = ""
+
+
+def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    new = cat.model_copy(deep=True)
+    new.heal_first = p.trait
+    which = p.trait.capitalize() if p.trait else "the most-scarred Trait"
+    return Resolution(request=p.model_dump(), dice=[], outcome={"heal_first": p.trait},
+                      summary=f"will heal {which} first", sheet=dump(new))
+
+
+class Notes(BaseModel):
+    notes: str = Field(default="", max_length=5000)
+
+
+def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice) -> Resolution:
+    cat = load(sheet)
+    new = cat.model_copy(deep=True)
+    new.notes = p.notes
+    return Resolution(request={}, dice=[], outcome={}, summary="updates the notes", sheet=dump(new))

@@ -1,0 +1,290 @@
+"""The Cat sheet: its schema, what a new cat's form becomes, what others may see, and the derived numbers
+(effective ranks, dice, death) every page and action reads. Pure: no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from app.rules import cat as rules
+from app.systems.base import ActionError
+
+Trait = Literal["claws", "coat", "face", "fangs", "legs", "tail"]
+Rank = Literal["crippled", "hurt", "good", "strong", "best"]
+TRAIT_HELP: Mapping[str, str] = {
+    "claws": "fighting, climbing", "coat": "protection, impressing, persuading", "face": "senses",
+    "fangs": "fighting, carrying", "legs": "jumping, balance, running", "tail": "magic",
+}
+MAX_FOE_DICE = 12
+MAX_FOE_LIVES = 20
+
+# Ruling 6: example foes, narrator-editable, not canon. Dice per Trait (0 = the foe cannot use it).
+FOE_TEMPLATES: dict[str, dict[str, Any]] = {
+    "dog": {"name": "Ship dog", "lives": 7, "dice": {"claws": 2, "coat": 3, "face": 4, "fangs": 5, "legs": 4, "tail": 0},
+            "notes": "Example foe (not canon): a big ship's dog, loud and slow to turn."},
+    "rat": {"name": "Rat", "lives": 1, "dice": {"claws": 2, "coat": 1, "face": 3, "fangs": 3, "legs": 3, "tail": 0},
+            "notes": "Example foe (not canon): one bilge rat."},
+    "rat_swarm": {"name": "Rat swarm", "lives": 3,
+                  "dice": {"claws": 4, "coat": 2, "face": 4, "fangs": 6, "legs": 3, "tail": 0},
+                  "notes": "Example foe (not canon): a tide of rats; scars thin the swarm."},
+    "boggin": {"name": "Boggin", "lives": 5, "dice": {"claws": 5, "coat": 4, "face": 4, "fangs": 5, "legs": 3, "tail": 4},
+               "notes": "Example foe (not canon): a Boggin, a nightmare thing that hunts cats."},
+}
+
+
+class Reputation(BaseModel):
+    name: str = Field(min_length=1, max_length=60)
+    rank: int = Field(ge=1, le=rules.MAX_REPUTATION_RANK)
+
+
+class ScarBatch(BaseModel):
+    """Scars taken but not yet placed among the Traits (one failed Risk, one fight round)."""
+
+    scars: int = Field(ge=1, le=100)
+    source: str = Field(default="", max_length=200)
+    fight: bool = False
+
+
+class Approval(BaseModel):
+    """The narrator agreed that a Reputation fits Risks in this scene (ruling 9); valid in its session only."""
+
+    reputation: str
+    session: int | None = None
+
+
+class Docked(BaseModel):
+    """A Reputation point the narrator docked; restoring it in the same session undoes the loss."""
+
+    reputation: str
+    rank_before: int
+    session: int | None = None
+    reason: str = ""
+
+
+class CatSheet(BaseModel):
+    TRAITS: ClassVar[tuple[str, ...]] = rules.TRAITS
+    RANKS: ClassVar[tuple[str, ...]] = rules.RANKS
+    TRAIT_HELP: ClassVar[Mapping[str, str]] = TRAIT_HELP
+    FOE_TEMPLATES: ClassVar[dict[str, dict[str, Any]]] = FOE_TEMPLATES
+
+    human_name: str = Field(default="", max_length=80)
+    cat_name: str = Field(default="", max_length=80)
+    secret_name: str = Field(default="", max_length=80)
+    ranks: dict[Trait, Rank] = Field(default_factory=lambda: {t: "good" for t in rules.TRAITS})
+    scars: dict[Trait, int] = Field(default_factory=lambda: {t: 0 for t in rules.TRAITS})
+    lives: int = Field(default=rules.STARTING_LIVES, ge=0, le=MAX_FOE_LIVES)
+    reputations: list[Reputation] = Field(default_factory=list, max_length=rules.MAX_REPUTATIONS)
+    style: int = Field(default=0, ge=0, le=1000)
+    advantage: int = Field(default=0, ge=0, le=100)
+    magic: int = Field(default=0, ge=0, le=100)
+    notes: str = Field(default="", max_length=5000)
+    approvals: list[Approval] = Field(default_factory=list)
+    proposal: str = Field(default="", max_length=60)
+    pending: list[ScarBatch] = Field(default_factory=list)
+    fresh_style: int = Field(default=0, ge=0)
+    heal_first: Trait | Literal[""] = ""
+    docked: list[Docked] = Field(default_factory=list)
+    # Foes (ruling 6): any dice per Trait instead of ranks; `example` marks a shipped template's copy.
+    foe: bool = False
+    example: bool = False
+    foe_dice: dict[Trait, int] = Field(default_factory=dict)
+
+    @classmethod
+    def derived(cls, sheet: Mapping[str, Any]) -> dict[str, Any]:
+        """For the templates (which cannot import): the numbers a page shows, see `view`."""
+        return view(sheet)
+
+    @field_validator("scars")
+    @classmethod
+    def _scars_not_negative(cls, value: dict[str, int]) -> dict[str, int]:
+        if any(v < 0 for v in value.values()):
+            raise ValueError("scars cannot be negative")
+        return {t: value.get(t, 0) for t in rules.TRAITS}
+
+    @field_validator("foe_dice")
+    @classmethod
+    def _foe_dice_range(cls, value: dict[str, int]) -> dict[str, int]:
+        if any(not 0 <= v <= MAX_FOE_DICE for v in value.values()):
+            raise ValueError(f"a foe has 0 to {MAX_FOE_DICE} dice per Trait")
+        return value
+
+
+def load(sheet: Mapping[str, Any]) -> CatSheet:
+    try:
+        return CatSheet.model_validate(dict(sheet))
+    except ValidationError as exc:  # a sheet the narrator broke by hand: say so instead of a 500
+        raise ActionError(f"This sheet is not a valid cat sheet ({exc.errors()[0]['msg']}).") from exc
+
+
+def dump(cat: CatSheet) -> dict[str, Any]:
+    return cat.model_dump(mode="json")
+
+
+# --- derived numbers ---------------------------------------------------------------------------------------
+
+def effective(cat: CatSheet) -> dict[str, str]:
+    """Each Trait's rank after scars (ruling 1); for a foe, "crippled" marks a Trait scarred down to 0 dice."""
+    if cat.foe:
+        return {t: "crippled" if cat.foe_dice.get(t, 0) and not trait_dice(cat, t) else "foe" for t in rules.TRAITS}
+    return rules.effective_ranks(cat.ranks, cat.scars)
+
+
+def trait_dice(cat: CatSheet, trait: str) -> int:
+    """Dice for a Trait now. A foe loses one die per 3 scars in a Trait (decided here: foes have no ranks)."""
+    if cat.foe:
+        return max(0, cat.foe_dice.get(trait, 0) - cat.scars.get(trait, 0) // rules.SCARS_PER_RANK)  # type: ignore[call-overload]
+    return rules.RANK_DICE[rules.effective_rank(cat.ranks[trait], cat.scars[trait])]  # type: ignore[index]
+
+
+def crippled_traits(cat: CatSheet) -> list[str]:
+    return [t for t, r in effective(cat).items() if r == "crippled"]
+
+
+def is_dead(cat: CatSheet) -> bool:
+    crippled = {t: ("crippled" if t in crippled_traits(cat) else "good") for t in rules.TRAITS}
+    return rules.is_dead(crippled, cat.lives)
+
+
+def warning(cat: CatSheet) -> str | None:
+    if is_dead(cat):
+        return None
+    return rules.crippled_warning({t: ("crippled" if t in crippled_traits(cat) else "good") for t in rules.TRAITS})
+
+
+def reputation(cat: CatSheet, name: str) -> Reputation | None:
+    return next((r for r in cat.reputations if r.name == name), None)
+
+
+def approved(cat: CatSheet, name: str, session: int | None) -> bool:
+    return any(a.reputation == name and a.session == session for a in cat.approvals)
+
+
+def view(sheet: Mapping[str, Any], session: int | None = None) -> dict[str, Any]:
+    """What the sheet page shows: the stored sheet plus derived numbers (ranks, dice, death, warning)."""
+    try:
+        cat = CatSheet.model_validate(dict(sheet))
+    except ValidationError:
+        return {"broken": True}
+    ranks = effective(cat)
+    return {
+        "broken": False, "ranks": ranks, "dice": {t: trait_dice(cat, t) for t in rules.TRAITS},
+        "dead": is_dead(cat), "warning": warning(cat), "pending": sum(b.scars for b in cat.pending),
+        "approved": [a.reputation for a in cat.approvals if a.session == session],
+        "approved_names": [a.reputation for a in cat.approvals], "traits": rules.TRAITS,
+        "total_scars": sum(cat.scars.values()),
+    }
+
+
+def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
+    """What other players see: no secret name, and of a narrator's foe nothing but that it is a foe."""
+    if sheet.get("foe"):
+        return {"foe": True, "example": bool(sheet.get("example")), "public": True}
+    return {k: v for k, v in sheet.items() if k not in ("secret_name", "heal_first")} | {"public": True}
+
+
+# --- creation ----------------------------------------------------------------------------------------------
+
+def _text(fields: Mapping[str, Any], name: str, limit: int = 80) -> str:
+    value = str(fields.get(name) or "").strip()
+    if len(value) > limit:
+        raise ActionError(f"Keep it under {limit} characters.", field=name)
+    return value
+
+
+def _count(fields: Mapping[str, Any], name: str, low: int, high: int, default: int) -> int:
+    raw = fields.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise ActionError(f"Enter a whole number from {low} to {high}.", field=name) from None
+    if not low <= value <= high:
+        raise ActionError(f"Enter a whole number from {low} to {high}.", field=name)
+    return value
+
+
+def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
+    """Form rows rep_name_1..5 / rep_rank_1..5, or an API list [{name, rank}]."""
+    rows: list[tuple[str, Any, str]] = []
+    given = fields.get("reputations")
+    if isinstance(given, list):
+        for i, r in enumerate(given, 1):
+            rows.append((str((r or {}).get("name", "")).strip(), (r or {}).get("rank"), f"rep_rank_{i}"))
+    else:
+        for i in range(1, rules.MAX_REPUTATIONS + 1):
+            name = str(fields.get(f"rep_name_{i}") or "").strip()
+            rank = fields.get(f"rep_rank_{i}")
+            if name or (rank not in (None, "", "0")):
+                if not name:
+                    raise ActionError("Name this Reputation (or clear its rank).", field=f"rep_name_{i}")
+                rows.append((name, rank, f"rep_rank_{i}"))
+    reps: dict[str, int] = {}
+    for name, rank, field in rows:
+        if len(name) > 60:
+            raise ActionError("Keep a Reputation's name under 60 characters.", field=field.replace("rank", "name"))
+        if name in reps:
+            raise ActionError(f"“{name}” is listed twice.", field=field.replace("rank", "name"))
+        try:
+            reps[name] = int(str(rank))
+        except ValueError:
+            raise ActionError("Give this Reputation a rank from 1 to 3.", field=field) from None
+        if not 1 <= reps[name] <= rules.CREATION_MAX_REPUTATION_RANK:
+            raise ActionError(f"At creation a Reputation is ranked 1 to {rules.CREATION_MAX_REPUTATION_RANK}.",
+                              field=field)
+    try:
+        rules.validate_reputations(reps, creation=True)
+    except rules.CatRuleError as exc:
+        raise ActionError(exc.message, field="reputations") from exc
+    return [Reputation(name=n, rank=r) for n, r in reps.items()]
+
+
+def create(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A new cat from the creation form (or the API): three names, one Best, three Strong, two Good Traits,
+    Reputations worth exactly 7 points (none above 3). With `foe_template` (narrator): a foe sheet."""
+    if fields.get("foe") or fields.get("foe_template"):
+        return create_foe(fields)
+    names = {n: _text(fields, n) for n in ("human_name", "cat_name", "secret_name")}
+    for n, label in (("cat_name", "cat name"), ("secret_name", "secret name")):
+        if not names[n]:
+            raise ActionError(f"Every cat has a {label}.", field=n)
+    given = fields.get("ranks") if isinstance(fields.get("ranks"), Mapping) else {}
+    ranks = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}  # type: ignore[union-attr]
+    for t in rules.TRAITS:
+        if not ranks[t]:
+            raise ActionError(f"Choose a rank for {t.capitalize()}.", field=f"rank_{t}")
+    try:
+        rules.validate_new_cat(ranks)
+    except rules.CatRuleError as exc:
+        field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
+        raise ActionError(exc.message, field=field) from exc
+    cat = CatSheet(**names, ranks=ranks, reputations=_creation_reputations(fields),  # type: ignore[arg-type]
+                   magic=rules.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
+    return dump(cat)
+
+
+def _rank_field(ranks: Mapping[str, str]) -> str:
+    """Blame the first Trait that makes the count wrong: the first rank used more often than allowed."""
+    seen: dict[str, int] = {}
+    for t in rules.TRAITS:
+        seen[ranks[t]] = seen.get(ranks[t], 0) + 1
+        if seen[ranks[t]] > rules.NEW_CAT_RANKS.get(ranks[t], 0):
+            return f"rank_{t}"
+    return "ranks"
+
+
+def create_foe(fields: Mapping[str, Any]) -> dict[str, Any]:
+    key = str(fields.get("foe_template") or "")
+    base = FOE_TEMPLATES.get(key)
+    if key and base is None:
+        raise ActionError("Choose one of the example foes.", field="foe_template")
+    base = base or {"lives": 1, "dice": {t: 0 for t in rules.TRAITS}, "notes": ""}
+    dice = {t: _count(fields, f"dice_{t}", 0, MAX_FOE_DICE, base["dice"][t]) for t in rules.TRAITS}
+    if not any(dice.values()):
+        raise ActionError("A foe needs dice in at least one Trait.", field="dice_claws")
+    cat = CatSheet(foe=True, example=bool(key), foe_dice=dice, lives=_count(fields, "lives", 1, MAX_FOE_LIVES,
+                                                                                 base["lives"]),  # type: ignore[arg-type]
+                   notes=_text(fields, "notes", 5000) or base["notes"], ranks={t: "good" for t in rules.TRAITS})
+    return dump(cat)

@@ -1,0 +1,138 @@
+"""The narrator's campaign-wide tools (game time, settings) and Reputation changes (cat.txt, "Healing",
+"Losing Reputation", "Getting a New Reputation"; RULINGS.md, Cat, rulings 1, 8, 9)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import cat as rules
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+from app.systems.cat.play import alive
+from app.systems.cat.sheet import Docked, Reputation, dump, is_dead, load, reputation
+
+
+class AdvanceTime(BaseModel):
+    weeks: int = Field(default=1, ge=1, le=52)
+    cat_ids: list[int] = Field(default_factory=list, max_length=200)
+
+
+def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx: Context) -> Resolution:
+    """Ruling 1: each week heals one scar per cat — the player's chosen Trait first, else the most scarred."""
+    others: dict[int, dict[str, Any]] = {}
+    healed: list[str] = []
+    for cid in p.cat_ids:
+        cat = load(ctx.others[cid])
+        if is_dead(cat):
+            continue
+        left = rules.heal(cat.scars, p.weeks, cat.heal_first or None)
+        gone = {t: cat.scars[t] - left[t] for t in rules.TRAITS if cat.scars[t] != left[t]}  # type: ignore[index]
+        if not gone:
+            continue
+        new = cat.model_copy(deep=True)
+        new.scars = left  # type: ignore[assignment]
+        others[cid] = dump(new)
+        healed.append(f"{ctx.other_names[cid]} heals " + ", ".join(f"{n} {t.capitalize()}" for t, n in gone.items()))
+    week = int(ctx.campaign_settings.get("week", 0)) + p.weeks
+    summary = f"{p.weeks} week(s) of game time pass (week {week})" + (": " + "; ".join(healed) if healed else "")
+    return Resolution(request=p.model_dump(), dice=[], outcome={"week": week, "healed": healed}, summary=summary,
+                      others=others, settings={**ctx.campaign_settings, "week": week})
+
+
+class Settings(BaseModel):
+    magic: bool = False
+
+
+def resolve_settings(sheet: dict[str, Any], p: Settings, dice: Dice, ctx: Context) -> Resolution:
+    """Ruling 8: magic is optional and off by default."""
+    state = "on" if p.magic else "off"
+    return Resolution(request=p.model_dump(), dice=[], outcome={"magic": p.magic},
+                      summary=f"narrator turns Cat magic {state}", settings={**ctx.campaign_settings, "magic": p.magic})
+
+
+class DockReputation(BaseModel):
+    reputation: str = Field(min_length=1, max_length=60)
+    reason: str = Field(min_length=1, max_length=300)
+
+
+def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Context) -> Resolution:
+    """The cat acted against his Reputation: one point goes now; restored within the same session, it comes back."""
+    cat = load(sheet)
+    rep = reputation(cat, p.reputation)
+    if rep is None:
+        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+    new = cat.model_copy(deep=True)
+    new.reputations = [r if r.name != rep.name else Reputation(name=r.name, rank=r.rank - 1)
+                       for r in cat.reputations if not (r.name == rep.name and r.rank == 1)]
+    new.docked = [d for d in cat.docked if d.session == ctx.session_number and d.reputation != rep.name]
+    new.docked.append(Docked(reputation=rep.name, rank_before=rep.rank, session=ctx.session_number,
+                             reason=p.reason.strip()))
+    new.approvals = [a for a in cat.approvals if a.reputation != rep.name or rep.rank > 1]
+    left = f"now {rep.rank - 1}" if rep.rank > 1 else "gone"
+    return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": rep.name, "rank": rep.rank - 1},
+                      summary=f"narrator docks a point of “{rep.name}” ({left}): {p.reason.strip()}", sheet=dump(new))
+
+
+class RestoreReputation(BaseModel):
+    reputation: str = Field(min_length=1, max_length=60)
+    reason: str = Field(default="", max_length=300)
+
+
+def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx: Context) -> Resolution:
+    cat = load(sheet)
+    docked = next((d for d in cat.docked if d.reputation == p.reputation), None)
+    if docked is None:
+        raise ActionError(f"No point of “{p.reputation}” was docked.", field="reputation")
+    if docked.session != ctx.session_number or ctx.session_number is None:
+        raise ActionError(f"“{p.reputation}” was docked in another session: that point is lost for good.",
+                          field="reputation")
+    new = cat.model_copy(deep=True)
+    new.docked = [d for d in cat.docked if d is not docked]
+    if reputation(cat, p.reputation) is None:
+        if len(cat.reputations) >= rules.MAX_REPUTATIONS:
+            raise ActionError("This cat already has five Reputations.", field="reputation")
+        new.reputations.append(Reputation(name=p.reputation, rank=docked.rank_before))
+    else:
+        new.reputations = [r if r.name != p.reputation else Reputation(name=r.name, rank=docked.rank_before)
+                           for r in cat.reputations]
+    why = f": {p.reason.strip()}" if p.reason.strip() else ""
+    return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": p.reputation, "rank": docked.rank_before},
+                      summary=f"narrator restores “{p.reputation}” to {docked.rank_before} — fixed in the same session{why}",
+                      sheet=dump(new))
+
+
+class GiftReputation(BaseModel):
+    recipient_id: int
+    reputation: str = Field(min_length=1, max_length=60)
+    new_reputation: str = Field(min_length=1, max_length=60)
+
+
+def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Context) -> Resolution:
+    """cat.txt, "Getting a New Reputation"; ruling 9: the giver spends a fitting Reputation of his own; the
+    recipient gets a new one at half its rank (rounded down, minimum 1). Decided here: "spends" means the
+    giver's Reputation is gone."""
+    giver = load(sheet)
+    alive(giver, "give a Reputation")
+    rep = reputation(giver, p.reputation)
+    if rep is None:
+        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+    recipient = load(ctx.others[p.recipient_id])
+    if recipient.foe:
+        raise ActionError("Only a cat can receive a Reputation.", field="recipient_id")
+    name = p.new_reputation.strip()
+    if reputation(recipient, name) is not None:
+        raise ActionError(f"{ctx.other_names[p.recipient_id]} already has “{name}”.", field="new_reputation")
+    if len(recipient.reputations) >= rules.MAX_REPUTATIONS:
+        raise ActionError(f"{ctx.other_names[p.recipient_id]} already has five Reputations.", field="recipient_id")
+    rank = rules.gift_reputation_rank(rep.rank)
+    new_giver = giver.model_copy(deep=True)
+    new_giver.reputations = [r for r in giver.reputations if r.name != rep.name]
+    new_giver.approvals = [a for a in giver.approvals if a.reputation != rep.name]
+    new_recipient = recipient.model_copy(deep=True)
+    new_recipient.reputations.append(Reputation(name=name, rank=rank))
+    who = ctx.other_names[p.recipient_id]
+    return Resolution(request=p.model_dump(), dice=[], outcome={"rank": rank, "recipient": who},
+                      summary=f"spends “{rep.name}” ({rep.rank}) to give {who} the Reputation “{name}” ({rank})",
+                      sheet=dump(new_giver), others={p.recipient_id: dump(new_recipient)})

@@ -1,0 +1,356 @@
+"""After the roll: Fate, "Deeper understanding", "Of course!", settling a versus tie, and the narrator's twist
+or condition on a failure. Each names the roll it follows up (`entry_seq`): it must be the rabbit's latest roll.
+
+rabbits.en.md, "Rewards", "Checks", "Tests" (failure: a Condition or a Twist); RULINGS.md, "Rabbits" (Fate;
+ties, in order: give the tie away with a trait, then Fate, then a tiebreaker roll).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import rabbits
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits import outcome
+from app.systems.rabbits.play import faces_text, judge_independent
+from app.systems.rabbits.pools import PoolChoices, plan_pool
+from app.systems.rabbits.sheet import RabbitSheet, dump, find_trait, find_wise, load, settings_of, start_rewards
+from app.systems.rabbits.versus import judge
+
+
+class FollowUp(BaseModel):
+    entry_seq: int = Field(ge=1)
+    opponent_id: int | None = None
+    wise: str = Field(default="", max_length=60)
+    trait: str = Field(default="", max_length=60)
+    ability: str = Field(default="", max_length=10)
+
+
+class Consequence(BaseModel):
+    entry_seq: int = Field(ge=1)
+    choice: str = Field(max_length=10)
+    condition: str = Field(default="", max_length=20)
+    twist: str = Field(default="", max_length=300)
+
+
+class ClearCondition(BaseModel):
+    condition: str = Field(min_length=1, max_length=20)
+
+
+class Award(BaseModel):
+    fate: int = Field(default=0, ge=0, le=9)
+    persona: int = Field(default=0, ge=0, le=9)
+    checks: int = Field(default=0, ge=0, le=9)
+
+
+class Settings(BaseModel):
+    starting_fate: int = Field(default=rabbits.STARTING_REWARDS["fate"], ge=0, le=9)
+    starting_persona: int = Field(default=rabbits.STARTING_REWARDS["persona"], ge=0, le=9)
+    turn: str = Field(default="gm", max_length=10)
+
+
+# --- finding the roll and its other side -------------------------------------------------------------------
+
+
+def _latest(sheet: RabbitSheet, seq: int) -> dict[str, Any]:
+    last = sheet.last_test
+    if not last or last.get("seq") != seq:
+        raise ActionError(f"Entry #{seq} is not this rabbit's latest roll: only the latest can be followed up.",
+                          field="entry_seq")
+    return last
+
+
+def _other_side(last: dict[str, Any], params: FollowUp, ctx: Context) -> tuple[int, RabbitSheet, dict[str, Any]] | None:
+    """The opposing rabbit's sheet and its memory of the same roll, when the roll was against a rabbit."""
+    their_id = (last.get("opponent") or {}).get("character_id")
+    if their_id is None:
+        return None
+    if params.opponent_id != their_id:
+        raise ActionError("Name the opposing rabbit of this versus test.", field="opponent_id")
+    other = load(ctx.others[their_id])
+    mirror = other.last_test
+    if not mirror or mirror.get("seq") != last["seq"]:
+        raise ActionError(f"{ctx.other_names[their_id]} has rolled since: this versus test is settled.",
+                          field="entry_seq")
+    return their_id, other, mirror
+
+
+def _rejudge(sheet: RabbitSheet, last: dict[str, Any], side: tuple[int, RabbitSheet, dict[str, Any]] | None,
+             ) -> tuple[list[str], dict[int, dict[str, Any]]]:
+    """Read the roll again on both sheets and re-apply its result; returns notes and the other sheet."""
+    if last["kind"] == "versus":
+        judge(last)
+    else:
+        judge_independent(last)
+        if last["kind"] == "recovery":
+            condition = last["condition"]
+            if last["passed"]:
+                sheet.conditions = [c for c in sheet.conditions if c != condition]
+            elif condition not in sheet.conditions:
+                sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, condition}]
+    notes = outcome.apply(sheet, last)
+    sheet.last_test = last
+    others: dict[int, dict[str, Any]] = {}
+    if side is not None:
+        their_id, other, mirror = side
+        mirror["opponent"]["faces"] = list(last["faces"])
+        mirror.update({k: last.get(f"mirror_{k}") for k in ("conceded", "conceded_to") if f"mirror_{k}" in last})
+        if last.get("tiebreak"):
+            mirror["tiebreak"] = {**last["tiebreak"], "won": not last["tiebreak"]["won"]}
+        judge(mirror)
+        notes += [f"{last['opponent']['name']}: {note}" for note in outcome.apply(other, mirror)]
+        other.last_test = mirror
+        others[their_id] = dump(other)
+    return notes, others
+
+
+def _verdict(last: dict[str, Any]) -> str:
+    if last["kind"] == "versus":
+        if last["passed"] is None:
+            return f"{last['successes']} to {last['opponent']['successes']}: still a tie"
+        return f"{last['successes']} to {last['opponent']['successes']}: {'won' if last['passed'] else 'lost'}"
+    return f"{last['successes']} vs Ob {last['ob']}: {'passed' if last['passed'] else 'failed'}"
+
+
+def _follow(sheet_data: dict[str, Any], params: FollowUp, ctx: Context,
+            change: Callable[[RabbitSheet, dict[str, Any]], str]) -> Resolution:
+    sheet = load(sheet_data)
+    start_rewards(sheet, ctx.campaign_settings)
+    last = _latest(sheet, params.entry_seq)
+    side = _other_side(last, params, ctx)
+    before = list(last["faces"])
+    words = change(sheet, last)
+    notes, others = _rejudge(sheet, last, side)
+    summary = f"{words} on #{params.entry_seq}: {_verdict(last)}" + "".join(f"; {n}" for n in notes)
+    return Resolution(
+        request=params.model_dump(), dice=[], sheet=dump(sheet), others=others, summary=summary,
+        outcome={"before": before, "faces": list(last["faces"]), "successes": last["successes"],
+                 "passed": last["passed"], "effects": notes})
+
+
+def _with_dice(resolution: Resolution, recorder: RecordingDice) -> Resolution:
+    return Resolution(request=resolution.request, dice=recorder.rolled, outcome=resolution.outcome,
+                      summary=resolution.summary, sheet=resolution.sheet, others=resolution.others)
+
+
+# --- Fate and the wises ---------------------------------------------------------------------------------
+
+
+def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
+    recorder = RecordingDice(dice)
+
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+        if last["fate_used"]:
+            raise ActionError("Fate has already been spent on this roll.", field="entry_seq")
+        if sheet.fate < 1:
+            raise ActionError("This rabbit has no Fate left.", field="entry_seq")
+        if 6 not in last["faces"]:
+            raise ActionError("There is no 6 to reroll.", field="entry_seq")
+        old = len(last["faces"])
+        last["faces"] = list(rabbits.fate_reroll(recorder, last["faces"]))
+        last["fate_used"] = True
+        sheet.fate -= 1
+        sheet.fate_spent += 1
+        return f"spent Fate: rerolled the 6s {faces_text(last['faces'][old:])}"
+
+    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+
+
+def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], params: FollowUp) -> str:
+    if not params.wise.strip():
+        raise ActionError("Choose the wise that backs the reroll.", field="wise")
+    wise = find_wise(sheet, params.wise)
+    if wise in last["wises_used"]:
+        raise ActionError(f"{wise} has already backed a reroll of this roll.", field="wise")
+    if all(face >= 4 for face in last["faces"]):
+        raise ActionError("Every die is already a success.", field="entry_seq")
+    return wise
+
+
+def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
+    recorder = RecordingDice(dice)
+
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+        if last["deeper_used"]:
+            raise ActionError("Deeper understanding has already been used on this roll.", field="entry_seq")
+        wise = _wise_for_reroll(sheet, last, params)
+        if sheet.fate < 1:
+            raise ActionError("Deeper understanding costs 1 Fate; this rabbit has none.", field="wise")
+        last["faces"] = list(rabbits.deeper_understanding(recorder, last["faces"]))
+        last["deeper_used"] = True
+        last["wises_used"].append(wise)
+        sheet.fate -= 1
+        sheet.fate_spent += 1
+        return f"Deeper understanding ({wise}, 1 Fate): rerolled a failed die {faces_text(last['faces'])}"
+
+    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+
+
+def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """Parent game, "Of course!": 1 Persona and an unused wise reroll every failed die."""
+    recorder = RecordingDice(dice)
+
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+        if last["of_course_used"]:
+            raise ActionError("Of course! has already been used on this roll.", field="entry_seq")
+        wise = _wise_for_reroll(sheet, last, params)
+        if sheet.persona < 1:
+            raise ActionError("Of course! costs 1 Persona; this rabbit has none.", field="wise")
+        last["faces"] = list(rabbits.of_course(recorder, last["faces"]))
+        last["of_course_used"] = True
+        last["wises_used"].append(wise)
+        sheet.persona -= 1
+        sheet.persona_spent += 1
+        return f"Of course! ({wise}, 1 Persona): rerolled the failed dice {faces_text(last['faces'])}"
+
+    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+
+
+# --- versus ties ------------------------------------------------------------------------------------------
+
+
+def _tied(last: dict[str, Any]) -> None:
+    if last["kind"] != "versus" or not last.get("tie"):
+        raise ActionError("That roll is not a tied versus test.", field="entry_seq")
+
+
+def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Checks": a trait lets the opponent win a tie, for 2 checks (the narrator's turn)."""
+
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+        _tied(last)
+        if settings_of(ctx.campaign_settings)["turn"] == "players":
+            raise ActionError("Checks are earned in the narrator's turn only.", field="trait")
+        if not params.trait.strip():
+            raise ActionError("Choose the trait that gives the tie away.", field="trait")
+        trait = find_trait(sheet, params.trait)
+        last["conceded"] = True
+        last["mirror_conceded_to"] = True
+        earned = rabbits.CHECKS_EARNED["concede_tie"]
+        sheet.checks += earned
+        return f"gave the tie away ({trait.name}, +{earned} checks)"
+
+    return _follow(sheet_data, params, ctx, change)
+
+
+def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """RULINGS.md, "Rabbits": a skill tie is broken with Will or Health, a Will or Health tie with Nature."""
+    recorder = RecordingDice(dice)
+    others_sheets = ctx.others
+
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+        _tied(last)
+        allowed = rabbits.tiebreak_ability(last["tiebreak_kind"])
+        if not allowed:
+            raise ActionError("A Nature tie has no tiebreaker: the narrator rules.", field="ability")
+        ability = (params.ability.strip().lower() or allowed[0])
+        if ability not in allowed:
+            raise ActionError(f"This tie is broken with {' or '.join(a.title() for a in allowed)}.", field="ability")
+        ours = _ability_pool(sheet, ability, "ability")
+        their_id = last["opponent"]["character_id"]
+        if their_id is not None:
+            theirs = _ability_pool(load(others_sheets[their_id]), ability, "opponent_id")
+        else:
+            theirs = int(last["opponent"].get("tiebreak_pool") or last["opponent"]["dice"])
+        a = rabbits.roll_pool(recorder, ours)
+        b = rabbits.roll_pool(recorder, theirs)
+        result = rabbits.judge_versus(a, b)
+        last["tiebreak_kind"] = ability
+        if result.winner is None:
+            return (f"tiebreaker on {ability.title()}: {faces_text(list(a))} {result.a_successes} to "
+                    f"{faces_text(list(b))} {result.b_successes}, tied again")
+        last["tiebreak"] = {"ability": ability, "faces": list(a), "opponent_faces": list(b),
+                            "won": result.winner == "a"}
+        return (f"tiebreaker on {ability.title()}: {faces_text(list(a))} {result.a_successes} to "
+                f"{faces_text(list(b))} {result.b_successes}")
+
+    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+
+
+def _ability_pool(sheet: RabbitSheet, ability: str, field: str) -> int:
+    try:
+        plan = plan_pool(sheet, PoolChoices(skill=ability), settings={}, session=None, helper_conditions=[],
+                         actor_is_narrator=True, versus=True)
+    except ActionError as exc:
+        raise ActionError(exc.message, field=field) from exc
+    return plan.pool.dice
+
+
+# --- the narrator -------------------------------------------------------------------------------------------
+
+
+def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Tests": on a failure the rabbit gets a Condition, or the story takes a Twist."""
+    sheet = load(sheet_data)
+    last = _latest(sheet, params.entry_seq)
+    if last.get("passed") is not False:
+        raise ActionError("Only a failed roll brings a twist or a condition.", field="entry_seq")
+    if last.get("consequence"):
+        raise ActionError("This failure already has its consequence.", field="entry_seq")
+    choice = params.choice.strip().lower()
+    if choice == "condition":
+        key = params.condition.strip().lower()
+        if key not in rabbits.CONDITIONS:
+            raise ActionError("Choose one of the five conditions.", field="condition")
+        if key in sheet.conditions:
+            raise ActionError(f"The rabbit is already {key.title()}: choose another condition.", field="condition")
+        sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, key}]
+        last["consequence"] = f"condition: {rabbits.CONDITIONS[key].name}"
+        words = f"{rabbits.CONDITIONS[key].name} after the failure of #{params.entry_seq}"
+    elif choice == "twist":
+        twist = params.twist.strip()
+        if not twist:
+            raise ActionError("Say what the twist is.", field="twist")
+        last["consequence"] = f"twist: {twist}"
+        words = f"a twist after the failure of #{params.entry_seq}: {twist}"
+    else:
+        raise ActionError("Choose a twist or a condition.", field="choice")
+    sheet.last_test = last
+    return Resolution(request=params.model_dump(), dice=[], outcome={"consequence": last["consequence"]},
+                      summary=words, sheet=dump(sheet))
+
+
+def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Conditions": Afraid needs rest and safety — the narrator lifts a condition."""
+    sheet = load(sheet_data)
+    key = params.condition.strip().lower()
+    if key not in sheet.conditions:
+        raise ActionError("The rabbit does not have that condition.", field="condition")
+    sheet.conditions = [c for c in sheet.conditions if c != key]
+    return Resolution(request=params.model_dump(), dice=[], outcome={"cleared": key},
+                      summary=f"is no longer {rabbits.CONDITIONS[key].name}", sheet=dump(sheet))
+
+
+def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Rewards" and "Checks": the narrator hands out Fate, Persona or checks."""
+    if not (params.fate or params.persona or params.checks):
+        raise ActionError("Award at least one Fate, Persona or check.", field="fate")
+    sheet = load(sheet_data)
+    start_rewards(sheet, ctx.campaign_settings)
+    sheet.fate += params.fate
+    sheet.persona += params.persona
+    sheet.checks += params.checks
+    parts = [f"{n} {what}" for n, what in ((params.fate, "Fate"), (params.persona, "Persona"),
+                                           (params.checks, "checks")) if n]
+    return Resolution(request=params.model_dump(), dice=[], outcome=params.model_dump(),
+                      summary="was awarded " + ", ".join(parts), sheet=dump(sheet))
+
+
+def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, ctx: Context) -> Resolution:
+    """Ruling 1 (starting Fate and Persona) and the game's turns (rabbits.en.md, "Checks")."""
+    turn = params.turn.strip().lower()
+    if turn not in ("gm", "players"):
+        raise ActionError("The turn is the narrator's or the players'.", field="turn")
+    chosen = {"starting_fate": params.starting_fate, "starting_persona": params.starting_persona, "turn": turn}
+    before = settings_of(ctx.campaign_settings)
+    words = "the players' turn" if turn == "players" else "the narrator's turn"
+    summary = (f"Rabbits: {words}" if before["turn"] != turn else "Rabbits settings") + (
+        f"; new rabbits start with {params.starting_fate} Fate and {params.starting_persona} Persona")
+    return Resolution(request=params.model_dump(), dice=[], outcome=chosen, summary=summary,
+                      settings={**dict(ctx.campaign_settings), **chosen})

@@ -1,0 +1,158 @@
+"""Rolling: independent tests, recovery tests and versus tests (rabbits.en.md, "Tests", "Conditions").
+
+Each action loads the sheet, starts its rewards (ruling 1), plans the pool (pools.py), rolls with the server's
+dice, records the roll as the sheet's `last_test` (so Fate and the wise rerolls can follow it up) and applies
+its result (outcome.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.rules import rabbits
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.rabbits import outcome
+from app.systems.rabbits.pools import Plan, PoolChoices, helper_conditions, plan_pool, spend
+from app.systems.rabbits.sheet import RabbitSheet, dump, load, settings_of, start_rewards
+
+OB_MAX = 20
+
+
+class TestParams(PoolChoices):
+    ob: int = Field(ge=0, le=OB_MAX, title="Obstacle")
+
+
+class RecoverParams(PoolChoices):
+    skill: str = Field(default="", max_length=40)
+    condition: str = Field(min_length=1, max_length=20)
+
+
+def breakdown(pool: rabbits.Pool) -> list[list[Any]]:
+    return [[line, dice] for line, dice in pool.breakdown]
+
+
+def faces_text(faces: list[int]) -> str:
+    return "[" + " ".join(str(face) for face in faces) + "]"
+
+
+def record(sheet: RabbitSheet, plan: Plan, ctx: Context, faces: tuple[int, ...], ob: int | None,
+           **extra: Any) -> dict[str, Any]:
+    """The sheet's memory of this roll, for the follow-ups."""
+    return {
+        "seq": ctx.seq, "kind": "test", "label": plan.label, "rolled": plan.rolled, "tally": list(plan.tally),
+        "tiebreak_kind": plan.tiebreak_kind, "faces": list(faces), "ob": ob, "dice": plan.pool.dice,
+        "breakdown": breakdown(plan.pool), "nature_used": plan.nature_used, "within_nature": plan.within_nature,
+        "fate_used": False, "deeper_used": False, "of_course_used": False, "wises_used": [],
+        "before": outcome.snapshot(sheet, plan.tally), "consequence": None, **extra,
+    }
+
+
+def judge_independent(last: dict[str, Any]) -> rabbits.IndependentResult:
+    result = rabbits.judge_test(last["faces"], last["ob"])
+    last.update(successes=result.successes, passed=result.passed, margin=result.margin)
+    return result
+
+
+def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context, **kw: Any) -> Plan:
+    conditions = helper_conditions(params.helpers, ctx.others, ctx.other_names, kw.pop("exclude", None))
+    return plan_pool(sheet, params, settings=ctx.campaign_settings, session=ctx.session_number,
+                     helper_conditions=conditions, actor_is_narrator=ctx.actor_is_narrator, **kw)
+
+
+def _result_words(last: dict[str, Any]) -> str:
+    verdict = "passed" if last["passed"] else "failed"
+    return f"{last['successes']} vs Ob {last['ob']}: {verdict}"
+
+
+def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Tests": an independent test, at least as many successes as the Ob."""
+    sheet = load(sheet_data)
+    start_rewards(sheet, ctx.campaign_settings)
+    plan = _plan(sheet, params, ctx)
+    recorder = RecordingDice(dice)
+    faces = rabbits.roll_pool(recorder, plan.pool.dice)
+    last = record(sheet, plan, ctx, faces, params.ob)
+    judge_independent(last)
+    spend(sheet, plan, ctx.session_number)
+    notes = outcome.apply(sheet, last)
+    sheet.last_test = last
+    summary = f"tested {plan.label} ({plan.pool.dice}D) {faces_text(list(faces))} {_result_words(last)}"
+    return Resolution(
+        request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
+        outcome={"faces": list(faces), "successes": last["successes"], "ob": params.ob, "passed": last["passed"],
+                 "margin": last["margin"], "pool": plan.pool.dice, "breakdown": last["breakdown"],
+                 "checks_spent": plan.checks_spent, "checks_earned": plan.pool.checks_earned, "effects": notes},
+        summary=summary + "".join(f"; {note}" for note in notes))
+
+
+def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Conditions" and "Checks": the test in brackets removes the condition; in the narrator's
+    turn a player pays 2 checks for it (in the players' turn, 1 like any test)."""
+    sheet = load(sheet_data)
+    start_rewards(sheet, ctx.campaign_settings)
+    try:
+        test = rabbits.recovery_test(params.condition)
+    except rabbits.RabbitRuleError as exc:
+        raise ActionError(exc.message, field="condition") from exc
+    if test.condition not in sheet.conditions:
+        raise ActionError(f"This rabbit is not {test.condition.title()}.", field="condition")
+    if test.ability is None or test.ob is None:
+        raise ActionError(f"{test.condition.title()} {test.note}: the narrator lifts it.", field="condition")
+    turn = settings_of(ctx.campaign_settings)["turn"]
+    extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
+    choices = params.model_copy(update={"skill": test.ability})
+    plan = _plan(sheet, choices, ctx, extra_checks=extra)
+    recorder = RecordingDice(dice)
+    faces = rabbits.roll_pool(recorder, plan.pool.dice)
+    last = record(sheet, plan, ctx, faces, test.ob, kind="recovery", condition=test.condition)
+    judge_independent(last)
+    spend(sheet, plan, ctx.session_number)
+    notes = outcome.apply(sheet, last)
+    if last["passed"]:
+        sheet.conditions = [c for c in sheet.conditions if c != test.condition]
+        notes.append(f"no longer {test.condition.title()}")
+    sheet.last_test = last
+    summary = (f"tried to recover from {test.condition.title()}: {plan.label} ({plan.pool.dice}D) "
+               f"{faces_text(list(faces))} {_result_words(last)}")
+    return Resolution(
+        request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
+        outcome={"faces": list(faces), "successes": last["successes"], "ob": test.ob, "passed": last["passed"],
+                 "condition": test.condition, "breakdown": last["breakdown"], "checks_spent": plan.checks_spent,
+                 "effects": notes},
+        summary=summary + "".join(f"; {note}" for note in notes))
+
+
+def _percent(chance: float) -> str:
+    return f"{chance * 100:.1f}%"
+
+
+def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: dict[str, Any], **kw: Any) -> Plan:
+    sheet = load(sheet_data)
+    start_rewards(sheet, settings)
+    # The odds page cannot see the helpers' sheets: each counts +1D here; the roll itself checks them.
+    return plan_pool(sheet, params, settings=settings, session=None, helper_conditions=[[] for _ in params.helpers],
+                     actor_is_narrator=False, **kw)
+
+
+def pass_odds(plan: Plan, ob: int) -> Odds:
+    plain = float(rabbits.exact_pass_chance(plan.pool.dice, ob))
+    fate = float(rabbits.exact_pass_chance(plan.pool.dice, ob, with_fate=True))
+    lines = "; ".join(f"{line} {dice:+d}" if i else f"{line} {dice}" for i, (line, dice) in enumerate(plan.pool.breakdown))
+    return Odds(chance=plain, text=f"{plan.pool.dice}D vs Ob {ob}: {_percent(plain)} to pass, {_percent(fate)} with Fate",
+                details={"label": "Pool and chance:", "pool": plan.pool.dice, "breakdown": lines,
+                         "with_fate": fate, "checks": plan.checks_spent, "persona": plan.pool.persona_spent})
+
+
+def test_odds(sheet_data: dict[str, Any], params: TestParams, settings: dict[str, Any]) -> Odds:
+    return pass_odds(_odds_plan(sheet_data, params, settings), params.ob)
+
+
+def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, settings: dict[str, Any]) -> Odds:
+    test = rabbits.recovery_test(params.condition)
+    if test.ability is None or test.ob is None:
+        raise ActionError(f"{test.condition.title()} {test.note}.", field="condition")
+    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), settings)
+    return pass_odds(plan, test.ob)

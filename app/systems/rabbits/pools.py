@@ -1,0 +1,172 @@
+"""From a roll dialog's choices to a pool (app.rules.rabbits.pool_for), checked against the sheet and the turn.
+
+rabbits.en.md, "Tests", "Nature", "Rewards", "Checks", "Traits"; RULINGS.md, "Rabbits" (beginner's luck,
+Persona, ruling 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import rabbits
+from app.systems.base import ActionError
+from app.systems.rabbits.sheet import RabbitSheet, find_trait, find_wise, free_trait_uses, settings_of, skill_name
+
+TRAIT_CHOICES = ("helps", "against_you", "aids_opponent")
+
+
+class PoolChoices(BaseModel):
+    """What the roll dialog asks before the dice are rolled."""
+
+    skill: str = Field(min_length=1, max_length=40, title="Skill or ability")
+    descriptor: str = Field(default="", max_length=10, title="Within nature")
+    nature_instead: bool = False
+    tap_nature: bool = False
+    beginners_luck: str = Field(default="will", max_length=10)
+    helpers: list[int] = Field(default_factory=list, max_length=20)
+    wise: str = Field(default="", max_length=60)
+    trait: str = Field(default="", max_length=60)
+    trait_use: str = Field(default="helps", max_length=20)
+    persona: int = Field(default=0, ge=0, le=rabbits.PERSONA_DICE_MAX)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A checked pool and everything the roll must record or spend."""
+
+    pool: rabbits.Pool
+    label: str  # what is tested, in words
+    rolled: str  # "skill" or an ability key
+    tally: tuple[str, str]  # ("skill", name), ("ability", key) or ("learning", name)
+    nature_used: bool
+    within_nature: bool
+    trait: str | None
+    trait_use: str | None
+    free_trait_use: bool
+    checks_spent: int
+    tiebreak_kind: str
+
+
+def tested(sheet: RabbitSheet, raw: str) -> tuple[str, str]:
+    """("ability", key) or ("skill", Name) for what the dialog names."""
+    key = raw.strip().lower()
+    if key in rabbits.ABILITIES:
+        return "ability", key
+    name = skill_name(raw)
+    if name is None:
+        raise ActionError(f"{raw!r} is neither a skill nor an ability.", field="skill")
+    return "skill", name
+
+
+def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tuple[str, int, str, tuple[str, str], bool]:
+    """(rolled, rating, label, tally, beginner's luck)."""
+    nature = sheet.abilities["nature"].rating
+    if choices.nature_instead:
+        shown = name if kind == "skill" else name.title()
+        return "nature", nature, f"Nature (instead of {shown})", ("ability", "nature"), False
+    if kind == "ability":
+        return name, sheet.abilities[name].rating, name.title(), ("ability", name), False
+    if name in sheet.skills:
+        return "skill", sheet.skills[name].rating, name, ("skill", name), False
+    ability = choices.beginners_luck.strip().lower() or "will"
+    if ability not in rabbits.BEGINNERS_LUCK_ABILITIES:
+        raise ActionError("Beginner's luck rolls Will or Health.", field="beginners_luck")
+    label = f"{ability.title()} for {name} (beginner's luck)"
+    return ability, sheet.abilities[ability].rating, label, ("learning", name), True
+
+
+def _trait(sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str,
+           session: int | None) -> tuple[str | None, str | None, bool]:
+    """(trait name, pool_for trait key, whether it is the free once-per-session use)."""
+    if not choices.trait.strip():
+        return None, None, False
+    trait = find_trait(sheet, choices.trait)
+    use = choices.trait_use.strip().lower() or "helps"
+    if use not in TRAIT_CHOICES:
+        raise ActionError("Choose how the trait works: it helps, it hinders you, or it helps the opponent.",
+                          field="trait_use")
+    if use == "aids_opponent" and not versus:
+        raise ActionError("A trait can give the opponent +2D only in a versus test.", field="trait_use")
+    if use != "helps" and turn == "players":
+        raise ActionError("Checks are earned in the narrator's turn only.", field="trait_use")
+    if use == "helps" and free_trait_uses(trait, session) == 0:
+        return trait.name, "helps_again", False
+    return trait.name, use, use == "helps"
+
+
+def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str, Any], session: int | None,
+              helper_conditions: Sequence[Sequence[str]], actor_is_narrator: bool, versus: bool = False,
+              opponent_trait: bool = False, extra_checks: int = 0) -> Plan:
+    """Check the choices against the sheet, and build the pool (the breakdown the dialog shows)."""
+    if sheet.retired:
+        raise ActionError("This rabbit has retired: its Nature reached 0 (ruling 2).", field="skill")
+    turn = settings_of(settings)["turn"]
+    kind, name = tested(sheet, choices.skill)
+    descriptor = choices.descriptor.strip().lower()
+    if descriptor and descriptor not in rabbits.NATURE_DESCRIPTORS:
+        raise ActionError("A rabbit's nature is to flee, hide, dig or breed.", field="descriptor")
+    if choices.tap_nature and name in rabbits.NO_NATURE_TAP:
+        raise ActionError(f"Nature can never be tapped for {name.title()}.", field="tap_nature")
+    rolled, rating, label, tally, luck = _base(sheet, choices, kind, name)
+    wise = find_wise(sheet, choices.wise) if choices.wise.strip() else None
+    trait, use, free = _trait(sheet, choices, versus, turn, session)
+    try:
+        pool = rabbits.pool_for(
+            rolled, rating, label=label, beginners_luck=luck, helpers=[list(c) for c in helper_conditions],
+            wise=wise is not None, trait=use, opponent_trait=opponent_trait, versus=versus,
+            persona=choices.persona, tap_nature=choices.tap_nature, nature=sheet.abilities["nature"].rating,
+            conditions=sheet.conditions)
+    except rabbits.RabbitRuleError as exc:
+        raise ActionError(exc.message, field=_FIELDS.get(exc.field, exc.field)) from exc
+    if pool.persona_spent > sheet.persona:
+        raise ActionError(f"That takes {pool.persona_spent} Persona; this rabbit has {sheet.persona}.",
+                          field="persona")
+    checks = pool.checks_spent + extra_checks
+    if turn == "players" and not actor_is_narrator:
+        checks += rabbits.CHECKS_SPENT["extra_test"]
+    if checks > sheet.checks:
+        raise ActionError(f"That needs {checks} check{'s' if checks != 1 else ''}; this rabbit has {sheet.checks}.",
+                          field="checks")
+    nature_used = rolled == "nature" or choices.tap_nature
+    return Plan(pool, label, rolled, tally, nature_used, bool(descriptor), trait, use, free, checks,
+                "skill" if tally[0] in ("skill", "learning") and rolled != "nature" else rolled)
+
+
+_FIELDS = {"rating": "skill", "rolled": "skill", "nature": "nature_instead", "helpers": "helpers",
+           "opponent_trait": "trait_use"}
+
+
+def spend(sheet: RabbitSheet, plan: Plan, session: int | None) -> None:
+    """Pay for the roll: Persona, checks, the trait's free use."""
+    sheet.persona -= plan.pool.persona_spent
+    sheet.persona_spent += plan.pool.persona_spent
+    sheet.checks -= plan.checks_spent
+    if plan.pool.checks_earned:
+        sheet.checks += plan.pool.checks_earned
+    if plan.free_trait_use and plan.trait:
+        trait = find_trait(sheet, plan.trait)
+        if trait.session != session:
+            trait.session, trait.used = session, 0
+        trait.used += 1
+
+
+def helper_conditions(helpers: Sequence[int], others: Mapping[int, Mapping[str, Any]],
+                      names: Mapping[int, str], exclude: int | None = None) -> list[list[str]]:
+    """Each helper's conditions; ruling 3 (Afraid cannot help), and retired rabbits help no one."""
+    out: list[list[str]] = []
+    for helper in dict.fromkeys(helpers):
+        if helper == exclude:
+            raise ActionError("The opponent cannot help.", field="helpers")
+        sheet = others.get(helper, {})
+        name = names.get(helper, "That rabbit")
+        conditions = list(sheet.get("conditions", []))
+        if "afraid" in conditions:
+            raise ActionError(f"{name} is Afraid and cannot help (ruling 3).", field="helpers")
+        if sheet.get("retired"):
+            raise ActionError(f"{name} has retired and cannot help.", field="helpers")
+        out.append(conditions)
+    return out

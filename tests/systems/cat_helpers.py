@@ -1,0 +1,81 @@
+"""Builders for the Cat tests: a campaign with a narrator (nora) and two players (pia, otto), cats made through
+the characters service, and actions through the rules service with scripted dice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.characters.models import Character
+from app.characters.service import create_character
+from app.rolls import service as rolls
+from app.rules.dice import ScriptedDice
+
+NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
+           "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
+           "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
+           "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"}
+
+
+class CatTable:
+    def __init__(self, app: Any, *, session: bool = True) -> None:
+        from app.accounts.service import create_user
+
+        self.factory = app.state.sessionmaker
+        with self.factory() as db:
+            users = {n: create_user(db, n, "correct horse") for n in ("nora", "pia", "otto")}
+            campaign = campaigns.create_campaign(db, users["nora"], name="Rooftops", systems=["cat"])
+            db.flush()
+            nora = campaigns.access(db, users["nora"], campaign.id)
+            for name in ("pia", "otto"):
+                campaigns.accept_invite(db, users[name], campaigns.create_invite(db, nora).code)
+            db.commit()
+            self.campaign_id = campaign.id
+            self.user_ids = {n: u.id for n, u in users.items()}
+        if session:
+            self.start_session()
+
+    def access(self, db: Any, who: str) -> campaigns.Access:
+        return campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
+
+    def start_session(self) -> None:
+        with self.factory() as db:
+            campaigns.start_session(db, self.access(db, "nora"))
+            db.commit()
+
+    def end_session(self) -> None:
+        with self.factory() as db:
+            campaigns.end_session(db, self.access(db, "nora"))
+            db.commit()
+
+    def cat(self, who: str = "pia", name: str = "Smoke", **changes: Any) -> int:
+        with self.factory() as db:
+            ch = create_character(db, self.access(db, who), name=name, system="cat", sheet={**NEW_CAT, **changes})
+            db.commit()
+            return ch.id
+
+    def foe(self, template: str = "dog", name: str = "Ship dog", **fields: Any) -> int:
+        with self.factory() as db:
+            ch = create_character(db, self.access(db, "nora"), name=name, system="cat", kind="npc",
+                                  sheet={"foe_template": template, **fields})
+            db.commit()
+            return ch.id
+
+    def act(self, who: str, action: str, character_id: int | None, faces: list[int] | None = None,
+            **params: Any) -> Any:
+        with self.factory() as db:
+            req = rolls.ActionRequest(system="cat", action=action, character_id=character_id, params=params)
+            result = rolls.perform_action(db, self.access(db, who), req, dice=ScriptedDice(list(faces or [])))
+            return result
+
+    def sheet(self, character_id: int) -> dict[str, Any]:
+        with self.factory() as db:
+            return dict(db.get(Character, character_id).sheet)
+
+    def set_sheet(self, character_id: int, **changes: Any) -> None:
+        """Arrange a situation directly (a test fixture, not a game step)."""
+        with self.factory() as db:
+            ch = db.get(Character, character_id)
+            ch.sheet = {**ch.sheet, **changes}
+            db.commit()
