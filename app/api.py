@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
+from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
-from app.deps import DB, ApiAccess, ApiUser, Publisher
+from app.deps import DB, ApiAccess, ApiUser, Publisher, api_user
 from app.errors import BadRequest, TooManyRequests
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
@@ -145,12 +146,20 @@ def create_character(body: CharacterIn, acc: ApiAccess, db: DB) -> dict[str, Any
 
 
 @router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"])
-def perform_action(body: rolls.ActionRequest, acc: ApiAccess, db: DB, publish: Publisher,
-                   idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> dict[str, Any]:
+async def perform_action(campaign_id: int, body: rolls.ActionRequest, request: Request, publish: Publisher,
+                         idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> dict[str, Any]:
     """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
-    result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
-    entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
-    return {**entry, "replayed": result.replayed}
+
+    # The hot path: authentication, access and the action in ONE trip through the thread pool, with one
+    # session, instead of one trip per dependency (each costs ~0.1 ms and holds a connection meanwhile).
+    def work() -> dict[str, Any]:
+        with request.app.state.sessionmaker() as db:
+            acc = campaigns.access(db, api_user(request, db), campaign_id)
+            result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
+            entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
+            return {**entry, "replayed": result.replayed}
+
+    return await run_in_threadpool(work)
 
 
 @router.get("/campaigns/{campaign_id}/log", tags=["log"])

@@ -26,6 +26,10 @@ class Base(DeclarativeBase):
 def make_engine(url: str, **kwargs: Any) -> Engine:
     if url.startswith("sqlite"):
         connect_args = {"check_same_thread": False, "timeout": 30}
+        # No overflow limit: SQLite connections are cheap, and a capped pool shared by 40 worker threads
+        # and long-lived requests can deadlock waiting for a connection (docs/PERFORMANCE.md).
+        kwargs.setdefault("pool_size", 20)
+        kwargs.setdefault("max_overflow", -1)
         engine = create_engine(url, connect_args=connect_args, **kwargs)
 
         @event.listens_for(engine, "connect")

@@ -62,11 +62,12 @@ MemberAccess = Annotated[Access, Depends(page_access)]
 ApiAccess = Annotated[Access, Depends(api_access)]
 
 
-def get_publish(request: Request) -> Publish:
+# async: no I/O here, so no trip through the thread pool.
+async def get_publish(request: Request) -> Publish:
     return request.app.state.broker.publish
 
 
-def get_hub(request: Request) -> LiveHub:
+async def get_hub(request: Request) -> LiveHub:
     return request.app.state.hub
 
 

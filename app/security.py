@@ -63,6 +63,10 @@ class SessionCookieMiddleware:
         # Set here, in the request's own context, so the threadpool running sync routes inherits it.
         i18n.set_locale(i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale")))
 
+        if scope["path"].startswith("/api/"):
+            # The JSON API authenticates with bearer tokens only: no cookie to read or to set.
+            scope["fb_session_dirty"] = False
+
         async def send_with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and scope.get("fb_session_dirty"):
                 headers = MutableHeaders(scope=message)

@@ -126,10 +126,8 @@ def list_tokens(db: Session, user: User) -> list[ApiToken]:
 
 
 def user_for_token(db: Session, token: str) -> User | None:
-    row = db.scalar(select(ApiToken).where(ApiToken.token_hash == _token_digest(token), ApiToken.revoked_at.is_(None)))
-    if row is None:
-        return None
-    return db.get(User, row.user_id)
+    return db.scalar(select(User).join(ApiToken, ApiToken.user_id == User.id)
+                     .where(ApiToken.token_hash == _token_digest(token), ApiToken.revoked_at.is_(None)))
 
 
 def count_users(db: Session) -> int:

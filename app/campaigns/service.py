@@ -35,13 +35,13 @@ class Access:
 
 def access(db: Session, user: User | None, campaign_id: int) -> Access:
     """The caller's access to a campaign. Outsiders get the same 404 as a campaign that does not exist."""
-    campaign = db.get(Campaign, campaign_id)
-    if user is None or campaign is None:
+    row = None
+    if user is not None:
+        row = db.execute(select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
+                         .where(Campaign.id == campaign_id, Membership.user_id == user.id)).first()
+    if row is None or user is None:
         raise NotFound("No such campaign, or you are not a member of it.")
-    role = db.scalar(select(Membership.role).where(Membership.campaign_id == campaign_id, Membership.user_id == user.id))
-    if role is None:
-        raise NotFound("No such campaign, or you are not a member of it.")
-    return Access(campaign=campaign, user=user, role=role)
+    return Access(campaign=row[0], user=user, role=row[1])
 
 
 def require_narrator(acc: Access) -> None:

@@ -15,7 +15,7 @@ from starlette.responses import StreamingResponse
 from app import i18n
 from app.campaigns.models import Membership
 from app.campaigns.service import Access
-from app.deps import ApiAccess, Hub, MemberAccess
+from app.deps import DB, ApiAccess, Hub, MemberAccess
 from app.live.hub import LiveHub
 from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
@@ -88,7 +88,8 @@ def _stream(request: Request, hub: LiveHub, acc: Access, after: int | None, fmt:
 
 
 @router.get("/campaigns/{campaign_id}/stream", include_in_schema=False)
-def page_stream(request: Request, acc: MemberAccess, hub: Hub, after: int | None = None) -> StreamingResponse:
+def page_stream(request: Request, acc: MemberAccess, hub: Hub, db: DB, after: int | None = None) -> StreamingResponse:
+    db.close()  # a stream lives for hours: it must not hold a pooled connection (the hub reads with its own)
     viewer, narrator = acc.user.id, acc.is_narrator
 
     def fmt(entry: LogEntry) -> str:
@@ -100,8 +101,9 @@ def page_stream(request: Request, acc: MemberAccess, hub: Hub, after: int | None
 
 
 @router.get("/api/campaigns/{campaign_id}/events", tags=["log"])
-def api_stream(request: Request, acc: ApiAccess, hub: Hub, after: int | None = None) -> StreamingResponse:
+def api_stream(request: Request, acc: ApiAccess, hub: Hub, db: DB, after: int | None = None) -> StreamingResponse:
     """The live log as Server-Sent Events (`event: entry`, id = seq, data = the entry as JSON)."""
+    db.close()
     viewer, narrator = acc.user.id, acc.is_narrator
 
     def fmt(entry: LogEntry) -> str:

@@ -8,6 +8,7 @@ and only then tell the broker.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -81,14 +82,32 @@ class _Replayed(Exception):
 def _appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
     and tell the broker only after the commit."""
-    seq, prev_hash = _lock_head(db, acc.campaign.id)
-    try:
-        yield seq, prev_hash
-        db.commit()
-    except BaseException:
-        db.rollback()
-        raise
+    with _writer_lock(db):
+        seq, prev_hash = _lock_head(db, acc.campaign.id)
+        try:
+            yield seq, prev_hash
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
     publish(acc.campaign.id, "entry", seq)
+
+
+_SQLITE_WRITERS: dict[str, threading.Lock] = {}
+
+
+@contextmanager
+def _writer_lock(db: Session) -> Iterator[None]:
+    """SQLite has one writer at a time, and its busy handler polls (sleeping 1, 2, 5 … 100 ms), so under load
+    new writers overtake waiting ones and the tail reaches seconds. Queue this process's writers on a lock
+    instead; other processes still meet SQLite's own lock. PostgreSQL row-locks the campaign and needs none."""
+    bind = db.get_bind()
+    if bind.dialect.name != "sqlite":
+        yield
+        return
+    lock = _SQLITE_WRITERS.setdefault(str(bind.url), threading.Lock())
+    with lock:
+        yield
 
 
 def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,

@@ -284,3 +284,17 @@ def test_odds_are_exact_and_follow_the_dice_added() -> None:
     assert more.details["fraction"] == "13/16" and more.details["pool"] == 5
     assert fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", style_points=1)).details["fraction"] == "15/16"
     assert fate_odds(sheet, TestFate(trait="legs", difficulty="hard", spend_life=True)).chance == 1.0
+
+
+def test_the_demo_has_a_cat_for_pia_a_dog_for_the_narrator_and_a_logged_test_of_fate(app, settings) -> None:
+    from app.characters.models import Character
+    from app.demo import seed
+
+    campaign_id, created = seed(settings)
+    assert created
+    with app.state.sessionmaker() as db:
+        cats = {c.name: c for c in db.query(Character).filter_by(campaign_id=campaign_id, system="cat")}
+        assert cats["Smoke"].kind == "pc" and cats["Smoke"].sheet["secret_name"] == "Ashwhisker"
+        assert cats["Ship dog"].kind == "npc" and cats["Ship dog"].sheet["foe"] and cats["Ship dog"].sheet["example"]
+        entry = db.query(LogEntry).filter_by(campaign_id=campaign_id, system="cat", action="test_fate").one()
+        assert entry.body["outcome"]["success"] and entry.body["outcome"]["evens"] == 2

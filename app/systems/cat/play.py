@@ -11,7 +11,7 @@ from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.cat.sheet import (
-    Approval, CatSheet, ScarBatch, Trait, dump, is_dead, load, reputation, trait_dice,
+    Approval, CatSheet, ScarBatch, Trait, approved, dump, is_dead, load, reputation, trait_dice,
 )
 
 
@@ -104,7 +104,7 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         raise ActionError("Only the narrator rolls for a foe.", field="character_id")
     no_pending(cat)
     pool, words = _pool(cat, p, magic=magic_on(ctx))
-    if p.reputation and not ctx.actor_is_narrator and not _approved(cat, p.reputation, ctx.session_number):
+    if p.reputation and not ctx.actor_is_narrator and not approved(cat, p.reputation, ctx.session_number):
         raise ActionError(f"The narrator has not approved “{p.reputation}” for this scene yet: propose it, or "
                           "roll without it.", field="reputation")
     rec = RecordingDice(dice)
@@ -139,10 +139,6 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
                "style_gained": result.style_gained, "style_spent": result.style_spent, "scars": result.scars,
                "life_spent": result.life_spent, "pool": pool, "reputation": p.reputation or None}
     return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=outcome, summary=summary, sheet=dump(new))
-
-
-def _approved(cat: CatSheet, name: str, session: int | None) -> bool:
-    return any(a.reputation == name and a.session == session for a in cat.approvals)
 
 
 # --- Style spent at once on the scene ----------------------------------------------------------------------
