@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.campaigns.models import Campaign
+from app.campaigns.models import Campaign, GameSession
 from app.campaigns.service import Access, current_session, require_narrator
 from app.characters.models import Character
 from app.encounters.models import Encounter
@@ -66,6 +66,7 @@ def validation_message(exc: ValidationError) -> tuple[str, str | None]:
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
     row = db.execute(
         update(Campaign).where(Campaign.id == campaign_id).values(last_seq=Campaign.last_seq + 1)
+        .execution_options(synchronize_session=False)
         .returning(Campaign.last_seq, Campaign.head_hash)
     ).one()
     return row[0], row[1]
@@ -90,7 +91,20 @@ def _appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int
         except BaseException:
             db.rollback()
             raise
+        finally:
+            db.info.pop(_GAME_SESSION, None)
     publish(acc.campaign.id, "entry", seq)
+
+
+_GAME_SESSION = "fateboard.game_session"
+
+
+def _game_session(db: Session, acc: Access) -> GameSession | None:
+    """The running game session, read once per transaction (the entry and the action's context both need it).
+    A session started in this transaction is flushed before the entry is written, so it is seen."""
+    if _GAME_SESSION not in db.info:
+        db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
+    return db.info[_GAME_SESSION]
 
 
 _SQLITE_WRITERS: dict[str, threading.Lock] = {}
@@ -113,7 +127,7 @@ def _writer_lock(db: Session) -> Iterator[None]:
 def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
                  visibility: str, content: dict[str, Any], character: Character | None = None,
                  target_seq: int | None = None, idempotency_key: str | None = None) -> LogEntry:
-    session = current_session(db, acc.campaign.id)
+    session = _game_session(db, acc)
     now = utcnow()
     body = {
         "kind": kind, "system": system, "action": action, "seq": seq,
@@ -135,7 +149,8 @@ def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: st
         body_hash=digest, prev_hash=prev_hash, hash=entry_hash, idempotency_key=idempotency_key,
     )
     db.add(entry)
-    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry_hash))
+    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry_hash)
+               .execution_options(synchronize_session=False))
     return entry
 
 
@@ -338,7 +353,7 @@ def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, pa
 
 def _context(db: Session, acc: Access, system_id: str, character: Character | None, others: dict[int, Character],
              encounter: Encounter | None = None, seq: int | None = None) -> Context:
-    session = current_session(db, acc.campaign.id)
+    session = _game_session(db, acc)
     return Context(
         actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
         now=utcnow().timestamp(), campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
