@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from app.accounts import service as accounts
@@ -145,9 +146,9 @@ def create_character(body: CharacterIn, acc: ApiAccess, db: DB) -> dict[str, Any
             "sheet": ch.sheet, "version": ch.version}
 
 
-@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"])
+@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"], response_model=None)
 async def perform_action(campaign_id: int, body: rolls.ActionRequest, request: Request, publish: Publisher,
-                         idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> dict[str, Any]:
+                         idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
     """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
 
     # The hot path: authentication, access and the action in ONE trip through the thread pool, with one
@@ -159,7 +160,8 @@ async def perform_action(campaign_id: int, body: rolls.ActionRequest, request: R
             entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
             return {**entry, "replayed": result.replayed}
 
-    return await run_in_threadpool(work)
+    # Already plain JSON types: skip FastAPI's generic encoder on the hot path.
+    return JSONResponse(await run_in_threadpool(work), status_code=201)
 
 
 @router.get("/campaigns/{campaign_id}/log", tags=["log"])
