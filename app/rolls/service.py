@@ -83,7 +83,7 @@ class _Replayed(Exception):
 def _appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
     and tell the broker only after the commit."""
-    with _writer_lock(db):
+    with _writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
         try:
             yield seq, prev_hash
@@ -107,16 +107,22 @@ def _game_session(db: Session, acc: Access) -> GameSession | None:
     return db.info[_GAME_SESSION]
 
 
-_SQLITE_WRITERS: dict[str, threading.Lock] = {}
+_WRITERS: dict[tuple[str, int], threading.Lock] = {}
+_WRITERS_GUARD = threading.Lock()
 
 
 @contextmanager
-def _writer_lock(db: Session) -> Iterator[None]:
-    """SQLite has one writer at a time, and its busy handler polls (sleeping 1, 2, 5 … 100 ms), so under load
-    new writers overtake waiting ones and the tail reaches seconds. Queue this process's writers on a lock
-    instead; other processes still meet SQLite's own lock. PostgreSQL row-locks the campaign and needs none."""
+def _writer_lock(db: Session, campaign_id: int) -> Iterator[None]:
+    """Queue this process's writers on a Python lock before they take the database's: SQLite's busy handler
+    polls (sleeping 1, 2, 5 … 100 ms), so waiting writers were overtaken and the tail reached seconds; on
+    PostgreSQL, 40 threads holding connections while they wait for the campaign's row lock starve its holder
+    of the GIL. Other processes still meet the database's own lock. SQLite locks the whole database, so its
+    key is the database; PostgreSQL locks the campaign row, so its key is the campaign."""
     bind = db.get_bind()
-    if bind.dialect.name != "sqlite":
+    key = (str(bind.url), 0 if bind.dialect.name == "sqlite" else campaign_id)
+    with _WRITERS_GUARD:
+        lock = _WRITERS.setdefault(key, threading.Lock())
+    with lock:
         yield
         return
     lock = _SQLITE_WRITERS.setdefault(str(bind.url), threading.Lock())
