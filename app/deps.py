@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
+from app.i18n import _
 from app.accounts.models import User
 from app.accounts.service import user_for_session, user_for_token
 from app.campaigns.service import Access, access
@@ -32,15 +33,15 @@ def optional_user(request: Request, db: DB) -> User | None:
 
 def page_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     if user is None:
-        raise NotSignedIn("Sign in to continue.")
+        raise NotSignedIn(_("Sign in to continue."))
     return user
 
 
 def api_user(request: Request, db: DB) -> User:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
     user = user_for_token(db, token.strip()) if scheme.lower() == "bearer" and token else None
     if user is None:
-        raise NotSignedIn("Send a valid API token: 'Authorization: Bearer <token>' (create one on your account page).")
+        raise NotSignedIn(_("Send a valid API token: 'Authorization: Bearer <token>' (create one on your account page)."))
     request.state.user = user
     return user
 

@@ -20,6 +20,7 @@ from app.campaigns import routes as campaign_routes
 from app.characters import routes as character_routes
 from app.encounters import routes as encounter_routes
 from app.config import Settings
+from app.i18n import _
 from app.db import make_engine, make_sessionmaker
 from app.errors import FateboardError, NotSignedIn
 from app.live import routes as live_routes
@@ -103,7 +104,7 @@ def install_error_handlers(app: FastAPI) -> None:
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header"))
             problems.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
-        message = "; ".join(problems) or "The request is not valid."
+        message = "; ".join(problems) or _("The request is not valid.")
         if _wants_json(request):
             return JSONResponse({"detail": message, "errors": problems}, status_code=422)
         return render(request, "error.html", {"message": message, "status": 422},
@@ -111,8 +112,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        message = {404: "There is nothing here.", 405: "That method is not allowed here."}.get(exc.status_code,
-                                                                                             str(exc.detail))
+        message = {404: _("There is nothing here."), 405: _("That method is not allowed here.")}.get(
+            exc.status_code, str(exc.detail))
         if _wants_json(request):
             return JSONResponse({"detail": message}, status_code=exc.status_code)
         return render(request, "error.html", {"message": message, "status": exc.status_code},

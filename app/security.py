@@ -112,7 +112,7 @@ class CSRFMiddleware:
                 body = await _read_body(receive)
                 token = parse_qs(body.decode("latin-1")).get(CSRF_FIELD, [None])[0]
         if problem is None and not (token and hmac.compare_digest(token, expected)):
-            problem = "This form has expired. Reload the page and try again."
+            problem = i18n.gettext("This form has expired. Reload the page and try again.")
         if problem is not None:
             await _forbidden(scope, send, problem, headers)
             return
@@ -125,7 +125,7 @@ class CSRFMiddleware:
         own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
         if origin == own or origin in self.trusted_origins:
             return None
-        return "This request came from another site and was refused."
+        return i18n.gettext("This request came from another site and was refused.")
 
 
 def _origin_of(url: str | None) -> str | None:

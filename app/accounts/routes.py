@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from app import i18n
+from app.i18n import _
 from app.accounts import service
 from app.deps import DB, CurrentUser, MaybeUser
 from app.errors import BadRequest, TooManyRequests
@@ -66,7 +67,7 @@ def signup(request: Request, db: DB, user: MaybeUser, username: Annotated[str, F
            next: Annotated[str, Form()] = "/") -> Response:
     try:
         if password != password2:
-            raise BadRequest("The two passwords differ.", field="password2")
+            raise BadRequest(_("The two passwords differ."), field="password2")
         account = service.create_user(db, username, password)
     except BadRequest as exc:
         db.rollback()

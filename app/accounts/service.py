@@ -12,6 +12,7 @@ from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from app.i18n import _, ngettext
 from app.accounts.models import ApiToken, LoginSession, SigninFailure, User
 from app.errors import BadRequest, NotFound, TooManyRequests
 from app.types import utcnow
@@ -37,14 +38,14 @@ def username_key(username: str) -> str:
 def create_user(db: Session, username: str, password: str) -> User:
     username = username.strip()
     if not USERNAME_RE.match(username):
-        raise BadRequest("Use 3–40 letters, digits, dots, dashes or underscores.", field="username")
+        raise BadRequest(_("Use 3–40 letters, digits, dots, dashes or underscores."), field="username")
     if len(password) < MIN_PASSWORD:
-        raise BadRequest(f"Use at least {MIN_PASSWORD} characters.", field="password")
+        raise BadRequest(_("Use at least {min_password} characters.").format(min_password=MIN_PASSWORD), field="password")
     if len(password) > 1024:
-        raise BadRequest("That password is too long (1024 characters at most).", field="password")
+        raise BadRequest(_("That password is too long (1024 characters at most)."), field="password")
     key = username_key(username)
     if db.scalar(select(User.id).where(User.username_key == key)) is not None:
-        raise BadRequest("That username is taken.", field="username")
+        raise BadRequest(_("That username is taken."), field="username")
     user = User(username=username, username_key=key, password_hash=password_hasher.hash(password))
     db.add(user)
     db.flush()
@@ -62,7 +63,8 @@ def _check_throttle(db: Session, keys: list[tuple[str, int]], window: int) -> No
             retry = int((failures[-limit] + timedelta(seconds=window) - utcnow()).total_seconds()) + 1
             minutes = max(1, (retry + 59) // 60)
             raise TooManyRequests(
-                f"Too many failed sign-ins. Wait {minutes} minute{'s' if minutes != 1 else ''} and try again.",
+                ngettext("Too many failed sign-ins. Wait {n} minute and try again.",
+                         "Too many failed sign-ins. Wait {n} minutes and try again.", minutes).format(n=minutes),
                 retry_after=max(1, retry),
             )
 
@@ -78,7 +80,7 @@ def authenticate(db: Session, username: str, password: str, *, client: str, max_
         now = utcnow()
         db.add_all([SigninFailure(key=k, failed_at=now) for k, _ in keys])
         db.execute(delete(SigninFailure).where(SigninFailure.failed_at < now - timedelta(seconds=window)))
-        raise BadRequest("Wrong username or password.", field="password")
+        raise BadRequest(_("Wrong username or password."), field="password")
     return user
 
 
@@ -105,7 +107,7 @@ def _token_digest(token: str) -> str:
 def create_token(db: Session, user: User, name: str) -> tuple[ApiToken, str]:
     name = name.strip() or "API token"
     if len(name) > 80:
-        raise BadRequest("Keep the token's name under 80 characters.", field="name")
+        raise BadRequest(_("Keep the token's name under 80 characters."), field="name")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = ApiToken(user_id=user.id, name=name, token_hash=_token_digest(token), prefix=token[:10])
     db.add(row)
@@ -116,7 +118,7 @@ def create_token(db: Session, user: User, name: str) -> tuple[ApiToken, str]:
 def revoke_token(db: Session, user: User, token_id: int) -> None:
     row = db.get(ApiToken, token_id)
     if row is None or row.user_id != user.id:
-        raise NotFound("No such token.")
+        raise NotFound(_("No such token."))
     if row.revoked_at is None:
         row.revoked_at = utcnow()
 

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Request
 from sqlalchemy import select
 from starlette.responses import Response
 
+from app.i18n import _
 from app.campaigns import service
 from app.campaigns.models import Campaign, Invite
 from app.campaigns.service import LANGUAGES, Access
@@ -114,7 +115,7 @@ def _optional_int(value: str, field: str) -> int | None:
     try:
         return int(value)
     except ValueError:
-        raise BadRequest("Enter a whole number, or leave it empty.", field=field) from None
+        raise BadRequest(_("Enter a whole number, or leave it empty."), field=field) from None
 
 
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from app.i18n import _
 from app.accounts.models import User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
@@ -40,19 +41,19 @@ def access(db: Session, user: User | None, campaign_id: int) -> Access:
         row = db.execute(select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
                          .where(Campaign.id == campaign_id, Membership.user_id == user.id)).first()
     if row is None or user is None:
-        raise NotFound("No such campaign, or you are not a member of it.")
+        raise NotFound(_("No such campaign, or you are not a member of it."))
     return Access(campaign=row[0], user=user, role=row[1])
 
 
 def require_narrator(acc: Access) -> None:
     if not acc.is_narrator:
-        raise Forbidden("Only a narrator can do that.")
+        raise Forbidden(_("Only a narrator can do that."))
 
 
 def clean_systems(systems: list[str]) -> list[str]:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
-        raise BadRequest(f"Unknown rule system: {', '.join(unknown)}.", field="systems")
+        raise BadRequest(_("Unknown rule system: {names}.").format(names=', '.join(unknown)), field="systems")
     chosen = list(dict.fromkeys([*ALWAYS_ON, *systems]))
     return chosen
 
@@ -61,13 +62,13 @@ def create_campaign(db: Session, user: User, *, name: str, description: str = ""
                     language: str = "en") -> Campaign:
     name = name.strip()
     if not name:
-        raise BadRequest("Give the campaign a name.", field="name")
+        raise BadRequest(_("Give the campaign a name."), field="name")
     if len(name) > 120:
-        raise BadRequest("Keep the name under 120 characters.", field="name")
+        raise BadRequest(_("Keep the name under 120 characters."), field="name")
     if len(description) > 5000:
-        raise BadRequest("Keep the description under 5,000 characters.", field="description")
+        raise BadRequest(_("Keep the description under 5,000 characters."), field="description")
     if language not in LANGUAGES:
-        raise BadRequest(f"Choose one of: {', '.join(LANGUAGES)}.", field="language")
+        raise BadRequest(_("Choose one of: {languages}.").format(languages=', '.join(LANGUAGES)), field="language")
     campaign = Campaign(name=name, description=description.strip(), systems=clean_systems(systems or []),
                         language=language, created_by=user.id, settings={})
     db.add(campaign)
@@ -100,7 +101,7 @@ def narrator_ids(db: Session, campaign_id: int) -> set[int]:
 def _membership(db: Session, campaign_id: int, user_id: int) -> Membership:
     row = db.scalar(select(Membership).where(Membership.campaign_id == campaign_id, Membership.user_id == user_id))
     if row is None:
-        raise NotFound("That person is not a member of this campaign.")
+        raise NotFound(_("That person is not a member of this campaign."))
     return row
 
 
@@ -108,7 +109,7 @@ def remove_member(db: Session, acc: Access, user_id: int) -> None:
     require_narrator(acc)
     row = _membership(db, acc.campaign.id, user_id)
     if row.role == NARRATOR and len(narrator_ids(db, acc.campaign.id)) == 1:
-        raise Conflict("A campaign needs at least one narrator: promote someone else first.")
+        raise Conflict(_("A campaign needs at least one narrator: promote someone else first."))
     db.delete(row)
 
 
@@ -120,9 +121,9 @@ def promote_member(db: Session, acc: Access, user_id: int) -> None:
 def create_invite(db: Session, acc: Access, *, expires_in_hours: int | None = None, max_uses: int | None = None) -> Invite:
     require_narrator(acc)
     if expires_in_hours is not None and not 1 <= expires_in_hours <= 24 * 365:
-        raise BadRequest("Expiry must be between 1 hour and a year.", field="expires_in_hours")
+        raise BadRequest(_("Expiry must be between 1 hour and a year."), field="expires_in_hours")
     if max_uses is not None and not 1 <= max_uses <= 1000:
-        raise BadRequest("Uses must be between 1 and 1,000.", field="max_uses")
+        raise BadRequest(_("Uses must be between 1 and 1,000."), field="max_uses")
     expires = utcnow() + timedelta(hours=expires_in_hours) if expires_in_hours else None
     invite = Invite(campaign_id=acc.campaign.id, code=secrets.token_urlsafe(18), created_by=acc.user.id,
                     expires_at=expires, max_uses=max_uses)
@@ -139,7 +140,7 @@ def revoke_invite(db: Session, acc: Access, invite_id: int) -> None:
     require_narrator(acc)
     invite = db.get(Invite, invite_id)
     if invite is None or invite.campaign_id != acc.campaign.id:
-        raise NotFound("No such invite.")
+        raise NotFound(_("No such invite."))
     invite.revoked_at = invite.revoked_at or utcnow()
 
 
@@ -177,7 +178,7 @@ def accept_invite(db: Session, user: User, code: str) -> Campaign:
             .values(uses=Invite.uses + 1)
         ).rowcount
         if not used:
-            raise NotFound("This invite link has been used up. Ask the narrator for a new one.")
+            raise NotFound(_("This invite link has been used up. Ask the narrator for a new one."))
         db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=PLAYER))
     return campaign
 
@@ -190,7 +191,7 @@ def current_session(db: Session, campaign_id: int) -> GameSession | None:
 def start_session(db: Session, acc: Access, title: str = "") -> GameSession:
     require_narrator(acc)
     if current_session(db, acc.campaign.id) is not None:
-        raise Conflict("A session is already running: end it first.")
+        raise Conflict(_("A session is already running: end it first."))
     number = (db.scalar(select(func.max(GameSession.number)).where(GameSession.campaign_id == acc.campaign.id)) or 0) + 1
     session = GameSession(campaign_id=acc.campaign.id, number=number, title=title.strip()[:120], started_by=acc.user.id)
     db.add(session)
@@ -202,7 +203,7 @@ def running_session(db: Session, acc: Access) -> GameSession:
     require_narrator(acc)
     session = current_session(db, acc.campaign.id)
     if session is None:
-        raise Conflict("No session is running.")
+        raise Conflict(_("No session is running."))
     return session
 
 

@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
+from app.i18n import _
 from app.campaigns.service import Access
 from app.characters import service
 from app.characters.models import Character
@@ -131,7 +132,7 @@ def _visibility(value: Any) -> str:
 def odds(request: Request, db: DB, acc: MemberAccess, character_id: int, action_id: str) -> Response:
     character = service.character_in(db, acc, character_id)
     if not service.can_act(acc, character):
-        raise NotFound("No such character in this campaign.")
+        raise NotFound(_("No such character in this campaign."))
     try:
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
@@ -182,7 +183,7 @@ def _create(request: Request, db: DB, acc: Access, system_id: str, form: FormDat
 
 def _campaign_system(acc: Access, system_id: str) -> RuleSystem:
     if system_id not in SYSTEMS or system_id not in acc.campaign.systems:
-        raise BadRequest("This campaign does not use that rule system.", field="system")
+        raise BadRequest(_("This campaign does not use that rule system."), field="system")
     return SYSTEMS[system_id]
 
 
@@ -205,7 +206,7 @@ def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> 
     that belong to no single character — foes, game time, tables, brawls."""
     system = _campaign_system(acc, system_id)
     if not system.has_pages:
-        raise NotFound("This rule system has no page of its own.")
+        raise NotFound(_("This rule system has no page of its own."))
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
 
 
@@ -220,7 +221,7 @@ def _system_act(request: Request, db: DB, acc: Access, publish: Any, system_id: 
                 form: FormData) -> Response:
     system = _campaign_system(acc, system_id)
     if not system.has_pages:
-        raise NotFound("This rule system has no page of its own.")
+        raise NotFound(_("This rule system has no page of its own."))
     template = f"{system.id}/campaign.html"
     try:
         _system, action = get_action(system.id, action_id)

@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.i18n import _
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.errors import BadRequest, NotFound
@@ -19,19 +20,19 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
                      owner_id: int | None = None, kind: str = "pc") -> Character:
     name = name.strip()
     if not name:
-        raise BadRequest("Give the character a name.", field="name")
+        raise BadRequest(_("Give the character a name."), field="name")
     if len(name) > 120:
-        raise BadRequest("Keep the name under 120 characters.", field="name")
+        raise BadRequest(_("Keep the name under 120 characters."), field="name")
     try:
         rule_system = get_system(system)
     except ActionError as exc:
         raise BadRequest(exc.message, field="system") from exc
     if rule_system.id not in acc.campaign.systems:
-        raise BadRequest(f"This campaign does not use {rule_system.name}.", field="system")
+        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
     if kind not in ("pc", "npc"):
-        raise BadRequest("A character is a player character or a narrator's character.", field="kind")
+        raise BadRequest(_("A character is a player character or a narrator's character."), field="kind")
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
-        raise BadRequest("Players create their own player characters only.", field="kind")
+        raise BadRequest(_("Players create their own player characters only."), field="kind")
     try:
         clean = rule_system.new_sheet(sheet or {})
     except ValidationError as exc:
@@ -67,7 +68,7 @@ def character_in(db: Session, acc: Access, character_id: int) -> Character:
     """A character of this campaign that the caller may look at (everyone sees the cast list)."""
     character = db.get(Character, character_id)
     if character is None or character.campaign_id != acc.campaign.id:
-        raise NotFound("No such character in this campaign.")
+        raise NotFound(_("No such character in this campaign."))
     return character
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.i18n import _
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.encounters.models import Encounter
@@ -15,7 +16,7 @@ from app.errors import NotFound
 def encounter_in(db: Session, acc: Access, encounter_id: int) -> Encounter:
     encounter = db.get(Encounter, encounter_id)
     if encounter is None or encounter.campaign_id != acc.campaign.id:
-        raise NotFound("No such encounter in this campaign.")
+        raise NotFound(_("No such encounter in this campaign."))
     return encounter
 
 

@@ -10,6 +10,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response
 
+from app.i18n import _
 from app.campaigns.routes import table_context
 from app.deps import DB, MemberAccess, Publisher
 from app.characters.routes import params_from_form
@@ -87,7 +88,7 @@ def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormD
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     try:
         if not character_id.isdigit():
-            raise BadRequest("Choose whose roll it is.", field="prompt_character")
+            raise BadRequest(_("Choose whose roll it is."), field="prompt_character")
         locked = {k[len("locked."):]: v for k, v in form.items() if k.startswith("locked.") and v != ""}
         expression = str(form.get("expression") or "").strip()
         if expression:
@@ -118,7 +119,7 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
     try:
         prompt = db.get(RollPrompt, prompt_id)
         if prompt is None or prompt.campaign_id != acc.campaign.id:
-            raise NotFound("No such roll prompt.")
+            raise NotFound(_("No such roll prompt."))
         _system, action = get_action(prompt.system, prompt.action)
         req = service.ActionRequest(system=prompt.system, action=prompt.action,
                                     params=params_from_form(action.params, form), note=str(form.get("note") or ""),

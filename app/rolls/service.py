@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app.i18n import _
 from app.campaigns.models import Campaign, GameSession
 from app.campaigns.service import Access, current_session, require_narrator
 from app.characters.models import Character
@@ -163,27 +164,27 @@ def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: st
 def _check_note(note: str) -> str:
     note = note.strip()
     if len(note) > 500:
-        raise BadRequest("Keep the note under 500 characters.", field="note")
+        raise BadRequest(_("Keep the note under 500 characters."), field="note")
     return note
 
 
 def character_for(db: Session, acc: Access, character_id: int, *, system: str | None = None) -> Character:
     character = db.get(Character, character_id)
     if character is None or character.campaign_id != acc.campaign.id:
-        raise NotFound("No such character in this campaign.", field="character_id")
+        raise NotFound(_("No such character in this campaign."), field="character_id")
     if not acc.is_narrator and character.owner_id != acc.user.id:
-        raise Forbidden("You can only act for your own characters.", field="character_id")
+        raise Forbidden(_("You can only act for your own characters."), field="character_id")
     if system is not None and character.system != system:
-        raise BadRequest(f"{character.name} is not a {get_system(system).name} character.", field="character_id")
+        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=get_system(system).name), field="character_id")
     return character
 
 
 def _open_prompt(db: Session, acc: Access, req: ActionRequest) -> RollPrompt:
     prompt = db.get(RollPrompt, req.prompt_id)
     if prompt is None or prompt.campaign_id != acc.campaign.id:
-        raise NotFound("No such roll prompt.")
+        raise NotFound(_("No such roll prompt."))
     if prompt.status != "open":
-        raise Conflict("That roll has already been made.")
+        raise Conflict(_("That roll has already been made."))
     character_for(db, acc, prompt.character_id)
     return prompt
 
@@ -209,12 +210,12 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         raise BadRequest(exc.message, field=exc.field) from exc
     note = _check_note(req.note)
     if action.narrator_only and not acc.is_narrator:
-        raise Forbidden(f"Only a narrator can {action.name.lower()}.")
+        raise Forbidden(_("Only a narrator can {action}.").format(action=action.name.lower()))
     character = None
     if req.character_id is not None:
         character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
     elif action.needs_character:
-        raise BadRequest("Choose a character for this action.", field="character_id")
+        raise BadRequest(_("Choose a character for this action."), field="character_id")
     others = _involved(db, acc, action, params, system.id, character)
     encounter = _encounter_for(db, acc, action, params, system.id, character)
     if encounter is not None:  # a step involves the encounter's other participants (e.g. the opponent's health)
@@ -232,7 +233,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             if character is not None:
                 db.refresh(character)
                 if req.expected_version is not None and req.expected_version != character.version:
-                    raise Conflict("The sheet changed since you opened it: reload and try again.")
+                    raise Conflict(_("The sheet changed since you opened it: reload and try again."))
                 sheet = dict(character.sheet)
             for other in others.values():
                 db.refresh(other)
@@ -247,12 +248,12 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 _save_sheet(db, character, resolution.sheet)
             for other_id, other_sheet in resolution.others.items():
                 if other_id not in others:
-                    raise BadRequest("That action changed a character it does not involve.")
+                    raise BadRequest(_("That action changed a character it does not involve."))
                 _save_sheet(db, others[other_id], other_sheet)
             encounter = _save_encounter(db, acc, action, system.id, params, encounter, resolution)
             if resolution.settings is not None:
                 if not acc.is_narrator:
-                    raise Forbidden("Only a narrator can change the campaign's settings.")
+                    raise Forbidden(_("Only a narrator can change the campaign's settings."))
                 settings = {**(acc.campaign.settings or {}), system.id: dict(resolution.settings)}
                 db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(settings=settings))
             entry = _write_entry(
@@ -286,9 +287,9 @@ def _involved(db: Session, acc: Access, action: Action, params: BaseModel, syste
                 continue
             other = db.get(Character, cid)
             if other is None or other.campaign_id != acc.campaign.id or other.system != system_id:
-                raise NotFound("No such character in this campaign.", field=name)
+                raise NotFound(_("No such character in this campaign."), field=name)
             if character is not None and other.id == character.id:
-                raise BadRequest("A character cannot be its own opponent or helper.", field=name)
+                raise BadRequest(_("A character cannot be its own opponent or helper."), field=name)
             found[other.id] = other
     return found
 
@@ -299,11 +300,11 @@ def _encounter_for(db: Session, acc: Access, action: Action, params: BaseModel, 
         return None
     encounter = db.get(Encounter, getattr(params, "encounter_id", None))
     if encounter is None or encounter.campaign_id != acc.campaign.id or encounter.system != system_id:
-        raise NotFound("No such encounter in this campaign.", field="encounter_id")
+        raise NotFound(_("No such encounter in this campaign."), field="encounter_id")
     if encounter.status != "active":
-        raise Conflict("This encounter is over.")
+        raise Conflict(_("This encounter is over."))
     if character is not None and character.id not in {p["character_id"] for p in encounter.participants}:
-        raise Forbidden(f"{character.name} is not part of this encounter.", field="character_id")
+        raise Forbidden(_("{name} is not part of this encounter.").format(name=character.name), field="character_id")
     return encounter
 
 
@@ -323,10 +324,10 @@ def _check_encounter_version(db: Session, encounter: Encounter, params: BaseMode
     """Under the log lock: the state the player saw must still be the current one."""
     db.refresh(encounter)
     if encounter.status != "active":
-        raise Conflict("This encounter is over.")
+        raise Conflict(_("This encounter is over."))
     seen = getattr(params, "version", None)
     if seen is not None and seen != encounter.version:
-        raise Conflict("Already resolved: that move was made a moment ago. Here is where things stand now.")
+        raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
 
 
 def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, params: BaseModel,
@@ -336,7 +337,7 @@ def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, pa
     if action.encounter is None:
         return None
     if data is None:
-        raise BadRequest("That action did not say what became of the encounter.")
+        raise BadRequest(_("That action did not say what became of the encounter."))
     status = "over" if data.get("over") else "active"
     if action.encounter == "create":
         created = Encounter(campaign_id=acc.campaign.id, system=system_id, kind=data["kind"],
@@ -352,7 +353,7 @@ def _save_encounter(db: Session, acc: Access, action: Action, system_id: str, pa
         .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
     ).rowcount
     if not done:
-        raise Conflict("Already resolved: that move was made a moment ago. Here is where things stand now.")
+        raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
     db.refresh(encounter)
     return encounter
 
@@ -378,7 +379,7 @@ def _save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> Non
         .values(sheet=sheet, version=Character.version + 1)
     ).rowcount
     if not done:
-        raise Conflict("The sheet changed while you were rolling: reload and try again.")
+        raise Conflict(_("The sheet changed while you were rolling: reload and try again."))
     db.refresh(character)
 
 
@@ -403,7 +404,7 @@ def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: st
 def entry_by_seq(db: Session, campaign_id: int, seq: int) -> LogEntry:
     entry = db.scalar(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq == seq))
     if entry is None:
-        raise NotFound(f"There is no entry #{seq}.")
+        raise NotFound(_("There is no entry #{seq}.").format(seq=seq))
     return entry
 
 
@@ -411,13 +412,13 @@ def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish
     require_narrator(acc)
     reason = reason.strip()
     if not reason:
-        raise BadRequest("Say why the entry is void.", field="reason")
+        raise BadRequest(_("Say why the entry is void."), field="reason")
     target = entry_by_seq(db, acc.campaign.id, seq)
     if target.kind not in ("action", "adjust"):
-        raise BadRequest("Only rolls and adjustments can be voided.")
+        raise BadRequest(_("Only rolls and adjustments can be voided."))
     if db.scalar(select(LogEntry.id).where(LogEntry.campaign_id == acc.campaign.id, LogEntry.kind == "void",
                                            LogEntry.target_seq == seq)) is not None:
-        raise Conflict(f"Entry #{seq} is already void.")
+        raise Conflict(_("Entry #{seq} is already void.").format(seq=seq))
     return append_note(db, acc, kind="void", action="void", summary=f"voided #{seq}: {reason}",
                        visibility=target.visibility, request={"reason": reason}, target_seq=seq, publish=publish)
 
@@ -426,9 +427,9 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = _no_publ
     require_narrator(acc)
     target = entry_by_seq(db, acc.campaign.id, seq)
     if target.visibility == Visibility.PUBLIC:
-        raise BadRequest(f"Entry #{seq} is already public.")
+        raise BadRequest(_("Entry #{seq} is already public.").format(seq=seq))
     if target.visibility == Visibility.SELF and target.actor_id != acc.user.id:
-        raise Forbidden("Only the roller can reveal a roll they kept to themselves.")
+        raise Forbidden(_("Only the roller can reveal a roll they kept to themselves."))
     summary = f"revealed #{seq}: {target.body.get('actor')} {target.body.get('summary') or ''}".rstrip()
     return append_note(db, acc, kind="reveal", action="reveal", summary=summary, target_seq=seq,
                        extra={"revealed": {"seq": seq, "body": target.body, "salt": target.salt}}, publish=publish)
@@ -440,7 +441,7 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
     require_narrator(acc)
     reason = reason.strip()
     if not reason:
-        raise BadRequest("Say why you are changing the sheet.", field="reason")
+        raise BadRequest(_("Say why you are changing the sheet."), field="reason")
     character = character_for(db, acc, character_id)
     system = get_system(character.system)
     before = dict(character.sheet)
@@ -470,14 +471,14 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
     except ActionError as exc:
         raise BadRequest(exc.message, field=exc.field) from exc
     if rule_system.id not in acc.campaign.systems:
-        raise BadRequest(f"This campaign does not use {rule_system.name}.", field="system")
+        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
     if rule_system.id != "dice" and character.system != rule_system.id:
-        raise BadRequest(f"{character.name} is not a {rule_system.name} character.", field="character_id")
+        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=rule_system.name), field="character_id")
     unknown = set(locked) - set(rule_action.params.model_fields)
     if unknown:
-        raise BadRequest(f"Unknown parameter: {', '.join(sorted(unknown))}.", field="params")
+        raise BadRequest(_("Unknown parameter: {names}.").format(names=', '.join(sorted(unknown))), field="params")
     if visibility not in Visibility.__members__.values():
-        raise BadRequest("Choose who sees the roll.", field="visibility")
+        raise BadRequest(_("Choose who sees the roll."), field="visibility")
     prompt = RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
                         system=rule_system.id, action=rule_action.id, locked=locked, visibility=visibility,
                         note=_check_note(note))
@@ -491,7 +492,7 @@ def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = _
     require_narrator(acc)
     prompt = db.get(RollPrompt, prompt_id)
     if prompt is None or prompt.campaign_id != acc.campaign.id:
-        raise NotFound("No such roll prompt.")
+        raise NotFound(_("No such roll prompt."))
     if prompt.status == "open":
         prompt.status = "cancelled"
     db.commit()
