@@ -372,6 +372,7 @@ def seed_demo(db: Any, narrator: Any, player: Any) -> None:
 
     from app.accounts.models import User
     from app.campaigns import service as campaigns
+    from app.errors import NotFound
     from app.characters.service import create_character
     from app.rolls import service as rolls
 
@@ -380,7 +381,7 @@ def seed_demo(db: Any, narrator: Any, player: Any) -> None:
     if otto is not None:
         try:
             rival_owner = campaigns.access(db, otto, narrator.campaign.id)
-        except Exception:  # noqa: BLE001 - not a member: the narrator keeps the rival
+        except NotFound:  # not a member: the narrator keeps the rival
             rival_owner = narrator
     tecka = create_character(db, player, name="Tecka", system="catfight",
                              sheet={s: catfight.TECKA[s] for s in STATS})
