@@ -18,9 +18,11 @@ from test_pages import (  # noqa: F401  (fixtures are found by name)
     Tabs,
     api_user,
     browser,
+    character_named,
     check_page,
     database_url,
     expect,
+    seed_demo,
     sign_in,
     tabs,
 )
@@ -28,24 +30,14 @@ from test_pages import (  # noqa: F401  (fixtures are found by name)
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 
-def _seed(env: dict[str, str]) -> int:
-    out = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=env, check=True, capture_output=True,
-                         text=True).stdout
-    return int(re.search(r"\(id (\d+)\)", out).group(1))  # type: ignore[union-attr]
-
-
-def _character(base: str, campaign_id: int, who: dict[str, str], name: str) -> dict[str, Any]:
-    r = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who)
-    assert r.status_code == 200, r.text
-    return next(c for c in r.json()["characters"] if c["name"] == name)
 
 
 def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     base = tabs.base
-    campaign_id = _seed(live_server.env)
+    campaign_id = seed_demo(live_server.env)
     nora_token = api_user(base, "nora", DEMO_PASSWORD, create=False)
-    maren = _character(base, campaign_id, nora_token, "Maren Quickhand")
-    goblin = _character(base, campaign_id, nora_token, "Goblin Chieftain")
+    maren = character_named(base, campaign_id, nora_token, "Maren Quickhand")
+    goblin = character_named(base, campaign_id, nora_token, "Goblin Chieftain")
     sheet_path = f"/campaigns/{campaign_id}/characters/{maren['id']}"
     problems: list[str] = []
 
@@ -64,9 +56,6 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     expect(odds).to_contain_text("row 14 vs Poor")
     expect(odds).to_contain_text("72.0%")
     problems += check_page(pia, "art-sheet", ["form:has(#tr-attr) button[type=submit]"])
-    # Playwright's screenshot leaves style="" on inputs, which htmx's settle would then copy (a CSP report):
-    # start from a fresh page after each screenshot that is followed by a swap.
-    page.reload()
 
     # The narrator's prompt (Agility vs Inferior) is answered on the sheet with its values locked.
     prompt = page.locator(".art-prompt")

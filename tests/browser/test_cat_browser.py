@@ -34,15 +34,6 @@ TOM = {"human_name": "Sir Reginald", "cat_name": "Tom", "secret_name": "Nightpaw
 # Playwright's screenshot hides the text caret by styling inputs and leaves `style=""` on them; htmx's settle step
 # later copies that attribute onto the swapped-in inputs, which the strict CSP (rightly) reports. Clear the
 # screenshot's leftovers so the CSP check below sees only what the app itself does.
-CLEAR_SCREENSHOT_STYLES = "() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))"
-
-
-def shot(tab: Tab, name: str, buttons: list[str]) -> list[str]:
-    problems = check_page(tab, name, buttons)
-    tab.page.evaluate(CLEAR_SCREENSHOT_STYLES)
-    return problems
-
-
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], int]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
     r = httpx2.post(base + "/api/campaigns", json={"name": "Rooftops", "systems": ["cat"]}, headers=who["nora"])
@@ -81,7 +72,7 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     # Two Best Traits: the mistake is shown next to the second Best, and the form keeps what was typed.
     expect(page.locator("#err-rank_face")).to_contain_text("one Best, three Strong and two Good")
     expect(page.get_by_label("Secret name")).to_have_value("Ashwhisker")
-    problems += shot(pia, "cat-create-error", ["#create-form button.primary"])
+    problems += check_page(pia, "cat-create-error", ["#create-form button.primary"])
     page.locator("#rank_face").select_option("good")
     page.get_by_role("button", name="Create the cat").click()
     expect(page.locator("#sheet h1")).to_have_text("Smoke")
@@ -94,7 +85,7 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     expect(dialog.locator(".cat-odds")).to_contain_text("68.8% (exactly 11/16)")
     dialog.get_by_text("Hard").click()
     expect(dialog.locator(".cat-odds")).to_contain_text("31.2% (exactly 5/16)")
-    problems += shot(pia, "cat-sheet-player", ["#test-fate button[type=submit]"])
+    problems += check_page(pia, "cat-sheet-player", ["#test-fate button[type=submit]"])
 
     nora = tabs.open("nora")
     sign_in(nora, base, "nora", next=table)
@@ -112,21 +103,21 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     expect(prompt).to_contain_text("Leap the gap between the warehouses", timeout=15_000)
     expect(prompt.locator(".cat-locked").first).to_contain_text("Legs")
     expect(prompt.locator(".cat-odds")).to_contain_text("exactly 5/16")
-    problems += shot(pia, "cat-prompt", ["#cat-prompts button[type=submit]"])
+    problems += check_page(pia, "cat-prompt", ["#cat-prompts button[type=submit]"])
     prompt.get_by_role("button", name="Test fate").click()
     expect(page.locator("#sheet .result")).to_contain_text("tests fate")
     expect(page.locator(".cat-faces .cat-die")).to_have_count(4)
     if page.locator("#pending").count():
         pending = page.locator("#pending")
         needed = int(re.match(r"(\d+)", pending.locator("h2").inner_text()).group(1))  # type: ignore[union-attr]
-        problems += shot(pia, "cat-scars", ["#pending button.primary", "#pending button.danger"])
+        problems += check_page(pia, "cat-scars", ["#pending button.primary", "#pending button.danger"])
         pending.get_by_label("Legs").fill(str(needed))
         pending.get_by_label("Why there?").fill("landed hard on the gutter")
         pending.get_by_role("button", name="Place the scars").click()
         expect(page.locator("#sheet .result")).to_contain_text("places")
 
     nora.page.reload()
-    problems += shot(nora, "cat-sheet-narrator", ["#test-fate button[type=submit]"])
+    problems += check_page(nora, "cat-sheet-narrator", ["#test-fate button[type=submit]"])
 
     # Otto sees Smoke without her secret name.
     otto = tabs.open("otto")
@@ -134,7 +125,7 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     otto.page.goto(f"{base}{table}/characters/{smoke}")
     expect(otto.page.locator("#sheet h1")).to_have_text("Smoke")
     assert "Ashwhisker" not in otto.page.content()
-    problems += shot(otto, "cat-sheet-other", [])
+    problems += check_page(otto, "cat-sheet-other", [])
 
     # A fight: Pia challenges Tom; Otto answers on his own phone.
     page.goto(f"{base}{table}/characters/{smoke}")
@@ -145,14 +136,14 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     expect(page.locator("#encounter")).to_contain_text("Waiting for Tom's player")
     fight = page.url
     otto.page.goto(fight)
-    problems += shot(otto, "cat-fight-answer", ["#encounter button.big"])
+    problems += check_page(otto, "cat-fight-answer", ["#encounter button.big"])
     otto.page.get_by_role("button", name="Fangs").click()
     expect(otto.page.locator("#encounter")).to_contain_text("Scars taken")
     expect(page.locator("#encounter")).to_contain_text("Scars taken", timeout=15_000)  # live on Pia's phone
-    problems += shot(pia, "cat-fight-done", [])
+    problems += check_page(pia, "cat-fight-done", [])
 
     nora.page.goto(f"{base}{table}/systems/cat")
-    problems += shot(nora, "cat-campaign-narrator", ["#system button.primary"])
+    problems += check_page(nora, "cat-campaign-narrator", ["#system button.primary"])
 
     assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())

@@ -18,9 +18,11 @@ from test_pages import (  # noqa: F401  (fixtures are found by name)
     Tabs,
     api_user,
     browser,
+    character_named,
     check_page,
     database_url,
     expect,
+    seed_demo,
     sign_in,
     tabs,
 )
@@ -28,31 +30,13 @@ from test_pages import (  # noqa: F401  (fixtures are found by name)
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 
-def _seed(env: dict[str, str]) -> int:
-    out = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=env, check=True, capture_output=True,
-                         text=True).stdout
-    return int(re.search(r"\(id (\d+)\)", out).group(1))  # type: ignore[union-attr]
-
-
-def _character(base: str, campaign_id: int, who: dict[str, str], name: str) -> dict[str, Any]:
-    r = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who)
-    assert r.status_code == 200, r.text
-    return next(c for c in r.json()["characters"] if c["name"] == name)
-
-
-def shot(tab: Any, name: str, buttons: list[str]) -> list[str]:
-    """check_page, then a reload: Playwright's screenshot (hiding the caret) leaves style="" on inputs, and
-    htmx's settle would copy that attribute into the next swap, which the strict CSP rightly reports."""
-    problems = check_page(tab, name, buttons)
-    tab.page.reload()
-    return problems
 
 
 def test_a_rabbit_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     base = tabs.base
-    campaign_id = _seed(live_server.env)
+    campaign_id = seed_demo(live_server.env)
     pia_token = api_user(base, "pia", DEMO_PASSWORD, create=False)
-    clover = _character(base, campaign_id, pia_token, "Clover Quickfoot")
+    clover = character_named(base, campaign_id, pia_token, "Clover Quickfoot")
     sheet_path = f"/campaigns/{campaign_id}/characters/{clover['id']}"
     problems: list[str] = []
 
@@ -62,7 +46,7 @@ def test_a_rabbit_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     odds = page.locator("#rabbits-test .rabbits-odds")
     expect(odds).to_contain_text("to pass")
     expect(page.locator("#rabbits-last")).to_contain_text("failed")
-    problems += shot(pia, "rabbits-sheet", ["#rabbits-test button[type=submit]", "#rabbits-last button"])
+    problems += check_page(pia, "rabbits-sheet", ["#rabbits-test button[type=submit]", "#rabbits-last button"])
 
     # The dialog: choosing a wise adds a die and the odds follow.
     page.locator("#test-skill").select_option("Scout")
@@ -72,7 +56,7 @@ def test_a_rabbit_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     page.locator("#test-wise").select_option("Fox-wise")
     expect(odds).to_contain_text("4D vs Ob 3")
     expect(odds).to_contain_text("Wise +1")
-    problems += shot(pia, "rabbits-dialog", ["#rabbits-test button[type=submit]"])
+    problems += check_page(pia, "rabbits-dialog", ["#rabbits-test button[type=submit]"])
 
     # Fate on the demo's roll (it showed two 6s): the follow-up rerolls them on the same roll.
     page.get_by_role("button", name=re.compile("Spend Fate")).click()
