@@ -15,6 +15,7 @@ from app.systems.base import Action, RuleSystem
 from app.web import ENV
 
 from . import advancement as adv
+from . import complex as complex_
 from . import creation, equipment, followups, health, rolling
 from .sheet import FOE_TRAITS, LEVEL_CODES, SLOT_NAMES, SLOTS, WEAPON_KINDS, ArtSheet, derived, public_sheet
 
@@ -38,6 +39,9 @@ ACTIONS: dict[str, Action] = dict([
          odds_uses_settings=True, takes_context=True, involves=("opponent_id",)),
     _act("henchman_roll", "Roll for a henchman", rolling.HenchmanParams, rolling.resolve_henchman_roll,
          takes_context=True, involves=("henchman_id",)),
+    _act("start_complex", "Start a complex action", complex_.StartComplexParams, complex_.resolve_start_complex,
+         description="A preset number of trait rolls; each step's successes or failures carry to the next."),
+    _act("end_complex", "Abandon the complex action", complex_.EndComplexParams, complex_.resolve_end_complex),
     _act("fame_after", "Spend Fame after rolling", followups.FameAfterParams, followups.resolve_fame_after,
          takes_context=True, involves=("opponent_id",)),
     _act("inspire", "Take the inspiration", followups.InspireParams, followups.resolve_inspire, takes_context=True),
@@ -48,6 +52,11 @@ ACTIONS: dict[str, Action] = dict([
     _act("med_kit", "Use a med-kit", health.MedKitParams, health.resolve_med_kit, takes_context=True,
          involves=("patient_id",)),
     _act("fatigue", "Fatigue", health.FatigueParams, health.resolve_fatigue),
+    _act("sustained_damage", "Sustained damage: next round", health.SustainedDamageParams,
+         health.resolve_sustained_damage, narrator_only=True,
+         description="Fire or acid: Inferior on the first round, one level more each round."),
+    _act("end_sustained_damage", "Put out the sustained damage", health.EndSustainedDamageParams,
+         health.resolve_end_sustained_damage, narrator_only=True),
     _act("add_item", "Add gear", equipment.AddItemParams, equipment.resolve_add_item),
     _act("move_item", "Move gear", equipment.MoveItemParams, equipment.resolve_move_item),
     _act("armor", "Armor", equipment.ArmorParams, equipment.resolve_armor),
@@ -93,6 +102,16 @@ RULINGS: tuple[str, ...] = (
     "Starting skills (+1 … +4 at 1/3/6/10 xp) are bought until the first session ends; later a new +1 skill "
     "costs 1 xp.",
     "First aid is paid by the one giving it; a med-kit's roll is made by the one using it.",
+    "Complex actions: the narrator or the player opens one on the sheet (a name and 2-12 steps). Every trait "
+    "roll is then a step unless marked otherwise; the step's successes (failures negative) are the modifier on "
+    "the next step — replacing, not adding to, the last one; Catastrophic ends it in disaster, which Fame spent "
+    "after rolling does not undo; the last step's result is the outcome. Either may abandon it.",
+    "Sustained damage (fire, acid) is the narrator's: each 'next round' marks Inferior, then one level more each "
+    "round (capped at Extreme), like any damage; given a number of rounds it stops by itself after the last, "
+    "otherwise when the narrator puts it out.",
+    "A foe's levels are the narrator's secret (not in what players see of its sheet): the odds of a roll "
+    "opposed by a foe show the chance on the narrator's page (it sends the foes' levels with the form) and to "
+    "anyone who names the level (foe_level); a player picking a foe sees 'the narrator knows the level'.",
 )
 
 
@@ -149,4 +168,5 @@ ENV.globals["art_view"] = {
     "skill_costs": art.STARTING_SKILL_COSTS, "surfaces": art.FALLING_SURFACES,
     "difficulty_challenge": {level.name: text for level, text in art.DIFFICULTY_CHALLENGE.items()},
     "sanity": {level.name: text for level, (text, _example) in art.SANITY_DIFFICULTY.items()},
+    "sustained_next": lambda done: art.sustained_damage(int(done) + 1)[-1].display_name,
 }

@@ -16,6 +16,7 @@ from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from .complex import revise_step
 from .rolling import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .sheet import ArtSheet, Skill, dump, fame_left, level_name, load
 
@@ -75,6 +76,9 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
         consequence = foe_damage_text(name, last["foe_damage"])
     if sheet.sustained and sheet.sustained.get("outcomes"):
         sheet.sustained["outcomes"][-1] = last["successes"]
+    if last.get("complex_step"):
+        step_text = revise_step(sheet, params.entry_seq, last["successes"])
+        consequence = "; ".join(t for t in (consequence, step_text) if t)
     sheet.last_roll = last
     label, meaning = art.interpret(last["successes"])
     summary = f"improves #{params.entry_seq} to {level_name(new)} with {cost} Fame ({label})"

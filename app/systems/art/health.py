@@ -16,7 +16,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core
-from .rolling import damage_text, foe_damage_text
+from .rolling import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, load, table_of
 
 
@@ -49,15 +49,7 @@ class FatigueParams(BaseModel):
 
 def mark(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
     """Mark damage on any sheet's track; a defeated adventurer loses 1 Fame and falls unconscious (ch. 3)."""
-    record = art.record_damage([Level[c] for c in sheet.health], sheet.checked, damage)
-    sheet.checked = list(record.checked)
-    penalty = sheet.kind == "adventurer" and record.defeated and bool(record.marked) and not sheet.unconscious
-    if penalty:
-        sheet.fame = art.fame_after_defeat(sheet.fame)
-        sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
-        sheet.unconscious = True
-    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
-            "defeated": record.defeated, "defeat_penalty": penalty}
+    return mark_damage(sheet, damage)
 
 
 def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice) -> Resolution:
@@ -182,3 +174,52 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
     return Resolution(request=params.model_dump(), dice=[], outcome={"fatigue": sheet.fatigue},
                       summary=f"{verb} {abs(params.change)} fatigue (now −{sheet.fatigue} on all rolls)",
                       sheet=dump(sheet))
+
+
+# --- sustained damage (ch. 3, "Sustained Damage") ----------------------------------------------------------
+
+class SustainedDamageParams(BaseModel):
+    source: str = Field(default="", max_length=80)
+    rounds: int | None = Field(default=None, ge=1, le=30)
+
+
+class EndSustainedDamageParams(BaseModel):
+    pass
+
+
+def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice) -> Resolution:
+    """The narrator applies the next round of fire or acid: Inferior on the first round, one level more each
+    round (art.sustained_damage), marked like any damage. With a number of rounds (e.g. one per failure on the
+    Defense roll) it stops by itself after the last; otherwise until the narrator ends it."""
+    sheet = load(sheet_data)
+    if not sheet.health:
+        raise ActionError("This sheet has no Health track yet.", field="source")
+    burning = dict(sheet.burning or {})
+    source = " ".join(params.source.split()) or burning.get("source") or "fire"
+    round_no = int(burning.get("round", 0)) + 1
+    rounds = params.rounds if params.rounds is not None else burning.get("rounds")
+    if rounds is not None and rounds < round_no:
+        raise ActionError(f"This is round {round_no}: the damage cannot last only {rounds} rounds.", field="rounds")
+    damage = art.sustained_damage(round_no)[-1]
+    done = mark(sheet, damage)
+    text = foe_damage_text("it", done) if sheet.kind == "foe" else damage_text(done)
+    over = rounds is not None and round_no >= rounds
+    sheet.burning = None if over else {"source": source, "round": round_no, "rounds": rounds}
+    of = f" of {rounds}" if rounds else ""
+    summary = f"{source}, round {round_no}{of}: {text}" + ("; it dies out" if over else "")
+    return Resolution(request={"source": source, "rounds": rounds}, dice=[],
+                      outcome={**done, "round": round_no, "rounds": rounds, "over": over}, summary=summary,
+                      sheet=dump(sheet))
+
+
+def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustainedDamageParams,
+                                 dice: Dice) -> Resolution:
+    """The source is put out (dropping and rolling, diving into water): no more rounds."""
+    sheet = load(sheet_data)
+    if not sheet.burning:
+        raise ActionError("No sustained damage is under way.", field="end_sustained_damage")
+    burning = sheet.burning
+    sheet.burning = None
+    return Resolution(request={}, dice=[], outcome={"round": burning.get("round", 0)},
+                      summary=f"the {burning.get('source', 'fire')} is put out after {burning.get('round', 0)} "
+                              "rounds", sheet=dump(sheet))

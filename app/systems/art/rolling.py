@@ -7,6 +7,7 @@ ch. 5 "Foe Attacking Player", "Player Attacking Foe".
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -16,6 +17,7 @@ from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
+from . import complex as complex_
 from . import core
 from .sheet import (
     FOE_TRAITS,
@@ -56,6 +58,14 @@ class TraitRollParams(RollChoices):
     goal: int | None = Field(default=None, ge=5, le=30)
     failure_goal: int | None = Field(default=None, ge=5, le=30)
     purpose: Literal["", "sanity"] = ""
+    outside_complex: bool = False  # a roll that is not a step of the open complex action
+    # For the odds only (the roll itself reads the opponent's sheet on the server): the opponent's level, given
+    # outright, or the narrator's sheet page's map of each foe's levels ("<id>:STR=PR,AGI=IN,…").
+    foe_level: str | None = None
+    foe_levels: list[str] = Field(default_factory=list, max_length=200)
+
+
+ODDS_ONLY = {"foe_level", "foe_levels"}
 
 
 class DefendParams(RollChoices):
@@ -145,6 +155,16 @@ def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: c
     return text
 
 
+def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | None:
+    """The open complex action this roll is a step of (its running modifier applies), unless the player says
+    the roll is something else."""
+    running = None if params.outside_complex else complex_.open_complex(sheet)
+    if running and params.goal is not None:
+        raise ActionError(f"A step of “{running['title']}” cannot also be a sustained roll: mark the roll as "
+                          "not a step, or leave the goal empty.", field="goal")
+    return running
+
+
 # --- the actions -------------------------------------------------------------------------------------------
 
 def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice: Dice, ctx: Context) -> Resolution:
@@ -154,15 +174,20 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     other = _opponent(ctx, params.opponent_id)
     versus = core.attribute_code(params.opponent_attribute or code, "opponent_attribute")
     difficulty, against = _difficulty_against(other, versus, params.difficulty)
+    running = _complex_step(sheet, params)
     help_mod, help_note, helped = _help(ctx, params.helper_id, params.help, ctx.seq)
+    step_mod = running["modifier"] if running else 0
     spec = core.RollSpec(label=ATTRIBUTES[code], base=attr(sheet, code), attribute=code,
                          difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers + help_mod, fame_before=params.fame_before,
+                         modifiers=params.modifiers + help_mod + step_mod, fame_before=params.fame_before,
                          take25=params.take25, untrained=params.untrained)
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     outcome = core.outcome_of(rolled)
-    notes = [n for n in (help_note, _sustained(sheet, params, rolled.roll.successes, spec)) if n]
+    step_note = complex_.record_step(sheet, ctx.seq, rolled.roll.result, rolled.roll.successes) if running else ""
+    if running:
+        outcome["complex"] = dict(sheet.complex or {})
+    notes = [n for n in (step_note, help_note, _sustained(sheet, params, rolled.roll.successes, spec)) if n]
     if params.purpose == "sanity":
         label, text = art.sanity_check(rolled.roll.successes)
         outcome["sanity"] = text
@@ -170,19 +195,24 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     if against:
         notes.insert(0, f"against {against}")
     core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
-                  purpose=params.purpose)
+                  purpose=params.purpose, complex_step=bool(running))
     summary = "rolls " + core.describe(spec, rolled) + "".join(f"; {n}" for n in notes)
-    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
-                      sheet=dump(sheet), others=helped)
+    return Resolution(request=params.model_dump(exclude=ODDS_ONLY), dice=recorder.rolled, outcome=outcome,
+                      summary=summary, sheet=dump(sheet), others=helped)
 
 
 def apply_player_damage(sheet: ArtSheet, failures: int, rating: int) -> dict[str, Any]:
     """Failures (+ rating) → damage, marked on the Health track; staggering and defeat (ch. 3)."""
-    damage = art.player_damage(failures, rating)
+    return mark_damage(sheet, art.player_damage(failures, rating))
+
+
+def mark_damage(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
+    """Mark damage on a Health track (ruling 10); a defeated adventurer loses 1 Fame and falls unconscious
+    (ch. 3, "Defeat"). The Defense roll, damage without a roll and sustained damage all mark through here."""
     record = art.record_damage([Level[c] for c in sheet.health], sheet.checked, damage)
     was_unconscious = sheet.unconscious
     sheet.checked = list(record.checked)
-    penalty = record.defeated and not was_unconscious and bool(record.marked)
+    penalty = sheet.kind == "adventurer" and record.defeated and not was_unconscious and bool(record.marked)
     if penalty:
         sheet.fame = art.fame_after_defeat(sheet.fame)
         sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
@@ -355,17 +385,45 @@ def _no_chance(what: str) -> Odds:
     return Odds(text=f"against {what}: the narrator knows the level")
 
 
+def _foe_level(params: TraitRollParams, trait: str) -> Level | None:
+    """The opponent's level for the odds: given outright, or read from the page's map for the chosen foe.
+    Anything unreadable means no chance is shown (never an error: the roll itself reads the real sheet)."""
+    code = params.foe_level
+    if not code:
+        prefix = f"{params.opponent_id}:"
+        entry = next((e for e in params.foe_levels if e.startswith(prefix)), "")
+        pairs = dict(p.split("=", 1) for p in entry[len(prefix):].split(",") if "=" in p)
+        code = pairs.get(trait)
+    try:
+        return Level.parse(code) if code else None
+    except art.ArtRuleError:
+        return None
+
+
 def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, settings: dict[str, Any]) -> Odds:
     sheet = load(sheet_data)
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
-    if params.opponent_id is not None or params.helper_id is not None:
-        return _no_chance("your opponent" if params.opponent_id is not None else "a helper's result")
+    if params.helper_id is not None:
+        return _no_chance("a helper's result")
+    difficulty = None
+    if params.opponent_id is not None:
+        difficulty = _foe_level(params, core.attribute_code(params.opponent_attribute or code, "opponent_attribute"))
+        if difficulty is None:
+            return _no_chance("your opponent")
+    running = _complex_step(sheet, params)
+    step_mod = running["modifier"] if running else 0
+    if difficulty is None:
+        difficulty = core.parse_level(params.difficulty, "difficulty")
     spec = core.RollSpec(label=code, base=attr(sheet, code), attribute=code,
-                         difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
-                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
+                         difficulty=core.adjusted(difficulty, params.adjust),
+                         skills=params.skills, modifiers=params.modifiers + step_mod, fame_before=params.fame_before,
                          take25=params.take25, untrained=params.untrained)
-    return _odds(sheet, spec, settings)
+    odds = _odds(sheet, spec, settings)
+    if step_mod:
+        title = running["title"]  # type: ignore[index]
+        odds = replace(odds, text=f"{odds.text} ({step_mod:+d} from the last step of {title})")
+    return odds
 
 
 def defend_odds(sheet_data: dict[str, Any], params: DefendParams, settings: dict[str, Any]) -> Odds:

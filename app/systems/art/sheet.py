@@ -83,6 +83,8 @@ class ArtSheet(BaseModel):
     between_adventures: bool = True
     last_roll: dict[str, Any] | None = None
     sustained: dict[str, Any] | None = None
+    complex: dict[str, Any] | None = None  # an open (or just finished) complex action, see complex.py
+    burning: dict[str, Any] | None = None  # sustained damage under way (fire, acid), see health.py
     # Both: the Health track (levels, low to high) and its check marks
     health: list[str] = Field(default_factory=list)
     checked: list[bool] = Field(default_factory=list)

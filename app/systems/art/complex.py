@@ -1,0 +1,114 @@
+"""Complex actions: a preset number of trait rolls, each step's successes (or failures) the bonus (or
+penalty) on the next; Catastrophic on any step ends the whole action in disaster; the last step's result is
+the outcome.
+
+art-engine.md, ch. 3 "Complex Actions", "Sustained or Complex Action?". The open action is kept on the acting
+character's sheet (sheet["complex"]); the trait roll takes its running modifier (rolling.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.rules import art
+from app.rules.art import Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Resolution
+
+from .sheet import ArtSheet, dump, load, ready
+
+MAX_STEPS = 12
+
+
+class StartComplexParams(BaseModel):
+    title: str = Field(default="", max_length=120)
+    steps: int = Field(default=3, ge=2, le=MAX_STEPS)
+
+
+class EndComplexParams(BaseModel):
+    pass
+
+
+def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
+    """The complex action under way, if any (a finished one stays on the sheet until the next starts)."""
+    found = sheet.complex
+    return found if found and not found.get("over") else None
+
+
+def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice) -> Resolution:
+    sheet = load(sheet_data)
+    if sheet.kind != "adventurer" or not ready(sheet):
+        raise ActionError("Only an adventurer with attributes takes on a complex action.", field="title")
+    title = " ".join(params.title.split())
+    if not title:
+        raise ActionError("Name the complex action (what all the steps achieve).", field="title")
+    running = open_complex(sheet)
+    if running:
+        raise ActionError(f"“{running['title']}” is still under way: finish or abandon it first.", field="title")
+    sheet.complex = {"title": title, "steps": params.steps, "done": 0, "modifier": 0, "over": False,
+                     "outcome": None, "results": []}
+    return Resolution(request={"title": title, "steps": params.steps}, dice=[],
+                      outcome={"title": title, "steps": params.steps},
+                      summary=f"starts a complex action: {title} ({params.steps} steps)", sheet=dump(sheet))
+
+
+def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice) -> Resolution:
+    """Giving up before the last step: the action fails, the running modifier is gone."""
+    sheet = load(sheet_data)
+    running = open_complex(sheet)
+    if not running:
+        raise ActionError("No complex action is under way.", field="end_complex")
+    running.update(over=True, modifier=0, outcome="abandoned")
+    sheet.complex = running
+    return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},
+                      summary=f"abandons the complex action {running['title']} after {running['done']} of "
+                              f"{running['steps']} steps", sheet=dump(sheet))
+
+
+def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int) -> str:
+    """Note one step's roll; returns the log's note. The modifier for the next step is this step's successes
+    (negative: failures), not a sum: the worked example goes +2, then −2 after 2 failures."""
+    running = open_complex(sheet)
+    assert running is not None
+    applied = running["modifier"]
+    running["done"] += 1
+    running["results"] = [*running["results"], {"seq": seq, "result": result.name, "successes": successes}]
+    head = f"complex action {running['title']}, step {running['done']}/{running['steps']}"
+    if applied:
+        head += f" ({applied:+d} from the last step)"
+    if result is Level.CT:
+        running.update(over=True, modifier=0, outcome="disaster")
+        text = f"{head}: Catastrophic — the action ends in disaster"
+    elif running["done"] >= running["steps"]:
+        label, _ = art.interpret(successes)
+        running.update(over=True, modifier=0, outcome=successes)
+        text = f"{head}: the last step — the action ends with {label}"
+    else:
+        running["modifier"] = successes
+        text = f"{head}; {successes:+d} on the next step"
+    sheet.complex = running
+    return text
+
+
+def revise_step(sheet: ArtSheet, seq: int, successes: int) -> str:
+    """Fame spent after rolling on a step changes what it passes on (or the outcome, on the last step).
+    A Catastrophic step has already ended the action in disaster: Fame after does not undo it."""
+    found = sheet.complex
+    if not found or not found.get("results") or found["results"][-1].get("seq") != seq:
+        return ""
+    if found.get("outcome") == "disaster":
+        return f"the disaster of {found['title']} stands"
+    if found.get("outcome") == "abandoned":
+        return ""
+    found["results"][-1]["successes"] = successes
+    if found.get("over"):
+        found["outcome"] = successes
+        label, _ = art.interpret(successes)
+        text = f"{found['title']} now ends with {label}"
+    else:
+        found["modifier"] = successes
+        text = f"{successes:+d} on the next step of {found['title']}"
+    sheet.complex = found
+    return text
