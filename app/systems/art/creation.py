@@ -69,7 +69,7 @@ def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
         pairs[code] = (pair[0], pair[1])
     try:
         return art.balanced_attributes(pairs)
-    except art.ArtRuleError as exc:  # pragma: no cover - the checks above catch these first
+    except art.ArtRuleError as exc:  # the checks above name the field; this keeps any other rule error a 422
         raise ActionError(exc.message, field=exc.field) from exc
 
 

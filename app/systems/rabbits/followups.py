@@ -172,44 +172,37 @@ def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], params: FollowUp)
     return wise
 
 
-def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
-    """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
+def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, *, name: str, flag: str,
+                 pool: str, reroll: Any, what: str) -> Resolution:
+    """The two wise rerolls: `pool` ("fate" or "persona") pays 1 point, an unused wise backs it, once per roll."""
     recorder = RecordingDice(dice)
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
-        if last["deeper_used"]:
-            raise ActionError("Deeper understanding has already been used on this roll.", field="entry_seq")
+        if last[flag]:
+            raise ActionError(f"{name} has already been used on this roll.", field="entry_seq")
         wise = _wise_for_reroll(sheet, last, params)
-        if sheet.fate < 1:
-            raise ActionError("Deeper understanding costs 1 Fate; this rabbit has none.", field="wise")
-        last["faces"] = list(rabbits.deeper_understanding(recorder, last["faces"]))
-        last["deeper_used"] = True
+        if getattr(sheet, pool) < 1:
+            raise ActionError(f"{name} costs 1 {pool.capitalize()}; this rabbit has none.", field="wise")
+        last["faces"] = list(reroll(recorder, last["faces"]))
+        last[flag] = True
         last["wises_used"].append(wise)
-        sheet.fate -= 1
-        sheet.fate_spent += 1
-        return f"Deeper understanding ({wise}, 1 Fate): rerolled a failed die {faces_text(last['faces'])}"
+        setattr(sheet, pool, getattr(sheet, pool) - 1)
+        setattr(sheet, f"{pool}_spent", getattr(sheet, f"{pool}_spent") + 1)
+        return f"{name} ({wise}, 1 {pool.capitalize()}): rerolled {what} {faces_text(last['faces'])}"
 
     return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+
+
+def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+    """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
+    return _wise_reroll(sheet_data, params, dice, ctx, name="Deeper understanding", flag="deeper_used", pool="fate",
+                        reroll=rabbits.deeper_understanding, what="a failed die")
 
 
 def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """Parent game, "Of course!": 1 Persona and an unused wise reroll every failed die."""
-    recorder = RecordingDice(dice)
-
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
-        if last["of_course_used"]:
-            raise ActionError("Of course! has already been used on this roll.", field="entry_seq")
-        wise = _wise_for_reroll(sheet, last, params)
-        if sheet.persona < 1:
-            raise ActionError("Of course! costs 1 Persona; this rabbit has none.", field="wise")
-        last["faces"] = list(rabbits.of_course(recorder, last["faces"]))
-        last["of_course_used"] = True
-        last["wises_used"].append(wise)
-        sheet.persona -= 1
-        sheet.persona_spent += 1
-        return f"Of course! ({wise}, 1 Persona): rerolled the failed dice {faces_text(last['faces'])}"
-
-    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+    return _wise_reroll(sheet_data, params, dice, ctx, name="Of course!", flag="of_course_used", pool="persona",
+                        reroll=rabbits.of_course, what="the failed dice")
 
 
 # --- versus ties ------------------------------------------------------------------------------------------
