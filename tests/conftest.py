@@ -123,6 +123,23 @@ def api_token(client: TestClient, username: str, password: str = "correct horse"
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
 
+def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (),
+               name: str = "Table") -> tuple[object, dict[str, object]]:
+    """A campaign made through the services (for service-level tests): the first user narrates, the others
+    join by invite. Flushed, not committed: the caller adds what it needs and commits."""
+    from app.accounts.service import create_user
+    from app.campaigns import service as campaigns
+
+    users = {n: create_user(db, n, "correct horse") for n in names}
+    campaign = campaigns.create_campaign(db, users[names[0]], name=name, systems=list(systems))
+    db.flush()
+    narrator = campaigns.access(db, users[names[0]], campaign.id)
+    for n in names[1:]:
+        campaigns.accept_invite(db, users[n], campaigns.create_invite(db, narrator).code)
+    db.flush()
+    return campaign, users
+
+
 class Table:
     """A campaign with a narrator, two players and a character each, made through the API."""
 

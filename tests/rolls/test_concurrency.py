@@ -15,21 +15,14 @@ from app.rolls import chain
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
+from conftest import seat_table
 
 
 def _setup(app) -> tuple[int, list[int]]:
-    from app.accounts.service import create_user
-
-    factory = app.state.sessionmaker
-    with factory() as db:
-        users = [create_user(db, f"user{i}", "correct horse") for i in range(4)]
-        campaign = campaigns.create_campaign(db, users[0], name="Rush")
-        db.flush()
-        narrator = campaigns.access(db, users[0], campaign.id)
-        for u in users[1:]:
-            campaigns.accept_invite(db, u, campaigns.create_invite(db, narrator).code)
+    with app.state.sessionmaker() as db:
+        campaign, users = seat_table(db, tuple(f"user{i}" for i in range(4)), name="Rush")
         db.commit()
-        return campaign.id, [u.id for u in users]
+        return campaign.id, [u.id for u in users.values()]
 
 
 def _roll(app, campaign_id: int, user_id: int, key: str | None) -> int:

@@ -7,6 +7,7 @@ from typing import Any
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from conftest import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.rolls import service as rolls
@@ -20,16 +21,9 @@ NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "
 
 class CatTable:
     def __init__(self, app: Any, *, session: bool = True) -> None:
-        from app.accounts.service import create_user
-
         self.factory = app.state.sessionmaker
         with self.factory() as db:
-            users = {n: create_user(db, n, "correct horse") for n in ("nora", "pia", "otto")}
-            campaign = campaigns.create_campaign(db, users["nora"], name="Rooftops", systems=["cat"])
-            db.flush()
-            nora = campaigns.access(db, users["nora"], campaign.id)
-            for name in ("pia", "otto"):
-                campaigns.accept_invite(db, users[name], campaigns.create_invite(db, nora).code)
+            campaign, users = seat_table(db, systems=("cat",), name="Rooftops")
             db.commit()
             self.campaign_id = campaign.id
             self.user_ids = {n: u.id for n, u in users.items()}

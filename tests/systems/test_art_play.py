@@ -9,6 +9,7 @@ import pytest
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from conftest import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
@@ -37,16 +38,11 @@ FOE = {"sheet_kind": "foe", **{f"level_{c}": "PR" for c in ("AGI", "ALE", "CHA",
 
 class Play:
     def __init__(self, app: Any) -> None:
-        from app.accounts.service import create_user
-
         self.factory = app.state.sessionmaker
         with self.factory() as db:
-            users = [create_user(db, name, "correct horse") for name in ("nora", "pia", "otto")]
-            campaign = campaigns.create_campaign(db, users[0], name="Cliffs", systems=["art"])
-            db.flush()
+            campaign, seated = seat_table(db, systems=("art",), name="Cliffs")
+            users = list(seated.values())
             narrator = campaigns.access(db, users[0], campaign.id)
-            for user in users[1:]:
-                campaigns.accept_invite(db, user, campaigns.create_invite(db, narrator).code)
             db.commit()
             self.campaign_id = campaign.id
             self.user_ids = [u.id for u in users]

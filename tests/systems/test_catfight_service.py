@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import select
 
 from app.accounts.models import User
-from app.accounts.service import create_user
 from app.campaigns import service as campaigns
+from conftest import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.encounters.models import Encounter
@@ -28,12 +28,7 @@ class World:
     def __init__(self, app: Any) -> None:
         self.factory = app.state.sessionmaker
         with self.factory() as db:
-            users = {n: create_user(db, n, "correct horse") for n in ("nora", "pia", "otto")}
-            campaign = campaigns.create_campaign(db, users["nora"], name="The Wall", systems=["catfight"])
-            db.flush()
-            nora = campaigns.access(db, users["nora"], campaign.id)
-            for name in ("pia", "otto"):
-                campaigns.accept_invite(db, users[name], campaigns.create_invite(db, nora).code)
+            campaign, users = seat_table(db, systems=("catfight",), name="The Wall")
             db.commit()
             self.campaign_id = campaign.id
             self.users = {n: u.id for n, u in users.items()}

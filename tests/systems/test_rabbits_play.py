@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
-from app.accounts.service import create_user
 from app.campaigns import service as campaigns
+from conftest import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
@@ -50,12 +50,7 @@ class World:
 @pytest.fixture
 def world(app) -> World:
     db = app.state.sessionmaker()
-    users = {name: create_user(db, name, "correct horse") for name in ("nora", "pia", "otto")}
-    campaign = campaigns.create_campaign(db, users["nora"], name="Warren", systems=["rabbits"])
-    db.flush()
-    narrator = campaigns.access(db, users["nora"], campaign.id)
-    for name in ("pia", "otto"):
-        campaigns.accept_invite(db, users[name], campaigns.create_invite(db, narrator).code)
+    campaign, users = seat_table(db, systems=("rabbits",), name="Warren")
     db.commit()
     yield World(db, campaign.id, {name: user.id for name, user in users.items()})
     db.close()

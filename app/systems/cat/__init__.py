@@ -3,7 +3,12 @@ this package is the sheet, the actions, the pages' data and the demo."""
 
 from __future__ import annotations
 
-from app.systems.base import Action, RuleSystem
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.systems.base import Action, Resolution, RuleSystem
 from app.systems.cat import fight, play, table
 from app.systems.cat.demo import seed_demo
 from app.systems.cat.sheet import CatSheet, create, public_sheet
@@ -45,7 +50,7 @@ RULINGS = (
 )
 
 
-def _a(id: str, name: str, params: type, resolve, **kw) -> Action:  # type: ignore[no-untyped-def]
+def _a(id: str, name: str, params: type[BaseModel], resolve: Callable[..., Resolution], **kw: Any) -> Action:
     return Action(id=id, name=name, params=params, resolve=resolve, **kw)
 
 
