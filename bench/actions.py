@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
 
-from common import (HOST, ROLL, RawHTTP, Server, Table, cleanup, latency_summary_ms, machine,  # noqa: E402
-                    make_table, prepare_database, start_server, stop_server, summary_line, verdict, verify_log,
-                    warn_if_busy, workdir)
+from common import (  # noqa: E402
+                    HOST, ROLL, RawHTTP, Server, Table, cleanup, latency_summary_ms, launch,
+                    make_table, stop_server, summary_line, verdict, verify_log)
 
 TARGET_RPS = 500.0
 TARGET_P99_MS = 100.0
@@ -227,14 +227,7 @@ def main() -> int:
         parser.error("concurrency, duration and requests must be positive")
     args.duration = min(args.duration, args.max_seconds)
 
-    info = machine()
-    warn_if_busy(info)
-    tmp = workdir("fateboard-bench-actions-")
-    database_url = prepare_database(args.database_url, tmp)
-    backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
-                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
-    print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
+    info, tmp, database_url, backend, server = launch(args, "fateboard-bench-actions-")
     try:
         table = make_table(server.url, args.players)
         phases = asyncio.run(measure(server, table, args))

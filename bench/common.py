@@ -113,6 +113,19 @@ def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepaliv
     raise RuntimeError("uvicorn did not start:\n" + log_path.read_text())
 
 
+def launch(args: Any, prefix: str) -> tuple[dict[str, Any], Path, str, str, Server]:
+    """The shared start of both benchmarks: machine facts, a work dir, the database, the server."""
+    info = machine()
+    warn_if_busy(info)
+    tmp = workdir(prefix)
+    database_url = prepare_database(args.database_url, tmp)
+    backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
+    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
+                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
+    print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
+    return info, tmp, database_url, backend, server
+
+
 def stop_server(server: Server, *, sig: int = signal.SIGTERM, wait: float = 10.0) -> None:
     proc = server.process
     if proc.poll() is None:

@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
 
-from common import (HOST, ROLL, Table, cleanup, latency_summary_ms, machine, make_table,  # noqa: E402
-                    prepare_database, start_server, stop_server, summary_line, verdict, verify_log, warn_if_busy,
-                    workdir)
+from common import (  # noqa: E402
+                    HOST, ROLL, Table, cleanup, latency_summary_ms, launch, make_table, stop_server,
+                    summary_line, verdict, verify_log)
 
 TARGET_P99_MS = 250.0
 
@@ -251,14 +251,7 @@ def main() -> int:
     if args.streams < 1 or args.actions < 1 or not 0 <= args.spacing <= 5:
         parser.error("streams and actions must be positive, spacing between 0 and 5 s")
 
-    info = machine()
-    warn_if_busy(info)
-    tmp = workdir("fateboard-bench-fanout-")
-    database_url = prepare_database(args.database_url, tmp)
-    backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
-                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
-    print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
+    info, tmp, database_url, backend, server = launch(args, "fateboard-bench-fanout-")
     try:
         table = make_table(server.url, args.players)
         result = asyncio.run(run(server.url, server.port, table, args))
