@@ -94,28 +94,42 @@ async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, c
     return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
 
 
+def _optional_id(value: Any) -> int | None:
+    return int(value) if str(value or "").isdigit() else None
+
+
+def act_from_form(db: DB, acc: Access, publish: Any, form: FormData, *, system_id: str, action_id: str,
+                  character_id: int | None = None, extra_params: dict[str, Any] | None = None,
+                  visibility: str | None = None) -> rolls.ActionResult:
+    """Every action form (sheet, system page, encounter) goes through here: the form becomes the action's
+    params and the rules service does the rest. Raises FateboardError; the caller re-renders with it."""
+    try:
+        _system, action = get_action(system_id, action_id)
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
+    req = rolls.ActionRequest(
+        system=system_id, action=action.id,
+        character_id=character_id if character_id is not None else _optional_id(form.get("character_id")),
+        params={**params_from_form(action.params, form), **(extra_params or {})},
+        visibility=visibility or _visibility(form.get("visibility")), note=str(form.get("note") or ""),
+        prompt_id=_optional_id(form.get("prompt_id")), expected_version=_optional_id(form.get("expected_version")))
+    return rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+                                publish=publish)
+
+
 def _act(request: Request, db: DB, acc: Access, publish: Any, character_id: int, action_id: str,
          form: FormData) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
     template = template_for(system, "sheet")
     try:
-        _system, action = get_action(system.id, action_id)
-        prompt_id = form.get("prompt_id")
-        version = form.get("expected_version")
-        req = rolls.ActionRequest(
-            system=system.id, action=action.id, character_id=character.id,
-            params=params_from_form(action.params, form), visibility=_visibility(form.get("visibility")),
-            note=str(form.get("note", "")), prompt_id=int(prompt_id) if str(prompt_id or "").isdigit() else None,
-            expected_version=int(version) if str(version or "").isdigit() else None)
-        result = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
-                                      publish=publish)
-    except (FateboardError, ActionError) as exc:
+        result = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id,
+                               character_id=character.id)
+    except FateboardError as exc:
         db.rollback()
-        status = exc.status_code if isinstance(exc, FateboardError) else 422
         ctx = sheet_context(db, acc, character, errors={exc.field or action_id: exc.message},
                             form={k: v for k, v in form.items()}, failed_action=action_id)
-        return render(request, template, ctx, block="sheet", status_code=status)
+        return render(request, template, ctx, block="sheet", status_code=exc.status_code)
     db.refresh(character)
     entry = result.entry
     shown = {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": result.replayed,
@@ -224,19 +238,12 @@ def _system_act(request: Request, db: DB, acc: Access, publish: Any, system_id: 
         raise NotFound(_("This rule system has no page of its own."))
     template = f"{system.id}/campaign.html"
     try:
-        _system, action = get_action(system.id, action_id)
-        character = str(form.get("character_id") or "")
-        req = rolls.ActionRequest(system=system.id, action=action.id, params=params_from_form(action.params, form),
-                                  character_id=int(character) if character.isdigit() else None,
-                                  visibility=_visibility(form.get("visibility")), note=str(form.get("note", "")))
-        done = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
-                                    publish=publish)
-    except (FateboardError, ActionError) as exc:
+        done = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id)
+    except FateboardError as exc:
         db.rollback()
-        status = exc.status_code if isinstance(exc, FateboardError) else 422
         return render(request, template, system_context(db, acc, system, errors={exc.field or action_id: exc.message},
                                                         form={k: v for k, v in form.items()}),
-                      block="system", status_code=status)
+                      block="system", status_code=exc.status_code)
     db.refresh(acc.campaign)
     result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed,
               "encounter_id": done.encounter_id}

@@ -13,13 +13,12 @@ from starlette.responses import Response
 
 from app.campaigns.service import Access
 from app.characters.models import Character
-from app.characters.routes import params_from_form
+from app.characters.routes import act_from_form
 from app.deps import DB, MemberAccess, Publisher
 from app.encounters import service
 from app.encounters.models import Encounter
 from app.errors import FateboardError
-from app.rolls import service as rolls
-from app.systems import ActionError, get_action, get_system
+from app.systems import get_system
 from app.web import render
 
 router = APIRouter(include_in_schema=False)
@@ -64,23 +63,15 @@ async def encounter_act(request: Request, db: DB, acc: MemberAccess, publish: Pu
 def _act(request: Request, db: DB, acc: Access, publish: Any, encounter_id: int, action_id: str,
          form: FormData) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
-    result = None
     try:
-        _system, action = get_action(encounter.system, action_id)
-        params = {**params_from_form(action.params, form), "encounter_id": encounter.id}
-        character = str(form.get("character_id") or "")
-        req = rolls.ActionRequest(system=encounter.system, action=action.id, params=params,
-                                  character_id=int(character) if character.isdigit() else None,
-                                  visibility="public", note=str(form.get("note") or ""))
-        done = rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
-                                    publish=publish)
+        done = act_from_form(db, acc, publish, form, system_id=encounter.system, action_id=action_id,
+                             extra_params={"encounter_id": encounter.id}, visibility="public")
         result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed}
-    except (FateboardError, ActionError) as exc:
+    except FateboardError as exc:
         db.rollback()
-        status = exc.status_code if isinstance(exc, FateboardError) else 422
         db.refresh(encounter)
         return render(request, _template(encounter), encounter_context(db, acc, encounter, errors={"move": exc.message}),
-                      block="encounter", status_code=status)
+                      block="encounter", status_code=exc.status_code)
     db.refresh(encounter)
     return render(request, _template(encounter), encounter_context(db, acc, encounter, result=result),
                   block="encounter")
