@@ -55,7 +55,7 @@ def create_campaign(request: Request, db: DB, user: CurrentUser, name: Annotated
     return redirect(request, f"/campaigns/{campaign.id}")
 
 
-def table_context(db: DB, acc: Access, **extra: Any) -> dict[str, Any]:
+def table_context(db: DB, acc: Access, *, with_log: bool = False, **extra: Any) -> dict[str, Any]:
     """Everything the campaign page shows; fragments re-render parts of it from the same template."""
     ctx: dict[str, Any] = {
         "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator,
@@ -70,14 +70,15 @@ def table_context(db: DB, acc: Access, **extra: Any) -> dict[str, Any]:
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
         "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
     }
-    ctx.update(rolllog.page(db, acc))
+    if with_log:  # only the whole page shows the log; a panel's fragment need not render 50 entries
+        ctx.update(rolllog.page(db, acc))
     ctx.update(extra)
     return ctx
 
 
 @router.get("/campaigns/{campaign_id}")
 def campaign_page(request: Request, db: DB, acc: MemberAccess) -> Response:
-    return render(request, "campaigns/table.html", table_context(db, acc))
+    return render(request, "campaigns/table.html", table_context(db, acc, with_log=True))
 
 
 def _panel(request: Request, db: DB, acc: Access, block: str, **extra: Any) -> Response:
