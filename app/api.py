@@ -178,8 +178,11 @@ def export(acc: ApiAccess, db: DB) -> dict[str, Any]:
 
 @router.get("/campaigns/{campaign_id}/verify", tags=["log"])
 def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
+    """The server checks every entry (hidden bodies included, without showing them) against the campaign's head."""
     result = rolllog.verify(db, acc)
-    return {"ok": result.ok, "count": result.count, "head": result.head, "problems": result.problems}
+    return {"ok": result.ok, "count": result.count, "head": result.head, "head_seq": acc.campaign.last_seq,
+            "bodies_checked": result.bodies_checked, "reveals_checked": result.reveals_checked,
+            "problems": result.problems}
 
 
 @router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"])

@@ -28,6 +28,7 @@ from app.encounters.service import active_encounters
 from app.errors import BadRequest, FateboardError, NotFound
 from app.rolls import service as rolls
 from app.rolls.log import entry_html
+from app.rolls.present import result_card
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS, ActionError, RuleSystem, get_action, get_system
@@ -132,9 +133,8 @@ def _act(request: Request, db: DB, acc: Access, publish: Any, character_id: int,
         return render(request, template, ctx, block="sheet", status_code=exc.status_code)
     db.refresh(character)
     entry = result.entry
-    shown = {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": result.replayed,
-             "visibility": entry.visibility, "outcome": entry.body.get("outcome"), "action": action_id,
-             "encounter_id": result.encounter_id}
+    shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed,
+                        encounter_id=result.encounter_id)
     return render(request, template, sheet_context(db, acc, character, result=shown), block="sheet")
 
 
@@ -245,6 +245,6 @@ def _system_act(request: Request, db: DB, acc: Access, publish: Any, system_id: 
                                                         form={k: v for k, v in form.items()}),
                       block="system", status_code=exc.status_code)
     db.refresh(acc.campaign)
-    result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed,
-              "encounter_id": done.encounter_id}
+    result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed,
+                         encounter_id=done.encounter_id)
     return render(request, template, system_context(db, acc, system, result=result), block="system")

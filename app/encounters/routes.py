@@ -18,6 +18,7 @@ from app.deps import DB, MemberAccess, Publisher
 from app.encounters import service
 from app.encounters.models import Encounter
 from app.errors import FateboardError
+from app.rolls.present import result_card
 from app.systems import get_system
 from app.web import render
 
@@ -66,7 +67,7 @@ def _act(request: Request, db: DB, acc: Access, publish: Any, encounter_id: int,
     try:
         done = act_from_form(db, acc, publish, form, system_id=encounter.system, action_id=action_id,
                              extra_params={"encounter_id": encounter.id}, visibility="public")
-        result = {"seq": done.entry.seq, "summary": done.entry.body.get("summary"), "replayed": done.replayed}
+        result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed)
     except FateboardError as exc:
         db.rollback()
         db.refresh(encounter)

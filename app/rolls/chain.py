@@ -1,10 +1,12 @@
 """The hash chain (docs/LOG_FORMAT.md). Pure: used by the server, the /verify route and `python -m app.verify`.
 
     body_hash = SHA-256(salt ‖ canonical JSON of the body)
-    hash      = SHA-256(prev_hash ‖ "\\n" ‖ seq ‖ "\\n" ‖ visibility ‖ "\\n" ‖ body_hash)
+    hash      = SHA-256(prev_hash ‖ "\\n" ‖ canonical JSON of the header + body_hash)
 
-The salt keeps a hidden entry's body from being guessed from its hash (a d6 has only six outcomes);
-the chain links only hashes, so a player can check it without seeing hidden bodies.
+The header is everything a page or the API shows of an entry to every member, hidden or not (seq, time,
+actor, kind, system, action, character, visibility, target, subject), so changing any displayed field of a
+row breaks the chain. The salt keeps a hidden entry's body from being guessed from its hash (a d6 has only
+six outcomes); the chain links only hashes, so a player can check it without seeing hidden bodies.
 """
 
 from __future__ import annotations
@@ -16,8 +18,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+FORMAT = "fateboard-log/2"
 GENESIS_HASH = "0" * 64
 HIDDEN_FIELDS = ("request", "dice", "outcome", "summary", "note")
+# What every member sees of every entry (hidden or not): all of it is in the hash.
+HEADER_FIELDS = ("seq", "created_at", "actor", "actor_id", "character_id", "system", "action", "kind",
+                 "visibility", "target_seq", "subject_id")
+# Header fields the body repeats: an export's readable copy must equal the body's.
+_BODY_HEADER = ("seq", "created_at", "actor", "actor_id", "character_id", "system", "action", "kind", "target_seq")
 
 
 def canonical_json(body: Mapping[str, Any]) -> bytes:
@@ -32,9 +40,11 @@ def body_hash(salt: str, body: Mapping[str, Any]) -> str:
     return hashlib.sha256(salt.encode("ascii") + canonical_json(body)).hexdigest()
 
 
-def entry_hash(prev_hash: str, seq: int, visibility: str, body_digest: str) -> str:
-    material = f"{prev_hash}\n{seq}\n{visibility}\n{body_digest}".encode("ascii")
-    return hashlib.sha256(material).hexdigest()
+def entry_hash(prev_hash: str, header: Mapping[str, Any], body_digest: str) -> str:
+    """The link: the previous hash, this entry's header (HEADER_FIELDS) and its body's hash."""
+    material = {name: header.get(name) for name in HEADER_FIELDS}
+    material["body_hash"] = body_digest
+    return hashlib.sha256(prev_hash.encode("ascii") + b"\n" + canonical_json(material)).hexdigest()
 
 
 @dataclass
@@ -51,45 +61,82 @@ class Verification:
         self.problems.append(message)
 
 
-def verify_entries(entries: Iterable[Mapping[str, Any]]) -> Verification:
-    """Check an export: seq 1, 2, 3…; each hash links to the previous; every published body matches its
-    body_hash; every reveal matches the body_hash of the entry it reveals."""
+def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, Any] | None = None,
+                   trusted: tuple[int, str] | None = None) -> Verification:
+    """Check entries in order: seq 1, 2, 3…; each hash links to the previous and recomputes from the entry's
+    readable header; every published body matches its body_hash and every readable field equals the body's;
+    every reveal matches the body_hash of the entry it reveals. `head` ({seq, hash}, the campaign's head)
+    catches a deleted or rolled-back tail; `trusted` (seq, hash noted earlier) catches a rewritten history."""
     result = Verification()
-    by_seq: dict[int, Mapping[str, Any]] = {}
+    revealed_hashes: dict[int, str] = {}
+    reveals: list[tuple[int, Mapping[str, Any]]] = []
     prev = GENESIS_HASH
+    trusted_seen = False
     for entry in entries:
-        seq = entry["seq"]
-        expected_seq = result.count + 1
-        if seq != expected_seq:
-            result.fail(f"entry {seq}: expected seq {expected_seq} (a gap or a reordering)")
-        if entry["prev_hash"] != prev:
-            result.fail(f"entry {seq}: prev_hash does not match the hash of entry {seq - 1}")
-        recomputed = entry_hash(entry["prev_hash"], seq, entry["visibility"], entry["body_hash"])
-        if recomputed != entry["hash"]:
-            result.fail(f"entry {seq}: hash does not match its fields")
-        body, salt = entry.get("body"), entry.get("salt")
-        if body is not None and salt is not None:
-            result.bodies_checked += 1
-            if body_hash(salt, body) != entry["body_hash"]:
-                result.fail(f"entry {seq}: body does not match body_hash")
-        by_seq[seq] = entry
-        prev = entry["hash"]
+        _check_entry(entry, result, prev)
+        seq = entry.get("seq")
+        if isinstance(seq, int):
+            revealed_hashes[seq] = str(entry.get("body_hash"))
+            if trusted is not None and seq == trusted[0]:
+                trusted_seen = True
+                if entry.get("hash") != trusted[1]:
+                    result.fail(f"entry {seq}: hash differs from the trusted head you noted ({trusted[1][:12]}…)")
+        body = entry.get("body")
+        if isinstance(body, Mapping) and body.get("kind") == "reveal":
+            reveals.append((seq if isinstance(seq, int) else -1, body))
+        prev = str(entry.get("hash"))
         result.count += 1
     result.head = prev
-    for entry in by_seq.values():
-        _check_reveal(entry, by_seq, result)
+    for seq, body in reveals:
+        _check_reveal(seq, body, revealed_hashes, result)
+    if head is not None:
+        _check_head(head, result)
+    if trusted is not None and not trusted_seen:
+        result.fail(f"entry {trusted[0]} (your trusted head) is missing: the log was cut short")
     return result
 
 
-def _check_reveal(entry: Mapping[str, Any], by_seq: Mapping[int, Mapping[str, Any]], result: Verification) -> None:
-    body = entry.get("body")
-    if not body or body.get("kind") != "reveal":
-        return
+def _check_entry(entry: Mapping[str, Any], result: Verification, prev: str) -> None:
+    seq = entry.get("seq")
+    expected_seq = result.count + 1
+    if seq != expected_seq:
+        result.fail(f"entry {seq}: expected seq {expected_seq} (a gap or a reordering)")
+    if entry.get("prev_hash") != prev:
+        result.fail(f"entry {seq}: prev_hash does not match the hash of entry {expected_seq - 1}")
+    try:
+        recomputed = entry_hash(str(entry.get("prev_hash")), entry, str(entry.get("body_hash")))
+    except (TypeError, ValueError, UnicodeEncodeError):
+        recomputed = ""
+    if recomputed != entry.get("hash"):
+        result.fail(f"entry {seq}: hash does not match its fields (seq, time, actor, kind, visibility, …)")
+    body, salt = entry.get("body"), entry.get("salt")
+    if isinstance(body, Mapping) and isinstance(salt, str):
+        result.bodies_checked += 1
+        if body_hash(salt, body) != entry.get("body_hash"):
+            result.fail(f"entry {seq}: body does not match body_hash")
+        for name in _BODY_HEADER:
+            if name in body and body.get(name) != entry.get(name):
+                result.fail(f"entry {seq}: '{name}' differs from the hashed body")
+        for name in HIDDEN_FIELDS:
+            if entry.get(name) is not None and entry.get(name) != body.get(name):
+                result.fail(f"entry {seq}: '{name}' differs from the hashed body")
+
+
+def _check_reveal(seq: int, body: Mapping[str, Any], hashes: Mapping[int, str], result: Verification) -> None:
     revealed = body.get("revealed") or {}
-    target = by_seq.get(revealed.get("seq", -1))
-    if target is None:
-        result.fail(f"entry {entry['seq']}: reveals entry {revealed.get('seq')}, which is not in the export")
+    target = revealed.get("seq", -1)
+    if target not in hashes:
+        result.fail(f"entry {seq}: reveals entry {target}, which is not in the export")
         return
     result.reveals_checked += 1
-    if body_hash(revealed.get("salt", ""), revealed.get("body", {})) != target["body_hash"]:
-        result.fail(f"entry {entry['seq']}: the revealed body does not match entry {target['seq']}'s body_hash")
+    if body_hash(str(revealed.get("salt", "")), revealed.get("body") or {}) != hashes[target]:
+        result.fail(f"entry {seq}: the revealed body does not match entry {target}'s body_hash")
+
+
+def _check_head(head: Mapping[str, Any], result: Verification) -> None:
+    seq, digest = head.get("seq"), head.get("hash")
+    if seq != result.count:
+        result.fail(f"the campaign's head is entry {seq} but the log has {result.count} entries "
+                    "(entries missing at the end, or added)")
+    elif digest != result.head:
+        result.fail(f"the campaign's head hash {str(digest)[:12]}… does not match the last entry's hash")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import select
@@ -61,19 +62,36 @@ def visible_json(db: Session, acc: Access, after: int, limit: int) -> list[dict[
     return [entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator)) for r in rows]
 
 
-def export(db: Session, acc: Access) -> dict[str, Any]:
-    """Every entry, in order: content where the caller may see it, hashes always (so the chain checks)."""
-    entries: list[dict[str, Any]] = []
+def head(acc: Access) -> dict[str, Any]:
+    """The campaign's head: the newest entry's seq and hash. Note it down to check later exports against."""
+    return {"seq": acc.campaign.last_seq, "hash": acc.campaign.head_hash}
+
+
+def _all_rows(db: Session, campaign_id: int) -> Iterator[LogEntry]:
     after = 0
     while True:
-        rows = entries_after(db, acc.campaign.id, after, 2000)
+        rows = entries_after(db, campaign_id, after, 2000)
         if not rows:
-            break
-        entries.extend(entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator), with_body=True) for r in rows)
+            return
+        yield from rows
         after = rows[-1].seq
-    return {"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": "fateboard-log/1",
-            "entries": entries}
+
+
+def export_entries(db: Session, acc: Access) -> Iterator[dict[str, Any]]:
+    for row in _all_rows(db, acc.campaign.id):
+        yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True)
+
+
+def export(db: Session, acc: Access) -> dict[str, Any]:
+    """Every entry, in order: content where the caller may see it, hashes always (so the chain checks), and
+    the campaign's head (so a missing tail shows)."""
+    return {"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": chain.FORMAT,
+            "head": head(acc), "entries": list(export_entries(db, acc))}
 
 
 def verify(db: Session, acc: Access) -> chain.Verification:
-    return chain.verify_entries(export(db, acc)["entries"])
+    """The server's check: every entry's header, link and body — the bodies of entries the caller may not
+    read included (it says only whether they match, never what they hold) — against the campaign's head."""
+    db.refresh(acc.campaign)
+    full = (entry_json(row, View.FULL, with_body=True) for row in _all_rows(db, acc.campaign.id))
+    return chain.verify_entries(full, head=head(acc))

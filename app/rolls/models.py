@@ -39,6 +39,19 @@ class LogEntry(Base):
     prev_hash: Mapped[str] = mapped_column(String(64))
     hash: Mapped[str] = mapped_column(String(64))
     idempotency_key: Mapped[str | None] = mapped_column(String(100), default=None)
+    # SHA-256 of the request that came with the idempotency key: a reuse with another request is refused.
+    request_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Whom a correction is about (a void's or reveal's target entry's actor): they see it as its actor would.
+    subject_id: Mapped[int | None] = mapped_column(default=None)
+
+    def header(self) -> dict[str, Any]:
+        """What every member sees of this entry, hidden or not; all of it is in the hash (chain.HEADER_FIELDS)."""
+        return {
+            "seq": self.seq, "created_at": self.created_at.isoformat(), "actor": self.actor_name,
+            "actor_id": self.actor_id, "character_id": self.character_id, "system": self.system,
+            "action": self.action, "kind": self.kind, "visibility": self.visibility, "target_seq": self.target_seq,
+            "subject_id": self.subject_id,
+        }
 
 
 class RollPrompt(Base):

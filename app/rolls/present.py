@@ -1,4 +1,6 @@
-"""How a log entry looks to one viewer, as JSON (API, export, API stream). The HTML twin is templates/rolls/entry.html."""
+"""How a log entry looks to one viewer: JSON (API, export, API stream) and the result cards that pages show
+right after an action. The HTML twin of entry_json is templates/rolls/entry.html. Everything that shows an
+entry to someone takes it from here, so a new screen cannot forget who may see what."""
 
 from __future__ import annotations
 
@@ -10,21 +12,34 @@ from app.rolls.visibility import View, view_of
 
 
 def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
-    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator)
+    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id)
 
 
 def entry_json(entry: LogEntry, view: View, *, with_body: bool = False) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "seq": entry.seq, "created_at": entry.created_at.isoformat(), "actor": entry.actor_name,
-        "character_id": entry.character_id, "system": entry.system, "action": entry.action, "kind": entry.kind,
-        "visibility": entry.visibility, "target_seq": entry.target_seq,
-    }
+    data: dict[str, Any] = entry.header()
     for name in HIDDEN_FIELDS:
         data[name] = entry.body.get(name) if view == View.FULL else None
-    if view == View.ROLLER_BLIND:
+    if view == View.ROLLER_BLIND and entry.kind == "action":
         data["request"] = entry.body.get("request")
     data.update(body_hash=entry.body_hash, prev_hash=entry.prev_hash, hash=entry.hash)
     if with_body:
         data["body"] = entry.body if view == View.FULL else None
         data["salt"] = entry.salt if view == View.FULL else None
     return data
+
+
+def result_card(entry: LogEntry, viewer_id: int, is_narrator: bool, *, replayed: bool = False,
+                **extra: Any) -> dict[str, Any]:
+    """What a page shows of the entry an action just made (the roll's card, a prompt's confirmation): the
+    summary and outcome only to a viewer who may see the result; the roller of a blind roll sees that it
+    was made and what they asked for."""
+    view = viewer_view(entry, viewer_id, is_narrator)
+    full = view == View.FULL
+    return {
+        "seq": entry.seq, "visibility": entry.visibility, "view": view.value, "replayed": replayed,
+        "action": entry.action, "kind": entry.kind,
+        "summary": entry.body.get("summary") if full else None,
+        "outcome": entry.body.get("outcome") if full else None,
+        "request": entry.body.get("request") if view != View.HIDDEN else None,
+        **extra,
+    }

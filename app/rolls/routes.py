@@ -18,6 +18,7 @@ from app.errors import BadRequest, FateboardError, NotFound
 from app.rolls.models import RollPrompt
 from app.rolls import log as rolllog
 from app.rolls import service
+from app.rolls.present import result_card
 from app.systems import ActionError, get_action
 from app.web import render
 
@@ -25,9 +26,8 @@ router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is 
 TABLE = "campaigns/table.html"
 
 
-def _html_result(entry: Any, replayed: bool) -> dict[str, Any]:
-    return {"seq": entry.seq, "summary": entry.body.get("summary"), "replayed": replayed,
-            "visibility": entry.visibility}
+def _html_result(acc: Any, result: service.ActionResult) -> dict[str, Any]:
+    return result_card(result.entry, acc.user.id, acc.is_narrator, replayed=result.replayed)
 
 
 @router.post("/campaigns/{campaign_id}/roll")
@@ -46,7 +46,7 @@ def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
         return render(request, TABLE, table_context(db, acc, form=form, errors={exc.field or "expression": exc.message}),
                       block="dicebox", status_code=exc.status_code)
     form["note"] = ""
-    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(result.entry, result.replayed)),
+    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(acc, result)),
                   block="dicebox")
 
 
@@ -131,7 +131,7 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
         status = exc.status_code if isinstance(exc, FateboardError) else 422
         return render(request, TABLE, table_context(db, acc, errors={f"prompt-{prompt_id}": exc.message}),
                       block="prompts", status_code=status)
-    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(result.entry, result.replayed)),
+    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(acc, result)),
                   block="prompts")
 
 

@@ -8,6 +8,8 @@ and only then tell the broker.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,7 +26,7 @@ from app.campaigns.service import Access, current_session, require_narrator
 from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
-from app.rolls import chain
+from app.rolls import chain, patch
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
@@ -125,15 +127,12 @@ def _writer_lock(db: Session, campaign_id: int) -> Iterator[None]:
         lock = _WRITERS.setdefault(key, threading.Lock())
     with lock:
         yield
-        return
-    lock = _SQLITE_WRITERS.setdefault(str(bind.url), threading.Lock())
-    with lock:
-        yield
 
 
 def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
                  visibility: str, content: dict[str, Any], character: Character | None = None,
-                 target_seq: int | None = None, idempotency_key: str | None = None) -> LogEntry:
+                 target_seq: int | None = None, subject_id: int | None = None, idempotency_key: str | None = None,
+                 request_hash: str | None = None) -> LogEntry:
     session = _game_session(db, acc)
     now = utcnow()
     body = {
@@ -144,19 +143,21 @@ def _write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: st
         "request": content.get("request"), "dice": content.get("dice"), "outcome": content.get("outcome"),
         "summary": content.get("summary"), "note": content.get("note") or None,
     }
-    if "revealed" in content:
-        body["revealed"] = content["revealed"]
+    for extra in ("revealed", "held"):
+        if content.get(extra) is not None:
+            body[extra] = content[extra]
     salt = chain.new_salt()
     digest = chain.body_hash(salt, body)
-    entry_hash = chain.entry_hash(prev_hash, seq, visibility, digest)
     entry = LogEntry(
         campaign_id=acc.campaign.id, seq=seq, created_at=now, actor_id=acc.user.id, actor_name=acc.user.username,
         character_id=body["character_id"], game_session_id=session.id if session else None, kind=kind,
-        system=system, action=action, visibility=visibility, target_seq=target_seq, body=body, salt=salt,
-        body_hash=digest, prev_hash=prev_hash, hash=entry_hash, idempotency_key=idempotency_key,
+        system=system, action=action, visibility=visibility, target_seq=target_seq, subject_id=subject_id,
+        body=body, salt=salt, body_hash=digest, prev_hash=prev_hash, idempotency_key=idempotency_key,
+        request_hash=request_hash,
     )
+    entry.hash = chain.entry_hash(prev_hash, entry.header(), digest)
     db.add(entry)
-    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry_hash)
+    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry.hash)
                .execution_options(synchronize_session=False))
     return entry
 
@@ -189,8 +190,14 @@ def _open_prompt(db: Session, acc: Access, req: ActionRequest) -> RollPrompt:
     return prompt
 
 
+def request_digest(req: ActionRequest) -> str:
+    """What an Idempotency-Key is bound to: the request as sent (a reuse with another request is refused)."""
+    return hashlib.sha256(chain.canonical_json(req.model_dump(mode="json"))).hexdigest()
+
+
 def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice | None = None,
                    idempotency_key: str | None = None, publish: Publish = _no_publish) -> ActionResult:
+    digest = request_digest(req) if idempotency_key else None
     prompt = _open_prompt(db, acc, req) if req.prompt_id is not None else None
     if prompt is not None:
         # The narrator's parameters win over anything the player sent.
@@ -211,6 +218,10 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     note = _check_note(req.note)
     if action.narrator_only and not acc.is_narrator:
         raise Forbidden(_("Only a narrator can {action}.").format(action=action.name.lower()))
+    hidden = req.visibility != Visibility.PUBLIC
+    if hidden and action.encounter is not None:
+        raise BadRequest(_("Moves in an encounter are seen by everyone at the table: make this one public."),
+                         field="visibility")
     character = None
     if req.character_id is not None:
         character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
@@ -228,6 +239,9 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                     LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
                     LogEntry.idempotency_key == idempotency_key))
                 if existing is not None:
+                    if existing.request_hash is not None and existing.request_hash != digest:
+                        raise BadRequest(_("This Idempotency-Key was already used for a different request: "
+                                           "send a new key for a new request."), field="idempotency_key")
                     raise _Replayed(existing)
             sheet: dict[str, Any] = {}
             if character is not None:
@@ -240,16 +254,22 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             if encounter is not None:
                 _check_encounter_version(db, encounter, params)
             ctx = _context(db, acc, system.id, character, others, encounter, seq)
+            before = copy.deepcopy({0: sheet, **{cid: dict(c.sheet) for cid, c in others.items()}}) if hidden else {}
             try:
                 resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
                 raise BadRequest(exc.message, field=exc.field) from exc
-            if resolution.sheet is not None and character is not None:
-                _save_sheet(db, character, resolution.sheet)
-            for other_id, other_sheet in resolution.others.items():
-                if other_id not in others:
-                    raise BadRequest(_("That action changed a character it does not involve."))
-                _save_sheet(db, others[other_id], other_sheet)
+            if any(other_id not in others for other_id in resolution.others):
+                raise BadRequest(_("That action changed a character it does not involve."))
+            if hidden and resolution.settings is not None:
+                raise BadRequest(_("Changing the campaign's settings is seen by everyone: make this one public."),
+                                 field="visibility")
+            held = _hold(before, character, resolution) if hidden else None
+            if held is None:
+                if resolution.sheet is not None and character is not None:
+                    _save_sheet(db, character, resolution.sheet)
+                for other_id, other_sheet in resolution.others.items():
+                    _save_sheet(db, others[other_id], other_sheet)
             encounter = _save_encounter(db, acc, action, system.id, params, encounter, resolution)
             if resolution.settings is not None:
                 if not acc.is_narrator:
@@ -259,7 +279,8 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             entry = _write_entry(
                 db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
                 visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
-                content={"request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {}),
+                request_hash=digest,
+                content={"held": held or None, "request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {}),
                                      **({"encounter_id": encounter.id} if encounter else {})},
                          "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
                          "note": note},
@@ -273,6 +294,22 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     if encounter is not None:
         publish(acc.campaign.id, "encounter", encounter.id)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
+
+
+def _hold(before: dict[int, dict[str, Any]], character: Character | None,
+          resolution: Resolution) -> dict[str, list[dict[str, Any]]]:
+    """A hidden action's sheet changes, kept as patches (app/rolls/patch.py) in the entry's hashed body and
+    applied at the reveal: until then no sheet anyone can read tells a hidden success from a failure."""
+    held: dict[str, list[dict[str, Any]]] = {}
+    if resolution.sheet is not None and character is not None:
+        ops = patch.diff(before[0], resolution.sheet)
+        if ops:
+            held[str(character.id)] = ops
+    for other_id, other_sheet in resolution.others.items():
+        ops = patch.diff(before[other_id], other_sheet)
+        if ops:
+            held[str(other_id)] = ops
+    return held
 
 
 def _involved(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
@@ -386,14 +423,14 @@ def _save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> Non
 def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: str, visibility: str = "public",
                 request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
                 note: str = "", character: Character | None = None, target_seq: int | None = None,
-                extra: dict[str, Any] | None = None, publish: Publish = _no_publish,
+                subject_id: int | None = None, extra: dict[str, Any] | None = None, publish: Publish = _no_publish,
                 also: Callable[[], object] | None = None) -> LogEntry:
     """A narrator action or announcement (session start, void, reveal) as a chained entry.
     `also` runs after the entry is written and before the commit: its changes land with the entry or not at all."""
     with _appending(db, acc, publish) as (seq, prev_hash):
         entry = _write_entry(
             db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
-            character=character, target_seq=target_seq,
+            character=character, target_seq=target_seq, subject_id=subject_id,
             content={"request": request, "outcome": outcome, "summary": summary, "note": note, **(extra or {})},
         )
         if also is not None:
@@ -408,7 +445,14 @@ def entry_by_seq(db: Session, campaign_id: int, seq: int) -> LogEntry:
     return entry
 
 
+def _correction_of(db: Session, campaign_id: int, kind: str, seq: int) -> int | None:
+    return db.scalar(select(LogEntry.seq).where(LogEntry.campaign_id == campaign_id, LogEntry.kind == kind,
+                                                LogEntry.target_seq == seq))
+
+
 def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish = _no_publish) -> LogEntry:
+    """A void inherits the voided entry's visibility (its reason cannot leak a hidden roll) and is seen by the
+    voided entry's roller (or, for an adjustment, the character's owner) as by its actor."""
     require_narrator(acc)
     reason = reason.strip()
     if not reason:
@@ -416,28 +460,65 @@ def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish
     target = entry_by_seq(db, acc.campaign.id, seq)
     if target.kind not in ("action", "adjust"):
         raise BadRequest(_("Only rolls and adjustments can be voided."))
-    if db.scalar(select(LogEntry.id).where(LogEntry.campaign_id == acc.campaign.id, LogEntry.kind == "void",
-                                           LogEntry.target_seq == seq)) is not None:
+    if _correction_of(db, acc.campaign.id, "void", seq) is not None:
         raise Conflict(_("Entry #{seq} is already void.").format(seq=seq))
+    subject = target.actor_id if target.kind == "action" else target.subject_id
     return append_note(db, acc, kind="void", action="void", summary=f"voided #{seq}: {reason}",
-                       visibility=target.visibility, request={"reason": reason}, target_seq=seq, publish=publish)
+                       visibility=target.visibility, request={"reason": reason}, target_seq=seq,
+                       subject_id=subject, publish=publish)
 
 
 def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = _no_publish) -> LogEntry:
-    require_narrator(acc)
+    """Publish a hidden entry's body and salt, and apply the sheet changes it held back (unless it was voided).
+    Narrators reveal blind and narrator entries; a roll kept to oneself (or shown to the narrators only) can
+    also be revealed by its roller."""
     target = entry_by_seq(db, acc.campaign.id, seq)
+    own = target.actor_id == acc.user.id
     if target.visibility == Visibility.PUBLIC:
         raise BadRequest(_("Entry #{seq} is already public.").format(seq=seq))
-    if target.visibility == Visibility.SELF and target.actor_id != acc.user.id:
+    if target.visibility == Visibility.SELF and not own:
         raise Forbidden(_("Only the roller can reveal a roll they kept to themselves."))
+    if not acc.is_narrator and not (own and target.visibility in (Visibility.SELF, Visibility.NARRATOR)):
+        raise Forbidden(_("Only a narrator can do that."))
+    if _correction_of(db, acc.campaign.id, "reveal", seq) is not None:
+        raise Conflict(_("Entry #{seq} is already revealed.").format(seq=seq))
+    voided = _correction_of(db, acc.campaign.id, "void", seq) is not None
     summary = f"revealed #{seq}: {target.body.get('actor')} {target.body.get('summary') or ''}".rstrip()
-    return append_note(db, acc, kind="reveal", action="reveal", summary=summary, target_seq=seq,
-                       extra={"revealed": {"seq": seq, "body": target.body, "salt": target.salt}}, publish=publish)
+    with _appending(db, acc, publish) as (new_seq, prev_hash):
+        applied = {} if voided else _apply_held(db, acc, target.body.get("held") or {})
+        entry = _write_entry(
+            db, acc, new_seq, prev_hash, kind="reveal", system="table", action="reveal", visibility="public",
+            target_seq=seq, subject_id=target.actor_id,
+            content={"summary": summary, "outcome": {"held": applied} if applied else None,
+                     "revealed": {"seq": seq, "body": target.body, "salt": target.salt}})
+    return entry
+
+
+def _apply_held(db: Session, acc: Access, held: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """Under the log lock: apply a revealed entry's held changes to the sheets as they are now."""
+    done: dict[str, str] = {}
+    for cid, ops in held.items():
+        character = db.get(Character, int(cid))
+        if character is None or character.campaign_id != acc.campaign.id:
+            done[cid] = "character gone"
+            continue
+        db.refresh(character)
+        try:
+            changed = patch.apply(dict(character.sheet), ops)
+            sheet = get_system(character.system).sheet.model_validate(changed).model_dump(mode="json")
+        except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+            done[cid] = f"not applied: {str(exc).splitlines()[0]}"
+            continue
+        _save_sheet(db, character, sheet)
+        done[cid] = "applied"
+    return done
 
 
 def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str, Any], reason: str,
                  publish: Publish = _no_publish) -> LogEntry:
-    """The narrator changes a sheet by hand, with a reason; the change and the entry land together."""
+    """The narrator changes a sheet by hand, with a reason; the change and the entry land together. The entry
+    takes the visibility of what it changes: public when every changed field is on the public sheet, else the
+    narrators and the character's owner only (a secret name, a foe's levels)."""
     require_narrator(acc)
     reason = reason.strip()
     if not reason:
@@ -450,12 +531,15 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
     except ValidationError as exc:
         message, field = validation_message(exc)
         raise BadRequest(message, field=field) from exc
+    changed = {k: {"from": before.get(k), "to": v} for k, v in after.items() if before.get(k) != v}
+    shown_before, shown_after = system.public_sheet(before), system.public_sheet(after)
+    public = all(shown_before.get(k) == before.get(k) and shown_after.get(k) == after.get(k) for k in changed)
     with _appending(db, acc, publish) as (seq, prev_hash):
         db.refresh(character)
         _save_sheet(db, character, after)
-        changed = {k: {"from": before.get(k), "to": v} for k, v in after.items() if before.get(k) != v}
         entry = _write_entry(db, acc, seq, prev_hash, kind="adjust", system=character.system, action="adjust",
-                             visibility="public", character=character,
+                             visibility=str(Visibility.PUBLIC if public else Visibility.NARRATOR), character=character,
+                             subject_id=None if public else character.owner_id,
                              content={"request": {"changes": changes, "reason": reason}, "outcome": changed,
                                       "summary": f"adjusted {character.name}'s sheet ({reason})"})
     return entry

@@ -26,8 +26,10 @@ class View(StrEnum):
     HIDDEN = "hidden"      # that an entry exists, and its hashes
 
 
-def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool) -> View:
-    is_actor = actor_id is not None and actor_id == viewer_id
+def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool,
+            subject_id: int | None = None) -> View:
+    """`subject_id`: whom a correction is about (the voided entry's roller), who sees it as its actor would."""
+    is_actor = viewer_id in {actor_id, subject_id} - {None}
     if visibility == Visibility.PUBLIC:
         return View.FULL
     if visibility == Visibility.NARRATOR:

@@ -67,5 +67,5 @@ def test_chain_links_each_entry_to_the_previous(app) -> None:
     for row in rows:
         assert row.prev_hash == prev
         assert row.body_hash == chain.body_hash(row.salt, row.body)
-        assert row.hash == chain.entry_hash(prev, row.seq, row.visibility, row.body_hash)
+        assert row.hash == chain.entry_hash(prev, row.header(), row.body_hash)
         prev = row.hash
