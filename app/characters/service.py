@@ -58,10 +58,15 @@ def can_act(acc: Access, character: Character) -> bool:
 
 
 def visible_sheet(acc: Access, character: Character) -> dict[str, Any]:
-    """The whole sheet for its player and the narrators; the system's public part for everyone else."""
-    if can_act(acc, character):
+    """The one place that decides what a viewer reads of a sheet: all of it for the narrators, the owner's
+    view for its player, the system's public part for everyone else. (Changes a hidden roll would make wait
+    in its log entry until the reveal, so no sheet tells a hidden result.)"""
+    system = get_system(character.system)
+    if acc.is_narrator:
         return dict(character.sheet)
-    return get_system(character.system).public_sheet(dict(character.sheet))
+    if character.owner_id == acc.user.id:
+        return system.owner_sheet(dict(character.sheet))
+    return system.public_sheet(dict(character.sheet))
 
 
 def character_in(db: Session, acc: Access, character_id: int) -> Character:

@@ -121,6 +121,10 @@ def _nothing_public(sheet: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _whole(sheet: dict[str, Any]) -> dict[str, Any]:
+    return sheet
+
+
 @dataclass(frozen=True)
 class RuleSystem:
     """A rule system as the app sees it. Its pages live in templates/<id>/ (sheet.html, create.html) when
@@ -134,6 +138,9 @@ class RuleSystem:
     has_pages: bool = False
     # What someone who may not act for the character sees of its sheet (e.g. without a secret name).
     public_sheet: SheetFilter = _nothing_public
+    # What the character's player (not a narrator) sees of its sheet: by default all of it; a system takes
+    # out what only narrators may know (e.g. a foe's level remembered with a roll against it).
+    owner_sheet: SheetFilter = _whole
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None

@@ -192,7 +192,9 @@ def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
 def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:
     _, body = play.act(PIA, "trait_roll", {"attribute": "STR", "opponent_id": play.foe, "foe_level": "EX",
                                            "foe_levels": [f"{play.foe}:STR=EX"]}, [50])
-    assert body["outcome"]["difficulty"] == "PR"  # the foe's real Strength
+    assert body["outcome"]["difficulty"] is None and body["outcome"]["concealed"]  # the level stays the narrator's
+    assert play.sheet()["last_roll"]["difficulty"] == "PR"  # the foe's real Strength, kept on the server
+    assert "vs Poor" not in body["summary"] and "successes" not in body["summary"]
     assert "foe_level" not in body["request"] and "foe_levels" not in body["request"]
 
 

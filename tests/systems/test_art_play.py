@@ -190,8 +190,10 @@ def test_a_foe_attack_uses_its_level_and_damage_rating(play: Play) -> None:
     # Goblin: Attack Poor, damage +1. Feeble vs Poor = 2 failures + 1 = Passable.
     _, body = play.act(PIA, "defend", {"opponent_id": play.foe}, [10])
     outcome = body["outcome"]
-    assert outcome["difficulty"] == "PR" and outcome["damage_rating"] == 1
-    assert outcome["damage"]["damage"] == art.player_damage(-outcome["successes"], 1).name
+    assert outcome["difficulty"] is None and outcome["damage_rating"] == 1  # the level stays the narrator's
+    last = play.sheet()["last_roll"]
+    assert last["difficulty"] == "PR" and last["concealed"]
+    assert outcome["damage"]["damage"] == art.player_damage(-last["successes"], 1).name
 
 
 def test_fame_after_a_defense_roll_takes_the_damage_back(play: Play) -> None:

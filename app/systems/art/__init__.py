@@ -17,7 +17,7 @@ from app.web import ENV
 from . import advancement as adv
 from . import complex as complex_
 from . import creation, equipment, followups, health, rolling
-from .sheet import FOE_TRAITS, LEVEL_CODES, SLOT_NAMES, SLOTS, WEAPON_KINDS, ArtSheet, derived, public_sheet
+from .sheet import FOE_TRAITS, LEVEL_CODES, SLOT_NAMES, SLOTS, WEAPON_KINDS, ArtSheet, derived, owner_sheet, public_sheet
 
 
 class _Nothing(BaseModel):
@@ -154,6 +154,7 @@ SYSTEM = RuleSystem(
     actions=ACTIONS,
     has_pages=True,
     public_sheet=public_sheet,
+    owner_sheet=owner_sheet,
     create=creation.create,
     rulings=RULINGS,
     seed_demo=seed_demo,

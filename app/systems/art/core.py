@@ -178,8 +178,17 @@ def outcome_of(rolled: Rolled) -> dict[str, Any]:
     }
 
 
-def describe(spec: RollSpec, rolled: Rolled) -> str:
-    """One line for the log: what was rolled, on which row, against what, and what came of it."""
+def conceal(outcome: dict[str, Any]) -> dict[str, Any]:
+    """A player's roll against a foe: the foe's level stays the narrator's (ruling on foe levels), so the
+    outcome keeps the roll, the result and success or failure, not the difficulty or the count of columns."""
+    succeeded = (outcome.get("successes") or 0) > 0
+    return {**outcome, "difficulty": None, "successes": None, "meaning": None, "concealed": True,
+            "label": "success" if succeeded else "failure"}
+
+
+def describe(spec: RollSpec, rolled: Rolled, *, against: str | None = None) -> str:
+    """One line for the log: what was rolled, on which row, against what, and what came of it. With
+    `against` (a foe whose level the roller may not know) the level and the count of columns stay out."""
     roll = rolled.roll
     parts = [spec.label]
     parts += [f"{u.name} +{u.rating}" for u in rolled.uses]
@@ -193,8 +202,10 @@ def describe(spec: RollSpec, rolled: Rolled) -> str:
         extras.append(f"{spec.modifiers:+d}")
     dice = "takes 25" if roll.took25 else f"rolled {roll.roll:02d}" if roll.roll != 100 else "rolled 00"
     label, _ = art.interpret(roll.successes)
+    if against is not None:
+        label = "success" if roll.successes > 0 else "failure"
     text = (f"{head} (row {roll.row}{', ' + ', '.join(extras) if extras else ''}) vs "
-            f"{level_name(roll.difficulty)}: {dice} → {level_name(roll.result)}, {label}")
+            f"{against or level_name(roll.difficulty)}: {dice} → {level_name(roll.result)}, {label}")
     if rolled.regained:
         text += f"; Awesome restores {rolled.regained} Fame"
     if roll.doubles:

@@ -117,6 +117,13 @@ def _difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: s
     return Level[last["result"]], f"{name}'s roll #{last['seq']}"
 
 
+def _concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: str) -> str | None:
+    """A player rolling against a foe does not learn its level: the text names the foe's trait instead."""
+    if other is not None and other[0].kind == "foe" and not ctx.actor_is_narrator:
+        return against
+    return None
+
+
 def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tuple[int, str, dict[int, Any]]:
     """An assist adds the helper's successes to the trait; an impede subtracts them (ch. 3)."""
     if helper_id is None:
@@ -183,7 +190,10 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
                          take25=params.take25, untrained=params.untrained)
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    hide = _concealed(other, ctx, against)
     outcome = core.outcome_of(rolled)
+    if hide:
+        outcome = core.conceal(outcome)
     step_note = complex_.record_step(sheet, ctx.seq, rolled.roll.result, rolled.roll.successes) if running else ""
     if running:
         outcome["complex"] = dict(sheet.complex or {})
@@ -192,11 +202,11 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
         label, text = art.sanity_check(rolled.roll.successes)
         outcome["sanity"] = text
         notes.append(f"sanity: {text}")
-    if against:
+    if against and not hide:
         notes.insert(0, f"against {against}")
     core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
-                  purpose=params.purpose, complex_step=bool(running))
-    summary = "rolls " + core.describe(spec, rolled) + "".join(f"; {n}" for n in notes)
+                  purpose=params.purpose, complex_step=bool(running), concealed=bool(hide))
+    summary = "rolls " + core.describe(spec, rolled, against=hide) + "".join(f"; {n}" for n in notes)
     return Resolution(request=params.model_dump(exclude=ODDS_ONLY), dice=recorder.rolled, outcome=outcome,
                       summary=summary, sheet=dump(sheet), others=helped)
 
@@ -267,11 +277,14 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     done = apply_player_damage(sheet, rolled.roll.failures, rating) if not rolled.roll.succeeded else None
-    outcome = {**core.outcome_of(rolled), "damage": done, "damage_rating": rating}
+    hide = _concealed(other, ctx, against)
+    outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "damage": done,
+               "damage_rating": rating}
     core.remember(sheet, ctx.seq, "defend", spec, rolled, damage_rating=rating, damage=done,
-                  opponent_id=params.opponent_id)
+                  opponent_id=params.opponent_id, concealed=bool(hide))
     rating_text = f" (+{rating} damage)" if rating else ""
-    summary = (f"defends{' against ' + against if against else ''}{rating_text}: {core.describe(spec, rolled)}; "
+    summary = (f"defends{' against ' + against if against else ''}{rating_text}: "
+               f"{core.describe(spec, rolled, against=hide)}; "
                f"{damage_text(done) if done else 'avoids all damage'}")
     return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
                       sheet=dump(sheet))
@@ -324,10 +337,12 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         done = hit_foe(foe, rolled.roll.result)
         others[params.opponent_id] = dump(foe)  # type: ignore[index]
         text = foe_damage_text(name, done)
-    outcome = {**core.outcome_of(rolled), "foe_damage": done}
-    core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done)
+    hide = _concealed(other, ctx, against)
+    outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}
+    core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done,
+                  concealed=bool(hide))
     target = f" {other[1]}" if other is not None else ""
-    summary = f"attacks{target}: {core.describe(spec, rolled)}; {text}"
+    summary = f"attacks{target}: {core.describe(spec, rolled, against=hide)}; {text}"
     return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
                       sheet=dump(sheet), others=others)
 

@@ -269,3 +269,17 @@ def public_sheet(sheet_data: dict[str, Any]) -> dict[str, Any]:
     if sheet.kind == "adventurer":
         shown.update(fame=sheet.fame, glory=sheet.glory, unconscious=sheet.unconscious, fatigue=sheet.fatigue)
     return shown
+
+
+CONCEALED = ("difficulty", "successes", "meaning")
+
+
+def owner_sheet(sheet_data: dict[str, Any]) -> dict[str, Any]:
+    """What the adventurer's player sees: everything but a foe's level remembered with a roll against it
+    (the narrator's alone); the server still reads it for Fame after."""
+    last = sheet_data.get("last_roll")
+    if not isinstance(last, dict) or not last.get("concealed"):
+        return sheet_data
+    shown = {k: v for k, v in last.items() if k not in CONCEALED}
+    shown["label"] = "success" if (last.get("successes") or 0) > 0 else "failure"
+    return {**sheet_data, "last_roll": shown}
