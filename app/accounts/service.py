@@ -104,6 +104,9 @@ def _token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+token_digest = _token_digest  # how a live stream names the token it was opened with (re-checked per entry)
+
+
 def create_token(db: Session, user: User, name: str) -> tuple[ApiToken, str]:
     name = name.strip() or "API token"
     if len(name) > 80:

@@ -16,15 +16,22 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from app.accounts.models import ApiToken, LoginSession
+from app.campaigns.models import Membership
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
 FETCH_LIMIT = 500
 
 
+Credential = tuple[str, str]  # ("session", login session id) or ("token", API token digest)
+
+
 @dataclass(eq=False)
 class Subscriber:
     campaign_id: int
+    user_id: int = 0
+    credential: Credential | None = None
     queue: asyncio.Queue[tuple[str, int | None]] = field(default_factory=lambda: asyncio.Queue(maxsize=1000))
 
     def wake(self, event: str, seq: int | None) -> None:
@@ -40,6 +47,10 @@ class _Feed:
     subscribers: set[Subscriber] = field(default_factory=set)
     cache: OrderedDict[int, LogEntry] = field(default_factory=OrderedDict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Who may still read this campaign's stream, as of the newest entry checked: (user, credential) -> role.
+    access: dict[tuple[int, Credential | None], str | None] = field(default_factory=dict)
+    access_seq: int = -1
+    access_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class LiveHub:
@@ -48,8 +59,8 @@ class LiveHub:
         self._feeds: dict[int, _Feed] = {}
         self.render_cache: dict[tuple[int, int, str], str] = {}
 
-    def subscribe(self, campaign_id: int) -> Subscriber:
-        sub = Subscriber(campaign_id)
+    def subscribe(self, campaign_id: int, user_id: int = 0, credential: Credential | None = None) -> Subscriber:
+        sub = Subscriber(campaign_id, user_id, credential)
         self._feeds.setdefault(campaign_id, _Feed()).subscribers.add(sub)
         return sub
 
@@ -61,9 +72,40 @@ class LiveHub:
         if not feed.subscribers:
             del self._feeds[sub.campaign_id]
 
-    def subscriber_count(self, campaign_id: int) -> int:
-        feed = self._feeds.get(campaign_id)
-        return len(feed.subscribers) if feed else 0
+    async def role_of(self, sub: Subscriber, seq: int | None) -> str | None:
+        """The subscriber's role in the campaign now, or None if they may no longer read it (removed, signed
+        out, token revoked). Checked before every delivery: for entry `seq` the hub asks the database once for
+        every subscriber of the campaign; `seq=None` (a quiet moment) asks for this subscriber alone."""
+        key = (sub.user_id, sub.credential)
+        feed = self._feeds.get(sub.campaign_id)
+        if seq is None or feed is None:
+            found = await run_in_threadpool(self._read_access, sub.campaign_id, [key])
+            return found.get(key)
+        async with feed.access_lock:
+            if feed.access_seq != seq or key not in feed.access:
+                keys = {(s.user_id, s.credential) for s in feed.subscribers} | {key}
+                feed.access = await run_in_threadpool(self._read_access, sub.campaign_id, list(keys))
+                feed.access_seq = seq
+            return feed.access.get(key)
+
+    def _read_access(self, campaign_id: int, keys: list[tuple[int, Credential | None]]) -> dict[
+            tuple[int, Credential | None], str | None]:
+        users = {user for user, _cred in keys}
+        sessions = {cred[1] for _user, cred in keys if cred and cred[0] == "session"}
+        tokens = {cred[1] for _user, cred in keys if cred and cred[0] == "token"}
+        with self._factory() as db:
+            roles = dict(db.execute(select(Membership.user_id, Membership.role).where(
+                Membership.campaign_id == campaign_id, Membership.user_id.in_(users))).tuples().all())
+            live: set[tuple[str, str, int]] = set()
+            if sessions:
+                live |= {("session", sid, uid) for sid, uid in db.execute(select(
+                    LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))).tuples().all()}
+            if tokens:
+                live |= {("token", digest, uid) for digest, uid in db.execute(select(
+                    ApiToken.token_hash, ApiToken.user_id).where(ApiToken.token_hash.in_(tokens),
+                                                                 ApiToken.revoked_at.is_(None))).tuples().all()}
+        return {(user, cred): roles.get(user) if cred is not None and (*cred, user) in live else None
+                for user, cred in keys}
 
     def dispatch(self, campaign_id: int, event: str, seq: int | None) -> None:
         """The broker's listener: runs on the event loop."""
