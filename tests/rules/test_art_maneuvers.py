@@ -84,6 +84,11 @@ def test_grapple_difficulty(options: dict[str, bool], expected: Level) -> None:
     assert maneuver_difficulty("grapple", strength=PR, agility=GD, alertness=IN, **options) == expected
 
 
+def test_grapple_by_surprise_ignores_dexterity() -> None:
+    """ch. 5, "Grappling": with surprise, the lowest of Strength, Agility and Alertness only."""
+    assert maneuver_difficulty("grapple", strength=GD, agility=GD, alertness=PS, dexterity=CT, surprise=True) == PS
+
+
 def test_grapple_options_net_shift_at_the_ends() -> None:
     """The net shift is applied, then kept within CT..EX: both options together change nothing."""
     assert maneuver_difficulty("grapple", strength=CT, agility=CT, both_hands=True, silent=True) == CT
