@@ -174,9 +174,9 @@ def test_dodge(result: Level, expected: Dodge) -> None:
     assert dodge(result) == expected
 
 
-def test_dodge_refuses_extreme() -> None:
-    with pytest.raises(ValueError):
-        dodge(EX)
+def test_dodge_extreme_counts_one_column_above_awesome() -> None:
+    """Ruling 5: Extreme (never rolled, not refused) counts one column above Awesome."""
+    assert dodge(EX) == Dodge(defense_bonus=8, defense_difficulty=0, fell=False, may_move=True)
 
 
 # --- Parrying (ruling 25) -----------------------------------------------------------------------
@@ -388,11 +388,17 @@ def test_aoe_bands_stay_within_the_track(
     assert hit.extra_damage in (0, 1) and hit.extra_targets in (0, 1)
 
 
-def test_aoe_attack_refuses_out_of_range_and_extreme_rolls() -> None:
+def test_aoe_attack_refuses_out_of_range() -> None:
     with pytest.raises(ArtRuleError):
         aoe_attack(GD, max_range=2, distance=3)
-    with pytest.raises(ValueError):
-        aoe_attack(EX, max_range=2, distance=1)
+    with pytest.raises(ArtRuleError):
+        aoe_attack(GD, max_range=2, distance=-1, foe=True)
+
+
+def test_aoe_attack_extreme_reads_the_awesome_row() -> None:
+    """Extreme is never rolled; like the movement table (ruling 18) it reads the Awesome row."""
+    assert aoe_attack(EX, max_range=2, distance=1) == aoe_attack(AW, max_range=2, distance=1)
+    assert aoe_attack(EX, max_range=2, distance=1, foe=True) == aoe_attack(AW, max_range=2, distance=1, foe=True)
 
 
 # --- lowest_fate, aoe_damage --------------------------------------------------------------------
@@ -407,11 +413,13 @@ def test_lowest_fate_keeps_given_order_on_ties() -> None:
     assert lowest_fate(fates, 9) == ("d", "b", "c", "a")
 
 
-def test_lowest_fate_refuses_duplicates_and_counts_below_one() -> None:
+def test_lowest_fate_refuses_duplicates_and_negative_counts() -> None:
     with pytest.raises(ArtRuleError):
         lowest_fate([("a", GD), ("a", PR)])
     with pytest.raises(ArtRuleError):
-        lowest_fate([("a", GD)], 0)
+        lowest_fate([("a", GD)], -1)
+    assert lowest_fate([("a", GD)], 0) == ()
+    assert lowest_fate([], 2) == ()
 
 
 @pytest.mark.parametrize(
@@ -430,6 +438,6 @@ def test_aoe_damage(damage: Level, extra: int, prone: bool, expected: Level) -> 
     assert aoe_damage(damage, extra=extra, prone=prone) == expected
 
 
-def test_aoe_damage_refuses_negative_extra() -> None:
-    with pytest.raises(ArtRuleError):
-        aoe_damage(PS, extra=-1)
+def test_aoe_damage_applies_any_net_shift() -> None:
+    assert aoe_damage(PS, extra=-1) == PR
+    assert aoe_damage(PR, extra=-9, prone=True) == CT

@@ -126,10 +126,10 @@ def test_negative_time_limit_is_refused() -> None:
     assert raised.value.field == "limit"
 
 
-def test_timed_action_refuses_an_extreme_roll() -> None:
-    """A roll lands Catastrophic..Awesome; Extreme is never rolled."""
-    with pytest.raises(ValueError):
-        timed_action(EX, PS)
+def test_timed_action_reads_an_extreme_result_as_above_awesome() -> None:
+    """Extreme is never rolled, but it is not refused (the contract names no such refusal): it counts
+    one column above Awesome (ruling 5), so it takes less than a phase, as Awesome does."""
+    assert timed_action(EX, PS) == TimedAction(phases=0, succeeded=True, again=True, aborted=False, spent=0)
 
 
 @given(results, levels, st.one_of(st.none(), st.integers(min_value=0, max_value=12)))

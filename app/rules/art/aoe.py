@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._inputs import rolled, unique_names
+from ._inputs import unique_names
 from .levels import ArtRuleError, Level, count
 
 AOE_MAX_RANGE_DIFFICULTY = Level.GD  # "The difficulty at the maximum range of your weapon is Good"
@@ -69,7 +69,7 @@ def aoe_attack(
     difficulty is the mirror, 10 columns minus aoe_difficulty() (Poor at maximum range, Extreme from
     6 bands under), and the Fate result F reads as the Attack result 9 - F.
     """
-    result = rolled("result", result)
+    result = min(Level(result), Level.AW)  # Extreme (a rating, never rolled) reads the Awesome row
     difficulty = aoe_difficulty(max_range, distance)
     if not foe:
         return _attack_column(result, difficulty, distance, autofire)
@@ -88,9 +88,9 @@ def lowest_fate(fates: Sequence[tuple[str, Level]], count: int = 1) -> tuple[str
     the given order, which the caller sets to the attacker's choice (ch. 5, "Area of Effect",
     "Fighting in a Grapple", "Fumbles", "Fumble Table"; ruling 23). Fewer characters: all of them."""
     unique_names("fates", [name for name, _ in fates])
-    if count < 1:
-        raise ArtRuleError("count", f"an attack hits at least one character, not {count}")
-    ranked = sorted(fates, key=lambda entry: rolled("fates", entry[1]))  # stable: ties keep order
+    if count < 0:
+        raise ArtRuleError("count", f"an attack hits 0 or more characters, not {count}")
+    ranked = sorted(fates, key=lambda entry: Level(entry[1]))  # stable: ties keep order
     return tuple(name for name, _ in ranked[:count])
 
 
@@ -98,7 +98,5 @@ def aoe_damage(damage: Level, *, extra: int = 0, prone: bool = False) -> Level:
     """The AOE damage one character takes: the weapon's AOE damage, `extra` columns more
     (AoeHit.extra_damage), one column less for a character who fell prone (ch. 5, "Area of Effect";
     ruling 28: Passable -> Poor). The net shift is applied, then kept within CT..EX."""
-    if extra < 0:
-        raise ArtRuleError("extra", f"extra damage is 0 or more columns, not {extra}")
     shifted = int(Level(damage)) + extra - int(prone)
     return Level(min(max(shifted, Level.CT), Level.EX))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._inputs import rolled
 from .damage import player_damage
 from .levels import ArtRuleError, Level, count
 
@@ -25,7 +24,7 @@ def defense_damage(defense: Level, attack: Level, *, rating: int = 0) -> Level |
     """
     if rating < 0:
         raise ArtRuleError("rating", f"a damage rating is +0 or more, not {rating}")
-    outcome = count(attack, rolled("defense", defense))
+    outcome = count(attack, Level(defense))
     if outcome > 0:
         return None
     return player_damage(-outcome, rating)
@@ -34,7 +33,7 @@ def defense_damage(defense: Level, attack: Level, *, rating: int = 0) -> Level |
 def foe_fumbles(defense: Level) -> bool:
     """A foe fumbles when its target rolls an Awesome Defense (ch. 5, "Foe Fumbles"; ruling 22: even
     when an Extreme Attack still does damage)."""
-    return rolled("defense", defense) is Level.AW
+    return Level(defense) >= Level.AW
 
 
 def attack_fumble(result: Level, *, ranged: bool) -> str | None:
@@ -44,7 +43,7 @@ def attack_fumble(result: Level, *, ranged: bool) -> str | None:
     stray shot). "stray": Pathetic with a ranged weapon: the adventurers in the target's band roll
     Fate (lowest_fate) and the lowest rolls Defense against Poor (defense_damage(roll, Level.PR)).
     """
-    result = rolled("result", result)
+    result = Level(result)
     if result is Level.CT:
         return "fumble"
     if result is Level.PT and ranged:
@@ -110,7 +109,7 @@ def dodge(result: Level) -> Dodge:
     Each success is +1 on Defense; Catastrophic falls down, ending the turn, with +1 difficulty on
     Defense; other failures do nothing.
     """
-    result = rolled("result", result)
+    result = Level(result)
     fell = result is Level.CT
     return Dodge(
         defense_bonus=max(count(DODGE_DIFFICULTY, result), 0),
@@ -157,6 +156,6 @@ class Parry:
 def parry(result: Level, damage: Level) -> Parry:
     """Dexterity against the attack's damage (ch. 5, "Parrying"; ruling 25: Extreme damage cannot be
     parried, ruling 4). Pathetic knocks the weapon or shield away; Catastrophic shatters it."""
-    result = rolled("result", result)
+    result = Level(result)
     lost = {Level.PT: "knocked_away", Level.CT: "shattered"}.get(result)
     return Parry(parried=count(damage, result) > 0, lost=lost)

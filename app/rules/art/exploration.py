@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._inputs import rolled
 from .levels import ArtRuleError, Level, count, phases
 
 # ch. 4, "Time Scale of Phases": scale -> what one phase represents (amount, unit), shortest first.
@@ -46,7 +45,7 @@ def timed_action(result: Level, difficulty: Level, *, limit: int | None = None) 
 
     An aborted action is neither a success nor a failure and keeps the character busy for the limit.
     """
-    result = rolled("result", result)
+    result = Level(result)
     if limit is not None and limit < 0:
         raise ArtRuleError("limit", f"a time limit is 0 phases or more, not {limit}")
     taken = phases(result, difficulty)
@@ -56,7 +55,7 @@ def timed_action(result: Level, difficulty: Level, *, limit: int | None = None) 
     return TimedAction(
         phases=taken,
         succeeded=succeeded,
-        again=succeeded and result is Level.AW,
+        again=succeeded and result >= Level.AW,
         aborted=False,
         spent=taken,
     )
@@ -143,7 +142,7 @@ class Shadow:
 def shadow(result: Level, difficulty: Level) -> Shadow:
     """The roll to follow unnoticed, against the target's Alertness (ch. 4, "Shadowing"): one phase
     per success; one failure loses the target; two or more and the target spots you."""
-    outcome = count(difficulty, rolled("result", result))
+    outcome = count(difficulty, Level(result))
     if outcome > 0:
         return Shadow(outcome="following", phases=outcome)
     return Shadow(outcome="lost" if outcome == -1 else "spotted", phases=0)

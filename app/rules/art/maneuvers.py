@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._inputs import rolled
 from .levels import ArtRuleError, Level, count
 
 # The opponent's levels each maneuver reads, and the options it takes (ch. 5, "Combat Options",
@@ -111,7 +110,7 @@ def knock_down(result: Level, difficulty: Level, *, agility: int) -> str:
     "you_down" when the failures reach your Agility (the attribute number); otherwise "none"."""
     if agility < 1:
         raise ArtRuleError("agility", f"Agility is an attribute of 1 or more, not {agility}")
-    outcome = count(difficulty, rolled("result", result))
+    outcome = count(difficulty, Level(result))
     if outcome > 0:
         return "foe_down"
     return "you_down" if -outcome >= agility else "none"
@@ -128,7 +127,7 @@ class Disarm:
 def disarm(result: Level, difficulty: Level, *, ranged: bool = False) -> Disarm:
     """An Attack roll to disarm (ch. 5, "Disarm"): success knocks the opponent's weapon five feet
     away; a Catastrophic roll with a melee weapon knocks your own weapon away."""
-    result = rolled("result", result)
+    result = Level(result)
     return Disarm(disarmed=count(difficulty, result) > 0, own_weapon_away=result is Level.CT and not ranged)
 
 
@@ -145,7 +144,7 @@ class Grapple:
 def grapple(result: Level, difficulty: Level) -> Grapple:
     """An Agility roll to grapple (ch. 5, "Grappling"): the successes are a bonus on all actions in
     the grapple; each failure is -1 on your Defense against the foe's free attack."""
-    outcome = count(difficulty, rolled("result", result))
+    outcome = count(difficulty, Level(result))
     if outcome > 0:
         return Grapple(held=True, bonus=outcome, defense_modifier=0)
     return Grapple(held=False, bonus=0, defense_modifier=outcome)
@@ -156,10 +155,10 @@ PROTECT_AT = Level.PS  # ch. 5, "Protecting": "If you roll Passable or better"
 
 def protect(result: Level) -> bool:
     """An Agility roll to jump in front of a companion (ch. 5, "Protecting")."""
-    return rolled("result", result) >= PROTECT_AT
+    return Level(result) >= PROTECT_AT
 
 
 def sees_through(result: Level, foe_intelligence: Level, foe_alertness: Level) -> bool:
     """Whether a foe sees through your playing dead: its Intelligence or Alertness is greater than
     your Cunning roll (ch. 5, "Playing Dead")."""
-    return max(Level(foe_intelligence), Level(foe_alertness)) > rolled("result", result)
+    return max(Level(foe_intelligence), Level(foe_alertness)) > Level(result)

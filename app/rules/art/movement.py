@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._inputs import rolled
 from .levels import ArtRuleError, Level, compound_results, count
 
 
@@ -117,9 +116,9 @@ def sneak(result: Level, difficulty: Level) -> Sneak:
     `difficulty` is the foes' Alertness added (ch. 3, "Adding Difficulties": add_difficulties()).
     An Awesome roll is a free action only if it succeeds: against Extreme it still fails (ruling 4).
     """
-    result = rolled("result", result)
+    result = Level(result)
     succeeded = count(difficulty, result) > 0
-    return Sneak(spotted=not succeeded, free_action=succeeded and result is Level.AW)
+    return Sneak(spotted=not succeeded, free_action=succeeded and result >= Level.AW)
 
 
 def stop_foe(results: Sequence[Level], foe_agility: Level) -> bool:
@@ -129,7 +128,7 @@ def stop_foe(results: Sequence[Level], foe_agility: Level) -> bool:
     Catastrophic roll among them ends it in disaster, else their results are compounded (capped at
     Awesome, ruling 8) and compared with the foe's Agility.
     """
-    rolls = [rolled("results", level) for level in results]
+    rolls = [Level(level) for level in results]
     if not rolls:
         raise ArtRuleError("results", "someone must roll to stop the foe")
     if len(rolls) > 1 and Level.CT in rolls:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ._inputs import rolled, unique_names
+from ._inputs import unique_names
 from .levels import ArtRuleError, Level, count
 
 BONUS_ROUND = Level.SP  # "Awesome or Super initiative receive a bonus round" (Extreme too, ruling 13)
@@ -37,7 +37,7 @@ def initiative_order(players: Sequence[tuple[str, Level]], foes: Sequence[tuple[
     Highest first; on the same level players before foes.
     """
     unique_names("names", [name for name, _ in (*players, *foes)])
-    entries = [(name, rolled("players", level), 0) for name, level in players]
+    entries = [(name, Level(level), 0) for name, level in players]
     entries += [(name, Level(level), 1) for name, level in foes]
     # sorted() is stable, so tied players and tied foes keep the order they were given in
     ranked = sorted(entries, key=lambda entry: (-entry[1], entry[2]))
@@ -73,8 +73,8 @@ def simplified_initiative(players: Sequence[tuple[str, Level]], foes: Level) -> 
     """
     names = unique_names("players", [name for name, _ in players])
     if not names:
-        raise ArtRuleError("players", "simplified initiative needs at least one player")
-    rolls = [rolled("players", level) for _, level in players]
+        return (None,)  # "the players all roll lower" holds vacuously: the foes alone act
+    rolls = [Level(level) for _, level in players]
     start = rolls.index(max(rolls))
     seats: list[str | None] = list(names[start:])
     if max(rolls) < Level(foes):
@@ -135,7 +135,7 @@ class FreeAttempt:
 def free_action_attempt(result: Level) -> FreeAttempt:
     """The Inferior roll to do an automatically successful action as a free action (ch. 5,
     "Automatically Successful Actions", "Standing Up", "Drawing a Weapon")."""
-    result = rolled("result", result)
+    result = Level(result)
     if count(FREE_ACTION_DIFFICULTY, result) > 0:
         return FreeAttempt(done=True, turn_ends=False)
     return FreeAttempt(done=result is Level.FB, turn_ends=True)
