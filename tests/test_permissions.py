@@ -52,6 +52,8 @@ ROUTES = [
     Route("POST", "/campaigns", "signed_in", {"name": "Another"}),
     Route("GET", "/campaigns/{campaign_id}", "member"),
     Route("GET", "/campaigns/{campaign_id}/log?before=4", "member"),
+    Route("GET", "/campaigns/{campaign_id}/export.json", "member"),
+    Route("GET", "/campaigns/{campaign_id}/verify", "member"),
     Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/odds?expression=2d6", "member"),
     Route("POST", "/campaigns/{campaign_id}/roll", "member", {"expression": "1d6"}),

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from app.i18n import _
 from app.campaigns.routes import table_context
@@ -68,6 +68,22 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 @router.get("/campaigns/{campaign_id}/log")
 def earlier(request: Request, db: DB, acc: MemberAccess, before: int) -> Response:
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **rolllog.page(db, acc, before)})
+
+
+@router.get("/campaigns/{campaign_id}/export.json")
+def export(db: DB, acc: MemberAccess) -> Response:
+    """The viewer's export (what they may see, hashes for all, the head), downloaded with the browser session."""
+    data = rolllog.export(db, acc)
+    name = f"fateboard-campaign-{acc.campaign.id}-log-{data['head']['seq']}.json"
+    return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                       "Cache-Control": "no-store"})
+
+
+@router.get("/campaigns/{campaign_id}/verify")
+def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
+    """The server's check of the whole chain against the head, as a fragment for the campaign page."""
+    result = rolllog.verify(db, acc)
+    return render(request, "rolls/verify.html", {"result": result, "campaign": acc.campaign})
 
 
 @router.get("/campaigns/{campaign_id}/prompts")
