@@ -214,7 +214,8 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
     with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
-                                 str(port), "--timeout-graceful-shutdown", "1", "--log-level", "warning"],
+                                 str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1", "--log-level",
+                                 "warning"],
                                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
