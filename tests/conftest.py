@@ -56,8 +56,10 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
+    # Many tests sign up more than the 10 accounts an address may make per hour; tests/accounts/test_throttle.py
+    # checks that limit with its default.
     return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5)
+                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000)
 
 
 @pytest.fixture
@@ -206,7 +208,8 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
 
     port = _free_port()
     env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "test-secret",
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", **(extra_env or {})}
+           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
+           **(extra_env or {})}
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
                    capture_output=True)
