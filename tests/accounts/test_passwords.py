@@ -143,6 +143,11 @@ def test_a_busy_server_answers_503_and_counts_no_failure(client: TestClient) -> 
             assert r.status_code == 503 and r.headers["retry-after"] == "2" and "busy" in r.json()["detail"]
         r = client.post("/api/users", json={"username": "bert", "password": "correct horse"})
         assert r.status_code == 503
+        browser = TestClient(client.app)
+        r = browser.post("/signin", data={"username": "anna", "password": "correct horse",
+                                          "csrf_token": csrf_of(browser, "/signin")}, headers={"HX-Request": "true"})
+        assert r.status_code == 503 and "busy checking passwords" in r.text and 'id="signin-form"' in r.text
+        assert 'code": "503", "swap": true' in browser.get("/signin").text  # HTMX shows it (base.html)
         release.set()
     assert client.post("/api/tokens", json={"username": "anna", "password": "wrong horse"}).status_code == 422
     assert client.post("/api/tokens", json={"username": "anna", "password": "correct horse"}).status_code == 201
