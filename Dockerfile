@@ -6,4 +6,4 @@ COPY . .
 RUN pip install --no-cache-dir -e '.[postgres,redis]'
 EXPOSE 8000
 # Migrations run on start; then one uvicorn worker per container (scale out with more containers + Redis).
-CMD ["sh", "-c", "alembic upgrade head && uvicorn app.asgi:app --host 0.0.0.0 --port 8000 --proxy-headers --timeout-graceful-shutdown 3"]
+CMD ["sh", "-c", "alembic upgrade head && uvicorn app.asgi:app --host 0.0.0.0 --port 8000 --no-proxy-headers --timeout-graceful-shutdown 3"]

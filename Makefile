@@ -31,7 +31,7 @@ seed: migrate
 
 run: seed
 	@echo "Serving on http://$(HOST):$(PORT)"
-	$(BIN)/uvicorn app.asgi:app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown 3
+	$(BIN)/uvicorn app.asgi:app --host $(HOST) --port $(PORT) --no-proxy-headers --timeout-graceful-shutdown 3
 
 test: dev
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

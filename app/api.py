@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
-from app.deps import DB, ApiAccess, ApiUser, Publisher, api_user
-from app.errors import BadRequest, TooManyRequests
+from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
+from app.security import client_address
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.present import entry_json, viewer_view
@@ -81,22 +81,18 @@ def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
 
 
 @router.post("/users", status_code=201, tags=["accounts"])
-def create_user(body: Credentials, db: DB) -> dict[str, Any]:
-    user = accounts.create_user(db, body.username, body.password)
+def create_user(body: Credentials, request: Request, db: DB, throttle: Throttle, gate: Gate) -> dict[str, Any]:
+    """Sign up. 422 names the field (`password`: at least 8 characters, not a common password, not containing
+    the username); 429 after too many sign-ups from one address; 503 when the server is busy hashing."""
+    user = accounts.register(db, throttle, gate, body.username, body.password, address=client_address(request))
     db.commit()
     return {"id": user.id, "username": user.username}
 
 
 @router.post("/tokens", status_code=201, tags=["accounts"])
-def create_token(body: Credentials, request: Request, db: DB) -> dict[str, Any]:
-    settings = request.app.state.settings
-    client = request.client.host if request.client else "unknown"
-    try:
-        user = accounts.authenticate(db, body.username, body.password, client=client,
-                                     max_failures=settings.signin_max_failures, window=settings.signin_window_seconds)
-    except (BadRequest, TooManyRequests):
-        db.commit()  # keep the failure count for the throttle
-        raise
+def create_token(body: Credentials, request: Request, db: DB, throttle: Throttle, gate: Gate) -> dict[str, Any]:
+    """A token for a username and password. 429 with Retry-After after too many failures (docs/LIMITS.md)."""
+    user = accounts.authenticate(db, throttle, gate, body.username, body.password, address=client_address(request))
     row, token = accounts.create_token(db, user, body.token_name)
     db.commit()
     return {"token": token, "id": row.id, "name": row.name}

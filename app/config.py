@@ -21,9 +21,19 @@ class Settings(BaseSettings):
     broker: str = Field(default="memory", pattern="^(memory|redis)$")
     redis_url: str = "redis://127.0.0.1:6379/0"
     base_url: str = ""
-    # Failed sign-ins per account (and per client address) inside the window before HTTP 429.
-    signin_max_failures: int = 5
-    signin_window_seconds: int = 15 * 60
+    # The sign-in throttle (docs/LIMITS.md): failures per account from one address inside the window
+    # before HTTP 429; an address may fail 4x that over all accounts, an account 20x that from all addresses.
+    signin_max_failures: int = Field(default=5, ge=1)
+    signin_window_seconds: int = Field(default=15 * 60, ge=1)
+    # New accounts per client address per hour.
+    signup_max_per_hour: int = Field(default=10, ge=1)
+    # Comma-separated IPs or networks of reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are
+    # believed. Empty: the socket's peer is the client (run uvicorn with --no-proxy-headers).
+    trusted_proxies: str = ""
+    # argon2 needs 64 MiB per hash: at most this many at once, and a bounded queue in front of them.
+    argon2_concurrency: int = Field(default=2, ge=1)
+    argon2_max_waiting: int = Field(default=16, ge=0)
+    argon2_max_wait_seconds: float = Field(default=5.0, gt=0)
     log_page_size: int = 50
     sse_keepalive_seconds: float = 15.0
     default_locale: str = "en"

@@ -10,7 +10,9 @@ from sqlalchemy.orm import Session
 
 from app.i18n import _
 from app.accounts.models import User
+from app.accounts.passwords import Argon2Gate
 from app.accounts.service import user_for_session, user_for_token
+from app.accounts.throttle import Throttle as SigninThrottle
 from app.campaigns.service import Access, access
 from app.errors import NotSignedIn
 from app.live.hub import LiveHub
@@ -72,5 +74,15 @@ async def get_hub(request: Request) -> LiveHub:
     return request.app.state.hub
 
 
+async def get_throttle(request: Request) -> SigninThrottle:
+    return request.app.state.throttle
+
+
+async def get_gate(request: Request) -> Argon2Gate:
+    return request.app.state.argon2_gate
+
+
 Publisher = Annotated[Publish, Depends(get_publish)]
+Throttle = Annotated[SigninThrottle, Depends(get_throttle)]
+Gate = Annotated[Argon2Gate, Depends(get_gate)]
 Hub = Annotated[LiveHub, Depends(get_hub)]

@@ -32,9 +32,17 @@ class Conflict(FateboardError):
     status_code = 409
 
 
-class TooManyRequests(FateboardError):
+class RetryLater(FateboardError):
+    """Refused for now; the response carries Retry-After (seconds)."""
+
+    def __init__(self, message: str, *, retry_after: int, field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.retry_after = retry_after
+
+
+class TooManyRequests(RetryLater):
     status_code = 429
 
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
+
+class ServiceBusy(RetryLater):
+    status_code = 503

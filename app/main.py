@@ -6,6 +6,7 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -16,6 +17,8 @@ from starlette.responses import Response
 
 from app import api, docs_page
 from app.accounts import routes as account_routes
+from app.accounts.passwords import Argon2Gate
+from app.accounts.throttle import Throttle
 from app.campaigns import routes as campaign_routes
 from app.characters import routes as character_routes
 from app.encounters import routes as encounter_routes
@@ -27,7 +30,8 @@ from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.rolls import routes as roll_routes
-from app.security import CSRFMiddleware, SecurityHeadersMiddleware, SessionCookieMiddleware
+from app.security import (CSRFMiddleware, ProxyHeadersMiddleware, SecurityHeadersMiddleware,
+                          SessionCookieMiddleware, parse_networks)
 from app.web import STATIC, redirect, render
 
 
@@ -64,12 +68,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = factory
     app.state.broker = broker
     app.state.hub = hub
+    app.state.throttle = Throttle(factory, max_failures=settings.signin_max_failures,
+                                  window_seconds=settings.signin_window_seconds,
+                                  signups_per_hour=settings.signup_max_per_hour)
+    app.state.argon2_gate = Argon2Gate(settings.argon2_concurrency, max_waiting=settings.argon2_max_waiting,
+                                       max_wait=settings.argon2_max_wait_seconds)
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
                        max_age=settings.session_max_age, secure=settings.cookie_secure)
     app.add_middleware(SecurityHeadersMiddleware)
+    # Outermost: everything inside sees the client's real address and scheme.
+    app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for module in (account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, live_routes, api,
@@ -93,7 +104,7 @@ def install_error_handlers(app: FastAPI) -> None:
                 body["field"] = exc.field
             return JSONResponse(body, status_code=exc.status_code, headers=headers)
         if isinstance(exc, NotSignedIn):
-            return redirect(request, f"/signin?next={request.url.path}")
+            return redirect(request, "/signin?next=" + quote(request.url.path, safe="/"))
         return render(request, "error.html", {"message": exc.message, "status": exc.status_code},
                       block="message" if request.headers.get("hx-request") else None,
                       status_code=exc.status_code, headers=headers)

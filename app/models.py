@@ -1,6 +1,6 @@
 """Every model, imported in one place so Alembic and create_all see the whole schema."""
 
-from app.accounts.models import ApiToken, LoginSession, SigninFailure, User
+from app.accounts.models import ApiToken, AuthCounter, LoginSession, User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
@@ -8,6 +8,6 @@ from app.encounters.models import Encounter
 from app.rolls.models import LogEntry, RollPrompt
 
 __all__ = [
-    "ApiToken", "Base", "Campaign", "Character", "Encounter", "GameSession", "Invite", "LogEntry",
-    "LoginSession", "Membership", "RollPrompt", "SigninFailure", "User",
+    "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "Encounter", "GameSession", "Invite", "LogEntry",
+    "LoginSession", "Membership", "RollPrompt", "User",
 ]

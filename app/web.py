@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from jinja2_fragments import render_block
@@ -77,8 +78,32 @@ def render_text(template: str, block: str | None = None, **context: Any) -> str:
     return render_block(ENV, template, block, context)
 
 
+# What RedirectResponse leaves unescaped; everything else (spaces, non-ASCII, quotes) is percent-encoded, so
+# the HX-Redirect header and the Location header carry the same ASCII string.
+_URL_SAFE = ":/%#?=@[]!$&'()*+,;~"
+
+
+def same_origin_path(url: str | None, fallback: str = "/") -> str:
+    """The one check for every redirect target that came from a request (`next`, a path): a path on this
+    site, or `fallback`. Allowed: starts with exactly one "/" — not "//" or "/\\" (browsers read both as
+    another host), no backslash anywhere, no control character (browsers drop tab and newline, so "/<tab>/evil"
+    becomes "//evil"; CR/LF would split the header), and no scheme or host once parsed. Returned percent-
+    encoded, ready for a header."""
+    if not url or not url.startswith("/") or url.startswith("//") or "\\" in url:
+        return fallback
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in url):
+        return fallback
+    encoded = quote(url, safe=_URL_SAFE)
+    parts = urlsplit(encoded)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/") or parts.path.startswith("//"):
+        return fallback
+    return encoded
+
+
 def redirect(request: Request, url: str) -> Response:
-    """After a form post: a 303 for plain browsers, HX-Redirect for HTMX (so it swaps the whole page)."""
+    """After a form post: a 303 for plain browsers, HX-Redirect for HTMX (so it swaps the whole page).
+    Every target goes through same_origin_path, so no redirect of ours leaves the site."""
+    url = same_origin_path(url)
     if HTMX.of(request).request:
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)

@@ -89,13 +89,16 @@ def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepaliv
     port = free_port()
     env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "bench-secret",
            "FATEBOARD_SECRET_KEY_FILE": str(workdir / "secret_key"),
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive), **(extra_env or {})}
+           "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive),
+           "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",  # every bench user signs up from 127.0.0.1
+           **(extra_env or {})}
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
                    capture_output=True, timeout=120)
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
     cmd = [*shlex.split(wrapper), sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", HOST, "--port",
-           str(port), "--timeout-graceful-shutdown", "2", "--log-level", "warning", "--no-access-log"]
+           str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "2", "--log-level", "warning",
+           "--no-access-log"]
     if workers > 1:
         cmd += ["--workers", str(workers)]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)

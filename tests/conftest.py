@@ -56,8 +56,10 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
+    # Many tests sign up more than the 10 accounts an address may make per hour; tests/accounts/test_throttle.py
+    # checks that limit with its default.
     return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5)
+                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000)
 
 
 @pytest.fixture
@@ -206,7 +208,8 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
 
     port = _free_port()
     env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "test-secret",
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", **(extra_env or {})}
+           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
+           **(extra_env or {})}
     root = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
                    capture_output=True)
@@ -214,7 +217,8 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
     with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
-                                 str(port), "--timeout-graceful-shutdown", "1", "--log-level", "warning"],
+                                 str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1", "--log-level",
+                                 "warning"],
                                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20

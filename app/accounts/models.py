@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Index, String
+from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
@@ -45,12 +45,13 @@ class ApiToken(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
-class SigninFailure(Base):
-    """One failed sign-in, kept for the throttle window (per account key and per client address)."""
+class AuthCounter(Base):
+    """One throttle counter (app/accounts/throttle.py): a key such as "signin:pair:anna|127.0.0.1", how many
+    attempts it has had since its window opened, and when the window closes. Bumped by one atomic
+    INSERT … ON CONFLICT DO UPDATE … RETURNING, so concurrent requests in any process count exactly."""
 
-    __tablename__ = "signin_failures"
-    __table_args__ = (Index("ix_signin_failures_key_at", "key", "failed_at"),)
+    __tablename__ = "auth_counters"
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    key: Mapped[str] = mapped_column(String(120))
-    failed_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    key: Mapped[str] = mapped_column(String(160), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), index=True)

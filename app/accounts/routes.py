@@ -10,74 +10,66 @@ from starlette.responses import Response
 from app import i18n
 from app.i18n import _
 from app.accounts import service
-from app.deps import DB, CurrentUser, MaybeUser
-from app.errors import BadRequest, TooManyRequests
-from app.security import new_session_data, set_session
-from app.web import redirect, render
+from app.deps import DB, CurrentUser, Gate, MaybeUser, Throttle
+from app.errors import BadRequest, RetryLater
+from app.security import client_address, new_session_data, set_session
+from app.web import HTMX, redirect, render, same_origin_path
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
-def _safe_next(url: str | None) -> str:
-    return url if url and url.startswith("/") and not url.startswith("//") else "/"
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+def _form_error(request: Request, template: str, exc: BadRequest | RetryLater, next: str, username: str) -> Response:
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RetryLater) else None
+    return render(request, template, {"next": same_origin_path(next), "form": {"username": username},
+                  "errors": {exc.field or "form": exc.message}}, block="form" if HTMX.of(request).request else None,
+                  status_code=exc.status_code, headers=headers)
 
 
 @router.get("/signin")
 def signin_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
     if user is not None:
-        return redirect(request, _safe_next(next))
-    return render(request, "accounts/signin.html", {"next": _safe_next(next), "errors": {}, "form": {}})
+        return redirect(request, next)
+    return render(request, "accounts/signin.html", {"next": same_origin_path(next), "errors": {}, "form": {}})
 
 
 @router.post("/signin")
-def signin(request: Request, db: DB, user: MaybeUser, username: Annotated[str, Form()] = "",
-           password: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:
-    settings = request.app.state.settings
+def signin(request: Request, db: DB, user: MaybeUser, throttle: Throttle, gate: Gate,
+           username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
+           next: Annotated[str, Form()] = "/") -> Response:
     try:
-        account = service.authenticate(db, username, password, client=_client(request),
-                                       max_failures=settings.signin_max_failures, window=settings.signin_window_seconds)
-    except (BadRequest, TooManyRequests) as exc:
-        db.commit()  # keep the failure count
-        status = exc.status_code
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyRequests) else None
-        return render(request, "accounts/signin.html", {"next": _safe_next(next), "form": {"username": username},
-                      "errors": {exc.field or "form": exc.message}}, block="form" if request.headers.get("hx-request") else None,
-                      status_code=status, headers=headers)
+        account = service.authenticate(db, throttle, gate, username, password, address=client_address(request))
+    except (BadRequest, RetryLater) as exc:
+        db.rollback()
+        return _form_error(request, "accounts/signin.html", exc, next, username)
     old = request.scope["fb_session"].get("sid")
     if old:
         service.end_login_session(db, old)
     sid = service.start_login_session(db, account)
     db.commit()
     set_session(request.scope, new_session_data(sid, account.locale))
-    return redirect(request, _safe_next(next))
+    return redirect(request, next)
 
 
 @router.get("/signup")
 def signup_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
-    return render(request, "accounts/signup.html", {"next": _safe_next(next), "errors": {}, "form": {}})
+    return render(request, "accounts/signup.html", {"next": same_origin_path(next), "errors": {}, "form": {}})
 
 
 @router.post("/signup")
-def signup(request: Request, db: DB, user: MaybeUser, username: Annotated[str, Form()] = "",
-           password: Annotated[str, Form()] = "", password2: Annotated[str, Form()] = "",
-           next: Annotated[str, Form()] = "/") -> Response:
+def signup(request: Request, db: DB, user: MaybeUser, throttle: Throttle, gate: Gate,
+           username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
+           password2: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:
     try:
         if password != password2:
             raise BadRequest(_("The two passwords differ."), field="password2")
-        account = service.create_user(db, username, password)
-    except BadRequest as exc:
+        account = service.register(db, throttle, gate, username, password, address=client_address(request))
+    except (BadRequest, RetryLater) as exc:
         db.rollback()
-        return render(request, "accounts/signup.html", {"next": _safe_next(next), "form": {"username": username},
-                      "errors": {exc.field or "form": exc.message}},
-                      block="form" if request.headers.get("hx-request") else None, status_code=422)
+        return _form_error(request, "accounts/signup.html", exc, next, username)
     sid = service.start_login_session(db, account)
     db.commit()
     set_session(request.scope, new_session_data(sid))
-    return redirect(request, _safe_next(next))
+    return redirect(request, next)
 
 
 @router.post("/signout")

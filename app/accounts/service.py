@@ -1,24 +1,25 @@
-"""Accounts: sign-up, sign-in with a throttle, login sessions, personal API tokens."""
+"""Accounts: sign-up, sign-in with a throttle (throttle.py), login sessions, personal API tokens."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import secrets
-from datetime import timedelta
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.i18n import _, ngettext
-from app.accounts.models import ApiToken, LoginSession, SigninFailure, User
-from app.errors import BadRequest, NotFound, TooManyRequests
+from app.i18n import _
+from app.accounts.models import ApiToken, LoginSession, User
+from app.accounts.passwords import MAX_PASSWORD, Argon2Gate, check_new_password
+from app.accounts.throttle import Throttle
+from app.errors import BadRequest, NotFound
 from app.types import utcnow
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
-MIN_PASSWORD = 8
 TOKEN_PREFIX = "fb_"
 
 def make_password_hasher() -> PasswordHash:
@@ -35,52 +36,71 @@ def username_key(username: str) -> str:
     return username.strip().lower()
 
 
-def create_user(db: Session, username: str, password: str) -> User:
+def check_new_account(db: Session, username: str, password: str) -> str:
+    """The username (stripped) if it is well-formed and free and the password follows the rule; else
+    BadRequest naming the field."""
     username = username.strip()
     if not USERNAME_RE.match(username):
         raise BadRequest(_("Use 3–40 letters, digits, dots, dashes or underscores."), field="username")
-    if len(password) < MIN_PASSWORD:
-        raise BadRequest(_("Use at least {min_password} characters.").format(min_password=MIN_PASSWORD), field="password")
-    if len(password) > 1024:
-        raise BadRequest(_("That password is too long (1024 characters at most)."), field="password")
-    key = username_key(username)
-    if db.scalar(select(User.id).where(User.username_key == key)) is not None:
+    check_new_password(password, username)
+    if db.scalar(select(User.id).where(User.username_key == username_key(username))) is not None:
         raise BadRequest(_("That username is taken."), field="username")
-    user = User(username=username, username_key=key, password_hash=password_hasher.hash(password))
+    return username
+
+
+def _add_user(db: Session, username: str, password_hash: str) -> User:
+    user = User(username=username, username_key=username_key(username), password_hash=password_hash)
     db.add(user)
-    db.flush()
+    try:
+        db.flush()
+    except IntegrityError as exc:  # taken meanwhile by a concurrent sign-up
+        db.rollback()
+        raise BadRequest(_("That username is taken."), field="username") from exc
     return user
 
 
-def _check_throttle(db: Session, keys: list[tuple[str, int]], window: int) -> None:
-    since = utcnow() - timedelta(seconds=window)
-    for key, limit in keys:
-        failures = db.scalars(
-            select(SigninFailure.failed_at).where(SigninFailure.key == key, SigninFailure.failed_at >= since)
-            .order_by(SigninFailure.failed_at)
-        ).all()
-        if len(failures) >= limit:
-            retry = int((failures[-limit] + timedelta(seconds=window) - utcnow()).total_seconds()) + 1
-            minutes = max(1, (retry + 59) // 60)
-            raise TooManyRequests(
-                ngettext("Too many failed sign-ins. Wait {n} minute and try again.",
-                         "Too many failed sign-ins. Wait {n} minutes and try again.", minutes).format(n=minutes),
-                retry_after=max(1, retry),
-            )
+def create_user(db: Session, username: str, password: str) -> User:
+    """A user, flushed (for the demo and service-level code: no throttle, no gate)."""
+    username = check_new_account(db, username, password)
+    return _add_user(db, username, password_hasher.hash(password))
 
 
-def authenticate(db: Session, username: str, password: str, *, client: str, max_failures: int, window: int) -> User:
-    """Check a password. Repeated failures for one account (or from one address) raise TooManyRequests."""
+def register(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *,
+             address: str) -> User:
+    """A sign-up from the web or the API: checked, then counted against the address's hourly sign-ups (so
+    a typo costs nothing), then hashed through the gate. Committed, and the address is known to the account
+    (app/accounts/throttle.py)."""
+    username = check_new_account(db, username, password)
+    throttle.begin_signup(address)
+    try:
+        user = _add_user(db, username, gate.run(lambda: password_hasher.hash(password)))
+        db.commit()
+    except Exception:
+        db.rollback()
+        throttle.cancel_signup(address)
+        raise
+    throttle.remember(user.username_key, address)  # after the commit: SQLite has one writer at a time
+    return user
+
+
+def authenticate(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *,
+                 address: str) -> User:
+    """Check a password under the throttle (app/accounts/throttle.py): TooManyRequests before the check
+    when this account, address or pair has failed too often; ServiceBusy when the gate is full."""
     key = username_key(username)
-    keys = [(f"user:{key}", max_failures), (f"addr:{client}", max_failures * 4)]
-    _check_throttle(db, keys, window)
-    user = db.scalar(select(User).where(User.username_key == key))
-    valid = password_hasher.verify(password, user.password_hash if user else _DUMMY_HASH)
+    if not USERNAME_RE.match(key) or len(password) > MAX_PASSWORD:
+        raise BadRequest(_("Wrong username or password."), field="password")  # no such account can exist
+    throttle.begin_signin(key, address)
+    try:
+        user = db.scalar(select(User).where(User.username_key == key))
+        digest = user.password_hash if user else _DUMMY_HASH  # unknown names cost the same time
+        valid = gate.run(lambda: password_hasher.verify(password, digest))
+    except Exception:
+        throttle.cancel_signin(key, address)
+        raise
     if user is None or not valid:
-        now = utcnow()
-        db.add_all([SigninFailure(key=k, failed_at=now) for k, _ in keys])
-        db.execute(delete(SigninFailure).where(SigninFailure.failed_at < now - timedelta(seconds=window)))
         raise BadRequest(_("Wrong username or password."), field="password")
+    throttle.signin_succeeded(key, address)
     return user
 
 
