@@ -71,7 +71,7 @@ def _check_throttle(db: Session, keys: list[tuple[str, int]], window: int) -> No
 
 def authenticate(db: Session, username: str, password: str, *, client: str, max_failures: int, window: int) -> User:
     """Check a password. Repeated failures for one account (or from one address) raise TooManyRequests."""
-    key = username_key(username)
+    key = username_key(username)[:100]  # the throttle's key column holds 120 characters; no username is longer
     keys = [(f"user:{key}", max_failures), (f"addr:{client}", max_failures * 4)]
     _check_throttle(db, keys, window)
     user = db.scalar(select(User).where(User.username_key == key))
