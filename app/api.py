@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from app.accounts import service as accounts
@@ -46,10 +46,29 @@ def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": _ERROR_WORDS[code]} for code in codes}
 
 
-class EventStreamResponse(StreamingResponse):
-    """Documents a route that answers with Server-Sent Events."""
+def stream_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The same for a route whose success is not JSON (FastAPI would file a `model` under the route's own
+    media type): errors are JSON all the same. ErrorBody is in the components, every other route uses it."""
+    schema = {"$ref": "#/components/schemas/ErrorBody"}
+    return {code: {"description": _ERROR_WORDS[code], "content": {"application/json": {"schema": schema}}}
+            for code in codes}
 
-    media_type = "text/event-stream"
+
+# One Server-Sent Event, as OpenAPI 3.2's `itemSchema` describes the items of a stream (FastAPI's own shape).
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "event": {"type": "string", "enum": ["entry", "prompts", "encounter"]},
+                   "data": {"type": "string"}, "retry": {"type": "integer", "minimum": 0}},
+}
+
+
+def event_stream_responses() -> dict[int | str, dict[str, Any]]:
+    """The live routes' `responses`: events on success (the routes' response class has no media type, so
+    this is the only content documented), JSON errors otherwise."""
+    return {200: {"description": "Server-Sent Events: `entry` (id = seq, data = the entry as JSON), `prompts`, "
+                                 "`encounter` (data = its id).",
+                  "content": {"text/event-stream": {"itemSchema": SSE_EVENT}}},
+            **stream_errors(401, 404, 422)}
 
 
 class StrictBody(BaseModel):

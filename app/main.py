@@ -77,8 +77,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, api, docs_page):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.
-    app.include_router(live_routes.router, default_response_class=api.EventStreamResponse,
-                       responses=api.errors(401, 404, 422))
+    app.include_router(live_routes.router, default_response_class=Response, responses=api.event_stream_responses())
     install_error_handlers(app)
     return app
 
@@ -121,9 +120,10 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        message = {404: _("There is nothing here."), 405: _("That method is not allowed here.")}.get(
-            exc.status_code, str(exc.detail))
+        # 400: FastAPI could not read the body (not UTF-8, not JSON) — invalid input, a 422 like the rest.
+        status = 422 if exc.status_code == 400 else exc.status_code
+        message = {400: _("The request body could not be read: send UTF-8 JSON."), 404: _("There is nothing here."),
+                   405: _("That method is not allowed here.")}.get(exc.status_code, str(exc.detail))
         if _wants_json(request):
-            return JSONResponse({"detail": message}, status_code=exc.status_code)
-        return render(request, "error.html", {"message": message, "status": exc.status_code},
-                      status_code=exc.status_code)
+            return JSONResponse({"detail": message}, status_code=status)
+        return render(request, "error.html", {"message": message, "status": status}, status_code=status)
