@@ -75,7 +75,10 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
             raise BadRequest(i18n.gettext("{name}: this field cannot be changed here.").format(name=name), field=where)
         text = str(raw).strip()
         if kind == "int":
-            value = parse_int(text, where, low=MIN_INT, high=MAX_INT, signed=True)
+            try:
+                value = parse_int(text, where, low=MIN_INT, high=MAX_INT, signed=True)
+            except BadRequest:
+                value = None
             if value is None:
                 raise BadRequest(i18n.gettext("{name}: enter a whole number.").format(name=name), field=where)
             changes[name] = value

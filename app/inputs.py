@@ -215,6 +215,6 @@ def idempotency_key(value: object) -> str | None:
     """A form's idempotency key: any text up to 100 characters, or None when empty."""
     key = str(value or "")
     if len(key) > MAX_IDEMPOTENCY_KEY:
-        raise BadRequest(i18n.gettext("The form is damaged (its key is too long): reload the page."),
-                         field="idempotency_key")
+        # No field: it is hidden, so the form shows the error with the action's own.
+        raise BadRequest(i18n.gettext("The form is damaged (its key is too long): reload the page."))
     return key or None

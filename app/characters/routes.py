@@ -95,6 +95,15 @@ async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, c
     return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
 
 
+def _form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
+    """A number the page put in the form (hidden, or a choice): a bad one is the action's error, shown by its
+    form, rather than a field's (there is no field to show it next to)."""
+    try:
+        return parse_int(form.get(name), name, low=low)
+    except BadRequest as exc:
+        raise BadRequest(f"{name}: {exc.message}") from None
+
+
 def act_from_form(db: DB, acc: Access, publish: Any, form: FormData, *, system_id: str, action_id: str,
                   character_id: int | None = None, extra_params: dict[str, Any] | None = None,
                   visibility: str | None = None) -> rolls.ActionResult:
@@ -106,11 +115,10 @@ def act_from_form(db: DB, acc: Access, publish: Any, form: FormData, *, system_i
         raise BadRequest(exc.message, field=exc.field) from exc
     req = rolls.ActionRequest(
         system=system_id, action=action.id,
-        character_id=character_id if character_id is not None else parse_int(form.get("character_id"), "character_id"),
+        character_id=character_id if character_id is not None else _form_id(form, "character_id"),
         params={**params_from_form(action.params, form), **(extra_params or {})},
         visibility=visibility or _visibility(form.get("visibility")), note=str(form.get("note") or ""),
-        prompt_id=parse_int(form.get("prompt_id"), "prompt_id"),
-        expected_version=parse_int(form.get("expected_version"), "expected_version", low=0))
+        prompt_id=_form_id(form, "prompt_id"), expected_version=_form_id(form, "expected_version", low=0))
     return rolls.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
                                 publish=publish)
 
