@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Header, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
+from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.security import client_address
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
@@ -21,34 +22,89 @@ from app.rolls.present import entry_json, viewer_view
 router = APIRouter(prefix="/api")
 
 
-class Credentials(BaseModel):
+class ErrorBody(BaseModel):
+    """Every API error: `detail` in words; `field` names the input to blame, when there is one; `errors`
+    lists each problem of a request that failed validation."""
+
+    detail: str
+    field: str | None = None
+    errors: list[str] | None = None
+
+
+_ERROR_WORDS = {
+    401: "No valid API token (send 'Authorization: Bearer <token>').",
+    403: "Signed in, but your role in this campaign does not allow it.",
+    404: "No such campaign (or you are not a member), character, entry, prompt or invite.",
+    409: "It conflicts with the current state: the sheet or encounter changed, or it was done already.",
+    422: "The request is not valid: a field's value, type or size, or text with NUL / broken Unicode.",
+    429: "Too many failed sign-ins or sign-ups: wait (see Retry-After) and try again.",
+    503: "The server is busy checking passwords: wait (see Retry-After) and try again.",
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for the error statuses a route answers, all with the ErrorBody schema."""
+    return {code: {"model": ErrorBody, "description": _ERROR_WORDS[code]} for code in codes}
+
+
+def stream_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The same for a route whose success is not JSON (FastAPI would file a `model` under the route's own
+    media type): errors are JSON all the same. ErrorBody is in the components, every other route uses it."""
+    schema = {"$ref": "#/components/schemas/ErrorBody"}
+    return {code: {"description": _ERROR_WORDS[code], "content": {"application/json": {"schema": schema}}}
+            for code in codes}
+
+
+# One Server-Sent Event, as OpenAPI 3.2's `itemSchema` describes the items of a stream (FastAPI's own shape).
+SSE_EVENT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "event": {"type": "string", "enum": ["entry", "prompts", "encounter"]},
+                   "data": {"type": "string"}, "retry": {"type": "integer", "minimum": 0}},
+}
+
+
+def event_stream_responses() -> dict[int | str, dict[str, Any]]:
+    """The live routes' `responses`: events on success (the routes' response class has no media type, so
+    this is the only content documented), JSON errors otherwise."""
+    return {200: {"description": "Server-Sent Events: `entry` (id = seq, data = the entry as JSON), `prompts`, "
+                                 "`encounter` (data = its id).",
+                  "content": {"text/event-stream": {"itemSchema": SSE_EVENT}}},
+            **stream_errors(401, 404, 422)}
+
+
+class StrictBody(BaseModel):
+    # JSON bodies are typed strictly: `true` is not 1 and "5" is not 5.
+    model_config = ConfigDict(strict=True)
+
+
+class Credentials(StrictBody):
     username: str = Field(max_length=40)
     password: str = Field(max_length=1024)
     token_name: str = "API token"
 
 
-class CampaignIn(BaseModel):
+class CampaignIn(StrictBody):
     name: str
     description: str = ""
     systems: list[str] = []
     language: str = "en"
 
 
-class InviteIn(BaseModel):
-    expires_in_hours: int | None = None
-    max_uses: int | None = None
+class InviteIn(StrictBody):
+    expires_in_hours: StrictInt | None = None
+    max_uses: StrictInt | None = None
 
 
-class CharacterIn(BaseModel):
+class CharacterIn(StrictBody):
     name: str
     system: str = "dice"
     sheet: dict[str, Any] | None = None
     kind: str = "pc"
-    owner_id: int | None = None
+    owner_id: StrictId | None = None
 
 
-class PromptIn(BaseModel):
-    character_id: int
+class PromptIn(StrictBody):
+    character_id: StrictId
     system: str = "dice"
     action: str = "roll"
     locked: dict[str, Any] = {}
@@ -56,13 +112,21 @@ class PromptIn(BaseModel):
     note: str = ""
 
 
-class VoidIn(BaseModel):
+class VoidIn(StrictBody):
     reason: str
 
 
-class AdjustIn(BaseModel):
+class AdjustIn(StrictBody):
     changes: dict[str, Any]
     reason: str
+
+
+class ActionIn(rolls.ActionRequest):
+    """The rules service's request, with the JSON API's strict, bounded ids."""
+
+    character_id: StrictId | None = None
+    prompt_id: StrictId | None = None
+    expected_version: StrictSeq | None = None
 
 
 def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
@@ -80,7 +144,7 @@ def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
     }
 
 
-@router.post("/users", status_code=201, tags=["accounts"])
+@router.post("/users", status_code=201, tags=["accounts"], responses=errors(422, 429, 503))
 def create_user(body: Credentials, request: Request, db: DB, throttle: Throttle, gate: Gate) -> dict[str, Any]:
     """Sign up. 422 names the field (`password`: at least 8 characters, not a common password, not containing
     the username); 429 after too many sign-ups from one address; 503 when the server is busy hashing."""
@@ -89,7 +153,7 @@ def create_user(body: Credentials, request: Request, db: DB, throttle: Throttle,
     return {"id": user.id, "username": user.username}
 
 
-@router.post("/tokens", status_code=201, tags=["accounts"])
+@router.post("/tokens", status_code=201, tags=["accounts"], responses=errors(422, 429, 503))
 def create_token(body: Credentials, request: Request, db: DB, throttle: Throttle, gate: Gate) -> dict[str, Any]:
     """A token for a username and password. 429 with Retry-After after too many failures (docs/LIMITS.md)."""
     user = accounts.authenticate(db, throttle, gate, body.username, body.password, address=client_address(request))
@@ -98,7 +162,7 @@ def create_token(body: Credentials, request: Request, db: DB, throttle: Throttle
     return {"token": token, "id": row.id, "name": row.name}
 
 
-@router.post("/campaigns", status_code=201, tags=["campaigns"])
+@router.post("/campaigns", status_code=201, tags=["campaigns"], responses=errors(401, 422))
 def create_campaign(body: CampaignIn, user: ApiUser, db: DB) -> dict[str, Any]:
     campaign = campaigns.create_campaign(db, user, name=body.name, description=body.description,
                                          systems=body.systems, language=body.language)
@@ -106,18 +170,19 @@ def create_campaign(body: CampaignIn, user: ApiUser, db: DB) -> dict[str, Any]:
     return _campaign_json(campaigns.access(db, user, campaign.id), db)
 
 
-@router.get("/campaigns", tags=["campaigns"])
+@router.get("/campaigns", tags=["campaigns"], responses=errors(401, 422))
 def list_campaigns(user: ApiUser, db: DB) -> dict[str, Any]:
     return {"campaigns": [{"id": c.id, "name": c.name, "role": r, "systems": c.systems}
                           for c, r in campaigns.campaigns_for(db, user)]}
 
 
-@router.get("/campaigns/{campaign_id}", tags=["campaigns"])
+@router.get("/campaigns/{campaign_id}", tags=["campaigns"], responses=errors(401, 404, 422))
 def get_campaign(acc: ApiAccess, db: DB) -> dict[str, Any]:
     return _campaign_json(acc, db)
 
 
-@router.post("/campaigns/{campaign_id}/invites", status_code=201, tags=["campaigns"])
+@router.post("/campaigns/{campaign_id}/invites", status_code=201, tags=["campaigns"],
+             responses=errors(401, 403, 404, 422))
 def create_invite(body: InviteIn, acc: ApiAccess, db: DB, request: Request) -> dict[str, Any]:
     invite = campaigns.create_invite(db, acc, expires_in_hours=body.expires_in_hours, max_uses=body.max_uses)
     db.commit()
@@ -126,14 +191,15 @@ def create_invite(body: InviteIn, acc: ApiAccess, db: DB, request: Request) -> d
             "expires_at": invite.expires_at.isoformat() if invite.expires_at else None, "max_uses": invite.max_uses}
 
 
-@router.post("/invites/{code}/accept", tags=["campaigns"])
-def accept_invite(code: str, user: ApiUser, db: DB) -> dict[str, Any]:
+@router.post("/invites/{code}/accept", tags=["campaigns"], responses=errors(401, 404, 422))
+def accept_invite(code: Annotated[str, Path(max_length=64)], user: ApiUser, db: DB) -> dict[str, Any]:
     campaign = campaigns.accept_invite(db, user, code)
     db.commit()
     return {"campaign_id": campaign.id, "name": campaign.name}
 
 
-@router.post("/campaigns/{campaign_id}/characters", status_code=201, tags=["characters"])
+@router.post("/campaigns/{campaign_id}/characters", status_code=201, tags=["characters"],
+             responses=errors(401, 404, 422))
 def create_character(body: CharacterIn, acc: ApiAccess, db: DB) -> dict[str, Any]:
     ch = characters.create_character(db, acc, name=body.name, system=body.system, sheet=body.sheet,
                                      kind=body.kind, owner_id=body.owner_id)
@@ -142,8 +208,9 @@ def create_character(body: CharacterIn, acc: ApiAccess, db: DB) -> dict[str, Any
             "sheet": ch.sheet, "version": ch.version}
 
 
-@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"], response_model=None)
-async def perform_action(campaign_id: int, body: rolls.ActionRequest, request: Request, publish: Publisher,
+@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"], response_model=None,
+             responses=errors(401, 403, 404, 409, 422))
+async def perform_action(campaign_id: Id, body: ActionIn, request: Request, publish: Publisher,
                          idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
     """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
 
@@ -160,19 +227,19 @@ async def perform_action(campaign_id: int, body: rolls.ActionRequest, request: R
     return JSONResponse(await run_in_threadpool(work), status_code=201)
 
 
-@router.get("/campaigns/{campaign_id}/log", tags=["log"])
-def get_log(acc: ApiAccess, db: DB, after: Annotated[int, Query(ge=0)] = 0,
+@router.get("/campaigns/{campaign_id}/log", tags=["log"], responses=errors(401, 404, 422))
+def get_log(acc: ApiAccess, db: DB, after: Annotated[Seq, Query()] = 0,
             limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
     return {"entries": rolllog.visible_json(db, acc, after, limit)}
 
 
-@router.get("/campaigns/{campaign_id}/export", tags=["log"])
+@router.get("/campaigns/{campaign_id}/export", tags=["log"], responses=errors(401, 404, 422))
 def export(acc: ApiAccess, db: DB) -> dict[str, Any]:
     """Every entry you may see, with bodies and salts where you may see them; hashes for all."""
     return rolllog.export(db, acc)
 
 
-@router.get("/campaigns/{campaign_id}/verify", tags=["log"])
+@router.get("/campaigns/{campaign_id}/verify", tags=["log"], responses=errors(401, 404, 422))
 def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
     """The server checks every entry (hidden bodies included, without showing them) against the campaign's head."""
     result = rolllog.verify(db, acc)
@@ -181,27 +248,31 @@ def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
             "problems": result.problems}
 
 
-@router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"])
+@router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"],
+             responses=errors(401, 403, 404, 422))
 def call_for_roll(body: PromptIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     prompt = rolls.create_prompt(db, acc, character_id=body.character_id, system=body.system, action=body.action,
                                  locked=body.locked, visibility=body.visibility, note=body.note, publish=publish)
     return {"id": prompt.id, "character_id": prompt.character_id, "locked": prompt.locked, "status": prompt.status}
 
 
-@router.post("/campaigns/{campaign_id}/entries/{seq}/void", status_code=201, tags=["log"])
-def void_entry(seq: int, body: VoidIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+@router.post("/campaigns/{campaign_id}/entries/{seq}/void", status_code=201, tags=["log"],
+             responses=errors(401, 403, 404, 409, 422))
+def void_entry(seq: Id, body: VoidIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = rolls.void_entry(db, acc, seq, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
 
 
-@router.post("/campaigns/{campaign_id}/entries/{seq}/reveal", status_code=201, tags=["log"])
-def reveal_entry(seq: int, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+@router.post("/campaigns/{campaign_id}/entries/{seq}/reveal", status_code=201, tags=["log"],
+             responses=errors(401, 403, 404, 409, 422))
+def reveal_entry(seq: Id, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = rolls.reveal_entry(db, acc, seq, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator), with_body=True)
 
 
-@router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust", status_code=201, tags=["characters"])
-def adjust(character_id: int, body: AdjustIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+@router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust", status_code=201, tags=["characters"],
+             responses=errors(401, 403, 404, 409, 422))
+def adjust(character_id: Id, body: AdjustIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = rolls.adjust_sheet(db, acc, character_id, body.changes, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
 

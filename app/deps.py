@@ -15,6 +15,7 @@ from app.accounts.service import user_for_session, user_for_token
 from app.accounts.throttle import Throttle as SigninThrottle
 from app.campaigns.service import Access, access
 from app.errors import NotSignedIn
+from app.inputs import Id
 from app.live.hub import LiveHub
 from app.rolls.service import Publish
 
@@ -53,11 +54,11 @@ CurrentUser = Annotated[User, Depends(page_user)]
 ApiUser = Annotated[User, Depends(api_user)]
 
 
-def page_access(campaign_id: int, user: CurrentUser, db: DB) -> Access:
+def page_access(campaign_id: Id, user: CurrentUser, db: DB) -> Access:
     return access(db, user, campaign_id)
 
 
-def api_access(campaign_id: int, user: ApiUser, db: DB) -> Access:
+def api_access(campaign_id: Id, user: ApiUser, db: DB) -> Access:
     return access(db, user, campaign_id)
 
 

@@ -26,6 +26,7 @@ from app.config import Settings
 from app.i18n import _
 from app.db import make_engine, make_sessionmaker
 from app.errors import FateboardError, NotSignedIn
+from app.inputs import InputGuard
 from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                        max_wait=settings.argon2_max_wait_seconds)
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
+    app.add_middleware(InputGuard)  # innermost: it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
                        max_age=settings.session_max_age, secure=settings.cookie_secure)
@@ -83,9 +85,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, live_routes, api,
-                   docs_page):
+    for module in (account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, api, docs_page):
         app.include_router(module.router)
+    # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.
+    app.include_router(live_routes.router, default_response_class=Response, responses=api.event_stream_responses())
     install_error_handlers(app)
     return app
 
@@ -111,21 +114,27 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
-        problems = []
+        problems, fields = [], []
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header"))
             problems.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+            fields.append(where)
         message = "; ".join(problems) or _("The request is not valid.")
         if _wants_json(request):
-            return JSONResponse({"detail": message, "errors": problems}, status_code=422)
+            # The same body as every other API error (api.ErrorBody), so the OpenAPI document tells the truth.
+            body: dict[str, Any] = {"detail": message, "errors": problems}
+            if fields and fields[0]:
+                body["field"] = fields[0]
+            return JSONResponse(body, status_code=422)
         return render(request, "error.html", {"message": message, "status": 422},
                       block="message" if request.headers.get("hx-request") else None, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        message = {404: _("There is nothing here."), 405: _("That method is not allowed here.")}.get(
-            exc.status_code, str(exc.detail))
+        # 400: FastAPI could not read the body (not UTF-8, not JSON) — invalid input, a 422 like the rest.
+        status = 422 if exc.status_code == 400 else exc.status_code
+        message = {400: _("The request body could not be read: send UTF-8 JSON."), 404: _("There is nothing here."),
+                   405: _("That method is not allowed here.")}.get(exc.status_code, str(exc.detail))
         if _wants_json(request):
-            return JSONResponse({"detail": message}, status_code=exc.status_code)
-        return render(request, "error.html", {"message": message, "status": exc.status_code},
-                      status_code=exc.status_code)
+            return JSONResponse({"detail": message}, status_code=status)
+        return render(request, "error.html", {"message": message, "status": status}, status_code=status)

@@ -167,7 +167,8 @@ class World:
     def call(self, route: Route, role: str):
         path = self.fill(route.path, route.values)
         body = {k: self.fill(v) if isinstance(v, str) else v for k, v in (route.body or {}).items()}
-        if route.api:
+        if route.api:  # JSON bodies are strictly typed: an id is a number, not text
+            body = {k: int(v) if isinstance(v, str) and v.isdigit() else v for k, v in body.items()}
             client = self.table.client
             return client.request(route.method, path, json=body if route.method == "POST" else None,
                                   headers=self.headers[role])

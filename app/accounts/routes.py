@@ -12,6 +12,7 @@ from app.i18n import _
 from app.accounts import service
 from app.deps import DB, CurrentUser, Gate, MaybeUser, Throttle
 from app.errors import BadRequest, RetryLater
+from app.inputs import Id
 from app.security import client_address, new_session_data, set_session
 from app.web import HTMX, redirect, render, same_origin_path
 
@@ -106,7 +107,7 @@ def create_token(request: Request, db: DB, user: CurrentUser, name: Annotated[st
 
 
 @router.post("/account/tokens/{token_id}/revoke")
-def revoke_token(request: Request, db: DB, user: CurrentUser, token_id: int) -> Response:
+def revoke_token(request: Request, db: DB, user: CurrentUser, token_id: Id) -> Response:
     service.revoke_token(db, user, token_id)
     db.commit()
     return _account_page(request, db, user)

@@ -9,14 +9,15 @@ from fastapi import APIRouter, Form, Request
 from sqlalchemy import select
 from starlette.responses import Response
 
-from app.i18n import _
 from app.campaigns import service
 from app.campaigns.models import Campaign, Invite
 from app.campaigns.service import LANGUAGES, Access
 from app.characters import service as characters
 from app.encounters import service as encounters
 from app.deps import DB, CurrentUser, MaybeUser, MemberAccess, Publisher
-from app.errors import BadRequest, FateboardError
+from app.errors import FateboardError
+from app.forms import editable_fields
+from app.inputs import Id, parse_int
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.visibility import VISIBILITY_LABELS
@@ -69,6 +70,7 @@ def table_context(db: DB, acc: Access, *, with_log: bool = False, **extra: Any) 
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
         "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
+        "adjustable": lambda ch: editable_fields(SYSTEMS[ch.system].sheet, ch.sheet) if ch.system in SYSTEMS else [],
     }
     if with_log:  # only the whole page shows the log; a panel's fragment need not render 50 entries
         ctx.update(rolllog.page(db, acc))
@@ -103,34 +105,24 @@ def _do(request: Request, db: DB, acc: Access, block: str, action: Any) -> Respo
 def create_invite(request: Request, db: DB, acc: MemberAccess, expires_in_hours: Annotated[str, Form()] = "",
                   max_uses: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
-        hours = _optional_int(expires_in_hours, "expires_in_hours")
-        uses = _optional_int(max_uses, "max_uses")
+        hours = parse_int(expires_in_hours, "expires_in_hours", low=0)
+        uses = parse_int(max_uses, "max_uses", low=0)
         service.create_invite(db, acc, expires_in_hours=hours, max_uses=uses)
     return _do(request, db, acc, "members", act)
 
 
-def _optional_int(value: str, field: str) -> int | None:
-    value = value.strip()
-    if not value:
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise BadRequest(_("Enter a whole number, or leave it empty."), field=field) from None
-
-
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
-def revoke_invite(request: Request, db: DB, acc: MemberAccess, invite_id: int) -> Response:
+def revoke_invite(request: Request, db: DB, acc: MemberAccess, invite_id: Id) -> Response:
     return _do(request, db, acc, "members", lambda: service.revoke_invite(db, acc, invite_id))
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
-def remove_member(request: Request, db: DB, acc: MemberAccess, user_id: int) -> Response:
+def remove_member(request: Request, db: DB, acc: MemberAccess, user_id: Id) -> Response:
     return _do(request, db, acc, "members", lambda: service.remove_member(db, acc, user_id))
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/promote")
-def promote_member(request: Request, db: DB, acc: MemberAccess, user_id: int) -> Response:
+def promote_member(request: Request, db: DB, acc: MemberAccess, user_id: Id) -> Response:
     return _do(request, db, acc, "members", lambda: service.promote_member(db, acc, user_id))
 
 
@@ -159,7 +151,7 @@ def create_character(request: Request, db: DB, acc: MemberAccess, name: Annotate
                      system: Annotated[str, Form()] = "dice", kind: Annotated[str, Form()] = "pc",
                      owner_id: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
-        owner = _optional_int(owner_id, "owner_id")
+        owner = parse_int(owner_id, "owner_id")
         characters.create_character(db, acc, name=name, system=system, kind=kind, owner_id=owner)
     return _do(request, db, acc, "characters", act)
 

@@ -26,6 +26,7 @@ from app.characters.models import Character
 from app.deps import DB, MemberAccess, Publisher
 from app.encounters.service import active_encounters
 from app.errors import BadRequest, FateboardError, NotFound
+from app.inputs import Id, idempotency_key, parse_int
 from app.rolls import service as rolls
 from app.rolls.log import entry_html
 from app.rolls.present import result_card
@@ -82,21 +83,26 @@ def sheet_context(db: DB, acc: Access, character: Character, **extra: Any) -> di
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}")
-def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: int) -> Response:
+def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: Id) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
     return render(request, template_for(system, "sheet"), sheet_context(db, acc, character))
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
-async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: int,
+async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id,
               action_id: str) -> Response:
     form = await request.form()
     return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
 
 
-def _optional_id(value: Any) -> int | None:
-    return int(value) if str(value or "").isdigit() else None
+def _form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
+    """A number the page put in the form (hidden, or a choice): a bad one is the action's error, shown by its
+    form, rather than a field's (there is no field to show it next to)."""
+    try:
+        return parse_int(form.get(name), name, low=low)
+    except BadRequest as exc:
+        raise BadRequest(f"{name}: {exc.message}") from None
 
 
 def act_from_form(db: DB, acc: Access, publish: Any, form: FormData, *, system_id: str, action_id: str,
@@ -110,11 +116,11 @@ def act_from_form(db: DB, acc: Access, publish: Any, form: FormData, *, system_i
         raise BadRequest(exc.message, field=exc.field) from exc
     req = rolls.ActionRequest(
         system=system_id, action=action.id,
-        character_id=character_id if character_id is not None else _optional_id(form.get("character_id")),
+        character_id=character_id if character_id is not None else _form_id(form, "character_id"),
         params={**params_from_form(action.params, form), **(extra_params or {})},
         visibility=visibility or _visibility(form.get("visibility")), note=str(form.get("note") or ""),
-        prompt_id=_optional_id(form.get("prompt_id")), expected_version=_optional_id(form.get("expected_version")))
-    return rolls.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+        prompt_id=_form_id(form, "prompt_id"), expected_version=_form_id(form, "expected_version", low=0))
+    return rolls.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
                                 publish=publish)
 
 
@@ -143,7 +149,7 @@ def _visibility(value: Any) -> str:
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}")
-def odds(request: Request, db: DB, acc: MemberAccess, character_id: int, action_id: str) -> Response:
+def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_id: str) -> Response:
     character = service.character_in(db, acc, character_id)
     if not service.can_act(acc, character):
         raise NotFound(_("No such character in this campaign."))
@@ -180,11 +186,10 @@ def _create(request: Request, db: DB, acc: Access, system_id: str, form: FormDat
     system = _campaign_system(acc, system_id)
     fields = {k: (form.getlist(k) if len(form.getlist(k)) > 1 else v) for k, v in form.items()
               if k not in FORM_KEYS and k not in ("name", "kind", "owner_id")}
-    owner = str(form.get("owner_id") or "")
     try:
         character = service.create_character(db, acc, name=str(form.get("name", "")), system=system.id, sheet=fields,
                                              kind=str(form.get("kind") or "pc"),
-                                             owner_id=int(owner) if owner.isdigit() else None)
+                                             owner_id=parse_int(form.get("owner_id"), "owner_id"))
         db.commit()
     except FateboardError as exc:
         db.rollback()

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.i18n import _
+from app.campaigns.models import Membership
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.errors import BadRequest, NotFound
@@ -33,6 +34,10 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
         raise BadRequest(_("A character is a player character or a narrator's character."), field="kind")
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
         raise BadRequest(_("Players create their own player characters only."), field="kind")
+    if owner_id is not None and owner_id != acc.user.id and db.scalar(select(Membership.id).where(
+            Membership.campaign_id == acc.campaign.id, Membership.user_id == owner_id)) is None:
+        raise BadRequest(_("The owner must be a member of this campaign (owner_id {id} is not).").format(id=owner_id),
+                         field="owner_id")
     try:
         clean = rule_system.new_sheet(sheet or {})
     except ValidationError as exc:

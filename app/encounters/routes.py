@@ -19,6 +19,7 @@ from app.encounters import service
 from app.encounters.models import Encounter
 from app.errors import FateboardError
 from app.rolls.present import result_card
+from app.inputs import Id
 from app.systems import get_system
 from app.web import render
 
@@ -43,19 +44,19 @@ def _template(encounter: Encounter) -> str:
 
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}")
-def encounter_page(request: Request, db: DB, acc: MemberAccess, encounter_id: int) -> Response:
+def encounter_page(request: Request, db: DB, acc: MemberAccess, encounter_id: Id) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
     return render(request, _template(encounter), encounter_context(db, acc, encounter))
 
 
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/view")
-def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: int) -> Response:
+def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: Id) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
     return render(request, _template(encounter), encounter_context(db, acc, encounter), block="encounter")
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}")
-async def encounter_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: int,
+async def encounter_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: Id,
                         action_id: str) -> Response:
     form = await request.form()
     return await run_in_threadpool(_act, request, db, acc, publish, encounter_id, action_id, form)

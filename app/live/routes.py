@@ -14,6 +14,7 @@ from app import i18n
 from app.accounts.service import token_digest
 from app.campaigns.service import NARRATOR, Access
 from app.deps import DB, ApiAccess, Hub, MemberAccess
+from app.inputs import Seq, parse_int
 from app.live.hub import Credential, LiveHub
 from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
@@ -24,10 +25,10 @@ Format = Callable[[LogEntry, bool], str]  # (entry, viewer is a narrator now) ->
 
 
 def resume_point(request: Request, acc: Access, after: int | None) -> int:
-    header = request.headers.get("last-event-id", "").strip()
-    if header.isdigit():
-        return int(header)
-    if after is not None and after >= 0:
+    seq = parse_int(request.headers.get("last-event-id"), "Last-Event-ID", low=0)  # 422 unless 0..2**31-1
+    if seq is not None:
+        return seq
+    if after is not None:
         return after
     return acc.campaign.last_seq
 
@@ -92,7 +93,7 @@ def _stream(request: Request, hub: LiveHub, acc: Access, after: int | None, fmt:
 
 
 @router.get("/campaigns/{campaign_id}/stream", include_in_schema=False)
-def page_stream(request: Request, acc: MemberAccess, hub: Hub, db: DB, after: int | None = None) -> StreamingResponse:
+def page_stream(request: Request, acc: MemberAccess, hub: Hub, db: DB, after: Seq | None = None) -> StreamingResponse:
     db.close()  # a stream lives for hours: it must not hold a pooled connection (the hub reads with its own)
     viewer = acc.user.id
 
@@ -106,7 +107,7 @@ def page_stream(request: Request, acc: MemberAccess, hub: Hub, db: DB, after: in
 
 
 @router.get("/api/campaigns/{campaign_id}/events", tags=["log"])
-def api_stream(request: Request, acc: ApiAccess, hub: Hub, db: DB, after: int | None = None) -> StreamingResponse:
+def api_stream(request: Request, acc: ApiAccess, hub: Hub, db: DB, after: Seq | None = None) -> StreamingResponse:
     """The live log as Server-Sent Events (`event: entry`, id = seq, data = the entry as JSON)."""
     db.close()
     viewer = acc.user.id

@@ -12,14 +12,17 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from app.i18n import _
 from app.campaigns.routes import table_context
+from app.campaigns.service import require_narrator
 from app.deps import DB, MemberAccess, Publisher
 from app.characters.routes import params_from_form
 from app.errors import BadRequest, FateboardError, NotFound
+from app.forms import sheet_changes
+from app.inputs import Id, Seq, idempotency_key, parse_int
 from app.rolls.models import RollPrompt
 from app.rolls import log as rolllog
 from app.rolls import service
 from app.rolls.present import result_card
-from app.systems import ActionError, get_action
+from app.systems import ActionError, get_action, get_system
 from app.web import render
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
@@ -34,14 +37,14 @@ def _html_result(acc: Any, result: service.ActionResult) -> dict[str, Any]:
 def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
          expression: Annotated[str, Form()] = "", visibility: Annotated[str, Form()] = "public",
          note: Annotated[str, Form()] = "", character_id: Annotated[str, Form()] = "",
-         idempotency_key: Annotated[str, Form()] = "") -> Response:
+         key: Annotated[str, Form(alias="idempotency_key")] = "") -> Response:
     form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
     try:
         req = service.ActionRequest(system="dice", action="roll", params={"expression": expression},
                                     visibility=visibility if visibility in ("public", "narrator", "blind", "self")
                                     else "public",
-                                    note=note, character_id=int(character_id) if character_id.isdigit() else None)
-        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key or None, publish=publish)
+                                    note=note, character_id=parse_int(character_id, "character_id"))
+        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(key), publish=publish)
     except FateboardError as exc:
         return render(request, TABLE, table_context(db, acc, form=form, errors={exc.field or "expression": exc.message}),
                       block="dicebox", status_code=exc.status_code)
@@ -55,6 +58,10 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
          action: str = "roll") -> Response:
     if not expression.strip():
         return HTMLResponse('<span class="muted">Type an expression, like 2d6+1.</span>')
+    if system != "dice":  # other systems' odds need a sheet: they are on the character's page
+        return render(request, "rolls/odds.html", {"error": _("The dice box shows odds for dice expressions only; "
+                                                              "a rule system's odds are on the character's sheet.")},
+                      status_code=422)
     try:
         _system, act = get_action(system, action)
         params = act.params.model_validate({"expression": expression})
@@ -66,7 +73,7 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(request: Request, db: DB, acc: MemberAccess, before: int) -> Response:
+def earlier(request: Request, db: DB, acc: MemberAccess, before: Seq) -> Response:
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **rolllog.page(db, acc, before)})
 
 
@@ -100,10 +107,10 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
 
 
 def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormData) -> Response:
-    character_id = str(form.get("character_id") or "")
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     try:
-        if not character_id.isdigit():
+        character_id = parse_int(form.get("character_id"), "prompt_character")
+        if character_id is None:
             raise BadRequest(_("Choose whose roll it is."), field="prompt_character")
         locked = {k[len("locked."):]: v for k, v in form.items() if k.startswith("locked.") and v != ""}
         expression = str(form.get("expression") or "").strip()
@@ -115,7 +122,7 @@ def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormD
                 act.odds({}, act.params.model_validate(locked)) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(exc.message, field="prompt_expression") from exc
-        service.create_prompt(db, acc, character_id=int(character_id), system=system, action=action, locked=locked,
+        service.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
                               visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
                               publish=publish)
     except FateboardError as exc:
@@ -126,7 +133,7 @@ def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormD
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
-async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int) -> Response:
+async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id) -> Response:
     form = await request.form()
     return await run_in_threadpool(_complete_prompt, request, db, acc, publish, prompt_id, form)
 
@@ -140,7 +147,7 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
         req = service.ActionRequest(system=prompt.system, action=prompt.action,
                                     params=params_from_form(action.params, form), note=str(form.get("note") or ""),
                                     prompt_id=prompt_id)
-        result = service.perform_action(db, acc, req, idempotency_key=str(form.get("idempotency_key") or "") or None,
+        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
                                         publish=publish)
     except (FateboardError, ActionError) as exc:
         db.rollback()
@@ -152,7 +159,7 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
-def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: int) -> Response:
+def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id) -> Response:
     try:
         service.cancel_prompt(db, acc, prompt_id, publish=publish)
     except FateboardError as exc:
@@ -163,13 +170,13 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
-def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: int,
+def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id,
          reason: Annotated[str, Form()] = "") -> Response:
     return _correction(request, lambda: service.void_entry(db, acc, seq, reason, publish=publish))
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/reveal")
-def reveal(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: int) -> Response:
+def reveal(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
     return _correction(request, lambda: service.reveal_entry(db, acc, seq, publish=publish))
 
 
@@ -186,19 +193,26 @@ def _escape(text: str) -> str:
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust")
-async def adjust(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: int) -> Response:
+async def adjust(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id) -> Response:
     form = await request.form()
-    reason = str(form.get("reason", ""))
-    changes = {k[len("sheet."):]: v for k, v in form.items() if k.startswith("sheet.")}
-    return await run_in_threadpool(_adjust, request, db, acc, publish, character_id, changes, reason)
+    return await run_in_threadpool(_adjust, request, db, acc, publish, character_id, form)
 
 
-def _adjust(request: Request, db: DB, acc: Any, publish: Any, character_id: int, changes: dict[str, Any],
-            reason: str) -> Response:
+def _adjust(request: Request, db: DB, acc: Any, publish: Any, character_id: int, form: FormData) -> Response:
+    where = f"adjust-{character_id}"
     try:
-        service.adjust_sheet(db, acc, character_id, changes, reason, publish=publish)
+        require_narrator(acc)
+        character = service.character_for(db, acc, character_id)
+        # The form sends text: each field becomes its type on the system's sheet (an error names the field).
+        changes = sheet_changes(get_system(character.system).sheet, form, prefix="sheet.", error_field=where)
+        service.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
         db.rollback()
-        return render(request, TABLE, table_context(db, acc, errors={f"adjust-{character_id}": exc.message}),
+        # Next to its field when the form shows that field ("lives", "reason"), else under the form.
+        field = exc.field or ""
+        if not field.startswith(where):
+            name = field.split(".")[0]
+            field = f"{where}-{name}" if name and f"sheet.{name}" in form or name == "reason" else where
+        return render(request, TABLE, table_context(db, acc, errors={field: exc.message}),
                       block="characters", status_code=exc.status_code)
     return render(request, TABLE, table_context(db, acc), block="characters")

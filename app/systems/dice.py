@@ -42,6 +42,9 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice) -> Resol
 def roll_odds(sheet: dict[str, Any], params: RollParams) -> Odds:
     expr = _parse(params.expression)
     odds = notation.describe_odds(expr)
+    if odds["mean"] is None:  # over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
+        return Odds(text=f"{odds['min']}–{odds['max']}; too many dice to work out the average here — roll it to see",
+                    details={"min": odds["min"], "max": odds["max"], "mean": None})
     return Odds(
         text=f"{odds['min']}–{odds['max']}, average {odds['mean']:g}",
         details={"min": odds["min"], "max": odds["max"], "mean": odds["mean"]},

@@ -336,6 +336,7 @@ def test_big_terms_fall_back_to_floats_close_to_exact(monkeypatch: pytest.Monkey
     text = "60d20!kh30+40d100kl7>=50"
     exact = mean(text)
     odds._dice_mean.cache_clear()
+    odds._describe.cache_clear()
     monkeypatch.setattr(odds, "EXACT_BUDGET", -1)
     try:
         approximate = describe_odds(text)
@@ -343,13 +344,39 @@ def test_big_terms_fall_back_to_floats_close_to_exact(monkeypatch: pytest.Monkey
         assert abs(mean(text) - exact) < Fraction(1, 10**6)
     finally:
         odds._dice_mean.cache_clear()
+        odds._describe.cache_clear()
 
 
 def test_the_largest_terms_still_answer() -> None:
-    odds_shown = describe_odds("1000d1000kh500")
+    odds_shown = describe_odds("300d999kh150")  # in floats, within ODDS_BUDGET
     assert odds_shown["exact"] is False
     assert odds_shown["min"] < odds_shown["mean"] < odds_shown["max"]  # type: ignore[operator]
-    assert describe_odds("1000d6!dl300")["mean"] == pytest.approx(3433.33, abs=0.01)
+    assert float(mean("1000d6!dl300")) == pytest.approx(3433.33, abs=0.01)
+
+
+def test_odds_past_the_budget_give_bounds_and_no_mean() -> None:
+    # Six big keep-highest pools: each fits alone, together they cost far more than ODDS_BUDGET.
+    text = "+".join(f"166d{999 - i}kh83" for i in range(6))
+    shown = describe_odds(text)
+    assert shown["mean"] is None and shown["exact"] is False
+    assert (shown["min"], shown["max"]) == bounds(text)
+    assert describe_odds("1000d1000kh500")["mean"] is None  # one huge pool alone is over it too
+    assert describe_odds("166d999kh83")["mean"] is not None
+
+
+def test_the_worst_odds_request_stays_cheap() -> None:
+    import time
+
+    worst = 0.0
+    for text in ("+".join(f"166d{999 - i}kh83" for i in range(6)), "1000d999!", "500d6!dl250+500d5!dl250",
+                 "+".join(f"10d{100 - i}!kl5" for i in range(20))):
+        odds._describe.cache_clear()
+        odds._dice_mean.cache_clear()
+        odds._dice_cost.cache_clear()
+        start = time.process_time()
+        describe_odds(text)
+        worst = max(worst, time.process_time() - start)
+    assert worst < 0.5  # about 0.06 s here; the budget's point is that it is not seconds
 
 
 def _enumerate(text: str, explosion_cap: int) -> tuple[Fraction, tuple[int, int]]:

@@ -16,6 +16,10 @@ expected sum or success count comes from order statistics (order_stats.py). The 
 whenever that work fits EXACT_BUDGET, which covers every term of up to 10 dice; bigger terms use the
 same formulas in floating point (agreeing with the exact value to about 1e-9, relative) and
 describe_odds reports exact=False for them.
+
+describe_odds answers requests, so it keeps to a work budget for the whole expression (ODDS_BUDGET,
+at most about 75 ms of CPU): past it the bounds are still given, the mean is None ("roll it to see"), and
+nothing is computed. Its answers are cached on the parsed expression (pure input).
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ from app.rules.notation.order_stats import lowest_sums_exact, lowest_sums_float
 from app.rules.notation.parser import as_expression
 from app.rules.notation.tree import DiceTerm, Expression, Term
 
-# Work (see _exact_cost) a term may cost before its mean switches from fractions to floats,
-# at most about a fifth of a second. No term of up to 10 dice costs more than about 55,000.
-EXACT_BUDGET = 250_000
+# Work units (see _exact_cost, _float_cost; one unit is 0.2 to 0.5 µs of CPU, measured) a term may cost
+# before its mean switches from fractions to floats. No term of up to 10 dice costs more than about 55,000.
+EXACT_BUDGET = 100_000
+# Work units one describe_odds call may spend on means, all terms together: at most about 75 ms.
+ODDS_BUDGET = 150_000
 
 Number = TypeVar("Number", Fraction, float)
 Weight = TypeVar("Weight", int, float)
@@ -60,10 +66,18 @@ def mean(expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP) -> Fract
 
 
 def describe_odds(expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP) -> dict[str, object]:
-    """What the roll page shows before rolling: min, max, mean (2 decimals), and whether the mean is exact."""
-    parsed = as_expression(expr)
-    low, high = bounds(parsed, explosion_cap=explosion_cap)
-    expected, exact = _mean(parsed, explosion_cap)
+    """What the roll page shows before rolling: min, max, mean (2 decimals), and whether the mean is exact.
+    Over ODDS_BUDGET the mean is None (and exact False): too many dice to work it out per request."""
+    return dict(_describe(as_expression(expr), explosion_cap))
+
+
+@lru_cache(maxsize=1024)
+def _describe(parsed: Expression, cap: int) -> dict[str, object]:
+    low, high = bounds(parsed, explosion_cap=cap)
+    cost = sum(_dice_cost(replace(t, sign=1), cap) for t in parsed.terms if isinstance(t, DiceTerm))
+    if cost > ODDS_BUDGET:
+        return {"min": low, "max": high, "mean": None, "exact": False, "text": str(parsed)}
+    expected, exact = _mean(parsed, cap)
     return {"min": low, "max": high, "mean": round(float(expected), 2), "exact": exact, "text": str(parsed)}
 
 
@@ -86,11 +100,12 @@ def _term_bounds(term: Term, cap: int) -> tuple[int, int]:
     lower = _lower_faces(term)
     top = _score(term, term.sides)
     lower_scores = [_score(term, face) for face in range(1, lower + 1)]
+    least, most = min(lower_scores), max(lower_scores)
     lows, highs = [], []
     for maxes, others in _shapes(term, cap):
         kept_max, kept_others, _ = _kept(term, maxes, others)
-        lows.append(kept_max * top + kept_others * min(lower_scores))
-        highs.append(kept_max * top + kept_others * max(lower_scores))
+        lows.append(kept_max * top + kept_others * least)
+        highs.append(kept_max * top + kept_others * most)
     return min(lows), max(highs)
 
 
@@ -158,17 +173,47 @@ def _score(term: DiceTerm, face: int) -> int:
     return int(term.condition.met_by(face))
 
 
-@lru_cache(maxsize=256)
-def _dice_mean(term: DiceTerm, cap: int) -> tuple[Fraction, bool]:
-    """Expected value of one (positive) dice term, and whether it was computed exactly."""
+def _plan(term: DiceTerm, cap: int) -> tuple[list[Shape], dict[int, int], set[int], int]:
+    """(shapes, score steps, partly kept pool sizes, exact cost) of one positive dice term."""
     shapes = _shapes(term, cap)
     lower = _lower_faces(term)
     steps = _score_steps(term, lower)
     # Pool sizes whose lower dice are only partly kept: those need order statistics.
     slices = {others for maxes, others in shapes if 0 < _kept(term, maxes, others)[1] < others}
-    if _exact_cost(len(shapes), len(steps), slices, lower) <= EXACT_BUDGET:
+    cost = _exact_cost(len(shapes), len(steps), slices, lower)
+    # The shapes' weights are integers of about (count + cap) * log2(sides) bits each.
+    cost += len(shapes) * (term.count + (cap if term.explode else 0)) * term.sides.bit_length() // 100
+    return shapes, steps, slices, cost
+
+
+@lru_cache(maxsize=256)
+def _dice_mean(term: DiceTerm, cap: int) -> tuple[Fraction, bool]:
+    """Expected value of one (positive) dice term, and whether it was computed exactly."""
+    shapes, steps, slices, cost = _plan(term, cap)
+    if cost <= EXACT_BUDGET:
         return _exact_mean(term, cap, shapes, steps, slices), True
     return _float_mean(term, cap, shapes, steps, slices), False
+
+
+@lru_cache(maxsize=1024)
+def _dice_cost(term: DiceTerm, cap: int) -> int:
+    """The work _dice_mean does for this term: its exact cost, or its float cost past EXACT_BUDGET."""
+    shapes, steps, slices, cost = _plan(term, cap)
+    return cost if cost <= EXACT_BUDGET else _float_cost(term, cap, shapes, steps, slices)
+
+
+def _float_cost(term: DiceTerm, cap: int, shapes: list[Shape], steps: dict[int, int], slices: set[int]) -> int:
+    """Rough work of the float method: the binomial windows it walks (at most about 21 standard
+    deviations wide, see order_stats._NEGLIGIBLE) for every score step of every likely pool size."""
+    weights = _shape_weights_float(term, cap)
+    needed = {others for (_, others), weight in zip(shapes, weights) if weight > 1e-18 and others in slices}
+    lower = _lower_faces(term)
+    work = len(shapes)
+    for others in needed:
+        for face in steps:
+            p = face / lower
+            work += min(others + 1, int(21 * math.sqrt(others * p * (1 - p))) + 3)
+    return work
 
 
 def _exact_mean(term: DiceTerm, cap: int, shapes: list[Shape], steps: dict[int, int], slices: set[int]) -> Fraction:
@@ -207,7 +252,7 @@ def _total_score(term: DiceTerm, lower: int) -> int:
 
 def _exact_cost(shapes: int, steps: int, slices: set[int], lower: int) -> int:
     """Rough work of the exact method: binomial terms, weighted by how long their numbers grow."""
-    return shapes + steps * sum(others * (1 + others * lower.bit_length() // 2000) for others in slices)
+    return shapes + steps * sum(others * (1 + others * lower.bit_length() // 300) for others in slices)
 
 
 def _mixture(
