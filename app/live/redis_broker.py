@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Iterator
 
 import redis
 import redis.asyncio as aioredis
@@ -28,7 +29,6 @@ BACKOFF_FIRST = 0.1  # seconds before the first reconnect; doubles up to BACKOFF
 BACKOFF_CAP = 5.0
 START_WAIT = 5.0  # how long start-up waits for the first subscription before serving without it
 TIMEOUT = 2.0  # socket connect/read timeout for commands; the listener's reads wait on their own timeout
-HEALTH_CHECK = 10  # seconds: a silent, dead connection is noticed by the PING the listener then sends
 log = logging.getLogger(__name__)
 
 
@@ -41,7 +41,7 @@ def decode(message: str) -> tuple[int, str, int | None]:
     return int(campaign), event, int(seq) if seq else None
 
 
-def backoff_delays(first: float = BACKOFF_FIRST, cap: float = BACKOFF_CAP):
+def backoff_delays(first: float = BACKOFF_FIRST, cap: float = BACKOFF_CAP) -> Iterator[float]:
     """0.1, 0.2, 0.4 … 5, 5, 5 … seconds: forever, capped."""
     delay = first
     while True:
@@ -93,7 +93,7 @@ class RedisBroker(Broker):
     async def _listen_once(self, listener: Listener, resync: Resync) -> None:
         self._subscribed.clear()
         client = aioredis.Redis.from_url(self.url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT,
-                                         health_check_interval=HEALTH_CHECK, retry=AsyncRetry(NoBackoff(), 0))
+                                         retry=AsyncRetry(NoBackoff(), 0))
         pubsub = client.pubsub()
         try:
             await pubsub.subscribe(self.channel)
