@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # ~100 ms otherwise show up in the live stream's tail latency, docs/PERFORMANCE.md).
         gc.collect()
         gc.freeze()
-        await broker.start(hub.dispatch)
+        await broker.start(hub.dispatch, hub.resync)
         yield
         await broker.stop()
         engine.dispose()

@@ -2,41 +2,64 @@
 
 Messages carry only ids — (campaign, event, seq) — never content: each subscriber re-reads what its own
 role may see. The in-process broker is the default; a Redis or PostgreSQL LISTEN/NOTIFY broker only has
-to implement `publish` and feed `LiveHub.dispatch` in every process.
+to implement `send` and feed `LiveHub.dispatch` in every process.
+
+Publishing happens after the commit, so the broker is only a hint that something is new: `publish` logs a
+failed send and returns, never turning a committed action into an error (a client would retry it). A broker
+that may have lost messages calls `resync` once it hears again, and every stream re-reads from the database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Protocol
 
 Listener = Callable[[int, str, int | None], None]
+Resync = Callable[[], None]
+
+log = logging.getLogger(__name__)
 
 
-class Broker(Protocol):
+class Broker(ABC):
+    """Subclasses implement `send` (which may raise), `start` and `stop`; `publish` is the one place where a
+    failed send is caught."""
+
     def publish(self, campaign_id: int, event: str, seq: int | None) -> None:
-        """Called from any thread after a commit."""
+        """Called from any thread after a commit; never raises."""
+        try:
+            self.send(campaign_id, event, seq)
+        except Exception as exc:  # anything: the action is committed, its answer must not become a 500
+            log.warning("could not publish %s %s of campaign %s: %r (streams catch up when the broker is back)",
+                        event, seq, campaign_id, exc)
 
-    async def start(self, listener: Listener) -> None:
-        """Deliver every published message (from any process) to `listener` on the event loop."""
+    @abstractmethod
+    def send(self, campaign_id: int, event: str, seq: int | None) -> None: ...
 
+    @abstractmethod
+    async def start(self, listener: Listener, resync: Resync) -> None:
+        """Deliver every published message (from any process) to `listener` on the event loop, and call
+        `resync` there whenever listening (re)starts: messages sent while nobody listened are lost."""
+
+    @abstractmethod
     async def stop(self) -> None: ...
 
 
-class InProcessBroker:
+class InProcessBroker(Broker):
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: Listener | None = None
 
-    async def start(self, listener: Listener) -> None:
+    async def start(self, listener: Listener, resync: Resync) -> None:
         self._loop = asyncio.get_running_loop()
         self._listener = listener
+        resync()
 
     async def stop(self) -> None:
         self._listener = None
 
-    def publish(self, campaign_id: int, event: str, seq: int | None) -> None:
+    def send(self, campaign_id: int, event: str, seq: int | None) -> None:
         loop, listener = self._loop, self._listener
         if loop is None or listener is None or loop.is_closed():
             return

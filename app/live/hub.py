@@ -3,6 +3,9 @@
 The broker says "campaign 7 has entry 42". The hub reads new entries once per campaign (not once per
 subscriber), keeps a short cache, and wakes every subscriber; each subscriber then formats the entry for
 its own viewer (cached per view), so 200 streams cost one query and a few renders per entry.
+
+The cache answers only when it reaches the newest seq the broker announced; after `resync` (the broker may
+have lost messages) the next read of every campaign goes to the database.
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ class _Feed:
     access: dict[tuple[int, Credential | None], str | None] = field(default_factory=dict)
     access_seq: int = -1
     access_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    newest: int = 0  # the highest seq known to exist (announced, or read from the database)
+    stale: bool = False  # messages may have been lost: the cache cannot tell what is newest
+    resyncs: int = 0
 
 
 class LiveHub:
@@ -112,8 +118,19 @@ class LiveHub:
         feed = self._feeds.get(campaign_id)
         if feed is None:
             return
+        if event == "entry" and seq is not None:
+            feed.newest = max(feed.newest, seq)
         for sub in list(feed.subscribers):
             sub.wake(event, seq)
+
+    def resync(self) -> None:
+        """The broker (re)started listening: whatever it missed meanwhile, every stream of every campaign now
+        reads from the database by seq (`seq > last`: nothing missed, nothing twice)."""
+        for feed in self._feeds.values():
+            feed.stale = True
+            feed.resyncs += 1
+            for sub in list(feed.subscribers):
+                sub.wake("entry", None)
 
     async def entries_after(self, campaign_id: int, after: int) -> list[LogEntry]:
         """Entries with seq > after, in order, at most FETCH_LIMIT; served from the cache when it can."""
@@ -125,22 +142,30 @@ class LiveHub:
             cached = self._from_cache(feed, after)
             if cached is not None:
                 return cached
+            stale, resyncs = feed.stale, feed.resyncs
             rows = await run_in_threadpool(self._fetch, campaign_id, after)
             for row in rows:
                 feed.cache[row.seq] = row
+            if rows:
+                feed.newest = max(feed.newest, rows[-1].seq)
+            if stale and len(rows) < FETCH_LIMIT and feed.resyncs == resyncs:
+                feed.stale = False  # read to the end since the last resync: the cache knows the newest again
             while len(feed.cache) > CACHE_SIZE:
                 feed.cache.popitem(last=False)
             return rows
 
     def _from_cache(self, feed: _Feed, after: int) -> list[LogEntry] | None:
-        # Only trustworthy if the cache holds after+1 and is contiguous up to the newest cached entry.
-        if after + 1 not in feed.cache:
+        # Only trustworthy if the cache holds after+1 and is contiguous up to the newest seq known to exist
+        # (a newer entry may be committed and announced while another subscriber's read is still filling it).
+        if feed.stale or after + 1 not in feed.cache:
             return None
         out: list[LogEntry] = []
         seq = after + 1
         while seq in feed.cache and len(out) < FETCH_LIMIT:
             out.append(feed.cache[seq])
             seq += 1
+        if len(out) < FETCH_LIMIT and seq <= feed.newest:
+            return None
         return out
 
     def _fetch(self, campaign_id: int, after: int) -> list[LogEntry]:

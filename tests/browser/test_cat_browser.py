@@ -2,28 +2,26 @@
 shown next to its field first), the roll dialog's exact chance changing as dice are added, a narrator's prompt
 answered on the player's sheet, scars placed, the narrator's view, the Cat page, and a fight between cats
 answered on the other phone. Screenshots: test-artifacts/screenshots/cat-*.png.
-Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/test_pages.py)."""
+Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
 import re
 
 import httpx2
+import pytest
+from playwright.sync_api import expect
 
-from test_pages import (  # noqa: F401 - fixtures (browser, tabs, database_url) are used by name
+from .pages import (
     Tab,
     Tabs,
     api_invite,
     api_user,
-    browser,
     check_page,
-    database_url,
-    expect,
-    pytestmark,
     sign_in,
-    tabs,
-    wait_live,
 )
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 TOM = {"human_name": "Sir Reginald", "cat_name": "Tom", "secret_name": "Nightpaw", "rank_claws": "best",
        "rank_coat": "strong", "rank_face": "strong", "rank_fangs": "strong", "rank_legs": "good", "rank_tail": "good",

@@ -1,7 +1,7 @@
 """The cat fight in two real phones (Chromium, 390x844) against a real server: a cat made from the example Tecka
 with the live sum, a challenge from the sheet, and a duel played to its end, each move showing up live on the
 other phone. A German narrator watches along. Screenshots: test-artifacts/screenshots/catfight-*.png.
-Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/test_pages.py)."""
+Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,22 +9,21 @@ import re
 from typing import Any
 
 import httpx2
+import pytest
+from playwright.sync_api import expect
 
-from test_pages import (  # noqa: F401 - fixtures (browser, tabs, database_url) are used by name
+from .pages import (
     SHOTS,
     Tab,
     Tabs,
     api_invite,
     api_user,
-    browser,
     check_page,
-    database_url,
-    expect,
-    pytestmark,
     sign_in,
-    tabs,
     wait_live,
 )
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 

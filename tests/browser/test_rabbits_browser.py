@@ -5,31 +5,22 @@ Screenshots go to test-artifacts/screenshots/rabbits-*.png."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from typing import Any
 
-import httpx2
 import pytest
+from playwright.sync_api import expect
 
-from test_pages import (  # noqa: F401  (fixtures are found by name)
+from .pages import (
     DEMO_PASSWORD,
-    ROOT,
     Tabs,
     api_user,
-    browser,
     character_named,
     check_page,
-    database_url,
-    expect,
     seed_demo,
     sign_in,
-    tabs,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-
-
 
 
 def test_a_rabbit_on_a_phone(tabs: Tabs, live_server: Any) -> None:

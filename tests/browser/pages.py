@@ -1,0 +1,199 @@
+"""Helpers for the browser tests (their fixtures are in conftest.py): phone and desktop tabs that collect console
+errors and CSP violations, API shortcuts to set up tables quickly, sign-in, and a page check (screenshot, sideways
+overflow, tap-target sizes)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from playwright.sync_api import Page, expect
+
+from conftest import LiveServer
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync"]
+PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+                         "device_scale_factor": 2}
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
+PASSWORD = "correct horse"
+DEMO_PASSWORD = "fateboard-demo"
+TAP = 44  # px: the smallest comfortable tap target (and what app.css promises)
+
+# Runs in every page before its own scripts (through the DevTools protocol, so the CSP does not apply to it):
+# turns each CSP violation into a console error, which the console listener below collects.
+REPORT_CSP = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline") +
+                " in " + e.sourceFile + ":" + e.lineNumber);
+});
+"""
+
+
+class Tab:
+    """One browser context (its own cookies) with one page, and the console errors it logged."""
+
+    def __init__(self, browser: Any, name: str, options: dict[str, Any]) -> None:
+        self.name = name
+        self.context = browser.new_context(**options)
+        self.context.add_init_script(REPORT_CSP)
+        self.page: Page = self.context.new_page()
+        self.page.set_default_timeout(10_000)
+        self.errors: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: uncaught {exc}"))
+
+    def _console(self, msg: Any) -> None:
+        if msg.type != "error":
+            return
+        url = msg.location.get("url", "")
+        if url.endswith("/favicon.ico"):
+            return  # Chromium asks every site for one; the app has none (a 404, not a page error)
+        self.errors.append(f"{self.name} at {self.page.url}: {msg.text} ({url})")
+
+    def csp_violations(self) -> list[str]:
+        return [e for e in self.errors if "CSP violation" in e or "Content Security Policy" in e]
+
+
+class Tabs:
+    def __init__(self, browser: Any, server: LiveServer) -> None:
+        self.browser = browser
+        self.base = server.url
+        self.opened: list[Tab] = []
+
+    def open(self, name: str, *, desktop: bool = False, **extra: Any) -> Tab:
+        tab = Tab(self.browser, name, {**(DESKTOP if desktop else PHONE), **extra})
+        self.opened.append(tab)
+        return tab
+
+    def errors(self) -> list[str]:
+        return [e for tab in self.opened for e in tab.errors]
+
+    def csp_violations(self) -> list[str]:
+        return [e for tab in self.opened for e in tab.csp_violations()]
+
+
+# --- the API, for setting up tables quickly (the tests drive the browser only where the browser is the point) ---
+
+def api_user(base: str, name: str, password: str = PASSWORD, *, create: bool = True) -> dict[str, str]:
+    if create:
+        r = httpx2.post(base + "/api/users", json={"username": name, "password": password})
+        assert r.status_code == 201, r.text
+    r = httpx2.post(base + "/api/tokens", json={"username": name, "password": password})
+    assert r.status_code == 201, r.text
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def api_invite(base: str, campaign_id: int, narrator: dict[str, str]) -> str:
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/invites", json={}, headers=narrator)
+    assert r.status_code == 201, r.text
+    return r.json()["code"]
+
+
+def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, str]], name: str = "Night Watch") -> int:
+    r = httpx2.post(base + "/api/campaigns", json={"name": name, "systems": []}, headers=narrator)
+    assert r.status_code == 201, r.text
+    campaign_id = r.json()["id"]
+    for player in players:
+        code = api_invite(base, campaign_id, narrator)
+        assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=player).status_code == 200
+    return campaign_id
+
+
+def api_roll(base: str, campaign_id: int, who: dict[str, str], expression: str, visibility: str = "public",
+             note: str = "") -> int:
+    body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
+    if note:
+        body["note"] = note
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", json=body, headers=who)
+    assert r.status_code == 201, r.text
+    return r.json()["seq"]
+
+
+def api_log(base: str, campaign_id: int, who: dict[str, str]) -> list[dict[str, Any]]:
+    r = httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=who)
+    assert r.status_code == 200, r.text
+    return r.json()["entries"]
+
+
+# --- the browser ---
+
+def sign_in(tab: Tab, base: str, username: str, password: str = PASSWORD, next: str = "/campaigns") -> None:
+    page = tab.page
+    page.goto(f"{base}/signin?next={next}")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(base + next)
+
+
+def sign_up(page: Page, username: str, password: str = PASSWORD) -> None:
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(password)
+    page.get_by_label("Password, again").fill(password)
+    page.get_by_role("button", name="Create account").click()
+
+
+def wait_live(page: Page) -> None:
+    """The page's EventSource is open (app.js sets the status on its open event)."""
+    expect(page.locator("#live-status")).to_have_text("live")
+
+
+OVERFLOWING_JS = """
+(width) => Array.from(document.querySelectorAll("body *")).filter(e => {
+  if (e.closest(".sr-only") || ["INPUT", "TEXTAREA", "SELECT"].includes(e.tagName)) return false;
+  const r = e.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return false;
+  // past the right edge of the screen, or content wider than its own box (a long word, a wide table)
+  return r.right > width + 0.5 || e.scrollWidth > e.clientWidth + 1;
+}).map(e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+  (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\\s+/).join(".") : "") +
+  " right=" + Math.round(e.getBoundingClientRect().right) + " content=" + e.scrollWidth + "/" + e.clientWidth)
+"""
+
+
+def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:
+    """Screenshot the page; return what is wrong with it: sideways overflow, main buttons too small to tap."""
+    page = tab.page
+    expect(page.locator("main")).to_be_visible()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    # Playwright's screenshot (hiding the caret) leaves style="" on inputs; htmx's settle would copy it into
+    # the next swap, and the strict CSP would rightly report it. Not the app's doing: undo it here.
+    page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
+    problems = []
+    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+    if scroll_width > width:
+        problems.append(f"{name}: the page is {scroll_width}px wide, more than {width}px")
+    sticking_out = page.evaluate(OVERFLOWING_JS, width)
+    if sticking_out:
+        problems.append(f"{name}: elements past the right edge: {sticking_out[:12]}")
+    for selector in buttons:
+        button = page.locator(selector)
+        expect(button.first).to_be_visible()
+        for box in (button.nth(i).bounding_box() for i in range(button.count())):
+            assert box is not None
+            if box["height"] < TAP:
+                problems.append(f"{name}: {selector} is {box['height']:.0f}px tall, less than {TAP}px")
+    return problems
+
+
+def seed_demo(env: dict[str, str]) -> int:
+    """Seed the demo campaign into the live server's database; its id."""
+    out = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=env, check=True, capture_output=True,
+                         text=True).stdout
+    found = re.search(r"\(id (\d+)\)", out)
+    assert found, out
+    return int(found.group(1))
+
+
+def character_named(base: str, campaign_id: int, who: dict[str, str], name: str) -> dict[str, Any]:
+    r = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who)
+    assert r.status_code == 200, r.text
+    return next(c for c in r.json()["characters"] if c["name"] == name)

@@ -1,0 +1,68 @@
+"""The hub's cache never hides an entry: it answers only up to the newest announced seq, and after a resync
+(the broker may have lost messages) the next read goes to the database."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import FastAPI
+
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.live.hub import LiveHub
+from app.rolls import service as rolls
+from conftest import seat_table
+
+
+def _table(app: FastAPI, name: str = "Hub", narrator: str = "nora") -> tuple[int, int]:
+    with app.state.sessionmaker() as db:
+        campaign, users = seat_table(db, (narrator,), name=name)
+        db.commit()
+        return campaign.id, users[narrator].id
+
+
+def _roll(app: FastAPI, campaign_id: int, user_id: int) -> int:
+    with app.state.sessionmaker() as db:
+        acc = campaigns.access(db, db.get(User, user_id), campaign_id)
+        req = rolls.ActionRequest(system="dice", action="roll", params={"expression": "1d6"})
+        return rolls.perform_action(db, acc, req).entry.seq
+
+
+def test_an_announced_entry_is_read_even_when_the_cache_holds_older_ones(app: FastAPI) -> None:
+    campaign_id, nora = _table(app)
+    for _ in range(3):
+        _roll(app, campaign_id, nora)
+
+    async def scenario() -> list[int]:
+        hub = LiveHub(app.state.sessionmaker)
+        hub.subscribe(campaign_id)
+        assert [e.seq for e in await hub.entries_after(campaign_id, 0)] == [1, 2, 3]  # cached now
+        hub.dispatch(campaign_id, "entry", _roll(app, campaign_id, nora))
+        return [e.seq for e in await hub.entries_after(campaign_id, 1)]  # a slower stream, still at 1
+
+    assert asyncio.run(scenario()) == [2, 3, 4]
+
+
+def test_resync_wakes_every_stream_and_reads_what_the_broker_lost(app: FastAPI) -> None:
+    campaign_id, nora = _table(app)
+    other_id, _ = _table(app, "Other", "otto")
+    for _ in range(3):
+        _roll(app, campaign_id, nora)
+
+    async def scenario() -> tuple[list[tuple[str, int | None]], list[int], list[int]]:
+        hub = LiveHub(app.state.sessionmaker)
+        subs = [hub.subscribe(campaign_id), hub.subscribe(campaign_id), hub.subscribe(other_id)]
+        await hub.entries_after(campaign_id, 0)
+        _roll(app, campaign_id, nora)  # committed while the broker was away: never announced
+        hub.resync()
+        woken = [sub.queue.get_nowait() for sub in subs]
+        assert all(sub.queue.empty() for sub in subs)
+        first = [e.seq for e in await hub.entries_after(campaign_id, 1)]
+        second = [e.seq for e in await hub.entries_after(campaign_id, 3)]  # now from the refreshed cache
+        return woken, first, second
+
+    woken, first, second = asyncio.run(scenario())
+    assert woken == [("entry", None)] * 3
+    assert first == [2, 3, 4]
+    assert second == [4]
+
