@@ -101,15 +101,15 @@ class LiveHub:
         tokens = {cred[1] for _user, cred in keys if cred and cred[0] == "token"}
         with self._factory() as db:
             roles = dict(db.execute(select(Membership.user_id, Membership.role).where(
-                Membership.campaign_id == campaign_id, Membership.user_id.in_(users))).tuples().all())
+                Membership.campaign_id == campaign_id, Membership.user_id.in_(users))).all())
             live: set[tuple[str, str, int]] = set()
             if sessions:
                 live |= {("session", sid, uid) for sid, uid in db.execute(select(
-                    LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))).tuples().all()}
+                    LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))).all()}
             if tokens:
                 live |= {("token", digest, uid) for digest, uid in db.execute(select(
                     ApiToken.token_hash, ApiToken.user_id).where(ApiToken.token_hash.in_(tokens),
-                                                                 ApiToken.revoked_at.is_(None))).tuples().all()}
+                                                                 ApiToken.revoked_at.is_(None))).all()}
         return {(user, cred): roles.get(user) if cred is not None and (*cred, user) in live else None
                 for user, cred in keys}
 

@@ -60,6 +60,9 @@ def _signin(client: TestClient, next: str, *, htmx: bool):
 def test_signin_with_an_off_site_next_lands_on_the_front_page(client: TestClient, url: str) -> None:
     _signed_up(client)
     r = _signin(client, url, htmx=False)
+    if "\x00" in url:  # the input guard refuses NUL anywhere before any route sees it (docs/INPUT_LIMITS.md)
+        assert r.status_code == 422 and "location" not in r.headers
+        return
     assert r.status_code == 303 and r.headers["location"] == "/"
     r = _signin(client, url, htmx=True)
     assert r.status_code == 204 and r.headers["hx-redirect"] == "/"
