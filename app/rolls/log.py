@@ -79,7 +79,8 @@ def _all_rows(db: Session, campaign_id: int) -> Iterator[LogEntry]:
 
 def export_entries(db: Session, acc: Access) -> Iterator[dict[str, Any]]:
     for row in _all_rows(db, acc.campaign.id):
-        yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True)
+        yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True,
+                         narrator=acc.is_narrator)
 
 
 def export(db: Session, acc: Access) -> dict[str, Any]:
@@ -93,5 +94,5 @@ def verify(db: Session, acc: Access) -> chain.Verification:
     """The server's check: every entry's header, link and body — the bodies of entries the caller may not
     read included (it says only whether they match, never what they hold) — against the campaign's head."""
     db.refresh(acc.campaign)
-    full = (entry_json(row, View.FULL, with_body=True) for row in _all_rows(db, acc.campaign.id))
+    full = (entry_json(row, View.FULL, with_body=True, narrator=True) for row in _all_rows(db, acc.campaign.id))
     return chain.verify_entries(full, head=head(acc))

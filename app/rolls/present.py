@@ -15,7 +15,27 @@ def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
     return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id)
 
 
-def entry_json(entry: LogEntry, view: View, *, with_body: bool = False) -> dict[str, Any]:
+WITHHELD = "withheld"
+
+
+def _without_held(body: dict[str, Any]) -> dict[str, Any]:
+    """A body without `held`: a hidden action's sheet changes, whole values of sheets (a foe's level, a
+    rabbit's checks) that visible_sheet shows each viewer only in part once the reveal applies them. Also
+    inside a reveal, which republishes the hidden body."""
+    shown = dict(body)
+    if shown.get("held") is not None:
+        shown["held"] = WITHHELD
+    revealed = shown.get("revealed")
+    if isinstance(revealed, dict) and isinstance(revealed.get("body"), dict):
+        inner = _without_held(revealed["body"])
+        if inner != revealed["body"]:
+            shown["revealed"] = {**revealed, "body": inner, "salt": None}
+    return shown
+
+
+def entry_json(entry: LogEntry, view: View, *, with_body: bool = False, narrator: bool = False) -> dict[str, Any]:
+    """`narrator`: the reader sees every sheet whole, so a body may keep its held sheet changes; anyone else
+    gets them withheld (and no salt for that body: it cannot be checked against its body_hash)."""
     data: dict[str, Any] = entry.header()
     for name in HIDDEN_FIELDS:
         data[name] = entry.body.get(name) if view == View.FULL else None
@@ -23,8 +43,14 @@ def entry_json(entry: LogEntry, view: View, *, with_body: bool = False) -> dict[
         data["request"] = entry.body.get("request")
     data.update(body_hash=entry.body_hash, prev_hash=entry.prev_hash, hash=entry.hash)
     if with_body:
-        data["body"] = entry.body if view == View.FULL else None
-        data["salt"] = entry.salt if view == View.FULL else None
+        body = entry.body if view == View.FULL else None
+        salt = entry.salt if view == View.FULL else None
+        if body is not None and not narrator:
+            shown = _without_held(body)
+            if shown != body:
+                body, salt = shown, None
+        data["body"] = body
+        data["salt"] = salt
     return data
 
 

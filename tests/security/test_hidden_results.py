@@ -1,0 +1,668 @@
+"""A leak test that cannot be fooled by a new screen (issue 9, item 4).
+
+Every hidden action (blind, narrator, self) of every system is made through the web form, with scripted dice, in
+two fresh worlds that differ only in the dice (success and failure). Then each role fetches EVERYTHING it can
+reach: every GET route registered in the app (walked from `app.routes`, with the scenario's ids), both live
+streams replayed from the start, the JSON API and the fragment the action returned. For the viewers who may not
+see the result, the two worlds' renderings (ids, times, hashes and tokens normalised away) must be identical —
+whatever a new page shows, it cannot tell success from failure — and the recognisable values (faces, totals,
+summaries) must not appear. After the reveal the values do appear to the others and the held sheet changes are
+applied. A GET route that is neither walked nor listed in SKIPPED fails test_every_get_route_is_classified.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import markupsafe
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from app.accounts.models import User
+from app.campaigns import service as campaigns
+from app.characters.models import Character
+from app.characters.service import create_character
+from app.config import Settings
+from app.main import create_app
+from app.models import Base
+from app.rolls import chain, patch
+from app.rolls import service as rolls
+from app.rolls.models import LogEntry
+from app.rules.dice import ScriptedDice
+from conftest import csrf_of, reset_postgres, seat_table
+
+ROLES = ("nora", "pia", "otto")  # the narrator, the player who rolls, another player
+HIDDEN = ("blind", "narrator", "self")
+
+# --- the route walk -----------------------------------------------------------------------------------------
+
+# GET routes that show campaign data, walked for every viewer with every id of the scenario.
+WALKED = {
+    "/", "/campaigns", "/campaigns/{campaign_id}", "/campaigns/{campaign_id}/log", "/campaigns/{campaign_id}/prompts",
+    "/campaigns/{campaign_id}/characters/{character_id}",
+    "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}",
+    "/campaigns/{campaign_id}/systems/{system_id}",
+    "/campaigns/{campaign_id}/encounters/{encounter_id}", "/campaigns/{campaign_id}/encounters/{encounter_id}/view",
+    "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
+    "/api/campaigns/{campaign_id}/export", "/api/campaigns/{campaign_id}/verify",
+}
+# The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
+STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
+# GET routes that cannot show an entry or a sheet: why, one by one. A new GET route must be added somewhere.
+SKIPPED = {
+    "/signin": "the sign-in form",
+    "/signup": "the sign-up form",
+    "/account": "the user's own tokens and language",
+    "/join/{code}": "an invite's landing page: the campaign's name",
+    "/help": "the rulings of the systems (static)",
+    "/docs": "OpenAPI UI (static)",
+    "/openapi.json": "the API schema (static)",
+    "/api/ping": "liveness",
+    "/campaigns/{campaign_id}/odds": "the odds of a dice expression (a function of the query alone)",
+    "/campaigns/{campaign_id}/characters/new/{system_id}": "an empty creation form",
+}
+# Query strings some walked routes need.
+QUERY: dict[str, Callable[[World], dict[str, Any]]] = {
+    "/campaigns/{campaign_id}/log": lambda w: {"before": w.last_seq() + 1},
+    "/api/campaigns/{campaign_id}/log": lambda w: {"limit": 500},
+    "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}": lambda w: w.case.odds_query(w),
+}
+
+
+def get_routes(app: FastAPI) -> set[str]:
+    paths: set[str] = set()
+
+    def walk(routes: Any) -> None:
+        for r in routes:
+            if isinstance(r, Route) and "GET" in (r.methods or ()):
+                paths.add(r.path)
+            inner = getattr(getattr(r, "original_router", None), "routes", None)
+            if inner:
+                walk(inner)
+
+    walk(app.router.routes)
+    return paths
+
+
+# --- normalising renderings ---------------------------------------------------------------------------------
+
+NORMALISE = [
+    (re.compile(r'name="csrf_token" value="[^"]*"'), 'name="csrf_token" value="CSRF"'),
+    (re.compile(r'"X-CSRF-Token": ?"[^"]*"'), '"X-CSRF-Token": "CSRF"'),
+    (re.compile(r'(<meta name="csrf-token" content=")[^"]*'), r"\1CSRF"),
+    (re.compile(r'(name="idempotency_key" value=")[^"]*'), r"\1KEY"),
+    (re.compile(r"/join/[\w-]+"), "/join/CODE"),
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00|Z)?"), "TIME"),
+    (re.compile(r"\b[0-9a-f]{16,}\b"), "HEX"),
+    (re.compile(r'(<time datetime="TIME"[^>]*>)[^<]*(</time>)'), r"\1T\2"),
+    (re.compile(r'"(salt|token|hash|body_hash|prev_hash)": ?"[^"]*"'), r'"\1": "X"'),
+]
+
+
+def normalise(text: str) -> str:
+    for pattern, repl in NORMALISE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+# --- the scenarios ------------------------------------------------------------------------------------------
+
+NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
+           "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
+           "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
+           "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"}
+ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
+             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
+ART_HERO = {"sheet_kind": "adventurer", "method": "balanced",
+            **{f"{c}_{k}": str(v) for c, (a, b) in ART_PAIRS.items() for k, v in (("a", a), ("b", b))}}
+ART_FOE = {"sheet_kind": "foe", **{f"level_{c}": "PR" for c in ART_PAIRS}, "level_ALE": "IN", "level_ATK": "PR",
+           "level_DEF": "PS", "health_0": "PR", "health_1": "PS", "health_2": "GD", "health_3": "GT",
+           "damage_rating": "1"}
+RABBIT = {"nature": 4, "will": 3, "health": 4, "skills": {"Scout": 3, "Fighter": 2}, "wises": ["Fox-wise"]}
+TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
+MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    system: str
+    action: str
+    form: dict[str, str]  # the action's form fields; "{foe}", "{theirs}": those characters' ids
+    success: list[int]  # scripted faces for the two worlds
+    failure: list[int]
+    roller: str = "pia"
+    character: str = "mine"  # which character acts: see World.characters
+    # Values that must not reach a viewer who may not see the result (besides the entry's summary).
+    secrets: dict[str, list[str]] = field(default_factory=dict)  # "success"/"failure" -> strings
+    compare: bool = True  # False: no dice, no outcome to tell apart (one world is enough)
+    setup: str = ""  # a named preparation step of World
+
+    def fields(self, world: World) -> dict[str, str]:
+        return {k: v.format(**world.ids) for k, v in self.form.items()}
+
+    def odds_query(self, world: World) -> dict[str, str]:
+        return self.fields(world)
+
+
+CASES = [
+    Case("dice-roll", "dice", "roll", {"expression": "3d1000"}, [613, 547, 281], [1, 2, 3],
+         secrets={"success": ["1441", "613", "547", "281"]}),
+    Case("cat-test_fate", "cat", "test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"},
+         [2, 4, 6, 6], [3, 3, 5, 3], secrets={"failure": ["scar(s) to place"]}),
+    Case("art-trait_roll", "art", "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [73], [2]),
+    Case("art-trait_roll-foe", "art", "trait_roll", {"attribute": "ALE", "opponent_id": "{foe}"}, [99], [2]),
+    Case("art-defend", "art", "defend", {"attack": "PR"}, [99], [2]),
+    Case("art-attack-foe", "art", "attack", {"weapon": "0", "opponent_id": "{foe}"}, [99], [70], setup="sword"),
+    Case("rabbits-test", "rabbits", "test", {"skill": "Scout", "ob": "2"}, [6, 5, 4], [1, 2, 3]),
+    Case("rabbits-versus", "rabbits", "versus", {"skill": "Scout", "opponent_id": "{theirs}"},
+         [6, 6, 6, 1, 1, 1], [1, 1, 1, 6, 6, 6]),
+    Case("catfight-heal", "catfight", "heal", {}, [], [], roller="nora", character="hurt", compare=False,
+         secrets={"success": ["back to full health"]}),
+]
+
+
+# Actions that may be hidden (not encounter moves) but are not played above, and why. A new action fails
+# test_every_hideable_action_is_played_or_listed until it is played or listed here.
+NOT_PLAYED = {
+    # follow-ups on a roll already in the log, or bookkeeping without dice: the rolls they follow are played
+    ("cat", "edit_scene"), ("cat", "place_scars"), ("cat", "dodge_with_life"), ("cat", "propose_reputation"),
+    ("cat", "heal_first"), ("cat", "notes"), ("rabbits", "fate"), ("rabbits", "deeper"), ("rabbits", "of_course"),
+    ("rabbits", "concede"), ("rabbits", "tiebreak"), ("art", "fame_after"), ("art", "inspire"),
+    ("art", "start_complex"), ("art", "end_complex"), ("art", "add_item"), ("art", "move_item"), ("art", "armor"),
+    ("art", "raise_attribute"), ("art", "buy_perk"), ("art", "buy_health"), ("art", "buy_skill"),
+    ("art", "roll_attributes"), ("art", "take_damage"), ("art", "fatigue"),
+    # other rolls, not yet played here (see the report of issue 9)
+    ("rabbits", "recover"), ("art", "henchman_roll"), ("art", "first_aid"), ("art", "rest"), ("art", "med_kit"),
+    # the narrator's tools (hidden only from players who see the sheets they change after the reveal)
+    ("cat", "move_scar"), ("cat", "grant_advantage"), ("cat", "approve_reputation"), ("cat", "clear_approvals"),
+    ("cat", "dock_reputation"), ("cat", "restore_reputation"), ("cat", "gift_reputation"), ("cat", "advance_time"),
+    ("rabbits", "consequence"), ("rabbits", "clear"), ("rabbits", "award"), ("art", "sustained_damage"),
+    ("art", "end_sustained_damage"), ("art", "end_session"), ("art", "award_glory"), ("art", "combine"),
+    # settings changes must be public (the service refuses them hidden)
+    ("cat", "settings"), ("catfight", "settings"), ("rabbits", "settings"), ("art", "upload_table"),
+    ("art", "default_table"),
+}
+
+
+@contextmanager
+def scripted(faces: list[int]) -> Iterator[None]:
+    """The web form's dice: the rules service rolls SecureDice(); for this block it rolls these faces."""
+    original = rolls.SecureDice
+    rolls.SecureDice = lambda: ScriptedDice(list(faces))  # type: ignore[assignment,misc,return-value]
+    try:
+        yield
+    finally:
+        rolls.SecureDice = original  # type: ignore[misc]
+
+
+class World:
+    """A fresh database and app: nora narrates, pia and otto play; each signed in with their own browser and
+    API token. `characters`: mine (pia's), theirs (otto's), and per system a foe or a hurt cat."""
+
+    def __init__(self, database_url: str, tmp_path: Path, name: str, case: Case) -> None:
+        self.case = case
+        if database_url.startswith("postgresql"):
+            reset_postgres(database_url)
+        else:
+            database_url = f"sqlite:///{tmp_path / (name + '.db')}"
+        settings = Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
+                            sse_keepalive_seconds=0.5)
+        self.app = create_app(settings)
+        Base.metadata.create_all(self.app.state.engine)
+        self.factory = self.app.state.sessionmaker
+        self.clients: list[TestClient] = []
+        self.api = self._client()
+        self.browsers = {role: self._client() for role in ROLES}
+        self.ids: dict[str, int] = {}
+        self.encounters: list[int] = []
+        with self.factory() as db:
+            systems = () if case.system == "dice" else (case.system,)
+            campaign, users = seat_table(db, ROLES, systems=systems, name="Leaky Roof")
+            db.commit()
+            self.campaign_id = campaign.id
+            self.user_ids = {n: u.id for n, u in users.items()}
+            campaigns.start_session(db, self.acc(db, "nora"))
+            db.commit()
+            self._characters(db)
+        for role, browser in self.browsers.items():
+            token = csrf_of(browser, "/signin")
+            r = browser.post("/signin", data={"username": role, "password": "correct horse", "csrf_token": token},
+                             follow_redirects=False)
+            assert r.status_code == 303, r.text
+        self.tokens = {}
+        for role in ROLES:
+            r = self.api.post("/api/tokens", json={"username": role, "password": "correct horse"})
+            assert r.status_code == 201, r.text
+            self.tokens[role] = {"Authorization": f"Bearer {r.json()['token']}"}
+        if case.setup == "sword":
+            self.act_public("pia", "add_item", {"name": "Sword", "slot": "ready", "type": "weapon",
+                                                "cost": "Struggling", "weapon": "melee_1h"})
+
+    def _client(self) -> TestClient:
+        c = TestClient(self.app, base_url="http://testserver")
+        c.__enter__()
+        self.clients.append(c)
+        return c
+
+    def close(self) -> None:
+        while self.clients:
+            self.clients.pop().__exit__(None, None, None)
+        self.app.state.engine.dispose()
+
+    def acc(self, db: Any, who: str) -> campaigns.Access:
+        return campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
+
+    def _make(self, db: Any, who: str, name: str, sheet: dict[str, Any], kind: str = "pc", system: str = "") -> int:
+        ch = create_character(db, self.acc(db, who), name=name, system=system or self.case.system, sheet=sheet,
+                              kind=kind)
+        db.commit()
+        return ch.id
+
+    def _characters(self, db: Any) -> None:
+        s = self.case.system
+        if s == "dice":
+            self.ids["mine"] = self._make(db, "pia", "Pia's hero", {})
+            self.ids["theirs"] = self._make(db, "otto", "Otto's hero", {})
+        elif s == "cat":
+            self.ids["mine"] = self._make(db, "pia", "Smoke", dict(NEW_CAT))
+            self.ids["theirs"] = self._make(db, "otto", "Tiger", {**NEW_CAT, "secret_name": "Ottosecret"})
+            self.ids["foe"] = self._make(db, "nora", "Ship dog", {"foe_template": "dog"}, kind="npc")
+        elif s == "art":
+            self.ids["mine"] = self._make(db, "pia", "Maren", dict(ART_HERO))
+            self.ids["theirs"] = self._make(db, "otto", "Tom", dict(ART_HERO))
+            self.ids["foe"] = self._make(db, "nora", "Goblin", dict(ART_FOE), kind="npc")
+        elif s == "rabbits":
+            self.ids["mine"] = self._make(db, "pia", "Clover", dict(RABBIT))
+            self.ids["theirs"] = self._make(db, "otto", "Hazel", dict(RABBIT))
+        elif s == "catfight":
+            self.ids["mine"] = self._make(db, "pia", "Tecka", dict(TECKA))
+            self.ids["theirs"] = self._make(db, "otto", "Mimi", dict(MIMI))
+            self.ids["hurt"] = self._make(db, "pia", "Tibbs", dict(TECKA))
+            hurt = db.get(Character, self.ids["hurt"])
+            hurt.sheet = {**hurt.sheet, "health": 1}
+            db.commit()
+            # A duel in the open, so the encounter pages are walked too.
+            req = rolls.ActionRequest(system="catfight", action="challenge", character_id=self.ids["mine"],
+                                      params={"opponent_id": self.ids["theirs"]})
+            result = rolls.perform_action(db, self.acc(db, "pia"), req)
+            assert result.encounter_id is not None
+            self.encounters.append(result.encounter_id)
+
+    def act_public(self, who: str, action: str, params: dict[str, Any], faces: list[int] | None = None) -> None:
+        with self.factory() as db:
+            req = rolls.ActionRequest(system=self.case.system, action=action, character_id=self.ids["mine"],
+                                      params=params)
+            rolls.perform_action(db, self.acc(db, who), req, dice=ScriptedDice(faces or []))
+
+    # -- reading --
+
+    def last_seq(self) -> int:
+        with self.factory() as db:
+            return db.get(campaigns.Campaign, self.campaign_id).last_seq
+
+    def entry(self, seq: int) -> LogEntry:
+        with self.factory() as db:
+            return db.scalar(select(LogEntry).where(LogEntry.campaign_id == self.campaign_id, LogEntry.seq == seq))
+
+    def sheet(self, key: str) -> dict[str, Any]:
+        with self.factory() as db:
+            return dict(db.get(Character, self.ids[key]).sheet)
+
+    def post_form(self, who: str, path: str, data: dict[str, str]) -> str:
+        browser = self.browsers[who]
+        headers = {"X-CSRF-Token": csrf_of(browser, "/account"), "HX-Request": "true"}
+        r = browser.post(path, data=data, headers=headers, follow_redirects=False)
+        assert r.status_code == 200, (path, r.status_code, r.text[:2000])
+        return r.text
+
+    def snapshot(self, viewer: str, full: bool = True) -> dict[str, str]:
+        """Everything `viewer` can fetch, normalised: key -> "status\\nbody". Not `full`: the campaign page,
+        the API's log and export, and the streams (enough to show that a viewer who may see a result does)."""
+        out: dict[str, str] = {}
+        values = {"campaign_id": [self.campaign_id], "character_id": sorted(self.ids.values()),
+                  "action_id": [self.case.action], "system_id": sorted({self.case.system, "dice"}),
+                  "encounter_id": self.encounters}
+        walked = WALKED if full else {"/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
+                                      "/api/campaigns/{campaign_id}/export"}
+        for path in sorted(get_routes(self.app) & walked):
+            for url in expand(path, values):
+                query = QUERY.get(path, lambda w: {})(self)
+                if path.startswith("/api/"):
+                    r = self.api.get(url, params=query, headers=self.tokens[viewer])
+                else:
+                    r = self.browsers[viewer].get(url, params=query, follow_redirects=False)
+                out[f"GET {url}"] = f"{r.status_code}\n{normalise(r.text)}"
+        cookie = "; ".join(f"{k}={v}" for k, v in self.browsers[viewer].cookies.items())
+        until = self.last_seq()
+        for path, headers in (("/campaigns/{campaign_id}/stream", {"cookie": cookie}),
+                              ("/api/campaigns/{campaign_id}/events", self.tokens[viewer])):
+            url = path.format(campaign_id=self.campaign_id)
+            text = self.api.portal.call(read_stream, self.app, url, headers, until)
+            out[f"STREAM {url}"] = normalise(text)
+        return out
+
+
+def expand(path: str, values: dict[str, list[int | str]]) -> list[str]:
+    urls = [path]
+    for name, options in values.items():
+        if "{" + name + "}" not in path:
+            continue
+        urls = [u.replace("{" + name + "}", str(v)) for u in urls for v in options]
+    return urls
+
+
+async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_seq: int) -> str:
+    """Replay an SSE stream from the start (?after=0) by calling the ASGI app; disconnect once the entry with
+    id `until_seq` has arrived (the catch-up is done) or after a few seconds."""
+    chunks: list[str] = []
+    done = anyio.Event()
+    asked = False
+    scope = {
+        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+        "method": "GET", "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
+        "root_path": "", "path": path, "raw_path": path.encode(), "query_string": b"after=0",
+        "headers": [(b"host", b"testserver")] + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+
+    async def receive() -> dict[str, Any]:
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            chunks.append(f"{message['status']}\n")
+            if message["status"] != 200:
+                done.set()
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b"").decode())
+            if f"id: {until_seq}\n" in "".join(chunks):
+                done.set()
+
+    with anyio.move_on_after(10):
+        await app(scope, receive, send)
+    assert done.is_set(), f"the stream {path} did not replay up to #{until_seq}: {''.join(chunks)[:500]}"
+    return "".join(c for c in chunks if not c.startswith(": keepalive"))
+
+
+def may_see(visibility: str, viewer: str, roller: str) -> bool:
+    """The rule (docs/ARCHITECTURE.md, Visibility), written out here rather than asked of the app."""
+    if visibility == "public":
+        return True
+    if viewer == "nora" and visibility in ("blind", "narrator"):
+        return True
+    if viewer == roller:
+        return visibility in ("narrator", "self")  # the roller of a blind roll sees only what they asked
+    return False
+
+
+# --- running a case -----------------------------------------------------------------------------------------
+
+@dataclass
+class Played:
+    world: World
+    seq: int
+    summary: str
+    fragment: str
+    before: dict[str, dict[str, Any]]
+    snapshots: dict[str, dict[str, str]]
+
+
+Do = Callable[["World", str], tuple[str, str, str]]  # (world, visibility) -> (who acted, form path, fragment)
+
+
+def by_sheet_form(world: World, visibility: str) -> tuple[str, str, str]:
+    """The case's action through the sheet's form (…/characters/{cid}/act/{action})."""
+    case = world.case
+    path = f"/campaigns/{world.campaign_id}/characters/{world.ids[case.character]}/act/{case.action}"
+    return case.roller, path, world.post_form(case.roller, path, {**case.fields(world), "visibility": visibility})
+
+
+def play(world: World, visibility: str, faces: list[int], do: Do = by_sheet_form, *, kind: str = "action",
+         sheets_held: bool = True, walk: tuple[str, ...] = ROLES) -> Played:
+    """Act, then take every role's snapshot: the whole walk for the roles in `walk`, the main channels for
+    the others."""
+    before = {key: world.sheet(key) for key in world.ids}
+    with scripted(faces):
+        who, path, fragment = do(world, visibility)
+    seq = world.last_seq()
+    entry = world.entry(seq)
+    assert (entry.kind, entry.visibility) == (kind, visibility), fragment[:2000]
+    if sheets_held:
+        for key in world.ids:  # a hidden action changes no sheet before the reveal
+            assert world.sheet(key) == before[key], f"{key}'s sheet changed before the reveal"
+    snapshots = {viewer: world.snapshot(viewer, viewer in walk) for viewer in ROLES}
+    snapshots[who][f"POST {path}"] = normalise(fragment)
+    return Played(world, seq, entry.body["summary"], fragment, before, snapshots)
+
+
+def forms_of(text: str) -> set[str]:
+    """How a string looks in HTML, in JSON and in an SSE data line."""
+    return {text, html.escape(text), str(markupsafe.escape(text)), json.dumps(text)[1:-1],
+            json.dumps(text, ensure_ascii=False)[1:-1]}
+
+
+def shows(text: str, secret: str) -> bool:
+    return any(form in text for form in forms_of(secret))
+
+
+def secrets_of(played: Played, outcome: str) -> list[str]:
+    return sorted({played.summary, *played.world.case.secrets.get(outcome, [])})
+
+
+def assert_not_shown(played: Played, viewer: str, secrets: list[str], what: str) -> None:
+    for key, text in played.snapshots[viewer].items():
+        for secret in secrets:
+            assert not shows(text, secret), f"{what}: {viewer} sees {secret!r} in {key}"
+
+
+def assert_same(a: dict[str, str], b: dict[str, str], viewer: str, what: str) -> None:
+    assert sorted(a) == sorted(b), f"{what}: {viewer} reaches other routes in the two worlds"
+    for key in a:
+        if a[key] != b[key]:
+            diff = first_difference(a[key], b[key])
+            pytest.fail(f"{what}: {viewer} can tell success from failure in {key}:\n{diff}")
+
+
+def first_difference(a: str, b: str) -> str:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"success: …{a[max(0, i - 300):i + 200]}…\nfailure: …{b[max(0, i - 300):i + 200]}…"
+    return f"lengths differ: {len(a)} vs {len(b)}"
+
+
+def reveal(played: Played, visibility: str) -> None:
+    world = played.world
+    who = played.world.case.roller if visibility == "self" else "nora"
+    with world.factory() as db:
+        rolls.reveal_entry(db, world.acc(db, who), played.seq)
+    entry = world.entry(played.seq)
+    for cid, ops in (entry.body.get("held") or {}).items():  # the held changes are applied at the reveal
+        key = next(k for k, v in world.ids.items() if v == int(cid))
+        assert world.sheet(key) == patch.apply(played.before[key], ops) != played.before[key], key
+
+
+@pytest.fixture(autouse=True)
+def _close_worlds() -> Iterator[list[World]]:
+    worlds: list[World] = []
+    yield worlds
+    for w in worlds:
+        w.close()
+
+
+# app/live/hub.py reads with Result.tuples(), deprecated in SQLAlchemy 2.1; the streams run in-process here.
+
+
+@pytest.mark.parametrize("visibility", HIDDEN)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_a_hidden_result_reaches_no_one_who_may_not_see_it(case: Case, visibility: str, database_url: str,
+                                                          tmp_path: Path, _close_worlds: list[World]) -> None:
+    blind_to = [v for v in ROLES if not may_see(visibility, v, case.roller)]
+    assert blind_to, "someone may not see a hidden result"
+    results: dict[str, Played] = {}
+    # One world at a time (on PostgreSQL they share the database): play, check, reveal, check, close.
+    worlds = (("success", case.success), ("failure", case.failure)) if case.compare else (("success", case.success),)
+    for outcome, faces in worlds:
+        world = World(database_url, tmp_path, f"{case.id}-{visibility}-{outcome}", case)
+        _close_worlds.append(world)
+        played = results[outcome] = play(world, visibility, faces, walk=tuple(blind_to))
+        for viewer in ROLES:
+            if viewer in blind_to:
+                assert_not_shown(played, viewer, secrets_of(played, outcome), f"{case.id} {visibility} {outcome}")
+            else:  # whoever may see it does (so the walk reaches the result at all)
+                assert_reaches(played, viewer, played.summary)
+        check_reveal(played, visibility, outcome, blind_to)
+        world.close()
+    if case.compare:
+        success, failure = results["success"], results["failure"]
+        assert success.summary != failure.summary, "the two worlds must differ in their result"
+        for viewer in blind_to:
+            assert_same(success.snapshots[viewer], failure.snapshots[viewer], viewer, f"{case.id} {visibility}")
+
+
+def check_reveal(played: Played, visibility: str, outcome: str, blind_to: list[str]) -> None:
+    """The reveal: now everyone sees it, the held sheet changes are applied, and still no player reads them
+    in an entry's body (they are whole sheet values: the narrators' alone)."""
+    world = played.world
+    reveal(played, visibility)
+    for viewer in blind_to:
+        log = world.api.get(f"/api/campaigns/{world.campaign_id}/log", headers=world.tokens[viewer]).text
+        page = world.browsers[viewer].get(f"/campaigns/{world.campaign_id}").text
+        for secret in secrets_of(played, outcome):
+            assert shows(log, secret) and shows(page, secret), (viewer, outcome, secret)
+    for viewer in ("pia", "otto"):
+        export = world.api.get(f"/api/campaigns/{world.campaign_id}/export", headers=world.tokens[viewer]).json()
+        for item in export["entries"]:
+            body = item.get("body") or {}
+            for shown in (body, (body.get("revealed") or {}).get("body") or {}):
+                assert shown.get("held") in (None, "withheld"), (viewer, outcome, item["seq"])
+        checked = chain.verify_entries(export["entries"], head=export["head"])  # and the export still checks
+        assert checked.ok, (viewer, checked.problems)
+
+
+def test_every_hideable_action_is_played_or_listed() -> None:
+    from app.systems import SYSTEMS
+
+    hideable = {(s.id, a.id) for s in SYSTEMS.values() for a in s.actions.values() if a.encounter is None}
+    played = {(c.system, c.action) for c in CASES}
+    assert not played & NOT_PLAYED
+    assert not hideable - played - NOT_PLAYED, f"hideable actions neither played nor listed: {hideable - played - NOT_PLAYED}"
+    assert not (played | NOT_PLAYED) - hideable, "the lists name actions that are gone"
+
+
+def test_every_get_route_is_classified(app: FastAPI) -> None:
+    routes = get_routes(app)
+    assert len(routes) > 20, routes
+    unknown = sorted(routes - WALKED - STREAMS - set(SKIPPED))
+    assert not unknown, f"GET routes neither walked by the leak test nor listed in SKIPPED with a reason: {unknown}"
+    assert not (WALKED | STREAMS | set(SKIPPED)) - routes, "the lists name routes that are gone"
+
+
+CHANNELS = ("GET /campaigns/{cid}", "GET /api/campaigns/{cid}/log", "GET /api/campaigns/{cid}/export",
+            "STREAM /campaigns/{cid}/stream", "STREAM /api/campaigns/{cid}/events")
+
+
+def assert_reaches(played: Played, viewer: str, secret: str, channels: tuple[str, ...] = CHANNELS) -> None:
+    """Whoever may see the result finds it in every channel (so the walk is not blind itself)."""
+    cid = played.world.campaign_id
+    for key in (c.format(cid=cid) for c in channels):
+        assert shows(played.snapshots[viewer][key], secret), (viewer, key, secret)
+
+
+def test_a_blind_prompt_answered_through_the_form_tells_the_player_nothing(database_url: str, tmp_path: Path,
+                                                                          _close_worlds: list[World]) -> None:
+    case = CASES[0]  # the dice world
+
+    def answer(world: World, visibility: str) -> tuple[str, str, str]:
+        with world.factory() as db:
+            prompt = rolls.create_prompt(db, world.acc(db, "nora"), character_id=world.ids["mine"], system="dice",
+                                         action="roll", locked={"expression": "3d1000"}, visibility=visibility)
+            pid = prompt.id
+        path = f"/campaigns/{world.campaign_id}/prompts/{pid}/complete"
+        return "pia", path, world.post_form("pia", path, {"expression": "1d2"})  # the locked expression wins
+
+    results = {}
+    for outcome, faces in (("success", case.success), ("failure", case.failure)):
+        world = World(database_url, tmp_path, f"prompt-{outcome}", case)
+        _close_worlds.append(world)
+        played = results[outcome] = play(world, "blind", faces, answer, walk=("pia", "otto"))
+        for viewer in ("pia", "otto"):
+            assert_not_shown(played, viewer, secrets_of(played, outcome), f"prompt {outcome}")
+        assert_reaches(played, "nora", played.summary)
+        assert "result hidden" in played.fragment
+        check_reveal(played, "blind", outcome, ["pia", "otto"])
+        world.close()
+    success, failure = results["success"], results["failure"]
+    assert "1441" in success.summary and "3d1000" in success.summary
+    for viewer in ("pia", "otto"):
+        assert_same(success.snapshots[viewer], failure.snapshots[viewer], viewer, "blind prompt")
+
+
+def test_an_adjusted_secret_name_reaches_only_the_narrators_and_the_owner(database_url: str, tmp_path: Path,
+                                                                          _close_worlds: list[World]) -> None:
+    case = CASES[1]  # the cat world
+    names = {"success": "Moonwhisker", "failure": "Starpelt"}  # two worlds, two new secret names
+    results = {}
+    for outcome, name in names.items():
+        def adjust(world: World, visibility: str, name: str = name) -> tuple[str, str, str]:
+            path = f"/campaigns/{world.campaign_id}/characters/{world.ids['mine']}/adjust"
+            return "nora", path, world.post_form("nora", path, {"reason": "a new name", "sheet.secret_name": name})
+
+        world = World(database_url, tmp_path, f"adjust-{outcome}", case)
+        _close_worlds.append(world)
+        played = results[outcome] = play(world, "narrator", [], adjust, kind="adjust", sheets_held=False,
+                                         walk=("otto",))
+        assert world.sheet("mine")["secret_name"] == name
+        world.close()
+        assert_not_shown(played, "otto", [names[outcome], "Ashwhisker"], f"adjust {outcome}")
+        for viewer in ("nora", "pia"):
+            # the entry's JSON shows what changed (the page's log line says only that the sheet was adjusted)
+            assert_reaches(played, viewer, names[outcome], CHANNELS[1:3])
+    assert_same(results["success"].snapshots["otto"], results["failure"].snapshots["otto"], "otto", "secret name")
+
+
+@pytest.mark.parametrize("visibility", ("public", *HIDDEN))
+def test_a_foes_level_never_reaches_the_players(visibility: str, database_url: str, tmp_path: Path,
+                                                _close_worlds: list[World]) -> None:
+    """ART: the same roll against a foe whose Alertness is Inferior in one world and Poor in the other (both
+    below the result, so success either way): the players' renderings are identical, before and after the
+    reveal; the narrator's are not."""
+    case = CASES[3]  # art-trait_roll-foe
+    results: dict[str, Played] = {}
+    revealed: dict[str, dict[str, dict[str, str]]] = {}
+    for level in ("IN", "PR"):
+        world = World(database_url, tmp_path, f"foe-{visibility}-{level}", case)
+        _close_worlds.append(world)
+        with world.factory() as db:
+            foe = db.get(Character, world.ids["foe"])
+            foe.sheet = {**foe.sheet, "levels": {**foe.sheet["levels"], "ALE": level}}
+            db.commit()
+        played = results[level] = play(world, visibility, case.success, sheets_held=visibility != "public")
+        assert world.entry(played.seq).body["outcome"]["concealed"]
+        revealed[level] = played.snapshots
+        if visibility != "public":
+            reveal(played, visibility)
+            revealed[level] = {viewer: world.snapshot(viewer) for viewer in ROLES}
+        world.close()
+    low, high = results["IN"], results["PR"]
+    mine = f"GET /campaigns/{low.world.campaign_id}/characters/{low.world.ids['mine']}"
+    for when, shots in (("before the reveal", {k: p.snapshots for k, p in results.items()}),
+                        ("after the reveal", revealed)):
+        for viewer in ("pia", "otto"):
+            assert_same(shots["IN"][viewer], shots["PR"][viewer], viewer, f"foe level, {visibility}, {when}")
+    assert revealed["IN"]["nora"][mine] != revealed["PR"]["nora"][mine], "the narrator sees the level"
