@@ -56,6 +56,7 @@ WALKED = {
     "/campaigns/{campaign_id}/encounters/{encounter_id}", "/campaigns/{campaign_id}/encounters/{encounter_id}/view",
     "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
     "/api/campaigns/{campaign_id}/export", "/api/campaigns/{campaign_id}/verify",
+    "/campaigns/{campaign_id}/export.json", "/campaigns/{campaign_id}/verify",
 }
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
