@@ -22,10 +22,11 @@ from urllib.parse import unquote_plus
 from annotated_types import Ge, Le
 from pydantic import StrictInt
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import i18n
 from app.errors import BadRequest
+from app.security import replay_body as _replay
 
 MAX_INT = 2**31 - 1
 MIN_INT = -(2**31)
@@ -172,19 +173,6 @@ async def _read_all(receive: Receive) -> bytes:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay
 
 
 async def _refuse(scope: Scope, send: Send, field: str, problem: str) -> None:

@@ -121,7 +121,7 @@ class CSRFMiddleware:
         if problem is not None:
             await _forbidden(scope, send, problem, headers)
             return
-        await self.app(scope, _replay(body, receive) if body is not None else receive, send)
+        await self.app(scope, replay_body(body, receive) if body is not None else receive, send)
 
     def _origin_problem(self, scope: Scope, headers: Headers) -> str | None:
         origin = headers.get("origin") or _origin_of(headers.get("referer"))
@@ -151,7 +151,8 @@ async def _read_body(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay_body(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the app a body a middleware already read, then the rest of the connection."""
     sent = False
 
     async def replay() -> Message:
