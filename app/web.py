@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-from jinja2_fragments import render_block
+from functools import lru_cache
+
+from jinja2 import Environment, FileSystemLoader, Template, nodes, select_autoescape
+from jinja2_fragments import BlockNotFoundError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
@@ -32,6 +34,39 @@ def make_env() -> Environment:
 
 
 ENV = make_env()
+
+
+@lru_cache(maxsize=256)
+def _layout_of(template: Template) -> Template | None:
+    """The template this one `{% extends %}` (a constant name), or None."""
+    env = template.environment
+    if template.name is None or env.loader is None:
+        return None
+    extends = env.parse(env.loader.get_source(env, template.name)[0]).find(nodes.Extends)
+    if extends is None or not isinstance(extends.template, nodes.Const):
+        return None
+    return env.get_template(extends.template.value, parent=template.name)
+
+
+def render_block(env: Environment, template_name: str, block: str, context: dict[str, Any]) -> str:
+    """One block of a page, as an HTMX fragment — also a block the page inherits from its layout (a sheet's
+    `sheet` lives in characters/_sheet_page.html). jinja2-fragments reads only the template's own blocks; here
+    the context gets every block along the `extends` chain, as Jinja does when it renders the whole page, so the
+    layout's block renders with the page's overrides of the blocks inside it."""
+    template = env.get_template(template_name)
+    ctx = template.new_context(context)
+    layout = _layout_of(template)
+    while layout is not None:
+        for name, func in layout.blocks.items():
+            ctx.blocks.setdefault(name, []).append(func)
+        layout = _layout_of(layout)
+    if block not in ctx.blocks:
+        raise BlockNotFoundError(block, template_name)
+    try:
+        return env.concat(ctx.blocks[block][0](ctx))  # type: ignore[attr-defined]
+    except Exception:
+        env.handle_exception()
+        raise
 
 
 @dataclass(frozen=True)

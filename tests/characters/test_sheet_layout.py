@@ -1,0 +1,180 @@
+"""The one sheet layout (templates/characters/_sheet_page.html): every rule system's sheet extends it, so the
+live hooks are on every sheet, and a prompt the narrator calls for reaches the player's open sheet live."""
+
+from __future__ import annotations
+
+import queue
+import re
+import threading
+from html.parser import HTMLParser
+from typing import Any
+
+import httpx2
+import pytest
+from jinja2 import nodes
+
+from app.characters.routes import template_for
+from app.systems import SYSTEMS
+from app.web import ENV
+from conftest import CSRF_RE, LiveServer
+
+LAYOUT = "characters/_sheet_page.html"
+PASSWORD = "correct horse"
+
+# Per system: a player's new sheet (the creation fields) and a prompt the narrator calls for on it.
+ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
+             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
+CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
+    "dice": ({}, "roll", {"expression": "2d6"}),
+    "cat": ({"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
+             "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
+             "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
+             "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"},
+            "test_fate", {"trait": "legs", "difficulty": "hard"}),
+    "catfight": ({"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}, "challenge", {}),
+    "rabbits": ({"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}, "test",
+                {"skill": "Scout"}),
+    "art": ({"sheet_kind": "adventurer", "method": "balanced",
+             **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)}},
+            "trait_roll", {"attribute": "AGI", "difficulty": "IN"}),
+}
+
+
+def _source(name: str) -> str:
+    assert ENV.loader is not None
+    return ENV.loader.get_source(ENV, name)[0]
+
+
+def _blocks(name: str) -> set[str]:
+    return {b.name for b in ENV.parse(_source(name)).find_all(nodes.Block)}
+
+
+def test_every_system_has_a_case() -> None:
+    assert set(CASES) == set(SYSTEMS)
+
+
+@pytest.mark.parametrize("system_id", list(SYSTEMS))
+def test_the_sheet_extends_the_one_layout(system_id: str) -> None:
+    name = template_for(SYSTEMS[system_id], "sheet")
+    extends = ENV.parse(_source(name)).find(nodes.Extends)
+    assert extends is not None and isinstance(extends.template, nodes.Const) and extends.template.value == LAYOUT
+    layout_blocks, own = _blocks(LAYOUT), _blocks(name)
+    # It fills only blocks the layout declares, and never replaces `sheet` (the fragment every action renders)
+    # or `content` (the live hooks), so the layout's scaffolding is on every sheet.
+    assert own <= layout_blocks - {"sheet", "content"}, own - layout_blocks
+    assert {"sheet", "sheet_body"} <= layout_blocks
+    assert "data-stream" not in _source(name) and "prompts-changed" not in _source(name)
+    # The `sheet` fragment the routes render comes from the layout, with the system's blocks inside.
+    assert "sheet" in ENV.get_template(LAYOUT).blocks
+
+
+def test_the_layout_holds_the_live_hooks_once() -> None:
+    src = _source(LAYOUT)
+    assert src.count("data-stream=") == 1 and src.count('hx-trigger="prompts-changed from:body"') == 1
+    assert src.count('{% include "characters/_sheet_head.html" %}') == 1
+    assert src.count('{% include "characters/_recent.html" %}') == 1
+
+
+class _Panel(HTMLParser):
+    """The prompts panel ([data-prompts]) of a page, and the hook that refetches it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.panels = 0
+        self.inside: list[str] = []
+        self.hooks: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("hx-trigger") == "prompts-changed from:body":
+            self.hooks.append(a)
+        if self.depth:
+            self.depth += tag not in ("input", "br", "img", "meta", "link")
+            self.inside.append(f'{tag} {a.get("id") or ""}')
+        elif "data-prompts" in a:
+            self.panels += 1
+            self.depth = 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth:
+            self.depth -= 1
+
+
+def _panel(html: str) -> _Panel:
+    parser = _Panel()
+    parser.feed(html)
+    return parser
+
+
+def _token(base: str, name: str) -> dict[str, str]:
+    httpx2.post(base + "/api/users", json={"username": name, "password": PASSWORD})
+    r = httpx2.post(base + "/api/tokens", json={"username": name, "password": PASSWORD})
+    return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def _signed_in(base: str, name: str) -> httpx2.Client:
+    client = httpx2.Client(base_url=base, timeout=20)
+    match = CSRF_RE.search(client.get("/signin").text)
+    assert match
+    r = client.post("/signin", data={"username": name, "password": PASSWORD, "csrf_token": match.group(1)})
+    assert r.status_code in (200, 303), r.text
+    return client
+
+
+def _listen(client: httpx2.Client, path: str, events: queue.Queue, ready: threading.Event) -> None:
+    try:
+        with client, client.stream("GET", path) as response:
+            ready.set()
+            for line in response.iter_lines():
+                if line.startswith("event: "):
+                    events.put(line[7:])
+    except httpx2.TransportError:  # the server stopped at the end of the test
+        pass
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("system_id", list(SYSTEMS))
+def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system_id: str) -> None:
+    base = live_server.url
+    sheet, action, locked = CASES[system_id]
+    nora, pia = _token(base, "nora"), _token(base, "pia")
+    systems = [] if system_id == "dice" else [system_id]
+    cid = httpx2.post(base + "/api/campaigns", json={"name": "Live sheet", "systems": systems}, headers=nora).json()["id"]
+    code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+    assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia).status_code == 200
+    r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=pia,
+                    json={"name": "Hero", "system": system_id, "sheet": sheet})
+    assert r.status_code == 201, r.text
+    hero = r.json()["id"]
+
+    # Pia opens her sheet: the stream and the prompts panel with its refetch hook are on it.
+    browser = _signed_in(base, "pia")
+    url = f"/campaigns/{cid}/characters/{hero}"
+    page = browser.get(url)
+    assert page.status_code == 200
+    assert f'data-stream="/campaigns/{cid}/stream"' in page.text
+    before = _panel(page.text)
+    assert before.panels == 1 and not before.inside
+    [hook] = before.hooks
+    assert hook["hx-get"] == url and hook["hx-select"] == hook["hx-target"] == "[data-prompts]"
+
+    events: queue.Queue = queue.Queue()
+    ready = threading.Event()
+    stream = httpx2.Client(base_url=base, timeout=20, cookies=browser.cookies)
+    threading.Thread(target=_listen, args=(stream, f"/campaigns/{cid}/stream", events, ready), daemon=True).start()
+    assert ready.wait(10)
+
+    r = httpx2.post(f"{base}/api/campaigns/{cid}/prompts", headers=nora, json={
+        "character_id": hero, "system": system_id, "action": action, "locked": locked, "note": "Now!"})
+    assert r.status_code == 201, r.text
+    prompt_id = r.json()["id"]
+
+    # The stream announces it; the refetch (the hook's GET, as HTMX sends it) shows it in the panel.
+    while (event := events.get(timeout=10)) != "prompts":
+        assert event in ("entry", "encounter"), event
+    after = _panel(browser.get(url, headers={"HX-Request": "true"}).text)
+    assert after.panels == 1
+    assert f"section prompt-{prompt_id}" in after.inside, after.inside
+    assert re.search(r"Now!", browser.get(url).text)
+    browser.close()
