@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.testclient import TestClient
 
 from app.accounts import service
-from conftest import api_token, csrf_of, signup
+from utils.web import api_token, csrf_of, signup
 
 
 def test_production_hasher_is_argon2id_with_real_cost() -> None:

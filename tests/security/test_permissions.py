@@ -12,8 +12,9 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 
-from coin_system import COIN
-from conftest import Table, api_token, csrf_of
+from utils.coin_system import COIN
+from utils.tables import Table
+from utils.web import api_token, csrf_of
 
 ROLES = ("anonymous", "outsider", "other", "player", "narrator")
 OK = "ok"
