@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
+from utils.art import Art
 from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
 from utils.tables import Table
 
@@ -83,6 +84,12 @@ def new_client(app: FastAPI) -> Iterator[object]:
 @pytest.fixture
 def table(client: TestClient) -> Table:
     return Table(client)
+
+
+@pytest.fixture
+def art(client: TestClient, new_client: object) -> Art:
+    """An ART Engine table through the pages and the API (tests/characters/ and tests/systems/art/ both use it)."""
+    return Art(client, new_client)
 
 
 @pytest.fixture
