@@ -1,33 +1,22 @@
-"""Fixtures: a fresh database per test on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL, an app,
-clients, and small builders. PostgreSQL runs are reported as skipped without the variable."""
+"""Fixtures only: a fresh database per test on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL, an app,
+clients, a seated table, a live server. PostgreSQL runs are reported as skipped without the variable. The builders
+these use live in tests/utils/; test modules import them from there, never from this file."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import text
 from starlette.testclient import TestClient
 
 from app.config import Settings
-from app.db import make_engine
 from app.main import create_app
 from app.models import Base
-
-PG_URL = os.environ.get("TEST_DATABASE_URL", "")
-
-
-def reset_postgres(url: str) -> None:
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+from utils.art import Art
+from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
+from utils.tables import Table
 
 
 @pytest.fixture(autouse=True)
@@ -92,153 +81,15 @@ def new_client(app: FastAPI) -> Iterator[object]:
         c.__exit__(None, None, None)
 
 
-CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
-
-
-def csrf_of(client: TestClient, path: str = "/signin") -> str:
-    match = CSRF_RE.search(client.get(path).text)
-    assert match, f"no csrf token on {path}"
-    return match.group(1)
-
-
-def form_post(client: TestClient, path: str, data: dict[str, object] | None = None, *, htmx: bool = True,
-              token: str | None = None):
-    headers = {"X-CSRF-Token": token or csrf_of(client, "/signin" if not client.cookies else "/account")}
-    if htmx:
-        headers["HX-Request"] = "true"
-    return client.post(path, data=data or {}, headers=headers, follow_redirects=False)
-
-
-def signup(client: TestClient, username: str, password: str = "correct horse") -> TestClient:
-    token = csrf_of(client, "/signup")
-    r = client.post("/signup", data={"username": username, "password": password, "password2": password,
-                                     "csrf_token": token}, follow_redirects=False)
-    assert r.status_code == 303, r.text
-    return client
-
-
-def api_token(client: TestClient, username: str, password: str = "correct horse") -> dict[str, str]:
-    r = client.post("/api/users", json={"username": username, "password": password})
-    assert r.status_code == 201, r.text
-    r = client.post("/api/tokens", json={"username": username, "password": password})
-    assert r.status_code == 201, r.text
-    return {"Authorization": f"Bearer {r.json()['token']}"}
-
-
-def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (),
-               name: str = "Table") -> tuple[object, dict[str, object]]:
-    """A campaign made through the services (for service-level tests): the first user narrates, the others
-    join by invite. Flushed, not committed: the caller adds what it needs and commits."""
-    from app.accounts.service import create_user
-    from app.campaigns import service as campaigns
-
-    users = {n: create_user(db, n, "correct horse") for n in names}
-    campaign = campaigns.create_campaign(db, users[names[0]], name=name, systems=list(systems))
-    db.flush()
-    narrator = campaigns.access(db, users[names[0]], campaign.id)
-    for n in names[1:]:
-        campaigns.accept_invite(db, users[n], campaigns.create_invite(db, narrator).code)
-    db.flush()
-    return campaign, users
-
-
-class Table:
-    """A campaign with a narrator, two players and a character each, made through the API."""
-
-    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",)) -> None:
-        self.client = client
-        self.narrator = api_token(client, "nora" + suffix)
-        self.player = api_token(client, "pia" + suffix)
-        self.other = api_token(client, "otto" + suffix)
-        self.outsider = api_token(client, "olga" + suffix)
-        r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
-        assert r.status_code == 201, r.text
-        self.id = r.json()["id"]
-        for who in (self.player, self.other):
-            code = client.post(f"/api/campaigns/{self.id}/invites", json={}, headers=self.narrator).json()["code"]
-            assert client.post(f"/api/invites/{code}/accept", headers=who).status_code == 200
-        self.pia_char = self.character(self.player, "Pia's hero")
-        self.otto_char = self.character(self.other, "Otto's hero")
-
-    def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
-        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
-        assert r.status_code == 201, r.text
-        return r.json()["id"]
-
-    def roll(self, who: dict[str, str], expression: str = "2d6", visibility: str = "public", **extra: object):
-        body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
-        body.update(extra)
-        return self.client.post(f"/api/campaigns/{self.id}/actions", json=body, headers=who)
-
-    def log(self, who: dict[str, str]) -> list[dict[str, object]]:
-        r = self.client.get(f"/api/campaigns/{self.id}/log", params={"limit": 500}, headers=who)
-        assert r.status_code == 200, r.text
-        return r.json()["entries"]
-
-
 @pytest.fixture
 def table(client: TestClient) -> Table:
     return Table(client)
 
 
-class LiveServer:
-    """A real uvicorn on 127.0.0.1 (an endless SSE stream would hang an in-process client)."""
-
-    def __init__(self, url: str, database_url: str, env: dict[str, str], process: subprocess.Popen[bytes]) -> None:
-        self.url = url
-        self.database_url = database_url
-        self.env = env
-        self.process = process
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra_env: dict[str, str] | None = None):
-    import subprocess
-    import sys
-    import time
-
-    import httpx2
-
-    port = _free_port()
-    env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "test-secret",
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
-           **(extra_env or {})}
-    root = Path(__file__).resolve().parent.parent
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
-                   capture_output=True)
-    if seed:
-        subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
-    with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
-                                 str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1", "--log-level",
-                                 "warning"],
-                                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if httpx2.get(url + "/api/ping", timeout=1).status_code == 200:
-                return LiveServer(url, database_url, env, proc)
-        except httpx2.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("uvicorn did not start: " + (tmp_path / f"server-{port}.log").read_text())
-
-
-def stop_server(server: LiveServer) -> None:
-    proc = server.process
-    proc.terminate()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+@pytest.fixture
+def art(client: TestClient, new_client: object) -> Art:
+    """An ART Engine table through the pages and the API (tests/characters/ and tests/systems/art/ both use it)."""
+    return Art(client, new_client)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
 )
 from starlette.testclient import TestClient
 
-from conftest import Table
+from utils.tables import Table
 
 EXAMPLES = 15
 TIME_CAP = 60.0  # seconds per database; the cases left when it runs out are counted, not silently passed

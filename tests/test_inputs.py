@@ -13,7 +13,8 @@ from app.characters.models import Character
 from app.inputs import MAX_INT
 from app.rolls.models import LogEntry
 from app.systems import SYSTEMS
-from conftest import Table, csrf_of, form_post
+from utils.tables import Table
+from utils.web import csrf_of, form_post
 
 HUGE = "9999999999999999999999999"
 

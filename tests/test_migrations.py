@@ -10,7 +10,7 @@ from sqlalchemy.engine import Engine
 
 from app.db import make_engine
 from app.models import Base
-from conftest import PG_URL, reset_postgres
+from utils.server import PG_URL, reset_postgres
 
 
 def _migrate(database_url: str, *steps: str) -> Engine:

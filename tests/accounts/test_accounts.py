@@ -1,11 +1,12 @@
-"""Accounts and security: argon2, session cookies, CSRF, the sign-in throttle, API tokens, headers."""
+"""Accounts: argon2, session cookies, the sign-in throttle, API tokens, the language choice. CSRF, headers and the
+cookie's Secure flag: tests/security/test_csrf_and_headers.py."""
 
 from __future__ import annotations
 
 from starlette.testclient import TestClient
 
 from app.accounts import service
-from conftest import api_token, csrf_of, signup
+from utils.web import api_token, csrf_of, signup
 
 
 def test_production_hasher_is_argon2id_with_real_cost() -> None:
@@ -54,21 +55,6 @@ def test_signout_ends_the_session(client: TestClient) -> None:
     assert client.get("/account", follow_redirects=False).status_code == 303
 
 
-def test_csrf_is_required_for_forms_and_htmx(client: TestClient) -> None:
-    signup(client, "anna")
-    assert client.post("/campaigns", data={"name": "No token"}).status_code == 403
-    assert client.post("/campaigns", data={"name": "Bad", "csrf_token": "forged"}).status_code == 403
-    token = csrf_of(client, "/account")
-    r = client.post("/campaigns", data={"name": "Cross-site"}, headers={"X-CSRF-Token": token,
-                                                                        "Origin": "https://evil.example"})
-    assert r.status_code == 403 and "another site" in r.text
-    r = client.post("/campaigns", data={"name": "Fine"}, headers={"X-CSRF-Token": token, "Origin": "http://testserver"},
-                    follow_redirects=False)
-    assert r.status_code == 303
-    r = client.post("/campaigns", data={"name": "Field", "csrf_token": token}, follow_redirects=False)
-    assert r.status_code == 303
-
-
 def test_repeated_failed_signins_are_slowed_down(client: TestClient) -> None:
     signup(TestClient(client.app), "anna")
     token = csrf_of(client, "/signin")
@@ -103,27 +89,6 @@ def test_api_tokens_are_hashed_and_revocable(client: TestClient) -> None:
     assert r.status_code == 200
     r = client.get("/api/campaigns", headers=headers)
     assert r.status_code == 401 and "Bearer" in r.json()["detail"]
-
-
-def test_security_headers_and_no_inline_script(client: TestClient) -> None:
-    r = client.get("/signin")
-    csp = r.headers["content-security-policy"]
-    assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
-    assert r.headers["x-content-type-options"] == "nosniff" and r.headers["x-frame-options"] == "DENY"
-    import re
-
-    for page in ("/signin", "/signup", "/docs"):
-        html = client.get(page).text
-        assert not re.search(r"<script(?![^>]*\bsrc=)", html), page
-        assert not re.search(r'<script[^>]+src="https?://', html), page
-
-
-def test_cookie_secure_flag_is_a_setting(settings, tmp_path) -> None:
-    from app.main import create_app
-
-    app = create_app(settings.model_copy(update={"cookie_secure": True}))
-    with TestClient(app) as c:
-        assert "Secure" in c.get("/signin").headers["set-cookie"]
 
 
 def test_language_choice_is_kept_in_the_session(client: TestClient) -> None:

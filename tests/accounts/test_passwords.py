@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from app.accounts import passwords
 from app.accounts.passwords import Argon2Gate, check_new_password
 from app.errors import BadRequest, ServiceBusy
-from conftest import csrf_of
+from utils.web import csrf_of
 
 
 @pytest.mark.parametrize(("password", "username", "reason"), [

@@ -8,7 +8,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.web import same_origin_path
-from conftest import csrf_of, signup
+from utils.web import csrf_of, signup
 
 # What arrives in `next` once the query string or form is decoded: each one a browser would take off-site
 # (or that would split the header).

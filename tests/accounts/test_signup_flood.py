@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from conftest import start_server, stop_server
+from utils.server import start_server, stop_server
 
 SIGNUPS = 60
 AT_ONCE = 20

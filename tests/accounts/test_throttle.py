@@ -18,7 +18,8 @@ from app.accounts import throttle as throttle_module
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
-from conftest import LiveServer, csrf_of, start_server, stop_server
+from utils.server import LiveServer, start_server, stop_server
+from utils.web import csrf_of
 
 RIGHT = "correct horse"
 
@@ -209,7 +210,7 @@ def test_ten_sign_ups_per_address_per_hour(settings: Settings) -> None:
 
 @pytest.mark.server
 def test_concurrent_sign_ups_create_exactly_the_limit(database_url: str, tmp_path: Path) -> None:
-    from conftest import PG_URL, reset_postgres
+    from utils.server import PG_URL, reset_postgres
 
     if database_url == PG_URL:
         reset_postgres(PG_URL)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import sync_playwright
 
-from conftest import LiveServer
+from utils.server import LiveServer
 
 from .pages import LAUNCH_ARGS, Tabs
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 from playwright.sync_api import Page, expect
 
-from conftest import LiveServer
+from utils.server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-import conftest as shared
-from conftest import LiveServer, start_server, stop_server
+import utils.server as shared
+from utils.server import LiveServer, start_server, stop_server
 
 from .pages import (
     DEMO_PASSWORD,

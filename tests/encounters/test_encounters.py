@@ -10,8 +10,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from app import systems
-from coin_system import COIN
-from conftest import api_token
+from utils.coin_system import COIN
+from utils.web import api_token
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import pytest
 
 from app.live.broker import Broker, InProcessBroker
 from app.live.redis_broker import RedisBroker, backoff_delays, decode, encode
-from conftest import PG_URL, LiveServer, _free_port, reset_postgres, start_server, stop_server
+from utils.server import PG_URL, LiveServer, _free_port, reset_postgres, start_server, stop_server
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 

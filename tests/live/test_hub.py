@@ -11,7 +11,7 @@ from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.live.hub import LiveHub
 from app.rolls import service as rolls
-from conftest import seat_table
+from utils.tables import seat_table
 
 
 def _table(app: FastAPI, name: str = "Hub", narrator: str = "nora") -> tuple[int, int]:

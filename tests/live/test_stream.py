@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx2
 import pytest
 
-from conftest import LiveServer
+from utils.server import LiveServer
 
 pytestmark = pytest.mark.server
 

@@ -18,7 +18,8 @@ from sqlalchemy import create_engine, delete, update
 from app.accounts.models import ApiToken, LoginSession
 from app.campaigns.models import Membership
 from app.types import utcnow
-from conftest import CSRF_RE, LiveServer, start_server, stop_server
+from utils.server import LiveServer, start_server, stop_server
+from utils.web import CSRF_RE
 
 pytestmark = pytest.mark.server
 PASSWORD = "correct horse"

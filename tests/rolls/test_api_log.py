@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import Table
+from utils.tables import Table
 
 HIDDEN = ("request", "dice", "outcome", "summary", "note")
 

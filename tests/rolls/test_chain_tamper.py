@@ -15,7 +15,8 @@ from app import verify as offline
 from app.campaigns.models import Campaign
 from app.rolls import chain
 from app.rolls.models import LogEntry
-from conftest import CSRF_RE, Table, signup
+from utils.tables import Table
+from utils.web import CSRF_RE, signup
 
 
 def _world(table: Table) -> None:

@@ -15,7 +15,7 @@ from app.rolls import chain
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
-from conftest import seat_table
+from utils.tables import seat_table
 
 
 def _setup(app) -> tuple[int, list[int]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from conftest import PG_URL, LiveServer, reset_postgres, start_server, stop_server
+from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
 
 pytestmark = pytest.mark.server
 

@@ -11,8 +11,9 @@ import pytest
 from app.errors import BadRequest, Conflict, Forbidden
 from app.rolls import patch
 from app.rolls import service as rolls
-from conftest import Table, api_token
-from systems.cat_helpers import CatTable
+from utils.tables import Table
+from utils.web import api_token
+from utils.cat import CatTable
 
 
 @pytest.fixture
@@ -112,7 +113,7 @@ def test_the_void_of_a_blind_roll_tells_its_roller_only_that_it_was_voided(table
 
 def test_adjusting_a_secret_field_is_seen_by_narrators_and_the_owner_only(client: Any) -> None:
     t = Table(client, systems=("cat",))
-    from systems.cat_helpers import NEW_CAT
+    from utils.cat import NEW_CAT
     r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
                     json={"name": "Smoke", "system": "cat", "sheet": {**NEW_CAT}})
     assert r.status_code == 201, r.text

@@ -6,7 +6,8 @@ import re
 
 from starlette.testclient import TestClient
 
-from conftest import Table, csrf_of
+from utils.tables import Table
+from utils.web import csrf_of
 
 
 def _browser(new_client, name: str) -> TestClient:

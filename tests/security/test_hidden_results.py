@@ -40,7 +40,9 @@ from app.rolls import chain, patch
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
-from conftest import csrf_of, reset_postgres, seat_table
+from utils.server import reset_postgres
+from utils.tables import seat_table
+from utils.web import csrf_of
 
 ROLES = ("nora", "pia", "otto")  # the narrator, the player who rolls, another player
 HIDDEN = ("blind", "narrator", "self")

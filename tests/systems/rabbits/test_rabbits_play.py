@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
-from conftest import seat_table
+from utils.tables import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden

@@ -12,8 +12,9 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 
-from coin_system import COIN
-from conftest import Table, api_token, csrf_of
+from utils.coin_system import COIN
+from utils.tables import Table
+from utils.web import api_token, csrf_of
 
 ROLES = ("anonymous", "outsider", "other", "player", "narrator")
 OK = "ok"
@@ -120,7 +121,7 @@ class World:
     def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
         self.table = Table(client, suffix, systems=("dice", "coin", "cat"))
         t = self.table
-        # A coin duel between Pia's and Otto's coin characters (tests/coin_system.py), Pia to move.
+        # A coin duel between Pia's and Otto's coin characters (tests/utils/coin_system.py), Pia to move.
         self.coin_char = t.character(t.player, "Pia's coin", "coin")
         otto_coin = t.character(t.other, "Otto's coin", "coin")
         r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={

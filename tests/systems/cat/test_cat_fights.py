@@ -7,7 +7,7 @@ import pytest
 
 from app.errors import BadRequest, Conflict, Forbidden
 from app.encounters.models import Encounter
-from cat_helpers import CatTable
+from utils.cat import CatTable
 
 
 @pytest.fixture

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import Table, csrf_of
+from utils.tables import Table
+from utils.web import csrf_of
 
 TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import Table, csrf_of, form_post, signup
+from utils.tables import Table
+from utils.web import csrf_of, form_post, signup
 
 from app.systems import SYSTEMS
 
@@ -57,7 +58,7 @@ def test_bad_input_in_the_roll_is_a_422_naming_the_field(client) -> None:
 
 
 def _signed_in(client, new_client, t: Table, username: str):
-    from conftest import csrf_of as _csrf
+    from utils.web import csrf_of as _csrf
 
     browser = new_client()
     token = _csrf(browser, "/signin")

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
-from conftest import seat_table
+from utils.tables import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.rolls import service as rolls

@@ -11,8 +11,7 @@ from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.rules import art as rules
 from app.systems.art import rolling
-from test_art_play import NARRATOR, OTTO, PIA, Play, play  # noqa: F401  (the fixture)
-from test_art_web import PAIRS, Art, art  # noqa: F401  (the fixture)
+from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
 
 CLIMB = {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}
 

@@ -7,7 +7,7 @@ import pytest
 
 from app.errors import BadRequest, Forbidden
 from app.rolls.models import LogEntry
-from cat_helpers import CatTable
+from utils.cat import CatTable
 
 
 @pytest.fixture
@@ -275,7 +275,7 @@ def test_magic_is_off_until_the_narrator_turns_it_on(t: CatTable) -> None:
 def test_odds_are_exact_and_follow_the_dice_added() -> None:
     from app.systems.cat.play import TestFate, fate_odds
     from app.systems.cat.sheet import create
-    from cat_helpers import NEW_CAT
+    from utils.cat import NEW_CAT
 
     sheet = {**create(NEW_CAT), "advantage": 1, "style": 1}
     odds = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate"))

@@ -5,69 +5,10 @@ the permissions of the JSON API, and the demo."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
-from starlette.testclient import TestClient
 
-from conftest import Table, csrf_of
-
-PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
-         "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
-
-
-def browser(new_client: Any, username: str) -> TestClient:
-    c = new_client()
-    token = csrf_of(c, "/signin")
-    r = c.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token, "next": "/"},
-               follow_redirects=False)
-    assert r.status_code == 303, r.text
-    c.headers["X-CSRF-Token"] = csrf_of(c, "/account")
-    return c
-
-
-def balanced(name: str = "Maren", **extra: str) -> dict[str, str]:
-    data = {"name": name, "sheet_kind": "adventurer", "method": "balanced"}
-    for code, (a, b) in PAIRS.items():
-        data[f"{code}_a"], data[f"{code}_b"] = str(a), str(b)
-    data.update(extra)
-    return data
-
-
-class Art:
-    def __init__(self, client: TestClient, new_client: Any) -> None:
-        self.t = Table(client, systems=("art",))
-        self.client = client
-        self.pia = browser(new_client, "pia")
-        self.otto = browser(new_client, "otto")
-        self.nora = browser(new_client, "nora")
-        self.base = f"/campaigns/{self.t.id}"
-
-    def create(self, who: TestClient, data: dict[str, str]):
-        data = {**data, "csrf_token": who.headers["X-CSRF-Token"]}
-        return who.post(f"{self.base}/characters/new/art", data=data, follow_redirects=False)
-
-    def hero(self, who: TestClient | None = None, **extra: str) -> int:
-        r = self.create(who or self.pia, balanced(**extra))
-        assert r.status_code == 303, r.text
-        return int(r.headers["location"].rsplit("/", 1)[1])
-
-    def act(self, who: TestClient, cid: int, action: str, data: dict[str, Any]):
-        return who.post(f"{self.base}/characters/{cid}/act/{action}", headers={"HX-Request": "true"},
-                        data={"idempotency_key": f"k-{action}-{len(str(data))}-{id(data)}", **data})
-
-    def api(self, who: dict[str, str], action: str, character: int | None, **params: Any):
-        return self.client.post(f"/api/campaigns/{self.t.id}/actions", headers=who, json={
-            "system": "art", "action": action, "character_id": character, "params": params})
-
-    def sheet(self, cid: int) -> dict[str, Any]:
-        r = self.client.get(f"/api/campaigns/{self.t.id}", headers=self.t.narrator)
-        return next(c["sheet"] for c in r.json()["characters"] if c["id"] == cid)
-
-
-@pytest.fixture
-def art(client: TestClient, new_client: Any) -> Art:
-    return Art(client, new_client)
+from utils.art import PAIRS, Art, balanced
 
 
 def test_the_balanced_picker_creates_an_adventurer(art: Art) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from cat_helpers import NEW_CAT
-from conftest import Table, csrf_of
+from utils.cat import NEW_CAT
+from utils.tables import Table
+from utils.web import csrf_of
 
 SECRET = "Ashwhisker"
 

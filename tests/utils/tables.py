@@ -1,0 +1,59 @@
+"""A campaign with a narrator and players: `seat_table` through the services (for service-level tests), `Table`
+through the JSON API."""
+
+from __future__ import annotations
+
+from starlette.testclient import TestClient
+
+from utils.web import api_token
+
+
+def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (),
+               name: str = "Table") -> tuple[object, dict[str, object]]:
+    """A campaign made through the services (for service-level tests): the first user narrates, the others
+    join by invite. Flushed, not committed: the caller adds what it needs and commits."""
+    from app.accounts.service import create_user
+    from app.campaigns import service as campaigns
+
+    users = {n: create_user(db, n, "correct horse") for n in names}
+    campaign = campaigns.create_campaign(db, users[names[0]], name=name, systems=list(systems))
+    db.flush()
+    narrator = campaigns.access(db, users[names[0]], campaign.id)
+    for n in names[1:]:
+        campaigns.accept_invite(db, users[n], campaigns.create_invite(db, narrator).code)
+    db.flush()
+    return campaign, users
+
+
+class Table:
+    """A campaign with a narrator, two players and a character each, made through the API."""
+
+    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",)) -> None:
+        self.client = client
+        self.narrator = api_token(client, "nora" + suffix)
+        self.player = api_token(client, "pia" + suffix)
+        self.other = api_token(client, "otto" + suffix)
+        self.outsider = api_token(client, "olga" + suffix)
+        r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
+        assert r.status_code == 201, r.text
+        self.id = r.json()["id"]
+        for who in (self.player, self.other):
+            code = client.post(f"/api/campaigns/{self.id}/invites", json={}, headers=self.narrator).json()["code"]
+            assert client.post(f"/api/invites/{code}/accept", headers=who).status_code == 200
+        self.pia_char = self.character(self.player, "Pia's hero")
+        self.otto_char = self.character(self.other, "Otto's hero")
+
+    def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
+        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    def roll(self, who: dict[str, str], expression: str = "2d6", visibility: str = "public", **extra: object):
+        body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
+        body.update(extra)
+        return self.client.post(f"/api/campaigns/{self.id}/actions", json=body, headers=who)
+
+    def log(self, who: dict[str, str]) -> list[dict[str, object]]:
+        r = self.client.get(f"/api/campaigns/{self.id}/log", params={"limit": 500}, headers=who)
+        assert r.status_code == 200, r.text
+        return r.json()["entries"]
