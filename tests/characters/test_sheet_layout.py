@@ -16,7 +16,8 @@ from jinja2 import nodes
 from app.characters.routes import template_for
 from app.systems import SYSTEMS
 from app.web import ENV
-from conftest import CSRF_RE, LiveServer
+from utils.server import LiveServer
+from utils.web import CSRF_RE
 
 LAYOUT = "characters/_sheet_page.html"
 PASSWORD = "correct horse"
