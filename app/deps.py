@@ -17,7 +17,7 @@ from app.campaigns.service import Access, access
 from app.errors import NotSignedIn
 from app.inputs import Id
 from app.live.hub import LiveHub
-from app.rolls.service import Publish
+from app.rolls.appending import Publish
 
 
 def get_db(request: Request) -> Iterator[Session]:

@@ -19,7 +19,8 @@ from app.errors import FateboardError
 from app.forms import editable_fields
 from app.inputs import Id, parse_int
 from app.rolls import log as rolllog
-from app.rolls import service as rolls
+from app.rolls import prompts
+from app.rolls.appending import append_note
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS
 from app.web import redirect, render
@@ -65,7 +66,7 @@ def table_context(db: DB, acc: Access, *, with_log: bool = False, **extra: Any) 
         "game_session": service.current_session(db, acc.campaign.id),
         "characters": characters.characters_for(db, acc),
         "actable": characters.actable_characters(db, acc),
-        "prompts": rolls.open_prompts(db, acc),
+        "prompts": prompts.open_prompts(db, acc),
         "encounters": encounters.active_encounters(db, acc),
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
@@ -131,9 +132,9 @@ def start_session(request: Request, db: DB, acc: MemberAccess, publish: Publishe
                   title: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
         game = service.start_session(db, acc, title)  # flushed, committed with its entry
-        rolls.append_note(db, acc, kind="session", action="start",
-                          summary=f"started session {game.number}" + (f": {game.title}" if game.title else ""),
-                          publish=publish)
+        append_note(db, acc, kind="session", action="start",
+                    summary=f"started session {game.number}" + (f": {game.title}" if game.title else ""),
+                    publish=publish)
     return _do(request, db, acc, "session", act)
 
 
@@ -141,8 +142,8 @@ def start_session(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 def end_session(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
     def act() -> None:
         game = service.running_session(db, acc)
-        rolls.append_note(db, acc, kind="session", action="end", summary=f"ended session {game.number}",
-                          publish=publish, also=lambda: service.end_session(db, acc))
+        append_note(db, acc, kind="session", action="end", summary=f"ended session {game.number}",
+                    publish=publish, also=lambda: service.end_session(db, acc))
     return _do(request, db, acc, "session", act)
 
 

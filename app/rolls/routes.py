@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from app.i18n import _
 from app.campaigns.routes import table_context
 from app.campaigns.service import require_narrator
+from app.characters.service import character_for
 from app.deps import DB, MemberAccess, Publisher
 from app.characters.routes import params_from_form
 from app.errors import BadRequest, FateboardError, NotFound
@@ -20,7 +21,7 @@ from app.forms import sheet_changes
 from app.inputs import Id, Seq, idempotency_key, parse_int
 from app.rolls.models import RollPrompt
 from app.rolls import log as rolllog
-from app.rolls import service
+from app.rolls import corrections, prompts, service
 from app.rolls.present import result_card
 from app.systems import ActionError, get_action, get_system
 from app.web import render
@@ -122,7 +123,7 @@ def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormD
                 act.odds({}, act.params.model_validate(locked)) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(exc.message, field="prompt_expression") from exc
-        service.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
+        prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
                               visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
                               publish=publish)
     except FateboardError as exc:
@@ -161,7 +162,7 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
 def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id) -> Response:
     try:
-        service.cancel_prompt(db, acc, prompt_id, publish=publish)
+        prompts.cancel_prompt(db, acc, prompt_id, publish=publish)
     except FateboardError as exc:
         db.rollback()
         return render(request, TABLE, table_context(db, acc, errors={"prompt": exc.message}), block="prompts",
@@ -172,12 +173,12 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
 def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id,
          reason: Annotated[str, Form()] = "") -> Response:
-    return _correction(request, lambda: service.void_entry(db, acc, seq, reason, publish=publish))
+    return _correction(request, lambda: corrections.void_entry(db, acc, seq, reason, publish=publish))
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/reveal")
 def reveal(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
-    return _correction(request, lambda: service.reveal_entry(db, acc, seq, publish=publish))
+    return _correction(request, lambda: corrections.reveal_entry(db, acc, seq, publish=publish))
 
 
 def _correction(request: Request, act: Any) -> Response:
@@ -202,10 +203,10 @@ def _adjust(request: Request, db: DB, acc: Any, publish: Any, character_id: int,
     where = f"adjust-{character_id}"
     try:
         require_narrator(acc)
-        character = service.character_for(db, acc, character_id)
+        character = character_for(db, acc, character_id)
         # The form sends text: each field becomes its type on the system's sheet (an error names the field).
         changes = sheet_changes(get_system(character.system).sheet, form, prefix="sheet.", error_field=where)
-        service.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
+        corrections.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
         db.rollback()
         # Next to its field when the form shows that field ("lives", "reason"), else under the form.
