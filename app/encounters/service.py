@@ -28,6 +28,11 @@ def active_encounters(db: Session, acc: Access) -> list[Encounter]:
                                                    Encounter.status == "active").order_by(Encounter.id)))
 
 
+def participant_characters(db: Session, encounter: Encounter) -> dict[int, Character]:
+    """The encounter's characters that still exist, by id (its page shows their names and sheets)."""
+    return {c.id: c for c in (db.get(Character, p["character_id"]) for p in encounter.participants) if c}
+
+
 def controlled_by(db: Session, acc: Access, encounter: Encounter) -> set[int]:
     """The participants the viewer may move: their own characters, or all of them for a narrator."""
     ids = [p["character_id"] for p in encounter.participants]

@@ -47,13 +47,24 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
 
 def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = no_publish) -> None:
     require_narrator(acc)
-    prompt = db.get(RollPrompt, prompt_id)
-    if prompt is None or prompt.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such roll prompt."))
+    prompt = prompt_in(db, acc, prompt_id)
     if prompt.status == "open":
         prompt.status = "cancelled"
     db.commit()
     publish(acc.campaign.id, "prompts", None)
+
+
+def prompt_in(db: Session, acc: Access, prompt_id: int) -> RollPrompt:
+    prompt = db.get(RollPrompt, prompt_id)
+    if prompt is None or prompt.campaign_id != acc.campaign.id:
+        raise NotFound(_("No such roll prompt."))
+    return prompt
+
+
+def open_prompts_for(db: Session, character: Character) -> list[RollPrompt]:
+    """The roll prompts waiting for this character (its sheet shows them to whoever may act for it)."""
+    return list(db.scalars(select(RollPrompt).where(RollPrompt.character_id == character.id,
+                                                    RollPrompt.status == "open").order_by(RollPrompt.id)))
 
 
 def open_prompts(db: Session, acc: Access) -> list[tuple[RollPrompt, Character]]:
