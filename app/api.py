@@ -16,6 +16,7 @@ from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
 from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.security import client_address
 from app.rolls import log as rolllog
+from app.rolls import corrections, prompts
 from app.rolls import service as rolls
 from app.rolls.present import entry_json, viewer_view
 
@@ -251,7 +252,7 @@ def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
 @router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"],
              responses=errors(401, 403, 404, 422))
 def call_for_roll(body: PromptIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    prompt = rolls.create_prompt(db, acc, character_id=body.character_id, system=body.system, action=body.action,
+    prompt = prompts.create_prompt(db, acc, character_id=body.character_id, system=body.system, action=body.action,
                                  locked=body.locked, visibility=body.visibility, note=body.note, publish=publish)
     return {"id": prompt.id, "character_id": prompt.character_id, "locked": prompt.locked, "status": prompt.status}
 
@@ -259,21 +260,21 @@ def call_for_roll(body: PromptIn, acc: ApiAccess, db: DB, publish: Publisher) ->
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void", status_code=201, tags=["log"],
              responses=errors(401, 403, 404, 409, 422))
 def void_entry(seq: Id, body: VoidIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    entry = rolls.void_entry(db, acc, seq, body.reason, publish=publish)
+    entry = corrections.void_entry(db, acc, seq, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/reveal", status_code=201, tags=["log"],
              responses=errors(401, 403, 404, 409, 422))
 def reveal_entry(seq: Id, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    entry = rolls.reveal_entry(db, acc, seq, publish=publish)
+    entry = corrections.reveal_entry(db, acc, seq, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator), with_body=True)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust", status_code=201, tags=["characters"],
              responses=errors(401, 403, 404, 409, 422))
 def adjust(character_id: Id, body: AdjustIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    entry = rolls.adjust_sheet(db, acc, character_id, body.changes, body.reason, publish=publish)
+    entry = corrections.adjust_sheet(db, acc, character_id, body.changes, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
 
 

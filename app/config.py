@@ -5,8 +5,10 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app import i18n
 
 
 class Settings(BaseSettings):
@@ -34,9 +36,18 @@ class Settings(BaseSettings):
     argon2_concurrency: int = Field(default=2, ge=1)
     argon2_max_waiting: int = Field(default=16, ge=0)
     argon2_max_wait_seconds: float = Field(default=5.0, gt=0)
-    log_page_size: int = 50
+    # Log entries per page: the campaign page shows the newest page, "earlier" loads the one before.
+    log_page_size: int = Field(default=50, ge=1, le=500)
     sse_keepalive_seconds: float = 15.0
+    # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
+
+    @field_validator("default_locale")
+    @classmethod
+    def _known_locale(cls, value: str) -> str:
+        if value not in i18n.SUPPORTED:
+            raise ValueError(f"choose one of {', '.join(i18n.SUPPORTED)}")
+        return value
 
     def resolved_secret_key(self) -> str:
         if self.secret_key:

@@ -12,7 +12,9 @@ from app.campaigns import service as campaigns
 from app.characters.service import create_character
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
+from app.rolls import prompts
 from app.rolls import service as rolls
+from app.rolls.appending import append_note
 from app.rules.dice import ScriptedDice
 from app.systems import SYSTEMS
 
@@ -43,13 +45,13 @@ def seed(settings: Settings) -> tuple[int, bool]:
             hero = create_character(db, pia, name="Wren the Lamplighter", system="dice")
             create_character(db, nora, name="The Toll-Keeper", system="dice", kind="npc")
             db.commit()
-            rolls.append_note(db, nora, kind="session", action="start", summary="started the demo")
+            append_note(db, nora, kind="session", action="start", summary="started the demo")
             # Scripted faces keep the demo's first lines the same on every machine; later rolls use the server's dice.
             rolls.perform_action(db, pia, rolls.ActionRequest(system="dice", action="roll", character_id=hero.id,
                                  params={"expression": "2d6+1"}, note="climb the lamp post"), dice=ScriptedDice([4, 5]))
             rolls.perform_action(db, nora, rolls.ActionRequest(system="dice", action="roll",
                                  params={"expression": "1d20"}, visibility="blind"), dice=ScriptedDice([17]))
-            rolls.create_prompt(db, nora, character_id=hero.id, system="dice", action="roll",
+            prompts.create_prompt(db, nora, character_id=hero.id, system="dice", action="roll",
                                 locked={"expression": "1d20+2"}, note="Does Wren spot the toll-keeper's trick?")
             # Each rule system adds its own examples (characters, foes, an encounter) to the demo.
             for system in SYSTEMS.values():

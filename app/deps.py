@@ -1,4 +1,4 @@
-"""Dependency aliases, so route signatures read like sentences: `def page(acc: MemberAccess, db: DB)`."""
+"""Dependency aliases, so route signatures read like sentences: `def page(acc: MemberAccess, db: DB, hx: Htmx)`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from app.accounts.passwords import Argon2Gate
 from app.accounts.service import user_for_session, user_for_token
 from app.accounts.throttle import Throttle as SigninThrottle
 from app.campaigns.service import Access, access
+from app.config import Settings
 from app.errors import NotSignedIn
 from app.inputs import Id
 from app.live.hub import LiveHub
-from app.rolls.service import Publish
+from app.rolls.appending import Publish
+from app.web import HTMX
 
 
 def get_db(request: Request) -> Iterator[Session]:
@@ -83,7 +85,18 @@ async def get_gate(request: Request) -> Argon2Gate:
     return request.app.state.argon2_gate
 
 
+async def get_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+async def get_htmx(request: Request) -> HTMX:
+    return HTMX.of(request)
+
+
 Publisher = Annotated[Publish, Depends(get_publish)]
 Throttle = Annotated[SigninThrottle, Depends(get_throttle)]
 Gate = Annotated[Argon2Gate, Depends(get_gate)]
 Hub = Annotated[LiveHub, Depends(get_hub)]
+AppSettings = Annotated[Settings, Depends(get_settings)]
+# The HTMX request headers, typed (django-htmx's `request.htmx`): `def form(hx: Htmx)`, then `hx.request`.
+Htmx = Annotated[HTMX, Depends(get_htmx)]

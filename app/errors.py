@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class FateboardError(Exception):
     status_code = 400
@@ -46,3 +48,11 @@ class TooManyRequests(RetryLater):
 
 class ServiceBusy(RetryLater):
     status_code = 503
+
+
+def validation_message(exc: ValidationError) -> tuple[str, str | None]:
+    """The first problem of a pydantic error, in words, and the field it belongs to."""
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__") or None
+    message = err.get("msg", "is not valid")
+    return (f"{field}: {message}" if field else message), field

@@ -1,7 +1,9 @@
-"""Form text → typed values, from a pydantic model's field types (shared by routes; no route imports another).
+"""Forms → typed values and action requests (shared by routes; no route imports another).
 
-The narrator's "Adjust sheet" form offers the sheet fields a text box can edit (text, whole numbers,
-yes/no, choices); lists and nested records are changed by the system's own actions instead.
+Every action form (a sheet, a system page, an encounter, a prompt answer) becomes the action's params with
+`params_from_form` and reaches the rules service through `act_from_form`. The narrator's "Adjust sheet" form
+offers the sheet fields a text box can edit (text, whole numbers, yes/no, choices); lists and nested records
+are changed by the system's own actions instead.
 """
 
 from __future__ import annotations
@@ -13,12 +15,70 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
+from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 
 from app import i18n
+from app.campaigns.service import Access
 from app.errors import BadRequest
-from app.inputs import MAX_INT, MIN_INT, parse_int
+from app.inputs import MAX_INT, MIN_INT, idempotency_key, parse_int
+from app.rolls import service as rolls
+from app.rolls.appending import Publish
+from app.systems import ActionError, get_action
 
 Kind = Literal["text", "int", "bool"]
+# A form's fields that are not the action's (or the new character's sheet's) own.
+FORM_KEYS = {"csrf_token", "idempotency_key", "visibility", "note", "prompt_id", "expected_version"}
+VISIBILITIES = ("public", "narrator", "blind", "self")
+
+
+def params_from_form(model: type[BaseModel], form: Mapping[str, Any] | FormData) -> dict[str, Any]:
+    """Form fields → the action's params: lists from repeated fields, empty fields left to their defaults."""
+    out: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        origin = typing.get_origin(field.annotation)
+        if origin in (list, tuple, set) and hasattr(form, "getlist"):  # a form or a query string
+            values = [v for v in form.getlist(name) if v != ""]
+            if values:
+                out[name] = values
+            continue
+        value = form.get(name)
+        if value is not None and value != "":
+            out[name] = value
+    return out
+
+
+def form_visibility(value: Any) -> str:
+    """Who sees the roll, as the form chose it; anything else is public."""
+    return value if value in VISIBILITIES else "public"
+
+
+def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
+    """A number the page put in the form (hidden, or a choice): a bad one is the action's error, shown by its
+    form, rather than a field's (there is no field to show it next to)."""
+    try:
+        return parse_int(form.get(name), name, low=low)
+    except BadRequest as exc:
+        raise BadRequest(f"{name}: {exc.message}") from None
+
+
+def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
+                  character_id: int | None = None, extra_params: dict[str, Any] | None = None,
+                  visibility: str | None = None) -> rolls.ActionResult:
+    """Every action form (sheet, system page, encounter) goes through here: the form becomes the action's
+    params and the rules service does the rest. Raises FateboardError; the caller re-renders with it."""
+    try:
+        _system, action = get_action(system_id, action_id)
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
+    req = rolls.ActionRequest(
+        system=system_id, action=action.id,
+        character_id=character_id if character_id is not None else form_id(form, "character_id"),
+        params={**params_from_form(action.params, form), **(extra_params or {})},
+        visibility=visibility or form_visibility(form.get("visibility")), note=str(form.get("note") or ""),
+        prompt_id=form_id(form, "prompt_id"), expected_version=form_id(form, "expected_version", low=0))
+    return rolls.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
+                                publish=publish)
 
 
 def field_kind(annotation: Any) -> Kind | None:

@@ -13,8 +13,10 @@ from pathlib import Path
 from babel.support import NullTranslations, Translations
 
 LOCALE_DIR = Path(__file__).parent / "locale"
-SUPPORTED = ("en", "de", "da")
-DEFAULT = "en"
+# The languages with a catalog, each named in itself (the account and new-campaign forms list them).
+LANGUAGES = {"en": "English", "de": "Deutsch", "da": "Dansk"}
+SUPPORTED = tuple(LANGUAGES)
+DEFAULT = "en"  # the source language (no catalog), and the fallback unless Settings.default_locale says otherwise
 
 _current: ContextVar[str] = ContextVar("locale", default=DEFAULT)
 
@@ -45,8 +47,9 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 _ = gettext
 
 
-def negotiate(accept_language: str | None, preferred: str | None = None) -> str:
-    """The user's own choice first, then the best match from Accept-Language, then English."""
+def negotiate(accept_language: str | None, preferred: str | None = None, default: str = DEFAULT) -> str:
+    """The user's own choice first, then the best match from Accept-Language, then `default`
+    (Settings.default_locale; English unless configured)."""
     if preferred is not None and preferred in SUPPORTED:
         return preferred
     weighted: list[tuple[float, str]] = []
@@ -60,4 +63,4 @@ def negotiate(accept_language: str | None, preferred: str | None = None) -> str:
     for _weight, lang in sorted(weighted, key=lambda w: -w[0]):
         if lang in SUPPORTED:
             return lang
-    return DEFAULT
+    return default if default in SUPPORTED else DEFAULT

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app import i18n
 from app.errors import BadRequest
 from app.security import replay_body as _replay
+from app.web import HTMX
 
 MAX_INT = 2**31 - 1
 MIN_INT = -(2**31)
@@ -181,7 +182,7 @@ async def _refuse(scope: Scope, send: Send, field: str, problem: str) -> None:
     headers = Headers(scope=scope)
     message = f"{field}: {problem}." if field else f"{problem[:1].upper()}{problem[1:]}."
     wants_html = not scope["path"].startswith("/api/") and (
-        "text/html" in headers.get("accept", "") or headers.get("hx-request") == "true")
+        "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request)
     if wants_html:
         payload = f'<p class="error" role="alert">{escape(message)}</p>'.encode()
         content_type = b"text/html; charset=utf-8"

@@ -33,7 +33,7 @@ from app.live.hub import LiveHub
 from app.rolls import routes as roll_routes
 from app.security import (CSRFMiddleware, ProxyHeadersMiddleware, SecurityHeadersMiddleware,
                           SessionCookieMiddleware, parse_networks)
-from app.web import STATIC, redirect, render
+from app.web import HTMX, STATIC, redirect, render
 
 
 def make_broker(settings: Settings) -> Broker:
@@ -79,7 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(InputGuard)  # innermost: it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
-                       max_age=settings.session_max_age, secure=settings.cookie_secure)
+                       max_age=settings.session_max_age, secure=settings.cookie_secure,
+                       default_locale=settings.default_locale)
     app.add_middleware(SecurityHeadersMiddleware)
     # Outermost: everything inside sees the client's real address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
@@ -109,7 +110,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if isinstance(exc, NotSignedIn):
             return redirect(request, "/signin?next=" + quote(request.url.path, safe="/"))
         return render(request, "error.html", {"message": exc.message, "status": exc.status_code},
-                      block="message" if request.headers.get("hx-request") else None,
+                      block="message" if HTMX.of(request).request else None,
                       status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(RequestValidationError)
@@ -127,7 +128,7 @@ def install_error_handlers(app: FastAPI) -> None:
                 body["field"] = fields[0]
             return JSONResponse(body, status_code=422)
         return render(request, "error.html", {"message": message, "status": 422},
-                      block="message" if request.headers.get("hx-request") else None, status_code=422)
+                      block="message" if HTMX.of(request).request else None, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:

@@ -26,6 +26,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
+from app.web import HTMX
 
 COOKIE = "fb_session"
 CSRF_HEADER = "x-csrf-token"
@@ -51,8 +52,10 @@ def set_session(scope: Scope, data: dict[str, Any]) -> None:
 
 
 class SessionCookieMiddleware:
-    def __init__(self, app: ASGIApp, *, secret_key: str, max_age: int, secure: bool) -> None:
+    def __init__(self, app: ASGIApp, *, secret_key: str, max_age: int, secure: bool,
+                 default_locale: str = i18n.DEFAULT) -> None:
         self.app = app
+        self.default_locale = default_locale
         self.serializer = URLSafeTimedSerializer(secret_key, salt="fateboard.session")
         self.max_age = max_age
         self.secure = secure
@@ -66,7 +69,8 @@ class SessionCookieMiddleware:
         scope["fb_session"] = data or new_session_data()
         scope["fb_session_dirty"] = data is None
         # Set here, in the request's own context, so the threadpool running sync routes inherits it.
-        i18n.set_locale(i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale")))
+        i18n.set_locale(i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale"),
+                                       self.default_locale))
 
         if scope["path"].startswith("/api/"):
             # The JSON API authenticates with bearer tokens only: no cookie to read or to set.
@@ -166,7 +170,7 @@ def replay_body(body: bytes, receive: Receive) -> Receive:
 
 
 async def _forbidden(scope: Scope, send: Send, message: str, headers: Headers) -> None:
-    wants_html = "text/html" in headers.get("accept", "") or headers.get("hx-request") == "true"
+    wants_html = "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request
     if wants_html:
         payload = f'<p class="error" role="alert">{message}</p>'.encode()
         content_type = b"text/html; charset=utf-8"

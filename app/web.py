@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from functools import lru_cache
@@ -15,6 +16,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
+from app.errors import FateboardError, RetryLater
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
@@ -80,7 +85,12 @@ class HTMX:
 
     @classmethod
     def of(cls, request: Request) -> HTMX:
-        h = request.headers
+        """Routes take it as a dependency (`hx: Htmx`, app/deps.py); error handlers and templates call this."""
+        return cls.from_headers(request.headers)
+
+    @classmethod
+    def from_headers(cls, h: Mapping[str, str]) -> HTMX:
+        """The one place that reads the HX-* request headers (plain ASGI middleware passes its Headers)."""
         return cls(request=h.get("hx-request") == "true", target=h.get("hx-target"),
                    trigger=h.get("hx-trigger"), boosted=h.get("hx-boosted") == "true")
 
@@ -104,6 +114,19 @@ def render(request: Request, template: str, context: dict[str, Any] | None = Non
     else:
         html = render_block(ENV, template, block, ctx)
     return HTMLResponse(html, status_code=status_code, headers=headers)
+
+
+def render_failure(request: Request, db: Session, exc: FateboardError, template: str,
+                   context: Callable[[dict[str, str]], dict[str, Any]], *, key: str = "form", by_field: bool = True,
+                   block: str | None = None) -> HTMLResponse:
+    """The one path for a refused form: roll back, then render the form again (or its `block`) with the error
+    next to its field — `exc.field`, else `key`; with by_field=False always `key` — and the error's status
+    (Retry-After too when it has one). `context(errors)` builds the template's context after the rollback,
+    so it shows what is in the database."""
+    db.rollback()
+    errors = {(exc.field or key) if by_field else key: exc.message}
+    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RetryLater) else None
+    return render(request, template, context(errors), block=block, status_code=exc.status_code, headers=headers)
 
 
 def render_text(template: str, block: str | None = None, **context: Any) -> str:
@@ -142,8 +165,3 @@ def redirect(request: Request, url: str) -> Response:
     if HTMX.of(request).request:
         return Response(status_code=204, headers={"HX-Redirect": url})
     return RedirectResponse(url, status_code=303)
-
-
-def trigger(response: Response, event: str) -> Response:
-    response.headers["HX-Trigger"] = event
-    return response

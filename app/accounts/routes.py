@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
@@ -10,20 +10,21 @@ from starlette.responses import Response
 from app import i18n
 from app.i18n import _
 from app.accounts import service
-from app.deps import DB, CurrentUser, Gate, MaybeUser, Throttle
+from app.accounts.models import User
+from app.deps import DB, CurrentUser, Gate, Htmx, MaybeUser, Throttle
 from app.errors import BadRequest, RetryLater
 from app.inputs import Id
 from app.security import client_address, new_session_data, set_session
-from app.web import HTMX, redirect, render, same_origin_path
+from app.web import redirect, render, render_failure, same_origin_path
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
-def _form_error(request: Request, template: str, exc: BadRequest | RetryLater, next: str, username: str) -> Response:
-    headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RetryLater) else None
-    return render(request, template, {"next": same_origin_path(next), "form": {"username": username},
-                  "errors": {exc.field or "form": exc.message}}, block="form" if HTMX.of(request).request else None,
-                  status_code=exc.status_code, headers=headers)
+def _form_error(request: Request, db: DB, hx: Htmx, template: str, exc: BadRequest | RetryLater, next: str,
+                username: str) -> Response:
+    return render_failure(request, db, exc, template, lambda errors: {
+        "next": same_origin_path(next), "form": {"username": username}, "errors": errors},
+        block="form" if hx.request else None)
 
 
 @router.get("/signin")
@@ -34,14 +35,13 @@ def signin_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
 
 
 @router.post("/signin")
-def signin(request: Request, db: DB, user: MaybeUser, throttle: Throttle, gate: Gate,
+def signin(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Throttle, gate: Gate,
            username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
            next: Annotated[str, Form()] = "/") -> Response:
     try:
         account = service.authenticate(db, throttle, gate, username, password, address=client_address(request))
     except (BadRequest, RetryLater) as exc:
-        db.rollback()
-        return _form_error(request, "accounts/signin.html", exc, next, username)
+        return _form_error(request, db, hx, "accounts/signin.html", exc, next, username)
     old = request.scope["fb_session"].get("sid")
     if old:
         service.end_login_session(db, old)
@@ -57,7 +57,7 @@ def signup_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
 
 
 @router.post("/signup")
-def signup(request: Request, db: DB, user: MaybeUser, throttle: Throttle, gate: Gate,
+def signup(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Throttle, gate: Gate,
            username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
            password2: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:
     try:
@@ -65,8 +65,7 @@ def signup(request: Request, db: DB, user: MaybeUser, throttle: Throttle, gate: 
             raise BadRequest(_("The two passwords differ."), field="password2")
         account = service.register(db, throttle, gate, username, password, address=client_address(request))
     except (BadRequest, RetryLater) as exc:
-        db.rollback()
-        return _form_error(request, "accounts/signup.html", exc, next, username)
+        return _form_error(request, db, hx, "accounts/signup.html", exc, next, username)
     sid = service.start_login_session(db, account)
     db.commit()
     set_session(request.scope, new_session_data(sid))
@@ -83,34 +82,39 @@ def signout(request: Request, db: DB) -> Response:
     return redirect(request, "/signin")
 
 
-def _account_page(request: Request, db: DB, user: CurrentUser, **extra: object) -> Response:
+def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
     ctx = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {}, "languages": i18n.SUPPORTED}
     ctx.update(extra)
-    return render(request, "accounts/account.html", ctx, block="tokens" if request.headers.get("hx-request") else None,
-                  status_code=422 if ctx["errors"] else 200)
+    return ctx
+
+
+def _account_page(request: Request, db: DB, user: User, hx: Htmx, **extra: Any) -> Response:
+    return render(request, "accounts/account.html", _account_context(db, user, **extra),
+                  block="tokens" if hx.request else None)
 
 
 @router.get("/account")
-def account_page(request: Request, db: DB, user: CurrentUser) -> Response:
-    return _account_page(request, db, user)
+def account_page(request: Request, db: DB, user: CurrentUser, hx: Htmx) -> Response:
+    return _account_page(request, db, user, hx)
 
 
 @router.post("/account/tokens")
-def create_token(request: Request, db: DB, user: CurrentUser, name: Annotated[str, Form()] = "") -> Response:
+def create_token(request: Request, db: DB, user: CurrentUser, hx: Htmx, name: Annotated[str, Form()] = "") -> Response:
     try:
         _row, token = service.create_token(db, user, name)
     except BadRequest as exc:
-        db.rollback()
-        return _account_page(request, db, user, errors={exc.field or "form": exc.message})
+        return render_failure(request, db, exc, "accounts/account.html",
+                              lambda errors: _account_context(db, user, errors=errors),
+                              block="tokens" if hx.request else None)
     db.commit()
-    return _account_page(request, db, user, new_token=token)
+    return _account_page(request, db, user, hx, new_token=token)
 
 
 @router.post("/account/tokens/{token_id}/revoke")
-def revoke_token(request: Request, db: DB, user: CurrentUser, token_id: Id) -> Response:
+def revoke_token(request: Request, db: DB, user: CurrentUser, hx: Htmx, token_id: Id) -> Response:
     service.revoke_token(db, user, token_id)
     db.commit()
-    return _account_page(request, db, user)
+    return _account_page(request, db, user, hx)
 
 
 @router.post("/account/language")

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.i18n import _
+from app.i18n import LANGUAGES, _
 from app.accounts.models import User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
@@ -18,7 +18,6 @@ from app.types import utcnow
 
 NARRATOR = "narrator"
 PLAYER = "player"
-LANGUAGES = {"en": "English", "de": "Deutsch", "da": "Dansk"}
 
 
 @dataclass(frozen=True)
@@ -155,6 +154,14 @@ def invite_problem(invite: Invite | None, now: datetime | None = None) -> str | 
     if invite.max_uses is not None and invite.uses >= invite.max_uses:
         return "This invite link has been used up. Ask the narrator for a new one."
     return None
+
+
+def join_preview(db: Session, code: str) -> tuple[str | None, Campaign | None]:
+    """What the invite page shows before joining: the invite's problem, else the campaign it leads to."""
+    invite = db.scalar(select(Invite).where(Invite.code == code))
+    problem = invite_problem(invite)
+    campaign = db.get(Campaign, invite.campaign_id) if invite and not problem else None
+    return problem, campaign
 
 
 def find_invite(db: Session, code: str) -> Invite:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.i18n import _
 from app.campaigns.models import Membership
 from app.campaigns.service import Access
 from app.characters.models import Character
-from app.errors import BadRequest, NotFound
-from app.rolls.service import validation_message
+from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
 from app.systems import ActionError, get_system
 
 
@@ -84,3 +83,27 @@ def character_in(db: Session, acc: Access, character_id: int) -> Character:
 
 def actable_characters(db: Session, acc: Access) -> list[Character]:
     return [c for c in characters_for(db, acc) if can_act(acc, c)]
+
+
+def character_for(db: Session, acc: Access, character_id: int, *, system: str | None = None) -> Character:
+    """A character the caller may act for (owner or narrator), of `system` if given."""
+    character = db.get(Character, character_id)
+    if character is None or character.campaign_id != acc.campaign.id:
+        raise NotFound(_("No such character in this campaign."), field="character_id")
+    if not acc.is_narrator and character.owner_id != acc.user.id:
+        raise Forbidden(_("You can only act for your own characters."), field="character_id")
+    if system is not None and character.system != system:
+        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=get_system(system).name), field="character_id")
+    return character
+
+
+def save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:
+    """Under the log lock: write the sheet only if it is still the version read (a lost update is impossible)."""
+    done = db.execute(
+        update(Character).where(Character.id == character.id, Character.version == character.version)
+        .values(sheet=sheet, version=Character.version + 1)
+    ).rowcount
+    if not done:
+        raise Conflict(_("The sheet changed while you were rolling: reload and try again."))
+    db.refresh(character)
+

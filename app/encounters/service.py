@@ -1,16 +1,19 @@
-"""Reading encounters. Changing them is the rules service's job (app/rolls/service.py): every step is a
-log entry, in the same transaction as the new state."""
+"""Encounters: reading them, and loading and saving them for the rules service (app/rolls/service.py), which
+alone changes them: every step is a log entry, in the same transaction as the new state."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from pydantic import BaseModel
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.i18n import _
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.encounters.models import Encounter
-from app.errors import NotFound
+from app.errors import BadRequest, Conflict, Forbidden, NotFound
+from app.systems import Action, Resolution
+from app.types import utcnow
 
 
 def encounter_in(db: Session, acc: Access, encounter_id: int) -> Encounter:
@@ -25,9 +28,79 @@ def active_encounters(db: Session, acc: Access) -> list[Encounter]:
                                                    Encounter.status == "active").order_by(Encounter.id)))
 
 
+def participant_characters(db: Session, encounter: Encounter) -> dict[int, Character]:
+    """The encounter's characters that still exist, by id (its page shows their names and sheets)."""
+    return {c.id: c for c in (db.get(Character, p["character_id"]) for p in encounter.participants) if c}
+
+
 def controlled_by(db: Session, acc: Access, encounter: Encounter) -> set[int]:
     """The participants the viewer may move: their own characters, or all of them for a narrator."""
     ids = [p["character_id"] for p in encounter.participants]
     if acc.is_narrator:
         return set(ids)
     return set(db.scalars(select(Character.id).where(Character.id.in_(ids), Character.owner_id == acc.user.id)))
+
+
+def encounter_for_step(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
+                   character: Character | None) -> Encounter | None:
+    if action.encounter != "step":
+        return None
+    encounter = db.get(Encounter, getattr(params, "encounter_id", None))
+    if encounter is None or encounter.campaign_id != acc.campaign.id or encounter.system != system_id:
+        raise NotFound(_("No such encounter in this campaign."), field="encounter_id")
+    if encounter.status != "active":
+        raise Conflict(_("This encounter is over."))
+    if character is not None and character.id not in {p["character_id"] for p in encounter.participants}:
+        raise Forbidden(_("{name} is not part of this encounter.").format(name=character.name), field="character_id")
+    return encounter
+
+
+def other_participants(db: Session, encounter: Encounter, character: Character | None) -> dict[int, Character]:
+    """The encounter's participants other than the acting character: their sheets come in ctx.others and a
+    step may change them (Resolution.others)."""
+    found: dict[int, Character] = {}
+    for p in encounter.participants:
+        other = db.get(Character, p.get("character_id"))
+        if other is not None and other.campaign_id == encounter.campaign_id and (character is None
+                                                                                or other.id != character.id):
+            found[other.id] = other
+    return found
+
+
+def check_encounter_version(db: Session, encounter: Encounter, params: BaseModel) -> None:
+    """Under the log lock: the state the player saw must still be the current one."""
+    db.refresh(encounter)
+    if encounter.status != "active":
+        raise Conflict(_("This encounter is over."))
+    seen = getattr(params, "version", None)
+    if seen is not None and seen != encounter.version:
+        raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
+
+
+def save_encounter(db: Session, acc: Access, action: Action, system_id: str, params: BaseModel,
+                    encounter: Encounter | None, resolution: Resolution) -> Encounter | None:
+    """Create or advance the encounter in the action's transaction (a stale version is "already resolved")."""
+    data = resolution.encounter
+    if action.encounter is None:
+        return None
+    if data is None:
+        raise BadRequest(_("That action did not say what became of the encounter."))
+    status = "over" if data.get("over") else "active"
+    if action.encounter == "create":
+        created = Encounter(campaign_id=acc.campaign.id, system=system_id, kind=data["kind"],
+                            title=str(data.get("title", ""))[:120], participants=list(data["participants"]),
+                            state=dict(data["state"]), status=status, created_by=acc.user.id)
+        db.add(created)
+        db.flush()
+        return created
+    assert encounter is not None
+    seen = getattr(params, "version", None)
+    done = db.execute(
+        update(Encounter).where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
+        .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
+    ).rowcount
+    if not done:
+        raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
+    db.refresh(encounter)
+    return encounter
+

@@ -15,14 +15,20 @@ from app.rolls.present import entry_json, viewer_view
 from app.rolls.visibility import View
 from app.web import render_text
 
-PAGE = 50
-
-
-def entries_before(db: Session, campaign_id: int, before: int | None, limit: int = PAGE) -> list[LogEntry]:
+def entries_before(db: Session, campaign_id: int, before: int | None, limit: int) -> list[LogEntry]:
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
     if before is not None:
         query = query.where(LogEntry.seq < before)
     rows = list(db.scalars(query.order_by(LogEntry.seq.desc()).limit(limit)))
+    rows.reverse()
+    return rows
+
+
+def character_entries(db: Session, campaign_id: int, character_id: int, limit: int = 10) -> list[LogEntry]:
+    """A character's newest entries, oldest first (its sheet shows them)."""
+    rows = list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id,
+                                                  LogEntry.character_id == character_id)
+                           .order_by(LogEntry.seq.desc()).limit(limit)))
     rows.reverse()
     return rows
 
@@ -46,8 +52,9 @@ def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool 
                        voided=voided and view != View.HIDDEN, viewer_id=viewer_id)
 
 
-def page(db: Session, acc: Access, before: int | None = None) -> dict[str, Any]:
-    rows = entries_before(db, acc.campaign.id, before)
+def page(db: Session, acc: Access, before: int | None = None, *, limit: int) -> dict[str, Any]:
+    """`limit` entries before `before` (default: the newest), as the viewer may see them (Settings.log_page_size)."""
+    rows = entries_before(db, acc.campaign.id, before, limit)
     voided = voided_among(db, acc.campaign.id, [r.seq for r in rows])
     return {
         "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided) for r in rows],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
@@ -11,25 +12,25 @@ from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from app.i18n import _
-from app.campaigns.routes import table_context
-from app.campaigns.service import require_narrator
-from app.deps import DB, MemberAccess, Publisher
-from app.characters.routes import params_from_form
-from app.errors import BadRequest, FateboardError, NotFound
-from app.forms import sheet_changes
+from app.campaigns.service import Access, require_narrator
+from app.campaigns.views import TABLE, table_context
+from app.characters.service import character_for
+from app.deps import DB, AppSettings, MemberAccess, Publisher
+from app.errors import BadRequest, FateboardError
+from app.forms import form_visibility, params_from_form, sheet_changes
 from app.inputs import Id, Seq, idempotency_key, parse_int
-from app.rolls.models import RollPrompt
 from app.rolls import log as rolllog
-from app.rolls import service
+from app.rolls import corrections, prompts, service
+from app.rolls.appending import Publish
+from app.rolls.models import LogEntry
 from app.rolls.present import result_card
 from app.systems import ActionError, get_action, get_system
-from app.web import render
+from app.web import render, render_failure
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
-TABLE = "campaigns/table.html"
 
 
-def _html_result(acc: Any, result: service.ActionResult) -> dict[str, Any]:
+def _html_result(acc: Access, result: service.ActionResult) -> dict[str, Any]:
     return result_card(result.entry, acc.user.id, acc.is_narrator, replayed=result.replayed)
 
 
@@ -41,13 +42,12 @@ def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
     form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
     try:
         req = service.ActionRequest(system="dice", action="roll", params={"expression": expression},
-                                    visibility=visibility if visibility in ("public", "narrator", "blind", "self")
-                                    else "public",
+                                    visibility=form_visibility(visibility),
                                     note=note, character_id=parse_int(character_id, "character_id"))
         result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(key), publish=publish)
     except FateboardError as exc:
-        return render(request, TABLE, table_context(db, acc, form=form, errors={exc.field or "expression": exc.message}),
-                      block="dicebox", status_code=exc.status_code)
+        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, form=form, errors=errors),
+                              key="expression", block="dicebox")
     form["note"] = ""
     return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(acc, result)),
                   block="dicebox")
@@ -73,8 +73,9 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(request: Request, db: DB, acc: MemberAccess, before: Seq) -> Response:
-    return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **rolllog.page(db, acc, before)})
+def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq) -> Response:
+    page = rolllog.page(db, acc, before, limit=settings.log_page_size)
+    return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
 
 
 @router.get("/campaigns/{campaign_id}/export.json")
@@ -106,7 +107,7 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
     return await run_in_threadpool(_call_for_roll, request, db, acc, publish, form)
 
 
-def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormData) -> Response:
+def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     try:
         character_id = parse_int(form.get("character_id"), "prompt_character")
@@ -122,13 +123,12 @@ def _call_for_roll(request: Request, db: DB, acc: Any, publish: Any, form: FormD
                 act.odds({}, act.params.model_validate(locked)) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(exc.message, field="prompt_expression") from exc
-        service.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
+        prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
                               visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
                               publish=publish)
     except FateboardError as exc:
-        db.rollback()
-        return render(request, TABLE, table_context(db, acc, errors={exc.field or "prompt": exc.message}),
-                      block="prompts", status_code=exc.status_code)
+        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
+                              key="prompt", block="prompts")
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
@@ -138,22 +138,22 @@ async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: 
     return await run_in_threadpool(_complete_prompt, request, db, acc, publish, prompt_id, form)
 
 
-def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id: int, form: FormData) -> Response:
+def _complete_prompt(request: Request, db: DB, acc: Access, publish: Publish, prompt_id: int,
+                     form: FormData) -> Response:
     try:
-        prompt = db.get(RollPrompt, prompt_id)
-        if prompt is None or prompt.campaign_id != acc.campaign.id:
-            raise NotFound(_("No such roll prompt."))
-        _system, action = get_action(prompt.system, prompt.action)
+        prompt = prompts.prompt_in(db, acc, prompt_id)
+        try:
+            _system, action = get_action(prompt.system, prompt.action)
+        except ActionError as exc:
+            raise BadRequest(exc.message, field=exc.field) from exc
         req = service.ActionRequest(system=prompt.system, action=prompt.action,
                                     params=params_from_form(action.params, form), note=str(form.get("note") or ""),
                                     prompt_id=prompt_id)
         result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
                                         publish=publish)
-    except (FateboardError, ActionError) as exc:
-        db.rollback()
-        status = exc.status_code if isinstance(exc, FateboardError) else 422
-        return render(request, TABLE, table_context(db, acc, errors={f"prompt-{prompt_id}": exc.message}),
-                      block="prompts", status_code=status)
+    except FateboardError as exc:
+        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
+                              key=f"prompt-{prompt_id}", by_field=False, block="prompts")
     return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(acc, result)),
                   block="prompts")
 
@@ -161,26 +161,25 @@ def _complete_prompt(request: Request, db: DB, acc: Any, publish: Any, prompt_id
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
 def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id) -> Response:
     try:
-        service.cancel_prompt(db, acc, prompt_id, publish=publish)
+        prompts.cancel_prompt(db, acc, prompt_id, publish=publish)
     except FateboardError as exc:
-        db.rollback()
-        return render(request, TABLE, table_context(db, acc, errors={"prompt": exc.message}), block="prompts",
-                      status_code=exc.status_code)
+        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
+                              key="prompt", by_field=False, block="prompts")
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
 def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id,
          reason: Annotated[str, Form()] = "") -> Response:
-    return _correction(request, lambda: service.void_entry(db, acc, seq, reason, publish=publish))
+    return _correction(request, lambda: corrections.void_entry(db, acc, seq, reason, publish=publish))
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/reveal")
 def reveal(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
-    return _correction(request, lambda: service.reveal_entry(db, acc, seq, publish=publish))
+    return _correction(request, lambda: corrections.reveal_entry(db, acc, seq, publish=publish))
 
 
-def _correction(request: Request, act: Any) -> Response:
+def _correction(request: Request, act: Callable[[], LogEntry]) -> Response:
     try:
         entry = act()
     except FateboardError as exc:
@@ -198,21 +197,20 @@ async def adjust(request: Request, db: DB, acc: MemberAccess, publish: Publisher
     return await run_in_threadpool(_adjust, request, db, acc, publish, character_id, form)
 
 
-def _adjust(request: Request, db: DB, acc: Any, publish: Any, character_id: int, form: FormData) -> Response:
+def _adjust(request: Request, db: DB, acc: Access, publish: Publish, character_id: int, form: FormData) -> Response:
     where = f"adjust-{character_id}"
     try:
         require_narrator(acc)
-        character = service.character_for(db, acc, character_id)
+        character = character_for(db, acc, character_id)
         # The form sends text: each field becomes its type on the system's sheet (an error names the field).
         changes = sheet_changes(get_system(character.system).sheet, form, prefix="sheet.", error_field=where)
-        service.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
+        corrections.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
-        db.rollback()
         # Next to its field when the form shows that field ("lives", "reason"), else under the form.
         field = exc.field or ""
         if not field.startswith(where):
             name = field.split(".")[0]
             field = f"{where}-{name}" if name and f"sheet.{name}" in form or name == "reason" else where
-        return render(request, TABLE, table_context(db, acc, errors={field: exc.message}),
-                      block="characters", status_code=exc.status_code)
+        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
+                              key=field, by_field=False, block="characters")
     return render(request, TABLE, table_context(db, acc), block="characters")

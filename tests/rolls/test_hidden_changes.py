@@ -10,6 +10,7 @@ import pytest
 
 from app.errors import BadRequest, Conflict, Forbidden
 from app.rolls import patch
+from app.rolls import corrections
 from app.rolls import service as rolls
 from utils.tables import Table
 from utils.web import api_token
@@ -23,12 +24,12 @@ def t(app: Any) -> CatTable:
 
 def _reveal(t: CatTable, who: str, seq: int) -> Any:
     with t.factory() as db:
-        return rolls.reveal_entry(db, t.access(db, who), seq)
+        return corrections.reveal_entry(db, t.access(db, who), seq)
 
 
 def _void(t: CatTable, seq: int, reason: str = "wrong trait") -> Any:
     with t.factory() as db:
-        return rolls.void_entry(db, t.access(db, "nora"), seq, reason)
+        return corrections.void_entry(db, t.access(db, "nora"), seq, reason)
 
 
 def _hidden_test(t: CatTable, cat: int, faces: list[int], visibility: str = "blind") -> Any:

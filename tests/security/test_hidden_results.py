@@ -37,6 +37,7 @@ from app.config import Settings
 from app.main import create_app
 from app.models import Base
 from app.rolls import chain, patch
+from app.rolls import corrections, prompts
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
@@ -493,7 +494,7 @@ def reveal(played: Played, visibility: str) -> None:
     world = played.world
     who = played.world.case.roller if visibility == "self" else "nora"
     with world.factory() as db:
-        rolls.reveal_entry(db, world.acc(db, who), played.seq)
+        corrections.reveal_entry(db, world.acc(db, who), played.seq)
     entry = world.entry(played.seq)
     for cid, ops in (entry.body.get("held") or {}).items():  # the held changes are applied at the reveal
         key = next(k for k, v in world.ids.items() if v == int(cid))
@@ -593,7 +594,7 @@ def test_a_blind_prompt_answered_through_the_form_tells_the_player_nothing(datab
 
     def answer(world: World, visibility: str) -> tuple[str, str, str]:
         with world.factory() as db:
-            prompt = rolls.create_prompt(db, world.acc(db, "nora"), character_id=world.ids["mine"], system="dice",
+            prompt = prompts.create_prompt(db, world.acc(db, "nora"), character_id=world.ids["mine"], system="dice",
                                          action="roll", locked={"expression": "3d1000"}, visibility=visibility)
             pid = prompt.id
         path = f"/campaigns/{world.campaign_id}/prompts/{pid}/complete"

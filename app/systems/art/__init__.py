@@ -118,6 +118,7 @@ RULINGS: tuple[str, ...] = (
 def seed_demo(db: Any, narrator: Any, player: Any) -> None:
     """An adventurer for the player (with gear and a roll in the log) and a foe for the narrator."""
     from app.characters.service import create_character
+    from app.rolls import prompts
     from app.rolls import service as rolls
     from app.rules.dice import ScriptedDice
 
@@ -140,7 +141,7 @@ def seed_demo(db: Any, narrator: Any, player: Any) -> None:
     rolls.perform_action(db, player, act(system="art", action="trait_roll", character_id=hero.id, params={
         "attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]},
         note="climb the cliff"), dice=ScriptedDice([73]))
-    rolls.create_prompt(db, narrator, character_id=hero.id, system="art", action="trait_roll",
+    prompts.create_prompt(db, narrator, character_id=hero.id, system="art", action="trait_roll",
                         locked={"attribute": "AGI", "difficulty": "IN"}, note="Sneak past the goblin chieftain")
     del foe
 

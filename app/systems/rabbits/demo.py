@@ -10,6 +10,7 @@ from app.rules.dice import ScriptedDice
 def seed_demo(db: Any, narrator: Any, player: Any) -> None:
     # Imported here: the services import the system registry, which imports this package.
     from app.characters.service import create_character
+    from app.rolls import prompts
     from app.rolls import service as rolls
 
     if "rabbits" not in narrator.campaign.systems:
@@ -28,6 +29,6 @@ def seed_demo(db: Any, narrator: Any, player: Any) -> None:
         system="rabbits", action="test", character_id=clover.id,
         params={"skill": "Scout", "ob": 3, "wise": "Fox-wise"}, note="spot the fox from the hedge"),
         dice=ScriptedDice([6, 2, 6, 1]))
-    rolls.create_prompt(db, narrator, character_id=clover.id, system="rabbits", action="test",
+    prompts.create_prompt(db, narrator, character_id=clover.id, system="rabbits", action="test",
                         locked={"skill": "Pathfinder", "ob": 2}, note="Find the old run through the brambles.")
     del fox

@@ -15,6 +15,7 @@ from utils.tables import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
+from app.rolls import corrections
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 
@@ -143,11 +144,11 @@ def test_condition_penalties_are_in_the_pool_and_afraid_cannot_help(world: World
     buddy = world.rabbit("otto", "Buddy", **CLOVER)
     world.act("nora", "award", clover, fate=0, persona=0, checks=1)  # any logged step will do
     nora = world.acc("nora")
-    rolls.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
+    corrections.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
     body = world.act("pia", "test", clover, [4, 4, 4], skill="Scout", ob=1, helpers=[buddy])
     assert body["outcome"]["breakdown"] == [["Scout", 3], ["Help", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
     assert body["outcome"]["pool"] == 2
-    rolls.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
+    corrections.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
     with pytest.raises(BadRequest, match="Afraid") as exc:
         world.act("pia", "test", clover, [4, 4], skill="Scout", ob=1, helpers=[buddy])
     assert exc.value.field == "helpers"

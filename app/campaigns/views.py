@@ -1,0 +1,53 @@
+"""What the campaign page shows: one context for the page and for every fragment re-rendered from it."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.accounts.models import User
+from app.campaigns import service
+from app.campaigns.service import Access
+from app.characters import service as characters
+from app.encounters import service as encounters
+from app.forms import editable_fields
+from app.i18n import LANGUAGES
+from app.rolls import log as rolllog
+from app.rolls import prompts
+from app.rolls.visibility import VISIBILITY_LABELS
+from app.systems import SYSTEMS
+
+TABLE = "campaigns/table.html"
+
+
+def table_context(db: Session, acc: Access, *, log_page_size: int | None = None, **extra: Any) -> dict[str, Any]:
+    """Everything the campaign page shows; fragments re-render parts of it from the same template. The log
+    (`log_page_size` entries) only for the whole page: a panel's fragment need not render 50 entries."""
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator,
+        "members": service.members(db, acc.campaign.id),
+        "invites": service.invites(db, acc.campaign.id) if acc.is_narrator else [],
+        "game_session": service.current_session(db, acc.campaign.id),
+        "characters": characters.characters_for(db, acc),
+        "actable": characters.actable_characters(db, acc),
+        "prompts": prompts.open_prompts(db, acc),
+        "encounters": encounters.active_encounters(db, acc),
+        "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
+        "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
+        "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
+        "adjustable": lambda ch: editable_fields(SYSTEMS[ch.system].sheet, ch.sheet) if ch.system in SYSTEMS else [],
+    }
+    if log_page_size is not None:
+        ctx.update(rolllog.page(db, acc, limit=log_page_size))
+    ctx.update(extra)
+    return ctx
+
+
+def campaign_list_context(db: Session, user: User, **extra: Any) -> dict[str, Any]:
+    """The list of one's campaigns and the form for a new one."""
+    ctx: dict[str, Any] = {"campaigns": service.campaigns_for(db, user), "systems": SYSTEMS, "languages": LANGUAGES,
+                           "errors": {}, "form": {}}
+    ctx.update(extra)
+    return ctx

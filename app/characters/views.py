@@ -1,0 +1,69 @@
+"""What a character's sheet and a system's campaign page show: one context each, for the page and for the
+fragments re-rendered from the same template."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.i18n import _
+from app.campaigns.service import Access
+from app.characters import service
+from app.characters.models import Character
+from app.encounters.service import active_encounters
+from app.errors import BadRequest
+from app.rolls import log as rolllog
+from app.rolls import prompts
+from app.rolls.visibility import VISIBILITY_LABELS
+from app.systems import SYSTEMS, RuleSystem, get_system
+
+
+def template_for(system: RuleSystem, page: str) -> str:
+    return f"{system.id}/{page}.html" if system.has_pages else f"characters/{page}.html"
+
+
+def campaign_system(acc: Access, system_id: str) -> RuleSystem:
+    if system_id not in SYSTEMS or system_id not in acc.campaign.systems:
+        raise BadRequest(_("This campaign does not use that rule system."), field="system")
+    return SYSTEMS[system_id]
+
+
+def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
+    system = get_system(character.system)
+    entries = rolllog.character_entries(db, acc.campaign.id, character.id)
+    can_act = service.can_act(acc, character)
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "character": character,
+        "system": system, "sheet": service.visible_sheet(acc, character), "can_act": can_act,
+        "prompts": prompts.open_prompts_for(db, character) if can_act else [], "visibilities": VISIBILITY_LABELS,
+        "entries_html": [rolllog.entry_html(e, acc.user.id, acc.is_narrator) for e in entries],
+        "characters": [c for c in service.characters_for(db, acc) if c.system == character.system],
+        # This character's active encounters (a duel it is in), for a link to each.
+        "encounters": [e for e in active_encounters(db, acc)
+                       if character.id in {p.get("character_id") for p in e.participants}],
+        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx
+
+
+def create_context(acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:
+    ctx: dict[str, Any] = {"acc": acc, "campaign": acc.campaign, "system": system, "is_narrator": acc.is_narrator,
+                           "errors": {}, "form": {}}
+    ctx.update(extra)
+    return ctx
+
+
+def system_context(db: Session, acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "system": system,
+        "settings": dict((acc.campaign.settings or {}).get(system.id, {})),
+        "characters": [c for c in service.characters_for(db, acc) if c.system == system.id],
+        "can_act": {c.id for c in service.actable_characters(db, acc)},
+        "encounters": [e for e in active_encounters(db, acc) if e.system == system.id],
+        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx

@@ -1,0 +1,31 @@
+"""What an encounter's page shows: the system's own view (templates/<system>/encounter.html, block
+`encounter`) or the generic one, with one context for the page and its live fragment."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.campaigns.service import Access
+from app.encounters import service
+from app.encounters.models import Encounter
+from app.systems import get_system
+
+
+def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: Any) -> dict[str, Any]:
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "encounter": encounter,
+        "state": encounter.state, "system": get_system(encounter.system),
+        "characters": service.participant_characters(db, encounter),
+        "controls": service.controlled_by(db, acc, encounter), "idempotency_key": secrets.token_urlsafe(16),
+        "errors": {}, "result": None,
+    }
+    ctx.update(extra)
+    return ctx
+
+
+def template_for(encounter: Encounter) -> str:
+    """The system's own view, or the generic one (participants and state) for a system without pages."""
+    return f"{encounter.system}/encounter.html" if get_system(encounter.system).has_pages else "encounters/encounter.html"

@@ -1,0 +1,145 @@
+"""Appending to the log: the head lock, the writer queue, the chained entry, and announcements.
+
+One transaction per append: lock the campaign's log head (UPDATE … RETURNING, which queues concurrent writers
+on SQLite and row-locks on PostgreSQL), write the entry and move the head, commit, and only then tell the
+broker (docs/ARCHITECTURE.md, "The rules service").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from app.i18n import _
+from app.campaigns.models import Campaign, GameSession
+from app.campaigns.service import Access, current_session
+from app.characters.models import Character
+from app.errors import BadRequest
+from app.rolls import chain
+from app.rolls.models import LogEntry
+from app.types import utcnow
+
+Publish = Callable[[int, str, int | None], None]
+
+
+def no_publish(campaign_id: int, event: str, seq: int | None) -> None:
+    return None
+
+
+def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
+    row = db.execute(
+        update(Campaign).where(Campaign.id == campaign_id).values(last_seq=Campaign.last_seq + 1)
+        .execution_options(synchronize_session=False)
+        .returning(Campaign.last_seq, Campaign.head_hash)
+    ).one()
+    return row[0], row[1]
+
+
+@contextmanager
+def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
+    """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
+    and tell the broker only after the commit."""
+    with _writer_lock(db, acc.campaign.id):
+        seq, prev_hash = _lock_head(db, acc.campaign.id)
+        try:
+            yield seq, prev_hash
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+        finally:
+            db.info.pop(_GAME_SESSION, None)
+    publish(acc.campaign.id, "entry", seq)
+
+
+_GAME_SESSION = "fateboard.game_session"
+
+
+def game_session(db: Session, acc: Access) -> GameSession | None:
+    """The running game session, read once per transaction (the entry and the action's context both need it).
+    A session started in this transaction is flushed before the entry is written, so it is seen."""
+    if _GAME_SESSION not in db.info:
+        db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
+    return db.info[_GAME_SESSION]
+
+
+_WRITERS: dict[tuple[str, int], threading.Lock] = {}
+_WRITERS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _writer_lock(db: Session, campaign_id: int) -> Iterator[None]:
+    """Queue this process's writers on a Python lock before they take the database's: SQLite's busy handler
+    polls (sleeping 1, 2, 5 … 100 ms), so waiting writers were overtaken and the tail reached seconds; on
+    PostgreSQL, 40 threads holding connections while they wait for the campaign's row lock starve its holder
+    of the GIL. Other processes still meet the database's own lock. SQLite locks the whole database, so its
+    key is the database; PostgreSQL locks the campaign row, so its key is the campaign."""
+    bind = db.get_bind()
+    key = (str(bind.url), 0 if bind.dialect.name == "sqlite" else campaign_id)
+    with _WRITERS_GUARD:
+        lock = _WRITERS.setdefault(key, threading.Lock())
+    with lock:
+        yield
+
+
+def write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
+                 visibility: str, content: dict[str, Any], character: Character | None = None,
+                 target_seq: int | None = None, subject_id: int | None = None, idempotency_key: str | None = None,
+                 request_hash: str | None = None) -> LogEntry:
+    session = game_session(db, acc)
+    now = utcnow()
+    body = {
+        "kind": kind, "system": system, "action": action, "seq": seq,
+        "created_at": now.isoformat(), "actor": acc.user.username, "actor_id": acc.user.id,
+        "character_id": character.id if character else None, "character": character.name if character else None,
+        "session": session.number if session else None, "target_seq": target_seq,
+        "request": content.get("request"), "dice": content.get("dice"), "outcome": content.get("outcome"),
+        "summary": content.get("summary"), "note": content.get("note") or None,
+    }
+    for extra in ("revealed", "held"):
+        if content.get(extra) is not None:
+            body[extra] = content[extra]
+    salt = chain.new_salt()
+    digest = chain.body_hash(salt, body)
+    entry = LogEntry(
+        campaign_id=acc.campaign.id, seq=seq, created_at=now, actor_id=acc.user.id, actor_name=acc.user.username,
+        character_id=body["character_id"], game_session_id=session.id if session else None, kind=kind,
+        system=system, action=action, visibility=visibility, target_seq=target_seq, subject_id=subject_id,
+        body=body, salt=salt, body_hash=digest, prev_hash=prev_hash, idempotency_key=idempotency_key,
+        request_hash=request_hash,
+    )
+    entry.hash = chain.entry_hash(prev_hash, entry.header(), digest)
+    db.add(entry)
+    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry.hash)
+               .execution_options(synchronize_session=False))
+    return entry
+
+
+def check_note(note: str) -> str:
+    note = note.strip()
+    if len(note) > 500:
+        raise BadRequest(_("Keep the note under 500 characters."), field="note")
+    return note
+
+
+def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: str, visibility: str = "public",
+                request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
+                note: str = "", character: Character | None = None, target_seq: int | None = None,
+                subject_id: int | None = None, extra: dict[str, Any] | None = None, publish: Publish = no_publish,
+                also: Callable[[], object] | None = None) -> LogEntry:
+    """A narrator action or announcement (session start, void, reveal) as a chained entry.
+    `also` runs after the entry is written and before the commit: its changes land with the entry or not at all."""
+    with appending(db, acc, publish) as (seq, prev_hash):
+        entry = write_entry(
+            db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
+            character=character, target_seq=target_seq, subject_id=subject_id,
+            content={"request": request, "outcome": outcome, "summary": summary, "note": note, **(extra or {})},
+        )
+        if also is not None:
+            also()
+    return entry

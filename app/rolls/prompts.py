@@ -1,0 +1,76 @@
+"""Roll prompts: the narrator calls for a roll with some parameters locked; the player answers it on the sheet
+(perform_action with `prompt_id`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.i18n import _
+from app.campaigns.service import Access, require_narrator
+from app.characters.models import Character
+from app.characters.service import character_for
+from app.errors import BadRequest, NotFound
+from app.rolls.appending import Publish, check_note, no_publish
+from app.rolls.models import RollPrompt
+from app.rolls.visibility import Visibility
+from app.systems import ActionError, get_action
+
+def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
+                  locked: dict[str, Any], visibility: str = "public", note: str = "",
+                  publish: Publish = no_publish) -> RollPrompt:
+    require_narrator(acc)
+    character = character_for(db, acc, character_id)
+    try:
+        rule_system, rule_action = get_action(system, action)
+    except ActionError as exc:
+        raise BadRequest(exc.message, field=exc.field) from exc
+    if rule_system.id not in acc.campaign.systems:
+        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
+    if rule_system.id != "dice" and character.system != rule_system.id:
+        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=rule_system.name), field="character_id")
+    unknown = set(locked) - set(rule_action.params.model_fields)
+    if unknown:
+        raise BadRequest(_("Unknown parameter: {names}.").format(names=', '.join(sorted(unknown))), field="params")
+    if visibility not in Visibility.__members__.values():
+        raise BadRequest(_("Choose who sees the roll."), field="visibility")
+    prompt = RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
+                        system=rule_system.id, action=rule_action.id, locked=locked, visibility=visibility,
+                        note=check_note(note))
+    db.add(prompt)
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+    return prompt
+
+
+def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = no_publish) -> None:
+    require_narrator(acc)
+    prompt = prompt_in(db, acc, prompt_id)
+    if prompt.status == "open":
+        prompt.status = "cancelled"
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+
+
+def prompt_in(db: Session, acc: Access, prompt_id: int) -> RollPrompt:
+    prompt = db.get(RollPrompt, prompt_id)
+    if prompt is None or prompt.campaign_id != acc.campaign.id:
+        raise NotFound(_("No such roll prompt."))
+    return prompt
+
+
+def open_prompts_for(db: Session, character: Character) -> list[RollPrompt]:
+    """The roll prompts waiting for this character (its sheet shows them to whoever may act for it)."""
+    return list(db.scalars(select(RollPrompt).where(RollPrompt.character_id == character.id,
+                                                    RollPrompt.status == "open").order_by(RollPrompt.id)))
+
+
+def open_prompts(db: Session, acc: Access) -> list[tuple[RollPrompt, Character]]:
+    query = (select(RollPrompt, Character).join(Character, Character.id == RollPrompt.character_id)
+             .where(RollPrompt.campaign_id == acc.campaign.id, RollPrompt.status == "open")
+             .order_by(RollPrompt.id))
+    if not acc.is_narrator:
+        query = query.where(Character.owner_id == acc.user.id)
+    return [(p, c) for p, c in db.execute(query).all()]
