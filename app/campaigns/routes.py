@@ -134,6 +134,6 @@ def join(request: Request, db: DB, user: CurrentUser, code: str) -> Response:
         campaign = service.accept_invite(db, user, code)
     except FateboardError as exc:
         return render_failure(request, db, exc, "campaigns/join.html",
-                              lambda _errors: {"code": code, "problem": exc.message, "campaign": None})
+                              lambda _errors, problem=exc.message: {"code": code, "problem": problem, "campaign": None})
     db.commit()
     return redirect(request, f"/campaigns/{campaign.id}")

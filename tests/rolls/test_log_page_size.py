@@ -8,7 +8,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from app.config import Settings
-from conftest import Table, csrf_of
+from utils.tables import Table
+from utils.web import csrf_of
 
 
 @pytest.fixture
