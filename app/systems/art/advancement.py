@@ -104,7 +104,7 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
                       summary=text, others={params.target_id: dump(sheet)})
 
 
-def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice) -> Resolution:
+def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice, ctx: Context) -> Resolution:
     """Each +1 costs the attribute's current score in its inspiration points (ch. 6)."""
     sheet = load(sheet_data)
     _adventurer(sheet, "attribute")
@@ -121,7 +121,7 @@ def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributePa
                       sheet=dump(sheet))
 
 
-def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice) -> Resolution:
+def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice, ctx: Context) -> Resolution:
     """Perks between adventures, with their attribute and perk requirements (ch. 6, "Buying Perks")."""
     sheet = load(sheet_data)
     _adventurer(sheet, "perk")
@@ -147,7 +147,7 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
                       summary=f"buys {params.perk}{ranked} for {cost} xp", sheet=dump(sheet))
 
 
-def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice) -> Resolution:
+def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice, ctx: Context) -> Resolution:
     """One Health rank up, at the Increasing Health table's cost, between adventures (ch. 6)."""
     sheet = load(sheet_data)
     _adventurer(sheet, "health")
@@ -166,7 +166,7 @@ def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice)
                       summary=f"raises Health to {'/'.join(sheet.health)} for {cost} xp", sheet=dump(sheet))
 
 
-def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice) -> Resolution:
+def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice, ctx: Context) -> Resolution:
     """Before the first adventure, skills +1..+4 at the Starting Skills costs (ch. 2); later, a new +1 skill
     for 1 xp (ch. 6, "Experience Points")."""
     sheet = load(sheet_data)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
 from .sheet import ArtSheet, dump, load, ready
 
@@ -37,7 +37,7 @@ def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
     return found if found and not found.get("over") else None
 
 
-def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice) -> Resolution:
+def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError("Only an adventurer with attributes takes on a complex action.", field="title")
@@ -54,7 +54,7 @@ def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams
                       summary=f"starts a complex action: {title} ({params.steps} steps)", sheet=dump(sheet))
 
 
-def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice) -> Resolution:
+def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
     """Giving up before the last step: the action fails, the running modifier is gone."""
     sheet = load(sheet_data)
     running = open_complex(sheet)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from app.rules import art
 from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Skill, dump, load
 
@@ -141,7 +141,7 @@ class RollAttributesParams(BaseModel):
     attribute: str | None = Field(default=None, description="The attribute this roll goes to; empty: all the rest")
 
 
-def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice) -> Resolution:
+def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice, ctx: Context) -> Resolution:
     """Random method: 2d6 per attribute, assigned as rolled (ch. 2, "Random Method"). With an attribute
     named, one roll goes to it; without, the remaining attributes are rolled in the sheet's order."""
     sheet = load(sheet_data)

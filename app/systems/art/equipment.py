@@ -69,7 +69,7 @@ def _affordable(sheet: Any, cost: str, field: str) -> None:
         raise ActionError(f"{cost} is above your Fortune ({sheet.fortune}).", field=field)
 
 
-def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice) -> Resolution:
+def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError("Only an adventurer with attributes carries gear.", field="name")
@@ -101,7 +101,7 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
                       summary=f"adds {item.name} ({SLOT_NAMES[item.slot].lower()})", sheet=dump(sheet))
 
 
-def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice) -> Resolution:
+def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if params.item >= len(sheet.gear):
         raise ActionError("No such item.", field="item")
@@ -116,7 +116,7 @@ def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: 
     return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text, sheet=dump(sheet))
 
 
-def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice) -> Resolution:
+def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, ctx: Context) -> Resolution:
     """Defense = Agility adjusted by the armor's cost; armor needs its Strength (ch. 2, "Armor")."""
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):

@@ -16,7 +16,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core
-from .rolling import damage_text, foe_damage_text, mark_damage
+from .combat import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, load, table_of
 
 
@@ -52,7 +52,7 @@ def mark(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
     return mark_damage(sheet, damage)
 
 
-def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice) -> Resolution:
+def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if not sheet.health:
         raise ActionError("This sheet has no Health track yet.", field="damage")
@@ -160,7 +160,7 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
                       others={} if itself else {params.patient_id: dump(patient)})
 
 
-def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice) -> Resolution:
+def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice, ctx: Context) -> Resolution:
     """Each point of fatigue is −1 on all rolls until its source is removed (ch. 3, "Fatigue")."""
     sheet = load(sheet_data)
     if sheet.kind != "adventurer":
@@ -187,7 +187,7 @@ class EndSustainedDamageParams(BaseModel):
     pass
 
 
-def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice) -> Resolution:
+def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator applies the next round of fire or acid: Inferior on the first round, one level more each
     round (art.sustained_damage), marked like any damage. With a number of rounds (e.g. one per failure on the
     Defense roll) it stops by itself after the last; otherwise until the narrator ends it."""
@@ -213,7 +213,7 @@ def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamage
 
 
 def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustainedDamageParams,
-                                 dice: Dice) -> Resolution:
+                                 dice: Dice, ctx: Context) -> Resolution:
     """The source is put out (dropping and rolling, diving into water): no more rounds."""
     sheet = load(sheet_data)
     if not sheet.burning:

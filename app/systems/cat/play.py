@@ -80,7 +80,7 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
     return base + extra, words
 
 
-def fate_odds(sheet: dict[str, Any], p: TestFate) -> Odds:
+def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     """The exact chance of success before rolling (exact_success_chance), as the dice are added."""
     cat = load(sheet)
     pool, words = _pool(cat, p, magic=True)
@@ -148,7 +148,7 @@ class EditScene(BaseModel):
     edit: str = Field(min_length=1, max_length=300)
 
 
-def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice) -> Resolution:
+def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat)
     if p.points > cat.fresh_style:
@@ -240,7 +240,7 @@ class MoveScar(BaseModel):
     reason: str = Field(min_length=1, max_length=300)
 
 
-def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice) -> Resolution:
+def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Context) -> Resolution:
     """cat.txt, "Scars": without a compelling reason the narrator says where the scar goes."""
     cat = load(sheet)
     if p.from_trait == p.to_trait:
@@ -264,7 +264,7 @@ class GrantAdvantage(BaseModel):
     reason: str = Field(default="", max_length=200)
 
 
-def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice) -> Resolution:
+def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat, "receive Advantage Dice")
     new = cat.model_copy(deep=True)
@@ -297,7 +297,7 @@ class ClearApprovals(BaseModel):
     pass
 
 
-def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice) -> Resolution:
+def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
@@ -309,7 +309,7 @@ class ProposeReputation(BaseModel):
     reputation: str = Field(min_length=1, max_length=60)
 
 
-def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice) -> Resolution:
+def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat)
     if reputation(cat, p.reputation) is None:
@@ -324,7 +324,7 @@ class HealFirst(BaseModel):
     trait: Trait | Literal[""] = ""
 
 
-def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice) -> Resolution:
+def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.heal_first = p.trait
@@ -337,7 +337,7 @@ class Notes(BaseModel):
     notes: str = Field(default="", max_length=5000)
 
 
-def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice) -> Resolution:
+def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.notes = p.notes

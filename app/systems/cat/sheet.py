@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -64,11 +64,6 @@ class Docked(BaseModel):
 
 
 class CatSheet(BaseModel):
-    TRAITS: ClassVar[tuple[str, ...]] = rules.TRAITS
-    RANKS: ClassVar[tuple[str, ...]] = rules.RANKS
-    TRAIT_HELP: ClassVar[Mapping[str, str]] = TRAIT_HELP
-    FOE_TEMPLATES: ClassVar[dict[str, dict[str, Any]]] = FOE_TEMPLATES
-
     human_name: str = Field(default="", max_length=80)
     cat_name: str = Field(default="", max_length=80)
     secret_name: str = Field(default="", max_length=80)
@@ -90,11 +85,6 @@ class CatSheet(BaseModel):
     foe: bool = False
     example: bool = False
     foe_dice: dict[Trait, int] = Field(default_factory=dict)
-
-    @classmethod
-    def derived(cls, sheet: Mapping[str, Any]) -> dict[str, Any]:
-        """For the templates (which cannot import): the numbers a page shows, see `view`."""
-        return view(sheet)
 
     @field_validator("scars")
     @classmethod

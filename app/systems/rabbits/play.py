@@ -7,6 +7,7 @@ its result (outcome.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -129,7 +130,7 @@ def _percent(chance: float) -> str:
     return f"{chance * 100:.1f}%"
 
 
-def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: dict[str, Any], **kw: Any) -> Plan:
+def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mapping[str, Any], **kw: Any) -> Plan:
     sheet = load(sheet_data)
     start_rewards(sheet, settings)
     # The odds page cannot see the helpers' sheets: each counts +1D here; the roll itself checks them.
@@ -146,13 +147,13 @@ def pass_odds(plan: Plan, ob: int) -> Odds:
                          "with_fate": fate, "checks": plan.checks_spent, "persona": plan.pool.persona_spent})
 
 
-def test_odds(sheet_data: dict[str, Any], params: TestParams, settings: dict[str, Any]) -> Odds:
-    return pass_odds(_odds_plan(sheet_data, params, settings), params.ob)
+def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> Odds:
+    return pass_odds(_odds_plan(sheet_data, params, ctx.campaign_settings), params.ob)
 
 
-def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, settings: dict[str, Any]) -> Odds:
+def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context) -> Odds:
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
         raise ActionError(f"{test.condition.title()} {test.note}.", field="condition")
-    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), settings)
+    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)

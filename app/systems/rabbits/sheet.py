@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -43,6 +43,16 @@ def _default_abilities() -> dict[str, Tally]:
     return {key: Tally(rating=CREATION_DEFAULTS[key]) for key in rabbits.ABILITIES}
 
 
+# The tables the pages draw on (RuleSystem.template_data: `system_data.rabbits.tables` in templates).
+TABLES: dict[str, Any] = {
+    "abilities": rabbits.ABILITIES, "skills": rabbits.SKILLS, "descriptors": rabbits.NATURE_DESCRIPTORS,
+    "conditions": rabbits.CONDITIONS, "checks_earned": rabbits.CHECKS_EARNED,
+    "checks_spent": rabbits.CHECKS_SPENT, "conflict_skills": rabbits.CONFLICT_SKILLS,
+    "disposition": rabbits.DISPOSITION_TABLE, "tie_steps": rabbits.TIE_STEPS, "ceiling": ABILITY_CEILING,
+    "skill_max": rabbits.SKILL_MAX,
+}
+
+
 class RabbitSheet(BaseModel):
     abilities: dict[str, Tally] = Field(default_factory=_default_abilities)
     skills: dict[str, Tally] = Field(default_factory=dict)
@@ -61,15 +71,6 @@ class RabbitSheet(BaseModel):
     instinct: str = Field(default="", max_length=500)
     retired: bool = False
     last_test: dict[str, Any] | None = None
-
-    # The tables the pages draw on (templates reach them through `system.sheet.tables`).
-    tables: ClassVar[dict[str, Any]] = {
-        "abilities": rabbits.ABILITIES, "skills": rabbits.SKILLS, "descriptors": rabbits.NATURE_DESCRIPTORS,
-        "conditions": rabbits.CONDITIONS, "checks_earned": rabbits.CHECKS_EARNED,
-        "checks_spent": rabbits.CHECKS_SPENT, "conflict_skills": rabbits.CONFLICT_SKILLS,
-        "disposition": rabbits.DISPOSITION_TABLE, "tie_steps": rabbits.TIE_STEPS, "ceiling": ABILITY_CEILING,
-        "skill_max": rabbits.SKILL_MAX,
-    }
 
     @field_validator("abilities")
     @classmethod

@@ -111,9 +111,9 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
         summary=summary + "".join(f"; {note}" for note in notes))
 
 
-def versus_odds(sheet_data: dict[str, Any], params: VersusParams, settings: dict[str, Any]) -> Odds:
+def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) -> Odds:
     """Exact chances of winning, tying and losing against a known pool (without Fate)."""
-    plan = _odds_plan(sheet_data, params, settings, versus=True)
+    plan = _odds_plan(sheet_data, params, ctx.campaign_settings, versus=True)
     if params.opponent_pool is None:
         return Odds(text=f"{plan.pool.dice}D against the other rabbit's pool",
                     details={"label": "Pool:", "breakdown": _lines(plan)})
