@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -89,9 +90,9 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     if params.use_shield:
         found = shield(sheet)
         if found is None:
-            raise ActionError("No shield ready or at hand.", field="use_shield")
+            raise ActionError(_("No shield ready or at hand."), field="use_shield")
         if two_handed_ready(sheet):
-            raise ActionError("You cannot use a shield while wielding a two-handed weapon.", field="use_shield")
+            raise ActionError(_("You cannot use a shield while wielding a two-handed weapon."), field="use_shield")
         base += shield_bonus(sheet)
         label, item_index = f"Defense with {found.name}", sheet.gear.index(found)
     spec = core.RollSpec(label=label, base=base, attribute="AGI", roll_kind="defense",
@@ -137,13 +138,15 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
-        raise ActionError("Choose one of your weapons.", field="weapon")
+        raise ActionError(_("Choose one of your weapons."), field="weapon")
     item = sheet.gear[params.weapon]
     if item.slot != "ready":
-        raise ActionError(f"{item.name} is not ready: move it to a ready slot first (an action).", field="weapon")
+        raise ActionError(_("{name} is not ready: move it to a ready slot first (an action).")
+                          .format(name=item.name), field="weapon")
     stats = weapon_stats(sheet, item)
     if stats["too_heavy"]:
-        raise ActionError(f"{item.name} needs Strength {stats['strength_required']}.", field="weapon")
+        raise ActionError(_("{name} needs Strength {strength_required}.")
+                          .format(name=item.name, strength_required=stats['strength_required']), field="weapon")
     other = opponent(ctx, params.opponent_id)
     difficulty, against = difficulty_against(other, "DEF", params.difficulty)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
@@ -191,7 +194,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
-        raise ActionError("Choose one of your weapons.", field="weapon")
+        raise ActionError(_("Choose one of your weapons."), field="weapon")
     if params.opponent_id is not None:
         return no_chance("the foe's Defense")
     stats = weapon_stats(sheet, sheet.gear[params.weapon])

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -40,13 +41,14 @@ def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
 def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
-        raise ActionError("Only an adventurer with attributes takes on a complex action.", field="title")
+        raise ActionError(_("Only an adventurer with attributes takes on a complex action."), field="title")
     title = " ".join(params.title.split())
     if not title:
-        raise ActionError("Name the complex action (what all the steps achieve).", field="title")
+        raise ActionError(_("Name the complex action (what all the steps achieve)."), field="title")
     running = open_complex(sheet)
     if running:
-        raise ActionError(f"“{running['title']}” is still under way: finish or abandon it first.", field="title")
+        raise ActionError(_("“{title}” is still under way: finish or abandon it first.")
+                          .format(title=running['title']), field="title")
     sheet.complex = {"title": title, "steps": params.steps, "done": 0, "modifier": 0, "over": False,
                      "outcome": None, "results": []}
     return Resolution(request={"title": title, "steps": params.steps}, dice=[],
@@ -59,7 +61,7 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
     sheet = load(sheet_data)
     running = open_complex(sheet)
     if not running:
-        raise ActionError("No complex action is under way.", field="end_complex")
+        raise ActionError(_("No complex action is under way."), field="end_complex")
     running.update(over=True, modifier=0, outcome="abandoned")
     sheet.complex = running
     return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},

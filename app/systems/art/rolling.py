@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
@@ -83,13 +84,15 @@ def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: st
     if sheet.kind == "foe":
         code = sheet.levels.get(trait)
         if code is None:
-            raise ActionError(f"{name} has no {FOE_TRAITS.get(trait, trait)} level.", field="opponent_id")
+            raise ActionError(_("{name} has no {trait} level.")
+                              .format(name=name, trait=FOE_TRAITS.get(trait, trait)), field="opponent_id")
         if sheet.checked and all(sheet.checked):
-            raise ActionError(f"{name} is already defeated.", field="opponent_id")
+            raise ActionError(_("{name} is already defeated.").format(name=name), field="opponent_id")
         return Level[code], f"{name}'s {FOE_TRAITS.get(trait, trait)}"
     last = sheet.last_roll
     if not last:
-        raise ActionError(f"{name} has not rolled yet: their result is the difficulty.", field="opponent_id")
+        raise ActionError(_("{name} has not rolled yet: their result is the difficulty.")
+                          .format(name=name), field="opponent_id")
     return Level[last["result"]], f"{name}'s roll #{last['seq']}"
 
 
@@ -108,7 +111,8 @@ def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tu
     name = ctx.other_names.get(helper_id, "the helper")
     last = helper.last_roll
     if not last or last.get("used_for"):
-        raise ActionError(f"{name} has no fresh roll to {mode} with: they roll first.", field="helper_id")
+        raise ActionError(_("{name} has no fresh roll to {mode} with: they roll first.")
+                          .format(name=name, mode=mode), field="helper_id")
     successes = max(0, int(last["successes"]))
     last["used_for"] = seq
     sign = 1 if mode == "assist" else -1
@@ -143,8 +147,8 @@ def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | 
     the roll is something else."""
     running = None if params.outside_complex else complex_.open_complex(sheet)
     if running and params.goal is not None:
-        raise ActionError(f"A step of “{running['title']}” cannot also be a sustained roll: mark the roll as "
-                          "not a step, or leave the goal empty.", field="goal")
+        raise ActionError(_("A step of “{title}” cannot also be a sustained roll: mark the roll as not a step, or "
+                            "leave the goal empty.").format(title=running['title']), field="goal")
     return running
 
 
@@ -195,10 +199,10 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
     henchman = load(ctx.others[params.henchman_id])
     name = ctx.other_names.get(params.henchman_id, "the henchman")
     if henchman.kind != "foe" or not henchman.henchman:
-        raise ActionError(f"{name} is not a henchman.", field="henchman_id")
+        raise ActionError(_("{name} is not a henchman.").format(name=name), field="henchman_id")
     code = (params.attribute or "").upper()
     if code not in henchman.levels:
-        raise ActionError("Choose one of the henchman's traits.", field="attribute")
+        raise ActionError(_("Choose one of the henchman's traits."), field="attribute")
     trait = art.henchman_trait(Level[henchman.levels[code]])
     difficulty = core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust)
     recorder = RecordingDice(dice)

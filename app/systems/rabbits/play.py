@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import Field
 
+from app.i18n import _
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -99,9 +100,11 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     except rabbits.RabbitRuleError as exc:
         raise ActionError(exc.message, field="condition") from exc
     if test.condition not in sheet.conditions:
-        raise ActionError(f"This rabbit is not {test.condition.title()}.", field="condition")
+        raise ActionError(_("This rabbit is not {condition}.")
+                          .format(condition=test.condition.title()), field="condition")
     if test.ability is None or test.ob is None:
-        raise ActionError(f"{test.condition.title()} {test.note}: the narrator lifts it.", field="condition")
+        raise ActionError(_("{condition} {note}: the narrator lifts it.")
+                          .format(condition=test.condition.title(), note=test.note), field="condition")
     turn = settings_of(ctx.campaign_settings)["turn"]
     extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
     choices = params.model_copy(update={"skill": test.ability})
@@ -154,6 +157,7 @@ def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> O
 def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context) -> Odds:
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
-        raise ActionError(f"{test.condition.title()} {test.note}.", field="condition")
+        raise ActionError(_("{condition} {note}.")
+                          .format(condition=test.condition.title(), note=test.note), field="condition")
     plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)
