@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.accounts.service import create_user
@@ -17,9 +20,38 @@ from app.rolls import service as rolls
 from app.rolls.appending import append_note
 from app.rules.dice import ScriptedDice
 from app.systems import SYSTEMS
+from app.systems.base import Role
 
 PASSWORD = "fateboard-demo"
 DEMO_USERS = ("nora", "pia", "otto")
+
+
+class DemoSeeder:
+    """The services behind a system's demo (app.systems.base.Seeder), for one system: each system adds its
+    own examples (characters, foes, an encounter) through this, and never imports a service itself."""
+
+    def __init__(self, db: Session, system: str, accesses: Mapping[Role, campaigns.Access]) -> None:
+        self.db, self.system, self.accesses = db, system, accesses
+
+    def character(self, role: Role, name: str, sheet: Mapping[str, Any] | None = None, kind: str = "pc") -> int:
+        acc = self.accesses.get(role)
+        if acc is None:  # no second player in this campaign: the narrator keeps the character
+            acc, kind = self.accesses["narrator"], "npc"
+        character = create_character(self.db, acc, name=name, system=self.system,
+                                     sheet=dict(sheet) if sheet is not None else None, kind=kind)
+        self.db.commit()
+        return character.id
+
+    def act(self, role: Role, action: str, character_id: int | None = None, params: Mapping[str, Any] | None = None,
+            *, note: str = "", visibility: str = "public", dice_faces: list[int] | None = None) -> None:
+        request = rolls.ActionRequest(system=self.system, action=action, character_id=character_id,
+                                      params=dict(params or {}), note=note, visibility=visibility)
+        rolls.perform_action(self.db, self.accesses[role], request,
+                             dice=ScriptedDice(dice_faces) if dice_faces is not None else None)
+
+    def prompt(self, role: Role, character_id: int, action: str, locked: Mapping[str, Any], note: str = "") -> None:
+        prompts.create_prompt(self.db, self.accesses[role], character_id=character_id, system=self.system,
+                            action=action, locked=dict(locked), note=note)
 
 
 def seed(settings: Settings) -> tuple[int, bool]:
@@ -41,22 +73,13 @@ def seed(settings: Settings) -> tuple[int, bool]:
                 invite = campaigns.create_invite(db, nora)
                 campaigns.accept_invite(db, users[name], invite.code)
             db.commit()
-            pia = campaigns.access(db, users["pia"], campaign.id)
-            hero = create_character(db, pia, name="Wren the Lamplighter", system="dice")
-            create_character(db, nora, name="The Toll-Keeper", system="dice", kind="npc")
-            db.commit()
+            accesses = {"narrator": nora, "player": campaigns.access(db, users["pia"], campaign.id),
+                        "other_player": campaigns.access(db, users["otto"], campaign.id)}
             append_note(db, nora, kind="session", action="start", summary="started the demo")
-            # Scripted faces keep the demo's first lines the same on every machine; later rolls use the server's dice.
-            rolls.perform_action(db, pia, rolls.ActionRequest(system="dice", action="roll", character_id=hero.id,
-                                 params={"expression": "2d6+1"}, note="climb the lamp post"), dice=ScriptedDice([4, 5]))
-            rolls.perform_action(db, nora, rolls.ActionRequest(system="dice", action="roll",
-                                 params={"expression": "1d20"}, visibility="blind"), dice=ScriptedDice([17]))
-            prompts.create_prompt(db, nora, character_id=hero.id, system="dice", action="roll",
-                                locked={"expression": "1d20+2"}, note="Does Wren spot the toll-keeper's trick?")
-            # Each rule system adds its own examples (characters, foes, an encounter) to the demo.
+            # Each rule system adds its own examples (characters, foes, rolls, an encounter) to the demo.
             for system in SYSTEMS.values():
-                if system.seed_demo is not None:
-                    system.seed_demo(db, nora, pia)
+                if system.seed_demo is not None and system.id in campaign.systems:
+                    system.seed_demo(DemoSeeder(db, system.id, accesses))
                     db.commit()
             return campaign.id, True
     finally:

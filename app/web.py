@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
+from app.systems import SYSTEMS
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -33,6 +34,8 @@ def make_env() -> Environment:
     # Added to the environment by the i18n extension above.
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)
     env.globals["htmx_file"] = HTMX_FILE
+    # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
+    env.globals["system_data"] = {system_id: system.template_data for system_id, system in SYSTEMS.items()}
     env.filters["when"] = lambda dt: dt.strftime("%Y-%m-%d %H:%M UTC") if dt else ""
     env.filters["hm"] = lambda dt: dt.strftime("%H:%M") if dt else ""
     return env

@@ -22,7 +22,7 @@ from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.inputs import Id, parse_int
 from app.rolls.appending import Publish
 from app.rolls.present import result_card
-from app.systems import ActionError, get_action, get_system
+from app.systems import ActionError, Context, get_action, get_system
 from app.web import redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)
@@ -70,12 +70,8 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
         settings = dict((acc.campaign.settings or {}).get(character.system, {}))
-        if action.odds is None:
-            result = None
-        elif action.odds_uses_settings:
-            result = action.odds(dict(character.sheet), params, settings)
-        else:
-            result = action.odds(dict(character.sheet), params)
+        ctx = Context(campaign_settings=settings)
+        result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else "Choose the options to see the chance."
         return render(request, "rolls/odds.html", {"error": message})

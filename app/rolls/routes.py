@@ -24,7 +24,7 @@ from app.rolls import corrections, prompts, service
 from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
-from app.systems import ActionError, get_action, get_system
+from app.systems import ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
@@ -65,7 +65,7 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
     try:
         _system, act = get_action(system, action)
         params = act.params.model_validate({"expression": expression})
-        result = act.odds(dict(), params) if act.odds else None
+        result = act.odds(dict(), params, Context()) if act.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else "That expression is not valid."
         return render(request, "rolls/odds.html", {"error": message}, status_code=200)
@@ -120,7 +120,7 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
         if system == "dice" and locked:
             _s, act = get_action("dice", "roll")
             try:
-                act.odds({}, act.params.model_validate(locked)) if act.odds else None
+                act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(exc.message, field="prompt_expression") from exc
         prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,

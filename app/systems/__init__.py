@@ -1,13 +1,11 @@
-"""The registry of rule systems. Adding a system: one module in rules/, one here, one templates folder,
-and one line in SYSTEMS."""
+"""The registry of rule systems. Every system is a package of one shape (docs/ARCHITECTURE.md, "Adding a rule
+system"): __init__.py (its RuleSystem), sheet.py, actions.py, demo.py and feature modules; adding one is one line
+in SYSTEMS."""
 
 from __future__ import annotations
 
-from app.systems import cat, dice
-from app.systems import catfight
-from app.systems import rabbits
-from app.systems import art
-from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem
+from app.systems import art, cat, catfight, dice, rabbits
+from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem, Seeder
 
 SYSTEMS: dict[str, RuleSystem] = {
     dice.SYSTEM.id: dice.SYSTEM,
@@ -36,5 +34,5 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
         raise ActionError(f"{system.name} has no action {action_id!r}", field="action") from None
 
 
-__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "Odds", "Resolution", "RuleSystem", "get_action",
-           "get_system"]
+__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "Odds", "Resolution", "RuleSystem", "Seeder",
+           "get_action", "get_system"]

@@ -6,9 +6,9 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -84,8 +84,8 @@ class Odds:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Resolve = Callable[..., Resolution]  # (sheet, params, dice) or, with takes_context, (sheet, params, dice, ctx)
-OddsFn = Callable[..., Odds | None]  # (sheet, params) or, with odds_uses_settings, (sheet, params, settings)
+Resolve = Callable[[dict[str, Any], Any, Dice, Context], Resolution]  # (sheet, params, dice, ctx)
+OddsFn = Callable[[dict[str, Any], Any, Context], Odds | None]  # (sheet, params, ctx): ctx.campaign_settings
 
 
 @dataclass(frozen=True)
@@ -100,18 +100,45 @@ class Action:
     # Names of params that hold the ids of other characters this action reads or changes (an opponent,
     # helpers). The service loads their sheets into the Context and saves Resolution.others.
     involves: tuple[str, ...] = ()
-    takes_context: bool = False
     description: str = ""
     # "create": the action starts an encounter (Resolution.encounter). "step": the params carry
     # `encounter_id` and `version` (the state the player saw); a stale version is "already resolved".
     encounter: str | None = None
-    # The odds function takes this system's campaign settings as a third argument (e.g. an uploaded table).
-    odds_uses_settings: bool = False
 
     def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
-        if self.takes_context:
-            return self.resolve(sheet, params, dice, ctx)
-        return self.resolve(sheet, params, dice)
+        return self.resolve(sheet, params, dice, ctx)
+
+
+Role = str  # "narrator", "player" (the demo's player) or "other_player" (a second player, if there is one)
+
+
+class Seeder(Protocol):
+    """What a system's demo may do (app/demo.py implements it with the services): make characters of this
+    system and act with them, as the demo's narrator or players. A system never imports a service itself."""
+
+    def character(self, role: Role, name: str, sheet: Mapping[str, Any] | None = None, kind: str = "pc") -> int:
+        """Create a character of this system (the sheet is a creation form's fields) and return its id.
+        "other_player" falls back to the narrator (and an npc) when the campaign has no second player."""
+        ...
+
+    def act(self, role: Role, action: str, character_id: int | None = None, params: Mapping[str, Any] | None = None,
+            *, note: str = "", visibility: str = "public", dice_faces: list[int] | None = None) -> None:
+        """Perform one of this system's actions; `dice_faces` scripts the dice (the same demo everywhere)."""
+        ...
+
+    def prompt(self, role: Role, character_id: int, action: str, locked: Mapping[str, Any], note: str = "") -> None:
+        """Call for a roll of this system's `action` with `locked` params."""
+        ...
+
+
+def action_table(actions: Iterable[Action]) -> dict[str, Action]:
+    """A system's actions (its actions.py: a tuple of Action) by id, for RuleSystem.actions."""
+    table: dict[str, Action] = {}
+    for action in actions:
+        if action.id in table:
+            raise ValueError(f"two actions with the id {action.id!r}")
+        table[action.id] = action
+    return table
 
 
 SheetFilter = Callable[[dict[str, Any]], dict[str, Any]]
@@ -146,8 +173,11 @@ class RuleSystem:
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     # The rulings (../shared/rules/RULINGS.md) this system implements, in words, for the help page.
     rulings: tuple[str, ...] = ()
-    # Optional: add this system's examples to the demo campaign: seed_demo(db, narrator_access, player_access).
-    seed_demo: Callable[..., None] | None = None
+    # Optional: add this system's examples to the demo campaign, through the seeder it is handed.
+    seed_demo: Callable[[Seeder], None] | None = None
+    # What this system's templates need besides the sheet (tables, derived numbers, helpers), by name. The
+    # templates read it as `system_data.<system id>.<name>` (app/web.py).
+    template_data: Mapping[str, Any] = field(default_factory=dict)
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")

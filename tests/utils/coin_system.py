@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from app.rules.dice import Dice
 from app.systems import Action, ActionError, Context, Resolution, RuleSystem
-from app.systems.base import RecordingDice
+from app.systems.base import RecordingDice, action_table
 
 
 class Sheet(BaseModel):
@@ -49,8 +49,7 @@ def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resol
                       encounter={"state": state, "over": state["flips"] >= 4})
 
 
-COIN = RuleSystem(id="coin", name="Coin", sheet=Sheet, actions={
-    "challenge": Action(id="challenge", name="Challenge", params=Challenge, resolve=challenge, involves=("opponent_id",),
-                        takes_context=True, encounter="create"),
-    "flip": Action(id="flip", name="Flip", params=Flip, resolve=flip, takes_context=True, encounter="step"),
-})
+COIN = RuleSystem(id="coin", name="Coin", sheet=Sheet, actions=action_table((
+    Action("challenge", "Challenge", Challenge, challenge, involves=("opponent_id",), encounter="create"),
+    Action("flip", "Flip", Flip, flip, encounter="step"),
+)))

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art.advancement import XP_PER_SESSION
 from app.rules.art import ATTRIBUTES
@@ -50,7 +51,7 @@ class NoParams(BaseModel):
 
 def _adventurer(sheet: ArtSheet, field: str) -> None:
     if sheet.kind != "adventurer" or not ready(sheet):
-        raise ActionError("Only an adventurer with attributes advances.", field=field)
+        raise ActionError(_("Only an adventurer with attributes advances."), field=field)
 
 
 def session_end(sheet: ArtSheet, adventure_over: bool) -> list[str]:
@@ -73,7 +74,7 @@ def session_end(sheet: ArtSheet, adventure_over: bool) -> list[str]:
 
 def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, dice: Dice, ctx: Context) -> Resolution:
     if not params.participants:
-        raise ActionError("Tick the adventurers who took part.", field="participants")
+        raise ActionError(_("Tick the adventurers who took part."), field="participants")
     others = {}
     lines = []
     for cid in params.participants:
@@ -94,7 +95,7 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
     name = ctx.other_names.get(params.target_id, "")
     _adventurer(sheet, "target_id")
     if params.amount == 0:
-        raise ActionError("Give or take at least 1 Glory.", field="amount")
+        raise ActionError(_("Give or take at least 1 Glory."), field="amount")
     fame = sheet.fame
     sheet.glory, sheet.fame = art.gain_glory(sheet.glory, sheet.fame, params.amount)
     text = f"{'awards' if params.amount > 0 else 'takes'} {abs(params.amount)} Glory {'to' if params.amount > 0 else 'from'} {name}"
@@ -104,42 +105,43 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
                       summary=text, others={params.target_id: dump(sheet)})
 
 
-def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice) -> Resolution:
+def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice, ctx: Context) -> Resolution:
     """Each +1 costs the attribute's current score in its inspiration points (ch. 6)."""
     sheet = load(sheet_data)
     _adventurer(sheet, "attribute")
     code = params.attribute.upper()
     if code not in ATTRIBUTES:
-        raise ActionError("Choose one of the ten attributes.", field="attribute")
+        raise ActionError(_("Choose one of the ten attributes."), field="attribute")
     score, points = sheet.attributes[code] or 0, sheet.attribute_inspiration.get(code, 0)
     if points < score:
-        raise ActionError(f"Raising {ATTRIBUTES[code]} from {score} costs {score} inspiration points; "
-                          f"it has {points}.", field="attribute")
+        raise ActionError(_("Raising {attribute} from {score} costs {score} inspiration points; it has {points}.")
+                          .format(attribute=ATTRIBUTES[code], score=score, points=points), field="attribute")
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
     return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
                       summary=f"raises {ATTRIBUTES[code]} to {score + 1} for {score} inspiration points",
                       sheet=dump(sheet))
 
 
-def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice) -> Resolution:
+def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice, ctx: Context) -> Resolution:
     """Perks between adventures, with their attribute and perk requirements (ch. 6, "Buying Perks")."""
     sheet = load(sheet_data)
     _adventurer(sheet, "perk")
     if not sheet.between_adventures:
-        raise ActionError("Perks are bought between adventures.", field="perk")
+        raise ActionError(_("Perks are bought between adventures."), field="perk")
     if params.perk not in art.PERKS:
-        raise ActionError("Choose a perk from the list.", field="perk")
+        raise ActionError(_("Choose a perk from the list."), field="perk")
     rank = sheet.perks.get(params.perk, 0) + 1
     try:
         cost = art.perk_cost(params.perk, rank)
     except art.ArtRuleError as exc:
-        raise ActionError(f"You already have every rank of {params.perk}.", field="perk") from exc
+        raise ActionError(_("You already have every rank of {perk}.").format(perk=params.perk), field="perk") from exc
     scores = {code: value or 0 for code, value in sheet.attributes.items()}
     unmet = art.unmet_requirements(params.perk, scores, list(sheet.perks), rank=rank)
     if unmet:
-        raise ActionError(f"{params.perk} needs {', '.join(unmet)}.", field="perk")
+        raise ActionError(_("{perk} needs {unmet}.").format(perk=params.perk, unmet=', '.join(unmet)), field="perk")
     if cost > sheet.xp:
-        raise ActionError(f"{params.perk} costs {cost} xp; you have {sheet.xp}.", field="perk")
+        raise ActionError(_("{perk} costs {cost} xp; you have {xp}.")
+                          .format(perk=params.perk, cost=cost, xp=sheet.xp), field="perk")
     sheet.xp -= cost
     sheet.perks[params.perk] = rank
     ranked = f" rank {rank}" if art.PERKS[params.perk].per_rank else ""
@@ -147,41 +149,43 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
                       summary=f"buys {params.perk}{ranked} for {cost} xp", sheet=dump(sheet))
 
 
-def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice) -> Resolution:
+def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice, ctx: Context) -> Resolution:
     """One Health rank up, at the Increasing Health table's cost, between adventures (ch. 6)."""
     sheet = load(sheet_data)
     _adventurer(sheet, "health")
     if not sheet.between_adventures:
-        raise ActionError("Health is increased between adventures.", field="health")
+        raise ActionError(_("Health is increased between adventures."), field="health")
     try:
         rank = art.health_rank([art.Level[c] for c in sheet.health])
         cost = art.health_increase_cost(rank)
     except art.ArtRuleError as exc:
-        raise ActionError("Health is at its highest rank.", field="health") from exc
+        raise ActionError(_("Health is at its highest rank."), field="health") from exc
     if cost > sheet.xp:
-        raise ActionError(f"The next Health rank costs {cost} xp; you have {sheet.xp}.", field="health")
+        raise ActionError(_("The next Health rank costs {cost} xp; you have {xp}.")
+                          .format(cost=cost, xp=sheet.xp), field="health")
     sheet.xp -= cost
     sheet.health = [box.name for box in art.health_track(rank + 1)]
     return Resolution(request={}, dice=[], outcome={"rank": rank + 1, "xp": cost},
                       summary=f"raises Health to {'/'.join(sheet.health)} for {cost} xp", sheet=dump(sheet))
 
 
-def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice) -> Resolution:
+def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice, ctx: Context) -> Resolution:
     """Before the first adventure, skills +1..+4 at the Starting Skills costs (ch. 2); later, a new +1 skill
     for 1 xp (ch. 6, "Experience Points")."""
     sheet = load(sheet_data)
     _adventurer(sheet, "name")
     name = params.name.strip()
     if not name:
-        raise ActionError("Name the skill.", field="name")
+        raise ActionError(_("Name the skill."), field="name")
     if any(s.name.lower() == name.lower() for s in sheet.skills):
-        raise ActionError(f"You already have {name}.", field="name")
+        raise ActionError(_("You already have {name}.").format(name=name), field="name")
     starting = sheet.sessions == 0
     if not starting and params.rating != 1:
-        raise ActionError("After the first session new skills start at +1.", field="rating")
+        raise ActionError(_("After the first session new skills start at +1."), field="rating")
     cost = art.starting_skill_cost(params.rating) if starting else NEW_SKILL_IN_PLAY_COST
     if cost > sheet.xp:
-        raise ActionError(f"+{params.rating} costs {cost} xp; you have {sheet.xp}.", field="rating")
+        raise ActionError(_("+{rating} costs {cost} xp; you have {xp}.")
+                          .format(rating=params.rating, cost=cost, xp=sheet.xp), field="rating")
     sheet.xp -= cost
     sheet.skills.append(Skill(name=name, rating=params.rating))
     return Resolution(request=params.model_dump(), dice=[], outcome={"skill": name, "xp": cost},

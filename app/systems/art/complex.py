@@ -12,10 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
 from .sheet import ArtSheet, dump, load, ready
 
@@ -37,16 +38,17 @@ def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
     return found if found and not found.get("over") else None
 
 
-def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice) -> Resolution:
+def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
-        raise ActionError("Only an adventurer with attributes takes on a complex action.", field="title")
+        raise ActionError(_("Only an adventurer with attributes takes on a complex action."), field="title")
     title = " ".join(params.title.split())
     if not title:
-        raise ActionError("Name the complex action (what all the steps achieve).", field="title")
+        raise ActionError(_("Name the complex action (what all the steps achieve)."), field="title")
     running = open_complex(sheet)
     if running:
-        raise ActionError(f"“{running['title']}” is still under way: finish or abandon it first.", field="title")
+        raise ActionError(_("“{title}” is still under way: finish or abandon it first.")
+                          .format(title=running['title']), field="title")
     sheet.complex = {"title": title, "steps": params.steps, "done": 0, "modifier": 0, "over": False,
                      "outcome": None, "results": []}
     return Resolution(request={"title": title, "steps": params.steps}, dice=[],
@@ -54,12 +56,12 @@ def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams
                       summary=f"starts a complex action: {title} ({params.steps} steps)", sheet=dump(sheet))
 
 
-def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice) -> Resolution:
+def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
     """Giving up before the last step: the action fails, the running modifier is gone."""
     sheet = load(sheet_data)
     running = open_complex(sheet)
     if not running:
-        raise ActionError("No complex action is under way.", field="end_complex")
+        raise ActionError(_("No complex action is under way."), field="end_complex")
     running.update(over=True, modifier=0, outcome="abandoned")
     sheet.complex = running
     return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.systems.base import ActionError
@@ -38,42 +39,43 @@ class RollSpec:
 
 def parse_level(code: str | None, field_name: str, what: str = "the difficulty") -> Level:
     if not code:
-        raise ActionError(f"Choose {what}.", field=field_name)
+        raise ActionError(_("Choose {what}.").format(what=what), field=field_name)
     try:
         return Level.parse(code)
     except art.ArtRuleError as exc:
-        raise ActionError(f"{code} is not a level (Catastrophic to Extreme).", field=field_name) from exc
+        raise ActionError(_("{code} is not a level (Catastrophic to Extreme).")
+                          .format(code=code), field=field_name) from exc
 
 
 def adjusted(difficulty: Level, columns: int) -> Level:
     try:
         return art.adjust_difficulty(difficulty, columns)
     except art.ArtRuleError as exc:
-        raise ActionError("Difficulty can be adjusted by up to 3 columns.", field="adjust") from exc
+        raise ActionError(_("Difficulty can be adjusted by up to 3 columns."), field="adjust") from exc
 
 
 def require_adventurer(sheet: ArtSheet, *, awake: bool = True) -> None:
     if sheet.kind != "adventurer":
-        raise ActionError("Foes never roll: the player rolls against the foe's level.", field="attribute")
+        raise ActionError(_("Foes never roll: the player rolls against the foe's level."), field="attribute")
     if not ready(sheet):
-        raise ActionError("Roll or choose the attributes first.", field="attribute")
+        raise ActionError(_("Roll or choose the attributes first."), field="attribute")
     if awake and sheet.unconscious:
-        raise ActionError("An unconscious adventurer cannot act until a Health box is healed.", field="attribute")
+        raise ActionError(_("An unconscious adventurer cannot act until a Health box is healed."), field="attribute")
 
 
 def skill_uses(sheet: ArtSheet, names: list[str], *, untrained: bool = False) -> list[art.SkillUse]:
     names = [n for n in names if n]
     if len(names) > 2:
-        raise ActionError("Add up to two skills to a roll.", field="skills")
+        raise ActionError(_("Add up to two skills to a roll."), field="skills")
     if len(set(n.lower() for n in names)) != len(names):
-        raise ActionError("Use each skill once.", field="skills")
+        raise ActionError(_("Use each skill once."), field="skills")
     if untrained and names:
-        raise ActionError("Without the perk you roll on the 2 row: skills do not help.", field="skills")
+        raise ActionError(_("Without the perk you roll on the 2 row: skills do not help."), field="skills")
     uses = []
     for name in names:
         found = next((s for s in sheet.skills if s.name.lower() == name.lower()), None)
         if found is None:
-            raise ActionError(f"{name} is not one of your skills.", field="skills")
+            raise ActionError(_("{name} is not one of your skills.").format(name=name), field="skills")
         uses.append(art.SkillUse(found.name, found.rating, found.inspiration))
     return uses
 
@@ -87,9 +89,10 @@ def trait_of(sheet: ArtSheet, spec: RollSpec, uses: list[art.SkillUse]) -> int:
 
 def check_fame_before(sheet: ArtSheet, amount: int) -> None:
     if amount < 0:
-        raise ActionError("Fame spent cannot be negative.", field="fame_before")
+        raise ActionError(_("Fame spent cannot be negative."), field="fame_before")
     if amount > fame_left(sheet):
-        raise ActionError(f"You have {fame_left(sheet)} Fame left to spend.", field="fame_before")
+        raise ActionError(_("You have {fame_left} Fame left to spend.")
+                          .format(fame_left=fame_left(sheet)), field="fame_before")
 
 
 def item_effects(sheet: ArtSheet, spec: RollSpec, kicker: int | None) -> list[str]:
@@ -219,5 +222,5 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: str | None = None) -> s
 def attribute_code(code: str, field_name: str = "attribute") -> str:
     code = (code or "").upper()
     if code not in ATTRIBUTES:
-        raise ActionError("Choose one of the ten attributes.", field=field_name)
+        raise ActionError(_("Choose one of the ten attributes."), field=field_name)
     return code

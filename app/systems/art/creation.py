@@ -12,10 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Skill, dump, load
 
@@ -57,13 +58,14 @@ def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
             field = f"{code}_{half}"
             text = _text(fields, field)
             if not text:
-                raise ActionError(f"Choose two numbers from the list for {name}.", field=field)
+                raise ActionError(_("Choose two numbers from the list for {name}.").format(name=name), field=field)
             if not text.isdigit() or int(text) not in left:
-                raise ActionError(f"{text} is not on the list (1 to 6).", field=field)
+                raise ActionError(_("{text} is not on the list (1 to 6).").format(text=text), field=field)
             number = int(text)
             if left[number] == 0:
                 times = BALANCED_NUMBERS.count(number)
-                raise ActionError(f"The list has only {times} × {number}, and they are all used by now.", field=field)
+                raise ActionError(_("The list has only {times} × {number}, and they are all used by now.")
+                                  .format(times=times, number=number), field=field)
             left[number] -= 1
             pair.append(number)
         pairs[code] = (pair[0], pair[1])
@@ -81,15 +83,17 @@ def _starting_skills(fields: Mapping[str, Any], xp: int) -> tuple[list[Skill], i
         if not name:
             continue
         if len(name) > 80:
-            raise ActionError("Keep a skill's name under 80 characters.", field=f"skill_{index}")
+            raise ActionError(_("Keep a skill's name under 80 characters."), field=f"skill_{index}")
         if any(s.name.lower() == name.lower() for s in skills):
-            raise ActionError(f"You already have {name}; a new skill must differ.", field=f"skill_{index}")
+            raise ActionError(_("You already have {name}; a new skill must differ.")
+                              .format(name=name), field=f"skill_{index}")
         rating = int(rating_text) if rating_text.isdigit() else 1
         if rating not in art.STARTING_SKILL_COSTS:
-            raise ActionError("Starting skills are +1 to +4.", field=f"skill_{index}_rating")
+            raise ActionError(_("Starting skills are +1 to +4."), field=f"skill_{index}_rating")
         cost = art.starting_skill_cost(rating)
         if cost > xp:
-            raise ActionError(f"+{rating} costs {cost} xp; you have {xp} left.", field=f"skill_{index}_rating")
+            raise ActionError(_("+{rating} costs {cost} xp; you have {xp} left.")
+                              .format(rating=rating, cost=cost, xp=xp), field=f"skill_{index}_rating")
         xp -= cost
         skills.append(Skill(name=name, rating=rating))
     return skills, xp
@@ -100,19 +104,20 @@ def _foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     for code, name in FOE_TRAITS.items():
         value = _text(fields, f"level_{code}").upper()
         if value not in LEVEL_CODES:
-            raise ActionError(f"Choose {name}'s level (Catastrophic to Extreme).", field=f"level_{code}")
+            raise ActionError(_("Choose {name}'s level (Catastrophic to Extreme).")
+                              .format(name=name), field=f"level_{code}")
         levels[code] = value
     health = [_text(fields, f"health_{i}").upper() for i in range(6)]
     health = [box for box in health if box]
     for i, box in enumerate(health):
         if box not in LEVEL_CODES:
-            raise ActionError(f"{box} is not a level.", field=f"health_{i}")
+            raise ActionError(_("{box} is not a level.").format(box=box), field=f"health_{i}")
     if not health:
-        raise ActionError("A foe needs at least one Health box.", field="health_0")
+        raise ActionError(_("A foe needs at least one Health box."), field="health_0")
     health.sort(key=lambda code: Level[code])
     rating_text = _text(fields, "damage_rating") or "0"
     if rating_text not in ("0", "1", "2", "3"):
-        raise ActionError("A damage rating is +0 to +3.", field="damage_rating")
+        raise ActionError(_("A damage rating is +0 to +3."), field="damage_rating")
     sheet = ArtSheet(kind="foe", levels=levels, health=health, checked=[False] * len(health),
                      damage_rating=int(rating_text), henchman=_text(fields, "henchman") in ("1", "on", "true"),
                      notes=_text(fields, "notes")[:2000], attributes={}, fame=0)
@@ -125,13 +130,13 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     if what == "foe":
         return _foe(fields)
     if what != "adventurer":
-        raise ActionError("Create an adventurer or a foe.", field="sheet_kind")
+        raise ActionError(_("Create an adventurer or a foe."), field="sheet_kind")
     method = _text(fields, "method") or "balanced"
     if method == "random":
         # The scores are rolled on the sheet, through the rules service, so the log shows the dice.
         return dump(ArtSheet(method="random"))
     if method != "balanced":
-        raise ActionError("Choose the balanced or the random method.", field="method")
+        raise ActionError(_("Choose the balanced or the random method."), field="method")
     sheet = finish_attributes(ArtSheet(method="balanced", attributes=dict(_balanced(fields))))
     sheet.skills, sheet.xp = _starting_skills(fields, sheet.xp)
     return dump(sheet)
@@ -141,20 +146,22 @@ class RollAttributesParams(BaseModel):
     attribute: str | None = Field(default=None, description="The attribute this roll goes to; empty: all the rest")
 
 
-def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice) -> Resolution:
+def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice, ctx: Context) -> Resolution:
     """Random method: 2d6 per attribute, assigned as rolled (ch. 2, "Random Method"). With an attribute
     named, one roll goes to it; without, the remaining attributes are rolled in the sheet's order."""
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or sheet.method != "random":
-        raise ActionError("Only an adventurer made by the random method rolls attributes.", field="attribute")
+        raise ActionError(_("Only an adventurer made by the random method rolls attributes."), field="attribute")
     empty = [code for code, value in sheet.attributes.items() if value is None]
     if not empty:
-        raise ActionError("Every attribute already has its score.", field="attribute")
+        raise ActionError(_("Every attribute already has its score."), field="attribute")
     if params.attribute:
         if params.attribute not in ATTRIBUTES:
-            raise ActionError(f"{params.attribute} is not an attribute.", field="attribute")
+            raise ActionError(_("{attribute} is not an attribute.")
+                              .format(attribute=params.attribute), field="attribute")
         if params.attribute not in empty:
-            raise ActionError(f"{ATTRIBUTES[params.attribute]} already has its score.", field="attribute")
+            raise ActionError(_("{attribute} already has its score.")
+                              .format(attribute=ATTRIBUTES[params.attribute]), field="attribute")
         empty = [params.attribute]
     recorder = RecordingDice(dice)
     rolled = {}

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import FORTUNE_RANKS, Level
 from app.rules.dice import Dice
@@ -55,30 +56,31 @@ class CombineParams(BaseModel):
 
 def _cost(value: str | None, field: str) -> str:
     if not value:
-        raise ActionError("Choose its Fortune cost.", field=field)
+        raise ActionError(_("Choose its Fortune cost."), field=field)
     try:
         return FORTUNE_RANKS[art.fortune_rank(value)]
     except art.ArtRuleError as exc:
-        raise ActionError(f"{value} is not a Fortune rank.", field=field) from exc
+        raise ActionError(_("{value} is not a Fortune rank.").format(value=value), field=field) from exc
 
 
 def _affordable(sheet: Any, cost: str, field: str) -> None:
     """Starting equipment may not cost more than your Fortune (ch. 2, "Gear"); gear found during an adventure
     (trophies) may."""
     if sheet.between_adventures and sheet.fortune and art.fortune_rank(cost) > art.fortune_rank(sheet.fortune):
-        raise ActionError(f"{cost} is above your Fortune ({sheet.fortune}).", field=field)
+        raise ActionError(_("{cost} is above your Fortune ({fortune}).")
+                          .format(cost=cost, fortune=sheet.fortune), field=field)
 
 
-def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice) -> Resolution:
+def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
-        raise ActionError("Only an adventurer with attributes carries gear.", field="name")
+        raise ActionError(_("Only an adventurer with attributes carries gear."), field="name")
     if not params.name.strip():
-        raise ActionError("Name the item.", field="name")
+        raise ActionError(_("Name the item."), field="name")
     fields = params.model_dump()
     fields["name"] = params.name.strip()
     if any(k not in range(10) for k in params.kickers):
-        raise ActionError("Kicker faces are 0 to 9.", field="kickers")
+        raise ActionError(_("Kicker faces are 0 to 9."), field="kickers")
     if params.type in ("weapon", "shield"):
         fields["cost"] = _cost(params.cost, "cost")
         _affordable(sheet, fields["cost"], "cost")
@@ -86,13 +88,13 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
         fields["cost"] = None
     if params.type == "weapon":
         if params.weapon is None:
-            raise ActionError("Choose the kind of weapon.", field="weapon")
+            raise ActionError(_("Choose the kind of weapon."), field="weapon")
         if params.thrown and params.weapon != "melee_1h":
-            raise ActionError("Only one-handed melee weapons can be thrown.", field="thrown")
+            raise ActionError(_("Only one-handed melee weapons can be thrown."), field="thrown")
     else:
         fields["weapon"], fields["thrown"] = None, False
     if params.type == "medkit" and not params.uses:
-        raise ActionError("How many uses does the med-kit have?", field="uses")
+        raise ActionError(_("How many uses does the med-kit have?"), field="uses")
     item = Item.model_validate(fields)
     gear = [*sheet.gear, item]
     check_slots(gear)
@@ -101,10 +103,10 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
                       summary=f"adds {item.name} ({SLOT_NAMES[item.slot].lower()})", sheet=dump(sheet))
 
 
-def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice) -> Resolution:
+def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if params.item >= len(sheet.gear):
-        raise ActionError("No such item.", field="item")
+        raise ActionError(_("No such item."), field="item")
     item = sheet.gear[params.item]
     if params.slot == "drop":
         sheet.gear = [g for i, g in enumerate(sheet.gear) if i != params.item]
@@ -116,11 +118,11 @@ def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: 
     return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text, sheet=dump(sheet))
 
 
-def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice) -> Resolution:
+def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, ctx: Context) -> Resolution:
     """Defense = Agility adjusted by the armor's cost; armor needs its Strength (ch. 2, "Armor")."""
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
-        raise ActionError("Only an adventurer with attributes wears armor.", field="armor")
+        raise ActionError(_("Only an adventurer with attributes wears armor."), field="armor")
     if not params.armor:
         sheet.armor = None
         text = "takes off the armor"
@@ -141,18 +143,18 @@ def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: 
     """The campaign's own ART, in the same CSV shape, validated before it is used (ruling 1)."""
     text = params.csv.strip()
     if not text:
-        raise ActionError("Paste the table as CSV: a header row, then rows 0 to 30.", field="csv")
+        raise ActionError(_("Paste the table as CSV: a header row, then rows 0 to 30."), field="csv")
     try:
         art.load_table(text)
     except art.TableError as exc:
-        raise ActionError(f"{exc}.", field="csv") from exc
+        raise ActionError(_("{error}.").format(error=exc), field="csv") from exc
     return Resolution(request={"rows": text.count("\n")}, dice=[], outcome={"table": "campaign"},
                       summary="uses the campaign's own Action Results Table", settings={"table_csv": text + "\n"})
 
 
 def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
     if not ctx.campaign_settings.get("table_csv"):
-        raise ActionError("The campaign already uses the default table.", field="default_table")
+        raise ActionError(_("The campaign already uses the default table."), field="default_table")
     return Resolution(request={}, dice=[], outcome={"table": "default"},
                       summary="goes back to the default Action Results Table", settings={})
 
@@ -160,13 +162,13 @@ def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: D
 def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dice, ctx: Context) -> Resolution:
     """A group's single result from each player's latest roll and narrator characters' ratings (ch. 3)."""
     if not params.participants:
-        raise ActionError("Tick the adventurers whose rolls combine.", field="participants")
+        raise ActionError(_("Tick the adventurers whose rolls combine."), field="participants")
     rolled, names = [], []
     for cid in params.participants:
         last = load(ctx.others[cid]).last_roll
         name = ctx.other_names.get(cid, str(cid))
         if not last:
-            raise ActionError(f"{name} has not rolled yet.", field="participants")
+            raise ActionError(_("{name} has not rolled yet.").format(name=name), field="participants")
         rolled.append(Level[last["result"]])
         names.append(f"{name} {level_name(last['result'])} (#{last['seq']})")
     helpers = [core.parse_level(code, "helpers", "the helper's level") for code in params.helpers if code]

@@ -11,13 +11,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
 from .complex import revise_step
-from .rolling import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
+from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .sheet import ArtSheet, Skill, dump, fame_left, level_name, load
 
 
@@ -36,7 +37,8 @@ class InspireParams(BaseModel):
 def _last(sheet: ArtSheet, entry_seq: int) -> dict[str, Any]:
     last = sheet.last_roll
     if not last or last.get("seq") != entry_seq:
-        raise ActionError(f"#{entry_seq} is not this character's latest roll.", field="entry_seq")
+        raise ActionError(_("#{entry_seq} is not this character's latest roll.")
+                          .format(entry_seq=entry_seq), field="entry_seq")
     return last
 
 
@@ -47,17 +49,19 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     last = _last(sheet, params.entry_seq)
     result, difficulty = Level[last["result"]], Level[last["difficulty"]]
     if art.count(difficulty, result) > 0:
-        raise ActionError("Fame after rolling only helps a result below the difficulty.", field="columns")
+        raise ActionError(_("Fame after rolling only helps a result below the difficulty."), field="columns")
     if params.opponent_id is not None and params.opponent_id != last.get("opponent_id"):
-        raise ActionError(f"#{params.entry_seq} was not against them.", field="opponent_id")
+        raise ActionError(_("#{entry_seq} was not against them.")
+                          .format(entry_seq=params.entry_seq), field="opponent_id")
     if last["action"] == "attack" and last.get("opponent_id") and params.opponent_id is None:
-        raise ActionError("Name the foe that attack was against.", field="opponent_id")
+        raise ActionError(_("Name the foe that attack was against."), field="opponent_id")
     try:
         new, cost = art.fame_after(result, difficulty, fame_left(sheet), columns=params.columns)
     except art.ArtRuleError as exc:
         raise ActionError(exc.message[0].upper() + exc.message[1:] + ".", field="columns") from exc
     if cost == 0:
-        raise ActionError(f"Raising a column costs 2 Fame; you have {fame_left(sheet)} left.", field="columns")
+        raise ActionError(_("Raising a column costs 2 Fame; you have {fame_left} left.")
+                          .format(fame_left=fame_left(sheet)), field="columns")
     sheet.fame_spent += cost
     last.update(result=new.name, fame_after=last.get("fame_after", 0) + cost, successes=art.count(difficulty, new))
     others: dict[int, Any] = {}
@@ -97,30 +101,34 @@ def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dic
     last = _last(sheet, params.entry_seq)
     options = last.get("options")
     if not options:
-        raise ActionError(f"#{params.entry_seq} gave no inspiration (only doubles do).", field="choice")
+        raise ActionError(_("#{entry_seq} gave no inspiration (only doubles do).")
+                          .format(entry_seq=params.entry_seq), field="choice")
     if last.get("inspired"):
-        raise ActionError(f"#{params.entry_seq}'s inspiration is already taken.", field="choice")
+        raise ActionError(_("#{entry_seq}'s inspiration is already taken.")
+                          .format(entry_seq=params.entry_seq), field="choice")
     name = params.skill.strip()
     if params.choice == "new_skill":
         if not options["create_skill"]:
-            raise ActionError("You used two skills on that roll: you cannot create one.", field="choice")
+            raise ActionError(_("You used two skills on that roll: you cannot create one."), field="choice")
         if not name:
-            raise ActionError("Name the new skill: the specific action you were performing.", field="skill")
+            raise ActionError(_("Name the new skill: the specific action you were performing."), field="skill")
         if any(s.name.lower() == name.lower() for s in sheet.skills):
-            raise ActionError(f"You already have {name}; a new skill may be a narrower one.", field="skill")
+            raise ActionError(_("You already have {name}; a new skill may be a narrower one.")
+                              .format(name=name), field="skill")
         sheet.skills.append(Skill(name=name, rating=1))
         text = f"creates the skill {name} +1"
     elif params.choice == "attribute":
         code = options["attribute"]
         if not code:
-            raise ActionError("Only a roll of 00 puts a point next to the attribute.", field="choice")
+            raise ActionError(_("Only a roll of 00 puts a point next to the attribute."), field="choice")
         sheet.attribute_inspiration[code] = sheet.attribute_inspiration.get(code, 0) + 1
         text = f"puts an inspiration point next to {ATTRIBUTES[code]} ({sheet.attribute_inspiration[code]})"
     else:
         allowed = [s for s in options["skills"] if s.lower() == name.lower()]
         if not allowed:
             why = "the kicker must be above its rating, and it must be a skill you used, not capped"
-            raise ActionError(f"{name or 'That skill'} cannot take the point: {why}.", field="skill")
+            raise ActionError(_("{skill} cannot take the point: {why}.")
+                              .format(skill=name or 'That skill', why=why), field="skill")
         skill = next(s for s in sheet.skills if s.name == allowed[0])
         skill.inspiration += 1
         text = f"puts an inspiration point next to {skill.name} ({skill.inspiration}/4"

@@ -10,13 +10,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core
-from .rolling import damage_text, foe_damage_text, mark_damage
+from .combat import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, load, table_of
 
 
@@ -52,10 +53,10 @@ def mark(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
     return mark_damage(sheet, damage)
 
 
-def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice) -> Resolution:
+def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
     if not sheet.health:
-        raise ActionError("This sheet has no Health track yet.", field="damage")
+        raise ActionError(_("This sheet has no Health track yet."), field="damage")
     if params.source == "fall":
         breakfall = min(sheet.perks.get("Breakfall", 0), 2)
         damage = art.falling_damage(params.feet, params.surface, breakfall=breakfall)
@@ -93,10 +94,11 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
     try:
         checked, cost = art.first_aid([Level[c] for c in patient.health], patient.checked, params.box)
     except art.ArtRuleError as exc:
-        raise ActionError(f"Box {params.box + 1} is not a checked Health box.", field="box") from exc
+        raise ActionError(_("Box {box} is not a checked Health box.").format(box=params.box + 1), field="box") from exc
     if cost > fame_left(healer):
-        raise ActionError(f"Healing a {level_name(patient.health[params.box])} box costs {cost} Fame; "
-                          f"you have {fame_left(healer)} left.", field="box")
+        raise ActionError(_("Healing a {level} box costs {cost} Fame; you have {fame_left} left.")
+                          .format(level=level_name(patient.health[params.box]), cost=cost,
+                                  fame_left=fame_left(healer)), field="box")
     healer.fame_spent += cost
     patient.checked = list(checked)
     _healed(patient)
@@ -125,7 +127,7 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
     sheet = load(sheet_data)
     core.require_adventurer(sheet, awake=False)
     if not any(sheet.checked):
-        raise ActionError("No checked Health box to heal.", field="rest")
+        raise ActionError(_("No checked Health box to heal."), field="rest")
     spec = core.RollSpec(label="Stamina (healing)", base=attr(sheet, "STA"), attribute="STA", roll_kind="healing",
                          difficulty=Level.CT, skills=params.skills, modifiers=params.modifiers)
     rolled, healed, faces = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
@@ -140,13 +142,13 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
     healer = load(sheet_data)
     core.require_adventurer(healer)
     if not params.item < len(healer.gear) or healer.gear[params.item].type != "medkit":
-        raise ActionError("Choose one of your med-kits.", field="item")
+        raise ActionError(_("Choose one of your med-kits."), field="item")
     kit = healer.gear[params.item]
     if not kit.uses:
-        raise ActionError(f"{kit.name} has no uses left.", field="item")
+        raise ActionError(_("{name} has no uses left.").format(name=kit.name), field="item")
     patient, name, itself = _patient(healer, ctx, params.patient_id)
     if not any(patient.checked):
-        raise ActionError(f"{name.capitalize()} has no checked Health box.", field="patient_id")
+        raise ActionError(_("{name} has no checked Health box.").format(name=name.capitalize()), field="patient_id")
     kit.uses -= 1
     spec = core.RollSpec(label=f"Intelligence with {kit.name}", base=attr(healer, "INT"), attribute="INT",
                          difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)
@@ -160,15 +162,16 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
                       others={} if itself else {params.patient_id: dump(patient)})
 
 
-def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice) -> Resolution:
+def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice, ctx: Context) -> Resolution:
     """Each point of fatigue is −1 on all rolls until its source is removed (ch. 3, "Fatigue")."""
     sheet = load(sheet_data)
     if sheet.kind != "adventurer":
-        raise ActionError("Only adventurers track fatigue.", field="change")
+        raise ActionError(_("Only adventurers track fatigue."), field="change")
     if params.change == 0:
-        raise ActionError("Add or remove at least one point.", field="change")
+        raise ActionError(_("Add or remove at least one point."), field="change")
     if sheet.fatigue + params.change < 0:
-        raise ActionError(f"There are only {sheet.fatigue} points of fatigue to remove.", field="change")
+        raise ActionError(_("There are only {fatigue} points of fatigue to remove.")
+                          .format(fatigue=sheet.fatigue), field="change")
     sheet.fatigue += params.change
     verb = "takes" if params.change > 0 else "recovers"
     return Resolution(request=params.model_dump(), dice=[], outcome={"fatigue": sheet.fatigue},
@@ -187,19 +190,20 @@ class EndSustainedDamageParams(BaseModel):
     pass
 
 
-def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice) -> Resolution:
+def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator applies the next round of fire or acid: Inferior on the first round, one level more each
     round (art.sustained_damage), marked like any damage. With a number of rounds (e.g. one per failure on the
     Defense roll) it stops by itself after the last; otherwise until the narrator ends it."""
     sheet = load(sheet_data)
     if not sheet.health:
-        raise ActionError("This sheet has no Health track yet.", field="source")
+        raise ActionError(_("This sheet has no Health track yet."), field="source")
     burning = dict(sheet.burning or {})
     source = " ".join(params.source.split()) or burning.get("source") or "fire"
     round_no = int(burning.get("round", 0)) + 1
     rounds = params.rounds if params.rounds is not None else burning.get("rounds")
     if rounds is not None and rounds < round_no:
-        raise ActionError(f"This is round {round_no}: the damage cannot last only {rounds} rounds.", field="rounds")
+        raise ActionError(_("This is round {round_no}: the damage cannot last only {rounds} rounds.")
+                          .format(round_no=round_no, rounds=rounds), field="rounds")
     damage = art.sustained_damage(round_no)[-1]
     done = mark(sheet, damage)
     text = foe_damage_text("it", done) if sheet.kind == "foe" else damage_text(done)
@@ -213,11 +217,11 @@ def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamage
 
 
 def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustainedDamageParams,
-                                 dice: Dice) -> Resolution:
+                                 dice: Dice, ctx: Context) -> Resolution:
     """The source is put out (dropping and rolling, diving into water): no more rounds."""
     sheet = load(sheet_data)
     if not sheet.burning:
-        raise ActionError("No sustained damage is under way.", field="end_sustained_damage")
+        raise ActionError(_("No sustained damage is under way."), field="end_sustained_damage")
     burning = sheet.burning
     sheet.burning = None
     return Resolution(request={}, dice=[], outcome={"round": burning.get("round", 0)},

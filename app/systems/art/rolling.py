@@ -1,17 +1,20 @@
-"""Trait rolls, Defense rolls and attacks, against a difficulty, a foe or another adventurer.
+"""Trait rolls (and a henchman's), against a difficulty, a foe or another adventurer, and their odds; what
+every roll shares (its choices, the difficulty an opponent sets, the chance). Defense rolls and attacks are
+combat.py.
 
 art-engine.md, ch. 3 "Opposed Rolls", "Player vs. Player", "Henchman", "Adjusting Difficulty",
-"Assist Rolls", "Impede Rolls", "Sustained Actions", "Taking Damage" to "Defeat", "Insanity";
-ch. 5 "Foe Attacking Player", "Player Attacking Foe".
+"Assist Rolls", "Impede Rolls", "Sustained Actions", "Insanity".
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
@@ -19,20 +22,7 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 
 from . import complex as complex_
 from . import core
-from .sheet import (
-    FOE_TRAITS,
-    ArtSheet,
-    attr,
-    defense,
-    dump,
-    level_name,
-    load,
-    shield,
-    shield_bonus,
-    table_of,
-    two_handed_ready,
-    weapon_stats,
-)
+from .sheet import FOE_TRAITS, ArtSheet, attr, dump, level_name, load, table_of
 
 Adjust = Field(default=0, ge=-3, le=3)
 
@@ -68,19 +58,6 @@ class TraitRollParams(RollChoices):
 ODDS_ONLY = {"foe_level", "foe_levels"}
 
 
-class DefendParams(RollChoices):
-    attack: str | None = None
-    damage_rating: int = Field(default=0, ge=0, le=3)
-    opponent_id: int | None = None
-    use_shield: bool = False
-
-
-class AttackParams(RollChoices):
-    weapon: int = Field(default=-1, ge=-1, le=40)
-    difficulty: str | None = None
-    opponent_id: int | None = None
-
-
 class HenchmanParams(BaseModel):
     henchman_id: int
     attribute: str = ""
@@ -91,13 +68,13 @@ class HenchmanParams(BaseModel):
 
 # --- difficulty from an opponent ---------------------------------------------------------------------------
 
-def _opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | None:
+def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | None:
     if opponent_id is None:
         return None
     return load(ctx.others[opponent_id]), ctx.other_names.get(opponent_id, "the opponent")
 
 
-def _difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
+def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
                         field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, str]:
     """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
     result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
@@ -107,17 +84,19 @@ def _difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: s
     if sheet.kind == "foe":
         code = sheet.levels.get(trait)
         if code is None:
-            raise ActionError(f"{name} has no {FOE_TRAITS.get(trait, trait)} level.", field="opponent_id")
+            raise ActionError(_("{name} has no {trait} level.")
+                              .format(name=name, trait=FOE_TRAITS.get(trait, trait)), field="opponent_id")
         if sheet.checked and all(sheet.checked):
-            raise ActionError(f"{name} is already defeated.", field="opponent_id")
+            raise ActionError(_("{name} is already defeated.").format(name=name), field="opponent_id")
         return Level[code], f"{name}'s {FOE_TRAITS.get(trait, trait)}"
     last = sheet.last_roll
     if not last:
-        raise ActionError(f"{name} has not rolled yet: their result is the difficulty.", field="opponent_id")
+        raise ActionError(_("{name} has not rolled yet: their result is the difficulty.")
+                          .format(name=name), field="opponent_id")
     return Level[last["result"]], f"{name}'s roll #{last['seq']}"
 
 
-def _concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: str) -> str | None:
+def concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: str) -> str | None:
     """A player rolling against a foe does not learn its level: the text names the foe's trait instead."""
     if other is not None and other[0].kind == "foe" and not ctx.actor_is_narrator:
         return against
@@ -132,7 +111,8 @@ def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tu
     name = ctx.other_names.get(helper_id, "the helper")
     last = helper.last_roll
     if not last or last.get("used_for"):
-        raise ActionError(f"{name} has no fresh roll to {mode} with: they roll first.", field="helper_id")
+        raise ActionError(_("{name} has no fresh roll to {mode} with: they roll first.")
+                          .format(name=name, mode=mode), field="helper_id")
     successes = max(0, int(last["successes"]))
     last["used_for"] = seq
     sign = 1 if mode == "assist" else -1
@@ -167,8 +147,8 @@ def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | 
     the roll is something else."""
     running = None if params.outside_complex else complex_.open_complex(sheet)
     if running and params.goal is not None:
-        raise ActionError(f"A step of “{running['title']}” cannot also be a sustained roll: mark the roll as "
-                          "not a step, or leave the goal empty.", field="goal")
+        raise ActionError(_("A step of “{title}” cannot also be a sustained roll: mark the roll as not a step, or "
+                            "leave the goal empty.").format(title=running['title']), field="goal")
     return running
 
 
@@ -178,9 +158,9 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     sheet = load(sheet_data)
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
-    other = _opponent(ctx, params.opponent_id)
+    other = opponent(ctx, params.opponent_id)
     versus = core.attribute_code(params.opponent_attribute or code, "opponent_attribute")
-    difficulty, against = _difficulty_against(other, versus, params.difficulty)
+    difficulty, against = difficulty_against(other, versus, params.difficulty)
     running = _complex_step(sheet, params)
     help_mod, help_note, helped = _help(ctx, params.helper_id, params.help, ctx.seq)
     step_mod = running["modifier"] if running else 0
@@ -190,7 +170,7 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
                          take25=params.take25, untrained=params.untrained)
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
-    hide = _concealed(other, ctx, against)
+    hide = concealed(other, ctx, against)
     outcome = core.outcome_of(rolled)
     if hide:
         outcome = core.conceal(outcome)
@@ -211,142 +191,6 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
                       summary=summary, sheet=dump(sheet), others=helped)
 
 
-def apply_player_damage(sheet: ArtSheet, failures: int, rating: int) -> dict[str, Any]:
-    """Failures (+ rating) → damage, marked on the Health track; staggering and defeat (ch. 3)."""
-    return mark_damage(sheet, art.player_damage(failures, rating))
-
-
-def mark_damage(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
-    """Mark damage on a Health track (ruling 10); a defeated adventurer loses 1 Fame and falls unconscious
-    (ch. 3, "Defeat"). The Defense roll, damage without a roll and sustained damage all mark through here."""
-    record = art.record_damage([Level[c] for c in sheet.health], sheet.checked, damage)
-    was_unconscious = sheet.unconscious
-    sheet.checked = list(record.checked)
-    penalty = sheet.kind == "adventurer" and record.defeated and not was_unconscious and bool(record.marked)
-    if penalty:
-        sheet.fame = art.fame_after_defeat(sheet.fame)
-        sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
-        sheet.unconscious = True
-    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
-            "defeated": record.defeated, "defeat_penalty": penalty}
-
-
-def undo_player_damage(sheet: ArtSheet, done: dict[str, Any]) -> None:
-    for index in done.get("marked", []):
-        sheet.checked[index] = False
-    if done.get("defeat_penalty"):
-        sheet.fame += 1
-        sheet.unconscious = False
-
-
-def damage_text(done: dict[str, Any] | None) -> str:
-    if not done:
-        return "no damage"
-    if not done["marked"]:
-        return f"{level_name(done['damage'])} damage shrugged off"
-    text = f"takes {level_name(done['damage'])} damage"
-    if done["defeated"]:
-        text += ", defeated" + (" (−1 Fame, unconscious)" if done.get("defeat_penalty") else "")
-    elif done["staggered"]:
-        text += ", staggered"
-    return text
-
-
-def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
-    """A Defense roll against a hazard's Attack; failures + its damage rating mark the Health track."""
-    sheet = load(sheet_data)
-    core.require_adventurer(sheet)
-    other = _opponent(ctx, params.opponent_id)
-    difficulty, against = _difficulty_against(other, "ATK", params.attack, "attack", "the hazard's Attack")
-    rating = params.damage_rating
-    if other is not None and other[0].kind == "foe":
-        rating = other[0].damage_rating
-    base, label, item_index = defense(sheet), "Defense", None
-    if params.use_shield:
-        found = shield(sheet)
-        if found is None:
-            raise ActionError("No shield ready or at hand.", field="use_shield")
-        if two_handed_ready(sheet):
-            raise ActionError("You cannot use a shield while wielding a two-handed weapon.", field="use_shield")
-        base += shield_bonus(sheet)
-        label, item_index = f"Defense with {found.name}", sheet.gear.index(found)
-    spec = core.RollSpec(label=label, base=base, attribute="AGI", roll_kind="defense",
-                         difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
-                         item_index=item_index)
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
-    done = apply_player_damage(sheet, rolled.roll.failures, rating) if not rolled.roll.succeeded else None
-    hide = _concealed(other, ctx, against)
-    outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "damage": done,
-               "damage_rating": rating}
-    core.remember(sheet, ctx.seq, "defend", spec, rolled, damage_rating=rating, damage=done,
-                  opponent_id=params.opponent_id, concealed=bool(hide))
-    rating_text = f" (+{rating} damage)" if rating else ""
-    summary = (f"defends{' against ' + against if against else ''}{rating_text}: "
-               f"{core.describe(spec, rolled, against=hide)}; "
-               f"{damage_text(done) if done else 'avoids all damage'}")
-    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
-                      sheet=dump(sheet))
-
-
-def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
-    """The column rolled is the damage inflicted (ch. 3, "Inflicting Damage")."""
-    damage = art.inflicted_damage(result)
-    record = art.record_damage([Level[c] for c in foe.health], foe.checked, damage)
-    foe.checked = list(record.checked)
-    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
-            "defeated": record.defeated}
-
-
-def foe_damage_text(name: str, done: dict[str, Any]) -> str:
-    if not done["marked"]:
-        return f"{level_name(done['damage'])} does {name} no harm"
-    text = f"{name} takes {level_name(done['damage'])} damage"
-    if done["defeated"]:
-        return text + " and is defeated"
-    return text + (", staggered" if done["staggered"] else "")
-
-
-def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
-    """An attack with a ready weapon against a foe's Defense (the hit marks the foe's track) or a difficulty."""
-    sheet = load(sheet_data)
-    core.require_adventurer(sheet)
-    if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
-        raise ActionError("Choose one of your weapons.", field="weapon")
-    item = sheet.gear[params.weapon]
-    if item.slot != "ready":
-        raise ActionError(f"{item.name} is not ready: move it to a ready slot first (an action).", field="weapon")
-    stats = weapon_stats(sheet, item)
-    if stats["too_heavy"]:
-        raise ActionError(f"{item.name} needs Strength {stats['strength_required']}.", field="weapon")
-    other = _opponent(ctx, params.opponent_id)
-    difficulty, against = _difficulty_against(other, "DEF", params.difficulty)
-    kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    spec = core.RollSpec(label=f"Attack with {item.name}", base=stats["attack"], attribute=stats["attribute"],
-                         roll_kind=kind, difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
-                         item_index=params.weapon)
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
-    others: dict[int, Any] = {}
-    done = None
-    text = "misses" if not rolled.roll.succeeded else "hits"
-    if other is not None and other[0].kind == "foe" and rolled.roll.succeeded:
-        foe, name = other
-        done = hit_foe(foe, rolled.roll.result)
-        others[params.opponent_id] = dump(foe)  # type: ignore[index]
-        text = foe_damage_text(name, done)
-    hide = _concealed(other, ctx, against)
-    outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}
-    core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done,
-                  concealed=bool(hide))
-    target = f" {other[1]}" if other is not None else ""
-    summary = f"attacks{target}: {core.describe(spec, rolled, against=hide)}; {text}"
-    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
-                      sheet=dump(sheet), others=others)
-
-
 def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, dice: Dice,
                           ctx: Context) -> Resolution:
     """The player rolls for a henchman: its level converted to an adventurer trait (ch. 3, "Henchman")."""
@@ -355,10 +199,10 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
     henchman = load(ctx.others[params.henchman_id])
     name = ctx.other_names.get(params.henchman_id, "the henchman")
     if henchman.kind != "foe" or not henchman.henchman:
-        raise ActionError(f"{name} is not a henchman.", field="henchman_id")
+        raise ActionError(_("{name} is not a henchman.").format(name=name), field="henchman_id")
     code = (params.attribute or "").upper()
     if code not in henchman.levels:
-        raise ActionError("Choose one of the henchman's traits.", field="attribute")
+        raise ActionError(_("Choose one of the henchman's traits."), field="attribute")
     trait = art.henchman_trait(Level[henchman.levels[code]])
     difficulty = core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust)
     recorder = RecordingDice(dice)
@@ -377,7 +221,7 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
 
 # --- odds --------------------------------------------------------------------------------------------------
 
-def _odds(sheet: ArtSheet, spec: core.RollSpec, settings: dict[str, Any]) -> Odds:
+def chance_of(sheet: ArtSheet, spec: core.RollSpec, settings: Mapping[str, Any]) -> Odds:
     uses = core.skill_uses(sheet, spec.skills, untrained=spec.untrained)
     core.check_fame_before(sheet, spec.fame_before)
     trait = core.trait_of(sheet, spec, uses)
@@ -396,7 +240,7 @@ def _odds(sheet: ArtSheet, spec: core.RollSpec, settings: dict[str, Any]) -> Odd
                 details={"row": row, "trait": trait, "label": "Chance of success:"})
 
 
-def _no_chance(what: str) -> Odds:
+def no_chance(what: str) -> Odds:
     return Odds(text=f"against {what}: the narrator knows the level")
 
 
@@ -415,17 +259,17 @@ def _foe_level(params: TraitRollParams, trait: str) -> Level | None:
         return None
 
 
-def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, settings: dict[str, Any]) -> Odds:
+def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Context) -> Odds:
     sheet = load(sheet_data)
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
     if params.helper_id is not None:
-        return _no_chance("a helper's result")
+        return no_chance("a helper's result")
     difficulty = None
     if params.opponent_id is not None:
         difficulty = _foe_level(params, core.attribute_code(params.opponent_attribute or code, "opponent_attribute"))
         if difficulty is None:
-            return _no_chance("your opponent")
+            return no_chance("your opponent")
     running = _complex_step(sheet, params)
     step_mod = running["modifier"] if running else 0
     if difficulty is None:
@@ -434,37 +278,8 @@ def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, setting
                          difficulty=core.adjusted(difficulty, params.adjust),
                          skills=params.skills, modifiers=params.modifiers + step_mod, fame_before=params.fame_before,
                          take25=params.take25, untrained=params.untrained)
-    odds = _odds(sheet, spec, settings)
+    odds = chance_of(sheet, spec, ctx.campaign_settings)
     if step_mod:
         title = running["title"]  # type: ignore[index]
         odds = replace(odds, text=f"{odds.text} ({step_mod:+d} from the last step of {title})")
     return odds
-
-
-def defend_odds(sheet_data: dict[str, Any], params: DefendParams, settings: dict[str, Any]) -> Odds:
-    sheet = load(sheet_data)
-    core.require_adventurer(sheet)
-    if params.opponent_id is not None:
-        return _no_chance("the foe's Attack")
-    base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
-    spec = core.RollSpec(label="Defense", base=base, attribute="AGI", roll_kind="defense",
-                         difficulty=core.adjusted(core.parse_level(params.attack, "attack", "the Attack"),
-                                                  params.adjust),
-                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
-                         take25=params.take25)
-    return _odds(sheet, spec, settings)
-
-
-def attack_odds(sheet_data: dict[str, Any], params: AttackParams, settings: dict[str, Any]) -> Odds:
-    sheet = load(sheet_data)
-    core.require_adventurer(sheet)
-    if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
-        raise ActionError("Choose one of your weapons.", field="weapon")
-    if params.opponent_id is not None:
-        return _no_chance("the foe's Defense")
-    stats = weapon_stats(sheet, sheet.gear[params.weapon])
-    spec = core.RollSpec(label="Attack", base=stats["attack"], attribute=stats["attribute"],
-                         difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
-                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
-                         take25=params.take25)
-    return _odds(sheet, spec, settings)

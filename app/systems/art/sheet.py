@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from app.i18n import _
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.base import ActionError
@@ -150,7 +151,7 @@ def ready(sheet: ArtSheet) -> bool:
 def attr(sheet: ArtSheet, code: str) -> int:
     value = sheet.attributes.get(code)
     if value is None:
-        raise ActionError("Roll or choose the attributes first.", field="attribute")
+        raise ActionError(_("Roll or choose the attributes first."), field="attribute")
     return value
 
 
@@ -225,8 +226,9 @@ def slot_counts(gear: list[Item]) -> dict[str, int]:
 def check_slots(gear: list[Item]) -> None:
     for slot, used in slot_counts(gear).items():
         if used > SLOTS[slot]:
-            raise ActionError(f"{SLOT_NAMES[slot]} holds {SLOTS[slot]} items; this would make {used} "
-                              "(a two-handed weapon fills both ready slots).", field="slot")
+            raise ActionError(_("{slot} holds {count} items; this would make {used} (a two-handed weapon fills both "
+                                "ready slots).")
+                              .format(slot=SLOT_NAMES[slot], count=SLOTS[slot], used=used), field="slot")
 
 
 def health_boxes(sheet: ArtSheet) -> list[Level]:

@@ -3,15 +3,11 @@ this package is the sheet, the actions, the pages' data and the demo."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from pydantic import BaseModel
-
-from app.systems.base import Action, Resolution, RuleSystem
-from app.systems.cat import fight, play, table
+from app.rules import cat as rules
+from app.systems.base import RuleSystem, action_table
+from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
-from app.systems.cat.sheet import CatSheet, create, public_sheet
+from app.systems.cat.sheet import FOE_TEMPLATES, TRAIT_HELP, CatSheet, create, public_sheet, view
 
 RULINGS = (
     "Traits: Claws, Coat, Face, Fangs, Legs, Tail. Ranks roll Best 5, Strong 4, Good 3, Hurt 2 dice; a Crippled "
@@ -50,56 +46,18 @@ RULINGS = (
 )
 
 
-def _a(id: str, name: str, params: type[BaseModel], resolve: Callable[..., Resolution], **kw: Any) -> Action:
-    return Action(id=id, name=name, params=params, resolve=resolve, **kw)
-
-
-ACTIONS = {a.id: a for a in (
-    _a("test_fate", "Test fate", play.TestFate, play.resolve_test_fate, odds=play.fate_odds, takes_context=True),
-    _a("edit_scene", "Edit the scene with Style", play.EditScene, play.resolve_edit_scene),
-    _a("place_scars", "Place scars", play.PlaceScars, play.resolve_place_scars, takes_context=True),
-    _a("dodge_with_life", "Spend a Life to dodge the scars", play.DodgeWithLife, play.resolve_dodge_with_life,
-       takes_context=True),
-    _a("propose_reputation", "Propose a Reputation", play.ProposeReputation, play.resolve_propose),
-    _a("heal_first", "Choose what heals first", play.HealFirst, play.resolve_heal_first),
-    _a("notes", "Save notes", play.Notes, play.resolve_notes),
-    _a("move_scar", "Move a scar", play.MoveScar, play.resolve_move_scar, narrator_only=True),
-    _a("grant_advantage", "Grant Advantage Dice", play.GrantAdvantage, play.resolve_grant_advantage,
-       narrator_only=True),
-    _a("approve_reputation", "Approve a Reputation for the scene", play.ApproveReputation, play.resolve_approve,
-       narrator_only=True, takes_context=True),
-    _a("clear_approvals", "Clear Reputation approvals", play.ClearApprovals, play.resolve_clear_approvals,
-       narrator_only=True),
-    _a("dock_reputation", "Dock a Reputation point", table.DockReputation, table.resolve_dock, narrator_only=True,
-       takes_context=True),
-    _a("restore_reputation", "Restore a docked Reputation", table.RestoreReputation, table.resolve_restore,
-       narrator_only=True, takes_context=True),
-    _a("gift_reputation", "Give a new Reputation", table.GiftReputation, table.resolve_gift, narrator_only=True,
-       involves=("recipient_id",), takes_context=True),
-    _a("advance_time", "Advance game time", table.AdvanceTime, table.resolve_advance_time, narrator_only=True,
-       needs_character=False, involves=("cat_ids",), takes_context=True),
-    _a("settings", "Cat settings", table.Settings, table.resolve_settings, narrator_only=True, needs_character=False,
-       takes_context=True),
-    _a("challenge", "Challenge a cat", fight.Challenge, fight.resolve_challenge, involves=("opponent_id",),
-       takes_context=True, encounter="create"),
-    _a("answer", "Answer the challenge", fight.Answer, fight.resolve_answer, involves=("opponent_id",),
-       takes_context=True, encounter="step"),
-    _a("start_foe_fight", "Attack a cat with this foe", fight.StartFoeFight, fight.resolve_start_foe_fight,
-       narrator_only=True, involves=("cat_id",), takes_context=True, encounter="create"),
-    _a("foe_round", "Fight a round", fight.FoeRound, fight.resolve_foe_round, involves=("foe_id",),
-       takes_context=True, encounter="step"),
-    _a("end_fight", "End the fight", fight.EndFight, fight.resolve_end_fight, takes_context=True, encounter="step"),
-)}
-
 SYSTEM = RuleSystem(
     id="cat",
     name="Cat",
     description="Cats testing fate with even d6s: Traits, scars, nine Lives, Style and Reputation.",
     sheet=CatSheet,
-    actions=ACTIONS,
+    actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,
+    # For the pages: a sheet's derived numbers (ranks, dice, death, warning) and the tables they list.
+    template_data={"derived": view, "traits": rules.TRAITS, "ranks": rules.RANKS, "trait_help": TRAIT_HELP,
+                   "foe_templates": FOE_TEMPLATES},
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from app.systems.base import Seeder
 
 DEMO_CAT = {
     "human_name": "Mister Buttons", "cat_name": "Smoke-on-the-Roof", "secret_name": "Ashwhisker",
@@ -13,16 +13,9 @@ DEMO_CAT = {
 }
 
 
-def seed_demo(db: Any, narrator: Any, player: Any) -> None:
-    from app.characters.service import create_character
-    from app.rolls import service as rolls
-    from app.rules.dice import ScriptedDice
-
-    smoke = create_character(db, player, name="Smoke", system="cat", sheet=dict(DEMO_CAT))
-    create_character(db, narrator, name="Ship dog", system="cat", kind="npc", sheet={"foe_template": "dog"})
-    db.commit()
+def seed_demo(seed: Seeder) -> None:
+    smoke = seed.character("player", "Smoke", dict(DEMO_CAT))
+    seed.character("narrator", "Ship dog", {"foe_template": "dog"}, kind="npc")
     # Scripted faces keep the demo's first Cat line the same everywhere: 4 Legs dice, 2 evens for a Moderate Risk.
-    rolls.perform_action(db, player, rolls.ActionRequest(
-        system="cat", action="test_fate", character_id=smoke.id,
-        params={"trait": "legs", "difficulty": "moderate", "dangerous": True},
-        note="leap from the lamp post to the chandler's roof"), dice=ScriptedDice([2, 5, 6, 3]))
+    seed.act("player", "test_fate", smoke, {"trait": "legs", "difficulty": "moderate", "dangerous": True},
+             note="leap from the lamp post to the chandler's roof", dice_faces=[2, 5, 6, 3])

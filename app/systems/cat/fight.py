@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from app.i18n import _
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
@@ -24,14 +25,15 @@ WORDS = {"claws": "Claws", "fangs": "Fangs", "legs": "a dodge (Legs)"}
 def _weapon_dice(cat: CatSheet, weapon: str, field: str = "weapon") -> int:
     n = trait_dice(cat, weapon)
     if n == 0:
-        raise ActionError(f"{weapon.capitalize()} is Crippled (or has no dice): choose another.", field=field)
+        raise ActionError(_("{weapon} is Crippled (or has no dice): choose another.")
+                          .format(weapon=weapon.capitalize()), field=field)
     return n
 
 
 def _ready(cat: CatSheet, who: str, field: str) -> None:
     alive(cat, "fight")
     if cat.pending:
-        raise ActionError(f"{who} has scars to place first.", field=field)
+        raise ActionError(_("{who} has scars to place first.").format(who=who), field=field)
 
 
 def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
@@ -39,7 +41,7 @@ def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
     for part in ctx.encounter["participants"]:
         if part["character_id"] == character_id:
             return part
-    raise ActionError("This character is not in this fight.", field="character_id")
+    raise ActionError(_("This character is not in this fight."), field="character_id")
 
 
 def _other(ctx: Context, character_id: int | None) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
     me, them = load(sheet), load(ctx.others[p.opponent_id])
     name = ctx.other_names[p.opponent_id]
     if me.foe or them.foe:
-        raise ActionError("Cats fight cats here; the narrator starts fights with foes.", field="opponent_id")
+        raise ActionError(_("Cats fight cats here; the narrator starts fights with foes."), field="opponent_id")
     _ready(me, "Your cat", "weapon")
     _ready(them, name, "opponent_id")
     _weapon_dice(me, p.weapon)
@@ -81,12 +83,12 @@ class Answer(BaseModel):
 def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -> Resolution:
     assert ctx.encounter is not None
     if ctx.encounter["kind"] != "cat-fight":
-        raise ActionError("This is not a fight between cats.", field="encounter_id")
+        raise ActionError(_("This is not a fight between cats."), field="encounter_id")
     if _side(ctx, ctx.character_id)["side"] != "defender":
-        raise ActionError("The challenged cat answers the challenge.", field="character_id")
+        raise ActionError(_("The challenged cat answers the challenge."), field="character_id")
     challenger = _other(ctx, ctx.character_id)
     if challenger["character_id"] != p.opponent_id:
-        raise ActionError("That is not the cat who challenged you.", field="opponent_id")
+        raise ActionError(_("That is not the cat who challenged you."), field="opponent_id")
     state = dict(ctx.encounter["state"])
     a, b = load(ctx.others[p.opponent_id]), load(sheet)
     _ready(b, "Your cat", "weapon")
@@ -123,9 +125,9 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
     foe, cat = load(sheet), load(ctx.others[p.cat_id])
     name = ctx.other_names[p.cat_id]
     if not foe.foe:
-        raise ActionError("Start the fight from a foe (a narrator's foe sheet).", field="character_id")
+        raise ActionError(_("Start the fight from a foe (a narrator's foe sheet)."), field="character_id")
     if cat.foe:
-        raise ActionError("Choose a cat to fight the foe.", field="cat_id")
+        raise ActionError(_("Choose a cat to fight the foe."), field="cat_id")
     alive(foe, "fight")
     _ready(cat, name, "cat_id")
     _weapon_dice(foe, p.foe_trait, "foe_trait")
@@ -150,9 +152,9 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     each even cancelling one scar, and inflicts none."""
     assert ctx.encounter is not None
     if ctx.encounter["kind"] != "foe-fight" or _side(ctx, ctx.character_id)["side"] != "cat":
-        raise ActionError("The cat's side rolls the round.", field="character_id")
+        raise ActionError(_("The cat's side rolls the round."), field="character_id")
     if _other(ctx, ctx.character_id)["character_id"] != p.foe_id:
-        raise ActionError("That is not the foe in this fight.", field="foe_id")
+        raise ActionError(_("That is not the foe in this fight."), field="foe_id")
     cat, foe = load(sheet), load(ctx.others[p.foe_id])
     foe_name = ctx.other_names[p.foe_id]
     _ready(cat, "Your cat", "weapon")
@@ -197,9 +199,9 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
     assert ctx.encounter is not None
     parts = {x["side"]: x["name"] for x in ctx.encounter["participants"]}
     if p.how in ("cat_wins", "foe_wins", "foe_flees") and not ctx.actor_is_narrator:
-        raise ActionError("Only the narrator ends the fight that way; your cat may flee.", field="how")
+        raise ActionError(_("Only the narrator ends the fight that way; your cat may flee."), field="how")
     if ctx.encounter["kind"] == "cat-fight" and p.how != "called_off":
-        raise ActionError("A challenge between cats can only be called off.", field="how")
+        raise ActionError(_("A challenge between cats can only be called off."), field="how")
     text = ENDINGS[p.how].format(cat=parts.get("cat", ""), foe=parts.get("foe", ""))
     state = {**ctx.encounter["state"], "stage": "done", "ending": text}
     return Resolution(request=p.model_dump(), dice=[], outcome={"ending": text}, summary=f"ends the fight: {text}",

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -17,13 +18,13 @@ from app.systems.cat.sheet import (
 
 def alive(cat: CatSheet, what: str = "act") -> None:
     if is_dead(cat):
-        raise ActionError(f"This cat is dead and cannot {what}.", field="character_id")
+        raise ActionError(_("This cat is dead and cannot {what}.").format(what=what), field="character_id")
 
 
 def no_pending(cat: CatSheet) -> None:
     if cat.pending:
-        raise ActionError(f"Place the {sum(b.scars for b in cat.pending)} scar(s) waiting on the sheet first "
-                          "(or spend a Life to dodge them).", field="pending")
+        raise ActionError(_("Place the {scars} scar(s) waiting on the sheet first (or spend a Life to dodge them).")
+                          .format(scars=sum(b.scars for b in cat.pending)), field="pending")
 
 
 def magic_on(ctx: Context | None) -> bool:
@@ -47,27 +48,30 @@ class TestFate(BaseModel):
 def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
     """Dice for the roll and the words that explain them; raises with the field to blame."""
     if p.advantage > cat.advantage:
-        raise ActionError(f"This cat has {cat.advantage} Advantage Dice from the narrator, not {p.advantage}.",
-                          field="advantage")
+        raise ActionError(_("This cat has {advantage} Advantage Dice from the narrator, not {asked}.")
+                          .format(advantage=cat.advantage, asked=p.advantage), field="advantage")
     if p.style_points > cat.style:
-        raise ActionError(f"This cat has {cat.style} Style points banked, not {p.style_points}.", field="style_points")
+        raise ActionError(_("This cat has {style} Style points banked, not {style_points}.")
+                          .format(style=cat.style, style_points=p.style_points), field="style_points")
     rep = reputation(cat, p.reputation) if p.reputation else None
     if p.reputation and rep is None:
-        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+        raise ActionError(_("This cat has no Reputation “{reputation}”.")
+                          .format(reputation=p.reputation), field="reputation")
     if p.magic:
         if not magic:
-            raise ActionError("Magic is off in this campaign (the narrator can turn it on).", field="magic")
+            raise ActionError(_("Magic is off in this campaign (the narrator can turn it on)."), field="magic")
         if p.trait != "tail":
-            raise ActionError("Magic rolls Tail.", field="magic")
+            raise ActionError(_("Magic rolls Tail."), field="magic")
         if p.magic > cat.magic:
-            raise ActionError(f"This cat has {cat.magic} magic points, not {p.magic}.", field="magic")
+            raise ActionError(_("This cat has {magic} magic points, not {asked}.")
+                              .format(magic=cat.magic, asked=p.magic), field="magic")
     base = trait_dice(cat, p.trait)
     words = [f"{p.trait.capitalize()} {base}"]
     if p.spend_life:
         return 0, words
     if base == 0:
-        raise ActionError(f"{p.trait.capitalize()} is Crippled: no Risks with it (a Life still wins any Risk).",
-                          field="trait")
+        raise ActionError(_("{trait} is Crippled: no Risks with it (a Life still wins any Risk).")
+                          .format(trait=p.trait.capitalize()), field="trait")
     extra = p.advantage + (rep.rank if rep else 0) + max(0, p.magic - 1)
     if p.advantage:
         words.append(f"{p.advantage} Advantage")
@@ -76,11 +80,11 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
     if p.magic > 1:
         words.append(f"{p.magic - 1} magic")
     if base + extra > rules.MAX_POOL:
-        raise ActionError(f"At most {rules.MAX_POOL} dice.", field="advantage")
+        raise ActionError(_("At most {max_pool} dice.").format(max_pool=rules.MAX_POOL), field="advantage")
     return base + extra, words
 
 
-def fate_odds(sheet: dict[str, Any], p: TestFate) -> Odds:
+def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     """The exact chance of success before rolling (exact_success_chance), as the dice are added."""
     cat = load(sheet)
     pool, words = _pool(cat, p, magic=True)
@@ -101,12 +105,12 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
     cat = load(sheet)
     alive(cat, "take Risks")
     if cat.foe and not ctx.actor_is_narrator:
-        raise ActionError("Only the narrator rolls for a foe.", field="character_id")
+        raise ActionError(_("Only the narrator rolls for a foe."), field="character_id")
     no_pending(cat)
     pool, words = _pool(cat, p, magic=magic_on(ctx))
     if p.reputation and not ctx.actor_is_narrator and not approved(cat, p.reputation, ctx.session_number):
-        raise ActionError(f"The narrator has not approved “{p.reputation}” for this scene yet: propose it, or "
-                          "roll without it.", field="reputation")
+        raise ActionError(_("The narrator has not approved “{reputation}” for this scene yet: propose it, or roll "
+                            "without it.").format(reputation=p.reputation), field="reputation")
     rec = RecordingDice(dice)
     try:
         result = rules.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
@@ -148,11 +152,12 @@ class EditScene(BaseModel):
     edit: str = Field(min_length=1, max_length=300)
 
 
-def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice) -> Resolution:
+def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat)
     if p.points > cat.fresh_style:
-        raise ActionError(f"Only the evens just rolled can edit the scene: {cat.fresh_style} left.", field="points")
+        raise ActionError(_("Only the evens just rolled can edit the scene: {fresh_style} left.")
+                          .format(fresh_style=cat.fresh_style), field="points")
     new = cat.model_copy(deep=True)
     new.fresh_style -= p.points
     new.style -= p.points
@@ -185,15 +190,16 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     cat = load(sheet)
     alive(cat, "place scars")
     if not cat.pending:
-        raise ActionError("There are no scars to place.", field="pending")
+        raise ActionError(_("There are no scars to place."), field="pending")
     if cat.foe and not ctx.actor_is_narrator:
-        raise ActionError("Only the narrator places a foe's scars.", field="character_id")
+        raise ActionError(_("Only the narrator places a foe's scars."), field="character_id")
     batch = cat.pending[0]
     placed = {t: getattr(p, t) for t in rules.TRAITS if getattr(p, t)}
     if sum(placed.values()) != batch.scars:
-        raise ActionError(f"Place exactly {batch.scars} scar(s); you placed {sum(placed.values())}.", field="claws")
+        raise ActionError(_("Place exactly {scars} scar(s); you placed {placed}.")
+                          .format(scars=batch.scars, placed=sum(placed.values())), field="claws")
     if not p.reason.strip():
-        raise ActionError("Say why the scars go there (the narrator may move a scar without a good reason).",
+        raise ActionError(_("Say why the scars go there (the narrator may move a scar without a good reason)."),
                           field="reason")
     new = cat.model_copy(deep=True)
     for t, n in placed.items():
@@ -220,9 +226,9 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
     cat = load(sheet)
     alive(cat, "spend a Life")
     if not cat.pending:
-        raise ActionError("There are no scars to dodge.", field="pending")
+        raise ActionError(_("There are no scars to dodge."), field="pending")
     if cat.foe and not ctx.actor_is_narrator:
-        raise ActionError("Only the narrator spends a foe's Lives.", field="character_id")
+        raise ActionError(_("Only the narrator spends a foe's Lives."), field="character_id")
     batch = cat.pending[0]
     new = cat.model_copy(deep=True)
     new.pending = cat.pending[1:]
@@ -240,13 +246,14 @@ class MoveScar(BaseModel):
     reason: str = Field(min_length=1, max_length=300)
 
 
-def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice) -> Resolution:
+def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Context) -> Resolution:
     """cat.txt, "Scars": without a compelling reason the narrator says where the scar goes."""
     cat = load(sheet)
     if p.from_trait == p.to_trait:
-        raise ActionError("Choose another Trait to move the scar to.", field="to_trait")
+        raise ActionError(_("Choose another Trait to move the scar to."), field="to_trait")
     if cat.scars[p.from_trait] == 0:
-        raise ActionError(f"{p.from_trait.capitalize()} has no scar to move.", field="from_trait")
+        raise ActionError(_("{from_trait} has no scar to move.")
+                          .format(from_trait=p.from_trait.capitalize()), field="from_trait")
     new = cat.model_copy(deep=True)
     new.scars[p.from_trait] -= 1
     new.scars[p.to_trait] += 1
@@ -264,7 +271,7 @@ class GrantAdvantage(BaseModel):
     reason: str = Field(default="", max_length=200)
 
 
-def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice) -> Resolution:
+def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat, "receive Advantage Dice")
     new = cat.model_copy(deep=True)
@@ -283,7 +290,8 @@ def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx
     """Ruling 9: the narrator agrees a Reputation fits this scene; it counts until cleared or the session ends."""
     cat = load(sheet)
     if reputation(cat, p.reputation) is None:
-        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+        raise ActionError(_("This cat has no Reputation “{reputation}”.")
+                          .format(reputation=p.reputation), field="reputation")
     new = cat.model_copy(deep=True)
     new.approvals = [a for a in cat.approvals if a.session == ctx.session_number and a.reputation != p.reputation]
     new.approvals.append(Approval(reputation=p.reputation, session=ctx.session_number))
@@ -297,7 +305,7 @@ class ClearApprovals(BaseModel):
     pass
 
 
-def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice) -> Resolution:
+def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
@@ -309,11 +317,12 @@ class ProposeReputation(BaseModel):
     reputation: str = Field(min_length=1, max_length=60)
 
 
-def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice) -> Resolution:
+def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     alive(cat)
     if reputation(cat, p.reputation) is None:
-        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+        raise ActionError(_("This cat has no Reputation “{reputation}”.")
+                          .format(reputation=p.reputation), field="reputation")
     new = cat.model_copy(deep=True)
     new.proposal = p.reputation
     return Resolution(request=p.model_dump(), dice=[], outcome={"proposal": p.reputation},
@@ -324,7 +333,7 @@ class HealFirst(BaseModel):
     trait: Trait | Literal[""] = ""
 
 
-def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice) -> Resolution:
+def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.heal_first = p.trait
@@ -337,7 +346,7 @@ class Notes(BaseModel):
     notes: str = Field(default="", max_length=5000)
 
 
-def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice) -> Resolution:
+def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.notes = p.notes

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from app.i18n import _
 from app.rules import cat as rules
 from app.systems.base import ActionError
 
@@ -64,11 +65,6 @@ class Docked(BaseModel):
 
 
 class CatSheet(BaseModel):
-    TRAITS: ClassVar[tuple[str, ...]] = rules.TRAITS
-    RANKS: ClassVar[tuple[str, ...]] = rules.RANKS
-    TRAIT_HELP: ClassVar[Mapping[str, str]] = TRAIT_HELP
-    FOE_TEMPLATES: ClassVar[dict[str, dict[str, Any]]] = FOE_TEMPLATES
-
     human_name: str = Field(default="", max_length=80)
     cat_name: str = Field(default="", max_length=80)
     secret_name: str = Field(default="", max_length=80)
@@ -91,11 +87,6 @@ class CatSheet(BaseModel):
     example: bool = False
     foe_dice: dict[Trait, int] = Field(default_factory=dict)
 
-    @classmethod
-    def derived(cls, sheet: Mapping[str, Any]) -> dict[str, Any]:
-        """For the templates (which cannot import): the numbers a page shows, see `view`."""
-        return view(sheet)
-
     @field_validator("scars")
     @classmethod
     def _scars_not_negative(cls, value: dict[str, int]) -> dict[str, int]:
@@ -115,7 +106,8 @@ def load(sheet: Mapping[str, Any]) -> CatSheet:
     try:
         return CatSheet.model_validate(dict(sheet))
     except ValidationError as exc:  # a sheet the narrator broke by hand: say so instead of a 500
-        raise ActionError(f"This sheet is not a valid cat sheet ({exc.errors()[0]['msg']}).") from exc
+        raise ActionError(_("This sheet is not a valid cat sheet ({error}).")
+                          .format(error=exc.errors()[0]['msg'])) from exc
 
 
 def dump(cat: CatSheet) -> dict[str, Any]:
@@ -189,7 +181,7 @@ def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
 def _text(fields: Mapping[str, Any], name: str, limit: int = 80) -> str:
     value = str(fields.get(name) or "").strip()
     if len(value) > limit:
-        raise ActionError(f"Keep it under {limit} characters.", field=name)
+        raise ActionError(_("Keep it under {limit} characters.").format(limit=limit), field=name)
     return value
 
 
@@ -200,9 +192,10 @@ def _count(fields: Mapping[str, Any], name: str, low: int, high: int, default: i
     try:
         value = int(str(raw))
     except ValueError:
-        raise ActionError(f"Enter a whole number from {low} to {high}.", field=name) from None
+        raise ActionError(_("Enter a whole number from {low} to {high}.")
+                          .format(low=low, high=high), field=name) from None
     if not low <= value <= high:
-        raise ActionError(f"Enter a whole number from {low} to {high}.", field=name)
+        raise ActionError(_("Enter a whole number from {low} to {high}.").format(low=low, high=high), field=name)
     return value
 
 
@@ -219,21 +212,21 @@ def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
             rank = fields.get(f"rep_rank_{i}")
             if name or (rank not in (None, "", "0")):
                 if not name:
-                    raise ActionError("Name this Reputation (or clear its rank).", field=f"rep_name_{i}")
+                    raise ActionError(_("Name this Reputation (or clear its rank)."), field=f"rep_name_{i}")
                 rows.append((name, rank, f"rep_rank_{i}"))
     reps: dict[str, int] = {}
     for name, rank, field in rows:
         if len(name) > 60:
-            raise ActionError("Keep a Reputation's name under 60 characters.", field=field.replace("rank", "name"))
+            raise ActionError(_("Keep a Reputation's name under 60 characters."), field=field.replace("rank", "name"))
         if name in reps:
-            raise ActionError(f"“{name}” is listed twice.", field=field.replace("rank", "name"))
+            raise ActionError(_("“{name}” is listed twice.").format(name=name), field=field.replace("rank", "name"))
         try:
             reps[name] = int(str(rank))
         except ValueError:
-            raise ActionError("Give this Reputation a rank from 1 to 3.", field=field) from None
+            raise ActionError(_("Give this Reputation a rank from 1 to 3."), field=field) from None
         if not 1 <= reps[name] <= rules.CREATION_MAX_REPUTATION_RANK:
-            raise ActionError(f"At creation a Reputation is ranked 1 to {rules.CREATION_MAX_REPUTATION_RANK}.",
-                              field=field)
+            raise ActionError(_("At creation a Reputation is ranked 1 to {creation_max_reputation_rank}.")
+                              .format(creation_max_reputation_rank=rules.CREATION_MAX_REPUTATION_RANK), field=field)
     try:
         rules.validate_reputations(reps, creation=True)
     except rules.CatRuleError as exc:
@@ -249,12 +242,12 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     names = {n: _text(fields, n) for n in ("human_name", "cat_name", "secret_name")}
     for n, label in (("cat_name", "cat name"), ("secret_name", "secret name")):
         if not names[n]:
-            raise ActionError(f"Every cat has a {label}.", field=n)
+            raise ActionError(_("Every cat has a {label}.").format(label=label), field=n)
     given = fields.get("ranks") if isinstance(fields.get("ranks"), Mapping) else {}
     ranks = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}  # type: ignore[union-attr]
     for t in rules.TRAITS:
         if not ranks[t]:
-            raise ActionError(f"Choose a rank for {t.capitalize()}.", field=f"rank_{t}")
+            raise ActionError(_("Choose a rank for {trait}.").format(trait=t.capitalize()), field=f"rank_{t}")
     try:
         rules.validate_new_cat(ranks)
     except rules.CatRuleError as exc:
@@ -279,11 +272,11 @@ def create_foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     key = str(fields.get("foe_template") or "")
     base = FOE_TEMPLATES.get(key)
     if key and base is None:
-        raise ActionError("Choose one of the example foes.", field="foe_template")
+        raise ActionError(_("Choose one of the example foes."), field="foe_template")
     base = base or {"lives": 1, "dice": {t: 0 for t in rules.TRAITS}, "notes": ""}
     dice = {t: _count(fields, f"dice_{t}", 0, MAX_FOE_DICE, base["dice"][t]) for t in rules.TRAITS}
     if not any(dice.values()):
-        raise ActionError("A foe needs dice in at least one Trait.", field="dice_claws")
+        raise ActionError(_("A foe needs dice in at least one Trait."), field="dice_claws")
     cat = CatSheet(foe=True, example=bool(key), foe_dice=dice, lives=_count(fields, "lives", 1, MAX_FOE_LIVES,
                                                                                  base["lives"]),  # type: ignore[arg-type]
                    notes=_text(fields, "notes", 5000) or base["notes"], ranks={t: "good" for t in rules.TRAITS})

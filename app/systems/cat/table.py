@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -62,7 +63,8 @@ def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Cont
     cat = load(sheet)
     rep = reputation(cat, p.reputation)
     if rep is None:
-        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+        raise ActionError(_("This cat has no Reputation “{reputation}”.")
+                          .format(reputation=p.reputation), field="reputation")
     new = cat.model_copy(deep=True)
     new.reputations = [r if r.name != rep.name else Reputation(name=r.name, rank=r.rank - 1)
                        for r in cat.reputations if not (r.name == rep.name and r.rank == 1)]
@@ -84,15 +86,16 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
     cat = load(sheet)
     docked = next((d for d in cat.docked if d.reputation == p.reputation), None)
     if docked is None:
-        raise ActionError(f"No point of “{p.reputation}” was docked.", field="reputation")
+        raise ActionError(_("No point of “{reputation}” was docked.")
+                          .format(reputation=p.reputation), field="reputation")
     if docked.session != ctx.session_number or ctx.session_number is None:
-        raise ActionError(f"“{p.reputation}” was docked in another session: that point is lost for good.",
-                          field="reputation")
+        raise ActionError(_("“{reputation}” was docked in another session: that point is lost for good.")
+                          .format(reputation=p.reputation), field="reputation")
     new = cat.model_copy(deep=True)
     new.docked = [d for d in cat.docked if d is not docked]
     if reputation(cat, p.reputation) is None:
         if len(cat.reputations) >= rules.MAX_REPUTATIONS:
-            raise ActionError("This cat already has five Reputations.", field="reputation")
+            raise ActionError(_("This cat already has five Reputations."), field="reputation")
         new.reputations.append(Reputation(name=p.reputation, rank=docked.rank_before))
     else:
         new.reputations = [r if r.name != p.reputation else Reputation(name=r.name, rank=docked.rank_before)
@@ -117,15 +120,18 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     alive(giver, "give a Reputation")
     rep = reputation(giver, p.reputation)
     if rep is None:
-        raise ActionError(f"This cat has no Reputation “{p.reputation}”.", field="reputation")
+        raise ActionError(_("This cat has no Reputation “{reputation}”.")
+                          .format(reputation=p.reputation), field="reputation")
     recipient = load(ctx.others[p.recipient_id])
     if recipient.foe:
-        raise ActionError("Only a cat can receive a Reputation.", field="recipient_id")
+        raise ActionError(_("Only a cat can receive a Reputation."), field="recipient_id")
     name = p.new_reputation.strip()
     if reputation(recipient, name) is not None:
-        raise ActionError(f"{ctx.other_names[p.recipient_id]} already has “{name}”.", field="new_reputation")
+        raise ActionError(_("{recipient} already has “{name}”.")
+                          .format(recipient=ctx.other_names[p.recipient_id], name=name), field="new_reputation")
     if len(recipient.reputations) >= rules.MAX_REPUTATIONS:
-        raise ActionError(f"{ctx.other_names[p.recipient_id]} already has five Reputations.", field="recipient_id")
+        raise ActionError(_("{recipient} already has five Reputations.")
+                          .format(recipient=ctx.other_names[p.recipient_id]), field="recipient_id")
     rank = rules.gift_reputation_rank(rep.rank)
     new_giver = giver.model_copy(deep=True)
     new_giver.reputations = [r for r in giver.reputations if r.name != rep.name]

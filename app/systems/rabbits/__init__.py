@@ -6,48 +6,10 @@ Conflicts are a later step: the teams, disposition and conflict-skill tables are
 
 from __future__ import annotations
 
-from app.systems.base import Action, RuleSystem
-from app.systems.rabbits import followups, play, versus
+from app.systems.base import RuleSystem, action_table
+from app.systems.rabbits.actions import ACTIONS
 from app.systems.rabbits.demo import seed_demo
-from app.systems.rabbits.sheet import RabbitSheet, create, public_sheet
-
-FOLLOW_UP = ("opponent_id",)
-
-ACTIONS = {
-    "test": Action(id="test", name="Test", params=play.TestParams, resolve=play.resolve_test, odds=play.test_odds,
-                   odds_uses_settings=True, involves=("helpers",), takes_context=True,
-                   description="An independent test against an obstacle."),
-    "versus": Action(id="versus", name="Versus test", params=versus.VersusParams, resolve=versus.resolve_versus,
-                     odds=versus.versus_odds, odds_uses_settings=True, involves=("helpers", "opponent_id"),
-                     takes_context=True, description="Most successes wins: against a rabbit or a set pool."),
-    "recover": Action(id="recover", name="Recover", params=play.RecoverParams, resolve=play.resolve_recover,
-                      odds=play.recover_odds, odds_uses_settings=True, involves=("helpers",), takes_context=True,
-                      description="The test that gets rid of a condition."),
-    "fate": Action(id="fate", name="Spend Fate", params=followups.FollowUp, resolve=followups.resolve_fate,
-                   involves=FOLLOW_UP, takes_context=True, description="Reroll the 6s of your latest roll."),
-    "deeper": Action(id="deeper", name="Deeper understanding", params=followups.FollowUp,
-                     resolve=followups.resolve_deeper, involves=FOLLOW_UP, takes_context=True,
-                     description="1 Fate and a wise: reroll one failed die."),
-    "of_course": Action(id="of_course", name="Of course!", params=followups.FollowUp,
-                        resolve=followups.resolve_of_course, involves=FOLLOW_UP, takes_context=True,
-                        description="1 Persona and a wise: reroll every failed die."),
-    "concede": Action(id="concede", name="Give the tie away", params=followups.FollowUp,
-                      resolve=followups.resolve_concede, involves=FOLLOW_UP, takes_context=True,
-                      description="A trait lets the opponent win the tie: 2 checks."),
-    "tiebreak": Action(id="tiebreak", name="Tiebreaker", params=followups.FollowUp,
-                       resolve=followups.resolve_tiebreak, involves=FOLLOW_UP, takes_context=True,
-                       description="Roll Will or Health (Nature after those) to break the tie."),
-    "consequence": Action(id="consequence", name="Twist or condition", params=followups.Consequence,
-                          resolve=followups.resolve_consequence, narrator_only=True, takes_context=True,
-                          description="The narrator's answer to a failure."),
-    "clear": Action(id="clear", name="Lift a condition", params=followups.ClearCondition,
-                    resolve=followups.resolve_clear, narrator_only=True, takes_context=True),
-    "award": Action(id="award", name="Award", params=followups.Award, resolve=followups.resolve_award,
-                    narrator_only=True, takes_context=True),
-    "settings": Action(id="settings", name="Rabbits settings", params=followups.Settings,
-                       resolve=followups.resolve_settings, narrator_only=True, needs_character=False,
-                       takes_context=True),
-}
+from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
 
 RULINGS = (
     "A die showing 4–6 is a success; margins are the difference from the Ob (or between the sides).",
@@ -77,10 +39,11 @@ SYSTEM = RuleSystem(
     name="Rabbits",
     description="Rabbits with Nature (flee, hide, dig, breed): d6 pools, 4–6 succeed, Fate and Persona.",
     sheet=RabbitSheet,
-    actions=ACTIONS,
+    actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,
+    template_data={"tables": TABLES},  # the tables the pages draw on
 )

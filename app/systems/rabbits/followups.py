@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
@@ -59,8 +60,8 @@ class Settings(BaseModel):
 def _latest(sheet: RabbitSheet, seq: int) -> dict[str, Any]:
     last = sheet.last_test
     if not last or last.get("seq") != seq:
-        raise ActionError(f"Entry #{seq} is not this rabbit's latest roll: only the latest can be followed up.",
-                          field="entry_seq")
+        raise ActionError(_("Entry #{seq} is not this rabbit's latest roll: only the latest can be followed up.")
+                          .format(seq=seq), field="entry_seq")
     return last
 
 
@@ -70,12 +71,12 @@ def _other_side(last: dict[str, Any], params: FollowUp, ctx: Context) -> tuple[i
     if their_id is None:
         return None
     if params.opponent_id != their_id:
-        raise ActionError("Name the opposing rabbit of this versus test.", field="opponent_id")
+        raise ActionError(_("Name the opposing rabbit of this versus test."), field="opponent_id")
     other = load(ctx.others[their_id])
     mirror = other.last_test
     if not mirror or mirror.get("seq") != last["seq"]:
-        raise ActionError(f"{ctx.other_names[their_id]} has rolled since: this versus test is settled.",
-                          field="entry_seq")
+        raise ActionError(_("{opponent} has rolled since: this versus test is settled.")
+                          .format(opponent=ctx.other_names[their_id]), field="entry_seq")
     return their_id, other, mirror
 
 
@@ -146,11 +147,11 @@ def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
         if last["fate_used"]:
-            raise ActionError("Fate has already been spent on this roll.", field="entry_seq")
+            raise ActionError(_("Fate has already been spent on this roll."), field="entry_seq")
         if sheet.fate < 1:
-            raise ActionError("This rabbit has no Fate left.", field="entry_seq")
+            raise ActionError(_("This rabbit has no Fate left."), field="entry_seq")
         if 6 not in last["faces"]:
-            raise ActionError("There is no 6 to reroll.", field="entry_seq")
+            raise ActionError(_("There is no 6 to reroll."), field="entry_seq")
         old = len(last["faces"])
         last["faces"] = list(rabbits.fate_reroll(recorder, last["faces"]))
         last["fate_used"] = True
@@ -163,12 +164,12 @@ def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
 
 def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], params: FollowUp) -> str:
     if not params.wise.strip():
-        raise ActionError("Choose the wise that backs the reroll.", field="wise")
+        raise ActionError(_("Choose the wise that backs the reroll."), field="wise")
     wise = find_wise(sheet, params.wise)
     if wise in last["wises_used"]:
-        raise ActionError(f"{wise} has already backed a reroll of this roll.", field="wise")
+        raise ActionError(_("{wise} has already backed a reroll of this roll.").format(wise=wise), field="wise")
     if all(face >= 4 for face in last["faces"]):
-        raise ActionError("Every die is already a success.", field="entry_seq")
+        raise ActionError(_("Every die is already a success."), field="entry_seq")
     return wise
 
 
@@ -179,10 +180,11 @@ def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
         if last[flag]:
-            raise ActionError(f"{name} has already been used on this roll.", field="entry_seq")
+            raise ActionError(_("{name} has already been used on this roll.").format(name=name), field="entry_seq")
         wise = _wise_for_reroll(sheet, last, params)
         if getattr(sheet, pool) < 1:
-            raise ActionError(f"{name} costs 1 {pool.capitalize()}; this rabbit has none.", field="wise")
+            raise ActionError(_("{name} costs 1 {pool}; this rabbit has none.")
+                              .format(name=name, pool=pool.capitalize()), field="wise")
         last["faces"] = list(reroll(recorder, last["faces"]))
         last[flag] = True
         last["wises_used"].append(wise)
@@ -210,7 +212,7 @@ def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, 
 
 def _tied(last: dict[str, Any]) -> None:
     if last["kind"] != "versus" or not last.get("tie"):
-        raise ActionError("That roll is not a tied versus test.", field="entry_seq")
+        raise ActionError(_("That roll is not a tied versus test."), field="entry_seq")
 
 
 def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
@@ -219,9 +221,9 @@ def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ct
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
         _tied(last)
         if settings_of(ctx.campaign_settings)["turn"] == "players":
-            raise ActionError("Checks are earned in the narrator's turn only.", field="trait")
+            raise ActionError(_("Checks are earned in the narrator's turn only."), field="trait")
         if not params.trait.strip():
-            raise ActionError("Choose the trait that gives the tie away.", field="trait")
+            raise ActionError(_("Choose the trait that gives the tie away."), field="trait")
         trait = find_trait(sheet, params.trait)
         last["conceded"] = True
         last["mirror_conceded_to"] = True
@@ -241,10 +243,11 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         _tied(last)
         allowed = rabbits.tiebreak_ability(last["tiebreak_kind"])
         if not allowed:
-            raise ActionError("A Nature tie has no tiebreaker: the narrator rules.", field="ability")
+            raise ActionError(_("A Nature tie has no tiebreaker: the narrator rules."), field="ability")
         ability = (params.ability.strip().lower() or allowed[0])
         if ability not in allowed:
-            raise ActionError(f"This tie is broken with {' or '.join(a.title() for a in allowed)}.", field="ability")
+            raise ActionError(_("This tie is broken with {abilities}.")
+                              .format(abilities=' or '.join(a.title() for a in allowed)), field="ability")
         ours = _ability_pool(sheet, ability, "ability")
         their_id = last["opponent"]["character_id"]
         if their_id is not None:
@@ -283,27 +286,28 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
     sheet = load(sheet_data)
     last = _latest(sheet, params.entry_seq)
     if last.get("passed") is not False:
-        raise ActionError("Only a failed roll brings a twist or a condition.", field="entry_seq")
+        raise ActionError(_("Only a failed roll brings a twist or a condition."), field="entry_seq")
     if last.get("consequence"):
-        raise ActionError("This failure already has its consequence.", field="entry_seq")
+        raise ActionError(_("This failure already has its consequence."), field="entry_seq")
     choice = params.choice.strip().lower()
     if choice == "condition":
         key = params.condition.strip().lower()
         if key not in rabbits.CONDITIONS:
-            raise ActionError("Choose one of the five conditions.", field="condition")
+            raise ActionError(_("Choose one of the five conditions."), field="condition")
         if key in sheet.conditions:
-            raise ActionError(f"The rabbit is already {key.title()}: choose another condition.", field="condition")
+            raise ActionError(_("The rabbit is already {key}: choose another condition.")
+                              .format(key=key.title()), field="condition")
         sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, key}]
         last["consequence"] = f"condition: {rabbits.CONDITIONS[key].name}"
         words = f"{rabbits.CONDITIONS[key].name} after the failure of #{params.entry_seq}"
     elif choice == "twist":
         twist = params.twist.strip()
         if not twist:
-            raise ActionError("Say what the twist is.", field="twist")
+            raise ActionError(_("Say what the twist is."), field="twist")
         last["consequence"] = f"twist: {twist}"
         words = f"a twist after the failure of #{params.entry_seq}: {twist}"
     else:
-        raise ActionError("Choose a twist or a condition.", field="choice")
+        raise ActionError(_("Choose a twist or a condition."), field="choice")
     sheet.last_test = last
     return Resolution(request=params.model_dump(), dice=[], outcome={"consequence": last["consequence"]},
                       summary=words, sheet=dump(sheet))
@@ -314,7 +318,7 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
     sheet = load(sheet_data)
     key = params.condition.strip().lower()
     if key not in sheet.conditions:
-        raise ActionError("The rabbit does not have that condition.", field="condition")
+        raise ActionError(_("The rabbit does not have that condition."), field="condition")
     sheet.conditions = [c for c in sheet.conditions if c != key]
     return Resolution(request=params.model_dump(), dice=[], outcome={"cleared": key},
                       summary=f"is no longer {rabbits.CONDITIONS[key].name}", sheet=dump(sheet))
@@ -323,7 +327,7 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
 def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Rewards" and "Checks": the narrator hands out Fate, Persona or checks."""
     if not (params.fate or params.persona or params.checks):
-        raise ActionError("Award at least one Fate, Persona or check.", field="fate")
+        raise ActionError(_("Award at least one Fate, Persona or check."), field="fate")
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     sheet.fate += params.fate
@@ -339,7 +343,7 @@ def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, c
     """Ruling 1 (starting Fate and Persona) and the game's turns (rabbits.en.md, "Checks")."""
     turn = params.turn.strip().lower()
     if turn not in ("gm", "players"):
-        raise ActionError("The turn is the narrator's or the players'.", field="turn")
+        raise ActionError(_("The turn is the narrator's or the players'."), field="turn")
     chosen = {"starting_fate": params.starting_fate, "starting_persona": params.starting_persona, "turn": turn}
     before = settings_of(ctx.campaign_settings)
     words = "the players' turn" if turn == "players" else "the narrator's turn"

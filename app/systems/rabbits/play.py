@@ -7,10 +7,12 @@ its result (outcome.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
 
+from app.i18n import _
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -98,9 +100,11 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     except rabbits.RabbitRuleError as exc:
         raise ActionError(exc.message, field="condition") from exc
     if test.condition not in sheet.conditions:
-        raise ActionError(f"This rabbit is not {test.condition.title()}.", field="condition")
+        raise ActionError(_("This rabbit is not {condition}.")
+                          .format(condition=test.condition.title()), field="condition")
     if test.ability is None or test.ob is None:
-        raise ActionError(f"{test.condition.title()} {test.note}: the narrator lifts it.", field="condition")
+        raise ActionError(_("{condition} {note}: the narrator lifts it.")
+                          .format(condition=test.condition.title(), note=test.note), field="condition")
     turn = settings_of(ctx.campaign_settings)["turn"]
     extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
     choices = params.model_copy(update={"skill": test.ability})
@@ -129,7 +133,7 @@ def _percent(chance: float) -> str:
     return f"{chance * 100:.1f}%"
 
 
-def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: dict[str, Any], **kw: Any) -> Plan:
+def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mapping[str, Any], **kw: Any) -> Plan:
     sheet = load(sheet_data)
     start_rewards(sheet, settings)
     # The odds page cannot see the helpers' sheets: each counts +1D here; the roll itself checks them.
@@ -146,13 +150,14 @@ def pass_odds(plan: Plan, ob: int) -> Odds:
                          "with_fate": fate, "checks": plan.checks_spent, "persona": plan.pool.persona_spent})
 
 
-def test_odds(sheet_data: dict[str, Any], params: TestParams, settings: dict[str, Any]) -> Odds:
-    return pass_odds(_odds_plan(sheet_data, params, settings), params.ob)
+def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> Odds:
+    return pass_odds(_odds_plan(sheet_data, params, ctx.campaign_settings), params.ob)
 
 
-def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, settings: dict[str, Any]) -> Odds:
+def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context) -> Odds:
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
-        raise ActionError(f"{test.condition.title()} {test.note}.", field="condition")
-    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), settings)
+        raise ActionError(_("{condition} {note}.")
+                          .format(condition=test.condition.title(), note=test.note), field="condition")
+    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _
 from app.rules import rabbits
 from app.systems.base import ActionError
 from app.systems.rabbits.sheet import RabbitSheet, find_trait, find_wise, free_trait_uses, settings_of, skill_name
@@ -58,7 +59,7 @@ def tested(sheet: RabbitSheet, raw: str) -> tuple[str, str]:
         return "ability", key
     name = skill_name(raw)
     if name is None:
-        raise ActionError(f"{raw!r} is neither a skill nor an ability.", field="skill")
+        raise ActionError(_("{raw!r} is neither a skill nor an ability.").format(raw=raw), field="skill")
     return "skill", name
 
 
@@ -74,7 +75,7 @@ def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tup
         return "skill", sheet.skills[name].rating, name, ("skill", name), False
     ability = choices.beginners_luck.strip().lower() or "will"
     if ability not in rabbits.BEGINNERS_LUCK_ABILITIES:
-        raise ActionError("Beginner's luck rolls Will or Health.", field="beginners_luck")
+        raise ActionError(_("Beginner's luck rolls Will or Health."), field="beginners_luck")
     label = f"{ability.title()} for {name} (beginner's luck)"
     return ability, sheet.abilities[ability].rating, label, ("learning", name), True
 
@@ -87,12 +88,12 @@ def _trait(sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str,
     trait = find_trait(sheet, choices.trait)
     use = choices.trait_use.strip().lower() or "helps"
     if use not in TRAIT_CHOICES:
-        raise ActionError("Choose how the trait works: it helps, it hinders you, or it helps the opponent.",
+        raise ActionError(_("Choose how the trait works: it helps, it hinders you, or it helps the opponent."),
                           field="trait_use")
     if use == "aids_opponent" and not versus:
-        raise ActionError("A trait can give the opponent +2D only in a versus test.", field="trait_use")
+        raise ActionError(_("A trait can give the opponent +2D only in a versus test."), field="trait_use")
     if use != "helps" and turn == "players":
-        raise ActionError("Checks are earned in the narrator's turn only.", field="trait_use")
+        raise ActionError(_("Checks are earned in the narrator's turn only."), field="trait_use")
     if use == "helps" and free_trait_uses(trait, session) == 0:
         return trait.name, "helps_again", False
     return trait.name, use, use == "helps"
@@ -103,14 +104,14 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
               opponent_trait: bool = False, extra_checks: int = 0) -> Plan:
     """Check the choices against the sheet, and build the pool (the breakdown the dialog shows)."""
     if sheet.retired:
-        raise ActionError("This rabbit has retired: its Nature reached 0 (ruling 2).", field="skill")
+        raise ActionError(_("This rabbit has retired: its Nature reached 0 (ruling 2)."), field="skill")
     turn = settings_of(settings)["turn"]
     kind, name = tested(sheet, choices.skill)
     descriptor = choices.descriptor.strip().lower()
     if descriptor and descriptor not in rabbits.NATURE_DESCRIPTORS:
-        raise ActionError("A rabbit's nature is to flee, hide, dig or breed.", field="descriptor")
+        raise ActionError(_("A rabbit's nature is to flee, hide, dig or breed."), field="descriptor")
     if choices.tap_nature and name in rabbits.NO_NATURE_TAP:
-        raise ActionError(f"Nature can never be tapped for {name.title()}.", field="tap_nature")
+        raise ActionError(_("Nature can never be tapped for {name}.").format(name=name.title()), field="tap_nature")
     rolled, rating, label, tally, luck = _base(sheet, choices, kind, name)
     wise = find_wise(sheet, choices.wise) if choices.wise.strip() else None
     trait, use, free = _trait(sheet, choices, versus, turn, session)
@@ -123,13 +124,14 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     except rabbits.RabbitRuleError as exc:
         raise ActionError(exc.message, field=_FIELDS.get(exc.field, exc.field)) from exc
     if pool.persona_spent > sheet.persona:
-        raise ActionError(f"That takes {pool.persona_spent} Persona; this rabbit has {sheet.persona}.",
-                          field="persona")
+        raise ActionError(_("That takes {persona_spent} Persona; this rabbit has {persona}.")
+                          .format(persona_spent=pool.persona_spent, persona=sheet.persona), field="persona")
     checks = pool.checks_spent + extra_checks
     if turn == "players" and not actor_is_narrator:
         checks += rabbits.CHECKS_SPENT["extra_test"]
     if checks > sheet.checks:
-        raise ActionError(f"That needs {checks} check{'s' if checks != 1 else ''}; this rabbit has {sheet.checks}.",
+        raise ActionError(_("That needs {checks} check{s}; this rabbit has {has}.")
+                          .format(checks=checks, s='s' if checks != 1 else '', has=sheet.checks),
                           field="checks")
     nature_used = rolled == "nature" or choices.tap_nature
     return Plan(pool, label, rolled, tally, nature_used, bool(descriptor), trait, use, free, checks,
@@ -160,13 +162,13 @@ def helper_conditions(helpers: Sequence[int], others: Mapping[int, Mapping[str, 
     out: list[list[str]] = []
     for helper in dict.fromkeys(helpers):
         if helper == exclude:
-            raise ActionError("The opponent cannot help.", field="helpers")
+            raise ActionError(_("The opponent cannot help."), field="helpers")
         sheet = others.get(helper, {})
         name = names.get(helper, "That rabbit")
         conditions = list(sheet.get("conditions", []))
         if "afraid" in conditions:
-            raise ActionError(f"{name} is Afraid and cannot help (ruling 3).", field="helpers")
+            raise ActionError(_("{name} is Afraid and cannot help (ruling 3).").format(name=name), field="helpers")
         if sheet.get("retired"):
-            raise ActionError(f"{name} has retired and cannot help.", field="helpers")
+            raise ActionError(_("{name} has retired and cannot help.").format(name=name), field="helpers")
         out.append(conditions)
     return out

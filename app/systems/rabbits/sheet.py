@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from app.i18n import _
 from app.rules import rabbits
 from app.systems.base import ActionError
 
@@ -43,6 +44,16 @@ def _default_abilities() -> dict[str, Tally]:
     return {key: Tally(rating=CREATION_DEFAULTS[key]) for key in rabbits.ABILITIES}
 
 
+# The tables the pages draw on (RuleSystem.template_data: `system_data.rabbits.tables` in templates).
+TABLES: dict[str, Any] = {
+    "abilities": rabbits.ABILITIES, "skills": rabbits.SKILLS, "descriptors": rabbits.NATURE_DESCRIPTORS,
+    "conditions": rabbits.CONDITIONS, "checks_earned": rabbits.CHECKS_EARNED,
+    "checks_spent": rabbits.CHECKS_SPENT, "conflict_skills": rabbits.CONFLICT_SKILLS,
+    "disposition": rabbits.DISPOSITION_TABLE, "tie_steps": rabbits.TIE_STEPS, "ceiling": ABILITY_CEILING,
+    "skill_max": rabbits.SKILL_MAX,
+}
+
+
 class RabbitSheet(BaseModel):
     abilities: dict[str, Tally] = Field(default_factory=_default_abilities)
     skills: dict[str, Tally] = Field(default_factory=dict)
@@ -61,15 +72,6 @@ class RabbitSheet(BaseModel):
     instinct: str = Field(default="", max_length=500)
     retired: bool = False
     last_test: dict[str, Any] | None = None
-
-    # The tables the pages draw on (templates reach them through `system.sheet.tables`).
-    tables: ClassVar[dict[str, Any]] = {
-        "abilities": rabbits.ABILITIES, "skills": rabbits.SKILLS, "descriptors": rabbits.NATURE_DESCRIPTORS,
-        "conditions": rabbits.CONDITIONS, "checks_earned": rabbits.CHECKS_EARNED,
-        "checks_spent": rabbits.CHECKS_SPENT, "conflict_skills": rabbits.CONFLICT_SKILLS,
-        "disposition": rabbits.DISPOSITION_TABLE, "tie_steps": rabbits.TIE_STEPS, "ceiling": ABILITY_CEILING,
-        "skill_max": rabbits.SKILL_MAX,
-    }
 
     @field_validator("abilities")
     @classmethod
@@ -107,7 +109,8 @@ def load(sheet: Mapping[str, Any]) -> RabbitSheet:
     try:
         return RabbitSheet.model_validate(dict(sheet))
     except ValidationError as exc:
-        raise ActionError(f"This sheet is damaged: {exc.errors()[0].get('msg')}", field="sheet") from exc
+        raise ActionError(_("This sheet is damaged: {error}")
+                          .format(error=exc.errors()[0].get('msg')), field="sheet") from exc
 
 
 def dump(sheet: RabbitSheet) -> dict[str, Any]:
@@ -138,14 +141,14 @@ def find_wise(sheet: RabbitSheet, name: str) -> str:
     for wise in sheet.wises:
         if wise.lower() == name.strip().lower():
             return wise
-    raise ActionError(f"{name!r} is not one of this rabbit's wises.", field="wise")
+    raise ActionError(_("{name!r} is not one of this rabbit's wises.").format(name=name), field="wise")
 
 
 def find_trait(sheet: RabbitSheet, name: str, field: str = "trait") -> Trait:
     for trait in sheet.traits:
         if trait.name.lower() == name.strip().lower():
             return trait
-    raise ActionError(f"{name!r} is not one of this rabbit's traits.", field=field)
+    raise ActionError(_("{name!r} is not one of this rabbit's traits.").format(name=name), field=field)
 
 
 def free_trait_uses(trait: Trait, session: int | None) -> int:
@@ -165,10 +168,12 @@ def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
 def _whole(value: Any, field: str, low: int, high: int, what: str) -> int:
     text = str(value).strip() if value is not None else ""
     if isinstance(value, bool) or not (isinstance(value, int) or text.lstrip("-").isdigit()):
-        raise ActionError(f"{what}: give a whole number from {low} to {high}.", field=field)
+        raise ActionError(_("{what}: give a whole number from {low} to {high}.")
+                          .format(what=what, low=low, high=high), field=field)
     number = int(value) if isinstance(value, int) else int(text)
     if not low <= number <= high:
-        raise ActionError(f"{what} must be from {low} to {high}, not {number}.", field=field)
+        raise ActionError(_("{what} must be from {low} to {high}, not {number}.")
+                          .format(what=what, low=low, high=high, number=number), field=field)
     return number
 
 
@@ -176,7 +181,7 @@ def _text(fields: Mapping[str, Any], key: str, limit: int) -> str:
     value = fields.get(key, "")
     value = "" if value is None else str(value).strip()
     if len(value) > limit:
-        raise ActionError(f"Keep it under {limit} characters.", field=key)
+        raise ActionError(_("Keep it under {limit} characters.").format(limit=limit), field=key)
     return value
 
 
@@ -191,7 +196,7 @@ def _skills(fields: Mapping[str, Any]) -> dict[str, Tally]:
     for raw, value in given.items():
         name = skill_name(str(raw))
         if name is None:
-            raise ActionError(f"{raw!r} is not a skill of the game.", field=f"skill.{raw}")
+            raise ActionError(_("{raw!r} is not a skill of the game.").format(raw=raw), field=f"skill.{raw}")
         skills[name] = Tally(rating=_whole(value, f"skill.{name}", 1, rabbits.SKILL_MAX, name))
     return skills
 
@@ -215,9 +220,9 @@ def _wises(fields: Mapping[str, Any]) -> list[str]:
         if not name:
             continue
         if len(name) > 60:
-            raise ActionError("Keep a wise's name under 60 characters.", field=field)
+            raise ActionError(_("Keep a wise's name under 60 characters."), field=field)
         if name.lower() in (w.lower() for w in wises):
-            raise ActionError(f"{name} is listed twice.", field=field)
+            raise ActionError(_("{name} is listed twice.").format(name=name), field=field)
         wises.append(name)
     return wises
 
@@ -232,9 +237,9 @@ def _traits(fields: Mapping[str, Any]) -> list[Trait]:
         if level is None:
             level = fields.get(f"{field.replace('trait_', 'trait_level_')}", 1) if field.startswith("trait_") else 1
         if len(name) > 60:
-            raise ActionError("Keep a trait's name under 60 characters.", field=field)
+            raise ActionError(_("Keep a trait's name under 60 characters."), field=field)
         if name.lower() in (t.name.lower() for t in traits):
-            raise ActionError(f"{name} is listed twice.", field=field)
+            raise ActionError(_("{name} is listed twice.").format(name=name), field=field)
         level_field = field.replace("trait_", "trait_level_") if field.startswith("trait_") else field
         traits.append(Trait(name=name, level=_whole(level, level_field, 1, TRAIT_LEVEL_MAX, f"{name}'s level")))
     return traits

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
+from app.i18n import _
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -51,7 +52,8 @@ def _opponent_plan(other: RabbitSheet, skill: str, name: str, aided: bool) -> Pl
         return plan_pool(other, PoolChoices(skill=skill), settings={}, session=None, helper_conditions=[],
                          actor_is_narrator=True, versus=True, opponent_trait=aided)
     except ActionError as exc:
-        raise ActionError(f"{name}: {exc.message}", field="opponent_skill") from exc
+        raise ActionError(_("{name}: {message}")
+                          .format(name=name, message=exc.message), field="opponent_skill") from exc
 
 
 def _words(last: dict[str, Any]) -> str:
@@ -62,7 +64,7 @@ def _words(last: dict[str, Any]) -> str:
 
 def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice, ctx: Context) -> Resolution:
     if (params.opponent_id is None) == (params.opponent_pool is None):
-        raise ActionError("Choose an opposing rabbit or give the opposing pool — one of the two.",
+        raise ActionError(_("Choose an opposing rabbit or give the opposing pool — one of the two."),
                           field="opponent_id")
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
@@ -111,9 +113,9 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
         summary=summary + "".join(f"; {note}" for note in notes))
 
 
-def versus_odds(sheet_data: dict[str, Any], params: VersusParams, settings: dict[str, Any]) -> Odds:
+def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) -> Odds:
     """Exact chances of winning, tying and losing against a known pool (without Fate)."""
-    plan = _odds_plan(sheet_data, params, settings, versus=True)
+    plan = _odds_plan(sheet_data, params, ctx.campaign_settings, versus=True)
     if params.opponent_pool is None:
         return Odds(text=f"{plan.pool.dice}D against the other rabbit's pool",
                     details={"label": "Pool:", "breakdown": _lines(plan)})

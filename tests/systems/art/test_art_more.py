@@ -11,6 +11,7 @@ from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.rules import art as rules
 from app.systems.art import rolling
+from app.systems.base import Context
 from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
 
 CLIMB = {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}
@@ -89,9 +90,9 @@ def test_fame_after_a_step_changes_what_it_carries_and_the_odds_show_it(play: Pl
     assert fixed["outcome"]["successes"] == 1  # raised up to the difficulty
     assert play.sheet()["complex"]["modifier"] == 1 and "+1 on the next step of The debate" in fixed["summary"]
     params = rolling.TraitRollParams(attribute="STR", difficulty="PR")
-    odds = rolling.trait_roll_odds(play.sheet(), params, {})
+    odds = rolling.trait_roll_odds(play.sheet(), params, Context())
     assert odds.details["row"] == 10 and "+1 from the last step of The debate" in odds.text
-    aside = rolling.trait_roll_odds(play.sheet(), params.model_copy(update={"outside_complex": True}), {})
+    aside = rolling.trait_roll_odds(play.sheet(), params.model_copy(update={"outside_complex": True}), Context())
     assert aside.details["row"] == 9
 
 
@@ -175,17 +176,17 @@ def test_the_sheet_shows_the_burning_rounds_and_the_narrators_buttons(art: Art) 
 
 def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
     sheet = play.sheet()
-    plain = rolling.trait_roll_odds(sheet, rolling.TraitRollParams(attribute="STR", difficulty="PR"), {})
+    plain = rolling.trait_roll_odds(sheet, rolling.TraitRollParams(attribute="STR", difficulty="PR"), Context())
     secret = rolling.TraitRollParams(attribute="STR", opponent_id=play.foe)
-    assert rolling.trait_roll_odds(sheet, secret, {}).chance is None
-    given = rolling.trait_roll_odds(sheet, secret.model_copy(update={"foe_level": "PR"}), {})
+    assert rolling.trait_roll_odds(sheet, secret, Context()).chance is None
+    given = rolling.trait_roll_odds(sheet, secret.model_copy(update={"foe_level": "PR"}), Context())
     assert given.chance == plain.chance and "vs Poor" in given.text
     mapped = secret.model_copy(update={"foe_levels": ["99:STR=GT", f"{play.foe}:STR=PR,ALE=IN"]})
-    assert rolling.trait_roll_odds(sheet, mapped, {}).chance == plain.chance
+    assert rolling.trait_roll_odds(sheet, mapped, Context()).chance == plain.chance
     their_alertness = mapped.model_copy(update={"opponent_attribute": "ALE"})
-    assert "vs Inferior" in rolling.trait_roll_odds(sheet, their_alertness, {}).text
+    assert "vs Inferior" in rolling.trait_roll_odds(sheet, their_alertness, Context()).text
     junk = secret.model_copy(update={"foe_levels": [f"{play.foe}:STR=nonsense", "garbage"]})
-    assert rolling.trait_roll_odds(sheet, junk, {}).chance is None
+    assert rolling.trait_roll_odds(sheet, junk, Context()).chance is None
 
 
 def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:

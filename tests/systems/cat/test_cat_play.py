@@ -273,17 +273,18 @@ def test_magic_is_off_until_the_narrator_turns_it_on(t: CatTable) -> None:
 
 
 def test_odds_are_exact_and_follow_the_dice_added() -> None:
+    from app.systems.base import Context
     from app.systems.cat.play import TestFate, fate_odds
     from app.systems.cat.sheet import create
     from utils.cat import NEW_CAT
 
     sheet = {**create(NEW_CAT), "advantage": 1, "style": 1}
-    odds = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate"))
+    odds = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate"), Context())
     assert odds.details["fraction"] == "11/16" and "68.8%" in odds.text
-    more = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", advantage=1))
+    more = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", advantage=1), Context())
     assert more.details["fraction"] == "13/16" and more.details["pool"] == 5
-    assert fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", style_points=1)).details["fraction"] == "15/16"
-    assert fate_odds(sheet, TestFate(trait="legs", difficulty="hard", spend_life=True)).chance == 1.0
+    assert fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", style_points=1), Context()).details["fraction"] == "15/16"
+    assert fate_odds(sheet, TestFate(trait="legs", difficulty="hard", spend_life=True), Context()).chance == 1.0
 
 
 def test_the_demo_has_a_cat_for_pia_a_dog_for_the_narrator_and_a_logged_test_of_fate(app, settings) -> None:

@@ -11,7 +11,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from app.i18n import LOCALE_DIR
-from app.systems.catfight import describe
+from app.systems.catfight.log import describe
 
 PO = LOCALE_DIR / "de" / "LC_MESSAGES" / "messages.po"
 MO = PO.with_suffix(".mo")

@@ -231,7 +231,7 @@ def test_an_escaped_cat_regenerates_with_real_time(world: World, monkeypatch: py
     tecka = world.sheet(world.tecka)
     assert tecka["health"] == 2 and tecka["escaped_at"] == t0.timestamp() and not tecka["fighting"]
 
-    from app.systems.catfight import rest_view
+    from app.systems.catfight.rest import rest_view
 
     settings = {"regen_minutes": 4}
     assert rest_view(tecka, settings, t0.timestamp() + 239)["health"] == 2

@@ -1,4 +1,4 @@
-"""The generic dice roller: any dice expression, for any campaign (app/rules/notation.py)."""
+"""Rolling a dice expression (app/rules/notation.py): the params, the roll and its odds."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.rules import notation
 from app.rules.dice import Dice
-from app.systems.base import Action, ActionError, Odds, RecordingDice, Resolution, RuleSystem
-
-
-class DiceSheet(BaseModel):
-    notes: str = Field(default="", max_length=5000)
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 
 class RollParams(BaseModel):
@@ -26,7 +22,7 @@ def _parse(expression: str) -> Any:
         raise ActionError(str(exc), field="expression") from exc
 
 
-def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice) -> Resolution:
+def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
     expr = _parse(params.expression)
     recorder = RecordingDice(dice)
     result = notation.roll(expr, recorder)
@@ -39,7 +35,7 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice) -> Resol
     )
 
 
-def roll_odds(sheet: dict[str, Any], params: RollParams) -> Odds:
+def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
     expr = _parse(params.expression)
     odds = notation.describe_odds(expr)
     if odds["mean"] is None:  # over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
@@ -49,24 +45,3 @@ def roll_odds(sheet: dict[str, Any], params: RollParams) -> Odds:
         text=f"{odds['min']}–{odds['max']}, average {odds['mean']:g}",
         details={"min": odds["min"], "max": odds["max"], "mean": odds["mean"]},
     )
-
-
-SYSTEM = RuleSystem(
-    id="dice",
-    name="Dice",
-    description="Generic dice expressions: 2d6+1, 4d6kh3, 3d6!, 6d6>=4, d%.",
-    rulings=(
-        "NdS rolls N dice with S sides (N defaults to 1); d% is one d100, where 00 counts as 100.",
-        "kh/kl keep the highest/lowest N dice, dh/dl drop them; dropped dice are shown struck through.",
-        "! explodes: a die showing its maximum is rolled again and added; at most 100 extra dice per term.",
-        ">=, >, <=, <, = count the dice that meet the condition (after keep/drop) instead of adding them.",
-        "At most 1,000 dice and 1,000 sides per expression, 20 terms and 200 characters.",
-    ),
-    sheet=DiceSheet,
-    actions={
-        "roll": Action(
-            id="roll", name="Roll dice", params=RollParams, resolve=resolve_roll, odds=roll_odds,
-            needs_character=False,
-        ),
-    },
-)

@@ -1,0 +1,65 @@
+"""The ART Engine's actions: rolls (rolling.py, combat.py), their follow-ups, health, gear, advancement,
+complex actions; the narrator's on the ART campaign page."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from app.systems.base import Action
+
+from . import advancement as adv
+from . import combat
+from . import complex as complex_
+from . import creation, equipment, followups, health, rolling
+
+
+class _Nothing(BaseModel):
+    pass
+
+
+ACTIONS: tuple[Action, ...] = (
+    Action("roll_attributes", "Roll attributes", creation.RollAttributesParams, creation.resolve_roll_attributes,
+           description="Random method: 2d6 for each attribute, assigned as rolled."),
+    Action("trait_roll", "Trait roll", rolling.TraitRollParams, rolling.resolve_trait_roll,
+           odds=rolling.trait_roll_odds, involves=("opponent_id", "helper_id")),
+    Action("defend", "Defense roll", combat.DefendParams, combat.resolve_defend, odds=combat.defend_odds,
+           involves=("opponent_id",)),
+    Action("attack", "Attack", combat.AttackParams, combat.resolve_attack, odds=combat.attack_odds,
+           involves=("opponent_id",)),
+    Action("henchman_roll", "Roll for a henchman", rolling.HenchmanParams, rolling.resolve_henchman_roll,
+           involves=("henchman_id",)),
+    Action("start_complex", "Start a complex action", complex_.StartComplexParams, complex_.resolve_start_complex,
+           description="A preset number of trait rolls; each step's successes or failures carry to the next."),
+    Action("end_complex", "Abandon the complex action", complex_.EndComplexParams, complex_.resolve_end_complex),
+    Action("fame_after", "Spend Fame after rolling", followups.FameAfterParams, followups.resolve_fame_after,
+           involves=("opponent_id",)),
+    Action("inspire", "Take the inspiration", followups.InspireParams, followups.resolve_inspire),
+    Action("take_damage", "Take damage", health.TakeDamageParams, health.resolve_take_damage),
+    Action("first_aid", "First aid", health.FirstAidParams, health.resolve_first_aid, involves=("patient_id",)),
+    Action("rest", "Rest and heal", health.RestParams, health.resolve_rest),
+    Action("med_kit", "Use a med-kit", health.MedKitParams, health.resolve_med_kit, involves=("patient_id",)),
+    Action("fatigue", "Fatigue", health.FatigueParams, health.resolve_fatigue),
+    Action("sustained_damage", "Sustained damage: next round", health.SustainedDamageParams,
+           health.resolve_sustained_damage, narrator_only=True,
+           description="Fire or acid: Inferior on the first round, one level more each round."),
+    Action("end_sustained_damage", "Put out the sustained damage", health.EndSustainedDamageParams,
+           health.resolve_end_sustained_damage, narrator_only=True),
+    Action("add_item", "Add gear", equipment.AddItemParams, equipment.resolve_add_item),
+    Action("move_item", "Move gear", equipment.MoveItemParams, equipment.resolve_move_item),
+    Action("armor", "Armor", equipment.ArmorParams, equipment.resolve_armor),
+    Action("raise_attribute", "Raise an attribute", adv.RaiseAttributeParams, adv.resolve_raise_attribute),
+    Action("buy_perk", "Buy a perk", adv.BuyPerkParams, adv.resolve_buy_perk),
+    Action("buy_health", "Increase Health", adv.NoParams, adv.resolve_buy_health),
+    Action("buy_skill", "Buy a skill", adv.BuySkillParams, adv.resolve_buy_skill),
+    # The narrator's, on the ART campaign page
+    Action("end_session", "End the session", adv.EndSessionParams, adv.resolve_end_session,
+           needs_character=False, narrator_only=True, involves=("participants",)),
+    Action("award_glory", "Award Glory", adv.GloryParams, adv.resolve_glory,
+           needs_character=False, narrator_only=True, involves=("target_id",)),
+    Action("combine", "Combine efforts", equipment.CombineParams, equipment.resolve_combine,
+           needs_character=False, narrator_only=True, involves=("participants",)),
+    Action("upload_table", "Use our own table", equipment.TableParams, equipment.resolve_upload_table,
+           needs_character=False, narrator_only=True),
+    Action("default_table", "Use the default table", _Nothing, equipment.resolve_default_table,
+           needs_character=False, narrator_only=True),
+)

@@ -1,0 +1,196 @@
+"""Duels as encounters: challenge, the moves, calling a duel off; the narrator's regeneration setting and heal.
+
+Health lives in the duel's state while the cats fight and is copied to both cats' sheets on every step
+(Resolution.sheet for the cat that moved, Resolution.others for its opponent), so a sheet always shows the
+health its cat has now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from app.i18n import gettext as _
+from app.rules import catfight
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.catfight.log import both, summaries
+from app.systems.catfight.rest import health_now
+from app.systems.catfight.sheet import STATS
+
+
+# --- the duel's state as the pages need it ---
+
+def _fraction(chance: Fraction) -> dict[str, Any]:
+    return {"num": chance.numerator, "den": chance.denominator, "percent": round(float(chance) * 100, 1)}
+
+
+def chances(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Before the defender rolls: the exact chance of a DEFEND and of a JUMP (shown on the buttons)."""
+    if state.get("over") or state.get("phase") != "respond":
+        return None
+    attacker = state["attacker"]
+    defender = "b" if attacker == "a" else "a"
+    return {"attack": state["pending_attack"],
+            "defend": _fraction(catfight.exact_defend_chance(state[defender]["defend"], state["pending_attack"])),
+            "jump": _fraction(catfight.exact_jump_chance(state[defender]["jump"], state[attacker]["jump"]))}
+
+
+def with_view(state: dict[str, Any]) -> dict[str, Any]:
+    """The state plus what the duel page shows: whose move, the legal moves, the defender's chances."""
+    state["to_move"] = catfight.to_move(state)
+    state["legal"] = sorted(catfight.legal_moves(state))
+    state["chances"] = chances(state)
+    return state
+
+
+def _side_of(encounter: Mapping[str, Any], character_id: int | None) -> str | None:
+    return next((p["side"] for p in encounter["participants"] if p["character_id"] == character_id), None)
+
+
+def _names(encounter: Mapping[str, Any]) -> dict[str, str]:
+    return {p["side"]: p["name"] for p in encounter["participants"]}
+
+
+def _after_duel(sheet: Mapping[str, Any], state: Mapping[str, Any], side: str, now: float) -> dict[str, Any]:
+    """A cat's sheet after a step: its duel health; out of the duel when it ends, resting if it escaped."""
+    new = {**sheet, "health": state[side]["health"], "fighting": not state["over"]}
+    if state["over"]:
+        new["escaped_at"] = now if state.get("escaped") == side else None
+    return new
+
+
+def _recent(state: Mapping[str, Any], texts: dict[str, str]) -> list[dict[str, Any]]:
+    """The last few steps in words, newest first, for the duel page (the log has them all)."""
+    return ([{"round": state["round"], "summaries": texts}] + list(state.get("recent", [])))[:6]
+
+
+# --- actions ---
+
+class ChallengeParams(BaseModel):
+    opponent_id: int = Field(title="Opponent")
+
+
+class MoveParams(BaseModel):
+    encounter_id: int
+    version: int
+    move: Literal["begin", "sneak", "attack", "defend", "jump", "flee"]
+
+
+class CallOffParams(BaseModel):
+    encounter_id: int
+    version: int
+
+
+class SettingsParams(BaseModel):
+    regen_minutes: int = Field(ge=1, le=1440, title="Minutes per health point")
+
+
+class HealParams(BaseModel):
+    pass
+
+
+def _fit_to_fight(sheet: Mapping[str, Any], name: str, field: str, ctx: Context) -> dict[str, Any]:
+    if sheet.get("fighting"):
+        raise ActionError(_("%(name)s is already in a duel.") % {"name": name}, field=field)
+    health = health_now(sheet, ctx.campaign_settings, ctx.now)
+    if health < 1:
+        raise ActionError(_("%(name)s is knocked out and cannot fight until a narrator heals it.") % {"name": name},
+                          field=field)
+    return {**sheet, "health": health, "escaped_at": None, "fighting": True}
+
+
+def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice, ctx: Context) -> Resolution:
+    """A duel of two cats (several cats: a brawl is a series of such duels, ruling 13). Health comes back
+    regenerated (ruling 11); the duel starts with the BEGINNING roll."""
+    name_a, name_b = ctx.character_name or "?", ctx.other_names[params.opponent_id]
+    mine = _fit_to_fight(sheet, name_a, "character_id", ctx)
+    theirs = _fit_to_fight(ctx.others[params.opponent_id], name_b, "opponent_id", ctx)
+    try:
+        state = catfight.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
+                                    {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]})
+    except catfight.CatfightError as exc:
+        raise ActionError(exc.message, field="opponent_id") from exc
+    texts = both(lambda _: _("%(a)s challenges %(b)s to a duel.") % {"a": name_a, "b": name_b})
+    state["recent"] = [{"round": 0, "summaries": texts}]
+    with_view(state)
+    participants = [{"character_id": ctx.character_id, "side": "a", "name": name_a},
+                    {"character_id": params.opponent_id, "side": "b", "name": name_b}]
+    return Resolution(
+        request={"opponent_id": params.opponent_id}, dice=[],
+        outcome={"health": {"a": mine["health"], "b": theirs["health"]}, "summaries": texts},
+        summary=texts["en"], sheet=mine, others={params.opponent_id: theirs},
+        encounter={"kind": "duel", "title": f"{name_a} vs {name_b}", "participants": participants, "state": state,
+                   "over": False})
+
+
+def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
+    """One move of the duel for the cat whose move it is (catfight.to_move)."""
+    encounter = ctx.encounter
+    assert encounter is not None
+    state = dict(encounter["state"])
+    side = _side_of(encounter, ctx.character_id)
+    names = _names(encounter)
+    if side is None:
+        raise ActionError(_("That cat is not in this duel."), field="character_id")
+    if params.move not in catfight.legal_moves(state):
+        raise ActionError(_("That move is not possible now."), field="move")
+    turn = catfight.to_move(state)
+    if turn != side:
+        raise ActionError(_("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]},
+                          field="move")
+    recorder = RecordingDice(dice)
+    try:
+        new, events = catfight.step(state, params.move, recorder)
+    except catfight.CatfightError as exc:
+        raise ActionError(exc.message, field="move") from exc
+    texts = summaries(events, names)
+    new["recent"] = _recent(new, texts)
+    with_view(new)
+    others: dict[int, dict[str, Any]] = {}
+    for p in encounter["participants"]:
+        if p["side"] != side and p["character_id"] in ctx.others:
+            others[p["character_id"]] = _after_duel(ctx.others[p["character_id"]], new, p["side"], ctx.now)
+    return Resolution(
+        request={"move": params.move, "version": params.version}, dice=recorder.rolled,
+        outcome={"move": params.move, "events": events, "summaries": texts, "over": new["over"],
+                 "result": new["outcome"], "winner": new["winner"], "escaped": new["escaped"],
+                 "health": {"a": new["a"]["health"], "b": new["b"]["health"]}},
+        summary=texts["en"], sheet=_after_duel(sheet, new, side, ctx.now), others=others,
+        encounter={"state": new, "over": new["over"]})
+
+
+def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator ends a duel without a result (players gone, a mistake): both cats keep their health."""
+    encounter = ctx.encounter
+    assert encounter is not None
+    state = dict(encounter["state"])
+    state.update(over=True, phase="over", attacker=None, pending_attack=None, outcome="called_off")
+    names = _names(encounter)
+    texts = both(lambda _: _("The duel %(a)s vs %(b)s is called off.") % {"a": names["a"], "b": names["b"]})
+    state["recent"] = _recent(state, texts)
+    with_view(state)
+    others = {p["character_id"]: {**ctx.others[p["character_id"]], "fighting": False}
+              for p in encounter["participants"] if p["character_id"] in ctx.others}
+    return Resolution(request={"version": params.version}, dice=[], outcome={"summaries": texts}, summary=texts["en"],
+                      others=others, encounter={"state": state, "over": True})
+
+
+def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, ctx: Context) -> Resolution:
+    """REGENERATION: the narrator sets how many real minutes an escaped cat needs per health point."""
+    texts = both(lambda _: _("Escaped cats now regain 1 health every %(n)d minutes.") % {"n": params.regen_minutes})
+    return Resolution(request={"regen_minutes": params.regen_minutes}, dice=[], outcome={"summaries": texts},
+                      summary=texts["en"], settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes})
+
+
+def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator brings a cat back to full health (a knocked-out cat wakes up; OTHER RULES)."""
+    if sheet.get("fighting"):
+        raise ActionError(_("%(name)s is in a duel; heal it afterwards.") % {"name": ctx.character_name},
+                          field="heal")
+    texts = both(lambda _: _("%(name)s is back to full health.") % {"name": ctx.character_name})
+    return Resolution(request={}, dice=[], outcome={"summaries": texts}, summary=texts["en"],
+                      sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None})

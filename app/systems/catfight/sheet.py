@@ -1,0 +1,62 @@
+"""A fighting cat's sheet: five values that add up to 70 ("EXAMPLE CAT", ruling 12), its health and whether
+it is in a duel; what a new cat's form becomes; what everyone may see of it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from app.i18n import gettext as _
+from app.rules import catfight
+from app.systems.base import ActionError
+
+STATS = catfight.STATS
+
+
+class CatSheet(BaseModel):
+    attack: int = Field(default=14, ge=1)
+    defend: int = Field(default=14, ge=1)
+    jump: int = Field(default=14, ge=1)
+    sneak: int = Field(default=14, ge=1)
+    quickness: int = Field(default=14, ge=1)
+    health: int = Field(default=catfight.MAX_HEALTH, ge=0, le=catfight.MAX_HEALTH)
+    fighting: bool = False  # in a duel now (one at a time)
+    escaped_at: float | None = None  # server time of its last escape: it regenerates from then on
+
+    @model_validator(mode="after")
+    def _sums_to_70(self) -> CatSheet:
+        total = sum(getattr(self, stat) for stat in STATS)
+        if total != catfight.STAT_TOTAL:
+            raise ValueError(f"the five values add up to {total}; they must add up to exactly {catfight.STAT_TOTAL}")
+        return self
+
+
+def stat_label(stat: str) -> str:
+    """Both rules texts call the values Attack, Defend, Jump, Sneak and Quickness: not translated."""
+    return stat.capitalize()
+
+
+def create_cat(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The creation form's five values → a new cat's sheet; the first problem is named next to its field."""
+    values: dict[str, int] = {}
+    for stat in STATS:
+        raw = fields.get(stat)
+        text = str(raw).strip() if raw is not None and not isinstance(raw, bool) else ""
+        try:
+            values[stat] = int(text)
+        except ValueError:
+            raise ActionError(_("%(stat)s must be a whole number.") % {"stat": stat_label(stat)}, field=stat) from None
+        if values[stat] < 1:
+            raise ActionError(_("%(stat)s must be at least 1.") % {"stat": stat_label(stat)}, field=stat)
+    total = sum(values.values())
+    if total != catfight.STAT_TOTAL:
+        raise ActionError(_("The five values add up to %(total)d; they must add up to exactly 70.") % {"total": total},
+                          field="total")
+    return CatSheet(**values).model_dump(mode="json")
+
+
+def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
+    """A duel is fought in the open: everyone sees a cat's values and health."""
+    return dict(sheet)
