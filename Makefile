@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: run test install dev migrate seed bench messages messages-update messages-compile clean
+.PHONY: run test lint install dev migrate seed bench messages messages-update messages-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,12 @@ run: seed
 	@echo "Serving on http://$(HOST):$(PORT)"
 	$(BIN)/uvicorn app.asgi:app --host $(HOST) --port $(PORT) --no-proxy-headers --timeout-graceful-shutdown 3
 
-test: dev
+# The quality gate: lint and types, then every test (CI runs exactly this through .ci/run).
+lint: dev
+	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/mypy
+
+test: dev lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: dev

@@ -5,20 +5,20 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
 from app.inputs import Id, Seq, StrictId, StrictSeq
-from app.security import client_address
-from app.rolls import log as rolllog
 from app.rolls import corrections, prompts
+from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.present import entry_json, viewer_view
+from app.security import client_address
 
 router = APIRouter(prefix="/api")
 

@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.accounts.models import User
 from app.accounts.passwords import Argon2Gate
 from app.accounts.service import user_for_session, user_for_token
@@ -16,6 +15,7 @@ from app.accounts.throttle import Throttle as SigninThrottle
 from app.campaigns.service import Access, access
 from app.config import Settings
 from app.errors import NotSignedIn
+from app.i18n import _
 from app.inputs import Id
 from app.live.hub import LiveHub
 from app.rolls.appending import Publish

@@ -21,18 +21,23 @@ from app.accounts.passwords import Argon2Gate
 from app.accounts.throttle import Throttle
 from app.campaigns import routes as campaign_routes
 from app.characters import routes as character_routes
-from app.encounters import routes as encounter_routes
 from app.config import Settings
-from app.i18n import _
 from app.db import make_engine, make_sessionmaker
+from app.encounters import routes as encounter_routes
 from app.errors import FateboardError, NotSignedIn
+from app.i18n import _
 from app.inputs import InputGuard
 from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.rolls import routes as roll_routes
-from app.security import (CSRFMiddleware, ProxyHeadersMiddleware, SecurityHeadersMiddleware,
-                          SessionCookieMiddleware, parse_networks)
+from app.security import (
+    CSRFMiddleware,
+    ProxyHeadersMiddleware,
+    SecurityHeadersMiddleware,
+    SessionCookieMiddleware,
+    parse_networks,
+)
 from app.web import HTMX, STATIC, redirect, render
 
 

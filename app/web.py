@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
-
-from functools import lru_cache
 
 from jinja2 import Environment, FileSystemLoader, Template, nodes, select_autoescape
 from jinja2_fragments import BlockNotFoundError

@@ -26,10 +26,21 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
-
 from common import (  # noqa: E402
-                    HOST, ROLL, RawHTTP, Server, Table, cleanup, latency_summary_ms, launch,
-                    make_table, stop_server, summary_line, verdict, verify_log)
+    HOST,
+    ROLL,
+    RawHTTP,
+    Server,
+    Table,
+    cleanup,
+    latency_summary_ms,
+    launch,
+    make_table,
+    stop_server,
+    summary_line,
+    verdict,
+    verify_log,
+)
 
 TARGET_RPS = 500.0
 TARGET_P99_MS = 100.0

@@ -24,10 +24,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
-
 from common import (  # noqa: E402
-                    HOST, ROLL, Table, cleanup, latency_summary_ms, launch, make_table, stop_server,
-                    summary_line, verdict, verify_log)
+    HOST,
+    ROLL,
+    Table,
+    cleanup,
+    latency_summary_ms,
+    launch,
+    make_table,
+    stop_server,
+    summary_line,
+    verdict,
+    verify_log,
+)
 
 TARGET_P99_MS = 250.0
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
+from utils.art import Art
+from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
+from utils.tables import Table
 
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
-from utils.art import Art
-from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
-from utils.tables import Table
 
 
 @pytest.fixture(autouse=True)

@@ -25,7 +25,6 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 from starlette.testclient import TestClient
-
 from utils.tables import Table
 
 EXAMPLES = 15

@@ -8,13 +8,13 @@ import re
 import pytest
 from sqlalchemy import func, select
 from starlette.testclient import TestClient
+from utils.tables import Table
+from utils.web import csrf_of, form_post
 
 from app.characters.models import Character
 from app.inputs import MAX_INT
 from app.rolls.models import LogEntry
 from app.systems import SYSTEMS
-from utils.tables import Table
-from utils.web import csrf_of, form_post
 
 HUGE = "9999999999999999999999999"
 

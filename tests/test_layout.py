@@ -9,7 +9,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-
 TESTS = Path(__file__).resolve().parent
 APP = TESTS.parent / "app"
 # Folders that mirror no app package: the builders, the browser suite (it spans every feature), and the security

@@ -7,10 +7,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from sqlalchemy.engine import Engine
+from utils.server import PG_URL, reset_postgres
 
 from app.db import make_engine
 from app.models import Base
-from utils.server import PG_URL, reset_postgres
 
 
 def _migrate(database_url: str, *steps: str) -> Engine:

@@ -8,11 +8,11 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from app import i18n
-from app.i18n import _
 from app.accounts import service
 from app.accounts.models import User
 from app.deps import DB, CurrentUser, Gate, Htmx, MaybeUser, Throttle
 from app.errors import BadRequest, RetryLater
+from app.i18n import _
 from app.inputs import Id
 from app.security import client_address, new_session_data, set_session
 from app.web import redirect, render, render_failure, same_origin_path

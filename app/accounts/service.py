@@ -12,11 +12,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.accounts.models import ApiToken, LoginSession, User
 from app.accounts.passwords import MAX_PASSWORD, Argon2Gate, check_new_password
 from app.accounts.throttle import Throttle
 from app.errors import BadRequest, NotFound
+from app.i18n import _
 from app.types import utcnow
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")

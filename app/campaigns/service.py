@@ -9,10 +9,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.i18n import LANGUAGES, _
 from app.accounts.models import User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
+from app.i18n import LANGUAGES, _
 from app.systems import ALWAYS_ON, SYSTEMS
 from app.types import utcnow
 

@@ -12,13 +12,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from app.i18n import _
 from app.campaigns.service import Access
 from app.characters import service
 from app.characters.views import campaign_system, create_context, sheet_context, system_context, template_for
 from app.deps import DB, Htmx, MemberAccess, Publisher
 from app.errors import FateboardError, NotFound
 from app.forms import FORM_KEYS, act_from_form, params_from_form
+from app.i18n import _
 from app.inputs import Id, parse_int
 from app.rolls.appending import Publish
 from app.rolls.present import result_card

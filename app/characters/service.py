@@ -8,11 +8,11 @@ from pydantic import ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.models import Membership
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
+from app.i18n import _
 from app.systems import ActionError, get_system
 
 

@@ -8,12 +8,12 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.service import Access
 from app.characters import service
 from app.characters.models import Character
 from app.encounters.service import active_encounters
 from app.errors import BadRequest
+from app.i18n import _
 from app.rolls import log as rolllog
 from app.rolls import prompts
 from app.rolls.visibility import VISIBILITY_LABELS

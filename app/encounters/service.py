@@ -7,11 +7,11 @@ from pydantic import BaseModel
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.service import Access
 from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
+from app.i18n import _
 from app.systems import Action, Resolution
 from app.types import utcnow
 

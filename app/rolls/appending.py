@@ -15,11 +15,11 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.models import Campaign, GameSession
 from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
+from app.i18n import _
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.types import utcnow

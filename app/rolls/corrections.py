@@ -9,16 +9,17 @@ from pydantic import ValidationError
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.service import Access, require_narrator
 from app.characters.models import Character
 from app.characters.service import character_for, save_sheet
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
+from app.i18n import _
 from app.rolls import patch
 from app.rolls.appending import Publish, append_note, appending, no_publish, write_entry
 from app.rolls.models import LogEntry
 from app.rolls.visibility import Visibility
 from app.systems import get_system
+
 
 def entry_by_seq(db: Session, campaign_id: int, seq: int) -> LogEntry:
     entry = db.scalar(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq == seq))

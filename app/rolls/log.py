@@ -15,6 +15,7 @@ from app.rolls.present import entry_json, viewer_view
 from app.rolls.visibility import View
 from app.web import render_text
 
+
 def entries_before(db: Session, campaign_id: int, before: int | None, limit: int) -> list[LogEntry]:
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
     if before is not None:

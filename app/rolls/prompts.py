@@ -8,15 +8,16 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.service import Access, require_narrator
 from app.characters.models import Character
 from app.characters.service import character_for
 from app.errors import BadRequest, NotFound
+from app.i18n import _
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
 from app.rolls.visibility import Visibility
 from app.systems import ActionError, get_action
+
 
 def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
                   locked: dict[str, Any], visibility: str = "public", note: str = "",

@@ -11,16 +11,16 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from app.i18n import _
 from app.campaigns.service import Access, require_narrator
 from app.campaigns.views import TABLE, table_context
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError
 from app.forms import form_visibility, params_from_form, sheet_changes
+from app.i18n import _
 from app.inputs import Id, Seq, idempotency_key, parse_int
-from app.rolls import log as rolllog
 from app.rolls import corrections, prompts, service
+from app.rolls import log as rolllog
 from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card

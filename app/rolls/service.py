@@ -17,7 +17,6 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.i18n import _
 from app.campaigns.models import Campaign
 from app.campaigns.service import Access
 from app.characters.models import Character
@@ -25,6 +24,7 @@ from app.characters.service import character_for, save_sheet
 from app.encounters.models import Encounter
 from app.encounters.service import check_encounter_version, encounter_for_step, other_participants, save_encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
+from app.i18n import _
 from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
 from app.rolls.models import LogEntry, RollPrompt

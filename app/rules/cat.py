@@ -182,7 +182,7 @@ def test_fate(
 
 
 # The name is the rules' own; this keeps pytest from collecting it when a test imports it.
-setattr(test_fate, "__test__", False)
+test_fate.__test__ = False
 
 
 def exact_success_chance(pool: int, needed: int, style_points: int = 0) -> Fraction:

@@ -6,10 +6,11 @@ Create Date: 2026-11-22 06:45:29.000937
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
-import app.types
+from alembic import op
 from sqlalchemy.dialects import postgresql
+
+import app.types
 
 revision = '0001'
 down_revision = None

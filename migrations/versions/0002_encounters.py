@@ -6,10 +6,11 @@ Create Date: 2026-11-22 07:25:49.836449
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
-import app.types
+from alembic import op
 from sqlalchemy.dialects import postgresql
+
+import app.types
 
 revision = '0002'
 down_revision = '0001'

@@ -6,8 +6,9 @@ Create Date: 2026-11-23 04:40:00
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
+
 import app.types
 
 revision = '0004'

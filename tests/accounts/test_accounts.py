@@ -4,9 +4,9 @@ cookie's Secure flag: tests/security/test_csrf_and_headers.py."""
 from __future__ import annotations
 
 from starlette.testclient import TestClient
+from utils.web import api_token, csrf_of, signup
 
 from app.accounts import service
-from utils.web import api_token, csrf_of, signup
 
 
 def test_production_hasher_is_argon2id_with_real_cost() -> None:

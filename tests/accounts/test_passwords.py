@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.testclient import TestClient
+from utils.web import csrf_of
 
 from app.accounts import passwords
 from app.accounts.passwords import Argon2Gate, check_new_password
 from app.errors import BadRequest, ServiceBusy
-from utils.web import csrf_of
 
 
 @pytest.mark.parametrize(("password", "username", "reason"), [

@@ -6,9 +6,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from starlette.testclient import TestClient
+from utils.web import csrf_of, signup
 
 from app.web import same_origin_path
-from utils.web import csrf_of, signup
 
 # What arrives in `next` once the query string or form is decoded: each one a browser would take off-site
 # (or that would split the header).

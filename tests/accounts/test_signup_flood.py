@@ -11,7 +11,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-
 from utils.server import start_server, stop_server
 
 SIGNUPS = 60

@@ -13,13 +13,13 @@ import httpx2
 import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
+from utils.server import LiveServer, start_server, stop_server
+from utils.web import csrf_of
 
 from app.accounts import throttle as throttle_module
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
-from utils.server import LiveServer, start_server, stop_server
-from utils.web import csrf_of
 
 RIGHT = "correct horse"
 

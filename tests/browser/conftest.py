@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import sync_playwright
-
 from utils.server import LiveServer
 
 from .pages import LAUNCH_ARGS, Tabs

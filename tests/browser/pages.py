@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx2
 from playwright.sync_api import Page, expect
-
 from utils.server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,6 @@ import pytest
 from playwright.sync_api import expect
 
 from .pages import (
-    Tab,
     Tabs,
     api_invite,
     api_user,

@@ -8,9 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
-
 import utils.server as shared
+from playwright.sync_api import Page, expect
 from utils.server import LiveServer, start_server, stop_server
 
 from .pages import (

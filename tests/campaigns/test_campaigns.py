@@ -5,11 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from starlette.testclient import TestClient
+from utils.tables import Table
+from utils.web import api_token, csrf_of, signup
 
 from app.campaigns.models import Invite
 from app.types import utcnow
-from utils.tables import Table
-from utils.web import api_token, csrf_of, signup
 
 
 def test_invite_link_joins_a_signed_in_user_as_player(client: TestClient, new_client) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from utils.art import PAIRS, Art, balanced
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
 from utils.cat import NEW_CAT
 from utils.tables import Table
 from utils.web import csrf_of

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
 from utils.tables import Table
 from utils.web import csrf_of
 

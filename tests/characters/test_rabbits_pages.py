@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from utils.tables import Table
-from utils.web import csrf_of, form_post, signup
+from utils.web import form_post
 
 from app.systems import SYSTEMS
 

@@ -12,12 +12,12 @@ from typing import Any
 import httpx2
 import pytest
 from jinja2 import nodes
+from utils.server import LiveServer
+from utils.web import CSRF_RE
 
 from app.characters.routes import template_for
 from app.systems import SYSTEMS
 from app.web import ENV
-from utils.server import LiveServer
-from utils.web import CSRF_RE
 
 LAYOUT = "characters/_sheet_page.html"
 PASSWORD = "correct horse"

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
-from app import systems
 from utils.coin_system import COIN
 from utils.web import api_token
+
+from app import systems
 
 
 @pytest.fixture

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from utils.server import PG_URL, LiveServer, _free_port, reset_postgres, start_server, stop_server
 
 from app.live.broker import Broker, InProcessBroker
 from app.live.redis_broker import RedisBroker, backoff_delays, decode, encode
-from utils.server import PG_URL, LiveServer, _free_port, reset_postgres, start_server, stop_server
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import FastAPI
+from utils.tables import seat_table
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.live.hub import LiveHub
 from app.rolls import service as rolls
-from utils.tables import seat_table
 
 
 def _table(app: FastAPI, name: str = "Hub", narrator: str = "nora") -> tuple[int, int]:

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
-
 from utils.server import LiveServer
 
 pytestmark = pytest.mark.server

@@ -14,12 +14,12 @@ from typing import Any
 import httpx2
 import pytest
 from sqlalchemy import create_engine, delete, update
+from utils.server import LiveServer, start_server, stop_server
+from utils.web import CSRF_RE
 
 from app.accounts.models import ApiToken, LoginSession
 from app.campaigns.models import Membership
 from app.types import utcnow
-from utils.server import LiveServer, start_server, stop_server
-from utils.web import CSRF_RE
 
 pytestmark = pytest.mark.server
 PASSWORD = "correct horse"

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 from sqlalchemy import delete, select, update
+from utils.tables import Table
+from utils.web import CSRF_RE, signup
 
 from app import verify as offline
 from app.campaigns.models import Campaign
 from app.rolls import chain
 from app.rolls.models import LogEntry
-from utils.tables import Table
-from utils.web import CSRF_RE, signup
 
 
 def _world(table: Table) -> None:

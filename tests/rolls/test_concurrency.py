@@ -8,6 +8,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy import select
+from utils.tables import seat_table
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -15,7 +16,6 @@ from app.rolls import chain
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
-from utils.tables import seat_table
 
 
 def _setup(app) -> tuple[int, list[int]]:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import httpx2
 import pytest
-
 from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
 
 pytestmark = pytest.mark.server

@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from app.errors import BadRequest, Conflict, Forbidden
-from app.rolls import patch
-from app.rolls import corrections
-from app.rolls import service as rolls
+from utils.cat import CatTable
 from utils.tables import Table
 from utils.web import api_token
-from utils.cat import CatTable
+
+from app.errors import BadRequest, Conflict, Forbidden
+from app.rolls import corrections, patch
+from app.rolls import service as rolls
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import re
 
 import pytest
 from starlette.testclient import TestClient
-
-from app.config import Settings
 from utils.tables import Table
 from utils.web import csrf_of
+
+from app.config import Settings
 
 
 @pytest.fixture

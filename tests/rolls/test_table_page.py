@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 from starlette.testclient import TestClient
-
 from utils.tables import Table
 from utils.web import csrf_of
 

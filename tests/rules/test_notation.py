@@ -27,10 +27,10 @@ from app.rules.notation import (
     canonical,
     describe_odds,
     mean,
+    odds,
     parse,
     roll,
 )
-from app.rules.notation import odds
 
 
 class SimulatedDice:

@@ -4,7 +4,6 @@ script, the session cookie's Secure flag."""
 from __future__ import annotations
 
 from starlette.testclient import TestClient
-
 from utils.web import csrf_of, signup
 
 

@@ -28,6 +28,9 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from utils.server import reset_postgres
+from utils.tables import seat_table
+from utils.web import csrf_of
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -36,14 +39,10 @@ from app.characters.service import create_character
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
-from app.rolls import chain, patch
-from app.rolls import corrections, prompts
+from app.rolls import chain, corrections, patch, prompts
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
-from utils.server import reset_postgres
-from utils.tables import seat_table
-from utils.web import csrf_of
 
 ROLES = ("nora", "pia", "otto")  # the narrator, the player who rolls, another player
 HIDDEN = ("blind", "narrator", "self")
@@ -663,7 +662,7 @@ def test_a_foes_level_never_reaches_the_players(visibility: str, database_url: s
             reveal(played, visibility)
             revealed[level] = {viewer: world.snapshot(viewer) for viewer in ROLES}
         world.close()
-    low, high = results["IN"], results["PR"]
+    low, _high = results["IN"], results["PR"]
     mine = f"GET /campaigns/{low.world.campaign_id}/characters/{low.world.ids['mine']}"
     for when, shots in (("before the reveal", {k: p.snapshots for k, p in results.items()}),
                         ("after the reveal", revealed)):

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
-
 from utils.coin_system import COIN
 from utils.tables import Table
 from utils.web import api_token, csrf_of

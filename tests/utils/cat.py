@@ -7,11 +7,11 @@ from typing import Any
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
-from utils.tables import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
+from utils.tables import seat_table
 
 NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
            "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",

@@ -181,7 +181,7 @@ def foe_level(trait: int) -> Level:
 
     Traits below 0 read as Catastrophic and above 30 as Extreme, the table's ends.
     """
-    for level, (low, high) in HENCHMAN_TRAITS.items():
+    for level, (_low, high) in HENCHMAN_TRAITS.items():
         if trait <= high:
             return level
     return Level.EX

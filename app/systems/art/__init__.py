@@ -12,7 +12,17 @@ from app.systems.base import RuleSystem, action_table
 from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
-from .sheet import FOE_TRAITS, LEVEL_CODES, SLOT_NAMES, SLOTS, WEAPON_KINDS, ArtSheet, derived, owner_sheet, public_sheet
+from .sheet import (
+    FOE_TRAITS,
+    LEVEL_CODES,
+    SLOT_NAMES,
+    SLOTS,
+    WEAPON_KINDS,
+    ArtSheet,
+    derived,
+    owner_sheet,
+    public_sheet,
+)
 
 RULINGS: tuple[str, ...] = (
     "The Action Results Table is data: a campaign may upload its own (same CSV: header, rows 0-30, bounds "

@@ -8,9 +8,8 @@ from pydantic import BaseModel
 from app.systems.base import Action
 
 from . import advancement as adv
-from . import combat
+from . import combat, creation, equipment, followups, health, rolling
 from . import complex as complex_
-from . import creation, equipment, followups, health, rolling
 
 
 class _Nothing(BaseModel):

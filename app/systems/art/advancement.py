@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from app.i18n import _
 from app.rules import art
-from app.rules.art.advancement import XP_PER_SESSION
 from app.rules.art import ATTRIBUTES
+from app.rules.art.advancement import XP_PER_SESSION
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 

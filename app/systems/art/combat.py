@@ -17,8 +17,18 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 
 from . import core
 from .rolling import RollChoices, chance_of, concealed, difficulty_against, no_chance, opponent
-from .sheet import (ArtSheet, defense, dump, level_name, load, shield, shield_bonus, table_of, two_handed_ready,
-                    weapon_stats)
+from .sheet import (
+    ArtSheet,
+    defense,
+    dump,
+    level_name,
+    load,
+    shield,
+    shield_bonus,
+    table_of,
+    two_handed_ready,
+    weapon_stats,
+)
 
 
 class DefendParams(RollChoices):

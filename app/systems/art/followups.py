@@ -17,8 +17,8 @@ from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
-from .complex import revise_step
 from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
+from .complex import revise_step
 from .sheet import ArtSheet, Skill, dump, fame_left, level_name, load
 
 

@@ -12,7 +12,16 @@ from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.cat.sheet import (
-    Approval, CatSheet, ScarBatch, Trait, approved, dump, is_dead, load, reputation, trait_dice,
+    Approval,
+    CatSheet,
+    ScarBatch,
+    Trait,
+    approved,
+    dump,
+    is_dead,
+    load,
+    reputation,
+    trait_dice,
 )
 
 

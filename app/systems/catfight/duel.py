@@ -21,7 +21,6 @@ from app.systems.catfight.log import both, summaries
 from app.systems.catfight.rest import health_now
 from app.systems.catfight.sheet import STATS
 
-
 # --- the duel's state as the pages need it ---
 
 def _fraction(chance: Fraction) -> dict[str, Any]:

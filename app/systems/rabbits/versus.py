@@ -16,7 +16,7 @@ from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
-from app.systems.rabbits.play import _plan, _odds_plan, faces_text, record
+from app.systems.rabbits.play import _odds_plan, _plan, faces_text, record
 from app.systems.rabbits.pools import Plan, PoolChoices, plan_pool, spend
 from app.systems.rabbits.sheet import RabbitSheet, dump, load, start_rewards
 

@@ -3,16 +3,14 @@ the next, Catastrophic ends it), sustained damage rising each round, and the odd
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
 
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.rules import art as rules
 from app.systems.art import rolling
 from app.systems.base import Context
-from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
 
 CLIMB = {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from utils.art import NARRATOR, OTTO, PIA, Play
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -11,7 +12,6 @@ from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
 from app.rules import art
-from utils.art import NARRATOR, OTTO, PIA, Play
 
 
 def test_creation_fills_health_fortune_fame_and_experience(play: Play) -> None:

@@ -4,10 +4,10 @@ rulings 4-6): encounters created and stepped by logged actions, scars waiting on
 from __future__ import annotations
 
 import pytest
-
-from app.errors import BadRequest, Conflict, Forbidden
-from app.encounters.models import Encounter
 from utils.cat import CatTable
+
+from app.encounters.models import Encounter
+from app.errors import BadRequest, Conflict, Forbidden
 
 
 @pytest.fixture

@@ -4,10 +4,10 @@ Lives, death, healing and Reputation (cat.txt; RULINGS.md, Cat)."""
 from __future__ import annotations
 
 import pytest
+from utils.cat import CatTable
 
 from app.errors import BadRequest, Forbidden
 from app.rolls.models import LogEntry
-from utils.cat import CatTable
 
 
 @pytest.fixture
@@ -273,10 +273,11 @@ def test_magic_is_off_until_the_narrator_turns_it_on(t: CatTable) -> None:
 
 
 def test_odds_are_exact_and_follow_the_dice_added() -> None:
+    from utils.cat import NEW_CAT
+
     from app.systems.base import Context
     from app.systems.cat.play import TestFate, fate_odds
     from app.systems.cat.sheet import create
-    from utils.cat import NEW_CAT
 
     sheet = {**create(NEW_CAT), "advantage": 1, "style": 1}
     odds = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate"), Context())

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session
+from utils.tables import seat_table
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
-from utils.tables import seat_table
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
