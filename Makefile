@@ -50,7 +50,7 @@ messages: dev
 
 # After `make messages`: merge new strings into every language's catalog (app/locale/<lang>/LC_MESSAGES/messages.po).
 messages-update: dev
-	$(BIN)/pybabel update -i app/locale/messages.pot -d app/locale
+	$(BIN)/pybabel update --no-fuzzy-matching -i app/locale/messages.pot -d app/locale
 
 # The compiled catalogs (messages.mo) are committed, so a plain install has them; a test checks they match the .po.
 messages-compile: dev
