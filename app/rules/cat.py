@@ -182,7 +182,7 @@ def test_fate(
 
 
 # The name is the rules' own; this keeps pytest from collecting it when a test imports it.
-test_fate.__test__ = False
+test_fate.__test__ = False  # type: ignore[attr-defined]  # pytest's own marker attribute, set on a function
 
 
 def exact_success_chance(pool: int, needed: int, style_points: int = 0) -> Fraction:
