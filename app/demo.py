@@ -18,6 +18,7 @@ from app.db import make_engine, make_sessionmaker
 from app.rolls import prompts
 from app.rolls import service as rolls
 from app.rolls.appending import append_note
+from app.rolls.visibility import Visibility
 from app.rules.dice import ScriptedDice
 from app.systems import SYSTEMS
 from app.systems.base import Role
@@ -45,7 +46,8 @@ class DemoSeeder:
     def act(self, role: Role, action: str, character_id: int | None = None, params: Mapping[str, Any] | None = None,
             *, note: str = "", visibility: str = "public", dice_faces: list[int] | None = None) -> None:
         request = rolls.ActionRequest(system=self.system, action=action, character_id=character_id,
-                                      params=dict(params or {}), note=note, visibility=visibility)
+                                      params=dict(params or {}), note=note,
+                                      visibility=Visibility(visibility))
         rolls.perform_action(self.db, self.accesses[role], request,
                              dice=ScriptedDice(dice_faces) if dice_faces is not None else None)
 

@@ -24,6 +24,7 @@ from app.errors import BadRequest
 from app.inputs import MAX_INT, MIN_INT, idempotency_key, parse_int
 from app.rolls import service as rolls
 from app.rolls.appending import Publish
+from app.rolls.visibility import Visibility
 from app.systems import ActionError, get_action
 
 Kind = Literal["text", "int", "bool"]
@@ -48,9 +49,9 @@ def params_from_form(model: type[BaseModel], form: Mapping[str, Any] | FormData)
     return out
 
 
-def form_visibility(value: Any) -> str:
+def form_visibility(value: Any) -> Visibility:
     """Who sees the roll, as the form chose it; anything else is public."""
-    return value if value in VISIBILITIES else "public"
+    return Visibility(value) if value in VISIBILITIES else Visibility.PUBLIC
 
 
 def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
@@ -64,7 +65,7 @@ def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
 
 def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
                   character_id: int | None = None, extra_params: dict[str, Any] | None = None,
-                  visibility: str | None = None) -> rolls.ActionResult:
+                  visibility: Visibility | None = None) -> rolls.ActionResult:
     """Every action form (sheet, system page, encounter) goes through here: the form becomes the action's
     params and the rules service does the rest. Raises FateboardError; the caller re-renders with it."""
     try:

@@ -30,8 +30,8 @@ HTMX_FILE = "htmx-2.0.11.min.js"
 def make_env() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
                       extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
-    # Added to the environment by the i18n extension above.
-    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)
+    # Added to the environment by the i18n extension above, so not in Environment's type.
+    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
     env.globals["system_data"] = {system_id: system.template_data for system_id, system in SYSTEMS.items()}
@@ -70,7 +70,7 @@ def render_block(env: Environment, template_name: str, block: str, context: dict
     if block not in ctx.blocks:
         raise BlockNotFoundError(block, template_name)
     try:
-        return env.concat(ctx.blocks[block][0](ctx))  # type: ignore[attr-defined]
+        return env.concat(ctx.blocks[block][0](ctx))
     except Exception:
         env.handle_exception()
         raise

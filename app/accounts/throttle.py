@@ -17,9 +17,9 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import NoReturn
+from typing import NoReturn, cast
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import Table, case, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -31,7 +31,8 @@ from app.types import utcnow
 KNOWN_FOR = timedelta(days=90)
 ADDRESS_FACTOR = 4
 ACCOUNT_FACTOR = 20
-_TABLE = AuthCounter.__table__
+# The declarative stubs type __table__ as a FromClause; a mapped class's __table__ is its Table.
+_TABLE = cast(Table, AuthCounter.__table__)
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,13 @@ def _bump(db: Session, key: str, now: datetime, window: timedelta, *, extend: bo
     insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
     stmt = insert(_TABLE).values(key=key, count=1, expires_at=now + window)
     expired = _TABLE.c.expires_at <= now
-    stmt = stmt.on_conflict_do_update(index_elements=[_TABLE.c.key], set_={
+    upsert = stmt.on_conflict_do_update(index_elements=[_TABLE.c.key], set_={
         "count": case((expired, 1), else_=_TABLE.c.count + 1),
         "expires_at": stmt.excluded.expires_at if extend else case((expired, stmt.excluded.expires_at),
                                                                     else_=_TABLE.c.expires_at),
     }).returning(_TABLE.c.count, _TABLE.c.expires_at)
-    row = db.execute(stmt).one()
-    return Count(key, row.count, row.expires_at)
+    count, expires_at = db.execute(upsert).one()
+    return Count(key, count, expires_at)
 
 
 def _give_back(db: Session, keys: Iterable[str]) -> None:

@@ -133,7 +133,8 @@ def join(request: Request, db: DB, user: CurrentUser, code: str) -> Response:
     try:
         campaign = service.accept_invite(db, user, code)
     except FateboardError as exc:
+        problem = exc.message
         return render_failure(request, db, exc, "campaigns/join.html",
-                              lambda _errors, problem=exc.message: {"code": code, "problem": problem, "campaign": None})
+                              lambda _errors: {"code": code, "problem": problem, "campaign": None})
     db.commit()
     return redirect(request, f"/campaigns/{campaign.id}")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import func, select, update
+from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -180,10 +181,10 @@ def accept_invite(db: Session, user: User, code: str) -> Campaign:
     already = db.scalar(select(Membership.id).where(Membership.campaign_id == campaign.id, Membership.user_id == user.id))
     if already is None:
         # Count the use atomically, so a use limit holds under concurrent joins.
-        used = db.execute(
+        used = cast(CursorResult[Any], db.execute(
             update(Invite).where(Invite.id == invite.id, (Invite.max_uses.is_(None)) | (Invite.uses < Invite.max_uses))
             .values(uses=Invite.uses + 1)
-        ).rowcount
+        )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
         if not used:
             raise NotFound(_("This invite link has been used up. Ask the narrator for a new one."))
         db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=PLAYER))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.campaigns.models import Membership
@@ -99,10 +99,10 @@ def character_for(db: Session, acc: Access, character_id: int, *, system: str | 
 
 def save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:
     """Under the log lock: write the sheet only if it is still the version read (a lost update is impossible)."""
-    done = db.execute(
+    done = cast(CursorResult[Any], db.execute(
         update(Character).where(Character.id == character.id, Character.version == character.version)
         .values(sheet=sheet, version=Character.version + 1)
-    ).rowcount
+    )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
     if not done:
         raise Conflict(_("The sheet changed while you were rolling: reload and try again."))
     db.refresh(character)

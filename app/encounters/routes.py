@@ -17,6 +17,7 @@ from app.forms import act_from_form
 from app.inputs import Id
 from app.rolls.appending import Publish
 from app.rolls.present import result_card
+from app.rolls.visibility import Visibility
 from app.web import render, render_failure
 
 router = APIRouter(include_in_schema=False)
@@ -47,7 +48,7 @@ def _act(request: Request, db: DB, acc: Access, publish: Publish, encounter_id: 
     template = template_for(encounter)
     try:
         done = act_from_form(db, acc, publish, form, system_id=encounter.system, action_id=action_id,
-                             extra_params={"encounter_id": encounter.id}, visibility="public")
+                             extra_params={"encounter_id": encounter.id}, visibility=Visibility.PUBLIC)
         result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed)
     except FateboardError as exc:
         # Every refusal shows above the moves ("move"): after the rollback the page shows where things stand.

@@ -3,8 +3,10 @@ alone changes them: every step is a log entry, in the same transaction as the ne
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from pydantic import BaseModel
-from sqlalchemy import select, update
+from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.campaigns.service import Access
@@ -95,10 +97,10 @@ def save_encounter(db: Session, acc: Access, action: Action, system_id: str, par
         return created
     assert encounter is not None
     seen = getattr(params, "version", None)
-    done = db.execute(
+    done = cast(CursorResult[Any], db.execute(
         update(Encounter).where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
         .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
-    ).rowcount
+    )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
     if not done:
         raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
     db.refresh(encounter)

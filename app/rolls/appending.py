@@ -80,7 +80,7 @@ def _writer_lock(db: Session, campaign_id: int) -> Iterator[None]:
     of the GIL. Other processes still meet the database's own lock. SQLite locks the whole database, so its
     key is the database; PostgreSQL locks the campaign row, so its key is the campaign."""
     bind = db.get_bind()
-    key = (str(bind.url), 0 if bind.dialect.name == "sqlite" else campaign_id)
+    key = (str(bind.engine.url), 0 if bind.dialect.name == "sqlite" else campaign_id)
     with _WRITERS_GUARD:
         lock = _WRITERS.setdefault(key, threading.Lock())
     with lock:

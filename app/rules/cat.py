@@ -20,12 +20,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
+from typing import Literal, TypeVar, cast
 
 from app.rules.dice import Dice
 
-RANKS = ("crippled", "hurt", "good", "strong", "best")
+Rank = Literal["crippled", "hurt", "good", "strong", "best"]
+Trait = Literal["claws", "coat", "face", "fangs", "legs", "tail"]
+# Mapping is invariant in its key: K lets a sheet's dict[Trait, ...] and a form's dict[str, ...] both in (the
+# functions check the keys themselves).
+K = TypeVar("K", bound=str)
+
+RANKS: tuple[Rank, ...] = ("crippled", "hurt", "good", "strong", "best")
 RANK_DICE: Mapping[str, int] = {"crippled": 0, "hurt": 2, "good": 3, "strong": 4, "best": 5}
-TRAITS = ("claws", "coat", "face", "fangs", "legs", "tail")
+TRAITS: tuple[Trait, ...] = ("claws", "coat", "face", "fangs", "legs", "tail")
 DIFFICULTIES = ("easy", "moderate", "hard")
 DIFFICULTY_EVENS: Mapping[str, int] = {"easy": 1, "moderate": 2, "hard": 3}
 NEW_CAT_RANKS: Mapping[str, int] = {"best": 1, "strong": 3, "good": 2}
@@ -63,18 +70,18 @@ def _check_count(value: object, field: str, low: int = 0, high: int | None = Non
     return value
 
 
-def _check_rank(rank: object, field: str = "rank") -> str:
+def _check_rank(rank: object, field: str = "rank") -> Rank:
     if rank not in RANKS:
         raise CatRuleError(field, f"Unknown rank {rank!r}; ranks are {', '.join(RANKS)}.")
     assert isinstance(rank, str)
-    return rank
+    return cast(Rank, rank)  # one of RANKS, checked above
 
 
-def _check_trait(trait: object, field: str) -> str:
+def _check_trait(trait: object, field: str) -> Trait:
     if trait not in TRAITS:
         raise CatRuleError(field, f"Unknown Trait {trait!r}; Traits are {', '.join(TRAITS)}.")
     assert isinstance(trait, str)
-    return trait
+    return cast(Trait, trait)  # one of TRAITS, checked above
 
 
 def _check_pool(pool: object, field: str) -> int:
@@ -83,14 +90,14 @@ def _check_pool(pool: object, field: str) -> int:
     return _check_count(pool, field, 1, MAX_POOL)
 
 
-def effective_rank(base: str, scars: int) -> str:
+def effective_rank(base: str, scars: int) -> Rank:
     """Ruling 1 (cat.txt, "Scars"): one rank down per 3 scars in the Trait, never below Crippled."""
     _check_rank(base, "base")
     _check_count(scars, "scars")
     return RANKS[max(0, RANKS.index(base) - scars // SCARS_PER_RANK)]
 
 
-def effective_ranks(base_ranks: Mapping[str, str], scars: Mapping[str, int]) -> dict[str, str]:
+def effective_ranks(base_ranks: Mapping[K, str], scars: Mapping[K, int]) -> dict[Trait, str]:
     """The sheet's ranks after scars, trait by trait (missing scar counts are 0)."""
     for trait in scars:
         _check_trait(trait, f"scars.{trait}")
@@ -182,7 +189,7 @@ def test_fate(
 
 
 # The name is the rules' own; this keeps pytest from collecting it when a test imports it.
-test_fate.__test__ = False
+test_fate.__test__ = False  # type: ignore[attr-defined]  # pytest's own marker attribute, set on a function
 
 
 def exact_success_chance(pool: int, needed: int, style_points: int = 0) -> Fraction:
@@ -309,17 +316,17 @@ def dodge_round_scars_with_life(result: FoeRoundResult) -> FoeRoundResult:
     return dataclasses.replace(result, cat_scars=0, cat_life_spent=True)
 
 
-def _crippled_count(ranks: Mapping[str, str]) -> int:
+def _crippled_count(ranks: Mapping[K, str]) -> int:
     return sum(1 for trait, rank in ranks.items() if _check_rank(rank, f"ranks.{trait}") == "crippled")
 
 
-def is_dead(ranks: Mapping[str, str], lives: int) -> bool:
+def is_dead(ranks: Mapping[K, str], lives: int) -> bool:
     """cat.txt, "Death"; ruling 7: dead with four Traits Crippled (effective ranks) or no Lives left."""
     _check_count(lives, "lives")
     return _crippled_count(ranks) >= 4 or lives == 0
 
 
-def crippled_warning(ranks: Mapping[str, str]) -> str | None:
+def crippled_warning(ranks: Mapping[K, str]) -> str | None:
     """Ruling 7: the sheet's warning when exactly three Traits are Crippled, else None."""
     if _crippled_count(ranks) == 3:
         return "Three Traits are Crippled: this cat is in real danger. One more and he dies."
@@ -369,25 +376,25 @@ def gift_reputation_rank(giver_rank: int) -> int:
     return max(1, giver_rank // 2)
 
 
-def _most_scarred(scars: Mapping[str, int]) -> str | None:
+def _most_scarred(scars: Mapping[Trait, int]) -> Trait | None:
     top = max(scars.values())
     return None if top == 0 else next(trait for trait in TRAITS if scars[trait] == top)
 
 
-def _weekly_choices(choices: str | Sequence[str] | None, weeks: int) -> list[str | None]:
+def _weekly_choices(choices: str | Sequence[str] | None, weeks: int) -> list[Trait | None]:
     if choices is None:
         return [None] * weeks
     if isinstance(choices, str):
         return [_check_trait(choices, "choices")] * weeks
     if len(choices) > weeks:
         raise CatRuleError("choices", f"{len(choices)} choices for {weeks} weeks of healing.")
-    picked: list[str | None] = [_check_trait(c, f"choices.{i}") for i, c in enumerate(choices)]
+    picked: list[Trait | None] = [_check_trait(c, f"choices.{i}") for i, c in enumerate(choices)]
     return picked + [None] * (weeks - len(choices))
 
 
 def heal(
-    scars: Mapping[str, int], weeks: int, choices: str | Sequence[str] | None = None
-) -> dict[str, int]:
+    scars: Mapping[K, int], weeks: int, choices: str | Sequence[str] | None = None
+) -> dict[Trait, int]:
     """cat.txt, "Healing"; ruling 1: one scar per week of game time.
 
     `choices` is one Trait per week (weeks beyond the list heal the most-scarred Trait,

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from functools import lru_cache
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from app.rules.notation.errors import EXPLOSION_CAP
 from app.rules.notation.order_stats import lowest_sums_exact, lowest_sums_float
@@ -282,7 +282,9 @@ def _mixture(
         # The highest k of the lower dice are all of them minus the lowest (others - k).
         part = others * mean_score - lowest(others, others - kept_others) if high else lowest(others, kept_others)
         total += weight * part
-    return total
+    # Callers pair Fraction scores with int weights and float scores with float weights; mypy also tries
+    # Fraction with float weights, whose product is a float.
+    return cast(Number, total)
 
 
 def _score_steps(term: DiceTerm, lower: int) -> dict[int, int]:

@@ -104,7 +104,7 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
     _healed(patient)
     summary = (f"gives first aid to {name}: the {level_name(patient.health[params.box])} box is healed "
                f"for {cost} Fame")
-    others = {} if itself else {params.patient_id: dump(patient)}
+    others = {} if params.patient_id is None else {params.patient_id: dump(patient)}  # None: itself
     return Resolution(request=params.model_dump(), dice=[], outcome={"box": params.box, "fame": cost},
                       summary=summary, sheet=dump(patient if itself else healer), others=others)
 
@@ -159,7 +159,7 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
     text += f" ({kit.uses} uses left)"
     return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
                       summary=f"uses {kit.name}: {core.describe(spec, rolled)}; {text}", sheet=dump(healer),
-                      others={} if itself else {params.patient_id: dump(patient)})
+                      others={} if params.patient_id is None else {params.patient_id: dump(patient)})
 
 
 def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice, ctx: Context) -> Resolution:

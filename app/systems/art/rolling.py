@@ -132,7 +132,7 @@ def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: c
     if not tally or tally.get("finished") or {k: tally.get(k) for k in key} != key:
         tally = {**key, "outcomes": []}
     tally["outcomes"] = [*tally["outcomes"], successes]
-    result = art.sustained_action(tally["outcomes"], goal=key["goal"], failure_goal=key["failure_goal"])
+    result = art.sustained_action(tally["outcomes"], goal=params.goal, failure_goal=params.failure_goal or params.goal)
     tally.update(successes=result.successes, failures=result.failures, finished=result.finished,
                  succeeded=result.succeeded)
     sheet.sustained = tally

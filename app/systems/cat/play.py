@@ -212,7 +212,7 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
                           field="reason")
     new = cat.model_copy(deep=True)
     for t, n in placed.items():
-        new.scars[t] += n  # type: ignore[index]
+        new.scars[t] += n
     new.pending = cat.pending[1:]
     where = ", ".join(f"{n} on {t.capitalize()}" for t, n in placed.items())
     summary = f"places {batch.scars} scar(s): {where} — “{p.reason.strip()}”"

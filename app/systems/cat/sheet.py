@@ -12,8 +12,8 @@ from app.i18n import _
 from app.rules import cat as rules
 from app.systems.base import ActionError
 
-Trait = Literal["claws", "coat", "face", "fangs", "legs", "tail"]
-Rank = Literal["crippled", "hurt", "good", "strong", "best"]
+Trait = rules.Trait
+Rank = rules.Rank
 TRAIT_HELP: Mapping[str, str] = {
     "claws": "fighting, climbing", "coat": "protection, impressing, persuading", "face": "senses",
     "fangs": "fighting, carrying", "legs": "jumping, balance, running", "tail": "magic",
@@ -64,11 +64,15 @@ class Docked(BaseModel):
     reason: str = ""
 
 
+def _all_good() -> dict[Trait, Rank]:
+    return {t: "good" for t in rules.TRAITS}
+
+
 class CatSheet(BaseModel):
     human_name: str = Field(default="", max_length=80)
     cat_name: str = Field(default="", max_length=80)
     secret_name: str = Field(default="", max_length=80)
-    ranks: dict[Trait, Rank] = Field(default_factory=lambda: {t: "good" for t in rules.TRAITS})
+    ranks: dict[Trait, Rank] = Field(default_factory=_all_good)
     scars: dict[Trait, int] = Field(default_factory=lambda: {t: 0 for t in rules.TRAITS})
     lives: int = Field(default=rules.STARTING_LIVES, ge=0, le=MAX_FOE_LIVES)
     reputations: list[Reputation] = Field(default_factory=list, max_length=rules.MAX_REPUTATIONS)
@@ -116,7 +120,7 @@ def dump(cat: CatSheet) -> dict[str, Any]:
 
 # --- derived numbers ---------------------------------------------------------------------------------------
 
-def effective(cat: CatSheet) -> dict[str, str]:
+def effective(cat: CatSheet) -> dict[Trait, str]:
     """Each Trait's rank after scars (ruling 1); for a foe, "crippled" marks a Trait scarred down to 0 dice."""
     if cat.foe:
         return {t: "crippled" if cat.foe_dice.get(t, 0) and not trait_dice(cat, t) else "foe" for t in rules.TRAITS}
@@ -244,7 +248,7 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
         if not names[n]:
             raise ActionError(_("Every cat has a {label}.").format(label=label), field=n)
     given = fields.get("ranks") if isinstance(fields.get("ranks"), Mapping) else {}
-    ranks = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}  # type: ignore[union-attr]
+    ranks: dict[str, str] = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}  # type: ignore[union-attr]
     for t in rules.TRAITS:
         if not ranks[t]:
             raise ActionError(_("Choose a rank for {trait}.").format(trait=t.capitalize()), field=f"rank_{t}")
@@ -278,6 +282,6 @@ def create_foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     if not any(dice.values()):
         raise ActionError(_("A foe needs dice in at least one Trait."), field="dice_claws")
     cat = CatSheet(foe=True, example=bool(key), foe_dice=dice, lives=_count(fields, "lives", 1, MAX_FOE_LIVES,
-                                                                                 base["lives"]),  # type: ignore[arg-type]
+                                                                                 base["lives"]),
                    notes=_text(fields, "notes", 5000) or base["notes"], ranks={t: "good" for t in rules.TRAITS})
     return dump(cat)

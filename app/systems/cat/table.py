@@ -29,11 +29,11 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
         if is_dead(cat):
             continue
         left = rules.heal(cat.scars, p.weeks, cat.heal_first or None)
-        gone = {t: cat.scars[t] - left[t] for t in rules.TRAITS if cat.scars[t] != left[t]}  # type: ignore[index]
+        gone = {t: cat.scars[t] - left[t] for t in rules.TRAITS if cat.scars[t] != left[t]}
         if not gone:
             continue
         new = cat.model_copy(deep=True)
-        new.scars = left  # type: ignore[assignment]
+        new.scars = left
         others[cid] = dump(new)
         healed.append(f"{ctx.other_names[cid]} heals " + ", ".join(f"{n} {t.capitalize()}" for t, n in gone.items()))
     week = int(ctx.campaign_settings.get("week", 0)) + p.weeks

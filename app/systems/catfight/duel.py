@@ -138,6 +138,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     if params.move not in catfight.legal_moves(state):
         raise ActionError(_("That move is not possible now."), field="move")
     turn = catfight.to_move(state)
+    assert turn is not None  # only once the duel is over, and then no move is legal
     if turn != side:
         raise ActionError(_("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]},
                           field="move")

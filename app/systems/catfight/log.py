@@ -6,7 +6,7 @@ Log lines are written in English (`summary`) and, for this game's other rules la
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.i18n import translations
@@ -24,14 +24,14 @@ def _roll_text(roll: Mapping[str, Any], names: Mapping[str, str], _: Gettext) ->
         "faces": faces, "total": roll["total"]}
 
 
-def _rolls_text(rolls: list[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
+def _rolls_text(rolls: Sequence[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
     """Opposed rolls in pairs; a tie rolls again (rulings 1–3)."""
     pairs = [rolls[i:i + 2] for i in range(0, len(rolls), 2)] if len(rolls) > 1 else [rolls]
     parts = [", ".join(_roll_text(r, names, _) for r in pair) for pair in pairs]
     return (" — " + _("tie, again:") + " ").join(parts)
 
 
-def _damage_text(damage: list[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
+def _damage_text(damage: Sequence[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
     return "".join(" " + _("%(cat)s loses %(points)d, health %(health)d.") % {
         "cat": names[d["cat"]], "points": d["points"], "health": d["health"]} for d in damage)
 
@@ -79,11 +79,11 @@ def describe_event(event: Mapping[str, Any], names: Mapping[str, str], _: Gettex
     return text + _damage_text(event.get("damage", []), names, _)
 
 
-def describe(events: list[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
+def describe(events: Sequence[Mapping[str, Any]], names: Mapping[str, str], _: Gettext) -> str:
     return " ".join(describe_event(event, names, _) for event in events)
 
 
-def summaries(events: list[Mapping[str, Any]], names: Mapping[str, str]) -> dict[str, str]:
+def summaries(events: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> dict[str, str]:
     return {loc: describe(events, names, translations(loc).gettext) for loc in SUMMARY_LOCALES}
 
 

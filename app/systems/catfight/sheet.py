@@ -54,7 +54,7 @@ def create_cat(fields: Mapping[str, Any]) -> dict[str, Any]:
     if total != catfight.STAT_TOTAL:
         raise ActionError(_("The five values add up to %(total)d; they must add up to exactly 70.") % {"total": total},
                           field="total")
-    return CatSheet(**values).model_dump(mode="json")
+    return CatSheet.model_validate(values).model_dump(mode="json")
 
 
 def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
