@@ -28,6 +28,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from utils.routes import registered_routes
 from utils.server import reset_postgres
 from utils.tables import seat_table
 from utils.web import csrf_of
@@ -84,18 +85,7 @@ QUERY: dict[str, Callable[[World], dict[str, Any]]] = {
 
 
 def get_routes(app: FastAPI) -> set[str]:
-    paths: set[str] = set()
-
-    def walk(routes: Any) -> None:
-        for r in routes:
-            if isinstance(r, Route) and "GET" in (r.methods or ()):
-                paths.add(r.path)
-            inner = getattr(getattr(r, "original_router", None), "routes", None)
-            if inner:
-                walk(inner)
-
-    walk(app.router.routes)
-    return paths
+    return {r.path for r in registered_routes(app) if isinstance(r, Route) and "GET" in (r.methods or ())}
 
 
 # --- normalising renderings ---------------------------------------------------------------------------------

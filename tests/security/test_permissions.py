@@ -12,6 +12,7 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 from utils.coin_system import COIN
+from utils.routes import registered_routes
 from utils.tables import Table
 from utils.web import api_token, csrf_of
 
@@ -222,18 +223,7 @@ def test_every_route_is_in_the_matrix(app) -> None:
 
 
 def _page_paths(app) -> set[str]:
-    paths: set[str] = set()
-
-    def walk(routes) -> None:
-        for r in routes:
-            if isinstance(r, APIRoute):
-                paths.add(r.path)
-            inner = getattr(getattr(r, "original_router", None), "routes", None)
-            if inner:
-                walk(inner)
-
-    walk(app.router.routes)
-    return paths
+    return {r.path for r in registered_routes(app) if isinstance(r, APIRoute)}
 
 
 def test_blind_result_reaches_no_player_by_any_route(client: TestClient, new_client) -> None:
