@@ -144,6 +144,11 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 raise BadRequest(_("Changing the campaign's settings is seen by everyone: make this one public."),
                                  field="visibility")
             held = _hold(before, character, resolution) if hidden else None
+            if held and req.visibility == Visibility.SELF:
+                # Its changes wait for a reveal only the roller could make: they could keep rolling until they
+                # liked a result. A narrator must be able to see (and reveal) a roll that changes a sheet.
+                raise BadRequest(_("This roll changes the sheet, so a narrator must be able to see it: choose "
+                                   "“Me and the narrators”, “Blind” or “Everyone”."), field="visibility")
             if held is None:
                 if resolution.sheet is not None and character is not None:
                     save_sheet(db, character, resolution.sheet)

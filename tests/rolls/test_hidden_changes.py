@@ -39,7 +39,7 @@ def _hidden_test(t: CatTable, cat: int, faces: list[int], visibility: str = "bli
         return rolls.perform_action(db, t.access(db, "pia"), req, dice=ScriptedDice(faces)).entry
 
 
-@pytest.mark.parametrize("visibility", ["blind", "narrator", "self"])
+@pytest.mark.parametrize("visibility", ["blind", "narrator"])
 def test_a_hidden_failure_and_a_hidden_success_leave_the_same_sheet_until_the_reveal(t: CatTable,
                                                                                      visibility: str) -> None:
     failing, winning = t.cat(name="Smoke"), t.cat(name="Soot")
@@ -49,7 +49,7 @@ def test_a_hidden_failure_and_a_hidden_success_leave_the_same_sheet_until_the_re
     assert t.sheet(failing) == before_failing and t.sheet(winning) == before_winning
     assert lost.body["held"] and lost.body["held"][str(failing)]
     # The reveal applies what the roll held back: the scars wait to be placed now.
-    revealer = "pia" if visibility == "self" else "nora"
+    revealer = "nora"
     reveal = _reveal(t, revealer, lost.seq)
     assert t.sheet(failing)["pending"][0]["scars"] == 3
     assert reveal.body["outcome"] == {"held": {str(failing): "applied"}}
@@ -67,11 +67,27 @@ def test_a_voided_hidden_roll_applies_nothing_at_its_reveal(t: CatTable) -> None
     assert t.sheet(cat) == before and reveal.body["outcome"] is None
 
 
+def test_a_roll_that_changes_a_sheet_cannot_be_kept_to_oneself(t: CatTable) -> None:
+    """Its changes would wait for a reveal only the roller could make: they could roll until they liked it."""
+    cat = t.cat()
+    before = t.sheet(cat)
+    with pytest.raises(BadRequest) as exc:
+        _hidden_test(t, cat, [2, 3, 5, 3], "self")
+    assert exc.value.field == "visibility" and "a narrator must be able to see it" in exc.value.message
+    assert t.sheet(cat) == before
+
+
+def _own_dice_roll(t: CatTable, visibility: str) -> Any:
+    with t.factory() as db:
+        req = rolls.ActionRequest(system="dice", action="roll", params={"expression": "1d6"}, visibility=visibility)
+        return rolls.perform_action(db, t.access(db, "pia"), req).entry
+
+
 def test_who_may_reveal(t: CatTable) -> None:
     blind = _hidden_test(t, t.cat(name="One"), [6, 6, 5, 3], "blind")
     with pytest.raises(Forbidden):
         _reveal(t, "pia", blind.seq)  # the roller of a blind roll does not know the result
-    mine = _hidden_test(t, t.cat(name="Two"), [6, 6, 5, 3], "self")
+    mine = _own_dice_roll(t, "self")
     with pytest.raises(Forbidden):
         _reveal(t, "nora", mine.seq)
     with pytest.raises(Forbidden):

@@ -140,6 +140,7 @@ class Case:
     # Values that must not reach a viewer who may not see the result (besides the entry's summary).
     secrets: dict[str, list[str]] = field(default_factory=dict)  # "success"/"failure" -> strings
     compare: bool = True  # False: no dice, no outcome to tell apart (one world is enough)
+    changes_sheet: bool = True  # a roll that changes a sheet cannot be kept to oneself (service: held + self)
     setup: str = ""  # a named preparation step of World
 
     def fields(self, world: World) -> dict[str, str]:
@@ -150,7 +151,7 @@ class Case:
 
 
 CASES = [
-    Case("dice-roll", "dice", "roll", {"expression": "3d1000"}, [613, 547, 281], [1, 2, 3],
+    Case("dice-roll", "dice", "roll", {"expression": "3d1000"}, [613, 547, 281], [1, 2, 3], changes_sheet=False,
          secrets={"success": ["1441", "613", "547", "281"]}),
     Case("cat-test_fate", "cat", "test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"},
          [2, 4, 6, 6], [3, 3, 5, 3], secrets={"failure": ["scar(s) to place"]}),
@@ -313,11 +314,11 @@ class World:
         with self.factory() as db:
             return dict(db.get(Character, self.ids[key]).sheet)
 
-    def post_form(self, who: str, path: str, data: dict[str, str]) -> str:
+    def post_form(self, who: str, path: str, data: dict[str, str], status: int = 200) -> str:
         browser = self.browsers[who]
         headers = {"X-CSRF-Token": csrf_of(browser, "/account"), "HX-Request": "true"}
         r = browser.post(path, data=data, headers=headers, follow_redirects=False)
-        assert r.status_code == 200, (path, r.status_code, r.text[:2000])
+        assert r.status_code == status, (path, r.status_code, r.text[:2000])
         return r.text
 
     def snapshot(self, viewer: str, full: bool = True) -> dict[str, str]:
@@ -507,6 +508,17 @@ def test_a_hidden_result_reaches_no_one_who_may_not_see_it(case: Case, visibilit
                                                           tmp_path: Path, _close_worlds: list[World]) -> None:
     blind_to = [v for v in ROLES if not may_see(visibility, v, case.roller)]
     assert blind_to, "someone may not see a hidden result"
+    if visibility == "self" and case.changes_sheet:
+        # Its changes would wait for a reveal only the roller could make (roll until you like it): refused.
+        world = World(database_url, tmp_path, f"{case.id}-self-refused", case)
+        _close_worlds.append(world)
+        before, seq = {key: world.sheet(key) for key in world.ids}, world.last_seq()
+        path = f"/campaigns/{world.campaign_id}/characters/{world.ids[case.character]}/act/{case.action}"
+        with scripted(case.success):
+            page = world.post_form(case.roller, path, {**case.fields(world), "visibility": "self"}, status=422)
+        assert "a narrator must be able to see it" in html.unescape(page)
+        assert world.last_seq() == seq and all(world.sheet(key) == before[key] for key in world.ids)
+        return
     results: dict[str, Played] = {}
     # One world at a time (on PostgreSQL they share the database): play, check, reveal, check, close.
     worlds = (("success", case.success), ("failure", case.failure)) if case.compare else (("success", case.success),)
@@ -629,7 +641,7 @@ def test_an_adjusted_secret_name_reaches_only_the_narrators_and_the_owner(databa
     assert_same(results["success"].snapshots["otto"], results["failure"].snapshots["otto"], "otto", "secret name")
 
 
-@pytest.mark.parametrize("visibility", ("public", *HIDDEN))
+@pytest.mark.parametrize("visibility", ("public", *(v for v in HIDDEN if v != "self")))  # self: refused, above
 def test_a_foes_level_never_reaches_the_players(visibility: str, database_url: str, tmp_path: Path,
                                                 _close_worlds: list[World]) -> None:
     """ART: the same roll against a foe whose Alertness is Inferior in one world and Poor in the other (both
