@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session
@@ -17,6 +17,7 @@ from app.i18n import LANGUAGES, _
 from app.systems import ALWAYS_ON, SYSTEMS
 from app.types import utcnow
 
+T = TypeVar("T")
 NARRATOR = "narrator"
 PLAYER = "player"
 
@@ -43,6 +44,16 @@ def access(db: Session, user: User | None, campaign_id: int) -> Access:
     if row is None or user is None:
         raise NotFound(_("No such campaign, or you are not a member of it."))
     return Access(campaign=row[0], user=user, role=row[1])
+
+
+def in_campaign(db: Session, acc: Access, model: type[T], row_id: int, message: str,
+                field: str | None = None) -> T:
+    """A row (character, encounter, prompt…) of the caller's campaign; the same 404 for one of another campaign
+    as for one that does not exist."""
+    row = db.get(model, row_id)
+    if row is None or getattr(row, "campaign_id", None) != acc.campaign.id:
+        raise NotFound(message, field=field)
+    return row
 
 
 def require_narrator(acc: Access) -> None:

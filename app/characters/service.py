@@ -9,9 +9,9 @@ from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
 from app.campaigns.models import Membership
-from app.campaigns.service import Access
+from app.campaigns.service import Access, in_campaign
 from app.characters.models import Character
-from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
+from app.errors import BadRequest, Conflict, Forbidden, validation_message
 from app.i18n import _
 from app.systems import ActionError, get_system
 
@@ -73,12 +73,9 @@ def visible_sheet(acc: Access, character: Character) -> dict[str, Any]:
     return system.public_sheet(dict(character.sheet))
 
 
-def character_in(db: Session, acc: Access, character_id: int) -> Character:
+def character_in(db: Session, acc: Access, character_id: int, field: str | None = None) -> Character:
     """A character of this campaign that the caller may look at (everyone sees the cast list)."""
-    character = db.get(Character, character_id)
-    if character is None or character.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such character in this campaign."))
-    return character
+    return in_campaign(db, acc, Character, character_id, _("No such character in this campaign."), field)
 
 
 def actable_characters(db: Session, acc: Access) -> list[Character]:
@@ -87,10 +84,8 @@ def actable_characters(db: Session, acc: Access) -> list[Character]:
 
 def character_for(db: Session, acc: Access, character_id: int, *, system: str | None = None) -> Character:
     """A character the caller may act for (owner or narrator), of `system` if given."""
-    character = db.get(Character, character_id)
-    if character is None or character.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such character in this campaign."), field="character_id")
-    if not acc.is_narrator and character.owner_id != acc.user.id:
+    character = character_in(db, acc, character_id, field="character_id")
+    if not can_act(acc, character):
         raise Forbidden(_("You can only act for your own characters."), field="character_id")
     if system is not None and character.system != system:
         raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=get_system(system).name), field="character_id")

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
-from app.campaigns.service import Access
+from app.campaigns.service import Access, in_campaign
 from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
@@ -19,10 +19,7 @@ from app.types import utcnow
 
 
 def encounter_in(db: Session, acc: Access, encounter_id: int) -> Encounter:
-    encounter = db.get(Encounter, encounter_id)
-    if encounter is None or encounter.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such encounter in this campaign."))
-    return encounter
+    return in_campaign(db, acc, Encounter, encounter_id, _("No such encounter in this campaign."))
 
 
 def active_encounters(db: Session, acc: Access) -> list[Encounter]:
@@ -60,13 +57,8 @@ def encounter_for_step(db: Session, acc: Access, action: Action, params: BaseMod
 def other_participants(db: Session, encounter: Encounter, character: Character | None) -> dict[int, Character]:
     """The encounter's participants other than the acting character: their sheets come in ctx.others and a
     step may change them (Resolution.others)."""
-    found: dict[int, Character] = {}
-    for p in encounter.participants:
-        other = db.get(Character, p.get("character_id"))
-        if other is not None and other.campaign_id == encounter.campaign_id and (character is None
-                                                                                or other.id != character.id):
-            found[other.id] = other
-    return found
+    return {cid: other for cid, other in participant_characters(db, encounter).items()
+            if other.campaign_id == encounter.campaign_id and (character is None or cid != character.id)}
 
 
 def check_encounter_version(db: Session, encounter: Encounter, params: BaseModel) -> None:

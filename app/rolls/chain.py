@@ -24,8 +24,6 @@ HIDDEN_FIELDS = ("request", "dice", "outcome", "summary", "note")
 # What every member sees of every entry (hidden or not): all of it is in the hash.
 HEADER_FIELDS = ("seq", "created_at", "actor", "actor_id", "character_id", "system", "action", "kind",
                  "visibility", "target_seq", "subject_id")
-# Header fields the body repeats: an export's readable copy must equal the body's.
-_BODY_HEADER = ("seq", "created_at", "actor", "actor_id", "character_id", "system", "action", "kind", "target_seq")
 
 
 def canonical_json(body: Mapping[str, Any]) -> bytes:
@@ -114,7 +112,7 @@ def _check_entry(entry: Mapping[str, Any], result: Verification, prev: str) -> N
         result.bodies_checked += 1
         if body_hash(salt, body) != entry.get("body_hash"):
             result.fail(f"entry {seq}: body does not match body_hash")
-        for name in _BODY_HEADER:
+        for name in HEADER_FIELDS:  # the ones the body repeats: the readable copy must equal the body's
             if name in body and body.get(name) != entry.get(name):
                 result.fail(f"entry {seq}: '{name}' differs from the hashed body")
         for name in HIDDEN_FIELDS:

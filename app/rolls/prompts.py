@@ -8,10 +8,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.campaigns.service import Access, require_narrator
+from app.campaigns.service import Access, in_campaign, require_narrator
 from app.characters.models import Character
 from app.characters.service import character_for
-from app.errors import BadRequest, NotFound
+from app.errors import BadRequest
 from app.i18n import _
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
@@ -56,10 +56,7 @@ def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = n
 
 
 def prompt_in(db: Session, acc: Access, prompt_id: int) -> RollPrompt:
-    prompt = db.get(RollPrompt, prompt_id)
-    if prompt is None or prompt.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such roll prompt."))
-    return prompt
+    return in_campaign(db, acc, RollPrompt, prompt_id, _("No such roll prompt."))
 
 
 def open_prompts_for(db: Session, character: Character) -> list[RollPrompt]:

@@ -28,6 +28,7 @@ from app.i18n import _
 from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
 from app.rolls.models import LogEntry, RollPrompt
+from app.rolls.prompts import prompt_in
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
 from app.systems import Action, ActionError, Context, Resolution, get_action
@@ -59,10 +60,8 @@ class _Replayed(Exception):
         self.entry = entry
 
 
-def _open_prompt(db: Session, acc: Access, req: ActionRequest) -> RollPrompt:
-    prompt = db.get(RollPrompt, req.prompt_id)
-    if prompt is None or prompt.campaign_id != acc.campaign.id:
-        raise NotFound(_("No such roll prompt."))
+def _open_prompt(db: Session, acc: Access, prompt_id: int) -> RollPrompt:
+    prompt = prompt_in(db, acc, prompt_id)
     if prompt.status != "open":
         raise Conflict(_("That roll has already been made."))
     character_for(db, acc, prompt.character_id)
@@ -77,7 +76,7 @@ def request_digest(req: ActionRequest) -> str:
 def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice | None = None,
                    idempotency_key: str | None = None, publish: Publish = no_publish) -> ActionResult:
     digest = request_digest(req) if idempotency_key else None
-    prompt = _open_prompt(db, acc, req) if req.prompt_id is not None else None
+    prompt = _open_prompt(db, acc, req.prompt_id) if req.prompt_id is not None else None
     if prompt is not None:
         # The narrator's parameters win over anything the player sent.
         req = req.model_copy(update={

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import UTC
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -26,7 +28,7 @@ depends_on = None
 GENESIS = "0" * 64
 
 
-def _v2(prev: str, row: sa.Row) -> str:
+def _v2(prev: str, row: sa.Row[Any]) -> str:
     created = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=UTC)
     header = {"seq": row.seq, "created_at": created.isoformat(), "actor": row.actor_name, "actor_id": row.actor_id,
               "character_id": row.character_id, "system": row.system, "action": row.action, "kind": row.kind,
@@ -36,11 +38,11 @@ def _v2(prev: str, row: sa.Row) -> str:
     return hashlib.sha256(prev.encode("ascii") + b"\n" + material).hexdigest()
 
 
-def _v1(prev: str, row: sa.Row) -> str:
+def _v1(prev: str, row: sa.Row[Any]) -> str:
     return hashlib.sha256(f"{prev}\n{row.seq}\n{row.visibility}\n{row.body_hash}".encode("ascii")).hexdigest()
 
 
-def _relink(link) -> None:  # type: ignore[no-untyped-def]
+def _relink(link: Callable[[str, sa.Row[Any]], str]) -> None:
     bind = op.get_bind()
     entries = sa.table("log_entries", sa.column("id"), sa.column("campaign_id"), sa.column("seq"),
                        sa.column("created_at", sa.DateTime()), sa.column("actor_name"), sa.column("actor_id"),

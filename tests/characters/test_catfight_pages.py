@@ -10,21 +10,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from utils.tables import Table
-from utils.web import csrf_of
+from utils.web import csrf_of, signed_in
 
 TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
-
-
-def browser(new_client: Any, username: str, *, lang: str = "en") -> TestClient:
-    c = new_client()
-    c.headers["Accept-Language"] = lang
-    token = csrf_of(c, "/signin")
-    r = c.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token, "next": "/"},
-               follow_redirects=False)
-    assert r.status_code == 303, r.text
-    c.headers["X-CSRF-Token"] = csrf_of(c, "/account")
-    return c
 
 
 class Duel:
@@ -33,9 +22,9 @@ class Duel:
         self.client = client
         self.tecka = self.cat(self.t.player, "Tecka", TECKA)
         self.mimi = self.cat(self.t.other, "Mimi", MIMI)
-        self.pia = browser(new_client, "pia", lang=lang)
-        self.otto = browser(new_client, "otto", lang=lang)
-        self.nora = browser(new_client, "nora", lang=lang)
+        self.pia = signed_in(new_client, "pia", lang=lang)
+        self.otto = signed_in(new_client, "otto", lang=lang)
+        self.nora = signed_in(new_client, "nora", lang=lang)
         self.base = f"/campaigns/{self.t.id}"
 
     def cat(self, who: dict[str, str], name: str, values: dict[str, int]) -> int:
@@ -204,7 +193,7 @@ def test_a_player_challenges_from_the_sheet(duel: Duel) -> None:
 
 def test_german_pages_and_log_lines(client: TestClient, new_client: Any) -> None:
     duel = Duel(client, new_client, lang="de")
-    english = browser(new_client, "otto", lang="en")
+    english = signed_in(new_client, "otto", lang="en")
     duel.start()
     html = duel.view(duel.pia)
     assert "Auswürfeln, wer beginnt" in html and "Beide Katzen würfeln" in html

@@ -121,12 +121,18 @@ def test_an_api_stream_stops_at_the_next_entry(quiet_server: LiveServer, cut: st
     _assert_cut_off(table, events)
 
 
-def test_a_page_stream_stops_at_the_next_entry_after_sign_out(quiet_server: LiveServer) -> None:
-    table = Table(quiet_server.url, quiet_server.database_url)
+def _page_stream(table: Table) -> tuple[httpx2.Client, queue.Queue]:
+    """Pia's browser (signed in) and the campaign page's stream opened with its session, past entry 1."""
     browser = _browser(table.base, "pia")
     events = _start(_browser(table.base, "pia", browser.cookies), f"/campaigns/{table.cid}/stream")
     table.roll()
     assert 'id="entry-1"' in events.get(timeout=10)
+    return browser, events
+
+
+def test_a_page_stream_stops_at_the_next_entry_after_sign_out(quiet_server: LiveServer) -> None:
+    table = Table(quiet_server.url, quiet_server.database_url)
+    browser, events = _page_stream(table)
     match = CSRF_RE.search(browser.get("/account").text)
     assert match
     assert browser.post("/signout", data={"csrf_token": match.group(1)}).status_code in (200, 303)
@@ -157,10 +163,7 @@ def _user_id(table: Table, headers: dict[str, str]) -> int:
 def test_login_sessions_are_what_the_page_stream_checks(quiet_server: LiveServer) -> None:
     """Deleting the session row (what sign-out does on any process) is enough."""
     table = Table(quiet_server.url, quiet_server.database_url)
-    browser = _browser(table.base, "pia")
-    events = _start(_browser(table.base, "pia", browser.cookies), f"/campaigns/{table.cid}/stream")
-    table.roll()
-    assert 'id="entry-1"' in events.get(timeout=10)
+    browser, events = _page_stream(table)
     table.db(delete(LoginSession))
     browser.close()
     _assert_cut_off(table, events)

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from utils.cat import CatTable
 from utils.tables import Table
-from utils.web import api_token
 
 from app.errors import BadRequest, Conflict, Forbidden
 from app.rolls import corrections, patch
@@ -173,6 +172,3 @@ def test_patches_compose_with_what_happened_meanwhile() -> None:
     assert applied["tally"] == {"pass": 2} and "gone" not in applied and applied["new"] is True
     assert patch.diff(after, after) == []
 
-
-def test_api_tokens_helper_is_used(client: Any) -> None:
-    assert api_token(client, "zed")["Authorization"].startswith("Bearer fb_")

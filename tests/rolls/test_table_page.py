@@ -6,15 +6,11 @@ import re
 
 from starlette.testclient import TestClient
 from utils.tables import Table
-from utils.web import csrf_of
+from utils.web import csrf_of, signed_in
 
 
 def _browser(new_client, name: str) -> TestClient:
-    b = new_client()
-    r = b.post("/signin", data={"username": name, "password": "correct horse", "csrf_token": csrf_of(b, "/signin")},
-               follow_redirects=False)
-    assert r.status_code == 303
-    return b
+    return signed_in(new_client, name)
 
 
 def _hx(b: TestClient) -> dict[str, str]:

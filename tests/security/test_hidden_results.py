@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import anyio
 import markupsafe
@@ -193,12 +194,8 @@ NOT_PLAYED = {
 @contextmanager
 def scripted(faces: list[int]) -> Iterator[None]:
     """The web form's dice: the rules service rolls SecureDice(); for this block it rolls these faces."""
-    original = rolls.SecureDice
-    rolls.SecureDice = lambda: ScriptedDice(list(faces))  # type: ignore[assignment,misc,return-value]
-    try:
+    with mock.patch.object(rolls, "SecureDice", lambda: ScriptedDice(list(faces))):
         yield
-    finally:
-        rolls.SecureDice = original  # type: ignore[misc]
 
 
 class World:

@@ -15,7 +15,7 @@ from app.characters.service import create_character
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 from utils.tables import Table, seat_table
-from utils.web import csrf_of
+from utils.web import signed_in
 
 # Strength 9, Intelligence 11 (so Climbing +4 and Rock climbing +1 fit the starting 11 xp), Stamina 10.
 PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
@@ -76,16 +76,6 @@ class Play:
 NARRATOR, PIA, OTTO = 0, 1, 2
 
 
-def browser(new_client: Any, username: str) -> TestClient:
-    c = new_client()
-    token = csrf_of(c, "/signin")
-    r = c.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token, "next": "/"},
-               follow_redirects=False)
-    assert r.status_code == 303, r.text
-    c.headers["X-CSRF-Token"] = csrf_of(c, "/account")
-    return c
-
-
 def balanced(name: str = "Maren", **extra: str) -> dict[str, str]:
     data = {"name": name, "sheet_kind": "adventurer", "method": "balanced"}
     for code, (a, b) in PAIRS.items():
@@ -98,9 +88,9 @@ class Art:
     def __init__(self, client: TestClient, new_client: Any) -> None:
         self.t = Table(client, systems=("art",))
         self.client = client
-        self.pia = browser(new_client, "pia")
-        self.otto = browser(new_client, "otto")
-        self.nora = browser(new_client, "nora")
+        self.pia = signed_in(new_client, "pia")
+        self.otto = signed_in(new_client, "otto")
+        self.nora = signed_in(new_client, "nora")
         self.base = f"/campaigns/{self.t.id}"
 
     def create(self, who: TestClient, data: dict[str, str]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from starlette.testclient import TestClient
 
@@ -37,3 +38,16 @@ def api_token(client: TestClient, username: str, password: str = "correct horse"
     r = client.post("/api/tokens", json={"username": username, "password": password})
     assert r.status_code == 201, r.text
     return {"Authorization": f"Bearer {r.json()['token']}"}
+
+
+def signed_in(new_client: Callable[[], TestClient], username: str, *, lang: str | None = None,
+              password: str = "correct horse") -> TestClient:
+    """A fresh browser signed in as `username` (optionally asking for a language), with its CSRF header set."""
+    c = new_client()
+    if lang is not None:
+        c.headers["Accept-Language"] = lang
+    r = c.post("/signin", data={"username": username, "password": password, "csrf_token": csrf_of(c, "/signin"),
+                                "next": "/"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    c.headers["X-CSRF-Token"] = csrf_of(c, "/account")
+    return c

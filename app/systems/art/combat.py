@@ -169,10 +169,10 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     others: dict[int, Any] = {}
     done = None
     text = "misses" if not rolled.roll.succeeded else "hits"
-    if other is not None and other[0].kind == "foe" and rolled.roll.succeeded:
+    if other is not None and params.opponent_id is not None and other[0].kind == "foe" and rolled.roll.succeeded:
         foe, name = other
         done = hit_foe(foe, rolled.roll.result)
-        others[params.opponent_id] = dump(foe)  # type: ignore[index]
+        others[params.opponent_id] = dump(foe)
         text = foe_damage_text(name, done)
     hide = concealed(other, ctx, against)
     outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}

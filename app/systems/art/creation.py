@@ -30,13 +30,6 @@ def _text(fields: Mapping[str, Any], name: str) -> str:
     return str(value).strip()
 
 
-def _number(fields: Mapping[str, Any], name: str, message: str) -> int:
-    text = _text(fields, name)
-    if not text.lstrip("-").isdigit():
-        raise ActionError(message, field=name)
-    return int(text)
-
-
 def finish_attributes(sheet: ArtSheet) -> ArtSheet:
     """Once every attribute has a score: Health from Stamina, Fortune from Fate, Fame 1, experience =
     Intelligence (ch. 2)."""

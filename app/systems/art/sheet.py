@@ -129,11 +129,6 @@ def table_of(settings: Mapping[str, Any] | None) -> art.ArtTable:
     return _parsed(text) if text else art.DEFAULT_TABLE
 
 
-def rule_error(exc: art.ArtRuleError, field: str | None = None) -> ActionError:
-    message = exc.message[0].upper() + exc.message[1:]
-    return ActionError(message + ("" if message.endswith(".") else "."), field=field or exc.field)
-
-
 def level(code: str) -> Level:
     return Level[code]
 

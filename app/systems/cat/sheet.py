@@ -247,8 +247,10 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     for n, label in (("cat_name", "cat name"), ("secret_name", "secret name")):
         if not names[n]:
             raise ActionError(_("Every cat has a {label}.").format(label=label), field=n)
-    given = fields.get("ranks") if isinstance(fields.get("ranks"), Mapping) else {}
-    ranks: dict[str, str] = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}  # type: ignore[union-attr]
+    given = fields.get("ranks")
+    if not isinstance(given, Mapping):
+        given = {}
+    ranks: dict[str, str] = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}
     for t in rules.TRAITS:
         if not ranks[t]:
             raise ActionError(_("Choose a rank for {trait}.").format(trait=t.capitalize()), field=f"rank_{t}")
