@@ -15,6 +15,7 @@ from app.campaigns import service as campaigns
 from app.characters.service import create_character
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
+from app.i18n import msg
 from app.rolls import prompts
 from app.rolls import service as rolls
 from app.rolls.appending import append_note
@@ -77,7 +78,7 @@ def seed(settings: Settings) -> tuple[int, bool]:
             db.commit()
             accesses = {"narrator": nora, "player": campaigns.access(db, users["pia"], campaign.id),
                         "other_player": campaigns.access(db, users["otto"], campaign.id)}
-            append_note(db, nora, kind="session", action="start", summary="started the demo")
+            append_note(db, nora, kind="session", action="start", summary=msg("started the demo"))
             # Each rule system adds its own examples (characters, foes, rolls, an encounter) to the demo.
             for system in SYSTEMS.values():
                 if system.seed_demo is not None and system.id in campaign.systems:

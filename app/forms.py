@@ -21,6 +21,7 @@ from starlette.datastructures import FormData
 from app import i18n
 from app.campaigns.service import Access
 from app.errors import BadRequest
+from app.i18n import rule_message
 from app.inputs import MAX_INT, MIN_INT, idempotency_key, parse_int
 from app.rolls import service as rolls
 from app.rolls.appending import Publish
@@ -60,7 +61,7 @@ def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
     try:
         return parse_int(form.get(name), name, low=low)
     except BadRequest as exc:
-        raise BadRequest(f"{name}: {exc.message}") from None
+        raise BadRequest(f"{name}: {rule_message(exc)}") from None
 
 
 def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
@@ -71,7 +72,7 @@ def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *,
     try:
         _system, action = get_action(system_id, action_id)
     except ActionError as exc:
-        raise BadRequest(exc.message, field=exc.field) from exc
+        raise BadRequest(rule_message(exc), field=exc.field) from exc
     req = rolls.ActionRequest(
         system=system_id, action=action.id,
         character_id=character_id if character_id is not None else form_id(form, "character_id"),

@@ -6,10 +6,16 @@ context variable, so templates and Python code (`_()`) translate without passing
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
+from datetime import date, datetime, timezone
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from babel import Locale
+from babel.dates import format_date, format_time
+from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -47,6 +53,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 _ = gettext
 
 
+def accepted(accept_language: str | None) -> str | None:
+    """The language of ours the browser asks for most, or None."""
+    found = negotiate(accept_language, default="")
+    return found if found in SUPPORTED and found else None
+
+
 def negotiate(accept_language: str | None, preferred: str | None = None, default: str = DEFAULT) -> str:
     """The user's own choice first, then the best match from Accept-Language, then `default`
     (Settings.default_locale; English unless configured)."""
@@ -63,4 +75,169 @@ def negotiate(accept_language: str | None, preferred: str | None = None, default
     for _weight, lang in sorted(weighted, key=lambda w: -w[0]):
         if lang in SUPPORTED:
             return lang
-    return default if default in SUPPORTED else DEFAULT
+    return default if default in SUPPORTED or default == "" else DEFAULT
+
+
+def N_(message: str) -> str:
+    """Marks a string for extraction without translating it here (a table of trait names, an outcome word):
+    it is translated where it is shown — in a log line through `msg(...)`, elsewhere with `_()`."""
+    return message
+
+
+# --- log lines in the reader's language -----------------------------------------------------------------
+#
+# A log entry stores its summary language-neutral: the English msgid and its arguments, e.g.
+#     {"msg": "%(cat)s tests %(trait)s", "args": {"cat": "Tom", "trait": {"msg": "Legs"}}}
+# An argument is a plain value (a name, a number, what a player typed: shown as it is), a nested message
+# (a translatable word or phrase: translated too) or a join of parts. `render` turns it into text in one
+# language when someone reads it, so a German and a Danish player read the same entry in their own language,
+# and the hashed body never depends on who was acting. Old entries hold a plain string: shown as it is.
+
+Text = dict[str, Any]
+Summary = str | Text
+
+
+def msg(message: str, /, **args: Any) -> Text:
+    """A message to be translated when it is read: `msg("{name} tests {trait}", name=name, trait=msg(N_("Legs")))`.
+    `message` uses `{name}` or `%(name)s` placeholders (not both); `make messages` extracts it (keyword msg)."""
+    text: Text = {"msg": message}
+    if args:
+        text["args"] = {key: _neutral(value) for key, value in args.items()}
+    return text
+
+
+def join(parts: Iterable[Any], sep: Any = ", ") -> Text:
+    """Parts (plain values or messages) joined by `sep` (itself plain or a message) when read."""
+    return {"join": [_neutral(p) for p in parts], "sep": _neutral(sep)}
+
+
+def _neutral(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping) and ("msg" in value or "join" in value):
+        return dict(value)
+    if isinstance(value, (list, tuple)):
+        return join(value, ", ")
+    return str(value)
+
+
+def is_text(value: object) -> bool:
+    return isinstance(value, Mapping) and ("msg" in value or "join" in value)
+
+
+def render(value: Any, locale: str | None = None) -> str:
+    """A summary (a plain string, or msg/join) as text in `locale` (default: the request's)."""
+    loc = locale if locale in SUPPORTED else get_locale()
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return number(value, loc)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Mapping):
+        if "join" in value:
+            parts = value.get("join") or []
+            return render(value.get("sep", ", "), loc).join(render(p, loc) for p in parts)
+        if isinstance(value.get("msg"), str):
+            return _format(value["msg"], value.get("args") or {}, loc)
+    return str(value)
+
+
+def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
+    values = {key: _arg(value, loc) for key, value in args.items()} if isinstance(args, Mapping) else {}
+    for template in (translations(loc).gettext(message), message):
+        try:
+            if "%(" in message:
+                return template % values
+            if values or "{" in message:
+                return template.format(**values)
+            return template
+        except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+            continue  # a broken translation: the English text rather than an error page
+    return message
+
+
+def _arg(value: Any, loc: str) -> Any:
+    """Numbers stay numbers for `%(n)d` and `{n:+d}`; floats get the reader's decimal sign."""
+    if isinstance(value, bool) or value is None:
+        return render(value, loc)
+    if isinstance(value, int):
+        return value
+    return render(value, loc)
+
+
+# --- numbers, percentages, dates in the reader's format (Babel) ----------------------------------------------
+
+def number(value: float | int, locale: str | None = None, digits: int = 1) -> str:
+    """1234.5 → "1,234.5" (en), "1.234,5" (de, da); at most `digits` decimals."""
+    pattern = "#,##0" + ("." + "#" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=locale or get_locale())
+
+
+def percent(chance: float, locale: str | None = None, digits: int = 1) -> str:
+    """A chance 0..1 → "2.8%" (en), "2,8 %" (de), "2,8 %" (da): Babel's percent pattern per language."""
+    loc = locale or get_locale()
+    pattern = Locale.parse(loc).percent_formats[None].pattern  # "#,##0%" (en), "#,##0 %" (de, da)
+    if digits:
+        pattern = pattern.replace("0%", "0." + "0" * digits + "%").replace("0\xa0%", "0." + "0" * digits + "\xa0%")
+    return format_percent(chance, format=pattern, locale=loc)
+
+
+def time_of(dt: datetime | None, locale: str | None = None) -> str:
+    """A log line's time (hours and minutes, UTC), in the reader's format."""
+    if dt is None:
+        return ""
+    return format_time(_utc(dt), format="short", tzinfo=timezone.utc, locale=locale or get_locale())
+
+
+def datetime_of(dt: datetime | None, locale: str | None = None) -> str:
+    """A date and time (UTC), in the reader's format, with "UTC" after it."""
+    if dt is None:
+        return ""
+    loc = locale or get_locale()
+    return f"{format_date(_utc(dt), format='medium', locale=loc)} {time_of(dt, loc)} UTC"
+
+
+def date_of(dt: datetime | date | None, locale: str | None = None) -> str:
+    if dt is None:
+        return ""
+    return format_date(dt, format="medium", locale=locale or get_locale())
+
+
+def _utc(dt: datetime) -> datetime:
+    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt
+
+
+def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
+    """A log entry's summary in `locale` (default: the reader's, i.e. the request's). The body keeps it
+    language-neutral (`msg`); entries written before that hold an English string, and duels of that time kept a
+    German copy in `outcome.summaries`."""
+    if not body:
+        return ""
+    loc = locale if locale in SUPPORTED else get_locale()
+    outcome = body.get("outcome")
+    if isinstance(outcome, Mapping) and isinstance(outcome.get("summaries"), Mapping) and outcome["summaries"].get(loc):
+        return str(outcome["summaries"][loc])
+    return render(body.get("summary"), loc)
+
+
+def rule_message(exc: BaseException) -> str:
+    """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language;
+    any other error's message as it is."""
+    template, values = getattr(exc, "template", None), getattr(exc, "values", None)
+    if isinstance(template, str):
+        try:
+            return gettext(template).format(**(values or {}))
+        except (KeyError, IndexError, ValueError, AttributeError):
+            pass
+    message = getattr(exc, "message", None)
+    return message if isinstance(message, str) else str(exc)
+
+
+def sentence(text: str) -> str:
+    """A rule's lower-case phrase as a sentence: capitalised, with a full stop."""
+    return (text[:1].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")) if text else text

@@ -31,7 +31,9 @@ from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.rolls import routes as roll_routes
+from app.rolls.writer import GroupWriter
 from app.security import (
+    CompressMiddleware,
     CSRFMiddleware,
     ProxyHeadersMiddleware,
     SecurityHeadersMiddleware,
@@ -74,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = factory
     app.state.broker = broker
     app.state.hub = hub
+    app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
     app.state.throttle = Throttle(factory, max_failures=settings.signin_max_failures,
                                   window_seconds=settings.signin_window_seconds,
                                   signups_per_hour=settings.signup_max_per_hour)
@@ -87,6 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                        max_age=settings.session_max_age, secure=settings.cookie_secure,
                        default_locale=settings.default_locale)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(CompressMiddleware)
     # Outermost: everything inside sees the client's real address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
 

@@ -269,3 +269,26 @@ def client_address(conn: HTTPConnection) -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+class CompressMiddleware:
+    """gzip for static files and the JSON API (not Server-Sent Events, which GZipMiddleware leaves alone).
+
+    HTML pages are not compressed on purpose: they carry the session's CSRF token next to text other people
+    typed (names, notes), and compressing such a page over TLS lets an attacker who can inject text and watch
+    response sizes guess the token byte by byte (BREACH). Static files hold no secret; /api/ authenticates
+    with bearer tokens a cross-site page cannot send."""
+
+    PREFIXES = ("/static/", "/api/")
+
+    def __init__(self, app: ASGIApp, minimum_size: int = 500) -> None:
+        from starlette.middleware.gzip import GZipMiddleware
+
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=minimum_size, compresslevel=6)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(self.PREFIXES):
+            await self.gzip(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

@@ -2,7 +2,7 @@
 
 It checks the chain (every hash recomputed from the entry's readable header and its body hash), every body
 the export carries (and that the readable fields equal it), every reveal, and that the log ends at the
-export's head. With `--head` (a head you noted earlier, e.g. from the campaign page) it also checks that the
+export's head, and every opened commitment (a conflict's scripted actions). With `--head` (a head you noted earlier, e.g. from the campaign page) it also checks that the
 history up to that entry is the one you saw: a rewritten or truncated log fails. See docs/LOG_FORMAT.md for
 what it cannot see (bodies of entries hidden from you).
 """
@@ -45,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     verdict = "OK" if result.ok else "BROKEN"
     print(
         f"{verdict}: {result.count} entries, head {result.head}, "
-        f"{result.bodies_checked} bodies and {result.reveals_checked} reveals checked"
+        f"{result.bodies_checked} bodies and {result.reveals_checked} reveals checked, "
+        f"{result.commitments_checked} commitments opened and checked"
     )
     return 0 if result.ok else 1
 

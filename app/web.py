@@ -35,8 +35,15 @@ def make_env() -> Environment:
     env.globals["htmx_file"] = HTMX_FILE
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
     env.globals["system_data"] = {system_id: system.template_data for system_id, system in SYSTEMS.items()}
-    env.filters["when"] = lambda dt: dt.strftime("%Y-%m-%d %H:%M UTC") if dt else ""
-    env.filters["hm"] = lambda dt: dt.strftime("%H:%M") if dt else ""
+    # Numbers, chances, times and log lines in the reader's language (app/i18n.py; Babel's formats).
+    env.filters["when"] = i18n.datetime_of
+    env.filters["hm"] = i18n.time_of
+    env.filters["date"] = i18n.date_of
+    env.filters["number"] = i18n.number
+    env.filters["percent"] = i18n.percent  # a chance 0..1
+    env.filters["tr"] = i18n.render  # a summary or message (app.i18n.msg), or a plain string
+    env.filters["log_line"] = i18n.log_line  # a log entry's body → its summary
+    env.globals["language_names"] = i18n.LANGUAGES
     return env
 
 

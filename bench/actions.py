@@ -22,6 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -32,6 +33,7 @@ from common import (  # noqa: E402
     RawHTTP,
     Server,
     Table,
+    cat_test,
     cleanup,
     latency_summary_ms,
     launch,
@@ -42,8 +44,15 @@ from common import (  # noqa: E402
     verify_log,
 )
 
-TARGET_RPS = 500.0
-TARGET_P99_MS = 100.0
+# Issue 16, target 1 (one process, SQLite): >= 1,000 actions/s at 32 clients, p50 <= 1.5 ms at 1 client,
+# >= 40 % of the ping throughput, p99 <= 50 ms at 32 and <= 100 ms at 64 clients, no errors, the log intact,
+# and a Cat test of fate (a sheet change) within 1.5x of the dice action.
+TARGET_RPS = 1000.0
+TARGET_P50_1_MS = 1.5
+TARGET_RATIO = 0.4
+TARGET_P99_MS = 50.0
+TARGET_P99_64_MS = 100.0
+TARGET_CAT_SLOWDOWN = 1.5
 REQUEST_TIMEOUT = 30.0
 
 Sender = Callable[[int], Awaitable[int]]  # worker index -> HTTP status
@@ -144,6 +153,13 @@ class RawSenders:
         self.action_req = [self.conns[i].build("POST", path, people[i % len(people)], body)
                            for i in range(concurrency)]
         self.ping_req = [c.build("GET", "/api/ping") for c in self.conns]
+        # Each player tests their own cat's fate (the narrator's connections act for player 1's cat).
+        self.cat_req = [self.conns[i].build("POST", path, people[i % len(people)],
+                                            json.dumps(cat_test(table.cats[max(0, i % len(people) - 1)])).encode())
+                        for i in range(concurrency)] if table.cats else []
+
+    async def cat(self, i: int) -> int:
+        return await self._send(i, self.cat_req[i])
 
     async def _send(self, i: int, raw: bytes) -> int:
         conn = self.conns[i]
@@ -174,13 +190,22 @@ class HttpxSenders:
         self.path = f"/api/campaigns/{table.campaign_id}/actions"
         self.people = table.everyone
         self.body = json.dumps(ROLL).encode()
+        # As with the raw client: each player tests their own cat (the narrator acts for player 1's cat).
+        self.cat_body = [json.dumps(cat_test(table.cats[max(0, i % len(self.people) - 1)])).encode()
+                         for i in range(concurrency)] if table.cats else []
+
+    async def _post(self, i: int, body: bytes) -> int:
+        headers = {**self.people[i % len(self.people)], "Content-Type": "application/json"}
+        return (await self.client.post(self.path, content=body, headers=headers)).status_code
 
     async def action(self, i: int) -> int:
-        headers = {**self.people[i % len(self.people)], "Content-Type": "application/json"}
-        return (await self.client.post(self.path, content=self.body, headers=headers)).status_code
+        return await self._post(i, self.body)
 
     async def ping(self, i: int) -> int:
         return (await self.client.get("/api/ping")).status_code
+
+    async def cat(self, i: int) -> int:
+        return await self._post(i, self.cat_body[i])
 
     async def close(self) -> None:
         await self.client.aclose()
@@ -205,8 +230,23 @@ async def measure(server: Server, table: Table, args: argparse.Namespace) -> dic
         print(f"actions: {args.concurrency} clients", file=sys.stderr)
         phases["actions"] = await run_phase("actions", senders.action, duration=args.duration,
                                             max_requests=args.requests, expect=201, **common)
+        if not args.only_main:
+            print(f"cat test of fate: {args.concurrency} clients", file=sys.stderr)
+            phases["cat"] = await run_phase("cat", senders.cat, duration=args.duration,
+                                            max_requests=args.requests, expect=201, **common)
     finally:
         await senders.close()
+    if not args.only_main:
+        for clients in (1, 64):
+            extra = RawSenders(server, table, clients) if args.client == "raw" else \
+                HttpxSenders(server, table, clients)
+            try:
+                print(f"actions: {clients} client(s)", file=sys.stderr)
+                phases[f"actions_{clients}"] = await run_phase(
+                    f"actions_{clients}", extra.action, duration=args.duration / 2, max_requests=args.requests,
+                    expect=201, **{**common, "concurrency": clients})
+            finally:
+                await extra.close()
     return phases
 
 
@@ -223,6 +263,8 @@ def main() -> int:
     parser.add_argument("--database-url", default="",
                         help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
     parser.add_argument("--skip-ping", action="store_true", help="do not measure the /api/ping baseline")
+    parser.add_argument("--only-main", action="store_true",
+                        help="only ping and actions at --concurrency (no Cat, 1-client and 64-client phases)")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     parser.add_argument("--server-wrapper", default="",
                         help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)')
@@ -240,9 +282,9 @@ def main() -> int:
 
     info, tmp, database_url, backend, server = launch(args, "fateboard-bench-actions-")
     try:
-        table = make_table(server.url, args.players)
+        table = make_table(server.url, args.players, cats=True)
         phases = asyncio.run(measure(server, table, args))
-        total_ok = sum(p.ok for name, p in phases.items() if name in ("warmup_actions", "actions"))
+        total_ok = sum(p.ok for name, p in phases.items() if name != "ping" and name != "warmup_ping")
         check = verify_log(server.url, table, total_ok)
     finally:
         stop_server(server, sig=2 if args.server_wrapper else 15, wait=60 if args.server_wrapper else 10)
@@ -258,7 +300,8 @@ def main() -> int:
           + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}"))
     print(f"{'endpoint':<10}{'ok':>8}{'err':>6}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"
           f"{'srv cpu':>9}{'gen cpu':>9}")
-    for label, rep in (("ping", base), ("actions", act)):
+    extra = {name: phases[name].report() for name in ("cat", "actions_1", "actions_64") if name in phases}
+    for label, rep in (("ping", base), ("actions", act), *extra.items()):
         if rep is None:
             continue
         lat = {k: "-" if v is None else v for k, v in rep["latency_ms"].items()}  # type: ignore[union-attr]
@@ -271,19 +314,38 @@ def main() -> int:
           f"-> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}")
     scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
     print(f"targets{scope}:")
-    met_rps = verdict("actions/s", act["rps"], TARGET_RPS, higher_is_better=True)  # type: ignore[arg-type]
-    met_p99 = verdict("actions p99 ms", act["latency_ms"]["p99"], TARGET_P99_MS,  # type: ignore[index]
-                      higher_is_better=False)
-    met_err = verdict("actions errors", act["errors"], 0, higher_is_better=False)  # type: ignore[arg-type]
+    targets: dict[str, str] = {}
+
+    def target(key: str, name: str, value: Any, limit: float, higher: bool) -> None:
+        targets[key] = "MET" if verdict(name, value, limit, higher_is_better=higher) else "MISSED"
+
+    target("actions_per_s>=1000", f"actions/s at {args.concurrency} clients", act["rps"], TARGET_RPS, True)
+    target("p99_ms<=50", f"actions p99 ms at {args.concurrency} clients", act["latency_ms"]["p99"],
+           TARGET_P99_MS, False)
+    if ratio is not None:
+        target("ratio_to_ping>=0.4", "actions/ping throughput ratio", ratio, TARGET_RATIO, True)
+    if "actions_1" in extra:
+        target("p50_ms_1_client<=1.5", "actions p50 ms at 1 client", extra["actions_1"]["latency_ms"]["p50"],
+               TARGET_P50_1_MS, False)
+    if "actions_64" in extra:
+        target("p99_ms_64_clients<=100", "actions p99 ms at 64 clients", extra["actions_64"]["latency_ms"]["p99"],
+               TARGET_P99_64_MS, False)
+    cat_slowdown = None
+    if "cat" in extra and extra["cat"]["rps"]:
+        cat_slowdown = round(act["rps"] / extra["cat"]["rps"], 3)
+        target("cat_within_1.5x", "dice actions/s / Cat test-of-fate actions/s", cat_slowdown,
+               TARGET_CAT_SLOWDOWN, False)
+    errors = act["errors"] + sum(rep["errors"] for rep in extra.values())
+    target("errors==0", "action errors (every phase)", errors, 0, False)
+    target("log_intact", "log intact (1 = verify ok, count = successes = last_seq)", int(check["passed"]), 1, True)
     summary_line({
         "bench": "actions", "backend": backend, "concurrency": args.concurrency, "client": args.client,
         "workers": args.workers, "server_root": args.server_root or None, "server_env": args.server_env,
         "duration": args.duration, "requests": args.requests, "machine": info,
-        "actions": act, "ping": base, "ratio_actions_to_ping": ratio, "log_check": check,
-        "targets": {"actions_per_s>=500": "MET" if met_rps else "MISSED",
-                    "p99_ms<=100": "MET" if met_p99 else "MISSED", "errors==0": "MET" if met_err else "MISSED"},
+        "actions": act, "ping": base, "ratio_actions_to_ping": ratio, "phases": extra,
+        "dice_over_cat": cat_slowdown, "log_check": check, "targets": targets,
     })
-    cleanup(tmp, keep=args.keep_workdir or not (check["passed"] and act["errors"] == 0))
+    cleanup(tmp, keep=args.keep_workdir or not (check["passed"] and errors == 0))
     return 0
 
 

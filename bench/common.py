@@ -30,6 +30,17 @@ HOST = "127.0.0.1"
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PASSWORD = "correct horse battery"
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
+# A rule-system action that changes the sheet: the Cat's test of fate (it writes Style; not a dangerous one,
+# whose scars would block the next test until placed).
+NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
+           "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
+           "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
+           "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"}
+
+
+def cat_test(character_id: int) -> dict[str, Any]:
+    return {"system": "cat", "action": "test_fate", "character_id": character_id, "visibility": "public",
+            "params": {"trait": "claws", "difficulty": "moderate"}}
 
 
 # --------------------------------------------------------------------------------------------- the server
@@ -79,7 +90,7 @@ def prepare_database(database_url: str | None, workdir: Path) -> str:
 
 
 def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepalive: float = 15.0,
-                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 30.0,
+                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 120.0,
                  root: Path | str | None = None) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
@@ -96,11 +107,14 @@ def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepaliv
                    capture_output=True, timeout=120)
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
-    cmd = [*shlex.split(wrapper), sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", HOST, "--port",
-           str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "2", "--log-level", "warning",
-           "--no-access-log"]
     if workers > 1:
-        cmd += ["--workers", str(workers)]
+        # Several processes: app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
+        cmd = [*shlex.split(wrapper), sys.executable, "-m", "app.serve", "--host", HOST, "--port", str(port),
+               "--workers", str(workers), "--log-level", "warning", "--no-access-log"]
+    else:
+        cmd = [*shlex.split(wrapper), sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", HOST, "--port",
+               str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "2", "--log-level", "warning",
+               "--no-access-log"]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://{HOST}:{port}"
     deadline = time.monotonic() + timeout
@@ -114,6 +128,16 @@ def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepaliv
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("uvicorn did not start:\n" + log_path.read_text())
+
+
+def server_arguments(parser: Any) -> None:
+    """The options every benchmark's server takes (read by `launch`)."""
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--server-wrapper", default="")
+    parser.add_argument("--server-root", default="")
+    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--keep-workdir", action="store_true")
 
 
 def launch(args: Any, prefix: str) -> tuple[dict[str, Any], Path, str, str, Server]:
@@ -161,6 +185,7 @@ class Table:
     narrator: dict[str, str]
     players: list[dict[str, str]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
+    cats: list[int] = field(default_factory=list)  # one Cat character per player (when the campaign uses it)
 
     @property
     def everyone(self) -> list[dict[str, str]]:
@@ -179,21 +204,29 @@ def _token(client: httpx2.Client, name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
 
-def make_table(base_url: str, players: int, name: str = "Bench Night") -> Table:
-    """A narrator and `players` players (joined by invite), all through the JSON API."""
+def make_table(base_url: str, players: int, name: str = "Bench Night", *, cats: bool = False,
+               prefix: str = "") -> Table:
+    """A narrator and `players` players (joined by invite), all through the JSON API; with `cats`, the
+    campaign also plays the Cat and every player has a cat."""
     with httpx2.Client(base_url=base_url, timeout=30) as client:
-        narrator = _token(client, "narrator")
-        r = client.post("/api/campaigns", json={"name": name, "systems": ["dice"]}, headers=narrator)
+        narrator = _token(client, f"{prefix}narrator")
+        r = client.post("/api/campaigns", json={"name": name, "systems": ["dice", "cat"] if cats else ["dice"]},
+                        headers=narrator)
         assert r.status_code == 201, r.text
         cid = r.json()["id"]
         table = Table(cid, narrator, names=["narrator"])
         for i in range(players):
-            who = _token(client, f"player{i + 1}")
+            who = _token(client, f"{prefix}player{i + 1}")
             code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=narrator).json()["code"]
             r = client.post(f"/api/invites/{code}/accept", headers=who)
             assert r.status_code == 200, r.text
             table.players.append(who)
-            table.names.append(f"player{i + 1}")
+            table.names.append(f"{prefix}player{i + 1}")
+            if cats:
+                r = client.post(f"/api/campaigns/{cid}/characters", headers=who,
+                                json={"name": f"Smoke {i + 1}", "system": "cat", "sheet": NEW_CAT})
+                assert r.status_code == 201, r.text
+                table.cats.append(r.json()["id"])
     return table
 
 
@@ -347,3 +380,80 @@ def verdict(name: str, value: float | None, limit: float, *, higher_is_better: b
 
 def summary_line(data: dict[str, Any]) -> None:
     print(json.dumps(data, sort_keys=False, allow_nan=False), flush=True)
+
+
+# --------------------------------------------------------------------------------------------- big tables
+
+
+@dataclass
+class Seeded:
+    campaign_id: int
+    tokens: list[str]  # narrator first
+    usernames: list[str]
+    cats: dict[int, int]  # member index -> their cat's id (campaigns that play the Cat)
+
+
+def seed_tables(database_url: str, campaigns: int, members: int, *, cats_every: int = 2,
+                prefix: str = "m") -> list[Seeded]:
+    """Many campaigns straight through the services (argon2 at test cost: thousands of accounts through the
+    API would spend minutes hashing). Every member gets an API token; every `cats_every`-th campaign also
+    plays the Cat and its players have cats. Works against a running server's database (SQLite WAL or
+    PostgreSQL)."""
+    sys.path.insert(0, str(ROOT))
+    from pwdlib import PasswordHash
+    from pwdlib.hashers.argon2 import Argon2Hasher
+
+    from app.accounts import service as accounts
+    from app.campaigns import service as campaign_service
+    from app.characters.service import create_character
+    from app.db import make_engine, make_sessionmaker
+
+    accounts.password_hasher = PasswordHash((Argon2Hasher(time_cost=1, memory_cost=1024, parallelism=1),))
+    engine = make_engine(database_url)
+    factory = make_sessionmaker(engine)
+    out: list[Seeded] = []
+    try:
+        for c in range(campaigns):
+            with factory() as db:
+                names = [f"{prefix}{c}n"] + [f"{prefix}{c}p{i}" for i in range(1, members)]
+                users = [accounts.create_user(db, name, PASSWORD) for name in names]
+                cat = c % cats_every == 0
+                campaign = campaign_service.create_campaign(db, users[0], name=f"Table {c}",
+                                                            systems=["dice", "cat"] if cat else ["dice"])
+                db.flush()
+                narrator = campaign_service.access(db, users[0], campaign.id)
+                for user in users[1:]:
+                    campaign_service.accept_invite(db, user, campaign_service.create_invite(db, narrator).code)
+                db.flush()
+                tokens = [accounts.create_token(db, user, "bench")[1] for user in users]
+                cats = {}
+                if cat:
+                    for i, user in enumerate(users[1:], start=1):
+                        acc = campaign_service.access(db, user, campaign.id)
+                        cats[i] = create_character(db, acc, name=f"Smoke {i}", system="cat", sheet=NEW_CAT).id
+                db.commit()
+                out.append(Seeded(campaign.id, tokens, names, cats))
+    finally:
+        engine.dispose()
+    return out
+
+
+async def signed_in_cookie(client: Any, username: str) -> str:
+    """Sign in through the form (as a browser does) and return the Cookie header value for pages."""
+    import re
+
+    page = await client.get("/signin")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert token, "no CSRF token on /signin"
+    r = await client.post("/signin", data={"username": username, "password": PASSWORD, "csrf_token": token.group(1),
+                                           "next": "/"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+
+
+def rss_kb(pid: int) -> int:
+    """Resident memory of a process in KiB (from /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0

@@ -83,7 +83,7 @@ def signout(request: Request, db: DB) -> Response:
 
 
 def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {}, "languages": i18n.SUPPORTED}
+    ctx: dict[str, Any] = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {}, "languages": i18n.LANGUAGES}
     ctx.update(extra)
     return ctx
 

@@ -8,7 +8,7 @@ import secrets
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -150,9 +150,13 @@ def list_tokens(db: Session, user: User) -> list[ApiToken]:
     return list(db.scalars(select(ApiToken).where(ApiToken.user_id == user.id).order_by(ApiToken.id.desc())))
 
 
+# Built once (every API request runs it): SQLAlchemy then reuses its compiled form and cache key.
+_USER_FOR_TOKEN = (select(User).join(ApiToken, ApiToken.user_id == User.id)
+                   .where(ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None)))
+
+
 def user_for_token(db: Session, token: str) -> User | None:
-    return db.scalar(select(User).join(ApiToken, ApiToken.user_id == User.id)
-                     .where(ApiToken.token_hash == _token_digest(token), ApiToken.revoked_at.is_(None)))
+    return db.scalar(_USER_FOR_TOKEN, {"digest": _token_digest(token)})
 
 
 def count_users(db: Session) -> int:

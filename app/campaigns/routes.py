@@ -5,17 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from starlette.responses import Response
 
+from app import i18n
 from app.campaigns import service
 from app.campaigns.service import Access
-from app.campaigns.views import TABLE, campaign_list_context, table_context
+from app.campaigns.views import NARRATOR_SCREEN, TABLE, campaign_list_context, narrator_context, table_context
 from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
 from app.errors import FateboardError
+from app.i18n import msg
 from app.inputs import Id, parse_int
-from app.rolls.appending import append_note
+from app.rolls.appending import Publish, append_note
+from app.rolls.log import LogFilter
+from app.security import set_session
 from app.web import HTMX, redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
@@ -23,7 +27,10 @@ router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is 
 
 @router.get("/")
 def home(request: Request, user: MaybeUser) -> Response:
-    return redirect(request, "/campaigns" if user else "/signin")
+    """Signed in: one's campaigns. Else the landing page: what Fateboard is, and the way in."""
+    if user:
+        return redirect(request, "/campaigns")
+    return render(request, "landing.html", {})
 
 
 @router.get("/campaigns")
@@ -43,22 +50,36 @@ def create_campaign(request: Request, db: DB, user: CurrentUser, hx: Htmx, name:
         return render_failure(request, db, exc, "campaigns/list.html", lambda errors: campaign_list_context(
             db, user, errors=errors, form=form), block="create" if hx.request else None)
     db.commit()
+    if user.locale and request.scope["fb_session"].get("locale") != user.locale:
+        set_session(request.scope, {**request.scope["fb_session"], "locale": user.locale})
     return redirect(request, f"/campaigns/{campaign.id}")
 
 
 @router.get("/campaigns/{campaign_id}")
-def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings) -> Response:
-    return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size))
+def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, character: Id | None = None,
+                  player: Id | None = None, session: Id | None = None,
+                  system: Annotated[str | None, Query(max_length=32)] = None) -> Response:
+    where = LogFilter(character=character, player=player, session=session, system=system or None)
+    return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size, log_filter=where))
 
 
-def _do(request: Request, db: DB, acc: Access, hx: HTMX, block: str, action: Callable[[], object]) -> Response:
-    """Run a narrator/member action; re-render its panel, with the error next to the field if it failed."""
+@router.get("/campaigns/{campaign_id}/narrator")
+def narrator_screen(request: Request, db: DB, acc: MemberAccess) -> Response:
+    return render(request, NARRATOR_SCREEN, narrator_context(db, acc))
+
+
+def _do(request: Request, db: DB, acc: Access, hx: HTMX, block: str, action: Callable[[], object],
+        publish: Publish | None = None) -> Response:
+    """Run a narrator/member action; re-render its panel, with the error next to the field if it failed.
+    With `publish`, the live stream tells every open page that this panel changed (event = the block)."""
     try:
         action()
         db.commit()
     except FateboardError as exc:
         return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
                               key=block, block=block)
+    if publish is not None:
+        publish(acc.campaign.id, block, None)
     if not hx.request:
         return redirect(request, f"/campaigns/{acc.campaign.id}")
     return render(request, TABLE, table_context(db, acc), block=block)
@@ -80,13 +101,13 @@ def revoke_invite(request: Request, db: DB, acc: MemberAccess, hx: Htmx, invite_
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
-def remove_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, user_id: Id) -> Response:
-    return _do(request, db, acc, hx, "members", lambda: service.remove_member(db, acc, user_id))
+def remove_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, user_id: Id) -> Response:
+    return _do(request, db, acc, hx, "members", lambda: service.remove_member(db, acc, user_id), publish)
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/promote")
-def promote_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, user_id: Id) -> Response:
-    return _do(request, db, acc, hx, "members", lambda: service.promote_member(db, acc, user_id))
+def promote_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, user_id: Id) -> Response:
+    return _do(request, db, acc, hx, "members", lambda: service.promote_member(db, acc, user_id), publish)
 
 
 @router.post("/campaigns/{campaign_id}/sessions/start")
@@ -95,46 +116,50 @@ def start_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish
     def act() -> None:
         game = service.start_session(db, acc, title)  # flushed, committed with its entry
         append_note(db, acc, kind="session", action="start",
-                    summary=f"started session {game.number}" + (f": {game.title}" if game.title else ""),
+                    summary=msg("started session {number}: {title}", number=game.number, title=game.title)
+                    if game.title else msg("started session {number}", number=game.number),
                     publish=publish)
-    return _do(request, db, acc, hx, "session", act)
+    return _do(request, db, acc, hx, "session", act, publish)
 
 
 @router.post("/campaigns/{campaign_id}/sessions/end")
 def end_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher) -> Response:
     def act() -> None:
         game = service.running_session(db, acc)
-        append_note(db, acc, kind="session", action="end", summary=f"ended session {game.number}",
+        append_note(db, acc, kind="session", action="end", summary=msg("ended session {number}", number=game.number),
                     publish=publish, also=lambda: service.end_session(db, acc))
-    return _do(request, db, acc, hx, "session", act)
+    return _do(request, db, acc, hx, "session", act, publish)
 
 
 @router.post("/campaigns/{campaign_id}/characters")
-def create_character(request: Request, db: DB, acc: MemberAccess, hx: Htmx, name: Annotated[str, Form()] = "",
+def create_character(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher,
+                     name: Annotated[str, Form()] = "",
                      system: Annotated[str, Form()] = "dice", kind: Annotated[str, Form()] = "pc",
                      owner_id: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
         owner = parse_int(owner_id, "owner_id")
         characters.create_character(db, acc, name=name, system=system, kind=kind, owner_id=owner)
-    return _do(request, db, acc, hx, "characters", act)
+    return _do(request, db, acc, hx, "characters", act, publish)
 
 
 @router.get("/join/{code}")
 def join_page(request: Request, db: DB, user: MaybeUser, code: str) -> Response:
+    """Before signing in too: the campaign's name and narrators, then sign-in or sign-up, which come back here."""
     problem, campaign = service.join_preview(db, code)
-    if user is None and not problem:
-        return redirect(request, f"/signin?next=/join/{code}")
-    return render(request, "campaigns/join.html", {"code": code, "problem": problem, "campaign": campaign},
+    narrators = [u.username for u, role in service.members(db, campaign.id) if role == "narrator"] if campaign else []
+    return render(request, "campaigns/join.html", {"code": code, "problem": problem, "campaign": campaign,
+                                                   "narrators": narrators, "next": f"/join/{code}"},
                   status_code=404 if problem else 200)
 
 
 @router.post("/join/{code}")
-def join(request: Request, db: DB, user: CurrentUser, code: str) -> Response:
+def join(request: Request, db: DB, user: CurrentUser, publish: Publisher, code: str) -> Response:
     try:
-        campaign = service.accept_invite(db, user, code)
+        campaign = service.accept_invite(db, user, code, i18n.accepted(request.headers.get("accept-language")))
     except FateboardError as exc:
         problem = exc.message
         return render_failure(request, db, exc, "campaigns/join.html",
                               lambda _errors: {"code": code, "problem": problem, "campaign": None})
     db.commit()
+    publish(campaign.id, "members", None)
     return redirect(request, f"/campaigns/{campaign.id}")

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy import CursorResult, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
-from app.accounts.models import User
+from app.accounts.models import ApiToken, User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
-from app.i18n import LANGUAGES, _
+from app.i18n import DEFAULT, LANGUAGES, _
 from app.systems import ALWAYS_ON, SYSTEMS
 from app.types import utcnow
 
@@ -35,15 +35,37 @@ class Access:
         return self.role == NARRATOR
 
 
+# Built once (every request to a campaign runs it): SQLAlchemy then reuses its compiled form and cache key.
+_ACCESS = (select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
+           .where(Campaign.id == bindparam("campaign"), Membership.user_id == bindparam("user")))
+# The API's hot path in one query: token -> user -> membership -> campaign.
+_ACCESS_BY_TOKEN = (select(User, Campaign, Membership.role)
+                    .join(ApiToken, ApiToken.user_id == User.id)
+                    .join(Membership, Membership.user_id == User.id)
+                    .join(Campaign, Campaign.id == Membership.campaign_id)
+                    .where(ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None),
+                           Campaign.id == bindparam("campaign")))
+_CURRENT_SESSION = (select(GameSession).where(GameSession.campaign_id == bindparam("campaign"),
+                                              GameSession.ended_at.is_(None)).order_by(GameSession.number.desc()))
+
+
 def access(db: Session, user: User | None, campaign_id: int) -> Access:
     """The caller's access to a campaign. Outsiders get the same 404 as a campaign that does not exist."""
     row = None
     if user is not None:
-        row = db.execute(select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
-                         .where(Campaign.id == campaign_id, Membership.user_id == user.id)).first()
+        row = db.execute(_ACCESS, {"campaign": campaign_id, "user": user.id}).first()
     if row is None or user is None:
         raise NotFound(_("No such campaign, or you are not a member of it."))
     return Access(campaign=row[0], user=user, role=row[1])
+
+
+def access_by_token(db: Session, token_digest: str, campaign_id: int) -> Access | None:
+    """The same Access as `access(db, user_for_token(…), campaign_id)` in one query, or None when that would
+    not be granted (the caller then asks the long way round, which raises the right 401 or 404)."""
+    row = db.execute(_ACCESS_BY_TOKEN, {"digest": token_digest, "campaign": campaign_id}).first()
+    if row is None:
+        return None
+    return Access(campaign=row[1], user=row[0], role=row[2])
 
 
 def in_campaign(db: Session, acc: Access, model: type[T], row_id: int, message: str,
@@ -185,7 +207,7 @@ def find_invite(db: Session, code: str) -> Invite:
     return invite
 
 
-def accept_invite(db: Session, user: User, code: str) -> Campaign:
+def accept_invite(db: Session, user: User, code: str, browser_language: str | None = None) -> Campaign:
     invite = find_invite(db, code)
     campaign = db.get(Campaign, invite.campaign_id)
     assert campaign is not None
@@ -199,12 +221,23 @@ def accept_invite(db: Session, user: User, code: str) -> Campaign:
         if not used:
             raise NotFound(_("This invite link has been used up. Ask the narrator for a new one."))
         db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=PLAYER))
+        if user.locale is None:
+            # A new member who has not chosen a language plays in a German or Danish campaign's language, unless
+            # the browser asked for one of ours when joining (the account page changes it either way). English
+            # campaigns leave it to the browser (Accept-Language), as before.
+            own = campaign.language if campaign.language in LANGUAGES and campaign.language != DEFAULT else None
+            user.locale = browser_language or own
     return campaign
 
 
+def sessions(db: Session, campaign_id: int) -> list[GameSession]:
+    """The campaign's game sessions, newest first (the log's session filter)."""
+    return list(db.scalars(select(GameSession).where(GameSession.campaign_id == campaign_id)
+                           .order_by(GameSession.number.desc())))
+
+
 def current_session(db: Session, campaign_id: int) -> GameSession | None:
-    return db.scalar(select(GameSession).where(GameSession.campaign_id == campaign_id, GameSession.ended_at.is_(None))
-                     .order_by(GameSession.number.desc()))
+    return db.scalar(_CURRENT_SESSION, {"campaign": campaign_id})
 
 
 def start_session(db: Session, acc: Access, title: str = "") -> GameSession:

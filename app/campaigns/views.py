@@ -16,13 +16,16 @@ from app.forms import editable_fields
 from app.i18n import LANGUAGES
 from app.rolls import log as rolllog
 from app.rolls import prompts
+from app.rolls.log import LogFilter
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS
 
 TABLE = "campaigns/table.html"
+NARRATOR_SCREEN = "campaigns/narrator.html"
 
 
-def table_context(db: Session, acc: Access, *, log_page_size: int | None = None, **extra: Any) -> dict[str, Any]:
+def table_context(db: Session, acc: Access, *, log_page_size: int | None = None, log_filter: LogFilter | None = None,
+                  **extra: Any) -> dict[str, Any]:
     """Everything the campaign page shows; fragments re-render parts of it from the same template. The log
     (`log_page_size` entries) only for the whole page: a panel's fragment need not render 50 entries."""
     ctx: dict[str, Any] = {
@@ -40,7 +43,25 @@ def table_context(db: Session, acc: Access, *, log_page_size: int | None = None,
         "adjustable": lambda ch: editable_fields(SYSTEMS[ch.system].sheet, ch.sheet) if ch.system in SYSTEMS else [],
     }
     if log_page_size is not None:
-        ctx.update(rolllog.page(db, acc, limit=log_page_size))
+        ctx.update(rolllog.page(db, acc, limit=log_page_size, where=log_filter))
+        ctx["game_sessions"] = service.sessions(db, acc.campaign.id)
+    ctx.update(extra)
+    return ctx
+
+
+def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The narrator's screen: every character's key numbers at a glance (each system's `<system>/_glance.html`),
+    open prompts, encounters, and a call for a roll to several characters at once."""
+    service.require_narrator(acc)
+    chars = characters.characters_for(db, acc)
+    owners = {u.id: u.username for u, _role in service.members(db, acc.campaign.id)}
+    ctx: dict[str, Any] = {
+        "acc": acc, "campaign": acc.campaign, "is_narrator": True, "characters": chars, "owners": owners,
+        "sheets": {c.id: characters.visible_sheet(acc, c) for c in chars},
+        "prompts": prompts.open_prompts(db, acc), "encounters": encounters.active_encounters(db, acc),
+        "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
+        "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "called": [],
+    }
     ctx.update(extra)
     return ctx
 

@@ -7,6 +7,8 @@ into the action's params and hands them to the rules service — the same path a
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
@@ -16,6 +18,7 @@ from app.campaigns.service import Access
 from app.characters import service
 from app.characters.views import campaign_system, create_context, sheet_context, system_context, template_for
 from app.deps import DB, Htmx, MemberAccess, Publisher
+from app.encounters.service import encounter_for_step, other_participants
 from app.errors import FateboardError, NotFound
 from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
@@ -70,12 +73,32 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
         settings = dict((acc.campaign.settings or {}).get(character.system, {}))
-        ctx = Context(campaign_settings=settings)
+        ctx = _odds_context(db, acc, action, params, character, settings)
         result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else "Choose the options to see the chance."
         return render(request, "rolls/odds.html", {"error": message})
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
+
+
+def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any,
+                  settings: dict[str, Any]) -> Context:
+    """The odds of an encounter step read the encounter's state (a perk's bonus, a grapple) and the other
+    adventurers' sheets (a player attacked by a player: their Defense is no secret). Foes' sheets stay out:
+    their levels are the narrator's."""
+    if character.system != "art":
+        return Context(campaign_settings=settings)
+    try:
+        encounter = encounter_for_step(db, acc, action, params, character.system, character)
+    except FateboardError:  # an ended or unknown encounter: the odds without it (the step itself refuses)
+        encounter = None
+    if encounter is None:
+        return Context(campaign_settings=settings, character_id=character.id)
+    others = {cid: dict(c.sheet) for cid, c in other_participants(db, encounter, character).items()
+              if c.kind != "npc" and (c.sheet or {}).get("kind") != "foe"}
+    return Context(campaign_settings=settings, character_id=character.id, others=others,
+                   encounter={"id": encounter.id, "kind": encounter.kind, "state": dict(encounter.state),
+                              "participants": list(encounter.participants), "version": encounter.version})
 
 
 @router.get("/campaigns/{campaign_id}/characters/new/{system_id}")
@@ -85,12 +108,13 @@ def create_page(request: Request, acc: MemberAccess, system_id: str) -> Response
 
 
 @router.post("/campaigns/{campaign_id}/characters/new/{system_id}")
-async def create(request: Request, db: DB, acc: MemberAccess, hx: Htmx, system_id: str) -> Response:
+async def create(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, system_id: str) -> Response:
     form = await request.form()
-    return await run_in_threadpool(_create, request, db, acc, hx.request, system_id, form)
+    return await run_in_threadpool(_create, request, db, acc, publish, hx.request, system_id, form)
 
 
-def _create(request: Request, db: DB, acc: Access, fragment: bool, system_id: str, form: FormData) -> Response:
+def _create(request: Request, db: DB, acc: Access, publish: Publish, fragment: bool, system_id: str,
+            form: FormData) -> Response:
     system = campaign_system(acc, system_id)
     fields = {k: (form.getlist(k) if len(form.getlist(k)) > 1 else v) for k, v in form.items()
               if k not in FORM_KEYS and k not in ("name", "kind", "owner_id")}
@@ -102,6 +126,7 @@ def _create(request: Request, db: DB, acc: Access, fragment: bool, system_id: st
     except FateboardError as exc:
         return render_failure(request, db, exc, template_for(system, "create"), lambda errors: create_context(
             acc, system, errors=errors, form={k: v for k, v in form.items()}), block="form" if fragment else None)
+    publish(acc.campaign.id, "characters", character.id)
     return redirect(request, f"/campaigns/{acc.campaign.id}/characters/{character.id}")
 
 

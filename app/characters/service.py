@@ -12,7 +12,7 @@ from app.campaigns.models import Membership
 from app.campaigns.service import Access, in_campaign
 from app.characters.models import Character
 from app.errors import BadRequest, Conflict, Forbidden, validation_message
-from app.i18n import _
+from app.i18n import _, rule_message
 from app.systems import ActionError, get_system
 
 
@@ -26,7 +26,7 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
     try:
         rule_system = get_system(system)
     except ActionError as exc:
-        raise BadRequest(exc.message, field="system") from exc
+        raise BadRequest(rule_message(exc), field="system") from exc
     if rule_system.id not in acc.campaign.systems:
         raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
     if kind not in ("pc", "npc"):
@@ -43,7 +43,7 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
         message, field = validation_message(exc)
         raise BadRequest(message, field=field) from exc
     except ActionError as exc:
-        raise BadRequest(exc.message, field=exc.field) from exc
+        raise BadRequest(rule_message(exc), field=exc.field) from exc
     character = Character(campaign_id=acc.campaign.id, owner_id=owner_id or acc.user.id, system=rule_system.id,
                           name=name, kind=kind, sheet=clean)
     db.add(character)

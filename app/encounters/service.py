@@ -14,7 +14,7 @@ from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
 from app.i18n import _
-from app.systems import Action, Resolution
+from app.systems import Action, EncounterViewer, Resolution, get_system
 from app.types import utcnow
 
 
@@ -38,6 +38,13 @@ def controlled_by(db: Session, acc: Access, encounter: Encounter) -> set[int]:
     if acc.is_narrator:
         return set(ids)
     return set(db.scalars(select(Character.id).where(Character.id.in_(ids), Character.owner_id == acc.user.id)))
+
+
+def visible_state(acc: Access, encounter: Encounter, controls: set[int]) -> dict[str, Any]:
+    """What this viewer may read of the encounter's state: the one place that decides it (the system's
+    `encounter_view`; narrators and players alike go through it). `controls`: `controlled_by`'s answer."""
+    viewer = EncounterViewer(is_narrator=acc.is_narrator, controls=frozenset(controls))
+    return get_system(encounter.system).encounter_view(encounter.state, viewer)
 
 
 def encounter_for_step(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,

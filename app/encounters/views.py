@@ -15,11 +15,13 @@ from app.systems import get_system
 
 
 def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: Any) -> dict[str, Any]:
+    # Templates read `state` (what this viewer may see), never `encounter.state` (tests/encounters checks).
+    controls = service.controlled_by(db, acc, encounter)  # one query: the filter and the buttons both need it
     ctx: dict[str, Any] = {
         "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "encounter": encounter,
-        "state": encounter.state, "system": get_system(encounter.system),
+        "state": service.visible_state(acc, encounter, controls), "system": get_system(encounter.system),
         "characters": service.participant_characters(db, encounter),
-        "controls": service.controlled_by(db, acc, encounter), "idempotency_key": secrets.token_urlsafe(16),
+        "controls": controls, "idempotency_key": secrets.token_urlsafe(16),
         "errors": {}, "result": None,
     }
     ctx.update(extra)

@@ -10,16 +10,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import update
+from sqlalchemy import CursorResult, Table, bindparam, insert, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from app.campaigns.models import Campaign, GameSession
 from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
-from app.i18n import _
+from app.i18n import Summary, _
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.types import utcnow
@@ -31,12 +32,17 @@ def no_publish(campaign_id: int, event: str, seq: int | None) -> None:
     return None
 
 
+# The hot path's statements, built once: Core on the tables (no ORM unit of work), so SQLAlchemy compiles each
+# once per dialect and reuses it (docs/PERFORMANCE.md).
+_campaigns, _entries = cast(Table, Campaign.__table__), cast(Table, LogEntry.__table__)
+_LOCK_HEAD = (update(_campaigns).where(_campaigns.c.id == bindparam("campaign"))
+              .values(last_seq=_campaigns.c.last_seq + 1).returning(_campaigns.c.last_seq, _campaigns.c.head_hash))
+_MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).values(head_hash=bindparam("head"))
+_INSERT_ENTRY = insert(_entries)
+
+
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
-    row = db.execute(
-        update(Campaign).where(Campaign.id == campaign_id).values(last_seq=Campaign.last_seq + 1)
-        .execution_options(synchronize_session=False)
-        .returning(Campaign.last_seq, Campaign.head_hash)
-    ).one()
+    row = db.execute(_LOCK_HEAD, {"campaign": campaign_id}).one()
     return row[0], row[1]
 
 
@@ -44,7 +50,7 @@ def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
 def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
     and tell the broker only after the commit."""
-    with _writer_lock(db, acc.campaign.id):
+    with writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
         try:
             yield seq, prev_hash
@@ -68,21 +74,24 @@ def game_session(db: Session, acc: Access) -> GameSession | None:
     return db.info[_GAME_SESSION]
 
 
-_WRITERS: dict[tuple[str, int], threading.Lock] = {}
+_WRITERS: dict[tuple[str, int], threading.RLock] = {}
 _WRITERS_GUARD = threading.Lock()
 
 
 @contextmanager
-def _writer_lock(db: Session, campaign_id: int) -> Iterator[None]:
+def writer_lock(bind: Session | Connection, campaign_id: int) -> Iterator[None]:
     """Queue this process's writers on a Python lock before they take the database's: SQLite's busy handler
     polls (sleeping 1, 2, 5 … 100 ms), so waiting writers were overtaken and the tail reached seconds; on
     PostgreSQL, 40 threads holding connections while they wait for the campaign's row lock starve its holder
     of the GIL. Other processes still meet the database's own lock. SQLite locks the whole database, so its
-    key is the database; PostgreSQL locks the campaign row, so its key is the campaign."""
-    bind = db.get_bind()
-    key = (str(bind.engine.url), 0 if bind.dialect.name == "sqlite" else campaign_id)
+    key is the database; PostgreSQL locks the campaign row, so its key is the campaign. Re-entrant: the group
+    writer (app/rolls/writer.py) holds it for a whole batch, and each action in the batch takes it again."""
+    conn = bind.get_bind() if isinstance(bind, Session) else bind
+    key = (str(conn.engine.url), 0 if conn.dialect.name == "sqlite" else campaign_id)
     with _WRITERS_GUARD:
-        lock = _WRITERS.setdefault(key, threading.Lock())
+        lock = _WRITERS.get(key)
+        if lock is None:
+            lock = _WRITERS[key] = threading.RLock()
     with lock:
         yield
 
@@ -114,10 +123,17 @@ def write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str
         request_hash=request_hash,
     )
     entry.hash = chain.entry_hash(prev_hash, entry.header(), digest)
-    db.add(entry)
-    db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(head_hash=entry.hash)
-               .execution_options(synchronize_session=False))
+    # A Core INSERT and UPDATE instead of the ORM's flush: the returned entry is a plain (transient) LogEntry
+    # carrying every column, id included.
+    values = {column: getattr(entry, column) for column in _ENTRY_COLUMNS}
+    inserted = cast(CursorResult[Any], db.execute(_INSERT_ENTRY, values)).inserted_primary_key
+    assert inserted is not None  # an INSERT of one row always has it
+    entry.id = inserted[0]
+    db.execute(_MOVE_HEAD, {"campaign": acc.campaign.id, "head": entry.hash})
     return entry
+
+
+_ENTRY_COLUMNS = tuple(column.key for column in LogEntry.__table__.columns if column.key != "id")
 
 
 def check_note(note: str) -> str:
@@ -127,7 +143,7 @@ def check_note(note: str) -> str:
     return note
 
 
-def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: str, visibility: str = "public",
+def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: Summary, visibility: str = "public",
                 request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
                 note: str = "", character: Character | None = None, target_seq: int | None = None,
                 subject_id: int | None = None, extra: dict[str, Any] | None = None, publish: Publish = no_publish,

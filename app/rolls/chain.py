@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.commitment import opens
+
 FORMAT = "fateboard-log/2"
 GENESIS_HASH = "0" * 64
 HIDDEN_FIELDS = ("request", "dice", "outcome", "summary", "note")
@@ -52,6 +54,7 @@ class Verification:
     head: str = GENESIS_HASH
     bodies_checked: int = 0
     reveals_checked: int = 0
+    commitments_checked: int = 0
     problems: list[str] = field(default_factory=list)
 
     def fail(self, message: str) -> None:
@@ -70,6 +73,8 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
     reveals: list[tuple[int, Mapping[str, Any]]] = []
     prev = GENESIS_HASH
     trusted_seen = False
+    commitments: dict[str, tuple[int, str]] = {}
+    openings: list[tuple[int, Mapping[str, Any]]] = []
     for entry in entries:
         _check_entry(entry, result, prev)
         seq = entry.get("seq")
@@ -82,11 +87,15 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
         body = entry.get("body")
         if isinstance(body, Mapping) and body.get("kind") == "reveal":
             reveals.append((seq if isinstance(seq, int) else -1, body))
+        if isinstance(body, Mapping):
+            _collect_commitments(seq if isinstance(seq, int) else -1, body, commitments, openings, result)
         prev = str(entry.get("hash"))
         result.count += 1
     result.head = prev
     for seq, body in reveals:
         _check_reveal(seq, body, revealed_hashes, result)
+    for seq, found in openings:
+        _check_opening(seq, found, commitments, result)
     if head is not None:
         _check_head(head, result)
     if trusted is not None and not trusted_seen:
@@ -140,3 +149,39 @@ def _check_head(head: Mapping[str, Any], result: Verification) -> None:
                     "(entries missing at the end, or added)")
     elif digest != result.head:
         result.fail(f"the campaign's head hash {str(digest)[:12]}… does not match the last entry's hash")
+
+
+def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[str, tuple[int, str]],
+                         openings: list[tuple[int, Mapping[str, Any]]], result: Verification) -> None:
+    """Commitments (docs/LOG_FORMAT.md, "Commitments"): `outcome.commitments` fixes a value under a key, once;
+    `outcome.openings` publishes it later with its salt."""
+    outcome = body.get("outcome")
+    if not isinstance(outcome, Mapping):
+        return
+    for item in outcome.get("commitments") or ():
+        if not isinstance(item, Mapping):
+            continue
+        key = str(item.get("key"))
+        if key in commitments:
+            result.fail(f"entry {seq}: commits {key} again (first committed in entry {commitments[key][0]})")
+            continue
+        commitments[key] = (seq, str(item.get("hash")))
+    for item in outcome.get("openings") or ():
+        if isinstance(item, Mapping):
+            openings.append((seq, item))
+
+
+def _check_opening(seq: int, found: Mapping[str, Any], commitments: Mapping[str, tuple[int, str]],
+                   result: Verification) -> None:
+    key = str(found.get("key"))
+    if key not in commitments:
+        result.fail(f"entry {seq}: opens {key}, which no earlier entry committed")
+        return
+    committed_seq, digest = commitments[key]
+    value = found.get("value")
+    if committed_seq > seq or found.get("seq") != committed_seq:
+        result.fail(f"entry {seq}: opens {key} against entry {found.get('seq')}, but entry {committed_seq} committed it")
+        return
+    result.commitments_checked += 1
+    if not isinstance(value, Mapping) or value.get("key") != key or not opens(digest, found.get("salt"), value):
+        result.fail(f"entry {seq}: the opening of {key} does not open the commitment logged in entry {committed_seq}")

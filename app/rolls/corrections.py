@@ -13,7 +13,7 @@ from app.campaigns.service import Access, require_narrator
 from app.characters.models import Character
 from app.characters.service import character_for, save_sheet
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
-from app.i18n import _
+from app.i18n import _, msg
 from app.rolls import patch
 from app.rolls.appending import Publish, append_note, appending, no_publish, write_entry
 from app.rolls.models import LogEntry
@@ -46,7 +46,7 @@ def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish
     if _correction_of(db, acc.campaign.id, "void", seq) is not None:
         raise Conflict(_("Entry #{seq} is already void.").format(seq=seq))
     subject = target.actor_id if target.kind == "action" else target.subject_id
-    return append_note(db, acc, kind="void", action="void", summary=f"voided #{seq}: {reason}",
+    return append_note(db, acc, kind="void", action="void", summary=msg("voided #{seq}: {reason}", seq=seq, reason=reason),
                        visibility=target.visibility, request={"reason": reason}, target_seq=seq,
                        subject_id=subject, publish=publish)
 
@@ -66,7 +66,8 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publi
     if _correction_of(db, acc.campaign.id, "reveal", seq) is not None:
         raise Conflict(_("Entry #{seq} is already revealed.").format(seq=seq))
     voided = _correction_of(db, acc.campaign.id, "void", seq) is not None
-    summary = f"revealed #{seq}: {target.body.get('actor')} {target.body.get('summary') or ''}".rstrip()
+    summary = msg("revealed #{seq}: {actor} {summary}", seq=seq, actor=target.body.get("actor") or "",
+                  summary=target.body.get("summary") or "")
     with appending(db, acc, publish) as (new_seq, prev_hash):
         applied = {} if voided else _apply_held(db, acc, target.body.get("held") or {})
         entry = write_entry(
@@ -74,6 +75,9 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publi
             target_seq=seq, subject_id=target.actor_id,
             content={"summary": summary, "outcome": {"held": applied} if applied else None,
                      "revealed": {"seq": seq, "body": target.body, "salt": target.salt}})
+    for cid, done in applied.items():
+        if done == "applied":
+            publish(acc.campaign.id, "sheet", int(cid))
     return entry
 
 
@@ -124,6 +128,8 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
                              visibility=str(Visibility.PUBLIC if public else Visibility.NARRATOR), character=character,
                              subject_id=None if public else character.owner_id,
                              content={"request": {"changes": changes, "reason": reason}, "outcome": changed,
-                                      "summary": f"adjusted {character.name}'s sheet ({reason})"})
+                                      "summary": msg("adjusted {name}'s sheet ({reason})", name=character.name,
+                                                     reason=reason)})
+    publish(acc.campaign.id, "sheet", character.id)
     return entry
 

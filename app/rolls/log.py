@@ -2,22 +2,54 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.campaigns.service import Access
 from app.rolls import chain
+from app.rolls.faces import entry_details, entry_faces
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, viewer_view
 from app.rolls.visibility import View
 from app.web import render_text
 
 
-def entries_before(db: Session, campaign_id: int, before: int | None, limit: int) -> list[LogEntry]:
+@dataclass(frozen=True)
+class LogFilter:
+    """What a reader narrows the log to. Every field is in an entry's header, which every member sees (hidden
+    entries included), so filtering tells nobody more than the unfiltered log. Each has an index
+    (campaign, field, seq): a page stays one index range scan at any log length."""
+
+    character: int | None = None
+    player: int | None = None
+    session: int | None = None
+    system: str | None = None
+
+    def __bool__(self) -> bool:
+        return any(v is not None for v in (self.character, self.player, self.session, self.system))
+
+    def query(self) -> dict[str, str]:
+        return {k: str(v) for k, v in (("character", self.character), ("player", self.player),
+                                       ("session", self.session), ("system", self.system)) if v is not None}
+
+
+def entries_before(db: Session, campaign_id: int, before: int | None, limit: int,
+                   where: LogFilter | None = None) -> list[LogEntry]:
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
+    if where:
+        if where.character is not None:
+            query = query.where(LogEntry.character_id == where.character)
+        if where.player is not None:
+            query = query.where(LogEntry.actor_id == where.player)
+        if where.session is not None:
+            query = query.where(LogEntry.game_session_id == where.session)
+        if where.system is not None:
+            query = query.where(LogEntry.system == where.system)
     if before is not None:
         query = query.where(LogEntry.seq < before)
     rows = list(db.scalars(query.order_by(LogEntry.seq.desc()).limit(limit)))
@@ -49,19 +81,28 @@ def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
 
 def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool = False) -> str:
     view = viewer_view(entry, viewer_id, is_narrator)
+    full = view == View.FULL
     return render_text("rolls/entry.html", entry=entry, view=view.value, is_narrator=is_narrator,
-                       voided=voided and view != View.HIDDEN, viewer_id=viewer_id)
+                       voided=voided and view != View.HIDDEN, viewer_id=viewer_id,
+                       faces=entry_faces(entry.body, entry.system) if full else [],
+                       details=entry_details(entry.body) if full else [])
 
 
-def page(db: Session, acc: Access, before: int | None = None, *, limit: int) -> dict[str, Any]:
-    """`limit` entries before `before` (default: the newest), as the viewer may see them (Settings.log_page_size)."""
-    rows = entries_before(db, acc.campaign.id, before, limit)
+def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
+         where: LogFilter | None = None) -> dict[str, Any]:
+    """`limit` entries before `before` (default: the newest), oldest first, as the viewer may see them
+    (Settings.log_page_size), narrowed by `where`."""
+    where = where or LogFilter()
+    rows = entries_before(db, acc.campaign.id, before, limit, where)
     voided = voided_among(db, acc.campaign.id, [r.seq for r in rows])
     return {
         "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided) for r in rows],
         "first_seq": rows[0].seq if rows else None,
-        "last_seq": rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq),
-        "has_earlier": bool(rows) and rows[0].seq > 1,
+        # The stream resumes after the newest entry there is, whatever the filter shows.
+        "last_seq": (rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq)) if not where
+        else (before - 1 if before else acc.campaign.last_seq),
+        "has_earlier": bool(rows) and rows[0].seq > 1 and (len(rows) == limit or not where),
+        "log_filter": where,
     }
 
 
@@ -89,6 +130,37 @@ def export_entries(db: Session, acc: Access) -> Iterator[dict[str, Any]]:
     for row in _all_rows(db, acc.campaign.id):
         yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True,
                          narrator=acc.is_narrator)
+
+
+def _json(data: Any) -> str:
+    # Exactly what JSONResponse writes, so the streamed export is byte for byte the one-piece export.
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+
+
+EXPORT_CHUNK = 500
+
+
+def export_stream(factory: sessionmaker[Session], acc: Access) -> Iterator[str]:
+    """`export` as JSON text in pieces, with memory that does not grow with the log: EXPORT_CHUNK entries at
+    a time, each chunk read with its own short session (a download can take a while; it holds no pooled
+    connection meanwhile). Ends at the head read with the access, so entries appended while it streams are
+    not in it and the export checks against its own head."""
+    top = head(acc)
+    opening = _json({"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": chain.FORMAT,
+                     "head": top, "entries": []})
+    yield opening[:-2]  # without the closing "]}"
+    after, separator = 0, ""
+    while after < top["seq"]:
+        with factory() as db:
+            rows = list(db.scalars(select(LogEntry).where(
+                LogEntry.campaign_id == acc.campaign.id, LogEntry.seq > after, LogEntry.seq <= top["seq"])
+                .order_by(LogEntry.seq).limit(EXPORT_CHUNK)))
+        if not rows:
+            break
+        yield separator + ",".join(_json(entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator),
+                                                    with_body=True, narrator=acc.is_narrator)) for row in rows)
+        separator, after = ",", rows[-1].seq
+    yield "]}"
 
 
 def export(db: Session, acc: Access) -> dict[str, Any]:

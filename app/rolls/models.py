@@ -18,6 +18,11 @@ class LogEntry(Base):
         UniqueConstraint("campaign_id", "seq"),
         UniqueConstraint("campaign_id", "actor_id", "idempotency_key"),
         Index("ix_log_entries_campaign_target", "campaign_id", "target_seq"),
+        # The log's filters and a sheet's recent entries (app/rolls/log.py, LogFilter): one range scan each.
+        Index("ix_log_entries_campaign_character", "campaign_id", "character_id", "seq"),
+        Index("ix_log_entries_campaign_actor", "campaign_id", "actor_id", "seq"),
+        Index("ix_log_entries_campaign_session", "campaign_id", "game_session_id", "seq"),
+        Index("ix_log_entries_campaign_system", "campaign_id", "system", "seq"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app import i18n
 from app.rolls.chain import HIDDEN_FIELDS
 from app.rolls.models import LogEntry
 from app.rolls.visibility import View, view_of
@@ -33,6 +34,7 @@ def _without_held(body: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
+
 def entry_json(entry: LogEntry, view: View, *, with_body: bool = False, narrator: bool = False) -> dict[str, Any]:
     """`narrator`: the reader sees every sheet whole, so a body may keep its held sheet changes; anyone else
     gets them withheld (and no salt for that body: it cannot be checked against its body_hash)."""
@@ -41,6 +43,8 @@ def entry_json(entry: LogEntry, view: View, *, with_body: bool = False, narrator
         data[name] = entry.body.get(name) if view == View.FULL else None
     if view == View.ROLLER_BLIND and entry.kind == "action":
         data["request"] = entry.body.get("request")
+    # `summary` is the body's (checked against it by the verifier); `text` is it in the reader's language.
+    data["text"] = i18n.log_line(entry.body) if view == View.FULL else None
     data.update(body_hash=entry.body_hash, prev_hash=entry.prev_hash, hash=entry.hash)
     if with_body:
         body = entry.body if view == View.FULL else None
@@ -64,7 +68,7 @@ def result_card(entry: LogEntry, viewer_id: int, is_narrator: bool, *, replayed:
     return {
         "seq": entry.seq, "visibility": entry.visibility, "view": view.value, "replayed": replayed,
         "action": entry.action, "kind": entry.kind,
-        "summary": entry.body.get("summary") if full else None,
+        "summary": i18n.log_line(entry.body) if full else None,  # in the reader's language
         "outcome": entry.body.get("outcome") if full else None,
         "request": entry.body.get("request") if view != View.HIDDEN else None,
         **extra,

@@ -12,7 +12,7 @@ from app.campaigns.service import Access, in_campaign, require_narrator
 from app.characters.models import Character
 from app.characters.service import character_for
 from app.errors import BadRequest
-from app.i18n import _
+from app.i18n import _, rule_message
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
 from app.rolls.visibility import Visibility
@@ -27,7 +27,7 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
     try:
         rule_system, rule_action = get_action(system, action)
     except ActionError as exc:
-        raise BadRequest(exc.message, field=exc.field) from exc
+        raise BadRequest(rule_message(exc), field=exc.field) from exc
     if rule_system.id not in acc.campaign.systems:
         raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
     if rule_system.id != "dice" and character.system != rule_system.id:

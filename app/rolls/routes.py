@@ -5,19 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Query, Request
 from markupsafe import escape
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
-from app.campaigns.views import TABLE, table_context
+from app.campaigns.views import NARRATOR_SCREEN, TABLE, narrator_context, table_context
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError
 from app.forms import form_visibility, params_from_form, sheet_changes
-from app.i18n import _
+from app.i18n import _, rule_message
 from app.inputs import Id, Seq, idempotency_key, parse_int
 from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
@@ -67,24 +67,29 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
         params = act.params.model_validate({"expression": expression})
         result = act.odds(dict(), params, Context()) if act.odds else None
     except (ActionError, ValueError) as exc:
-        message = exc.message if isinstance(exc, ActionError) else "That expression is not valid."
+        message = rule_message(exc) if isinstance(exc, ActionError) else "That expression is not valid."
         return render(request, "rolls/odds.html", {"error": message}, status_code=200)
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq) -> Response:
-    page = rolllog.page(db, acc, before, limit=settings.log_page_size)
+def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: Id | None = None,
+            player: Id | None = None, session: Id | None = None,
+            system: Annotated[str | None, Query(max_length=32)] = None) -> Response:
+    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None)
+    page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
 
 
 @router.get("/campaigns/{campaign_id}/export.json")
-def export(db: DB, acc: MemberAccess) -> Response:
+def export(request: Request, db: DB, acc: MemberAccess) -> Response:
     """The viewer's export (what they may see, hashes for all, the head), downloaded with the browser session."""
-    data = rolllog.export(db, acc)
-    name = f"fateboard-campaign-{acc.campaign.id}-log-{data['head']['seq']}.json"
-    return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                       "Cache-Control": "no-store"})
+    db.close()  # the stream reads with its own short sessions
+    name = f"fateboard-campaign-{acc.campaign.id}-log-{acc.campaign.last_seq}.json"
+    return StreamingResponse(rolllog.export_stream(request.app.state.sessionmaker, acc),
+                             media_type="application/json",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                      "Cache-Control": "no-store"})
 
 
 @router.get("/campaigns/{campaign_id}/verify")
@@ -122,7 +127,7 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
             try:
                 act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
             except ActionError as exc:
-                raise BadRequest(exc.message, field="prompt_expression") from exc
+                raise BadRequest(rule_message(exc), field="prompt_expression") from exc
         prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
                               visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
                               publish=publish)
@@ -130,6 +135,39 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
         return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
                               key="prompt", block="prompts")
     return render(request, TABLE, table_context(db, acc), block="prompts")
+
+
+@router.post("/campaigns/{campaign_id}/prompts/group")
+async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
+    """The narrator screen: one dice roll called for several characters at once (`character_id` repeated)."""
+    form = await request.form()
+    return await run_in_threadpool(_call_for_rolls, request, db, acc, publish, form)
+
+
+def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
+    form_values = {"expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
+                   "visibility": str(form.get("visibility") or "public")}
+    require_narrator(acc)  # a 403 page, not the narrator screen's form again
+    try:
+        ids = [parse_int(v, "prompt_characters") for v in form.getlist("character_id")]
+        chosen = [character_for(db, acc, cid) for cid in dict.fromkeys(i for i in ids if i is not None)]
+        if not chosen:
+            raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
+        locked = {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
+        if locked:
+            _s, act = get_action("dice", "roll")
+            try:
+                act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
+            except ActionError as exc:
+                raise BadRequest(exc.message, field="prompt_expression") from exc
+        for character in chosen:  # all checked above: the same prompt for each
+            prompts.create_prompt(db, acc, character_id=character.id, system="dice", action="roll", locked=locked,
+                                  visibility=form_values["visibility"], note=form_values["note"], publish=publish)
+    except FateboardError as exc:
+        return render_failure(request, db, exc, NARRATOR_SCREEN, lambda errors: narrator_context(
+            db, acc, errors=errors, form=form_values), key="prompt_characters", block="screen")
+    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen]),
+                  block="screen")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
@@ -145,7 +183,7 @@ def _complete_prompt(request: Request, db: DB, acc: Access, publish: Publish, pr
         try:
             _system, action = get_action(prompt.system, prompt.action)
         except ActionError as exc:
-            raise BadRequest(exc.message, field=exc.field) from exc
+            raise BadRequest(rule_message(exc), field=exc.field) from exc
         req = service.ActionRequest(system=prompt.system, action=prompt.action,
                                     params=params_from_form(action.params, form), note=str(form.get("note") or ""),
                                     prompt_id=prompt_id)
@@ -183,7 +221,7 @@ def _correction(request: Request, act: Callable[[], LogEntry]) -> Response:
     try:
         entry = act()
     except FateboardError as exc:
-        return HTMLResponse(f'<p class="error" role="alert">{_escape(exc.message)}</p>', status_code=exc.status_code)
+        return HTMLResponse(f'<p class="error" role="alert">{_escape(rule_message(exc))}</p>', status_code=exc.status_code)
     return HTMLResponse(f'<p class="ok" role="status">Logged as #{entry.seq}.</p>')
 
 

@@ -24,7 +24,7 @@ from app.characters.service import character_for, save_sheet
 from app.encounters.models import Encounter
 from app.encounters.service import check_encounter_version, encounter_for_step, other_participants, save_encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
-from app.i18n import _
+from app.i18n import _, rule_message
 from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
 from app.rolls.models import LogEntry, RollPrompt
@@ -92,7 +92,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         message, field = validation_message(exc)
         raise BadRequest(message, field=field) from exc
     except ActionError as exc:
-        raise BadRequest(exc.message, field=exc.field) from exc
+        raise BadRequest(rule_message(exc), field=exc.field) from exc
     note = check_note(req.note)
     if action.narrator_only and not acc.is_narrator:
         raise Forbidden(_("Only a narrator can {action}.").format(action=action.name.lower()))
@@ -136,7 +136,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             try:
                 resolution = action.run(sheet, params, dice or SecureDice(), ctx)
             except ActionError as exc:
-                raise BadRequest(exc.message, field=exc.field) from exc
+                raise BadRequest(rule_message(exc), field=exc.field) from exc
             if any(other_id not in others for other_id in resolution.others):
                 raise BadRequest(_("That action changed a character it does not involve."))
             if hidden and resolution.settings is not None:
@@ -176,6 +176,10 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         publish(acc.campaign.id, "prompts", None)
     if encounter is not None:
         publish(acc.campaign.id, "encounter", encounter.id)
+    if held is None:  # a hidden action changed no sheet (its changes wait for the reveal)
+        for changed in ([character.id] if resolution.sheet is not None and character is not None else []) + list(
+                resolution.others):
+            publish(acc.campaign.id, "sheet", changed)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
 
 

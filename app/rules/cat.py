@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
-from typing import Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 from app.rules.dice import Dice
+from app.rules.text import N_, RuleText
 
 Rank = Literal["crippled", "hurt", "good", "strong", "best"]
 Trait = Literal["claws", "coat", "face", "fangs", "legs", "tail"]
@@ -47,13 +48,12 @@ BASE_MAGIC_POINTS = 5
 MAX_POOL = 100
 
 
-class CatRuleError(ValueError):
+class CatRuleError(RuleText, ValueError):
     """A request the Cat rules do not allow; `field` names the input at fault."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **values: Any) -> None:
+        super().__init__(self._set_text(message, values))
         self.field = field
-        self.message = message
 
 
 def _is_count(value: object) -> bool:
@@ -62,31 +62,31 @@ def _is_count(value: object) -> bool:
 
 def _check_count(value: object, field: str, low: int = 0, high: int | None = None) -> int:
     if not _is_count(value):
-        raise CatRuleError(field, f"{field} must be a whole number, not {value!r}.")
+        raise CatRuleError(field, N_("{name} must be a whole number, not {value!r}."), name=field, value=value)
     assert isinstance(value, int)
     if value < low or (high is not None and value > high):
         bound = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise CatRuleError(field, f"{field} must be {bound}, not {value}.")
+        raise CatRuleError(field, N_("{name} must be {bound}, not {value}."), name=field, bound=bound, value=value)
     return value
 
 
 def _check_rank(rank: object, field: str = "rank") -> Rank:
     if rank not in RANKS:
-        raise CatRuleError(field, f"Unknown rank {rank!r}; ranks are {', '.join(RANKS)}.")
+        raise CatRuleError(field, N_("Unknown rank {rank!r}; ranks are {ranks}."), rank=rank, ranks=', '.join(RANKS))
     assert isinstance(rank, str)
     return cast(Rank, rank)  # one of RANKS, checked above
 
 
 def _check_trait(trait: object, field: str) -> Trait:
     if trait not in TRAITS:
-        raise CatRuleError(field, f"Unknown Trait {trait!r}; Traits are {', '.join(TRAITS)}.")
+        raise CatRuleError(field, N_("Unknown Trait {trait!r}; Traits are {traits}."), trait=trait, traits=', '.join(TRAITS))
     assert isinstance(trait, str)
     return cast(Trait, trait)  # one of TRAITS, checked above
 
 
 def _check_pool(pool: object, field: str) -> int:
     if _is_count(pool) and pool == 0:
-        raise CatRuleError(field, "A Crippled Trait (no dice) cannot be used for Risks, fights or dodging.")
+        raise CatRuleError(field, N_("A Crippled Trait (no dice) cannot be used for Risks, fights or dodging."))
     return _check_count(pool, field, 1, MAX_POOL)
 
 
@@ -110,7 +110,7 @@ def effective_ranks(base_ranks: Mapping[K, str], scars: Mapping[K, int]) -> dict
 def pool_for(rank: str, advantage: int = 0, reputation: int = 0) -> int:
     """Dice for a Risk: rank dice + Advantage Dice + Reputation rank (cat.txt, "Testing Fate")."""
     if _check_rank(rank) == "crippled":
-        raise CatRuleError("rank", "A Crippled Trait cannot be used for Risks, fights or dodging.")
+        raise CatRuleError("rank", N_("A Crippled Trait cannot be used for Risks, fights or dodging."))
     _check_count(advantage, "advantage")
     _check_count(reputation, "reputation", 0, MAX_REPUTATION_RANK)
     return _check_count(RANK_DICE[rank] + advantage + reputation, "pool", 1, MAX_POOL)
@@ -131,7 +131,7 @@ def _lowest_odd(faces: Sequence[int]) -> int:
 
 def _needed(difficulty: object) -> int:
     if difficulty not in DIFFICULTY_EVENS:
-        raise CatRuleError("difficulty", f"Unknown difficulty {difficulty!r}; choose easy, moderate or hard.")
+        raise CatRuleError("difficulty", N_("Unknown difficulty {difficulty!r}; choose easy, moderate or hard."), difficulty=difficulty)
     assert isinstance(difficulty, str)
     return DIFFICULTY_EVENS[difficulty]
 
@@ -171,7 +171,7 @@ def test_fate(
     _check_count(style_points, "style_points")
     if spend_life:
         if style_points:
-            raise CatRuleError("style_points", "A Life already wins this Risk; keep the Style points for later.")
+            raise CatRuleError("style_points", N_("A Life already wins this Risk; keep the Style points for later."))
         # "Regardless of your Trait": the pool is never rolled, so even a Crippled Trait may be named.
         _check_count(pool, "pool", 0, MAX_POOL)
         return FateResult(
@@ -296,12 +296,12 @@ def foe_round(dice: Dice, cat_pool: int, foe_pool: int, *, cat_dodges: bool = Fa
 def dodge_fight_scars_with_life(result: CatFightResult, side: str) -> CatFightResult:
     """cat.txt, "Fighting Other Cats": a Life dodges this fight's scars; the winner stays the winner."""
     if side not in ("a", "b"):
-        raise CatRuleError("side", f"side must be 'a' or 'b', not {side!r}.")
+        raise CatRuleError("side", N_("side must be 'a' or 'b', not {side!r}."), side=side)
     spent, scars = (result.a_life_spent, result.a_scars) if side == "a" else (result.b_life_spent, result.b_scars)
     if spent:
-        raise CatRuleError("side", "This cat already spent a Life on this fight.")
+        raise CatRuleError("side", N_("This cat already spent a Life on this fight."))
     if scars == 0:
-        raise CatRuleError("side", "This cat takes no scars in this fight; no Life is needed.")
+        raise CatRuleError("side", N_("This cat takes no scars in this fight; no Life is needed."))
     if side == "a":
         return dataclasses.replace(result, a_scars=0, a_life_spent=True)
     return dataclasses.replace(result, b_scars=0, b_life_spent=True)
@@ -310,9 +310,9 @@ def dodge_fight_scars_with_life(result: CatFightResult, side: str) -> CatFightRe
 def dodge_round_scars_with_life(result: FoeRoundResult) -> FoeRoundResult:
     """cat.txt, "Lives"; ruling 5: a Life dodges all scars of one round against a non-cat."""
     if result.cat_life_spent:
-        raise CatRuleError("side", "This cat already spent a Life on this round.")
+        raise CatRuleError("side", N_("This cat already spent a Life on this round."))
     if result.cat_scars == 0:
-        raise CatRuleError("side", "This cat takes no scars this round; no Life is needed.")
+        raise CatRuleError("side", N_("This cat takes no scars this round; no Life is needed."))
     return dataclasses.replace(result, cat_scars=0, cat_life_spent=True)
 
 
@@ -339,34 +339,34 @@ def validate_new_cat(ranks: Mapping[str, str]) -> None:
         _check_trait(trait, f"ranks.{trait}")
     for trait in TRAITS:
         if trait not in ranks:
-            raise CatRuleError(f"ranks.{trait}", f"Choose a rank for {trait.capitalize()}.")
+            raise CatRuleError(f"ranks.{trait}", N_("Choose a rank for {trait}."), trait=trait.capitalize())
         rank = _check_rank(ranks[trait], f"ranks.{trait}")
         if rank not in NEW_CAT_RANKS:
             raise CatRuleError(
-                f"ranks.{trait}", f"A new cat's Traits are Best, Strong or Good; {trait.capitalize()} is {rank}."
+                f"ranks.{trait}", N_("A new cat's Traits are Best, Strong or Good; {trait} is {rank}."), trait=trait.capitalize(), rank=rank
             )
     counts = {rank: sum(1 for r in ranks.values() if r == rank) for rank in NEW_CAT_RANKS}
     if counts != dict(NEW_CAT_RANKS):
         have = ", ".join(f"{n} {rank.capitalize()}" for rank, n in counts.items())
-        raise CatRuleError("ranks", f"A new cat has one Best, three Strong and two Good Traits, not {have}.")
+        raise CatRuleError("ranks", N_("A new cat has one Best, three Strong and two Good Traits, not {have}."), have=have)
 
 
 def validate_reputations(reps: Mapping[str, int], *, creation: bool) -> None:
     """cat.txt, "Reputation"; RULINGS.md, Cat: up to 5, ranks 1-5; at creation 7 points, none above 3."""
     if len(reps) > MAX_REPUTATIONS:
-        raise CatRuleError("reputations", f"A cat can have up to {MAX_REPUTATIONS} Reputations, not {len(reps)}.")
+        raise CatRuleError("reputations", N_("A cat can have up to {most} Reputations, not {reps}."), most=MAX_REPUTATIONS, reps=len(reps))
     top = CREATION_MAX_REPUTATION_RANK if creation else MAX_REPUTATION_RANK
     for name, rank in reps.items():
         if not isinstance(name, str) or not name.strip():
-            raise CatRuleError("reputations", "Every Reputation needs a name.")
+            raise CatRuleError("reputations", N_("Every Reputation needs a name."))
         field = f"reputations.{name}"
         _check_count(rank, field, 1, MAX_REPUTATION_RANK)
         if rank > top:
-            raise CatRuleError(field, f"At creation no Reputation is above {top}; {name} is {rank}.")
+            raise CatRuleError(field, N_("At creation no Reputation is above {top}; {name} is {rank}."), top=top, name=name, rank=rank)
     spent = sum(reps.values())
     if creation and spent != CREATION_REPUTATION_POINTS:
         raise CatRuleError(
-            "reputations", f"Spend exactly {CREATION_REPUTATION_POINTS} points on Reputations (spent {spent})."
+            "reputations", N_("Spend exactly {points} points on Reputations (spent {spent})."), points=CREATION_REPUTATION_POINTS, spent=spent
         )
 
 
@@ -387,7 +387,7 @@ def _weekly_choices(choices: str | Sequence[str] | None, weeks: int) -> list[Tra
     if isinstance(choices, str):
         return [_check_trait(choices, "choices")] * weeks
     if len(choices) > weeks:
-        raise CatRuleError("choices", f"{len(choices)} choices for {weeks} weeks of healing.")
+        raise CatRuleError("choices", N_("{choices} choices for {weeks} weeks of healing."), choices=len(choices), weeks=weeks)
     picked: list[Trait | None] = [_check_trait(c, f"choices.{i}") for i, c in enumerate(choices)]
     return picked + [None] * (weeks - len(choices))
 
@@ -409,7 +409,7 @@ def heal(
     prefer_one = isinstance(choices, str)
     for week, chosen in enumerate(_weekly_choices(choices, weeks)):
         if chosen is not None and left[chosen] == 0 and not prefer_one:
-            raise CatRuleError(f"choices.{week}", f"{chosen.capitalize()} has no scars to heal in week {week + 1}.")
+            raise CatRuleError(f"choices.{week}", N_("{chosen} has no scars to heal in week {week}."), chosen=chosen.capitalize(), week=week + 1)
         target = chosen if chosen is not None and left[chosen] > 0 else _most_scarred(left)
         if target is None:
             break

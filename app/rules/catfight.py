@@ -44,6 +44,7 @@ from fractions import Fraction
 from typing import Any, Final
 
 from app.rules.dice import Dice
+from app.rules.text import N_, RuleText
 
 State = dict[str, Any]
 Event = dict[str, Any]
@@ -83,13 +84,12 @@ TECKA: Final[dict[str, Any]] = {
 }
 
 
-class CatfightError(ValueError):
+class CatfightError(RuleText, ValueError):
     """A duel rule was broken; `field` names what was wrong."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **values: Any) -> None:
+        super().__init__(self._set_text(message, values))
         self.field = field
-        self.message = message
 
 
 class CatStatsError(CatfightError):
@@ -131,7 +131,7 @@ def _signed(face: int) -> int:
 def pm_roll(dice: Dice, scene: str) -> PmRoll:
     """The plus-minus d6 with confirmation rolls (Preliminary, SPECIAL RULES, FLEEING)."""
     if scene not in SCENES:
-        raise CatfightError("scene", f"unknown scene {scene!r} (known: {', '.join(sorted(SCENES))})")
+        raise CatfightError("scene", N_("unknown scene {scene!r} (known: {scenes})"), scene=scene, scenes=', '.join(sorted(SCENES)))
     first = dice.roll(6)
     if scene == "plain" or first < 5:
         return PmRoll((first,), _signed(first), None)
@@ -147,25 +147,25 @@ def validate_cat(stats: Mapping[str, Any]) -> None:
     """EXAMPLE CAT and ruling 12: five whole values of at least 1 that sum to exactly 70."""
     for field in STATS:
         if field not in stats:
-            raise CatStatsError(field, f"{field} is missing; a cat needs attack, defend, jump, sneak and quickness")
+            raise CatStatsError(field, N_("{name} is missing; a cat needs attack, defend, jump, sneak and quickness"), name=field)
         value = stats[field]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise CatStatsError(field, f"{field} must be a whole number, not {value!r}")
+            raise CatStatsError(field, N_("{name} must be a whole number, not {value!r}"), name=field, value=value)
         if value < 1:
-            raise CatStatsError(field, f"{field} is {value}; every value must be at least 1")
+            raise CatStatsError(field, N_("{name} is {value}; every value must be at least 1"), name=field, value=value)
     total = sum(stats[field] for field in STATS)
     if total != STAT_TOTAL:
-        raise CatStatsError("total", f"the five values add up to {total}; they must add up to exactly {STAT_TOTAL}")
+        raise CatStatsError("total", N_("the five values add up to {total}; they must add up to exactly {stat_total}"), total=total, stat_total=STAT_TOTAL)
 
 
 def _new_cat(stats: Mapping[str, Any]) -> dict[str, Any]:
     validate_cat(stats)
     name = stats.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise CatStatsError("name", "a cat needs a name")
+        raise CatStatsError("name", N_("a cat needs a name"))
     health = stats.get("health", MAX_HEALTH)
     if isinstance(health, bool) or not isinstance(health, int) or not 1 <= health <= MAX_HEALTH:
-        raise CatStatsError("health", f"health must be a whole number from 1 to {MAX_HEALTH}, not {health!r}")
+        raise CatStatsError("health", N_("health must be a whole number from 1 to {max_health}, not {health!r}"), max_health=MAX_HEALTH, health=health)
     return {"name": name, **{field: stats[field] for field in STATS}, "health": health}
 
 
@@ -413,8 +413,8 @@ def regenerate(
 ) -> int:
     """REGENERATION, ruling 11: one point per full interval since the escape, up to max_health."""
     if interval_seconds < 1:
-        raise CatfightError("interval_seconds", f"the interval must be at least 1 second, not {interval_seconds}")
+        raise CatfightError("interval_seconds", N_("the interval must be at least 1 second, not {interval_seconds}"), interval_seconds=interval_seconds)
     if not 0 <= health <= max_health:
-        raise CatfightError("health", f"health must be between 0 and {max_health}, not {health}")
+        raise CatfightError("health", N_("health must be between 0 and {max_health}, not {health}"), max_health=max_health, health=health)
     elapsed = max(0.0, now - escaped_at)  # a clock that went backwards heals nothing
     return min(max_health, health + math.floor(elapsed // interval_seconds))

@@ -5,7 +5,7 @@ in SYSTEMS."""
 from __future__ import annotations
 
 from app.systems import art, cat, catfight, dice, rabbits
-from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem, Seeder
+from app.systems.base import Action, ActionError, Context, EncounterViewer, Odds, Resolution, RuleSystem, Seeder
 
 SYSTEMS: dict[str, RuleSystem] = {
     dice.SYSTEM.id: dice.SYSTEM,
@@ -34,5 +34,5 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
         raise ActionError(f"{system.name} has no action {action_id!r}", field="action") from None
 
 
-__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "Odds", "Resolution", "RuleSystem", "Seeder",
+__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "EncounterViewer", "Odds", "Resolution", "RuleSystem", "Seeder",
            "get_action", "get_system"]

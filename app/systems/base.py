@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from app.i18n import Summary
 from app.rules.dice import Dice
 
 
@@ -42,7 +43,9 @@ class Resolution:
     request: dict[str, Any]
     dice: list[dict[str, int]]
     outcome: dict[str, Any]
-    summary: str
+    # The log line: `msg(...)` from app.i18n (stored language-neutral, read in each viewer's language), or a
+    # plain str (shown as it is, in every language).
+    summary: Summary
     # The new sheet (whole), or None when the action does not change it.
     sheet: dict[str, Any] | None = None
     # New sheets (whole) of other characters the action involves (Action.involves), by character id.
@@ -144,6 +147,23 @@ def action_table(actions: Iterable[Action]) -> dict[str, Action]:
 SheetFilter = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class EncounterViewer:
+    """Who is looking at an encounter: a narrator, or a player acting for `controls` (character ids)."""
+
+    is_narrator: bool
+    controls: frozenset[int] = frozenset()
+
+
+# What a viewer may read of an encounter's state (e.g. without another team's secret script, or a foe's
+# level). Every screen that shows an encounter takes its state from here (app/encounters/views.py).
+EncounterFilter = Callable[[Mapping[str, Any], EncounterViewer], dict[str, Any]]
+
+
+def _whole_state(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
+    return dict(state)
+
+
 def _nothing_public(sheet: dict[str, Any]) -> dict[str, Any]:
     return {}
 
@@ -168,6 +188,9 @@ class RuleSystem:
     # What the character's player (not a narrator) sees of its sheet: by default all of it; a system takes
     # out what only narrators may know (e.g. a foe's level remembered with a roll against it).
     owner_sheet: SheetFilter = _whole
+    # What a viewer sees of one of this system's encounters (state as stored → state as shown). By default all
+    # of it; a system takes out what is secret (a team's script before the reveal, a foe's levels).
+    encounter_view: EncounterFilter = _whole_state
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None

@@ -1,15 +1,26 @@
 /* Fateboard's only script (no inline script anywhere: the pages run under a strict CSP).
-   - The live log: an EventSource per campaign page. Each entry arrives as an HTML fragment whose
-     event id is its seq. The browser resends Last-Event-ID when it reconnects by itself; when the
-     stream is closed for good (a phone asleep, a server restart) we reconnect with ?after=<last seq>,
-     so nothing is missed and nothing is shown twice.
-   - Quick-fill chips for the dice box. */
+   - The live stream: an EventSource per campaign page. Each entry arrives as an HTML fragment whose event id is
+     its seq. The browser resends Last-Event-ID when it reconnects by itself; when the stream is closed for good
+     (a phone asleep, a server restart) we reconnect with ?after=<last seq>, so nothing is missed or shown twice.
+   - Live panels: every element with data-live="<event> …" is fetched again (from data-live-url, default: this
+     page) when the stream says one of its events happened (entry, prompts, session, members, characters,
+     sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
+   - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
+     control that had it. A form's choices survive the swap.
+   - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
+   - A new roll prompt for you: a toast that leads to it, and a vibration where the phone can.
+   - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
 (function () {
   "use strict";
 
+  var body = function () { return document.body; };
+  function msg(name, fallback) { return (body() && body().dataset[name]) || fallback; }
+
+  // --- the live badge -------------------------------------------------------------------------------------
   function setStatus(online) {
     var el = document.getElementById("live-status");
     if (!el) return;
+    el.hidden = false;
     el.textContent = online ? el.dataset.online : el.dataset.offline;
     el.classList.toggle("offline", !online);
   }
@@ -25,6 +36,138 @@
     if (voided) voided.classList.add("voided");
   }
 
+  // --- live panels ----------------------------------------------------------------------------------------
+  var pending = new Set();
+  var timer = null;
+
+  function panelsFor(names) {
+    var found = [];
+    document.querySelectorAll("[data-live]").forEach(function (el) {
+      var wants = el.dataset.live.split(/\s+/);
+      for (var i = 0; i < names.length; i++) {
+        if (wants.indexOf(names[i]) >= 0) { found.push(el); return; }
+      }
+    });
+    return found;
+  }
+
+  function announce(kind, id) {
+    var names = [kind];
+    if (id) names.push(kind + ":" + id);
+    panelsFor(names).forEach(function (el) { pending.add(el); });
+    if (pending.size && !timer) timer = setTimeout(flush, 120);
+    body().dispatchEvent(new CustomEvent(kind + "-changed", { detail: { id: id } }));
+  }
+
+  // While a change of one's own is on its way (a POST), refreshing a panel could swap out the element its answer
+  // is meant for: the refresh waits until the answer has been swapped in (and then usually finds nothing new).
+  var inflight = 0;
+
+  function flush() {
+    timer = null;
+    if (inflight > 0) return;
+    var byUrl = {};
+    pending.forEach(function (el) {
+      if (!el.isConnected) return;
+      var url = el.dataset.liveUrl || (location.pathname + location.search);
+      (byUrl[url] = byUrl[url] || []).push(el);
+    });
+    pending.clear();
+    Object.keys(byUrl).forEach(function (url) {
+      fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+        return r.ok ? r.text() : null;
+      }).then(function (html) {
+        if (html === null) return;
+        if (inflight > 0) { byUrl[url].forEach(function (el) { pending.add(el); }); return; } // after the answer
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        byUrl[url].forEach(function (el) { replacePanel(el, doc); });
+      }).catch(function () { /* the stream's reconnect refreshes again */ });
+    });
+  }
+
+  // Replace a panel with its new rendering, keeping what the person was doing in it: open <details>, what they
+  // typed (fields marked dirty), and focus.
+  function replacePanel(el, doc) {
+    if (!el.isConnected || !el.id) return;
+    var fresh = doc.getElementById(el.id);
+    if (!fresh) return;
+    if (el.dataset.liveVersion && fresh.dataset.liveVersion === el.dataset.liveVersion) return;
+    var fresh2 = document.importNode(fresh, true);
+    var open = [];
+    el.querySelectorAll("details").forEach(function (d, i) { if (d.open) open.push(d.id || i); });
+    fresh2.querySelectorAll("details").forEach(function (d, i) {
+      if (open.indexOf(d.id || i) >= 0) d.open = true;
+    });
+    el.querySelectorAll("[data-dirty]").forEach(function (field) {
+      if (!field.id) return;
+      var twin = fresh2.querySelector("#" + CSS.escape(field.id));
+      if (twin && twin.type !== "hidden") { twin.value = field.value; twin.dataset.dirty = "1"; }
+    });
+    var focused = document.activeElement && el.contains(document.activeElement) ? document.activeElement : null;
+    el.replaceWith(fresh2);
+    if (window.htmx) window.htmx.process(fresh2);
+    if (focused && focused.id) {
+      var again = document.getElementById(focused.id);
+      if (again) again.focus({ preventScroll: true });
+    }
+    newPrompts();
+  }
+
+  // --- roll prompts: a toast that leads to a new one -------------------------------------------------------
+  var knownPrompts = null;
+  // A prompt on the campaign page, or one a sheet renders in its prompts panel (characters/_sheet_macros.html).
+  var PROMPTS = "[data-prompt-id], [data-prompts] > [id^=prompt-]";
+
+  function seenPrompts() {
+    var ids = [];
+    document.querySelectorAll(PROMPTS).forEach(function (p) { ids.push(p.dataset.promptId || p.id); });
+    return ids;
+  }
+
+  function newPrompts() {
+    if (knownPrompts === null) { knownPrompts = seenPrompts(); return; }
+    var fresh = null;
+    document.querySelectorAll(PROMPTS).forEach(function (p) {
+      var key = p.dataset.promptId || p.id;
+      if (knownPrompts.indexOf(key) < 0) {
+        knownPrompts.push(key);
+        if (!fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
+      }
+    });
+    if (fresh) toast(fresh);
+  }
+
+  function toast(prompt) {
+    var old = document.getElementById("toast");
+    if (old) old.remove();
+    var box = document.createElement("div");
+    box.id = "toast";
+    box.className = "toast";
+    box.setAttribute("role", "alert");
+    var link = document.createElement("a");
+    link.href = "#" + prompt.id;
+    link.textContent = msg("msgPrompt", "The narrator calls for a roll: answer it");
+    link.addEventListener("click", function (ev) {
+      ev.preventDefault();
+      box.remove();
+      prompt.setAttribute("tabindex", "-1");
+      prompt.scrollIntoView({ block: "center" });
+      prompt.focus({ preventScroll: true });
+    });
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "link";
+    close.textContent = "×";
+    close.setAttribute("aria-label", msg("msgClose", "Close"));
+    close.addEventListener("click", function () { box.remove(); });
+    box.appendChild(link);
+    box.appendChild(close);
+    body().appendChild(box);
+    if (navigator.vibrate) { try { navigator.vibrate([120, 60, 120]); } catch (e) { /* not allowed */ } }
+    setTimeout(function () { if (box.isConnected) box.remove(); }, 15000);
+  }
+
+  // --- the stream -----------------------------------------------------------------------------------------
   // `holder` carries data-stream and data-last-seq; if it is the log (#log-entries), entries are shown in it.
   function startLog(holder) {
     var log = holder.id === "log-entries" ? holder : null;
@@ -39,16 +182,19 @@
       if (!(seq > last)) return;
       last = seq;
       holder.dataset.lastSeq = String(seq);
+      announce("entry", String(seq));
       if (!log || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       var tpl = document.createElement("template");
       tpl.innerHTML = ev.data.trim();
       var node = tpl.content.firstElementChild;
       if (!node) return;
+      if (log.dataset.filtered && !matches(log, node)) return;
       log.appendChild(node);
       applyVoids(node);
       if (window.htmx) window.htmx.process(node);
       if (stick) log.scrollTop = log.scrollHeight;
+      else showJump(log);
       log.dispatchEvent(new CustomEvent("fateboard:entry", { bubbles: true, detail: { seq: seq } }));
     }
 
@@ -56,20 +202,15 @@
       if (source) source.close();
       source = new EventSource(url + "?after=" + last);
       source.addEventListener("entry", onEntry);
-      source.addEventListener("prompts", function () {
-        document.body.dispatchEvent(new Event("prompts-changed"));
-      });
-      // An encounter moved on: its live view (hx-trigger="encounter-changed from:body") refetches itself.
-      source.addEventListener("encounter", function (ev) {
-        document.body.dispatchEvent(new CustomEvent("encounter-changed", { detail: { id: ev.data } }));
+      ["prompts", "session", "members", "characters", "sheet", "encounter"].forEach(function (kind) {
+        source.addEventListener(kind, function (ev) { announce(kind, ev.data); });
       });
       source.onopen = function () {
         setStatus(true);
         delay = 1000;
-        // After a reconnect, prompts and encounters may have changed while we were away.
+        // After a reconnect, anything may have changed while we were away.
         if (opened) {
-          document.body.dispatchEvent(new Event("prompts-changed"));
-          document.body.dispatchEvent(new Event("encounter-changed"));
+          ["prompts", "session", "members", "characters", "sheet", "encounter"].forEach(function (k) { announce(k, ""); });
         }
         opened = true;
       };
@@ -82,8 +223,10 @@
       };
     }
 
+    window.addEventListener("offline", function () { setStatus(false); });
     window.addEventListener("online", function () {
       if (!source || source.readyState !== EventSource.OPEN) connect();
+      else setStatus(true); // the open stream survived a short loss of the network
     });
     document.addEventListener("visibilitychange", function () {
       if (document.visibilityState === "visible" && (!source || source.readyState === EventSource.CLOSED)) connect();
@@ -92,18 +235,269 @@
     connect();
   }
 
+  // A filtered log shows a live entry only if it passes the filter (the entry carries its header's fields).
+  function matches(log, node) {
+    return ["character", "player", "session", "system"].every(function (k) {
+      var want = log.getAttribute("data-filter-" + k);
+      return !want || node.getAttribute("data-" + k) === want;
+    });
+  }
+
+  // --- the log: jump to latest ------------------------------------------------------------------------------
+  function showJump(log) {
+    var jump = document.getElementById("jump-latest");
+    if (jump) jump.hidden = false;
+  }
+
+  function watchLog(log) {
+    var jump = document.getElementById("jump-latest");
+    if (!jump) return;
+    log.addEventListener("scroll", function () { jump.hidden = nearBottom(log); });
+    jump.addEventListener("click", function () {
+      log.scrollTop = log.scrollHeight;
+      jump.hidden = true;
+      var lastEntry = log.lastElementChild;
+      if (lastEntry) { lastEntry.setAttribute("tabindex", "-1"); lastEntry.focus({ preventScroll: true }); }
+    });
+  }
+
+  // --- HTMX: the result comes to the player, focus and choices survive the swap, failures show ----------------
+  var KEEP = "select, input[type=radio], input[name=expression]";
+  var lastFocus = null;
+  var snapshot = null;
+
+  function describe(el) {
+    if (!el || el === body() || !el.tagName) return null;
+    return { id: el.id, name: el.getAttribute("name"), value: el.getAttribute("value"), text: el.textContent,
+             tag: el.tagName };
+  }
+
+  function findAgain(d, scope) {
+    if (!d) return null;
+    if (d.id) return document.getElementById(d.id);
+    var candidates = (scope && scope.isConnected ? scope : document).querySelectorAll(d.tag);
+    for (var i = 0; i < candidates.length; i++) {
+      var c = candidates[i];
+      if (c.getAttribute("name") === d.name && c.getAttribute("value") === d.value && c.textContent === d.text) return c;
+    }
+    return null;
+  }
+
+  function formKey(form) {
+    var prompt = form.querySelector("[name=prompt_id]");
+    return (form.getAttribute("hx-post") || form.getAttribute("action") || "") + "|" + (prompt ? prompt.value : "");
+  }
+
+  function takeSnapshot(form) {
+    var fields = [];
+    form.querySelectorAll(KEEP).forEach(function (f) {
+      if (f.type === "radio" && !f.checked) return;
+      fields.push({ name: f.name, value: f.value, radio: f.type === "radio" });
+    });
+    return { key: formKey(form), fields: fields };
+  }
+
+  function restoreSnapshot(snap) {
+    var forms = document.querySelectorAll("form");
+    for (var i = 0; i < forms.length; i++) {
+      if (formKey(forms[i]) !== snap.key) continue;
+      var form = forms[i];
+      snap.fields.forEach(function (f) {
+        if (!f.name) return;
+        if (f.radio) {
+          var radio = form.querySelector("input[type=radio][name=\"" + CSS.escape(f.name) + "\"][value=\"" + CSS.escape(f.value) + "\"]");
+          if (radio && !radio.disabled) radio.checked = true;
+          return;
+        }
+        var field = form.querySelector("[name=\"" + CSS.escape(f.name) + "\"]");
+        if (!field || field.type === "hidden" || field.value === f.value) return;
+        if (field.tagName === "SELECT") {
+          var opt = Array.prototype.find.call(field.options, function (o) { return o.value === f.value && !o.disabled; });
+          if (!opt) return;
+        }
+        field.value = f.value;
+        field.dispatchEvent(new Event("change", { bubbles: true }));
+      });
+      return;
+    }
+  }
+
+  function findResult(scope) {
+    var root = scope && scope.isConnected ? scope : document;
+    return root.querySelector("[data-result], .result[role=status]") ||
+      (root.matches && root.matches("[data-result]") ? root : null);
+  }
+
+  function showResult(result) {
+    result.setAttribute("tabindex", "-1");
+    result.scrollIntoView({ block: "center" });
+    result.focus({ preventScroll: true });
+  }
+
+  function clearFailure(elt) {
+    var holder = elt && elt.closest && (elt.closest("form") || elt);
+    if (!holder) return;
+    var next = holder.nextElementSibling;
+    if (next && next.classList.contains("request-error")) next.remove();
+  }
+
+  function showFailure(elt, text) {
+    var holder = elt.closest("form") || elt;
+    clearFailure(holder);
+    var box = document.createElement("div");
+    box.className = "request-error";
+    box.setAttribute("role", "alert");
+    var p = document.createElement("p");
+    p.className = "error";
+    p.textContent = text;
+    var retry = document.createElement("button");
+    retry.type = "button";
+    retry.className = "retry";
+    retry.textContent = msg("msgRetry", "Try again");
+    // The form is untouched (nothing was swapped), so it still holds the same Idempotency-Key: a retry of a
+    // request that did reach the server returns the first result instead of acting twice.
+    retry.addEventListener("click", function () {
+      box.remove();
+      if (!window.htmx) return;
+      if (holder.tagName === "FORM") window.htmx.trigger(holder, "submit");
+      else window.htmx.trigger(holder, "click");
+    });
+    box.appendChild(p);
+    box.appendChild(retry);
+    holder.insertAdjacentElement("afterend", box);
+    retry.focus();
+  }
+
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var elt = ev.detail.elt;
+    clearFailure(elt);
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    if (verb !== "get") {
+      inflight++;
+      var form = elt.closest ? elt.closest("form") : null;
+      snapshot = form ? takeSnapshot(form) : null;
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    if (verb === "get" || inflight === 0) return;
+    // After the swap has settled (htmx settles 20 ms later), run the refreshes that waited.
+    setTimeout(function () {
+      inflight = Math.max(0, inflight - 1);
+      if (inflight === 0 && pending.size && !timer) timer = setTimeout(flush, 60);
+    }, 60);
+  });
+
+  document.addEventListener("htmx:beforeSwap", function (ev) {
+    var target = ev.detail.target;
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    // A live refetch that lands while one's own move is on its way is dropped: the move's answer is newer.
+    if (verb === "get" && inflight > 0 && target && target.dataset && target.dataset.liveVersion) {
+      ev.detail.shouldSwap = false;
+      return;
+    }
+    // A live refetch (an encounter that moved on) of what this page already shows — the move it just made
+    // itself — is not swapped: the result and the focus on it stay.
+    if (verb === "get" && target && target.dataset && target.dataset.liveVersion && ev.detail.xhr) {
+      var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
+      if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
+    }
+    lastFocus = describe(document.activeElement);
+  });
+
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    var target = ev.detail.target;
+    if (verb !== "get") {
+      if (snapshot) { restoreSnapshot(snapshot); snapshot = null; }
+      var result = findResult(target && target.isConnected ? target : document.querySelector("#" + CSS.escape((target && target.id) || "none")));
+      if (!result && target && target.id) result = findResult(document.getElementById(target.id));
+      if (result) { showResult(result); return; }
+      var err = document.querySelector("[role=alert].error, .field-error");
+      if (err && target && target.id && document.getElementById(target.id) && document.getElementById(target.id).contains(err)) {
+        var field = err.previousElementSibling;
+        if (field && /INPUT|SELECT|TEXTAREA/.test(field.tagName)) { field.focus(); return; }
+      }
+    }
+    // Focus stays where it was (a refetched encounter keeps "Defend" focused), never drops to the body.
+    if (!document.activeElement || document.activeElement === body() || !document.activeElement.isConnected) {
+      var again = findAgain(lastFocus, target);
+      if (again) again.focus({ preventScroll: true });
+    }
+  });
+
+  function failed(ev, text) {
+    var elt = ev.detail.elt;
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    if (!elt || (verb === "get" && !(elt.tagName === "BUTTON" || elt.tagName === "FORM"))) return;
+    showFailure(elt, text);
+  }
+
+  document.addEventListener("htmx:sendError", function (ev) {
+    failed(ev, msg("msgOffline", "Could not reach the server. Nothing was done yet — check the connection and try again."));
+  });
+  document.addEventListener("htmx:timeout", function (ev) {
+    failed(ev, msg("msgTimeout", "The server did not answer in time. Try again: it will not be done twice."));
+  });
+  document.addEventListener("htmx:responseError", function (ev) {
+    var xhr = ev.detail.xhr;
+    if (xhr && xhr.status >= 400 && xhr.status < 500) return; // the server's answer (a form with the error) was swapped
+    if (xhr && xhr.status === 503 && ev.detail.shouldSwap) return;
+    failed(ev, msg("msgServer", "Something went wrong on the server. Try again: it will not be done twice."));
+  });
+
+  // A field's server error goes away once the person edits the field (no second, stale message).
+  document.addEventListener("input", function (ev) {
+    var field = ev.target;
+    if (!field || !field.tagName) return;
+    if (field.closest && field.closest("[data-live]")) field.dataset.dirty = "1";
+    if (!field.id) return;
+    document.querySelectorAll(".field-error[data-for=\"" + CSS.escape(field.id) + "\"]").forEach(function (e) { e.remove(); });
+  });
+
+  // --- small helpers --------------------------------------------------------------------------------------
   document.addEventListener("click", function (ev) {
     var chip = ev.target.closest && ev.target.closest("[data-fill]");
-    if (!chip) return;
-    var input = document.querySelector(chip.dataset.fill);
-    if (!input) return;
-    input.value = chip.dataset.value;
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-    input.focus();
+    if (chip) {
+      var input = document.querySelector(chip.dataset.fill);
+      if (!input) return;
+      input.value = chip.dataset.value;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      input.focus();
+      return;
+    }
+    var copy = ev.target.closest && ev.target.closest("[data-copy]");
+    if (copy) {
+      var source = document.querySelector(copy.dataset.copy);
+      if (!source) return;
+      var done = function () {
+        var label = copy.textContent;
+        copy.textContent = copy.dataset.copied || "Copied";
+        setTimeout(function () { copy.textContent = label; }, 2000);
+      };
+      // The selection copy works in the tap itself everywhere; the Clipboard API only where that did not.
+      source.focus();
+      source.select();
+      var copied = false;
+      try { copied = document.execCommand("copy"); } catch (e) { copied = false; }
+      if (copied) done();
+      else if (navigator.clipboard) navigator.clipboard.writeText(source.value).then(done, function () { /* selected */ });
+    }
+    // A log time shows its full date when tapped (a phone has no hover).
+    var time = ev.target.closest && ev.target.closest(".entry time[title]");
+    if (time) {
+      var full = time.getAttribute("title");
+      time.setAttribute("title", time.textContent);
+      time.textContent = full;
+    }
   });
 
   document.addEventListener("DOMContentLoaded", function () {
     var holder = document.querySelector("[data-stream]");
     if (holder && window.EventSource) startLog(holder);
+    var log = document.getElementById("log-entries");
+    if (log) watchLog(log);
+    knownPrompts = seenPrompts();
   });
 })();

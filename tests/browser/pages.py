@@ -14,6 +14,8 @@ import httpx2
 from playwright.sync_api import Page, expect
 from utils.server import LiveServer
 
+from . import axe
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -42,6 +44,7 @@ class Tab:
         self.name = name
         self.context = browser.new_context(**options)
         self.context.add_init_script(REPORT_CSP)
+        axe.install(self.context)
         self.page: Page = self.context.new_page()
         self.page.set_default_timeout(10_000)
         self.errors: list[str] = []
@@ -126,10 +129,20 @@ def api_log(base: str, campaign_id: int, who: dict[str, str]) -> list[dict[str, 
 def sign_in(tab: Tab, base: str, username: str, password: str = PASSWORD, next: str = "/campaigns") -> None:
     page = tab.page
     page.goto(f"{base}/signin?next={next}")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
+    # By id, not by label: the page may be in the reader's language (Benutzername, Brugernavn).
+    page.locator("#signin-form #username").fill(username)
+    page.locator("#signin-form #password").fill(password)
+    page.locator("#signin-form button").click()
     expect(page).to_have_url(base + next)
+
+
+def at_the_table(tabs: Tabs, base: str, table: str) -> tuple[Tab, Tab, Tab]:
+    """Pia and Otto on phones and Nora on a laptop, each signed in and on `table` (a campaign page)."""
+    pia, otto = tabs.open("pia"), tabs.open("otto")
+    nora = tabs.open("nora", desktop=True)
+    for tab in (pia, otto, nora):
+        sign_in(tab, base, tab.name, next=table)
+    return pia, otto, nora
 
 
 def sign_up(page: Page, username: str, password: str = PASSWORD) -> None:
@@ -158,7 +171,8 @@ OVERFLOWING_JS = """
 
 
 def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:
-    """Screenshot the page; return what is wrong with it: sideways overflow, main buttons too small to tap."""
+    """Screenshot the page; return what is wrong with it: sideways overflow, serious or critical accessibility
+    violations (axe-core), main buttons too small to tap."""
     page = tab.page
     expect(page.locator("main")).to_be_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -173,6 +187,7 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
     sticking_out = page.evaluate(OVERFLOWING_JS, width)
     if sticking_out:
         problems.append(f"{name}: elements past the right edge: {sticking_out[:12]}")
+    problems += axe.violations(page, name)
     for selector in buttons:
         button = page.locator(selector)
         expect(button.first).to_be_visible()

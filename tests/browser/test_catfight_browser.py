@@ -112,13 +112,13 @@ def test_two_phones_fight_a_duel_to_the_end(tabs: Tabs) -> None:
         moves = mover.page.locator("button.catfight-move").evaluate_all("els => els.map(e => e.value)")
         if moves == ["defend", "jump"]:
             expect(mover.page.locator("#catfight-move-defend .catfight-chance")).to_have_text(
-                re.compile(r"^\d+/\d+ · [\d.]+ %$"))
+                re.compile(r"^\d+/\d+ · [\d.,]+\s?%$"))
             if not shot_respond:
                 problems += check_page(mover, "catfight-duel-defender", ["button.catfight-move"])
                 problems += check_page(nora, "catfight-duel-de", [])
                 shot_respond = True
             chances = [float(mover.page.locator(f"#catfight-move-{m} .catfight-chance").inner_text()
-                             .split("·")[1].strip(" %")) for m in moves]
+                             .split("·")[1].strip(" %\xa0").replace(",", ".")) for m in moves]
             move = moves[chances.index(max(chances))]
         else:
             move = "attack" if "attack" in moves else moves[0]

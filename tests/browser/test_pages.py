@@ -70,10 +70,14 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
     invite = link.input_value()
     invite_path = invite[len(base):]
 
-    # B opens the link signed out: sign-in first, whose page links to sign-up, which comes back to the invite.
+    # B opens the link signed out: the invite names the campaign and its narrator, and its sign-up link comes
+    # back to the invite.
     b = tabs.open("bob")
     b.page.goto(invite)
-    expect(b.page).to_have_url(f"{base}/signin?next={invite_path}")
+    expect(b.page).to_have_url(invite)
+    expect(b.page.get_by_role("heading", level=1)).to_have_text("Join Night Watch")
+    expect(b.page.locator("main")).to_contain_text("Narrated by alice")
+    expect(b.page.get_by_role("link", name="Sign in to join")).to_have_attribute("href", f"/signin?next={invite_path}")
     b.page.get_by_role("link", name="Create an account").click()
     expect(b.page).to_have_url(re.compile(re.escape(base) + r"/signup\?next="))
     sign_up(b.page, "bob")
@@ -132,7 +136,7 @@ def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
     expect(box.locator(".result")).to_contain_text("rolled blind")
 
     truth = api_log(base, campaign_id, nora)[-1]
-    seq, total, summary = truth["seq"], truth["outcome"]["total"], truth["summary"]
+    seq, total, summary = truth["seq"], truth["outcome"]["total"], truth["text"]
     assert truth["visibility"] == "blind" and truth["actor"] == "pia"
     assert summary and str(total) in summary
 

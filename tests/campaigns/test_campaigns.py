@@ -18,8 +18,11 @@ def test_invite_link_joins_a_signed_in_user_as_player(client: TestClient, new_cl
     invite = client.post(f"/api/campaigns/{cid}/invites", json={"max_uses": 1}, headers=nora).json()
     assert invite["url"].endswith(f"/join/{invite['code']}")
     browser = new_client()
+    # Signed out: the invite names the campaign and its narrator, and sign-in/sign-up lead back to it.
     r = browser.get(f"/join/{invite['code']}", follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == f"/signin?next=/join/{invite['code']}"
+    assert r.status_code == 200 and "Join Lanterns" in r.text and "Narrated by nora" in r.text
+    assert f"/signin?next=/join/{invite['code']}" in r.text and f"/signup?next=/join/{invite['code']}" in r.text
+    assert "Join as a player" not in r.text
     signup(browser, "pia")
     page = browser.get(f"/join/{invite['code']}")
     assert "Join Lanterns" in page.text

@@ -244,3 +244,24 @@ def test_a_fight_between_cats_is_answered_on_the_other_players_screen(cats: Cats
                                                   "version": "1", "weapon": "fangs"})
     assert r.status_code == 200, r.text
     assert "Scars taken" in r.text and ("wins" in r.text or "Nobody dominates" in r.text)
+
+
+def test_the_roll_form_defaults_to_a_trait_the_cat_can_roll(client: TestClient, new_client: Any) -> None:
+    """Issue 14: a cat whose Legs are crippled opens its roll dialog on a usable Trait, not on an error."""
+    from utils.web import signed_in
+
+    t = Table(client, systems=("cat",))
+    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
+                    json={"name": "Limp", "system": "cat", "sheet": NEW_CAT})
+    assert r.status_code == 201, r.text
+    cat = r.json()["id"]
+    sheet = r.json()["sheet"]
+    scars = {**sheet["scars"], "legs": 9}  # three ranks down: Good → Crippled
+    r = client.post(f"/api/campaigns/{t.id}/characters/{cat}/adjust", headers=t.narrator,
+                    json={"changes": {"scars": scars}, "reason": "a bad fall"})
+    assert r.status_code == 201, r.text
+    page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}/characters/{cat}").text
+    form = page[page.index('id="free-trait"'):]
+    selected = re.search(r'<option value="(\w+)" selected>', form[:form.index("</select>")])
+    assert "0 dice (crippled)" in form[:form.index("</select>")]  # Legs cannot be rolled
+    assert selected and selected.group(1) != "legs"

@@ -130,8 +130,8 @@ def test_each_viewer_sees_only_their_legal_buttons_and_the_defender_sees_the_cha
     html = duel.view(defender)
     if buttons(html) == ["defend", "jump"]:  # (not a critical hit or goof)
         assert re.search(r"attacks with -?\d+\. \w+ chooses: DEFEND or JUMP", html)
-        assert re.search(r"Defend <span class=\"catfight-chance\">\d+/\d+ · [\d.]+ %</span>", html)
-        assert re.search(r"Jump <span class=\"catfight-chance\">\d+/\d+ · [\d.]+ %</span>", html)
+        assert re.search(r"Defend <span class=\"catfight-chance\">\d+/\d+ · [\d.,]+\s?%</span>", html)
+        assert re.search(r"Jump <span class=\"catfight-chance\">\d+/\d+ · [\d.,]+\s?%</span>", html)
         assert buttons(duel.view(attacker)) == []
         assert duel.tap(defender, def_cat, "jump").status_code == 200
 
@@ -206,12 +206,12 @@ def test_german_pages_and_log_lines(client: TestClient, new_client: Any) -> None
             break
         cat = duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi
         assert duel.tap(duel.nora, cat, moves[0]).status_code == 200
-    assert "Angreifen" in html and "Fliehen" in html and "Oberhand" in html
+    assert "Attacke" in html and "Flucht" in html and "Oberhand" in html
     cat = duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi
     assert duel.tap(duel.nora, cat, "attack").status_code == 200
     html = duel.view(duel.nora)
     if buttons(html) == ["defend", "jump"]:
-        assert "Verteidigen" in html and "Springen" in html and "entscheidet: DEFEND oder JUMP" in html
+        assert "Verteidigung" in html and "Sprung" in html and "entscheidet: Verteidigung (DEFEND) oder Sprung (JUMP)" in html
     # The log: German lines for German viewers, English for English ones (same entry).
     table_de = duel.pia.get(duel.base).text
     table_en = english.get(duel.base).text

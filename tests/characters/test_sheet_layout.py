@@ -71,13 +71,15 @@ def test_the_sheet_extends_the_one_layout(system_id: str) -> None:
 
 def test_the_layout_holds_the_live_hooks_once() -> None:
     src = _source(LAYOUT)
-    assert src.count("data-stream=") == 1 and src.count('hx-trigger="prompts-changed from:body"') == 1
+    assert src.count("data-stream=") == 1 and src.count('data-live="sheet:{{ character.id }}') == 1
+    # The prompts panel follows the stream's `prompts` event (static/js/app.js refetches [data-live] panels).
+    assert 'data-prompts data-live="prompts"' in _source("characters/_sheet_macros.html")
     assert src.count('{% include "characters/_sheet_head.html" %}') == 1
     assert src.count('{% include "characters/_recent.html" %}') == 1
 
 
 class _Panel(HTMLParser):
-    """The prompts panel ([data-prompts]) of a page, and the hook that refetches it."""
+    """The prompts panel ([data-prompts]) of a page, and the live events it follows (data-live)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -88,14 +90,13 @@ class _Panel(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
-        if a.get("hx-trigger") == "prompts-changed from:body":
-            self.hooks.append(a)
         if self.depth:
             self.depth += tag not in ("input", "br", "img", "meta", "link")
             self.inside.append(f'{tag} {a.get("id") or ""}')
         elif "data-prompts" in a:
             self.panels += 1
             self.depth = 1
+            self.hooks.append(a)
 
     def handle_endtag(self, tag: str) -> None:
         if self.depth:
@@ -149,7 +150,7 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     assert r.status_code == 201, r.text
     hero = r.json()["id"]
 
-    # Pia opens her sheet: the stream and the prompts panel with its refetch hook are on it.
+    # Pia opens her sheet: the stream and the prompts panel, which follows the `prompts` event, are on it.
     browser = _signed_in(base, "pia")
     url = f"/campaigns/{cid}/characters/{hero}"
     page = browser.get(url)
@@ -158,7 +159,7 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     before = _panel(page.text)
     assert before.panels == 1 and not before.inside
     [hook] = before.hooks
-    assert hook["hx-get"] == url and hook["hx-select"] == hook["hx-target"] == "[data-prompts]"
+    assert "prompts" in (hook["data-live"] or "").split() and hook["id"] and "data-live-url" not in hook
 
     events: queue.Queue = queue.Queue()
     ready = threading.Event()
@@ -171,10 +172,10 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     assert r.status_code == 201, r.text
     prompt_id = r.json()["id"]
 
-    # The stream announces it; the refetch (the hook's GET, as HTMX sends it) shows it in the panel.
+    # The stream announces it; the refetch (app.js's GET of the page, the panel taken by its id) shows it.
     while (event := events.get(timeout=10)) != "prompts":
         assert event in ("entry", "encounter"), event
-    after = _panel(browser.get(url, headers={"HX-Request": "true"}).text)
+    after = _panel(browser.get(url, headers={"X-Fateboard-Live": "1"}).text)
     assert after.panels == 1
     assert f"section prompt-{prompt_id}" in after.inside, after.inside
     assert re.search(r"Now!", browser.get(url).text)

@@ -86,3 +86,42 @@ def test_encounters_belong_to_their_campaign(client: TestClient, coin: None) -> 
     r = client.post(f"/api/campaigns/{cid2}/actions", headers=olga, json={
         "system": "coin", "action": "flip", "character_id": c2, "params": {"encounter_id": enc.id, "version": 1}})
     assert r.status_code == 404
+
+
+def test_every_screen_takes_an_encounters_state_through_its_systems_filter(
+        client: TestClient, new_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`visible_state` is the one place: the system's `encounter_view` decides per viewer (the tally of heads
+    is the narrator's here), and the page and its live fragment show what it returned."""
+    import dataclasses
+
+    from utils.web import signed_in
+
+    from app.systems import EncounterViewer
+
+    seen: list[EncounterViewer] = []
+
+    def secret_tally(state: Any, viewer: EncounterViewer) -> dict[str, Any]:
+        seen.append(viewer)
+        return dict(state) if viewer.is_narrator else {"turn": state["turn"], "flips": state["flips"]}
+
+    monkeypatch.setitem(systems.SYSTEMS, "coin", dataclasses.replace(COIN, encounter_view=secret_tally))
+    d = _duel(client)
+    assert _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"]).status_code == 201
+    enc = _encounter(client, d)
+    base = f"/campaigns/{d['cid']}/encounters/{enc.id}"
+    for name, shows_tally in (("nora", True), ("pia", False), ("otto", False)):
+        browser = signed_in(new_client, name)
+        for path in (base, base + "/view"):
+            page = browser.get(path)
+            assert page.status_code == 200 and "<dt>flips</dt>" in page.text, (name, path)
+            assert ("<dt>heads</dt>" in page.text) is shows_tally, (name, path)
+    assert [v.is_narrator for v in seen[::2]] == [True, False, False]
+    assert seen[2].controls == {d["a"]} and seen[4].controls == {d["b"]}
+
+
+def test_no_encounter_template_reads_the_stored_state() -> None:
+    """Templates get `state` from the filter; `encounter.state` would show what the filter took out."""
+    from pathlib import Path
+
+    offenders = [p for p in Path("templates").rglob("*.html") if "encounter.state" in p.read_text()]
+    assert offenders == []

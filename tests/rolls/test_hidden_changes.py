@@ -112,7 +112,7 @@ def test_the_void_of_a_self_roll_is_seen_by_its_roller(table: Table) -> None:
                           headers=table.narrator)
     assert r.status_code == 201, r.text
     void = {e["seq"]: e for e in table.log(table.player)}[r.json()["seq"]]
-    assert void["kind"] == "void" and void["summary"] == f"voided #{seq}: rolled twice"
+    assert void["kind"] == "void" and void["text"] == f"voided #{seq}: rolled twice"
     assert {e["seq"]: e for e in table.log(table.other)}[void["seq"]]["summary"] is None
 
 

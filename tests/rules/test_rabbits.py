@@ -675,3 +675,33 @@ def test_exact_chance_handles_the_biggest_pool() -> None:
     # More than every die succeeding (2^-100, the chance without Fate), yet tiny.
     plain = rabbits.exact_pass_chance(rabbits.MAX_POOL, rabbits.MAX_POOL)
     assert plain == Fraction(1, 2**100) < chance < Fraction(1, 10**6)
+
+
+# Every pair of actions, written out from the sheet ("Actions", "Action interactions") and ruling 4:
+# (versus, a tests, b tests, a's Ob, b's Ob); Ob None = versus or no roll.
+EXCHANGES = {
+    ("attack", "attack"): (False, True, True, 0, 0),
+    ("attack", "defend"): (True, True, True, None, None),
+    ("attack", "feint"): (False, True, False, 0, None),
+    ("attack", "maneuver"): (True, True, True, None, None),
+    ("defend", "attack"): (True, True, True, None, None),
+    ("defend", "defend"): (False, True, True, 3, 3),
+    ("defend", "feint"): (False, False, True, None, 0),
+    ("defend", "maneuver"): (True, True, True, None, None),
+    ("feint", "attack"): (False, False, True, None, 0),
+    ("feint", "defend"): (False, True, False, 0, None),
+    ("feint", "feint"): (True, True, True, None, None),
+    ("feint", "maneuver"): (False, True, True, 0, 0),
+    ("maneuver", "attack"): (True, True, True, None, None),
+    ("maneuver", "defend"): (True, True, True, None, None),
+    ("maneuver", "feint"): (False, True, True, 0, 0),
+    ("maneuver", "maneuver"): (False, True, True, 0, 0),
+}
+
+
+@pytest.mark.parametrize(("a", "b"), sorted(EXCHANGES))
+def test_every_exchange_plan(a: str, b: str) -> None:
+    plan = rabbits.exchange_plan(a, b)
+    assert (plan.versus, plan.a_tests, plan.b_tests, plan.a_ob, plan.b_ob) == EXCHANGES[(a, b)]
+    assert plan.kind == rabbits.interaction(a, b)
+    assert len(EXCHANGES) == len(rabbits.ACTIONS) ** 2

@@ -30,6 +30,7 @@ from sqlalchemy import select
 from starlette.routing import Route
 from starlette.testclient import TestClient
 from utils.routes import registered_routes
+from utils.said import said
 from utils.server import reset_postgres
 from utils.tables import seat_table
 from utils.web import csrf_of
@@ -54,7 +55,7 @@ HIDDEN = ("blind", "narrator", "self")
 # GET routes that show campaign data, walked for every viewer with every id of the scenario.
 WALKED = {
     "/", "/campaigns", "/campaigns/{campaign_id}", "/campaigns/{campaign_id}/log", "/campaigns/{campaign_id}/prompts",
-    "/campaigns/{campaign_id}/characters/{character_id}",
+    "/campaigns/{campaign_id}/characters/{character_id}", "/campaigns/{campaign_id}/narrator",
     "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}",
     "/campaigns/{campaign_id}/systems/{system_id}",
     "/campaigns/{campaign_id}/encounters/{encounter_id}", "/campaigns/{campaign_id}/encounters/{encounter_id}/view",
@@ -98,6 +99,8 @@ NORMALISE = [
     (re.compile(r'(name="idempotency_key" value=")[^"]*'), r"\1KEY"),
     (re.compile(r"/join/[\w-]+"), "/join/CODE"),
     (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(\+00:00|Z)?"), "TIME"),
+    # Dates in the reader's format (Babel, English here): "Nov 23, 2026 8:33\u202fAM UTC", "8:33\u202fAM".
+    (re.compile(r"[A-Z][a-z]{2} \d{1,2}, \d{4},? \d{1,2}:\d{2}\s?[AP]M UTC"), "TIME"),
     (re.compile(r"\b[0-9a-f]{16,}\b"), "HEX"),
     (re.compile(r'(<time datetime="TIME"[^>]*>)[^<]*(</time>)'), r"\1T\2"),
     (re.compile(r'"(salt|token|hash|body_hash|prev_hash)": ?"[^"]*"'), r'"\1": "X"'),
@@ -186,8 +189,8 @@ NOT_PLAYED = {
     ("rabbits", "consequence"), ("rabbits", "clear"), ("rabbits", "award"), ("art", "sustained_damage"),
     ("art", "end_sustained_damage"), ("art", "end_session"), ("art", "award_glory"), ("art", "combine"),
     # settings changes must be public (the service refuses them hidden)
-    ("cat", "settings"), ("catfight", "settings"), ("rabbits", "settings"), ("art", "upload_table"),
-    ("art", "default_table"),
+    ("cat", "settings"), ("catfight", "settings"), ("rabbits", "settings"), ("rabbits", "conflict_settings"),
+    ("art", "upload_table"), ("art", "default_table"), ("art", "combat_initiative_setting"),
 }
 
 
@@ -274,6 +277,16 @@ class World:
             self.ids["mine"] = self._make(db, "pia", "Maren", dict(ART_HERO))
             self.ids["theirs"] = self._make(db, "otto", "Tom", dict(ART_HERO))
             self.ids["foe"] = self._make(db, "nora", "Goblin", dict(ART_FOE), kind="npc")
+            # A combat in the open (its initiative rolled), so the ART encounter pages are walked too.
+            req = rolls.ActionRequest(system="art", action="combat_setup", params={
+                "adventurers": [self.ids["mine"], self.ids["theirs"]], "foes": [self.ids["foe"]]})
+            result = rolls.perform_action(db, self.acc(db, "nora"), req)
+            assert result.encounter_id is not None
+            self.encounters.append(result.encounter_id)
+            for who, key, face in (("pia", "mine", 40), ("otto", "theirs", 70)):
+                req = rolls.ActionRequest(system="art", action="combat_initiative", character_id=self.ids[key],
+                                          params={"encounter_id": result.encounter_id, "version": 1 + (key == "theirs")})
+                rolls.perform_action(db, self.acc(db, who), req, dice=ScriptedDice([face]))
         elif s == "rabbits":
             self.ids["mine"] = self._make(db, "pia", "Clover", dict(RABBIT))
             self.ids["theirs"] = self._make(db, "otto", "Hazel", dict(RABBIT))
@@ -310,6 +323,12 @@ class World:
     def sheet(self, key: str) -> dict[str, Any]:
         with self.factory() as db:
             return dict(db.get(Character, self.ids[key]).sheet)
+
+    def encounter_state(self) -> dict[str, Any]:
+        from app.encounters.models import Encounter
+
+        with self.factory() as db:
+            return dict(db.get(Encounter, self.encounters[-1]).state)
 
     def post_form(self, who: str, path: str, data: dict[str, str], status: int = 200) -> str:
         browser = self.browsers[who]
@@ -439,7 +458,7 @@ def play(world: World, visibility: str, faces: list[int], do: Do = by_sheet_form
             assert world.sheet(key) == before[key], f"{key}'s sheet changed before the reveal"
     snapshots = {viewer: world.snapshot(viewer, viewer in walk) for viewer in ROLES}
     snapshots[who][f"POST {path}"] = normalise(fragment)
-    return Played(world, seq, entry.body["summary"], fragment, before, snapshots)
+    return Played(world, seq, said(entry.body), fragment, before, snapshots)
 
 
 def forms_of(text: str) -> set[str]:
@@ -668,3 +687,83 @@ def test_a_foes_level_never_reaches_the_players(visibility: str, database_url: s
         for viewer in ("pia", "otto"):
             assert_same(shots["IN"][viewer], shots["PR"][viewer], viewer, f"foe level, {visibility}, {when}")
     assert revealed["IN"]["nora"][mine] != revealed["PR"]["nora"][mine], "the narrator sees the level"
+
+
+# --- rabbit conflicts: a team's script before the reveal (ruling 9) -----------------------------------------
+
+CONFLICT_CASE = Case("rabbits-conflict", "rabbits", "conflict_roll", {}, [], [], changes_sheet=False)
+
+
+class ConflictWorld(World):
+    """A conflict through the web forms: nora sets it up, pia's Clover is team A, otto's Hazel team B."""
+
+    def encounter_post(self, who: str, action: str, data: dict[str, str], status: int = 200) -> str:
+        eid = self.encounters[0]
+        with self.factory() as db:
+            from app.encounters.models import Encounter
+            version = db.get(Encounter, eid).version
+        return self.post_form(who, f"/campaigns/{self.campaign_id}/encounters/{eid}/act/{action}",
+                              {"version": str(version), **data}, status)
+
+    def start(self) -> None:
+        before = self.last_seq()
+        self.post_form("nora", f"/campaigns/{self.campaign_id}/systems/rabbits/act/conflict_setup", {
+            "conflict": "fight", "a_name": "Warren", "a_goal": "Keep the burrow", "a_members": str(self.ids["mine"]),
+            "b_name": "Raiders", "b_goal": "Take the field", "b_members": str(self.ids["theirs"])})
+        assert self.last_seq() == before + 1
+        self.encounters.append(int(self.entry(self.last_seq()).body["request"]["encounter_id"]))
+        with scripted([6, 6]):
+            self.encounter_post("pia", "conflict_disposition", {"character_id": str(self.ids["mine"]), "base": "health"})
+        with scripted([6, 6]):
+            self.encounter_post("otto", "conflict_disposition", {"character_id": str(self.ids["theirs"]),
+                                                                  "base": "health"})
+
+    def script(self, who: str, key: str, actions: tuple[str, ...], lock: bool) -> str:
+        data = {"character_id": str(self.ids[key]), "lock": "true" if lock else "false"}
+        for n, action in enumerate(actions, start=1):
+            data[f"action_{n}"] = action
+            data[f"member_{n}"] = str(self.ids[key])
+        return self.encounter_post(who, "conflict_script", data)
+
+
+SCRIPTS = {"A1": ("attack", "defend", "feint"), "A2": ("maneuver", "maneuver", "defend"),
+           "B1": ("defend", "defend", "attack"), "B2": ("feint", "attack", "maneuver")}
+
+
+def test_a_teams_script_reaches_no_one_outside_it_before_every_team_has_locked(
+        database_url: str, tmp_path: Path, _close_worlds: list[World]) -> None:
+    """Three worlds: team A (pia) locked its script and team B (otto) saved one without locking. Worlds 1 and 2
+    differ only in A's script: nora (the narrator) and otto must not tell them apart on any route; worlds 1
+    and 3 differ only in B's: nora and pia must not. Then B locks, and the first actions are there for all."""
+    plays = {"1": ("A1", "B1"), "2": ("A2", "B1"), "3": ("A1", "B2")}
+    snapshots: dict[str, dict[str, dict[str, str]]] = {}
+    for name, (a, b) in plays.items():
+        world = ConflictWorld(database_url, tmp_path, f"conflict-{name}", CONFLICT_CASE)
+        _close_worlds.append(world)
+        world.start()
+        fragments = {"pia": world.script("pia", "mine", SCRIPTS[a], lock=False)}
+        fragments["pia"] += world.script("pia", "mine", SCRIPTS[a], lock=True)
+        fragments["otto"] = world.script("otto", "theirs", SCRIPTS[b], lock=False)
+        snapshots[name] = {viewer: world.snapshot(viewer) for viewer in ROLES}
+        for viewer, text in fragments.items():  # the scripting fragment shows the team its own script
+            snapshots[name][viewer]["POST script"] = normalise(text)
+        state = world.encounter_state()
+        assert [s["action"] for s in state["teams"]["a"]["script"]] == list(SCRIPTS[a])
+        for seq in range(1, world.last_seq() + 1):  # no log body holds a choice before the reveal
+            body = json.dumps(world.entry(seq).body)
+            assert not any(f'"{word}"' in body for word in ("attack", "defend", "feint", "maneuver")), seq
+        if name == "1":
+            with scripted([]):
+                world.script("otto", "theirs", SCRIPTS[b], lock=True)
+            page = world.browsers["nora"].get(f"/campaigns/{world.campaign_id}/encounters/{world.encounters[0]}")
+            assert "Attack</strong> — Clover" in page.text and "Defend</strong> — Hazel" in page.text
+            export = world.api.get(f"/api/campaigns/{world.campaign_id}/export", headers=world.tokens["otto"]).json()
+            checked = chain.verify_entries(export["entries"], head=export["head"])
+            assert checked.ok and checked.commitments_checked == 2, checked.problems
+        world.close()
+    for viewer in ("nora", "otto"):
+        assert_same(snapshots["1"][viewer], snapshots["2"][viewer], viewer, "team A's script")
+    for viewer in ("nora", "pia"):
+        assert_same(snapshots["1"][viewer], snapshots["3"][viewer], viewer, "team B's script")
+    # The comparison can fail: the team itself sees its own script, which differs between the worlds.
+    assert snapshots["1"]["pia"] != snapshots["2"]["pia"] and snapshots["1"]["otto"] != snapshots["3"]["otto"]

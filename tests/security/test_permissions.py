@@ -56,6 +56,9 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/export.json", "member"),
     Route("GET", "/campaigns/{campaign_id}/verify", "member"),
     Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
+    Route("GET", "/campaigns/{campaign_id}/narrator", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/prompts/group", "narrator",
+          {"character_id": "{character_id}", "expression": "1d20"}),
     Route("GET", "/campaigns/{campaign_id}/odds?expression=2d6", "member"),
     Route("POST", "/campaigns/{campaign_id}/roll", "member", {"expression": "1d6"}),
     Route("POST", "/campaigns/{campaign_id}/roll", "own_character", {"expression": "1d6", "character_id": "{character_id}"}),
@@ -230,7 +233,7 @@ def test_blind_result_reaches_no_player_by_any_route(client: TestClient, new_cli
     world = World(client, new_client)
     t = world.table
     narrator_entry = next(e for e in t.log(t.narrator) if e["seq"] == 2)  # the blind roll
-    secret = narrator_entry["summary"]
+    secret = narrator_entry["text"]  # the summary in the reader's language (the body keeps it language-neutral)
     assert narrator_entry["outcome"]["total"] >= 1 and secret
     for role in ("player", "other"):
         browser = world.browsers[role]
@@ -240,6 +243,7 @@ def test_blind_result_reaches_no_player_by_any_route(client: TestClient, new_cli
         for path in ("log", "export"):
             data = client.get(f"/api/campaigns/{t.id}/{path}", headers=world.headers[role]).json()
             entry = data["entries"][1]
-            assert entry["outcome"] is None and entry["summary"] is None and entry.get("body") is None
+            assert entry["outcome"] is None and entry["summary"] is None and entry["text"] is None
+            assert entry.get("body") is None
             assert secret not in str(data)
     assert secret in world.browsers["narrator"].get(f"/campaigns/{t.id}").text

@@ -40,7 +40,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra_env: dict[str, str] | None = None):
+def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra_env: dict[str, str] | None = None,
+                 app: str = "app.asgi:app"):
+    """`app`: the ASGI entry; browser tests that script the dice use tests/utils/scripted_server.py's."""
     import subprocess
     import sys
     import time
@@ -57,7 +59,7 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
     if seed:
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
     with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", "127.0.0.1", "--port",
+        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port",
                                  str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1", "--log-level",
                                  "warning"],
                                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)

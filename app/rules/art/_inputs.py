@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError
 
 
@@ -16,6 +18,6 @@ def unique_names(field: str, names: Iterable[str]) -> tuple[str, ...]:
     seen: set[str] = set()
     for name in listed:
         if name in seen:
-            raise ArtRuleError(field, f"{name!r} is listed twice; character names are unique")
+            raise ArtRuleError(field, N_("{name!r} is listed twice; character names are unique"), name=name)
         seen.add(name)
     return listed

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level, compound_results
 
 SUSTAINED_GOALS = range(5, 31)  # ch. 3, "Sustained Actions": goals range from 5 to 30
@@ -33,7 +35,7 @@ def combined_effort(
     difficulties, capped at Awesome. A Catastrophic roll by any player ends the effort in disaster.
     """
     if not rolled:
-        raise ArtRuleError("rolled", "a combined effort needs at least one player's roll")
+        raise ArtRuleError("rolled", N_("a combined effort needs at least one player's roll"))
     levels = [Level(level) for level in (*rolled, *helpers)]
     result = compound_results(levels) if compounding else max(levels)
     return CombinedEffort(result=result, disaster=any(Level(level) is Level.CT for level in rolled))
@@ -63,14 +65,14 @@ def sustained_action(
     failure_goal = goal if failure_goal is None else failure_goal
     for name, value in (("goal", goal), ("failure_goal", failure_goal)):
         if value not in SUSTAINED_GOALS:
-            raise ArtRuleError(name, f"a sustained action's goal is 5 to 30, not {value}")
+            raise ArtRuleError(name, N_("a sustained action's goal is 5 to 30, not {value}"), value=value)
     successes = failures = rolls = 0
     last: int | None = None
     for outcome in outcomes:
         if successes >= goal or failures >= failure_goal:
-            raise ArtRuleError("outcomes", f"the action already ended after roll {rolls}")
+            raise ArtRuleError("outcomes", N_("the action already ended after roll {rolls}"), rolls=rolls)
         if outcome == 0:
-            raise ArtRuleError("outcomes", "a roll gives at least one success or one failure, never 0")
+            raise ArtRuleError("outcomes", N_("a roll gives at least one success or one failure, never 0"))
         successes += max(outcome, 0)
         failures += max(-outcome, 0)
         rolls += 1

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from ._inputs import unique_names
 from .levels import ArtRuleError, Level, count
 
@@ -33,7 +35,7 @@ def aoe_difficulty(max_range: int, distance: int) -> Level:
     """Good at the weapon's maximum range, one column lower per band under it, never below
     Catastrophic (ch. 5, "Area of Effect"; ruling 26)."""
     if distance < 0 or distance > max_range:
-        raise ArtRuleError("distance", f"the target band must be 0 to {max_range} bands away, not {distance}")
+        raise ArtRuleError("distance", N_("the target band must be 0 to {max_range} bands away, not {distance}"), max_range=max_range, distance=distance)
     return Level(max(int(AOE_MAX_RANGE_DIFFICULTY) - (max_range - distance), Level.CT))
 
 
@@ -89,7 +91,7 @@ def lowest_fate(fates: Sequence[tuple[str, Level]], count: int = 1) -> tuple[str
     "Fighting in a Grapple", "Fumbles", "Fumble Table"; ruling 23). Fewer characters: all of them."""
     unique_names("fates", [name for name, _ in fates])
     if count < 0:
-        raise ArtRuleError("count", f"an attack hits 0 or more characters, not {count}")
+        raise ArtRuleError("count", N_("an attack hits 0 or more characters, not {count}"), count=count)
     ranked = sorted(fates, key=lambda entry: Level(entry[1]))  # stable: ties keep order
     return tuple(name for name, _ in ranked[:count])
 

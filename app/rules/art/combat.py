@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .damage import player_damage
 from .levels import ArtRuleError, Level, count
 
@@ -23,7 +25,7 @@ def defense_damage(defense: Level, attack: Level, *, rating: int = 0) -> Level |
     added with add_difficulties().
     """
     if rating < 0:
-        raise ArtRuleError("rating", f"a damage rating is +0 or more, not {rating}")
+        raise ArtRuleError("rating", N_("a damage rating is +0 or more, not {rating}"), rating=rating)
     outcome = count(attack, Level(defense))
     if outcome > 0:
         return None
@@ -77,7 +79,7 @@ def fumble(result: Level, *, foe: bool = False, friend_in_band: bool = True, pro
     """
     result = Level(result)
     if result is Level.EX:
-        raise ArtRuleError("result", "the Fumble table has no Extreme row")
+        raise ArtRuleError("result", N_("the Fumble table has no Extreme row"))
     row = Level(int(Level.AW) - int(result)) if foe else result
     effect = FUMBLE_EFFECTS[row]
     if effect == "hit_friend" and not friend_in_band:
@@ -137,9 +139,9 @@ def can_parry(
     """Whether a parry is allowed at all (ch. 5, "Parrying"; ruling 25): never when attacked by
     surprise or from behind, or after taking your turn."""
     if parry_with not in PARRIES:
-        raise ArtRuleError("parry_with", f"{parry_with!r} is not one of {', '.join(PARRIES)}")
+        raise ArtRuleError("parry_with", N_("{parry_with!r} is not one of {parries}"), parry_with=parry_with, parries=', '.join(PARRIES))
     if attack_with not in ATTACK_WEAPONS:
-        raise ArtRuleError("attack_with", f"{attack_with!r} is not one of {', '.join(sorted(ATTACK_WEAPONS))}")
+        raise ArtRuleError("attack_with", N_("{attack_with!r} is not one of {attack_weapons}"), attack_with=attack_with, attack_weapons=', '.join(sorted(ATTACK_WEAPONS)))
     if surprised or from_behind or acted:
         return False
     return attack_with in PARRIES[parry_with]

@@ -10,21 +10,22 @@ from collections import Counter
 from collections.abc import Mapping
 
 from app.rules.dice import Dice
+from app.rules.text import N_
 
 from .levels import ArtRuleError
 
 # ch. 1, "Abbreviations": the ten rolled attributes. Defense (DEF) is derived from Agility and armor.
 ATTRIBUTES: dict[str, str] = {
-    "AGI": "Agility",
-    "ALE": "Alertness",
-    "CHA": "Charm",
-    "CRA": "Craft",
-    "CUN": "Cunning",
-    "DEX": "Dexterity",
-    "FAT": "Fate",
-    "INT": "Intelligence",
-    "STA": "Stamina",
-    "STR": "Strength",
+    "AGI": N_("Agility"),
+    "ALE": N_("Alertness"),
+    "CHA": N_("Charm"),
+    "CRA": N_("Craft"),
+    "CUN": N_("Cunning"),
+    "DEX": N_("Dexterity"),
+    "FAT": N_("Fate"),
+    "INT": N_("Intelligence"),
+    "STA": N_("Stamina"),
+    "STR": N_("Strength"),
 }
 ATTRIBUTE_RANGE = range(2, 13)  # ch. 2, "Determining Attributes": 2 to 12 at creation
 
@@ -49,18 +50,18 @@ def balanced_attributes(pairs: Mapping[str, tuple[int, int]]) -> dict[str, int]:
     missing = [code for code in ATTRIBUTES if code not in pairs]
     unknown = [code for code in pairs if code not in ATTRIBUTES]
     if unknown:
-        raise ArtRuleError("pairs", f"{', '.join(unknown)} is not an attribute")
+        raise ArtRuleError("pairs", N_("{unknown} is not an attribute"), unknown=', '.join(unknown))
     if missing:
-        raise ArtRuleError("pairs", f"{', '.join(missing)} still needs a pair of numbers")
+        raise ArtRuleError("pairs", N_("{missing} still needs a pair of numbers"), missing=', '.join(missing))
     for code, pair in pairs.items():
         if len(pair) != 2:
-            raise ArtRuleError(code, f"an attribute is the sum of exactly two numbers, not {len(pair)}")
+            raise ArtRuleError(code, N_("an attribute is the sum of exactly two numbers, not {pair}"), pair=len(pair))
     used = Counter(number for pair in pairs.values() for number in pair)
     left = Counter(BALANCED_NUMBERS)
     left.subtract(used)
     overused = sorted(number for number, times in left.items() if times < 0)
     if overused:
-        raise ArtRuleError("pairs", f"used more often than the list allows: {', '.join(map(str, overused))}")
+        raise ArtRuleError("pairs", N_("used more often than the list allows: {overused}"), overused=', '.join(map(str, overused)))
     return {code: sum(pairs[code]) for code in ATTRIBUTES}
 
 
@@ -72,5 +73,5 @@ def starting_experience(intelligence: int) -> int:
 def starting_skill_cost(rating: int) -> int:
     """Experience points for a skill bought before the first adventure (ch. 2, "Starting Skills")."""
     if rating not in STARTING_SKILL_COSTS:
-        raise ArtRuleError("rating", f"starting skills are +1 to +4, not {rating:+d}")
+        raise ArtRuleError("rating", N_("starting skills are +1 to +4, not {rating:+d}"), rating=rating)
     return STARTING_SKILL_COSTS[rating]

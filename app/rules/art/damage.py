@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level
 
 Track = tuple[Level, Level, Level, Level]
@@ -56,7 +58,7 @@ def health_track(stamina: int) -> Track:
     """The four Health boxes, left to right, for a Stamina of 2..12 at creation (ch. 2, "Health")
     or a Health rank of 2..20 later (ch. 6, "Increasing Health")."""
     if stamina not in HEALTH_RANKS:
-        raise ArtRuleError("stamina", f"Health ranks run from 2 to 20, not {stamina}")
+        raise ArtRuleError("stamina", N_("Health ranks run from 2 to 20, not {stamina}"), stamina=stamina)
     return HEALTH_RANKS[stamina][0]
 
 
@@ -65,7 +67,7 @@ def health_rank(track: Sequence[Level]) -> int:
     for rank, (boxes, _cost) in HEALTH_RANKS.items():
         if tuple(track) == boxes:
             return rank
-    raise ArtRuleError("track", "this Health track is not on the Increasing Health table")
+    raise ArtRuleError("track", N_("this Health track is not on the Increasing Health table"))
 
 
 def health_increase_cost(rank: int) -> int:
@@ -73,7 +75,7 @@ def health_increase_cost(rank: int) -> int:
     entry = HEALTH_RANKS.get(rank)
     cost = entry[1] if entry else None
     if cost is None:
-        raise ArtRuleError("rank", f"Health can be increased from ranks 2 to 19, not {rank}")
+        raise ArtRuleError("rank", N_("Health can be increased from ranks 2 to 19, not {rank}"), rank=rank)
     return cost
 
 
@@ -84,9 +86,9 @@ def player_damage(failures: int, rating: int = 0) -> Level:
     A successful Defense roll takes no damage at all, so `failures` must be at least 1.
     """
     if failures < 1:
-        raise ArtRuleError("failures", "a successful Defense roll avoids all damage; failures must be 1 or more")
+        raise ArtRuleError("failures", N_("a successful Defense roll avoids all damage; failures must be 1 or more"))
     if rating < 0:
-        raise ArtRuleError("rating", f"a hazard's damage rating is +0 or more, not {rating}")
+        raise ArtRuleError("rating", N_("a hazard's damage rating is +0 or more, not {rating}"), rating=rating)
     return PLAYER_DAMAGE.get(failures + rating, Level.EX)
 
 
@@ -100,11 +102,11 @@ def _validated(track: Sequence[Level], checked: Sequence[bool]) -> tuple[tuple[L
     boxes = tuple(Level(box) for box in track)
     marks = tuple(bool(mark) for mark in checked)
     if not boxes:
-        raise ArtRuleError("track", "a Health track has at least one box")
+        raise ArtRuleError("track", N_("a Health track has at least one box"))
     if len(marks) != len(boxes):
-        raise ArtRuleError("checked", f"{len(marks)} check marks for {len(boxes)} Health boxes")
+        raise ArtRuleError("checked", N_("{marks} check marks for {boxes} Health boxes"), marks=len(marks), boxes=len(boxes))
     if any(low > high for low, high in zip(boxes, boxes[1:])):
-        raise ArtRuleError("track", "Health boxes run from the lowest on the left to the highest on the right")
+        raise ArtRuleError("track", N_("Health boxes run from the lowest on the left to the highest on the right"))
     return boxes, marks
 
 
@@ -189,7 +191,7 @@ def first_aid(track: Sequence[Level], checked: Sequence[bool], box: int) -> tupl
     """Remove the check from box number `box` (0 = leftmost); returns (new marks, Fame cost)."""
     boxes, marks = _validated(track, checked)
     if not 0 <= box < len(boxes) or not marks[box]:
-        raise ArtRuleError("box", f"box {box} is not a checked Health box")
+        raise ArtRuleError("box", N_("box {box} is not a checked Health box"), box=box)
     return tuple(mark and index != box for index, mark in enumerate(marks)), first_aid_cost(boxes[box])
 
 
@@ -207,7 +209,7 @@ def natural_healing(
     if box is None:
         box = healable[-1] if healable else None
     elif box not in healable:
-        raise ArtRuleError("box", f"box {box} is not a checked box at or below {Level(result).display_name}")
+        raise ArtRuleError("box", N_("box {box} is not a checked box at or below {display_name}"), box=box, display_name=Level(result).display_name)
     return tuple(mark and index != box for index, mark in enumerate(marks))
 
 
@@ -215,5 +217,5 @@ def sustained_damage(rounds: int) -> tuple[Level, ...]:
     """The damage of each round of fire or acid: Inferior, then one level more each round, at most
     Extreme (ch. 3, "Sustained Damage")."""
     if rounds < 0:
-        raise ArtRuleError("rounds", f"rounds cannot be negative ({rounds})")
+        raise ArtRuleError("rounds", N_("rounds cannot be negative ({rounds})"), rounds=rounds)
     return tuple(Level(min(int(Level.IN) + step, int(Level.EX))) for step in range(rounds))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level, count, phases
 
 # ch. 4, "Time Scale of Phases": scale -> what one phase represents (amount, unit), shortest first.
@@ -47,7 +49,7 @@ def timed_action(result: Level, difficulty: Level, *, limit: int | None = None) 
     """
     result = Level(result)
     if limit is not None and limit < 0:
-        raise ArtRuleError("limit", f"a time limit is 0 phases or more, not {limit}")
+        raise ArtRuleError("limit", N_("a time limit is 0 phases or more, not {limit}"), limit=limit)
     taken = phases(result, difficulty)
     if limit is not None and taken > limit:
         return TimedAction(phases=taken, succeeded=None, again=False, aborted=True, spent=limit)
@@ -68,10 +70,10 @@ def raise_scale(scale: str) -> str:
     """
     scales = list(PHASE_SCALES)
     if scale not in PHASE_SCALES:
-        raise ArtRuleError("scale", f"{scale!r} is not a time scale ({', '.join(scales)})")
+        raise ArtRuleError("scale", N_("{scale!r} is not a time scale ({scales})"), scale=scale, scales=', '.join(scales))
     position = scales.index(scale)
     if position == len(scales) - 1:
-        raise ArtRuleError("scale", "decades is the longest scale; it cannot be increased")
+        raise ArtRuleError("scale", N_("decades is the longest scale; it cannot be increased"))
     return scales[position + 1]
 
 
@@ -79,16 +81,16 @@ def phase_time(scale: str, phase_count: int) -> tuple[int, str]:
     """Game time for a number of phases on a scale: 3 phases of minutes is (15, "minutes") (ch. 4,
     "Time Scale of Phases", as the lock example of "Rolling Again" counts it)."""
     if scale not in PHASE_SCALES:
-        raise ArtRuleError("scale", f"{scale!r} is not a time scale ({', '.join(PHASE_SCALES)})")
+        raise ArtRuleError("scale", N_("{scale!r} is not a time scale ({phase_scales})"), scale=scale, phase_scales=', '.join(PHASE_SCALES))
     if phase_count < 0:
-        raise ArtRuleError("phases", f"phases cannot be negative ({phase_count})")
+        raise ArtRuleError("phases", N_("phases cannot be negative ({phase_count})"), phase_count=phase_count)
     amount, unit = PHASE_SCALES[scale]
     return amount * phase_count, unit
 
 
 def _square(field: str, square: int) -> int:
     if not 0 <= square < TRACK_SQUARES:
-        raise ArtRuleError(field, f"the phase track's squares are 0 to {TRACK_SQUARES - 1}, not {square}")
+        raise ArtRuleError(field, N_("the phase track's squares are 0 to {track_squares}, not {square}"), track_squares=TRACK_SQUARES - 1, square=square)
     return square
 
 
@@ -97,7 +99,7 @@ def advance_token(square: int, phases: int) -> int:
     (ch. 4, "Phase Track"; ruling 31: ten phases come back to the same square)."""
     _square("square", square)
     if phases < 0:
-        raise ArtRuleError("phases", f"an action cannot take {phases} phases")
+        raise ArtRuleError("phases", N_("an action cannot take {phases} phases"), phases=phases)
     return (square + phases) % TRACK_SQUARES
 
 
@@ -108,7 +110,7 @@ def next_turn_marker(squares: Iterable[int], marker: int) -> int:
     occupied = {_square("squares", square) for square in squares}
     _square("marker", marker)
     if not occupied:
-        raise ArtRuleError("squares", "the phase track has no tokens on it")
+        raise ArtRuleError("squares", N_("the phase track has no tokens on it"))
     for step in range(1, TRACK_SQUARES + 1):
         square = (marker + step) % TRACK_SQUARES
         if square in occupied:
@@ -126,7 +128,7 @@ def tracking_difficulty(
     "Tracking"): Super, one column lower per Alertness success; +1 if the target moves without rest,
     +2 if it moves by a faster method, -1 if it moves slowly; kept within Catastrophic..Extreme."""
     if successes < 1:
-        raise ArtRuleError("successes", "only a successful Alertness roll finds the tracks")
+        raise ArtRuleError("successes", N_("only a successful Alertness roll finds the tracks"))
     shift = -successes + int(continuous) + 2 * int(faster) - int(slow)
     return Level(min(max(int(TRACKING_BASE) + shift, Level.CT), Level.EX))
 

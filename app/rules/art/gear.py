@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level
 
 # ch. 2, "Fortune": the ranks, poorest first. Rich and Filthy Rich cannot be a starting Fortune.
@@ -90,13 +92,13 @@ def fortune_rank(fortune: str) -> int:
     for rank, name in enumerate(FORTUNE_RANKS):
         if name.lower() == fortune.strip().lower():
             return rank
-    raise ArtRuleError("fortune", f"{fortune!r} is not a Fortune rank ({', '.join(FORTUNE_RANKS)})")
+    raise ArtRuleError("fortune", N_("{fortune!r} is not a Fortune rank ({fortune_ranks})"), fortune=fortune, fortune_ranks=', '.join(FORTUNE_RANKS))
 
 
 def starting_fortune(fate: int) -> str:
     """Fortune at creation from Fate 2..12 (ch. 2, "Fortune" table)."""
     if not 2 <= fate <= 12:
-        raise ArtRuleError("fate", f"starting Fortune comes from a Fate of 2 to 12, not {fate}")
+        raise ArtRuleError("fate", N_("starting Fortune comes from a Fate of 2 to 12, not {fate}"), fate=fate)
     return FORTUNE_RANKS[fate - STARTING_FORTUNE_OFFSET]
 
 
@@ -104,7 +106,7 @@ def equipping_fortune(fortune: str, others: int) -> str:
     """The Fortune you buy gear at when also equipping `others` characters: one rank lower per
     character (ch. 2, "Equipping Others"). Destitute is the floor."""
     if others < 0:
-        raise ArtRuleError("others", f"cannot equip {others} other characters")
+        raise ArtRuleError("others", N_("cannot equip {others} other characters"), others=others)
     return FORTUNE_RANKS[max(0, fortune_rank(fortune) - others)]
 
 
@@ -132,7 +134,7 @@ def defense(agility: int, armor: str = "Destitute", *, strength: int | None = No
     """
     modifier, required = ARMOR[fortune_rank(armor)]
     if strength is not None and strength < required:
-        raise ArtRuleError("armor", f"{armor} armor requires Strength {required}; you have {strength}")
+        raise ArtRuleError("armor", N_("{armor} armor requires Strength {required}; you have {strength}"), armor=armor, required=required, strength=strength)
     return max(1, agility + modifier)
 
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import IntEnum
+from typing import Any
+
+from app.rules.text import N_, RuleText
 
 
-class ArtRuleError(ValueError):
+class ArtRuleError(RuleText, ValueError):
     """A rules call got something the ART Engine does not allow; `field` names the offending input."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str, **values: Any) -> None:
+        super().__init__(f"{field}: {self._set_text(message, values)}")
         self.field = field
-        self.message = message
 
 
 class Level(IntEnum):
@@ -51,22 +53,22 @@ class Level(IntEnum):
         for level, name in _DISPLAY_NAMES.items():
             if name.upper() == key:
                 return level
-        raise ArtRuleError("level", f"{text!r} is not an ART level (CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX)")
+        raise ArtRuleError("level", N_("{text!r} is not an ART level (CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX)"), text=text)
 
 
 # ch. 1, "Abbreviations" (two-letter codes and their names)
 _DISPLAY_NAMES: dict[Level, str] = {
-    Level.CT: "Catastrophic",
-    Level.PT: "Pathetic",
-    Level.FB: "Feeble",
-    Level.IN: "Inferior",
-    Level.PR: "Poor",
-    Level.PS: "Passable",
-    Level.GD: "Good",
-    Level.GT: "Great",
-    Level.SP: "Super",
-    Level.AW: "Awesome",
-    Level.EX: "Extreme",
+    Level.CT: N_("Catastrophic"),
+    Level.PT: N_("Pathetic"),
+    Level.FB: N_("Feeble"),
+    Level.IN: N_("Inferior"),
+    Level.PR: N_("Poor"),
+    Level.PS: N_("Passable"),
+    Level.GD: N_("Good"),
+    Level.GT: N_("Great"),
+    Level.SP: N_("Super"),
+    Level.AW: N_("Awesome"),
+    Level.EX: N_("Extreme"),
 }
 
 # The ART's columns: a roll can land from Catastrophic to Awesome, never Extreme (ch. 3, "Using the ART").
@@ -99,7 +101,7 @@ def combine(levels: Iterable[Level], *, cap: Level = Level.EX) -> Level:
     """
     ranks = sorted(int(Level(level)) for level in levels)
     if not ranks:
-        raise ArtRuleError("levels", "there is nothing to combine")
+        raise ArtRuleError("levels", N_("there is nothing to combine"))
     # Ranks may climb past Extreme while combining; capping at the end gives the same answer as
     # capping each step, because the highest rank only ever grows.
     while (pair := _lowest_combinable_pair(ranks)) is not None:
@@ -133,7 +135,7 @@ def adjust_difficulty(difficulty: Level, columns: int) -> Level:
     ch. 3, "Adjusting Difficulty".
     """
     if abs(columns) > MAX_DIFFICULTY_ADJUSTMENT:
-        raise ArtRuleError("columns", f"difficulty can be adjusted by up to 3 columns, not {columns}")
+        raise ArtRuleError("columns", N_("difficulty can be adjusted by up to 3 columns, not {columns}"), columns=columns)
     return Level(min(max(int(difficulty) + columns, Level.CT), Level.EX))
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level, count
 
 # The opponent's levels each maneuver reads, and the options it takes (ch. 5, "Combat Options",
@@ -45,16 +47,16 @@ GRAPPLE_DEFENSE = -4  # ... and -4 on all Defense rolls
 
 def _checked_maneuver(maneuver: str, levels: dict[str, Level | None], options: dict[str, bool]) -> None:
     if maneuver not in MANEUVERS:
-        raise ArtRuleError("maneuver", f"{maneuver!r} is not one of {', '.join(MANEUVERS)}")
+        raise ArtRuleError("maneuver", N_("{maneuver!r} is not one of {maneuvers}"), maneuver=maneuver, maneuvers=', '.join(MANEUVERS))
     needed, allowed = MANEUVERS[maneuver]
     if maneuver == "grapple" and options["surprise"]:
         needed = (*needed, "alertness")
     for name in needed:
         if levels[name] is None:
-            raise ArtRuleError(name, f"{maneuver} needs the opponent's {name}")
+            raise ArtRuleError(name, N_("{maneuver} needs the opponent's {name}"), maneuver=maneuver, name=name)
     for name, chosen in options.items():
         if chosen and name not in allowed:
-            raise ArtRuleError(name, f"{name} is not an option of {maneuver}")
+            raise ArtRuleError(name, N_("{name} is not an option of {maneuver}"), name=name, maneuver=maneuver)
 
 
 def _clamped(level: Level, columns: int) -> Level:
@@ -109,7 +111,7 @@ def knock_down(result: Level, difficulty: Level, *, agility: int) -> str:
     """A Strength roll to knock a foe down (ch. 5, "Knock Down"; ruling 33): "foe_down" on a success;
     "you_down" when the failures reach your Agility (the attribute number); otherwise "none"."""
     if agility < 1:
-        raise ArtRuleError("agility", f"Agility is an attribute of 1 or more, not {agility}")
+        raise ArtRuleError("agility", N_("Agility is an attribute of 1 or more, not {agility}"), agility=agility)
     outcome = count(difficulty, Level(result))
     if outcome > 0:
         return "foe_down"

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level, compound_results, count
 
 
@@ -61,7 +63,7 @@ def escape_cost(foes: int, friends: int) -> int:
     """The movement it costs to leave a band: 2 when its foes outnumber the friendly characters in it
     (not counting the mover), otherwise 1 (ch. 5, "Escaping Foes"; ruling 19)."""
     if foes < 0 or friends < 0:
-        raise ArtRuleError("foes" if foes < 0 else "friends", f"a band holds 0 or more, not {min(foes, friends)}")
+        raise ArtRuleError("foes" if foes < 0 else "friends", N_("a band holds 0 or more, not {foes}"), foes=min(foes, friends))
     return 2 if foes > friends else 1
 
 
@@ -86,9 +88,9 @@ def bands_moved(allowance: int, route: Sequence[Band]) -> int:
     entering rough terrain ends the movement.
     """
     if not route:
-        raise ArtRuleError("route", "a route starts with the mover's own band")
+        raise ArtRuleError("route", N_("a route starts with the mover's own band"))
     if allowance < 0:
-        raise ArtRuleError("allowance", f"movement cannot be negative ({allowance})")
+        raise ArtRuleError("allowance", N_("movement cannot be negative ({allowance})"), allowance=allowance)
     left = allowance
     moved = 0
     for here, there in zip(route, route[1:]):
@@ -130,7 +132,7 @@ def stop_foe(results: Sequence[Level], foe_agility: Level) -> bool:
     """
     rolls = [Level(level) for level in results]
     if not rolls:
-        raise ArtRuleError("results", "someone must roll to stop the foe")
+        raise ArtRuleError("results", N_("someone must roll to stop the foe"))
     if len(rolls) > 1 and Level.CT in rolls:
         return False
     total = rolls[0] if len(rolls) == 1 else compound_results(rolls)

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level
 
 
@@ -78,7 +80,7 @@ TRIGGERS = ("attack", "hit", "defense", "parried")
 def perk(name: str) -> Perk:
     """Look a perk up by name."""
     if name not in PERKS:
-        raise ArtRuleError("perk", f"{name!r} is not a perk in the rules")
+        raise ArtRuleError("perk", N_("{name!r} is not a perk in the rules"), name=name)
     return PERKS[name]
 
 
@@ -87,7 +89,7 @@ def perk_cost(name: str, rank: int = 1) -> int:
     found = perk(name)
     if rank < 1 or (found.max_rank is not None and rank > found.max_rank):
         top = "" if found.max_rank is None else f" to {found.max_rank}"
-        raise ArtRuleError("rank", f"{name} has ranks 1{top}, not {rank}")
+        raise ArtRuleError("rank", N_("{name} has ranks 1{top}, not {rank}"), name=name, top=top, rank=rank)
     return found.cost
 
 
@@ -113,7 +115,7 @@ def triggered_perks(owned: Iterable[str], trigger: str, roll_kicker: int | None,
     successful parry). An attack that hits is both: pass "hit" and "attack" perks both fire.
     """
     if trigger not in TRIGGERS:
-        raise ArtRuleError("trigger", f"{trigger!r} is not one of {', '.join(TRIGGERS)}")
+        raise ArtRuleError("trigger", N_("{trigger!r} is not one of {triggers}"), trigger=trigger, triggers=', '.join(TRIGGERS))
     wanted = {"attack", "hit"} if trigger == "hit" else {trigger}
     fired: list[str] = []
     for name in owned:
@@ -128,5 +130,5 @@ def triggered_perks(owned: Iterable[str], trigger: str, roll_kicker: int | None,
 def lip_reading_difficulty(rank: int) -> Level:
     """Passable, one lower per rank beyond the first, never below Inferior (ch. 6, "Lip Reading")."""
     if rank < 1:
-        raise ArtRuleError("rank", "Lip Reading needs at least one rank")
+        raise ArtRuleError("rank", N_("Lip Reading needs at least one rank"))
     return Level(max(int(Level.PS) - (rank - 1), int(Level.IN)))

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from app.rules.dice import Dice
+from app.rules.text import N_
 
 from .levels import ArtRuleError, Level, count
 from .table import DEFAULT_TABLE, ArtTable, read_table, result_odds
@@ -29,7 +30,7 @@ def percentile(tens: int, ones: int) -> int:
     """Two d10 faces (0..9) read high die first; 0 and 0 is 100 (ch. 1, "Using the Dice")."""
     for name, digit in (("tens", tens), ("ones", ones)):
         if not 0 <= digit <= 9:
-            raise ArtRuleError(name, f"a ten-sided die shows 0 to 9, not {digit}")
+            raise ArtRuleError(name, N_("a ten-sided die shows 0 to 9, not {digit}"), digit=digit)
     return 100 if tens == ones == 0 else tens * 10 + ones
 
 
@@ -46,10 +47,10 @@ def is_doubles(roll: int) -> bool:
 def trait_total(attribute: int, skills: Sequence[int] = (), modifiers: int = 0) -> int:
     """Attribute + up to two skills + modifiers, before clamping (ch. 3, "Using Skills"; ruling 3)."""
     if len(skills) > MAX_SKILLS:
-        raise ArtRuleError("skills", f"you can add up to two skills to a trait roll, not {len(skills)}")
+        raise ArtRuleError("skills", N_("you can add up to two skills to a trait roll, not {skills}"), skills=len(skills))
     for skill in skills:
         if skill not in SKILL_RATINGS:
-            raise ArtRuleError("skills", f"a skill is rated +1 to +8, not {skill:+d}")
+            raise ArtRuleError("skills", N_("a skill is rated +1 to +8, not {skill:+d}"), skill=skill)
     return attribute + sum(skills) + modifiers
 
 
@@ -60,12 +61,12 @@ def effective_row(trait: int, *, fame_before: int = 0, henchman: bool = False) -
     "Trait Modifiers"). Henchmen roll their converted trait 0..30 as it is, and have no Fame.
     """
     if fame_before < 0:
-        raise ArtRuleError("fame_before", f"Fame spent cannot be negative ({fame_before})")
+        raise ArtRuleError("fame_before", N_("Fame spent cannot be negative ({fame_before})"), fame_before=fame_before)
     if henchman:
         if fame_before:
-            raise ArtRuleError("fame_before", "henchmen have no Fame to spend")
+            raise ArtRuleError("fame_before", N_("henchmen have no Fame to spend"))
         if not 0 <= trait <= 30:
-            raise ArtRuleError("trait", f"a henchman's converted trait is 0 to 30, not {trait}")
+            raise ArtRuleError("trait", N_("a henchman's converted trait is 0 to 30, not {trait}"), trait=trait)
         return trait
     low, high = ADVENTURER_ROWS
     return min(max(trait + FAME_PER_ROW * fame_before, low), high)
@@ -151,16 +152,16 @@ def fame_after(
     """
     result, difficulty = Level(result), Level(difficulty)
     if fame_available < 0:
-        raise ArtRuleError("fame_available", f"available Fame cannot be negative ({fame_available})")
+        raise ArtRuleError("fame_available", N_("available Fame cannot be negative ({fame_available})"), fame_available=fame_available)
     room = max(0, min(int(difficulty), int(Level.AW)) - int(result))
     affordable = min(room, fame_available // FAME_PER_COLUMN)
     if columns is None:
         columns = affordable
     elif columns < 0 or columns > room:
-        raise ArtRuleError("columns", f"Fame can raise this result by 0 to {room} columns, not {columns}")
+        raise ArtRuleError("columns", N_("Fame can raise this result by 0 to {room} columns, not {columns}"), room=room, columns=columns)
     elif columns > affordable:
         cost = columns * FAME_PER_COLUMN
-        raise ArtRuleError("columns", f"{columns} columns cost {cost} Fame; only {fame_available} is available")
+        raise ArtRuleError("columns", N_("{columns} columns cost {cost} Fame; only {fame_available} is available"), columns=columns, cost=cost, fame_available=fame_available)
     return Level(result + columns), columns * FAME_PER_COLUMN
 
 

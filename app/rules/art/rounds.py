@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from app.rules.text import N_
+
 from ._inputs import unique_names
 from .levels import ArtRuleError, Level, count
 
@@ -56,10 +58,10 @@ def round_order(initiative: Initiative, round_number: int, *, out: Collection[st
     a staggered character loses its next turn). Everyone else in the round acts once, in order.
     """
     if round_number < 0:
-        raise ArtRuleError("round_number", f"rounds count from 0 (the bonus round), not {round_number}")
+        raise ArtRuleError("round_number", N_("rounds count from 0 (the bonus round), not {round_number}"), round_number=round_number)
     unknown = set(out) - set(initiative.later)
     if unknown:
-        raise ArtRuleError("out", f"{sorted(unknown)!r} are not in this encounter")
+        raise ArtRuleError("out", N_("{unknown!r} are not in this encounter"), unknown=sorted(unknown))
     order = (initiative.bonus, initiative.first)[round_number] if round_number < 2 else initiative.later
     return tuple(name for name in order if name not in out)
 
@@ -91,7 +93,7 @@ def wait_targets(order: Sequence[str], waited: Collection[str]) -> tuple[str, ..
     """
     names = unique_names("order", order)
     if not names:
-        raise ArtRuleError("order", "nobody is left to act this round")
+        raise ArtRuleError("order", N_("nobody is left to act this round"))
     if names[0] in waited:
         return ()
     targets: list[str] = []
@@ -110,7 +112,7 @@ def wait(order: Sequence[str], waited: Collection[str], after: str) -> tuple[str
     targets = wait_targets(order, waited)
     if after not in targets:
         allowed = ", ".join(targets) or "nobody: act now"
-        raise ArtRuleError("after", f"{order[0]!r} may wait to act after {allowed}, not {after!r}")
+        raise ArtRuleError("after", N_("{order!r} may wait to act after {allowed}, not {after!r}"), order=order[0], allowed=allowed, after=after)
     rest = list(order[1:])
     rest.insert(rest.index(after) + 1, order[0])
     return tuple(rest)
@@ -120,7 +122,7 @@ def multi_action_fame(turns: int) -> int:
     """The total Fame for `turns` turns in a row: 1 more for the second, 2 more for the third
     (ch. 5, "Multi-Action"; ruling 16: no fourth)."""
     if turns not in MULTI_ACTION_FAME:
-        raise ArtRuleError("turns", f"a character takes 1 to 3 turns in a row, not {turns}")
+        raise ArtRuleError("turns", N_("a character takes 1 to 3 turns in a row, not {turns}"), turns=turns)
     return MULTI_ACTION_FAME[turns]
 
 

@@ -11,6 +11,9 @@ import io
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
+from typing import Any
+
+from app.rules.text import N_, RuleText
 
 from .levels import RESULT_LEVELS, ArtRuleError, Level
 
@@ -19,18 +22,18 @@ ROLLS = range(1, 101)  # a d100; 00 is 100 (ruling 2)
 HEADER: tuple[str, ...] = ("row", *(level.name for level in RESULT_LEVELS))
 
 
-class TableError(ValueError):
+class TableError(RuleText, ValueError):
     """An uploaded table is malformed. `row` is the table row (0..30; None for the header or the
     whole file) and `column` the column name ("row", "CT".."AW"; None when the whole line is wrong)."""
 
-    def __init__(self, row: int | None, column: str | None, message: str) -> None:
+    def __init__(self, row: int | None, column: str | None, message: str, **values: Any) -> None:
         where = ", ".join(
             part for part in (f"row {row}" if row is not None else "", f"column {column}" if column else "") if part
         )
-        super().__init__(f"{where}: {message}" if where else message)
+        self._set_text(message, values)
+        super().__init__(f"{where}: {self.message}" if where else self.message)
         self.row = row
         self.column = column
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,9 @@ class ArtTable:
     def read(self, row: int, roll: int) -> Level:
         """The column `roll` lands in on `row`."""
         if row not in ROWS:
-            raise ArtRuleError("row", f"the ART has rows 0 to 30, not {row}")
+            raise ArtRuleError("row", N_("the ART has rows 0 to 30, not {row}"), row=row)
         if roll not in ROLLS:
-            raise ArtRuleError("roll", f"a percentile roll is 1 to 100 (00 is 100), not {roll}")
+            raise ArtRuleError("roll", N_("a percentile roll is 1 to 100 (00 is 100), not {roll}"), roll=roll)
         for level, bound in zip(RESULT_LEVELS, self.bounds[row]):
             if roll <= bound:
                 return level
@@ -65,14 +68,14 @@ def load_table(text: str) -> ArtTable:
     """
     lines = [line for line in csv.reader(io.StringIO(text.lstrip("\ufeff"))) if any(cell.strip() for cell in line)]
     if not lines:
-        raise TableError(None, None, "the table is empty; it needs a header row and rows 0 to 30")
+        raise TableError(None, None, N_("the table is empty; it needs a header row and rows 0 to 30"))
     _check_header([cell.strip() for cell in lines[0]])
     body = lines[1:]
     rows = tuple(_parse_row(expected, cells) for expected, cells in zip(ROWS, body))
     if len(body) < len(ROWS):
-        raise TableError(len(body), None, "this row is missing; the table has 31 rows, 0 to 30")
+        raise TableError(len(body), None, N_("this row is missing; the table has 31 rows, 0 to 30"))
     if len(body) > len(ROWS):
-        raise TableError(len(ROWS), None, "the table ends at row 30; remove the lines after it")
+        raise TableError(len(ROWS), None, N_("the table ends at row 30; remove the lines after it"))
     return ArtTable(rows)
 
 
@@ -80,17 +83,17 @@ def _check_header(cells: list[str]) -> None:
     for index, expected in enumerate(HEADER):
         found = cells[index] if index < len(cells) else ""
         if found.upper() != expected.upper():
-            raise TableError(None, expected, f"the header should read {','.join(HEADER)}, found {found!r}")
+            raise TableError(None, expected, N_("the header should read {header}, found {found!r}"), header=','.join(HEADER), found=found)
     if len(cells) > len(HEADER):
-        raise TableError(None, None, f"the header has {len(cells)} columns; it should have {len(HEADER)}")
+        raise TableError(None, None, N_("the header has {cells} columns; it should have {header}"), cells=len(cells), header=len(HEADER))
 
 
 def _parse_row(expected: int, cells: list[str]) -> tuple[int, ...]:
     label = cells[0].strip()
     if label != str(expected):
-        raise TableError(expected, "row", f"expected row number {expected} here, found {label!r}")
+        raise TableError(expected, "row", N_("expected row number {expected} here, found {label!r}"), expected=expected, label=label)
     if len(cells) != len(HEADER):
-        raise TableError(expected, None, f"the row has {len(cells)} cells; it should have {len(HEADER)}")
+        raise TableError(expected, None, N_("the row has {cells} cells; it should have {header}"), cells=len(cells), header=len(HEADER))
     bounds: list[int] = []
     for name, cell in zip(HEADER[1:], cells[1:]):
         bound = _parse_bound(expected, name, cell.strip())
@@ -99,16 +102,16 @@ def _parse_row(expected: int, cells: list[str]) -> tuple[int, ...]:
             raise TableError(expected, name, message)
         bounds.append(bound)
     if bounds[-1] != 100:
-        raise TableError(expected, HEADER[-1], f"the last column must be 100 (so 00 always reads), found {bounds[-1]}")
+        raise TableError(expected, HEADER[-1], N_("the last column must be 100 (so 00 always reads), found {bounds}"), bounds=bounds[-1])
     return tuple(bounds)
 
 
 def _parse_bound(row: int, column: str, cell: str) -> int:
     if not cell.isdigit():
-        raise TableError(row, column, f"{cell!r} is not a whole number from 0 to 100")
+        raise TableError(row, column, N_("{cell!r} is not a whole number from 0 to 100"), cell=cell)
     bound = int(cell)
     if bound > 100:
-        raise TableError(row, column, f"{bound} is above 100, the highest roll")
+        raise TableError(row, column, N_("{bound} is above 100, the highest roll"), bound=bound)
     return bound
 
 
@@ -124,7 +127,7 @@ def read_table(row: int, roll: int, table: ArtTable = DEFAULT_TABLE) -> Level:
 def result_odds(row: int, table: ArtTable = DEFAULT_TABLE) -> dict[Level, Fraction]:
     """The exact chance of each column on a row (columns that cannot occur have chance 0)."""
     if row not in ROWS:
-        raise ArtRuleError("row", f"the ART has rows 0 to 30, not {row}")
+        raise ArtRuleError("row", N_("the ART has rows 0 to 30, not {row}"), row=row)
     previous = 0
     odds: dict[Level, Fraction] = {}
     for level, bound in zip(RESULT_LEVELS, table.bounds[row]):

@@ -6,6 +6,8 @@ Damage", "Insanity".
 
 from __future__ import annotations
 
+from app.rules.text import N_
+
 from .levels import ArtRuleError, Level
 
 # ch. 3, "Setting the Difficulty" (Difficulty table: the challenge for an average adventurer)
@@ -51,13 +53,13 @@ FALLING_DAMAGE: tuple[tuple[Level, int, str], ...] = (
 
 # ch. 3, "Falling Damage" (Falling Adjustment table: columns added for the landing surface)
 FALLING_SURFACES: dict[int, str] = {
-    -3: "Deep snow, water",
-    -2: "Dense vegetation, sand",
-    -1: "Grass or mud",
-    0: "Dirt or wood floor",
-    1: "Stone floor, pavement",
-    2: "Rocks",
-    3: "Jagged rocks, spikes",
+    -3: N_("Deep snow, water"),
+    -2: N_("Dense vegetation, sand"),
+    -1: N_("Grass or mud"),
+    0: N_("Dirt or wood floor"),
+    1: N_("Stone floor, pavement"),
+    2: N_("Rocks"),
+    3: N_("Jagged rocks, spikes"),
 }
 
 MAX_BREAKFALL = 2  # ch. 6, "Breakfall": maximum of 2 ranks
@@ -96,7 +98,7 @@ SANITY_CHECK: dict[int, str] = {
 def outcome_label(outcome: int) -> str:
     """The text's abbreviation for successes or failures: 2 -> "2s", -3 -> "3f" (ch. 1, "Abbreviations")."""
     if outcome == 0:
-        raise ArtRuleError("outcome", "a roll gives at least one success or one failure, never 0")
+        raise ArtRuleError("outcome", N_("a roll gives at least one success or one failure, never 0"))
     return f"{outcome}s" if outcome > 0 else f"{-outcome}f"
 
 
@@ -127,11 +129,11 @@ def falling_damage(feet: int, surface: int = 0, *, breakfall: int = 0) -> Level 
     (None); an adjusted damage below Inferior is returned as it is and will usually be shrugged off.
     """
     if feet < 0:
-        raise ArtRuleError("feet", f"a fall cannot be {feet} feet")
+        raise ArtRuleError("feet", N_("a fall cannot be {feet} feet"), feet=feet)
     if surface not in FALLING_SURFACES:
-        raise ArtRuleError("surface", f"the landing surface adjusts damage by -3 to +3, not {surface:+d}")
+        raise ArtRuleError("surface", N_("the landing surface adjusts damage by -3 to +3, not {surface:+d}"), surface=surface)
     if not 0 <= breakfall <= MAX_BREAKFALL:
-        raise ArtRuleError("breakfall", f"Breakfall has 0 to 2 ranks, not {breakfall}")
+        raise ArtRuleError("breakfall", N_("Breakfall has 0 to 2 ranks, not {breakfall}"), breakfall=breakfall)
     tens = min(feet // 10, len(FALLING_DAMAGE))
     if tens == 0:
         return None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from app.rules.rabbits.errors import RabbitRuleError, check_count
 from app.rules.rabbits.pools import check_conditions
 from app.rules.rabbits.tables import CONDITIONS, MARGIN, NATURE_MAX, NATURE_TAX
+from app.rules.text import N_
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ def beginners_luck_learned(tests: int, nature: int) -> bool:
     """
     check_count(tests, "tests", 0)
     if check_count(nature, "nature", 0, NATURE_MAX) == 0:
-        raise RabbitRuleError("nature", "A rabbit whose Nature is 0 has retired (ruling 2).")
+        raise RabbitRuleError("nature", N_("A rabbit whose Nature is 0 has retired (ruling 2)."))
     return tests >= nature
 
 

@@ -22,6 +22,7 @@ from app.rules.rabbits.tables import (
     INTERACTIONS,
     MANEUVER_EFFECTS,
 )
+from app.rules.text import N_
 
 DISPOSITION_MINIMUM = 1
 
@@ -69,12 +70,12 @@ def interaction(action_a: str, action_b: str) -> str:
 
 def _feint_plan(a: str, b: str) -> ExchangePlan:
     if "defend" in (a, b):
-        note = (
+        note = N_(
             "Feint against Defend: the defender does not roll; the feinter tests at Ob 0 and the successes"
             " come off the defender's disposition (ruling 4)."
         )
     else:
-        note = "Feint against Attack: the feinter may neither attack nor defend; only the attacker tests (Ob 0)."
+        note = N_("Feint against Attack: the feinter may neither attack nor defend; only the attacker tests (Ob 0).")
     a_tests = a == "feint" if "defend" in (a, b) else a == "attack"
     a_ob = ACTION_OBSTACLES[a] if a_tests else None
     b_ob = None if a_tests else ACTION_OBSTACLES[b]
@@ -88,13 +89,15 @@ def exchange_plan(action_a: str, action_b: str) -> ExchangePlan:
     if kind == "*":
         return _feint_plan(a, b)
     if kind == "V":
-        note = "Versus: roll against each other; most successes wins."
+        note = N_("Versus: roll against each other; most successes wins.")
         if a == b == "feint":
-            note += " The margin of success comes off the loser's disposition."
+            note = N_("Versus: roll against each other; most successes wins. The margin of success comes off the "
+                      "loser's disposition.")
         return ExchangePlan(a, b, kind, True, True, True, None, None, note)
-    note = "Independent: each side tests its own action; both may succeed or both fail."
+    note = N_("Independent: each side tests its own action; both may succeed or both fail.")
     if "feint" in (a, b) and "maneuver" in (a, b):
-        note += " The Feint's successes come off the opponent's disposition."
+        note = N_("Independent: each side tests its own action; both may succeed or both fail. The Feint's "
+                  "successes come off the opponent's disposition.")
     return ExchangePlan(a, b, kind, False, True, True, ACTION_OBSTACLES[a], ACTION_OBSTACLES[b], note)
 
 
@@ -104,13 +107,13 @@ def maneuver_effects(margin: int, effects: Sequence[str]) -> tuple[str, ...]:
     """
     check_count(margin, "margin", 0)
     if isinstance(effects, str):
-        raise RabbitRuleError("effects", f"Give the effects as a list, e.g. ['{effects}'].")
+        raise RabbitRuleError("effects", N_("Give the effects as a list, e.g. ['{effects}']."), effects=effects)
     bought = tuple(check_choice(effect, MANEUVER_EFFECTS, "effects", "maneuver effect") for effect in effects)
     if len(set(bought)) != len(bought):
-        raise RabbitRuleError("effects", "The same effect cannot be bought twice in one action.")
+        raise RabbitRuleError("effects", N_("The same effect cannot be bought twice in one action."))
     cost = sum(MANEUVER_EFFECTS[effect] for effect in bought)
     if cost > margin:
-        raise RabbitRuleError("effects", f"Those effects cost {cost}, more than the margin of success {margin}.")
+        raise RabbitRuleError("effects", N_("Those effects cost {cost}, more than the margin of success {margin}."), cost=cost, margin=margin)
     return bought
 
 
@@ -144,7 +147,7 @@ def disposition_penalties(conditions: Collection[str], base: str) -> tuple[tuple
 
 def _team_conditions(team_conditions: Sequence[Collection[str]]) -> frozenset[str]:
     if isinstance(team_conditions, str) or any(isinstance(member, str) for member in team_conditions):
-        raise RabbitRuleError("team_conditions", "Give each member's conditions as a list, e.g. [[], ['tired']].")
+        raise RabbitRuleError("team_conditions", N_("Give each member's conditions as a list, e.g. [[], ['tired']]."))
     return frozenset().union(*(check_conditions(member, "team_conditions") for member in team_conditions))
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
+
+from app.rules.text import N_, RuleText
 
 # A roll budget, so a typo ("4000 help dice") is a clear error instead of a slow request.
 MAX_POOL = 100
@@ -10,13 +13,12 @@ MAX_POOL = 100
 FATE_REROLL_LIMIT = 100
 
 
-class RabbitRuleError(ValueError):
+class RabbitRuleError(RuleText, ValueError):
     """A request the Rabbits rules do not allow; `field` names the input at fault."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **values: Any) -> None:
+        super().__init__(self._set_text(message, values))
         self.field = field
-        self.message = message
 
 
 class FateRerollLimitError(RuntimeError):
@@ -30,10 +32,10 @@ class FateRerollLimitError(RuntimeError):
 def check_count(value: object, field: str, low: int = 0, high: int | None = None) -> int:
     """A whole number (not a bool) in low..high, or a RabbitRuleError naming `field`."""
     if not isinstance(value, int) or isinstance(value, bool):
-        raise RabbitRuleError(field, f"{field} must be a whole number, not {value!r}.")
+        raise RabbitRuleError(field, N_("{name} must be a whole number, not {value!r}."), name=field, value=value)
     if value < low or (high is not None and value > high):
         bound = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise RabbitRuleError(field, f"{field} must be {bound}, not {value}.")
+        raise RabbitRuleError(field, N_("{name} must be {bound}, not {value}."), name=field, bound=bound, value=value)
     return value
 
 
@@ -41,5 +43,5 @@ def check_choice(value: object, choices: Collection[str], field: str, what: str)
     """`value` lower-cased and stripped if it is one of `choices`, else a RabbitRuleError naming `field`."""
     key = value.strip().lower() if isinstance(value, str) else None
     if key is None or key not in choices:
-        raise RabbitRuleError(field, f"Unknown {what} {value!r}; choose one of: {', '.join(choices)}.")
+        raise RabbitRuleError(field, N_("Unknown {what} {value!r}; choose one of: {choices}."), what=what, value=value, choices=', '.join(choices))
     return key

@@ -22,6 +22,7 @@ from app.rules.rabbits.tables import (
     TRAIT_USES,
     TraitUse,
 )
+from app.rules.text import N_
 
 _DANISH_CONDITIONS = {rule.danish.lower(): key for key, rule in CONDITIONS.items()}
 _NO_TRAIT = TraitUse("", 0, 0, 0, 0, False)
@@ -61,7 +62,7 @@ def beginners_luck(ability: int, extra_dice: int) -> int:
 def check_conditions(conditions: Collection[str], field: str = "conditions") -> frozenset[str]:
     """The conditions as table keys (English or the sheet's Danish names, any case)."""
     if isinstance(conditions, str):
-        raise RabbitRuleError(field, f"Give the conditions as a list, e.g. ['{conditions}'], not a bare string.")
+        raise RabbitRuleError(field, N_("Give the conditions as a list, e.g. ['{conditions}'], not a bare string."), conditions=conditions)
     keys: set[str] = set()
     for name in conditions:
         english = _DANISH_CONDITIONS.get(name.strip().lower(), name) if isinstance(name, str) else name
@@ -76,7 +77,7 @@ def _blocked_by_afraid(conditions: frozenset[str]) -> bool:
 def check_helper(conditions: Collection[str]) -> None:
     """Ruling 3: an Afraid rabbit cannot help."""
     if _blocked_by_afraid(check_conditions(conditions, "helpers")):
-        raise RabbitRuleError("helpers", "An Afraid rabbit cannot help (ruling 3).")
+        raise RabbitRuleError("helpers", N_("An Afraid rabbit cannot help (ruling 3)."))
 
 
 def able_to_help(members: Sequence[Collection[str]]) -> tuple[Collection[str], ...]:
@@ -88,22 +89,22 @@ def _check_rating(rolled: str, rating: int, beginners_luck: bool) -> None:
     if rolled == "skill":
         check_count(rating, "rating", 0, SKILL_MAX)
         if beginners_luck:
-            raise RabbitRuleError("beginners_luck", "Beginner's luck rolls Will or Health in place of the skill.")
+            raise RabbitRuleError("beginners_luck", N_("Beginner's luck rolls Will or Health in place of the skill."))
         if rating == 0:
-            raise RabbitRuleError("rating", "No rating in this skill: roll beginner's luck on Will or Health.")
+            raise RabbitRuleError("rating", N_("No rating in this skill: roll beginner's luck on Will or Health."))
     elif rolled == "nature":
         check_count(rating, "rating", 0, NATURE_MAX)
         if rating == 0:
-            raise RabbitRuleError("rating", "A rabbit whose Nature is 0 has retired (ruling 2).")
+            raise RabbitRuleError("rating", N_("A rabbit whose Nature is 0 has retired (ruling 2)."))
     else:
         check_count(rating, "rating", 0, MAX_POOL)
     if beginners_luck and rolled not in BEGINNERS_LUCK_ABILITIES:
-        raise RabbitRuleError("beginners_luck", "Beginner's luck rolls Will or Health, not " + rolled.title() + ".")
+        raise RabbitRuleError("beginners_luck", N_("Beginner's luck rolls Will or Health, not {rolled}."), rolled=rolled.title())
 
 
 def _help_lines(helpers: Sequence[Collection[str]], wise: bool) -> list[Line]:
     if isinstance(helpers, str) or any(isinstance(helper, str) for helper in helpers):
-        raise RabbitRuleError("helpers", "Give each helper's conditions as a list, e.g. [[], ['tired']].")
+        raise RabbitRuleError("helpers", N_("Give each helper's conditions as a list, e.g. [[], ['tired']]."))
     check_count(len(helpers), "helpers", 0, MAX_POOL)
     for helper in helpers:
         check_helper(helper)
@@ -122,32 +123,32 @@ def _base_lines(rolled: str, rating: int, label: str | None, lines: list[Line], 
 def _nature_tap_lines(rolled: str, rating: int, tap_nature: bool, nature: int | None) -> list[Line]:
     if rolled == "nature":
         if nature is not None and nature != rating:
-            raise RabbitRuleError("nature", "Rolling Nature: the Nature rating is the rating rolled.")
+            raise RabbitRuleError("nature", N_("Rolling Nature: the Nature rating is the rating rolled."))
         nature = rating
     if not tap_nature:
         return []
     if rolled in NO_NATURE_TAP:
-        raise RabbitRuleError("tap_nature", f"Nature can never be tapped for {rolled.title()}.")
+        raise RabbitRuleError("tap_nature", N_("Nature can never be tapped for {rolled}."), rolled=rolled.title())
     if nature is None:
-        raise RabbitRuleError("nature", "Tapping Nature needs the rabbit's Nature rating.")
+        raise RabbitRuleError("nature", N_("Tapping Nature needs the rabbit's Nature rating."))
     if check_count(nature, "nature", 0, NATURE_MAX) == 0:
-        raise RabbitRuleError("nature", "A rabbit whose Nature is 0 has retired (ruling 2).")
+        raise RabbitRuleError("nature", N_("A rabbit whose Nature is 0 has retired (ruling 2)."))
     return [("Tapped Nature (1 Persona)", nature)]
 
 
 def _persona_lines(persona: int) -> list[Line]:
     if not isinstance(persona, int) or isinstance(persona, bool) or not 0 <= persona <= PERSONA_DICE_MAX:
-        message = f"0 to {PERSONA_DICE_MAX} Persona points can add dice to one roll, not {persona!r}."
-        raise RabbitRuleError("persona", message)
+        raise RabbitRuleError("persona", N_("0 to {most} Persona points can add dice to one roll, not {persona!r}."),
+                              most=PERSONA_DICE_MAX, persona=persona)
     return [(f"Persona ({persona})", persona)] if persona else []
 
 
 def _trait(trait: str | None, opponent_trait: bool, versus: bool) -> tuple[TraitUse, list[Line]]:
     use = _NO_TRAIT if trait is None else TRAIT_USES[check_choice(trait, TRAIT_USES, "trait", "trait use")]
     if use.versus_only and not versus:
-        raise RabbitRuleError("trait", "A trait can give the opponent +2D only in a versus test.")
+        raise RabbitRuleError("trait", N_("A trait can give the opponent +2D only in a versus test."))
     if opponent_trait and not versus:
-        raise RabbitRuleError("opponent_trait", "The opponent's trait can give +2D only in a versus test.")
+        raise RabbitRuleError("opponent_trait", N_("The opponent's trait can give +2D only in a versus test."))
     lines: list[Line] = [(use.label, use.own_dice)] if use.own_dice else []
     if opponent_trait:
         lines.append(("Opponent's trait works for you", TRAIT_USES["aids_opponent"].opponent_dice))
@@ -166,7 +167,7 @@ def _total(lines: list[Line]) -> tuple[int, list[Line]]:
         lines = lines + [("No fewer than 0 dice", -total)]
         total = 0
     if total > MAX_POOL:
-        raise RabbitRuleError("pool", f"A pool of {total} dice is past the limit of {MAX_POOL}.")
+        raise RabbitRuleError("pool", N_("A pool of {total} dice is past the limit of {most}."), total=total, most=MAX_POOL)
     return total, lines
 
 
@@ -200,7 +201,7 @@ def pool_for(
     _check_rating(rolled, rating, beginners_luck)
     own = check_conditions(conditions)
     if beginners_luck and _blocked_by_afraid(own):
-        raise RabbitRuleError("beginners_luck", "An Afraid rabbit cannot use beginner's luck (ruling 3).")
+        raise RabbitRuleError("beginners_luck", N_("An Afraid rabbit cannot use beginner's luck (ruling 3)."))
     lines = _base_lines(rolled, rating, label, _help_lines(helpers, wise), beginners_luck)
     lines += _persona_lines(persona) + _nature_tap_lines(rolled, rating, tap_nature, nature)
     use, trait_lines = _trait(trait, opponent_trait, versus)

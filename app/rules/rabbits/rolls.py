@@ -18,6 +18,7 @@ from app.rules.rabbits.errors import (
     check_count,
 )
 from app.rules.rabbits.tables import FATE_FACE, SUCCESS_FACES, TIEBREAK
+from app.rules.text import N_
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def _check_faces(faces: Sequence[int], field: str = "faces") -> tuple[int, ...]:
     checked = tuple(faces)
     for face in checked:
         if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= 6:
-            raise RabbitRuleError(field, f"A d6 shows 1 to 6, not {face!r}.")
+            raise RabbitRuleError(field, N_("A d6 shows 1 to 6, not {face!r}."), face=face)
     return checked
 
 
@@ -116,7 +117,7 @@ def fate_reroll(dice: Dice, faces: Sequence[int], *, limit: int = FATE_REROLL_LI
 def _failed_positions(faces: tuple[int, ...]) -> list[int]:
     failed = [index for index, face in enumerate(faces) if face not in SUCCESS_FACES]
     if not failed:
-        raise RabbitRuleError("faces", "Every die is already a success; there is no failed die to reroll.")
+        raise RabbitRuleError("faces", N_("Every die is already a success; there is no failed die to reroll."))
     return failed
 
 

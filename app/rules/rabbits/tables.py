@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from app.rules.text import N_
+
 # --- RULINGS.md, "Rabbits", facts from the parent game -------------------------------------------------
 SUCCESS_FACES = frozenset({4, 5, 6})
 FATE_FACE = 6
@@ -67,11 +69,11 @@ class ConditionRule:
 
 CONDITIONS: Mapping[str, ConditionRule] = MappingProxyType(
     {
-        "afraid": ConditionRule("Afraid", "Bange", None, None, "needs rest and safety", -1, False, 0, True),
-        "angry": ConditionRule("Angry", "Vred", "will", 2, "Ob 2 Will", -1, True, 0, False),
-        "tired": ConditionRule("Tired", "Træt", "health", 3, "Ob 3 Health", -1, False, 0, False),
-        "injured": ConditionRule("Injured", "Såret", "health", 4, "Ob 4 Health", 0, False, -1, False),
-        "sick": ConditionRule("Sick", "Syg", "will", 4, "Ob 4 Will", 0, False, -1, False),
+        "afraid": ConditionRule(N_("Afraid"), "Bange", None, None, "needs rest and safety", -1, False, 0, True),
+        "angry": ConditionRule(N_("Angry"), "Vred", "will", 2, "Ob 2 Will", -1, True, 0, False),
+        "tired": ConditionRule(N_("Tired"), "Træt", "health", 3, "Ob 3 Health", -1, False, 0, False),
+        "injured": ConditionRule(N_("Injured"), "Såret", "health", 4, "Ob 4 Health", 0, False, -1, False),
+        "sick": ConditionRule(N_("Sick"), "Syg", "will", 4, "Ob 4 Will", 0, False, -1, False),
     }
 )
 

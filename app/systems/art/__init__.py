@@ -12,6 +12,9 @@ from app.systems.base import RuleSystem, action_table
 from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
+from .explore_track import EXPLORATION_RULINGS
+from .fight import encounter_view
+from .fight_moves import move_options
 from .sheet import (
     FOE_TRAITS,
     LEVEL_CODES,
@@ -59,6 +62,10 @@ RULINGS: tuple[str, ...] = (
     "A foe's levels are the narrator's secret (not in what players see of its sheet): the odds of a roll "
     "opposed by a foe show the chance on the narrator's page (it sends the foes' levels with the form) and to "
     "anyone who names the level (foe_level); a player picking a foe sees 'the narrator knows the level'.",
+    "Combat rounds: the simplified initiative has no bonus round and no lost first turn (the text gives none); a foe "
+    "group is one token with one Health track, attacking with its members' Attack added up; a foe's move does not "
+    "use its action; sneaking is against the foes within 2 bands; ties in who an AOE hits follow the track's order.",
+    "Combat log lines never name a foe's level, whoever acted: the log is public.",
 )
 
 
@@ -73,8 +80,9 @@ SYSTEM = RuleSystem(
     has_pages=True,
     public_sheet=public_sheet,
     owner_sheet=owner_sheet,
+    encounter_view=encounter_view,
     create=creation.create,
-    rulings=RULINGS,
+    rulings=RULINGS + EXPLORATION_RULINGS,
     seed_demo=seed_demo,
     # What the ART templates need to show a sheet (the derived numbers are computed, never stored).
     template_data={
@@ -85,6 +93,7 @@ SYSTEM = RuleSystem(
         "skill_costs": art.STARTING_SKILL_COSTS, "surfaces": art.FALLING_SURFACES,
         "difficulty_challenge": {level.name: text for level, text in art.DIFFICULTY_CHALLENGE.items()},
         "sanity": {level.name: text for level, (text, _example) in art.SANITY_DIFFICULTY.items()},
+        "move_options": move_options,
         "sustained_next": lambda done: art.sustained_damage(int(done) + 1)[-1].display_name,
     },
 )

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, _, join, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES
 from app.rules.art.advancement import XP_PER_SESSION
@@ -83,10 +83,11 @@ def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, di
         _adventurer(sheet, "participants")
         improved = session_end(sheet, params.adventure_over)
         others[cid] = dump(sheet)
-        lines.append(f"{name} +1 xp" + (f" ({', '.join(improved)})" if improved else ""))
-    what = "ends the adventure" if params.adventure_over else "ends the session"
+        lines.append(msg("{name} +1 xp ({skills})", name=name, skills=join(improved)) if improved
+                     else msg("{name} +1 xp", name=name))
+    what = (N_("ends the adventure: {lines}") if params.adventure_over else N_("ends the session: {lines}"))
     return Resolution(request=params.model_dump(), dice=[], outcome={"participants": params.participants},
-                      summary=f"{what}: {'; '.join(lines)}", others=others)
+                      summary=msg(what, lines=join(lines, "; ")), others=others)
 
 
 def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, ctx: Context) -> Resolution:
@@ -98,9 +99,10 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
         raise ActionError(_("Give or take at least 1 Glory."), field="amount")
     fame = sheet.fame
     sheet.glory, sheet.fame = art.gain_glory(sheet.glory, sheet.fame, params.amount)
-    text = f"{'awards' if params.amount > 0 else 'takes'} {abs(params.amount)} Glory {'to' if params.amount > 0 else 'from'} {name}"
+    how = N_("awards {n} Glory to {name}") if params.amount > 0 else N_("takes {n} Glory from {name}")
+    text = msg(how, n=abs(params.amount), name=name)
     if sheet.fame > fame:
-        text += f": Fame rises to {sheet.fame}"
+        text = join([text, msg(": Fame rises to {fame}", fame=sheet.fame)], "")
     return Resolution(request=params.model_dump(), dice=[], outcome={"glory": sheet.glory, "fame": sheet.fame},
                       summary=text, others={params.target_id: dump(sheet)})
 
@@ -118,7 +120,8 @@ def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributePa
                           .format(attribute=ATTRIBUTES[code], score=score, points=points), field="attribute")
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
     return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
-                      summary=f"raises {ATTRIBUTES[code]} to {score + 1} for {score} inspiration points",
+                      summary=msg("raises {name} to {score} for {points} inspiration points", name=msg(ATTRIBUTES[code]),
+                                  score=score + 1, points=score),
                       sheet=dump(sheet))
 
 
@@ -144,9 +147,10 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
                           .format(perk=params.perk, cost=cost, xp=sheet.xp), field="perk")
     sheet.xp -= cost
     sheet.perks[params.perk] = rank
-    ranked = f" rank {rank}" if art.PERKS[params.perk].per_rank else ""
+    what = (msg("buys {perk} rank {rank} for {cost} xp", perk=params.perk, rank=rank, cost=cost)
+            if art.PERKS[params.perk].per_rank else msg("buys {perk} for {cost} xp", perk=params.perk, cost=cost))
     return Resolution(request=params.model_dump(), dice=[], outcome={"perk": params.perk, "rank": rank, "xp": cost},
-                      summary=f"buys {params.perk}{ranked} for {cost} xp", sheet=dump(sheet))
+                      summary=what, sheet=dump(sheet))
 
 
 def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice, ctx: Context) -> Resolution:
@@ -166,7 +170,7 @@ def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice,
     sheet.xp -= cost
     sheet.health = [box.name for box in art.health_track(rank + 1)]
     return Resolution(request={}, dice=[], outcome={"rank": rank + 1, "xp": cost},
-                      summary=f"raises Health to {'/'.join(sheet.health)} for {cost} xp", sheet=dump(sheet))
+                      summary=msg("raises Health to {track} for {cost} xp", track="/".join(sheet.health), cost=cost), sheet=dump(sheet))
 
 
 def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice, ctx: Context) -> Resolution:
@@ -189,4 +193,4 @@ def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: 
     sheet.xp -= cost
     sheet.skills.append(Skill(name=name, rating=params.rating))
     return Resolution(request=params.model_dump(), dice=[], outcome={"skill": name, "xp": cost},
-                      summary=f"buys the skill {name} +{params.rating} for {cost} xp", sheet=dump(sheet))
+                      summary=msg("buys the skill {name} +{rating} for {cost} xp", name=name, rating=params.rating, cost=cost), sheet=dump(sheet))

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import _
+from app.i18n import N_, Text, _, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -21,7 +21,7 @@ from .sheet import (
     ArtSheet,
     defense,
     dump,
-    level_name,
+    level_word,
     load,
     shield,
     shield_bonus,
@@ -74,17 +74,18 @@ def undo_player_damage(sheet: ArtSheet, done: dict[str, Any]) -> None:
         sheet.unconscious = False
 
 
-def damage_text(done: dict[str, Any] | None) -> str:
+def damage_text(done: dict[str, Any] | None) -> Text:
     if not done:
-        return "no damage"
+        return msg("no damage")
+    level = level_word(done["damage"])
     if not done["marked"]:
-        return f"{level_name(done['damage'])} damage shrugged off"
-    text = f"takes {level_name(done['damage'])} damage"
+        return msg("{level} damage shrugged off", level=level)
     if done["defeated"]:
-        text += ", defeated" + (" (−1 Fame, unconscious)" if done.get("defeat_penalty") else "")
-    elif done["staggered"]:
-        text += ", staggered"
-    return text
+        return (msg("takes {level} damage, defeated (−1 Fame, unconscious)", level=level)
+                if done.get("defeat_penalty") else msg("takes {level} damage, defeated", level=level))
+    if done["staggered"]:
+        return msg("takes {level} damage, staggered", level=level)
+    return msg("takes {level} damage", level=level)
 
 
 def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
@@ -92,11 +93,11 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     other = opponent(ctx, params.opponent_id)
-    difficulty, against = difficulty_against(other, "ATK", params.attack, "attack", "the hazard's Attack")
+    difficulty, against = difficulty_against(other, "ATK", params.attack, "attack", _("the hazard's Attack"))
     rating = params.damage_rating
     if other is not None and other[0].kind == "foe":
         rating = other[0].damage_rating
-    base, label, item_index = defense(sheet), "Defense", None
+    base, label, item_index = defense(sheet), msg("Defense"), None
     if params.use_shield:
         found = shield(sheet)
         if found is None:
@@ -104,7 +105,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         if two_handed_ready(sheet):
             raise ActionError(_("You cannot use a shield while wielding a two-handed weapon."), field="use_shield")
         base += shield_bonus(sheet)
-        label, item_index = f"Defense with {found.name}", sheet.gear.index(found)
+        label, item_index = msg("Defense with {name}", name=found.name), sheet.gear.index(found)
     spec = core.RollSpec(label=label, base=base, attribute="AGI", roll_kind="defense",
                          difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
                          modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
@@ -117,10 +118,11 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
                "damage_rating": rating}
     core.remember(sheet, ctx.seq, "defend", spec, rolled, damage_rating=rating, damage=done,
                   opponent_id=params.opponent_id, concealed=bool(hide))
-    rating_text = f" (+{rating} damage)" if rating else ""
-    summary = (f"defends{' against ' + against if against else ''}{rating_text}: "
-               f"{core.describe(spec, rolled, against=hide)}; "
-               f"{damage_text(done) if done else 'avoids all damage'}")
+    head = msg("defends against {who}", who=against) if against else msg("defends")
+    rating_text = msg(" (+{n} damage)", n=rating) if rating else ""
+    summary = msg("{head}{rating}: {roll}; {damage}", head=head, rating=rating_text,
+                  roll=core.describe(spec, rolled, against=hide),
+                  damage=damage_text(done) if done else msg("avoids all damage"))
     return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
                       sheet=dump(sheet))
 
@@ -134,13 +136,15 @@ def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
             "defeated": record.defeated}
 
 
-def foe_damage_text(name: str, done: dict[str, Any]) -> str:
+def foe_damage_text(name: str | Text, done: dict[str, Any]) -> Text:
+    level = level_word(done["damage"])
     if not done["marked"]:
-        return f"{level_name(done['damage'])} does {name} no harm"
-    text = f"{name} takes {level_name(done['damage'])} damage"
+        return msg("{level} does {name} no harm", level=level, name=name)
     if done["defeated"]:
-        return text + " and is defeated"
-    return text + (", staggered" if done["staggered"] else "")
+        return msg("{name} takes {level} damage and is defeated", name=name, level=level)
+    if done["staggered"]:
+        return msg("{name} takes {level} damage, staggered", name=name, level=level)
+    return msg("{name} takes {level} damage", name=name, level=level)
 
 
 def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
@@ -160,7 +164,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     other = opponent(ctx, params.opponent_id)
     difficulty, against = difficulty_against(other, "DEF", params.difficulty)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    spec = core.RollSpec(label=f"Attack with {item.name}", base=stats["attack"], attribute=stats["attribute"],
+    spec = core.RollSpec(label=msg("Attack with {name}", name=item.name), base=stats["attack"], attribute=stats["attribute"],
                          roll_kind=kind, difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
                          modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
                          item_index=params.weapon)
@@ -168,7 +172,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     others: dict[int, Any] = {}
     done = None
-    text = "misses" if not rolled.roll.succeeded else "hits"
+    text = msg("misses") if not rolled.roll.succeeded else msg("hits")
     if other is not None and params.opponent_id is not None and other[0].kind == "foe" and rolled.roll.succeeded:
         foe, name = other
         done = hit_foe(foe, rolled.roll.result)
@@ -178,8 +182,9 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}
     core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done,
                   concealed=bool(hide))
-    target = f" {other[1]}" if other is not None else ""
-    summary = f"attacks{target}: {core.describe(spec, rolled, against=hide)}; {text}"
+    roll = core.describe(spec, rolled, against=hide)
+    summary = (msg("attacks {target}: {roll}; {result}", target=other[1], roll=roll, result=text) if other is not None
+               else msg("attacks: {roll}; {result}", roll=roll, result=text))
     return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
                       sheet=dump(sheet), others=others)
 
@@ -190,7 +195,7 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     if params.opponent_id is not None:
-        return no_chance("the foe's Attack")
+        return no_chance(N_("the foe's Attack"))
     base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
     spec = core.RollSpec(label="Defense", base=base, attribute="AGI", roll_kind="defense",
                          difficulty=core.adjusted(core.parse_level(params.attack, "attack", "the Attack"),
@@ -206,7 +211,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
         raise ActionError(_("Choose one of your weapons."), field="weapon")
     if params.opponent_id is not None:
-        return no_chance("the foe's Defense")
+        return no_chance(N_("the foe's Defense"))
     stats = weapon_stats(sheet, sheet.gear[params.weapon])
     spec = core.RollSpec(label="Attack", base=stats["attack"], attribute=stats["attribute"],
                          difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),

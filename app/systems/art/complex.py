@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import Text, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -53,7 +53,7 @@ def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams
                      "outcome": None, "results": []}
     return Resolution(request={"title": title, "steps": params.steps}, dice=[],
                       outcome={"title": title, "steps": params.steps},
-                      summary=f"starts a complex action: {title} ({params.steps} steps)", sheet=dump(sheet))
+                      summary=msg("starts a complex action: {title} ({steps} steps)", title=title, steps=params.steps), sheet=dump(sheet))
 
 
 def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
@@ -65,11 +65,12 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
     running.update(over=True, modifier=0, outcome="abandoned")
     sheet.complex = running
     return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},
-                      summary=f"abandons the complex action {running['title']} after {running['done']} of "
-                              f"{running['steps']} steps", sheet=dump(sheet))
+                      summary=msg("abandons the complex action {title} after {done} of {steps} steps",
+                                  title=running["title"], done=running["done"], steps=running["steps"]),
+                      sheet=dump(sheet))
 
 
-def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int) -> str:
+def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int) -> Text:
     """Note one step's roll; returns the log's note. The modifier for the next step is this step's successes
     (negative: failures), not a sum: the worked example goes +2, then −2 after 2 failures."""
     running = open_complex(sheet)
@@ -77,40 +78,41 @@ def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int)
     applied = running["modifier"]
     running["done"] += 1
     running["results"] = [*running["results"], {"seq": seq, "result": result.name, "successes": successes}]
-    head = f"complex action {running['title']}, step {running['done']}/{running['steps']}"
+    head = msg("complex action {title}, step {done}/{steps}", title=running["title"], done=running["done"],
+               steps=running["steps"])
     if applied:
-        head += f" ({applied:+d} from the last step)"
+        head = join([head, msg(" ({change} from the last step)", change=f"{applied:+d}")], "")
     if result is Level.CT:
         running.update(over=True, modifier=0, outcome="disaster")
-        text = f"{head}: Catastrophic — the action ends in disaster"
+        text = msg("{head}: Catastrophic — the action ends in disaster", head=head)
     elif running["done"] >= running["steps"]:
         label, _ = art.interpret(successes)
         running.update(over=True, modifier=0, outcome=successes)
-        text = f"{head}: the last step — the action ends with {label}"
+        text = msg("{head}: the last step — the action ends with {label}", head=head, label=label)
     else:
         running["modifier"] = successes
-        text = f"{head}; {successes:+d} on the next step"
+        text = msg("{head}; {change} on the next step", head=head, change=f"{successes:+d}")
     sheet.complex = running
     return text
 
 
-def revise_step(sheet: ArtSheet, seq: int, successes: int) -> str:
+def revise_step(sheet: ArtSheet, seq: int, successes: int) -> Text | str:
     """Fame spent after rolling on a step changes what it passes on (or the outcome, on the last step).
     A Catastrophic step has already ended the action in disaster: Fame after does not undo it."""
     found = sheet.complex
     if not found or not found.get("results") or found["results"][-1].get("seq") != seq:
         return ""
     if found.get("outcome") == "disaster":
-        return f"the disaster of {found['title']} stands"
+        return msg("the disaster of {title} stands", title=found["title"])
     if found.get("outcome") == "abandoned":
         return ""
     found["results"][-1]["successes"] = successes
     if found.get("over"):
         found["outcome"] = successes
         label, _ = art.interpret(successes)
-        text = f"{found['title']} now ends with {label}"
+        text = msg("{title} now ends with {label}", title=found["title"], label=label)
     else:
         found["modifier"] = successes
-        text = f"{successes:+d} on the next step of {found['title']}"
+        text = msg("{change} on the next step of {title}", change=f"{successes:+d}", title=found["title"])
     sheet.complex = found
     return text

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.i18n import _
+from app.i18n import Text, _, join, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.systems.base import ActionError
 
-from .sheet import ArtSheet, fame_left, level_name, ready
+from .sheet import ArtSheet, fame_left, level_word, ready
 
 ROLL_KINDS = ("trait", "defense", "melee_attack", "ranged_attack", "healing")
 
@@ -24,7 +24,7 @@ ROLL_KINDS = ("trait", "defense", "melee_attack", "ranged_attack", "healing")
 class RollSpec:
     """What the narrator announced and the player chose, for one trait roll."""
 
-    label: str
+    label: str | Text  # a name, or msg(...)
     base: int
     attribute: str
     difficulty: Level
@@ -189,34 +189,35 @@ def conceal(outcome: dict[str, Any]) -> dict[str, Any]:
             "label": "success" if succeeded else "failure"}
 
 
-def describe(spec: RollSpec, rolled: Rolled, *, against: str | None = None) -> str:
+def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = None) -> Text:
     """One line for the log: what was rolled, on which row, against what, and what came of it. With
     `against` (a foe whose level the roller may not know) the level and the count of columns stay out."""
     roll = rolled.roll
-    parts = [spec.label]
-    parts += [f"{u.name} +{u.rating}" for u in rolled.uses]
-    head = " + ".join(parts)
+    parts: list[Any] = [spec.label, *(f"{u.name} +{u.rating}" for u in rolled.uses)]
+    head: list[Any] = [join(parts, " + ")]
     if spec.untrained:
-        head += " (untrained: row 2)"
-    extras = []
+        head.append(msg(" (untrained: row 2)"))
+    extras: list[Any] = [msg("row {row}", row=roll.row)]
     if roll.fame_before:
-        extras.append(f"{roll.fame_before} Fame before")
+        extras.append(msg("{n} Fame before", n=roll.fame_before))
     if spec.modifiers:
         extras.append(f"{spec.modifiers:+d}")
-    dice = "takes 25" if roll.took25 else f"rolled {roll.roll:02d}" if roll.roll != 100 else "rolled 00"
-    label, _ = art.interpret(roll.successes)
+    dice = (msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}") if roll.roll != 100
+            else msg("rolled {roll}", roll="00"))
+    label: Any = art.interpret(roll.successes)[0]
     if against is not None:
-        label = "success" if roll.successes > 0 else "failure"
-    text = (f"{head} (row {roll.row}{', ' + ', '.join(extras) if extras else ''}) vs "
-            f"{against or level_name(roll.difficulty)}: {dice} → {level_name(roll.result)}, {label}")
+        label = msg("success") if roll.successes > 0 else msg("failure")
+    text: list[Any] = [msg("{head} ({extras}) vs {against}: {dice} → {result}, {label}", head=join(head, ""),
+                           extras=join(extras), against=against or level_word(roll.difficulty), dice=dice,
+                           result=level_word(roll.result), label=label)]
     if rolled.regained:
-        text += f"; Awesome restores {rolled.regained} Fame"
+        text.append(msg("; Awesome restores {n} Fame", n=rolled.regained))
     if roll.doubles:
-        text += "; doubles: inspiration"
+        text.append(msg("; doubles: inspiration"))
     fired = [*rolled.perks, *rolled.items]
     if fired:
-        text += f"; kicker {roll.kicker} fires {' or '.join(fired)}"
-    return text
+        text.append(msg("; kicker {kicker} fires {fired}", kicker=roll.kicker, fired=join(fired, msg(" or "))))
+    return join(text, "")
 
 
 def attribute_code(code: str, field_name: str = "attribute") -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import _, join, msg, rule_message
 from app.rules import art
 from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, Level
 from app.rules.dice import Dice
@@ -65,7 +65,7 @@ def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
     try:
         return art.balanced_attributes(pairs)
     except art.ArtRuleError as exc:  # the checks above name the field; this keeps any other rule error a 422
-        raise ActionError(exc.message, field=exc.field) from exc
+        raise ActionError(rule_message(exc), field=exc.field) from exc
 
 
 def _starting_skills(fields: Mapping[str, Any], xp: int) -> tuple[list[Skill], int]:
@@ -164,9 +164,10 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
     done = all(value is not None for value in sheet.attributes.values())
     if done:
         finish_attributes(sheet)
-    parts = ", ".join(f"{ATTRIBUTES[code]} {score}" for code, score in rolled.items())
-    summary = f"rolls attributes (2d6 each): {parts}"
+    parts = join(msg("{name} {score}", name=msg(ATTRIBUTES[code]), score=score) for code, score in rolled.items())
+    summary = msg("rolls attributes (2d6 each): {parts}", parts=parts)
     if done:
-        summary += f"; Health {'/'.join(sheet.health)}, Fortune {sheet.fortune}, {sheet.xp} xp"
+        summary = join([summary, msg("; Health {track}, Fortune {fortune}, {xp} xp", track="/".join(sheet.health),
+                                     fortune=sheet.fortune, xp=sheet.xp)], "")
     return Resolution(request={"attribute": params.attribute}, dice=recorder.rolled,
                       outcome={"scores": rolled, "complete": done}, summary=summary, sheet=dump(sheet))

@@ -10,14 +10,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, _, join, msg, rule_message, sentence
 from app.rules import art
 from app.rules.art import FORTUNE_RANKS, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core
-from .sheet import SLOT_NAMES, Item, check_slots, dump, level_name, load, ready
+from .sheet import Item, check_slots, dump, level_word, load, ready
 
 MAX_TABLE_CHARS = 20_000
 
@@ -100,7 +100,10 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
     check_slots(gear)
     sheet.gear = gear
     return Resolution(request=params.model_dump(), dice=[], outcome={"item": item.name},
-                      summary=f"adds {item.name} ({SLOT_NAMES[item.slot].lower()})", sheet=dump(sheet))
+                      summary=msg("adds {name} ({slot})", name=item.name, slot=msg(SLOT_WORDS[item.slot])), sheet=dump(sheet))
+
+
+SLOT_WORDS = {"ready": N_("ready"), "at_hand": N_("at hand"), "stowed": N_("stowed")}
 
 
 def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice, ctx: Context) -> Resolution:
@@ -110,11 +113,11 @@ def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: 
     item = sheet.gear[params.item]
     if params.slot == "drop":
         sheet.gear = [g for i, g in enumerate(sheet.gear) if i != params.item]
-        text = f"drops {item.name}"
+        text = msg("drops {name}", name=item.name)
     else:
         item.slot = params.slot
         check_slots(sheet.gear)
-        text = f"moves {item.name} to {SLOT_NAMES[params.slot].lower()}"
+        text = msg("moves {name} to {slot}", name=item.name, slot=msg(SLOT_WORDS[params.slot]))
     return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text, sheet=dump(sheet))
 
 
@@ -125,16 +128,16 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
         raise ActionError(_("Only an adventurer with attributes wears armor."), field="armor")
     if not params.armor:
         sheet.armor = None
-        text = "takes off the armor"
+        text = msg("takes off the armor")
     else:
         cost = _cost(params.armor, "armor")
         _affordable(sheet, cost, "armor")
         try:
             art.defense(sheet.attributes["AGI"] or 0, cost, strength=sheet.attributes["STR"])
         except art.ArtRuleError as exc:
-            raise ActionError(exc.message[0].upper() + exc.message[1:] + ".", field="armor") from exc
+            raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
-        text = f"wears {cost.lower()} armor"
+        text = msg("wears {cost} armor", cost=level_word(cost))
     return Resolution(request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text,
                       sheet=dump(sheet))
 
@@ -147,16 +150,20 @@ def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: 
     try:
         art.load_table(text)
     except art.TableError as exc:
-        raise ActionError(_("{error}.").format(error=exc), field="csv") from exc
+        where = [_("row {n}").format(n=exc.row) if exc.row is not None else "",
+                 _("column {name}").format(name=exc.column) if exc.column else ""]
+        place = ", ".join(part for part in where if part)
+        error = f"{place}: {rule_message(exc)}" if place else sentence(rule_message(exc))
+        raise ActionError(error if error.endswith(".") else error + ".", field="csv") from exc
     return Resolution(request={"rows": text.count("\n")}, dice=[], outcome={"table": "campaign"},
-                      summary="uses the campaign's own Action Results Table", settings={"table_csv": text + "\n"})
+                      summary=msg("uses the campaign's own Action Results Table"), settings={"table_csv": text + "\n"})
 
 
 def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
     if not ctx.campaign_settings.get("table_csv"):
         raise ActionError(_("The campaign already uses the default table."), field="default_table")
     return Resolution(request={}, dice=[], outcome={"table": "default"},
-                      summary="goes back to the default Action Results Table", settings={})
+                      summary=msg("goes back to the default Action Results Table"), settings={})
 
 
 def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dice, ctx: Context) -> Resolution:
@@ -170,16 +177,17 @@ def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dic
         if not last:
             raise ActionError(_("{name} has not rolled yet.").format(name=name), field="participants")
         rolled.append(Level[last["result"]])
-        names.append(f"{name} {level_name(last['result'])} (#{last['seq']})")
+        names.append(msg("{name} {level} (#{seq})", name=name, level=level_word(last["result"]), seq=last["seq"]))
     helpers = [core.parse_level(code, "helpers", "the helper's level") for code in params.helpers if code]
     effort = art.combined_effort(rolled, compounding=params.compounding, helpers=helpers)
-    how = "compounding" if params.compounding else "best result"
-    text = f"combines efforts ({how}): {', '.join(names)}"
+    how = msg("compounding") if params.compounding else msg("best result")
+    parts: list[Any] = [msg("combines efforts ({how}): {names}", how=how, names=join(names))]
     if helpers:
-        text += f", helpers {', '.join(level_name(h) for h in helpers)}"
-    text += f" → {level_name(effort.result)}"
+        parts.append(msg(", helpers {levels}", levels=join(level_word(h) for h in helpers)))
+    parts.append(msg(" → {level}", level=level_word(effort.result)))
     if effort.disaster:
-        text += "; a Catastrophic roll: the effort ends in disaster"
+        parts.append(msg("; a Catastrophic roll: the effort ends in disaster"))
+    text = join(parts, "")
     return Resolution(request=params.model_dump(), dice=[],
                       outcome={"result": effort.result.name, "disaster": effort.disaster, "total": effort.result.name},
                       summary=text)

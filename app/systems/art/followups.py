@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, _, join, msg, rule_message, sentence
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
@@ -19,7 +19,7 @@ from app.systems.base import ActionError, Context, Resolution
 
 from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .complex import revise_step
-from .sheet import ArtSheet, Skill, dump, fame_left, level_name, load
+from .sheet import ArtSheet, Skill, dump, fame_left, level_word, load
 
 
 class FameAfterParams(BaseModel):
@@ -48,6 +48,9 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     sheet = load(sheet_data)
     last = _last(sheet, params.entry_seq)
     result, difficulty = Level[last["result"]], Level[last["difficulty"]]
+    if last["action"] == "explore_declare":  # its phases are already on the phase track (exploration.py)
+        raise ActionError(_("A roll on the phase track has already moved its token: spend Fame before rolling "
+                            "there."), field="columns")
     if art.count(difficulty, result) > 0:
         raise ActionError(_("Fame after rolling only helps a result below the difficulty."), field="columns")
     if params.opponent_id is not None and params.opponent_id != last.get("opponent_id"):
@@ -58,36 +61,35 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     try:
         new, cost = art.fame_after(result, difficulty, fame_left(sheet), columns=params.columns)
     except art.ArtRuleError as exc:
-        raise ActionError(exc.message[0].upper() + exc.message[1:] + ".", field="columns") from exc
+        raise ActionError(sentence(rule_message(exc)), field="columns") from exc
     if cost == 0:
         raise ActionError(_("Raising a column costs 2 Fame; you have {fame_left} left.")
                           .format(fame_left=fame_left(sheet)), field="columns")
     sheet.fame_spent += cost
     last.update(result=new.name, fame_after=last.get("fame_after", 0) + cost, successes=art.count(difficulty, new))
     others: dict[int, Any] = {}
-    consequence = ""
+    consequence: list[Any] = []
     if last["action"] == "defend" and last.get("damage"):
         undo_player_damage(sheet, last["damage"])
         failures = max(0, -last["successes"])
         last["damage"] = apply_player_damage(sheet, failures, last.get("damage_rating", 0)) if failures else None
-        consequence = damage_text(last["damage"]) if last["damage"] else "avoids all damage"
+        consequence.append(damage_text(last["damage"]) if last["damage"] else msg("avoids all damage"))
     elif (last["action"] == "attack" and params.opponent_id is not None and last["successes"] > 0
           and load(ctx.others[params.opponent_id]).kind == "foe"):
         foe = load(ctx.others[params.opponent_id])
         name = ctx.other_names.get(params.opponent_id, "the foe")
         last["foe_damage"] = hit_foe(foe, new)
         others[params.opponent_id] = dump(foe)
-        consequence = foe_damage_text(name, last["foe_damage"])
+        consequence.append(foe_damage_text(name, last["foe_damage"]))
     if sheet.sustained and sheet.sustained.get("outcomes"):
         sheet.sustained["outcomes"][-1] = last["successes"]
     if last.get("complex_step"):
         step_text = revise_step(sheet, params.entry_seq, last["successes"])
-        consequence = "; ".join(t for t in (consequence, step_text) if t)
+        consequence += [step_text] if step_text else []
     sheet.last_roll = last
     label, meaning = art.interpret(last["successes"])
-    summary = f"improves #{params.entry_seq} to {level_name(new)} with {cost} Fame ({label})"
-    if consequence:
-        summary += f"; {consequence}"
+    summary = join([msg("improves #{seq} to {level} with {cost} Fame ({label})", seq=params.entry_seq,
+                        level=level_word(new), cost=cost, label=label), *consequence], "; ")
     return Resolution(request=params.model_dump(), dice=[],
                       outcome={"entry_seq": params.entry_seq, "result": new.name, "fame": cost,
                                "successes": last["successes"], "label": label, "meaning": meaning,
@@ -116,13 +118,14 @@ def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dic
             raise ActionError(_("You already have {name}; a new skill may be a narrower one.")
                               .format(name=name), field="skill")
         sheet.skills.append(Skill(name=name, rating=1))
-        text = f"creates the skill {name} +1"
+        text = msg("creates the skill {name} +1", name=name)
     elif params.choice == "attribute":
         code = options["attribute"]
         if not code:
             raise ActionError(_("Only a roll of 00 puts a point next to the attribute."), field="choice")
         sheet.attribute_inspiration[code] = sheet.attribute_inspiration.get(code, 0) + 1
-        text = f"puts an inspiration point next to {ATTRIBUTES[code]} ({sheet.attribute_inspiration[code]})"
+        text = msg("puts an inspiration point next to {name} ({points})", name=msg(ATTRIBUTES[code]),
+                   points=sheet.attribute_inspiration[code])
     else:
         allowed = [s for s in options["skills"] if s.lower() == name.lower()]
         if not allowed:
@@ -131,9 +134,9 @@ def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dic
                               .format(skill=name or 'That skill', why=why), field="skill")
         skill = next(s for s in sheet.skills if s.name == allowed[0])
         skill.inspiration += 1
-        text = f"puts an inspiration point next to {skill.name} ({skill.inspiration}/4"
-        text += ", capped)" if skill.inspiration >= 4 else ")"
+        text = msg(N_("puts an inspiration point next to {name} ({points}/4, capped)") if skill.inspiration >= 4 else
+                   N_("puts an inspiration point next to {name} ({points}/4)"), name=skill.name, points=skill.inspiration)
     last["inspired"] = params.choice
     sheet.last_roll = last
     return Resolution(request=params.model_dump(), dice=[], outcome={"entry_seq": params.entry_seq,
-                      "choice": params.choice}, summary=f"{text} (doubles on #{params.entry_seq})", sheet=dump(sheet))
+                      "choice": params.choice}, summary=msg("{text} (doubles on #{seq})", text=text, seq=params.entry_seq), sheet=dump(sheet))

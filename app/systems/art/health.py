@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -18,7 +18,7 @@ from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core
 from .combat import damage_text, foe_damage_text, mark_damage
-from .sheet import ArtSheet, attr, dump, fame_left, level_name, load, table_of
+from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
 
 
 class TakeDamageParams(BaseModel):
@@ -60,18 +60,20 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
     if params.source == "fall":
         breakfall = min(sheet.perks.get("Breakfall", 0), 2)
         damage = art.falling_damage(params.feet, params.surface, breakfall=breakfall)
-        cause = f"falls {params.feet} feet ({art.FALLING_SURFACES[params.surface].lower()})"
-        if breakfall:
-            cause += f", Breakfall −{breakfall}"
+        surface = msg(art.FALLING_SURFACES[params.surface])
+        cause = (msg("falls {feet} feet ({surface}), Breakfall −{breakfall}", feet=params.feet, surface=surface,
+                     breakfall=breakfall) if breakfall
+                 else msg("falls {feet} feet ({surface})", feet=params.feet, surface=surface))
         if damage is None:
             return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
-                              summary=f"{cause}: under 10 feet, no damage", sheet=dump(sheet))
+                              summary=msg("{cause}: under 10 feet, no damage", cause=cause), sheet=dump(sheet))
     else:
         damage = core.parse_level(params.damage, "damage", "the damage")
-        cause = "is hurt"
+        cause = msg("is hurt")
     done = mark(sheet, damage)
-    text = foe_damage_text("it", done) if sheet.kind == "foe" else damage_text(done)
-    return Resolution(request=params.model_dump(), dice=[], outcome=done, summary=f"{cause}: {text}",
+    text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
+    return Resolution(request=params.model_dump(), dice=[], outcome=done,
+                      summary=msg("{cause}: {text}", cause=cause, text=text),
                       sheet=dump(sheet))
 
 
@@ -102,8 +104,8 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
     healer.fame_spent += cost
     patient.checked = list(checked)
     _healed(patient)
-    summary = (f"gives first aid to {name}: the {level_name(patient.health[params.box])} box is healed "
-               f"for {cost} Fame")
+    summary = msg("gives first aid to {name}: the {level} box is healed for {cost} Fame", name=name,
+                  level=level_word(patient.health[params.box]), cost=cost)
     others = {} if params.patient_id is None else {params.patient_id: dump(patient)}  # None: itself
     return Resolution(request=params.model_dump(), dice=[], outcome={"box": params.box, "fame": cost},
                       summary=summary, sheet=dump(patient if itself else healer), others=others)
@@ -128,13 +130,13 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
     core.require_adventurer(sheet, awake=False)
     if not any(sheet.checked):
         raise ActionError(_("No checked Health box to heal."), field="rest")
-    spec = core.RollSpec(label="Stamina (healing)", base=attr(sheet, "STA"), attribute="STA", roll_kind="healing",
+    spec = core.RollSpec(label=msg("Stamina (healing)"), base=attr(sheet, "STA"), attribute="STA", roll_kind="healing",
                          difficulty=Level.CT, skills=params.skills, modifiers=params.modifiers)
     rolled, healed, faces = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
-    text = (f"heals the {level_name(sheet.health[healed])} box" if healed is not None
-            else "is below every wound: no healing tonight")
+    text = (msg("heals the {level} box", level=level_word(sheet.health[healed])) if healed is not None
+            else msg("is below every wound: no healing tonight"))
     return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
-                      summary=f"rests: {core.describe(spec, rolled)}; {text}", sheet=dump(sheet))
+                      summary=msg("rests: {roll}; {text}", roll=core.describe(spec, rolled), text=text), sheet=dump(sheet))
 
 
 def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice, ctx: Context) -> Resolution:
@@ -150,15 +152,15 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
     if not any(patient.checked):
         raise ActionError(_("{name} has no checked Health box.").format(name=name.capitalize()), field="patient_id")
     kit.uses -= 1
-    spec = core.RollSpec(label=f"Intelligence with {kit.name}", base=attr(healer, "INT"), attribute="INT",
+    spec = core.RollSpec(label=msg("Intelligence with {name}", name=kit.name), base=attr(healer, "INT"), attribute="INT",
                          difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)
     target = healer if itself else patient
     rolled, healed, faces = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
-    text = (f"heals {name}'s {level_name(target.health[healed])} box" if healed is not None
-            else f"does not heal {name}")
-    text += f" ({kit.uses} uses left)"
+    text = msg("{text} ({n} uses left)", n=kit.uses,
+               text=msg("heals {name}'s {level} box", name=name, level=level_word(target.health[healed]))
+               if healed is not None else msg("does not heal {name}", name=name))
     return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
-                      summary=f"uses {kit.name}: {core.describe(spec, rolled)}; {text}", sheet=dump(healer),
+                      summary=msg("uses {name}: {roll}; {text}", name=kit.name, roll=core.describe(spec, rolled), text=text), sheet=dump(healer),
                       others={} if params.patient_id is None else {params.patient_id: dump(patient)})
 
 
@@ -173,9 +175,10 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
         raise ActionError(_("There are only {fatigue} points of fatigue to remove.")
                           .format(fatigue=sheet.fatigue), field="change")
     sheet.fatigue += params.change
-    verb = "takes" if params.change > 0 else "recovers"
+    verb = (N_("takes {n} fatigue (now −{fatigue} on all rolls)") if params.change > 0
+            else N_("recovers {n} fatigue (now −{fatigue} on all rolls)"))
     return Resolution(request=params.model_dump(), dice=[], outcome={"fatigue": sheet.fatigue},
-                      summary=f"{verb} {abs(params.change)} fatigue (now −{sheet.fatigue} on all rolls)",
+                      summary=msg(verb, n=abs(params.change), fatigue=sheet.fatigue),
                       sheet=dump(sheet))
 
 
@@ -206,11 +209,12 @@ def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamage
                           .format(round_no=round_no, rounds=rounds), field="rounds")
     damage = art.sustained_damage(round_no)[-1]
     done = mark(sheet, damage)
-    text = foe_damage_text("it", done) if sheet.kind == "foe" else damage_text(done)
+    text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
     over = rounds is not None and round_no >= rounds
     sheet.burning = None if over else {"source": source, "round": round_no, "rounds": rounds}
-    of = f" of {rounds}" if rounds else ""
-    summary = f"{source}, round {round_no}{of}: {text}" + ("; it dies out" if over else "")
+    head = (msg("{source}, round {n} of {rounds}", source=source, n=round_no, rounds=rounds) if rounds
+            else msg("{source}, round {n}", source=source, n=round_no))
+    summary = join([msg("{head}: {text}", head=head, text=text), *([msg("; it dies out")] if over else [])], "")
     return Resolution(request={"source": source, "rounds": rounds}, dice=[],
                       outcome={**done, "round": round_no, "rounds": rounds, "over": over}, summary=summary,
                       sheet=dump(sheet))
@@ -225,5 +229,5 @@ def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustaine
     burning = sheet.burning
     sheet.burning = None
     return Resolution(request={}, dice=[], outcome={"round": burning.get("round", 0)},
-                      summary=f"the {burning.get('source', 'fire')} is put out after {burning.get('round', 0)} "
-                              "rounds", sheet=dump(sheet))
+                      summary=msg("the {source} is put out after {n} rounds", source=burning.get("source", "fire"),
+                                  n=burning.get("round", 0)), sheet=dump(sheet))

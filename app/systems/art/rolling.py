@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, Text, _, join, msg, percent
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
@@ -22,7 +22,7 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 
 from . import complex as complex_
 from . import core
-from .sheet import FOE_TRAITS, ArtSheet, attr, dump, level_name, load, table_of
+from .sheet import FOE_TRAITS, ArtSheet, attr, dump, level_name, level_word, load, table_of
 
 Adjust = Field(default=0, ge=-3, le=3)
 
@@ -75,7 +75,7 @@ def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | No
 
 
 def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
-                        field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, str]:
+                        field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, Text | str]:
     """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
     result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
     if other is None:
@@ -88,22 +88,22 @@ def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: st
                               .format(name=name, trait=FOE_TRAITS.get(trait, trait)), field="opponent_id")
         if sheet.checked and all(sheet.checked):
             raise ActionError(_("{name} is already defeated.").format(name=name), field="opponent_id")
-        return Level[code], f"{name}'s {FOE_TRAITS.get(trait, trait)}"
+        return Level[code], msg("{name}'s {trait}", name=name, trait=msg(FOE_TRAITS.get(trait, trait)))
     last = sheet.last_roll
     if not last:
         raise ActionError(_("{name} has not rolled yet: their result is the difficulty.")
                           .format(name=name), field="opponent_id")
-    return Level[last["result"]], f"{name}'s roll #{last['seq']}"
+    return Level[last["result"]], msg("{name}'s roll #{seq}", name=name, seq=last["seq"])
 
 
-def concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: str) -> str | None:
+def concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: Text | str) -> Text | str | None:
     """A player rolling against a foe does not learn its level: the text names the foe's trait instead."""
     if other is not None and other[0].kind == "foe" and not ctx.actor_is_narrator:
         return against
     return None
 
 
-def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tuple[int, str, dict[int, Any]]:
+def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tuple[int, Text | str, dict[int, Any]]:
     """An assist adds the helper's successes to the trait; an impede subtracts them (ch. 3)."""
     if helper_id is None:
         return 0, "", {}
@@ -116,13 +116,14 @@ def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tu
     successes = max(0, int(last["successes"]))
     last["used_for"] = seq
     sign = 1 if mode == "assist" else -1
-    note = f"{'assisted' if mode == 'assist' else 'impeded'} by {name} (#{last['seq']}, {sign * successes:+d})"
+    how = (N_("assisted by {name} (#{seq}, {change})") if mode == "assist" else N_("impeded by {name} (#{seq}, {change})"))
+    note: Text = msg(how, name=name, seq=last["seq"], change=f"{sign * successes:+d}")
     if last["result"] == "CT":
-        note += ": Catastrophic — the effort ends in disaster"
+        note = join([note, msg(": Catastrophic — the effort ends in disaster")], "")
     return sign * successes, note, {helper_id: dump(helper)}
 
 
-def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: core.RollSpec) -> str:
+def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: core.RollSpec) -> Text | str:
     """Keep the running tally of a sustained action (ch. 3, "Sustained Actions")."""
     if params.goal is None:
         return ""
@@ -136,10 +137,12 @@ def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: c
     tally.update(successes=result.successes, failures=result.failures, finished=result.finished,
                  succeeded=result.succeeded)
     sheet.sustained = tally
-    text = f"sustained: {result.successes}s/{result.failures}f of {key['goal']}"
-    if result.finished:
-        text += " — done, " + ("succeeds" if result.succeeded else "fails")
-    return text
+    if not result.finished:
+        return msg("sustained: {successes}s/{failures}f of {goal}", successes=result.successes,
+                   failures=result.failures, goal=key["goal"])
+    return msg(N_("sustained: {successes}s/{failures}f of {goal} — done, succeeds") if result.succeeded else
+               N_("sustained: {successes}s/{failures}f of {goal} — done, fails"), successes=result.successes,
+               failures=result.failures, goal=key["goal"])
 
 
 def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | None:
@@ -164,7 +167,7 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     running = _complex_step(sheet, params)
     help_mod, help_note, helped = _help(ctx, params.helper_id, params.help, ctx.seq)
     step_mod = running["modifier"] if running else 0
-    spec = core.RollSpec(label=ATTRIBUTES[code], base=attr(sheet, code), attribute=code,
+    spec = core.RollSpec(label=msg(ATTRIBUTES[code]), base=attr(sheet, code), attribute=code,
                          difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
                          modifiers=params.modifiers + help_mod + step_mod, fame_before=params.fame_before,
                          take25=params.take25, untrained=params.untrained)
@@ -177,16 +180,16 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     step_note = complex_.record_step(sheet, ctx.seq, rolled.roll.result, rolled.roll.successes) if running else ""
     if running:
         outcome["complex"] = dict(sheet.complex or {})
-    notes = [n for n in (step_note, help_note, _sustained(sheet, params, rolled.roll.successes, spec)) if n]
+    notes: list[Any] = [n for n in (step_note, help_note, _sustained(sheet, params, rolled.roll.successes, spec)) if n]
     if params.purpose == "sanity":
         label, text = art.sanity_check(rolled.roll.successes)
         outcome["sanity"] = text
-        notes.append(f"sanity: {text}")
+        notes.append(msg("sanity: {text}", text=text))
     if against and not hide:
-        notes.insert(0, f"against {against}")
+        notes.insert(0, msg("against {who}", who=against))
     core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
                   purpose=params.purpose, complex_step=bool(running), concealed=bool(hide))
-    summary = "rolls " + core.describe(spec, rolled, against=hide) + "".join(f"; {n}" for n in notes)
+    summary = msg("rolls {roll}", roll=join([core.describe(spec, rolled, against=hide), *notes], "; "))
     return Resolution(request=params.model_dump(exclude=ODDS_ONLY), dice=recorder.rolled, outcome=outcome,
                       summary=summary, sheet=dump(sheet), others=helped)
 
@@ -209,9 +212,10 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
     roll = art.trait_roll(recorder, trait, difficulty, take25=params.take25, henchman=True,
                           table=table_of(ctx.campaign_settings))
     label, meaning = art.interpret(roll.successes)
-    rolled = "takes 25" if roll.took25 else f"rolled {roll.roll:02d}"
-    summary = (f"rolls for {name}: {FOE_TRAITS[code]} {level_name(henchman.levels[code])} = trait {trait} vs "
-               f"{level_name(difficulty)}: {rolled} → {level_name(roll.result)}, {label}")
+    rolled = msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}")
+    summary = msg("rolls for {name}: {trait_name} {level} = trait {trait} vs {difficulty}: {rolled} → {result}, {label}",
+                  name=name, trait_name=msg(FOE_TRAITS[code]), level=level_word(henchman.levels[code]), trait=trait,
+                  difficulty=level_word(difficulty), rolled=rolled, result=level_word(roll.result), label=label)
     return Resolution(request=params.model_dump(), dice=recorder.rolled,
                       outcome={"trait": trait, "row": roll.row, "roll": roll.roll, "kicker": roll.kicker,
                                "result": roll.result.name, "successes": roll.successes, "label": label,
@@ -230,18 +234,19 @@ def chance_of(sheet: ArtSheet, spec: core.RollSpec, settings: Mapping[str, Any])
     if spec.take25:
         result = table.read(row, 25)
         chance = 1.0 if art.count(spec.difficulty, result) > 0 else 0.0
-        text = f"row {row}, taking 25: {level_name(result)} vs {level_name(spec.difficulty)}"
+        text = _("row {row}, taking 25: {result} vs {difficulty}").format(
+            row=row, result=_(level_name(result)), difficulty=_(level_name(spec.difficulty)))
     else:
         chance = float(art.exact_chance(trait, spec.difficulty, table, fame_before=spec.fame_before))
-        text = f"row {row} vs {level_name(spec.difficulty)}"
+        text = _("row {row} vs {difficulty}").format(row=row, difficulty=_(level_name(spec.difficulty)))
     if sheet.fatigue:
-        text += f" (fatigue −{sheet.fatigue})"
-    return Odds(chance=chance, text=f"{chance * 100:.1f}% — {text}",
-                details={"row": row, "trait": trait, "label": "Chance of success:"})
+        text += _(" (fatigue −{n})").format(n=sheet.fatigue)
+    return Odds(chance=chance, text=f"{percent(chance)} — {text}",
+                details={"row": row, "trait": trait, "label": _("Chance of success:")})
 
 
 def no_chance(what: str) -> Odds:
-    return Odds(text=f"against {what}: the narrator knows the level")
+    return Odds(text=_("against {what}: the narrator knows the level").format(what=_(what)))
 
 
 def _foe_level(params: TraitRollParams, trait: str) -> Level | None:
@@ -264,12 +269,12 @@ def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Co
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
     if params.helper_id is not None:
-        return no_chance("a helper's result")
+        return no_chance(N_("a helper's result"))
     difficulty = None
     if params.opponent_id is not None:
         difficulty = _foe_level(params, core.attribute_code(params.opponent_attribute or code, "opponent_attribute"))
         if difficulty is None:
-            return no_chance("your opponent")
+            return no_chance(N_("your opponent"))
     running = _complex_step(sheet, params)
     step_mod = running["modifier"] if running else 0
     if difficulty is None:

@@ -13,15 +13,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from app.i18n import _
+from app.i18n import N_, Text, _, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.base import ActionError
 
 LEVEL_CODES: tuple[str, ...] = tuple(level.name for level in Level)
-FOE_TRAITS: dict[str, str] = {**ATTRIBUTES, "ATK": "Attack", "DEF": "Defense"}
+FOE_TRAITS: dict[str, str] = {**ATTRIBUTES, "ATK": N_("Attack"), "DEF": N_("Defense")}
 SLOTS: dict[str, int] = {"ready": 2, "at_hand": 4, "stowed": 9}  # ch. 2, "Gear"
-SLOT_NAMES: dict[str, str] = {"ready": "Ready", "at_hand": "At hand", "stowed": "Stowed"}
+SLOT_NAMES: dict[str, str] = {"ready": N_("Ready"), "at_hand": N_("At hand"), "stowed": N_("Stowed")}
 WEAPON_KINDS: dict[str, str] = {
     "melee_1h": "One-handed melee",
     "melee_2h": "Two-handed melee",
@@ -135,6 +135,11 @@ def level(code: str) -> Level:
 
 def level_name(code: str | Level) -> str:
     return (code if isinstance(code, Level) else Level[code]).display_name
+
+
+def level_word(code: str | Level) -> Text:
+    """A level's name in a log line (translated when read)."""
+    return msg(level_name(code))
 
 
 # --- derived numbers -------------------------------------------------------------------------------------

@@ -11,15 +11,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from app.i18n import _
+from app.i18n import N_, _, msg
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.cat.play import alive
-from app.systems.cat.sheet import CatSheet, ScarBatch, dump, load, trait_dice
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice
 
 Weapon = Literal["claws", "fangs", "legs"]
-WORDS = {"claws": "Claws", "fangs": "Fangs", "legs": "a dodge (Legs)"}
+WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a dodge (Legs)"))}
 
 
 def _weapon_dice(cat: CatSheet, weapon: str, field: str = "weapon") -> int:
@@ -67,7 +67,7 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
     participants = [{"character_id": ctx.character_id, "side": "challenger", "name": ctx.character_name},
                     {"character_id": p.opponent_id, "side": "defender", "name": name}]
     return Resolution(request={"opponent_id": p.opponent_id}, dice=[], outcome={"opponent": name},
-                      summary=f"challenges {name} to a fight (one scuffle for dominance)",
+                      summary=msg("challenges {name} to a fight (one scuffle for dominance)", name=name),
                       encounter={"kind": "cat-fight", "title": f"{ctx.character_name} vs {name}",
                                  "participants": participants,
                                  "state": {"stage": "answer", "challenger_weapon": p.weapon}})
@@ -99,13 +99,14 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     a_name, b_name = challenger["name"], ctx.character_name
     new_a, new_b = a.model_copy(deep=True), b.model_copy(deep=True)
     if r.a_scars:
-        new_a.pending.append(ScarBatch(scars=r.a_scars, source=f"fight with {b_name}", fight=True))
+        new_a.pending.append(ScarBatch(scars=r.a_scars, source=msg("fight with {name}", name=b_name), fight=True))
     if r.b_scars:
-        new_b.pending.append(ScarBatch(scars=r.b_scars, source=f"fight with {a_name}", fight=True))
+        new_b.pending.append(ScarBatch(scars=r.b_scars, source=msg("fight with {name}", name=a_name), fight=True))
     winner = {"a": a_name, "b": b_name}.get(r.winner or "")
-    summary = (f"{a_name} ({WORDS[a_weapon]}, {r.a_evens} even(s)) vs {b_name} ({WORDS[p.weapon]}, {r.b_evens} "
-               f"even(s)): " + (f"{winner} wins" if winner else "nobody dominates")
-               + f"; {a_name} takes {r.a_scars} scar(s), {b_name} takes {r.b_scars}")
+    summary = msg("{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes "
+                  "{a_scars} scar(s), {b} takes {b_scars}", a=a_name, a_weapon=WORDS[a_weapon], a_evens=r.a_evens,
+                  b=b_name, b_weapon=WORDS[p.weapon], b_evens=r.b_evens, a_scars=r.a_scars, b_scars=r.b_scars,
+                  result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"))
     state.update({"stage": "done", "defender_weapon": p.weapon, "challenger_faces": list(r.a_faces),
                   "defender_faces": list(r.b_faces), "challenger_evens": r.a_evens, "defender_evens": r.b_evens,
                   "challenger_scars": r.a_scars, "defender_scars": r.b_scars, "winner": winner})
@@ -134,7 +135,7 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
     participants = [{"character_id": p.cat_id, "side": "cat", "name": name},
                     {"character_id": ctx.character_id, "side": "foe", "name": ctx.character_name}]
     return Resolution(request=p.model_dump(), dice=[], outcome={"cat": name},
-                      summary=f"attacks {name}: a fight for life, in rounds",
+                      summary=msg("attacks {name}: a fight for life, in rounds", name=name),
                       encounter={"kind": "foe-fight", "title": f"{name} vs {ctx.character_name}",
                                  "participants": participants,
                                  "state": {"round": 0, "foe_trait": p.foe_trait, "rounds": []}})
@@ -167,14 +168,16 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
     n = state["round"] + 1
     if r.cat_scars:
-        new_cat.pending.append(ScarBatch(scars=r.cat_scars, source=f"round {n} against {foe_name}", fight=True))
+        new_cat.pending.append(ScarBatch(scars=r.cat_scars, source=msg("round {n} against {name}", n=n, name=foe_name), fight=True))
     if r.foe_scars:
-        new_foe.pending.append(ScarBatch(scars=r.foe_scars, source=f"round {n} against {ctx.character_name}",
+        new_foe.pending.append(ScarBatch(scars=r.foe_scars, source=msg("round {n} against {name}", n=n, name=ctx.character_name),
                                          fight=True))
-    cancelled = f", {r.scars_cancelled} cancelled by the dodge" if r.cat_dodged else ""
-    summary = (f"round {n}: {ctx.character_name} ({WORDS[p.weapon]}, {r.cat_evens} even(s)) vs {foe_name} "
-               f"({state['foe_trait'].capitalize()}, {r.foe_evens}): {ctx.character_name} takes {r.cat_scars} "
-               f"scar(s){cancelled}, {foe_name} takes {r.foe_scars}")
+    cancelled = msg(", {n} cancelled by the dodge", n=r.scars_cancelled) if r.cat_dodged else ""
+    summary = msg("round {n}: {cat} ({weapon}, {cat_evens} even(s)) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes "
+                  "{cat_scars} scar(s){cancelled}, {foe} takes {foe_scars}", n=n, cat=ctx.character_name,
+                  weapon=WORDS[p.weapon], cat_evens=r.cat_evens, foe=foe_name,
+                  foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]), foe_evens=r.foe_evens,
+                  cat_scars=r.cat_scars, cancelled=cancelled, foe_scars=r.foe_scars)
     state["round"] = n
     state["rounds"] = [*state["rounds"], {"round": n, "weapon": p.weapon, "cat_faces": list(r.cat_faces),
                                           "foe_faces": list(r.foe_faces), "cat_scars": r.cat_scars,
@@ -189,8 +192,8 @@ class EndFight(BaseModel):
     how: Literal["cat_wins", "foe_wins", "cat_flees", "foe_flees", "called_off"] = "called_off"
 
 
-ENDINGS = {"cat_wins": "{cat} wins", "foe_wins": "{foe} wins", "cat_flees": "{cat} flees",
-           "foe_flees": "{foe} flees", "called_off": "the fight is called off"}
+ENDINGS = {"cat_wins": N_("{cat} wins"), "foe_wins": N_("{foe} wins"), "cat_flees": N_("{cat} flees"),
+           "foe_flees": N_("{foe} flees"), "called_off": N_("the fight is called off")}
 
 
 def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Context) -> Resolution:
@@ -202,8 +205,9 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
         raise ActionError(_("Only the narrator ends the fight that way; your cat may flee."), field="how")
     if ctx.encounter["kind"] == "cat-fight" and p.how != "called_off":
         raise ActionError(_("A challenge between cats can only be called off."), field="how")
-    text = ENDINGS[p.how].format(cat=parts.get("cat", ""), foe=parts.get("foe", ""))
+    text = msg(ENDINGS[p.how], cat=parts.get("cat", ""), foe=parts.get("foe", ""))
     state = {**ctx.encounter["state"], "stage": "done", "ending": text}
-    return Resolution(request=p.model_dump(), dice=[], outcome={"ending": text}, summary=f"ends the fight: {text}",
+    return Resolution(request=p.model_dump(), dice=[], outcome={"ending": text},
+                      summary=msg("ends the fight: {ending}", ending=text),
                       encounter={"state": state, "over": True})
 

@@ -7,11 +7,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, Text, _, join, msg, percent, render, rule_message
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.cat.sheet import (
+    TRAIT_WORDS,
     Approval,
     CatSheet,
     ScarBatch,
@@ -54,7 +55,7 @@ class TestFate(BaseModel):
     magic: int = Field(default=0, ge=0, le=100)
 
 
-def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
+def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[Text]]:
     """Dice for the roll and the words that explain them; raises with the field to blame."""
     if p.advantage > cat.advantage:
         raise ActionError(_("This cat has {advantage} Advantage Dice from the narrator, not {asked}.")
@@ -75,7 +76,7 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
             raise ActionError(_("This cat has {magic} magic points, not {asked}.")
                               .format(magic=cat.magic, asked=p.magic), field="magic")
     base = trait_dice(cat, p.trait)
-    words = [f"{p.trait.capitalize()} {base}"]
+    words: list[Text] = [msg("{trait} {dice}", trait=TRAIT_WORDS[p.trait], dice=base)]
     if p.spend_life:
         return 0, words
     if base == 0:
@@ -83,11 +84,11 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[str]]:
                           .format(trait=p.trait.capitalize()), field="trait")
     extra = p.advantage + (rep.rank if rep else 0) + max(0, p.magic - 1)
     if p.advantage:
-        words.append(f"{p.advantage} Advantage")
+        words.append(msg("{n} Advantage", n=p.advantage))
     if rep:
-        words.append(f"{rep.rank} {rep.name}")
+        words.append(msg("{trait} {dice}", trait=rep.name, dice=rep.rank))
     if p.magic > 1:
-        words.append(f"{p.magic - 1} magic")
+        words.append(msg("{n} magic", n=p.magic - 1))
     if base + extra > rules.MAX_POOL:
         raise ActionError(_("At most {max_pool} dice.").format(max_pool=rules.MAX_POOL), field="advantage")
     return base + extra, words
@@ -98,15 +99,16 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     cat = load(sheet)
     pool, words = _pool(cat, p, magic=True)
     needed = rules.DIFFICULTY_EVENS[p.difficulty]
-    label = "Chance of success:"
+    label = _("Chance of success:")
     if p.spend_life:
-        return Odds(chance=1.0, text="100% — a Life wins this Risk outright (no roll).",
-                    details={"pool": 0, "needed": needed, "label": label})
+        return Odds(chance=1.0, text=_("{percent} — a Life wins this Risk outright (no roll).").format(
+            percent=percent(1.0)), details={"pool": 0, "needed": needed, "label": label})
     chance = rules.exact_success_chance(pool, needed, p.style_points)
-    style = f" + {p.style_points} Style" if p.style_points else ""
+    style = _(" + {n} Style").format(n=p.style_points) if p.style_points else ""
     return Odds(chance=float(chance),
-                text=f"{float(chance) * 100:.1f}% (exactly {chance}) — {pool} dice ({', '.join(words)}){style}, "
-                     f"{needed} even(s) needed",
+                text=_("{percent} (exactly {fraction}) — {pool} dice ({words}){style}, {needed} even(s) needed").format(
+                    percent=percent(float(chance)), fraction=chance, pool=pool, words=render(join(words)),
+                    style=style, needed=needed),
                 details={"pool": pool, "needed": needed, "fraction": str(chance), "label": label})
 
 
@@ -125,33 +127,43 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         result = rules.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
                                  spend_life=p.spend_life)
     except rules.CatRuleError as exc:
-        raise ActionError(exc.message, field=exc.field if exc.field in TestFate.model_fields else "trait") from exc
+        raise ActionError(rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait") from exc
     new = cat.model_copy(deep=True)
     new.advantage -= p.advantage
     new.magic -= p.magic
     new.style = cat.style - p.style_points + result.style_gained
     new.fresh_style = result.style_gained
-    what = f"{p.difficulty.capitalize()}{' dangerous' if p.dangerous else ''} Risk with {p.trait.capitalize()}"
+    what = msg(RISKS[(p.difficulty, p.dangerous)], trait=TRAIT_WORDS[p.trait])
+    parts: list[Text] = []
     if p.spend_life:
         new.lives -= 1
-        summary = f"spends a Life to win a {what} ({new.lives} Lives left)"
+        parts.append(msg("spends a Life to win a {what} ({lives} Lives left)", what=what, lives=new.lives))
     else:
-        evens = f"{result.evens - result.style_spent} even(s)" + (f" + {result.style_spent} Style" if result.style_spent else "")
-        summary = f"tests fate: {what}, {pool} dice ({', '.join(words)}): {evens} of {result.needed} — "
-        summary += "success" if result.success else "Fate intervenes"
+        evens = (msg("{n} even(s) + {style} Style", n=result.evens - result.style_spent, style=result.style_spent)
+                 if result.style_spent else msg("{n} even(s)", n=result.evens - result.style_spent))
+        parts.append(msg("tests fate: {what}, {pool} dice ({words}): {evens} of {needed} — ", what=what, pool=pool,
+                         words=join(words), evens=evens, needed=result.needed))
+        parts.append(msg("success") if result.success else msg("Fate intervenes"))
         if result.style_gained:
-            summary += f", +{result.style_gained} Style"
+            parts.append(msg(", +{n} Style", n=result.style_gained))
         if result.scars:
-            new.pending.append(ScarBatch(scars=result.scars, source=f"failed {what}"))
-            summary += f", {result.scars} scar(s) to place"
+            new.pending.append(ScarBatch(scars=result.scars, source=msg("failed {what}", what=what)))
+            parts.append(msg(", {n} scar(s) to place", n=result.scars))
         elif p.dangerous and not result.success:
-            summary += ", no odd die: no scars"
+            parts.append(msg(", no odd die: no scars"))
     if is_dead(new):
-        summary += ". The cat's last Life is spent: he dies"
+        parts.append(msg(". The cat's last Life is spent: he dies"))
+    summary = join(parts, "")
     outcome = {"success": result.success, "evens": result.evens, "needed": result.needed, "faces": list(result.faces),
                "style_gained": result.style_gained, "style_spent": result.style_spent, "scars": result.scars,
                "life_spent": result.life_spent, "pool": pool, "reputation": p.reputation or None}
     return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=outcome, summary=summary, sheet=dump(new))
+
+
+RISKS = {("easy", False): N_("Easy Risk with {trait}"), ("easy", True): N_("Easy dangerous Risk with {trait}"),
+         ("moderate", False): N_("Moderate Risk with {trait}"),
+         ("moderate", True): N_("Moderate dangerous Risk with {trait}"),
+         ("hard", False): N_("Hard Risk with {trait}"), ("hard", True): N_("Hard dangerous Risk with {trait}")}
 
 
 # --- Style spent at once on the scene ----------------------------------------------------------------------
@@ -171,7 +183,7 @@ def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Con
     new.fresh_style -= p.points
     new.style -= p.points
     return Resolution(request=p.model_dump(), dice=[], outcome={"points": p.points, "edit": p.edit},
-                      summary=f"spends {p.points} Style to edit the scene: {p.edit}", sheet=dump(new))
+                      summary=msg("spends {points} Style to edit the scene: {edit}", points=p.points, edit=p.edit), sheet=dump(new))
 
 
 # --- scars -------------------------------------------------------------------------------------------------
@@ -186,12 +198,10 @@ class PlaceScars(BaseModel):
     reason: str = Field(default="", max_length=300)
 
 
-def _ranks_changed(before: CatSheet, after: CatSheet) -> list[str]:
-    out = []
-    for t in rules.TRAITS:
-        if trait_dice(before, t) != trait_dice(after, t):
-            out.append(f"{t.capitalize()} {trait_dice(before, t)}→{trait_dice(after, t)} dice")
-    return out
+def _ranks_changed(before: CatSheet, after: CatSheet) -> list[Text]:
+    return [msg("{trait} {before}→{after} dice", trait=TRAIT_WORDS[t], before=trait_dice(before, t),
+                after=trait_dice(after, t))
+            for t in rules.TRAITS if trait_dice(before, t) != trait_dice(after, t)]
 
 
 def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: Context) -> Resolution:
@@ -214,13 +224,15 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     for t, n in placed.items():
         new.scars[t] += n
     new.pending = cat.pending[1:]
-    where = ", ".join(f"{n} on {t.capitalize()}" for t, n in placed.items())
-    summary = f"places {batch.scars} scar(s): {where} — “{p.reason.strip()}”"
+    where = join(msg("{n} on {trait}", n=n, trait=TRAIT_WORDS[t]) for t, n in placed.items())
+    parts = [msg("places {scars} scar(s): {where} — “{reason}”", scars=batch.scars, where=where,
+                 reason=p.reason.strip())]
     changed = _ranks_changed(cat, new)
     if changed:
-        summary += "; " + ", ".join(changed)
+        parts.append(msg("; {changed}", changed=join(changed)))
     if is_dead(new):
-        summary += ". Four Traits are Crippled: the cat dies"
+        parts.append(msg(". Four Traits are Crippled: the cat dies"))
+    summary = join(parts, "")
     return Resolution(request=p.model_dump(), dice=[], outcome={"placed": placed, "changed": changed,
                                                                  "dead": is_dead(new)},
                       summary=summary, sheet=dump(new))
@@ -242,9 +254,9 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
     new = cat.model_copy(deep=True)
     new.pending = cat.pending[1:]
     new.lives -= 1
-    summary = f"spends a Life to dodge {batch.scars} scar(s) ({batch.source}); {new.lives} Lives left"
-    if new.lives == 0:
-        summary += ". That was the last Life: the cat dies"
+    summary = join([msg("spends a Life to dodge {scars} scar(s) ({source}); {lives} Lives left", scars=batch.scars,
+                        source=batch.source, lives=new.lives),
+                    *([msg(". That was the last Life: the cat dies")] if new.lives == 0 else [])], "")
     return Resolution(request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary,
                       sheet=dump(new))
 
@@ -267,9 +279,9 @@ def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Conte
     new.scars[p.from_trait] -= 1
     new.scars[p.to_trait] += 1
     changed = _ranks_changed(cat, new)
-    summary = f"narrator moves a scar from {p.from_trait.capitalize()} to {p.to_trait.capitalize()}: {p.reason}"
-    if changed:
-        summary += "; " + ", ".join(changed)
+    summary = join([msg("narrator moves a scar from {from_trait} to {to_trait}: {reason}",
+                        from_trait=TRAIT_WORDS[p.from_trait], to_trait=TRAIT_WORDS[p.to_trait], reason=p.reason),
+                    *([msg("; {changed}", changed=join(changed))] if changed else [])], "")
     return Resolution(request=p.model_dump(), dice=[], outcome={"changed": changed}, summary=summary, sheet=dump(new))
 
 
@@ -285,9 +297,10 @@ def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice
     alive(cat, "receive Advantage Dice")
     new = cat.model_copy(deep=True)
     new.advantage += p.dice
-    reason = f" for {p.reason.strip()}" if p.reason.strip() else ""
-    return Resolution(request=p.model_dump(), dice=[], outcome={"advantage": new.advantage},
-                      summary=f"narrator grants {p.dice} Advantage Die/Dice{reason} ({new.advantage} unused)",
+    summary = (msg("narrator grants {n} Advantage Die/Dice for {reason} ({unused} unused)", n=p.dice,
+                   reason=p.reason.strip(), unused=new.advantage) if p.reason.strip()
+               else msg("narrator grants {n} Advantage Die/Dice ({unused} unused)", n=p.dice, unused=new.advantage))
+    return Resolution(request=p.model_dump(), dice=[], outcome={"advantage": new.advantage}, summary=summary,
                       sheet=dump(new))
 
 
@@ -307,7 +320,7 @@ def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx
     if new.proposal == p.reputation:
         new.proposal = ""
     return Resolution(request=p.model_dump(), dice=[], outcome={"approved": p.reputation},
-                      summary=f"narrator approves Reputation “{p.reputation}” for this scene", sheet=dump(new))
+                      summary=msg("narrator approves Reputation “{reputation}” for this scene", reputation=p.reputation), sheet=dump(new))
 
 
 class ClearApprovals(BaseModel):
@@ -318,7 +331,7 @@ def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
-    return Resolution(request={}, dice=[], outcome={}, summary="narrator ends the scene's Reputation approvals",
+    return Resolution(request={}, dice=[], outcome={}, summary=msg("narrator ends the scene's Reputation approvals"),
                       sheet=dump(new))
 
 
@@ -335,7 +348,8 @@ def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx
     new = cat.model_copy(deep=True)
     new.proposal = p.reputation
     return Resolution(request=p.model_dump(), dice=[], outcome={"proposal": p.reputation},
-                      summary=f"asks the narrator to count Reputation “{p.reputation}” in this scene", sheet=dump(new))
+                      summary=msg("asks the narrator to count Reputation “{reputation}” in this scene",
+                                  reputation=p.reputation), sheet=dump(new))
 
 
 class HealFirst(BaseModel):
@@ -346,9 +360,9 @@ def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Con
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.heal_first = p.trait
-    which = p.trait.capitalize() if p.trait else "the most-scarred Trait"
+    which = TRAIT_WORDS[p.trait] if p.trait else msg("the most-scarred Trait")
     return Resolution(request=p.model_dump(), dice=[], outcome={"heal_first": p.trait},
-                      summary=f"will heal {which} first", sheet=dump(new))
+                      summary=msg("will heal {trait} first", trait=which), sheet=dump(new))
 
 
 class Notes(BaseModel):
@@ -359,4 +373,4 @@ def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice, ctx: Context) -> 
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.notes = p.notes
-    return Resolution(request={}, dice=[], outcome={}, summary="updates the notes", sheet=dump(new))
+    return Resolution(request={}, dice=[], outcome={}, summary=msg("updates the notes"), sheet=dump(new))

@@ -8,11 +8,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from app.i18n import _
+from app.i18n import N_, Text, _, msg, rule_message
 from app.rules import cat as rules
 from app.systems.base import ActionError
 
 Trait = rules.Trait
+# The Traits as a log line names them (translated when read).
+TRAIT_WORDS: dict[str, Text] = {"claws": msg(N_("Claws")), "coat": msg(N_("Coat")), "face": msg(N_("Face")),
+                                "fangs": msg(N_("Fangs")), "legs": msg(N_("Legs")), "tail": msg(N_("Tail"))}
 Rank = rules.Rank
 TRAIT_HELP: Mapping[str, str] = {
     "claws": "fighting, climbing", "coat": "protection, impressing, persuading", "face": "senses",
@@ -44,7 +47,8 @@ class ScarBatch(BaseModel):
     """Scars taken but not yet placed among the Traits (one failed Risk, one fight round)."""
 
     scars: int = Field(ge=1, le=100)
-    source: str = Field(default="", max_length=200)
+    # Where they came from: msg(...) (read in the reader's language), or a plain string (older sheets).
+    source: str | dict[str, Any] = Field(default="")
     fight: bool = False
 
 
@@ -234,7 +238,7 @@ def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
     try:
         rules.validate_reputations(reps, creation=True)
     except rules.CatRuleError as exc:
-        raise ActionError(exc.message, field="reputations") from exc
+        raise ActionError(rule_message(exc), field="reputations") from exc
     return [Reputation(name=n, rank=r) for n, r in reps.items()]
 
 
@@ -258,7 +262,7 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
         rules.validate_new_cat(ranks)
     except rules.CatRuleError as exc:
         field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
-        raise ActionError(exc.message, field=field) from exc
+        raise ActionError(rule_message(exc), field=field) from exc
     cat = CatSheet(**names, ranks=ranks, reputations=_creation_reputations(fields),  # type: ignore[arg-type]
                    magic=rules.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
     return dump(cat)

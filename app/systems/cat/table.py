@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import Text, _, join, msg
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat.play import alive
-from app.systems.cat.sheet import Docked, Reputation, dump, is_dead, load, reputation
+from app.systems.cat.sheet import TRAIT_WORDS, Docked, Reputation, dump, is_dead, load, reputation
 
 
 class AdvanceTime(BaseModel):
@@ -23,7 +23,7 @@ class AdvanceTime(BaseModel):
 def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx: Context) -> Resolution:
     """Ruling 1: each week heals one scar per cat — the player's chosen Trait first, else the most scarred."""
     others: dict[int, dict[str, Any]] = {}
-    healed: list[str] = []
+    healed: list[Text] = []
     for cid in p.cat_ids:
         cat = load(ctx.others[cid])
         if is_dead(cat):
@@ -35,9 +35,12 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
         new = cat.model_copy(deep=True)
         new.scars = left
         others[cid] = dump(new)
-        healed.append(f"{ctx.other_names[cid]} heals " + ", ".join(f"{n} {t.capitalize()}" for t, n in gone.items()))
+        healed.append(msg("{name} heals {scars}", name=ctx.other_names[cid],
+                          scars=join(msg("{n} {trait}", n=n, trait=TRAIT_WORDS[t]) for t, n in gone.items())))
     week = int(ctx.campaign_settings.get("week", 0)) + p.weeks
-    summary = f"{p.weeks} week(s) of game time pass (week {week})" + (": " + "; ".join(healed) if healed else "")
+    summary = (msg("{n} week(s) of game time pass (week {week}): {healed}", n=p.weeks, week=week,
+                   healed=join(healed, "; ")) if healed
+               else msg("{n} week(s) of game time pass (week {week})", n=p.weeks, week=week))
     return Resolution(request=p.model_dump(), dice=[], outcome={"week": week, "healed": healed}, summary=summary,
                       others=others, settings={**ctx.campaign_settings, "week": week})
 
@@ -48,9 +51,8 @@ class Settings(BaseModel):
 
 def resolve_settings(sheet: dict[str, Any], p: Settings, dice: Dice, ctx: Context) -> Resolution:
     """Ruling 8: magic is optional and off by default."""
-    state = "on" if p.magic else "off"
     return Resolution(request=p.model_dump(), dice=[], outcome={"magic": p.magic},
-                      summary=f"narrator turns Cat magic {state}", settings={**ctx.campaign_settings, "magic": p.magic})
+                      summary=msg("narrator turns Cat magic on") if p.magic else msg("narrator turns Cat magic off"), settings={**ctx.campaign_settings, "magic": p.magic})
 
 
 class DockReputation(BaseModel):
@@ -72,9 +74,10 @@ def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Cont
     new.docked.append(Docked(reputation=rep.name, rank_before=rep.rank, session=ctx.session_number,
                              reason=p.reason.strip()))
     new.approvals = [a for a in cat.approvals if a.reputation != rep.name or rep.rank > 1]
-    left = f"now {rep.rank - 1}" if rep.rank > 1 else "gone"
+    left = msg("now {rank}", rank=rep.rank - 1) if rep.rank > 1 else msg("gone")
     return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": rep.name, "rank": rep.rank - 1},
-                      summary=f"narrator docks a point of “{rep.name}” ({left}): {p.reason.strip()}", sheet=dump(new))
+                      summary=msg("narrator docks a point of “{reputation}” ({left}): {reason}", reputation=rep.name,
+                                  left=left, reason=p.reason.strip()), sheet=dump(new))
 
 
 class RestoreReputation(BaseModel):
@@ -100,9 +103,12 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
     else:
         new.reputations = [r if r.name != p.reputation else Reputation(name=r.name, rank=docked.rank_before)
                            for r in cat.reputations]
-    why = f": {p.reason.strip()}" if p.reason.strip() else ""
+    summary = (msg("narrator restores “{reputation}” to {rank} — fixed in the same session: {reason}",
+                   reputation=p.reputation, rank=docked.rank_before, reason=p.reason.strip()) if p.reason.strip()
+               else msg("narrator restores “{reputation}” to {rank} — fixed in the same session",
+                        reputation=p.reputation, rank=docked.rank_before))
     return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": p.reputation, "rank": docked.rank_before},
-                      summary=f"narrator restores “{p.reputation}” to {docked.rank_before} — fixed in the same session{why}",
+                      summary=summary,
                       sheet=dump(new))
 
 
@@ -140,5 +146,6 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     new_recipient.reputations.append(Reputation(name=name, rank=rank))
     who = ctx.other_names[p.recipient_id]
     return Resolution(request=p.model_dump(), dice=[], outcome={"rank": rank, "recipient": who},
-                      summary=f"spends “{rep.name}” ({rep.rank}) to give {who} the Reputation “{name}” ({rank})",
+                      summary=msg("spends “{reputation}” ({rank_before}) to give {who} the Reputation “{name}” ({rank})",
+                                  reputation=rep.name, rank_before=rep.rank, who=who, name=name, rank=rank),
                       sheet=dump(new_giver), others={p.recipient_id: dump(new_recipient)})

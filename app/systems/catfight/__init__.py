@@ -1,5 +1,5 @@
 """The turn-based cat fight (app/rules/catfight.py) as a Fateboard system: cat sheets, duels as encounters.
-sheet.py: the sheet; duel.py: the actions; rest.py: regeneration; log.py: the log lines in both languages.
+sheet.py: the sheet; duel.py: the actions; rest.py: regeneration; log.py: the log lines.
 
 Health lives in the duel's state while the cats fight and is copied to both cats' sheets on every step
 (Resolution.sheet for the cat that moved, Resolution.others for its opponent), so a sheet always shows the
@@ -7,8 +7,7 @@ health its cat has now. A cat that escaped keeps the server time of its escape (
 point per `regen_minutes` (campaign setting) from then on (ruling 11); the regained points are counted
 when it next fights, and shown on its sheet meanwhile.
 
-Log lines are written in English (`summary`) and, for this game's other rules language, German too
-(`outcome.summaries`); the log shows each viewer the one in their language.
+Log lines are stored language-neutral (app.i18n.msg) and read in each viewer's language.
 """
 
 

@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from app.i18n import Text, msg, rule_message
 from app.i18n import gettext as _
 from app.rules import catfight
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.catfight.log import both, summaries
+from app.systems.catfight.log import describe
 from app.systems.catfight.rest import health_now
 from app.systems.catfight.sheet import STATS
 
@@ -62,9 +63,10 @@ def _after_duel(sheet: Mapping[str, Any], state: Mapping[str, Any], side: str, n
     return new
 
 
-def _recent(state: Mapping[str, Any], texts: dict[str, str]) -> list[dict[str, Any]]:
-    """The last few steps in words, newest first, for the duel page (the log has them all)."""
-    return ([{"round": state["round"], "summaries": texts}] + list(state.get("recent", [])))[:6]
+def _recent(state: Mapping[str, Any], text: Text) -> list[dict[str, Any]]:
+    """The last few steps in words (read in the reader's language), newest first, for the duel page (the log has
+    them all)."""
+    return ([{"round": state["round"], "text": text}] + list(state.get("recent", [])))[:6]
 
 
 # --- actions ---
@@ -112,16 +114,16 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
         state = catfight.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
                                     {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]})
     except catfight.CatfightError as exc:
-        raise ActionError(exc.message, field="opponent_id") from exc
-    texts = both(lambda _: _("%(a)s challenges %(b)s to a duel.") % {"a": name_a, "b": name_b})
-    state["recent"] = [{"round": 0, "summaries": texts}]
+        raise ActionError(rule_message(exc), field="opponent_id") from exc
+    text = msg("%(a)s challenges %(b)s to a duel.", a=name_a, b=name_b)
+    state["recent"] = [{"round": 0, "text": text}]
     with_view(state)
     participants = [{"character_id": ctx.character_id, "side": "a", "name": name_a},
                     {"character_id": params.opponent_id, "side": "b", "name": name_b}]
     return Resolution(
         request={"opponent_id": params.opponent_id}, dice=[],
-        outcome={"health": {"a": mine["health"], "b": theirs["health"]}, "summaries": texts},
-        summary=texts["en"], sheet=mine, others={params.opponent_id: theirs},
+        outcome={"health": {"a": mine["health"], "b": theirs["health"]}},
+        summary=text, sheet=mine, others={params.opponent_id: theirs},
         encounter={"kind": "duel", "title": f"{name_a} vs {name_b}", "participants": participants, "state": state,
                    "over": False})
 
@@ -146,9 +148,9 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     try:
         new, events = catfight.step(state, params.move, recorder)
     except catfight.CatfightError as exc:
-        raise ActionError(exc.message, field="move") from exc
-    texts = summaries(events, names)
-    new["recent"] = _recent(new, texts)
+        raise ActionError(rule_message(exc), field="move") from exc
+    text = describe(events, names)
+    new["recent"] = _recent(new, text)
     with_view(new)
     others: dict[int, dict[str, Any]] = {}
     for p in encounter["participants"]:
@@ -156,10 +158,10 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
             others[p["character_id"]] = _after_duel(ctx.others[p["character_id"]], new, p["side"], ctx.now)
     return Resolution(
         request={"move": params.move, "version": params.version}, dice=recorder.rolled,
-        outcome={"move": params.move, "events": events, "summaries": texts, "over": new["over"],
+        outcome={"move": params.move, "events": events, "over": new["over"],
                  "result": new["outcome"], "winner": new["winner"], "escaped": new["escaped"],
                  "health": {"a": new["a"]["health"], "b": new["b"]["health"]}},
-        summary=texts["en"], sheet=_after_duel(sheet, new, side, ctx.now), others=others,
+        summary=text, sheet=_after_duel(sheet, new, side, ctx.now), others=others,
         encounter={"state": new, "over": new["over"]})
 
 
@@ -170,20 +172,20 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     state = dict(encounter["state"])
     state.update(over=True, phase="over", attacker=None, pending_attack=None, outcome="called_off")
     names = _names(encounter)
-    texts = both(lambda _: _("The duel %(a)s vs %(b)s is called off.") % {"a": names["a"], "b": names["b"]})
-    state["recent"] = _recent(state, texts)
+    text = msg("The duel %(a)s vs %(b)s is called off.", a=names["a"], b=names["b"])
+    state["recent"] = _recent(state, text)
     with_view(state)
     others = {p["character_id"]: {**ctx.others[p["character_id"]], "fighting": False}
               for p in encounter["participants"] if p["character_id"] in ctx.others}
-    return Resolution(request={"version": params.version}, dice=[], outcome={"summaries": texts}, summary=texts["en"],
+    return Resolution(request={"version": params.version}, dice=[], outcome={}, summary=text,
                       others=others, encounter={"state": state, "over": True})
 
 
 def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, ctx: Context) -> Resolution:
     """REGENERATION: the narrator sets how many real minutes an escaped cat needs per health point."""
-    texts = both(lambda _: _("Escaped cats now regain 1 health every %(n)d minutes.") % {"n": params.regen_minutes})
-    return Resolution(request={"regen_minutes": params.regen_minutes}, dice=[], outcome={"summaries": texts},
-                      summary=texts["en"], settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes})
+    text = msg("Escaped cats now regain 1 health every %(n)d minutes.", n=params.regen_minutes)
+    return Resolution(request={"regen_minutes": params.regen_minutes}, dice=[], outcome={},
+                      summary=text, settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes})
 
 
 def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Context) -> Resolution:
@@ -191,6 +193,6 @@ def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Con
     if sheet.get("fighting"):
         raise ActionError(_("%(name)s is in a duel; heal it afterwards.") % {"name": ctx.character_name},
                           field="heal")
-    texts = both(lambda _: _("%(name)s is back to full health.") % {"name": ctx.character_name})
-    return Resolution(request={}, dice=[], outcome={"summaries": texts}, summary=texts["en"],
+    text = msg("%(name)s is back to full health.", name=ctx.character_name)
+    return Resolution(request={}, dice=[], outcome={}, summary=text,
                       sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None})

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.i18n import _, msg, number
 from app.rules import notation
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -31,17 +32,21 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
         request={"expression": params.expression},
         dice=recorder.rolled,
         outcome={"total": result.total, "expression": canonical, "detail": result.render()},
-        summary=f"rolled {result.render()}",
+        summary=msg("rolled {detail}", detail=result.render()),
     )
 
 
 def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
     expr = _parse(params.expression)
     odds = notation.describe_odds(expr)
-    if odds["mean"] is None:  # over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
-        return Odds(text=f"{odds['min']}–{odds['max']}; too many dice to work out the average here — roll it to see",
+    mean = odds["mean"]
+    if not isinstance(mean, int | float):  # None: over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
+        return Odds(text=_("{low}–{high}; too many dice to work out the average here — roll it to see").format(
+                        low=odds["min"], high=odds["max"]),
                     details={"min": odds["min"], "max": odds["max"], "mean": None})
-    return Odds(
-        text=f"{odds['min']}–{odds['max']}, average {odds['mean']:g}",
-        details={"min": odds["min"], "max": odds["max"], "mean": odds["mean"]},
-    )
+    details: dict[str, Any] = {"min": odds["min"], "max": odds["max"], "mean": odds["mean"]}
+    if isinstance(odds["max"], (int, float)) and odds["max"] <= 0 and any(sign in params.expression for sign in "<>="):
+        # Counting successes against a target no die can reach (e.g. 6d6>=7): always 0.
+        details["warning"] = _("No die can meet that target: this roll can never succeed.")
+    return Odds(text=_("{low}–{high}, average {mean}").format(low=odds["min"], high=odds["max"],
+                                                              mean=number(mean, digits=4)), details=details)

@@ -1,13 +1,15 @@
 """Rabbits (rabbits.da.txt / rabbits.en.md, RULINGS.md "Rabbits"): the sheet, its tests and their follow-ups.
 
 Pure rules live in app.rules.rabbits; this package turns a sheet and a roll dialog into those calls.
-Conflicts are a later step: the teams, disposition and conflict-skill tables are ready in the rules package.
+Conflicts are encounters (conflict*.py): set-up, disposition, secret scripts with commitments, the exchanges.
 """
 
 from __future__ import annotations
 
 from app.systems.base import RuleSystem, action_table
 from app.systems.rabbits.actions import ACTIONS
+from app.systems.rabbits.conflict_script import TEMPLATE_DATA as CONFLICT_DATA
+from app.systems.rabbits.conflict_script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
 from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
 
@@ -32,6 +34,16 @@ RULINGS = (
     "reroll of that roll; each is used at most once per roll.",
     "A versus test against another rabbit rolls its plain rating (with its conditions); both rabbits may "
     "follow the roll up with their own Fate.",
+    "Conflicts, ruling 7: a team's disposition is one roll by its captain, each able teammate +1D, every unique "
+    "condition penalty of the team once (Afraid −1; Angry only in Will conflicts), at least 1.",
+    "Conflicts, rulings 8 and 9: each team scripts three actions, every member at least one; nobody outside the "
+    "team (the narrator included, except for the narrator's own team) sees them before every team has locked; "
+    "locking logs a salted commitment of each action, and each reveal publishes the action and its salt.",
+    "Conflicts, ruling 4: a Feint against a Defend: the defender does not roll; the feinter tests at Ob 0.",
+    "Conflicts, rulings 5 and 6: both teams at 0 in one action both win and each owes a major compromise; "
+    "otherwise the winner owes by its starting S and remaining R: R ≥ S none; R ≤ max(1, ⌊S/4⌋) major; "
+    "R > S/2 minor; else a compromise. The narrator records it in words and may choose another level (logged).",
+    "Conflicts: a tied versus test changes no disposition; conflict tests cost no checks in the players' turn.",
 )
 
 SYSTEM = RuleSystem(
@@ -42,8 +54,9 @@ SYSTEM = RuleSystem(
     actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,
+    encounter_view=conflict_view,
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,
-    template_data={"tables": TABLES},  # the tables the pages draw on
+    template_data={"tables": TABLES, "conflict": CONFLICT_DATA},  # what the pages draw on
 )

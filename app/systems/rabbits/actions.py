@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 from app.systems.base import Action
-from app.systems.rabbits import followups, play, versus
+from app.systems.rabbits import (
+    conflict,
+    conflict_end,
+    conflict_fate,
+    conflict_script,
+    conflict_volley,
+    followups,
+    play,
+    versus,
+)
 
 FOLLOW_UP = ("opponent_id",)
 
@@ -31,4 +40,23 @@ ACTIONS: tuple[Action, ...] = (
     Action("award", "Award", followups.Award, followups.resolve_award, narrator_only=True),
     Action("settings", "Rabbits settings", followups.Settings, followups.resolve_settings, narrator_only=True,
            needs_character=False),
+    # --- conflicts (conflict*.py; docs/RABBITS-CONFLICTS.md) ---
+    Action("conflict_setup", "Set up a conflict", conflict.SetupParams, conflict.resolve_setup, narrator_only=True,
+           needs_character=False, involves=("a_members", "b_members"), encounter="create",
+           description="Conflict type, two teams with a captain and a goal each."),
+    Action("conflict_disposition", "Roll disposition", conflict.DispositionParams, conflict.resolve_disposition,
+           encounter="step", description="The captain tests the listed skill; teammates help."),
+    Action("conflict_script", "Script the volley", conflict_script.ScriptParams, conflict_script.resolve_script,
+           encounter="step", description="Three actions in private; locking logs a commitment of each."),
+    Action("conflict_roll", "Roll the action", conflict_volley.RollParams, conflict_volley.resolve_roll,
+           odds=conflict_volley.roll_odds, encounter="step", description="Test the revealed action."),
+    Action("conflict_fate", "Fate on the action", conflict_fate.FateParams, conflict_fate.resolve_fate,
+           encounter="step", description="Reroll the 6s of your conflict roll, or keep it."),
+    Action("conflict_maneuver", "Spend a maneuver", conflict_volley.ManeuverParams, conflict_volley.resolve_maneuver,
+           encounter="step", needs_character=False, description="Impede, gain position or disarm."),
+    Action("conflict_end", "Record the compromise", conflict_end.EndParams, conflict_end.resolve_end,
+           encounter="step", narrator_only=True, needs_character=False,
+           description="The compromise in words, and the conditions the outcome brings."),
+    Action("conflict_settings", "Weapons in conflicts", conflict.ConflictSettings, conflict.resolve_conflict_settings,
+           narrator_only=True, needs_character=False),
 )

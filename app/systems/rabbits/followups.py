@@ -12,14 +12,24 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import N_, Text, _, join, msg, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import outcome
-from app.systems.rabbits.play import faces_text, judge_independent
+from app.systems.rabbits.play import faces_text, judge_independent, result_words
 from app.systems.rabbits.pools import PoolChoices, plan_pool
-from app.systems.rabbits.sheet import RabbitSheet, dump, find_trait, find_wise, load, settings_of, start_rewards
+from app.systems.rabbits.sheet import (
+    RabbitSheet,
+    ability_word,
+    condition_word,
+    dump,
+    find_trait,
+    find_wise,
+    load,
+    settings_of,
+    start_rewards,
+)
 from app.systems.rabbits.versus import judge
 
 
@@ -81,7 +91,7 @@ def _other_side(last: dict[str, Any], params: FollowUp, ctx: Context) -> tuple[i
 
 
 def _rejudge(sheet: RabbitSheet, last: dict[str, Any], side: tuple[int, RabbitSheet, dict[str, Any]] | None,
-             ) -> tuple[list[str], dict[int, dict[str, Any]]]:
+             ) -> tuple[list[Text], dict[int, dict[str, Any]]]:
     """Read the roll again on both sheets and re-apply its result; returns notes and the other sheet."""
     if last["kind"] == "versus":
         judge(last)
@@ -103,22 +113,24 @@ def _rejudge(sheet: RabbitSheet, last: dict[str, Any], side: tuple[int, RabbitSh
         if last.get("tiebreak"):
             mirror["tiebreak"] = {**last["tiebreak"], "won": not last["tiebreak"]["won"]}
         judge(mirror)
-        notes += [f"{last['opponent']['name']}: {note}" for note in outcome.apply(other, mirror)]
+        notes += [msg("{name}: {note}", name=last["opponent"]["name"], note=note) for note in outcome.apply(other, mirror)]
         other.last_test = mirror
         others[their_id] = dump(other)
     return notes, others
 
 
-def _verdict(last: dict[str, Any]) -> str:
+def _verdict(last: dict[str, Any]) -> Text:
     if last["kind"] == "versus":
+        ours, theirs = last["successes"], last["opponent"]["successes"]
         if last["passed"] is None:
-            return f"{last['successes']} to {last['opponent']['successes']}: still a tie"
-        return f"{last['successes']} to {last['opponent']['successes']}: {'won' if last['passed'] else 'lost'}"
-    return f"{last['successes']} vs Ob {last['ob']}: {'passed' if last['passed'] else 'failed'}"
+            return msg("{ours} to {theirs}: still a tie", ours=ours, theirs=theirs)
+        return msg(N_("{ours} to {theirs}: won") if last["passed"] else N_("{ours} to {theirs}: lost"),
+                   ours=ours, theirs=theirs)
+    return result_words(last)
 
 
 def _follow(sheet_data: dict[str, Any], params: FollowUp, ctx: Context,
-            change: Callable[[RabbitSheet, dict[str, Any]], str]) -> Resolution:
+            change: Callable[[RabbitSheet, dict[str, Any]], Text]) -> Resolution:
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     last = _latest(sheet, params.entry_seq)
@@ -126,7 +138,8 @@ def _follow(sheet_data: dict[str, Any], params: FollowUp, ctx: Context,
     before = list(last["faces"])
     words = change(sheet, last)
     notes, others = _rejudge(sheet, last, side)
-    summary = f"{words} on #{params.entry_seq}: {_verdict(last)}" + "".join(f"; {n}" for n in notes)
+    summary = join([msg("{change} on #{seq}: {verdict}", change=words, seq=params.entry_seq, verdict=_verdict(last)),
+                    *notes], "; ")
     return Resolution(
         request=params.model_dump(), dice=[], sheet=dump(sheet), others=others, summary=summary,
         outcome={"before": before, "faces": list(last["faces"]), "successes": last["successes"],
@@ -145,7 +158,7 @@ def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
     recorder = RecordingDice(dice)
 
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
         if last["fate_used"]:
             raise ActionError(_("Fate has already been spent on this roll."), field="entry_seq")
         if sheet.fate < 1:
@@ -157,7 +170,7 @@ def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
         last["fate_used"] = True
         sheet.fate -= 1
         sheet.fate_spent += 1
-        return f"spent Fate: rerolled the 6s {faces_text(last['faces'][old:])}"
+        return msg("spent Fate: rerolled the 6s {faces}", faces=faces_text(last["faces"][old:]))
 
     return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
 
@@ -178,7 +191,7 @@ def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
     """The two wise rerolls: `pool` ("fate" or "persona") pays 1 point, an unused wise backs it, once per roll."""
     recorder = RecordingDice(dice)
 
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
         if last[flag]:
             raise ActionError(_("{name} has already been used on this roll.").format(name=name), field="entry_seq")
         wise = _wise_for_reroll(sheet, last, params)
@@ -190,21 +203,25 @@ def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
         last["wises_used"].append(wise)
         setattr(sheet, pool, getattr(sheet, pool) - 1)
         setattr(sheet, f"{pool}_spent", getattr(sheet, f"{pool}_spent") + 1)
-        return f"{name} ({wise}, 1 {pool.capitalize()}): rerolled {what} {faces_text(last['faces'])}"
+        return msg("{name} ({wise}, 1 {pool}): rerolled {what} {faces}", name=msg(name), wise=wise,
+                   pool=msg(POOL_WORDS[pool]), what=msg(what), faces=faces_text(last["faces"]))
 
     return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
 
 
+POOL_WORDS = {"fate": N_("Fate"), "persona": N_("Persona")}
+
+
 def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, name="Deeper understanding", flag="deeper_used", pool="fate",
-                        reroll=rabbits.deeper_understanding, what="a failed die")
+    return _wise_reroll(sheet_data, params, dice, ctx, name=N_("Deeper understanding"), flag="deeper_used", pool="fate",
+                        reroll=rabbits.deeper_understanding, what=N_("a failed die"))
 
 
 def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """Parent game, "Of course!": 1 Persona and an unused wise reroll every failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, name="Of course!", flag="of_course_used", pool="persona",
-                        reroll=rabbits.of_course, what="the failed dice")
+    return _wise_reroll(sheet_data, params, dice, ctx, name=N_("Of course!"), flag="of_course_used", pool="persona",
+                        reroll=rabbits.of_course, what=N_("the failed dice"))
 
 
 # --- versus ties ------------------------------------------------------------------------------------------
@@ -218,7 +235,7 @@ def _tied(last: dict[str, Any]) -> None:
 def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Checks": a trait lets the opponent win a tie, for 2 checks (the narrator's turn)."""
 
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
         _tied(last)
         if settings_of(ctx.campaign_settings)["turn"] == "players":
             raise ActionError(_("Checks are earned in the narrator's turn only."), field="trait")
@@ -229,7 +246,7 @@ def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ct
         last["mirror_conceded_to"] = True
         earned = rabbits.CHECKS_EARNED["concede_tie"]
         sheet.checks += earned
-        return f"gave the tie away ({trait.name}, +{earned} checks)"
+        return msg("gave the tie away ({trait}, +{n} checks)", trait=trait.name, n=earned)
 
     return _follow(sheet_data, params, ctx, change)
 
@@ -239,7 +256,7 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
     recorder = RecordingDice(dice)
     others_sheets = ctx.others
 
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> str:
+    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
         _tied(last)
         allowed = rabbits.tiebreak_ability(last["tiebreak_kind"])
         if not allowed:
@@ -259,12 +276,14 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         result = rabbits.judge_versus(a, b)
         last["tiebreak_kind"] = ability
         if result.winner is None:
-            return (f"tiebreaker on {ability.title()}: {faces_text(list(a))} {result.a_successes} to "
-                    f"{faces_text(list(b))} {result.b_successes}, tied again")
+            return msg("tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}, tied again",
+                       ability=ability_word(ability), ours=faces_text(list(a)), our_successes=result.a_successes,
+                       theirs=faces_text(list(b)), their_successes=result.b_successes)
         last["tiebreak"] = {"ability": ability, "faces": list(a), "opponent_faces": list(b),
                             "won": result.winner == "a"}
-        return (f"tiebreaker on {ability.title()}: {faces_text(list(a))} {result.a_successes} to "
-                f"{faces_text(list(b))} {result.b_successes}")
+        return msg("tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}",
+                   ability=ability_word(ability), ours=faces_text(list(a)), our_successes=result.a_successes,
+                   theirs=faces_text(list(b)), their_successes=result.b_successes)
 
     return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
 
@@ -274,7 +293,7 @@ def _ability_pool(sheet: RabbitSheet, ability: str, field: str) -> int:
         plan = plan_pool(sheet, PoolChoices(skill=ability), settings={}, session=None, helper_conditions=[],
                          actor_is_narrator=True, versus=True)
     except ActionError as exc:
-        raise ActionError(exc.message, field=field) from exc
+        raise ActionError(rule_message(exc), field=field) from exc
     return plan.pool.dice
 
 
@@ -298,14 +317,14 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
             raise ActionError(_("The rabbit is already {key}: choose another condition.")
                               .format(key=key.title()), field="condition")
         sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, key}]
-        last["consequence"] = f"condition: {rabbits.CONDITIONS[key].name}"
-        words = f"{rabbits.CONDITIONS[key].name} after the failure of #{params.entry_seq}"
+        last["consequence"] = msg("condition: {condition}", condition=condition_word(key))
+        words = msg("{condition} after the failure of #{seq}", condition=condition_word(key), seq=params.entry_seq)
     elif choice == "twist":
         twist = params.twist.strip()
         if not twist:
             raise ActionError(_("Say what the twist is."), field="twist")
-        last["consequence"] = f"twist: {twist}"
-        words = f"a twist after the failure of #{params.entry_seq}: {twist}"
+        last["consequence"] = msg("twist: {twist}", twist=twist)
+        words = msg("a twist after the failure of #{seq}: {twist}", seq=params.entry_seq, twist=twist)
     else:
         raise ActionError(_("Choose a twist or a condition."), field="choice")
     sheet.last_test = last
@@ -321,7 +340,7 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
         raise ActionError(_("The rabbit does not have that condition."), field="condition")
     sheet.conditions = [c for c in sheet.conditions if c != key]
     return Resolution(request=params.model_dump(), dice=[], outcome={"cleared": key},
-                      summary=f"is no longer {rabbits.CONDITIONS[key].name}", sheet=dump(sheet))
+                      summary=msg("is no longer {condition}", condition=condition_word(key)), sheet=dump(sheet))
 
 
 def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Context) -> Resolution:
@@ -333,10 +352,10 @@ def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Co
     sheet.fate += params.fate
     sheet.persona += params.persona
     sheet.checks += params.checks
-    parts = [f"{n} {what}" for n, what in ((params.fate, "Fate"), (params.persona, "Persona"),
-                                           (params.checks, "checks")) if n]
+    parts = [msg(what, n=n) for n, what in ((params.fate, N_("{n} Fate")), (params.persona, N_("{n} Persona")),
+                                            (params.checks, N_("{n} checks"))) if n]
     return Resolution(request=params.model_dump(), dice=[], outcome=params.model_dump(),
-                      summary="was awarded " + ", ".join(parts), sheet=dump(sheet))
+                      summary=msg("was awarded {what}", what=join(parts)), sheet=dump(sheet))
 
 
 def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, ctx: Context) -> Resolution:
@@ -346,8 +365,9 @@ def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, c
         raise ActionError(_("The turn is the narrator's or the players'."), field="turn")
     chosen = {"starting_fate": params.starting_fate, "starting_persona": params.starting_persona, "turn": turn}
     before = settings_of(ctx.campaign_settings)
-    words = "the players' turn" if turn == "players" else "the narrator's turn"
-    summary = (f"Rabbits: {words}" if before["turn"] != turn else "Rabbits settings") + (
-        f"; new rabbits start with {params.starting_fate} Fate and {params.starting_persona} Persona")
+    head = (msg("Rabbits: {turn}", turn=msg("the players' turn") if turn == "players" else msg("the narrator's turn"))
+            if before["turn"] != turn else msg("Rabbits settings"))
+    summary = msg("{head}; new rabbits start with {fate} Fate and {persona} Persona", head=head,
+                  fate=params.starting_fate, persona=params.starting_persona)
     return Resolution(request=params.model_dump(), dice=[], outcome=chosen, summary=summary,
                       settings={**dict(ctx.campaign_settings), **chosen})

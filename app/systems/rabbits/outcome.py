@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.i18n import Text, msg
 from app.rules import rabbits
-from app.systems.rabbits.sheet import ABILITY_CEILING, RabbitSheet, Tally
+from app.systems.rabbits.sheet import ABILITY_CEILING, RabbitSheet, Tally, ability_word
 
 
 def snapshot(sheet: RabbitSheet, tally: tuple[str, str]) -> dict[str, Any]:
@@ -42,7 +43,7 @@ def _restore(sheet: RabbitSheet, before: dict[str, Any]) -> None:
     sheet.retired = before["retired"]
 
 
-def _mark(tally: Tally, passed: bool, ceiling: int, label: str) -> list[str]:
+def _mark(tally: Tally, passed: bool, ceiling: int, label: str | Text) -> list[Text]:
     if passed:
         tally.passes += 1
     else:
@@ -50,25 +51,25 @@ def _mark(tally: Tally, passed: bool, ceiling: int, label: str) -> list[str]:
     if tally.rating >= 1 and rabbits.advancement_due(tally.rating, tally.passes, tally.fails, maximum=ceiling):
         tally.rating += 1
         tally.passes = tally.fails = 0
-        return [f"{label} advances to {tally.rating}"]
+        return [msg("{name} advances to {rating}", name=label, rating=tally.rating)]
     return []
 
 
-def _tally(sheet: RabbitSheet, kind: str, name: str, passed: bool) -> list[str]:
+def _tally(sheet: RabbitSheet, kind: str, name: str, passed: bool) -> list[Text]:
     if kind == "skill":
         return _mark(sheet.skills[name], passed, rabbits.SKILL_MAX, name)
     if kind == "ability":
-        return _mark(sheet.abilities[name], passed, ABILITY_CEILING[name], name.title())
+        return _mark(sheet.abilities[name], passed, ABILITY_CEILING[name], ability_word(name))
     tests = sheet.learning.get(name, 0) + 1
     if rabbits.beginners_luck_learned(tests, sheet.abilities["nature"].rating):
         sheet.learning.pop(name, None)
         sheet.skills[name] = Tally(rating=rabbits.NEW_SKILL_RATING)
-        return [f"learned {name} at {rabbits.NEW_SKILL_RATING}"]
+        return [msg("learned {name} at {rating}", name=name, rating=rabbits.NEW_SKILL_RATING)]
     sheet.learning[name] = tests
     return []
 
 
-def apply(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
+def apply(sheet: RabbitSheet, last: dict[str, Any]) -> list[Text]:
     """Restore what the roll touched and apply its current result; returns what happened, in words."""
     _restore(sheet, last["before"])
     passed = last.get("passed")
@@ -80,9 +81,9 @@ def apply(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
         if tax:
             after = rabbits.taxed_nature(sheet.abilities["nature"].rating, tax)
             sheet.abilities["nature"].rating = after.nature
-            notes.append(f"Nature taxed {tax} to {after.nature}")
+            notes.append(msg("Nature taxed {tax} to {nature}", tax=tax, nature=after.nature))
             if after.retired:
                 sheet.retired = True
-                notes.append("the rabbit retires (ruling 2)")
+                notes.append(msg("the rabbit retires (ruling 2)"))
     last["effects"] = notes
     return notes

@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import _
+from app.i18n import N_, Text, _, join, msg, percent, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits.pools import Plan, PoolChoices, helper_conditions, plan_pool, spend
-from app.systems.rabbits.sheet import RabbitSheet, dump, load, settings_of, start_rewards
+from app.systems.rabbits.sheet import RabbitSheet, condition_word, dump, load, settings_of, start_rewards
 
 OB_MAX = 20
 
@@ -64,9 +64,10 @@ def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context, **kw: Any) -> P
                      helper_conditions=conditions, actor_is_narrator=ctx.actor_is_narrator, **kw)
 
 
-def _result_words(last: dict[str, Any]) -> str:
-    verdict = "passed" if last["passed"] else "failed"
-    return f"{last['successes']} vs Ob {last['ob']}: {verdict}"
+def result_words(last: dict[str, Any]) -> Text:
+    """An independent test's result in words: "3 vs Ob 2: passed"."""
+    return msg(N_("{successes} vs Ob {ob}: passed") if last["passed"] else N_("{successes} vs Ob {ob}: failed"),
+               successes=last["successes"], ob=last["ob"])
 
 
 def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx: Context) -> Resolution:
@@ -81,13 +82,14 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     spend(sheet, plan, ctx.session_number)
     notes = outcome.apply(sheet, last)
     sheet.last_test = last
-    summary = f"tested {plan.label} ({plan.pool.dice}D) {faces_text(list(faces))} {_result_words(last)}"
+    summary = msg("tested {label} ({dice}D) {faces} {result}", label=plan.label, dice=plan.pool.dice,
+                  faces=faces_text(list(faces)), result=result_words(last))
     return Resolution(
         request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
         outcome={"faces": list(faces), "successes": last["successes"], "ob": params.ob, "passed": last["passed"],
                  "margin": last["margin"], "pool": plan.pool.dice, "breakdown": last["breakdown"],
                  "checks_spent": plan.checks_spent, "checks_earned": plan.pool.checks_earned, "effects": notes},
-        summary=summary + "".join(f"; {note}" for note in notes))
+        summary=join([summary, *notes], "; "))
 
 
 def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dice, ctx: Context) -> Resolution:
@@ -98,7 +100,7 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     try:
         test = rabbits.recovery_test(params.condition)
     except rabbits.RabbitRuleError as exc:
-        raise ActionError(exc.message, field="condition") from exc
+        raise ActionError(rule_message(exc), field="condition") from exc
     if test.condition not in sheet.conditions:
         raise ActionError(_("This rabbit is not {condition}.")
                           .format(condition=test.condition.title()), field="condition")
@@ -117,20 +119,21 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     notes = outcome.apply(sheet, last)
     if last["passed"]:
         sheet.conditions = [c for c in sheet.conditions if c != test.condition]
-        notes.append(f"no longer {test.condition.title()}")
+        notes.append(msg("no longer {condition}", condition=condition_word(test.condition)))
     sheet.last_test = last
-    summary = (f"tried to recover from {test.condition.title()}: {plan.label} ({plan.pool.dice}D) "
-               f"{faces_text(list(faces))} {_result_words(last)}")
+    summary = msg("tried to recover from {condition}: {label} ({dice}D) {faces} {result}",
+                  condition=condition_word(test.condition), label=plan.label, dice=plan.pool.dice,
+                  faces=faces_text(list(faces)), result=result_words(last))
     return Resolution(
         request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
         outcome={"faces": list(faces), "successes": last["successes"], "ob": test.ob, "passed": last["passed"],
                  "condition": test.condition, "breakdown": last["breakdown"], "checks_spent": plan.checks_spent,
                  "effects": notes},
-        summary=summary + "".join(f"; {note}" for note in notes))
+        summary=join([summary, *notes], "; "))
 
 
 def _percent(chance: float) -> str:
-    return f"{chance * 100:.1f}%"
+    return percent(chance)
 
 
 def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mapping[str, Any], **kw: Any) -> Plan:
@@ -145,8 +148,9 @@ def pass_odds(plan: Plan, ob: int) -> Odds:
     plain = float(rabbits.exact_pass_chance(plan.pool.dice, ob))
     fate = float(rabbits.exact_pass_chance(plan.pool.dice, ob, with_fate=True))
     lines = "; ".join(f"{line} {dice:+d}" if i else f"{line} {dice}" for i, (line, dice) in enumerate(plan.pool.breakdown))
-    return Odds(chance=plain, text=f"{plan.pool.dice}D vs Ob {ob}: {_percent(plain)} to pass, {_percent(fate)} with Fate",
-                details={"label": "Pool and chance:", "pool": plan.pool.dice, "breakdown": lines,
+    return Odds(chance=plain, text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
+                    dice=plan.pool.dice, ob=ob, plain=_percent(plain), fate=_percent(fate)),
+                details={"label": _("Pool and chance:"), "pool": plan.pool.dice, "breakdown": lines,
                          "with_fate": fate, "checks": plan.checks_spent, "persona": plan.pool.persona_spent})
 
 

@@ -12,10 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _
+from app.i18n import Text, _, msg, render, rule_message
 from app.rules import rabbits
 from app.systems.base import ActionError
-from app.systems.rabbits.sheet import RabbitSheet, find_trait, find_wise, free_trait_uses, settings_of, skill_name
+from app.systems.rabbits.sheet import (
+    RabbitSheet,
+    ability_word,
+    find_trait,
+    find_wise,
+    free_trait_uses,
+    settings_of,
+    skill_name,
+)
 
 TRAIT_CHOICES = ("helps", "against_you", "aids_opponent")
 
@@ -40,7 +48,7 @@ class Plan:
     """A checked pool and everything the roll must record or spend."""
 
     pool: rabbits.Pool
-    label: str  # what is tested, in words
+    label: str | Text  # what is tested: a skill's name, or msg(...) (read in the reader's language)
     rolled: str  # "skill" or an ability key
     tally: tuple[str, str]  # ("skill", name), ("ability", key) or ("learning", name)
     nature_used: bool
@@ -63,20 +71,20 @@ def tested(sheet: RabbitSheet, raw: str) -> tuple[str, str]:
     return "skill", name
 
 
-def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tuple[str, int, str, tuple[str, str], bool]:
+def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tuple[str, int, Any, tuple[str, str], bool]:
     """(rolled, rating, label, tally, beginner's luck)."""
     nature = sheet.abilities["nature"].rating
     if choices.nature_instead:
-        shown = name if kind == "skill" else name.title()
-        return "nature", nature, f"Nature (instead of {shown})", ("ability", "nature"), False
+        shown = name if kind == "skill" else ability_word(name)
+        return "nature", nature, msg("Nature (instead of {what})", what=shown), ("ability", "nature"), False
     if kind == "ability":
-        return name, sheet.abilities[name].rating, name.title(), ("ability", name), False
+        return name, sheet.abilities[name].rating, ability_word(name), ("ability", name), False
     if name in sheet.skills:
         return "skill", sheet.skills[name].rating, name, ("skill", name), False
     ability = choices.beginners_luck.strip().lower() or "will"
     if ability not in rabbits.BEGINNERS_LUCK_ABILITIES:
         raise ActionError(_("Beginner's luck rolls Will or Health."), field="beginners_luck")
-    label = f"{ability.title()} for {name} (beginner's luck)"
+    label = msg("{ability} for {skill} (beginner's luck)", ability=ability_word(ability), skill=name)
     return ability, sheet.abilities[ability].rating, label, ("learning", name), True
 
 
@@ -117,12 +125,12 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     trait, use, free = _trait(sheet, choices, versus, turn, session)
     try:
         pool = rabbits.pool_for(
-            rolled, rating, label=label, beginners_luck=luck, helpers=[list(c) for c in helper_conditions],
+            rolled, rating, label=render(label, "en"), beginners_luck=luck, helpers=[list(c) for c in helper_conditions],
             wise=wise is not None, trait=use, opponent_trait=opponent_trait, versus=versus,
             persona=choices.persona, tap_nature=choices.tap_nature, nature=sheet.abilities["nature"].rating,
             conditions=sheet.conditions)
     except rabbits.RabbitRuleError as exc:
-        raise ActionError(exc.message, field=_FIELDS.get(exc.field, exc.field)) from exc
+        raise ActionError(rule_message(exc), field=_FIELDS.get(exc.field, exc.field)) from exc
     if pool.persona_spent > sheet.persona:
         raise ActionError(_("That takes {persona_spent} Persona; this rabbit has {persona}.")
                           .format(persona_spent=pool.persona_spent, persona=sheet.persona), field="persona")

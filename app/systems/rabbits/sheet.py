@@ -7,9 +7,22 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from app.i18n import _
+from app.i18n import N_, Text, _, msg, rule_message
 from app.rules import rabbits
 from app.systems.base import ActionError
+
+# Abilities and conditions as a log line names them (translated when read).
+ABILITY_WORDS: dict[str, str] = {"nature": N_("Nature"), "will": N_("Will"), "health": N_("Health"),
+                                 "resources": N_("Resources"), "circles": N_("Circles")}
+
+
+def ability_word(key: str) -> Text:
+    return msg(ABILITY_WORDS.get(key, key.title()))
+
+
+def condition_word(key: str) -> Text:
+    rule = rabbits.CONDITIONS.get(key)
+    return msg(rule.name if rule else key.title())
 
 # Parent game: Will and Health (and Resources, Circles) stop at 10; Nature at 7 (NATURE_MAX), skills at 6.
 ABILITY_MAX = 10
@@ -98,7 +111,7 @@ class RabbitSheet(BaseModel):
         try:
             keys = rabbits.check_conditions(value)
         except rabbits.RabbitRuleError as exc:
-            raise ValueError(exc.message) from exc
+            raise ValueError(rule_message(exc)) from exc
         return [key for key in rabbits.CONDITIONS if key in keys]
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import _
+from app.i18n import Text, _, join, msg, percent, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -53,13 +53,13 @@ def _opponent_plan(other: RabbitSheet, skill: str, name: str, aided: bool) -> Pl
                          actor_is_narrator=True, versus=True, opponent_trait=aided)
     except ActionError as exc:
         raise ActionError(_("{name}: {message}")
-                          .format(name=name, message=exc.message), field="opponent_skill") from exc
+                          .format(name=name, message=rule_message(exc)), field="opponent_skill") from exc
 
 
-def _words(last: dict[str, Any]) -> str:
+def _words(last: dict[str, Any]) -> Text:
     if last["passed"] is None:
-        return "a tie"
-    return "won" if last["passed"] else "lost"
+        return msg("a tie")
+    return msg("won") if last["passed"] else msg("lost")
 
 
 def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice, ctx: Context) -> Resolution:
@@ -74,12 +74,14 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     if params.opponent_id is not None:
         other = load(ctx.others[params.opponent_id])
         start_rewards(other, {})
-        name = ctx.other_names[params.opponent_id]
-        other_plan = _opponent_plan(other, params.opponent_skill or params.skill, name, aided)
-        their_dice, their_label = other_plan.pool.dice, other_plan.label
+        name: str | Text = ctx.other_names[params.opponent_id]
+        other_plan = _opponent_plan(other, params.opponent_skill or params.skill, ctx.other_names[params.opponent_id],
+                                    aided)
+        their_dice = other_plan.pool.dice
+        their_label: str | Text = other_plan.label
         tiebreak_pool = None
     else:
-        name = params.opponent_label.strip() or "the opposition"
+        name = params.opponent_label.strip() or msg("the opposition")
         their_dice = (params.opponent_pool or 0) + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice if aided else 0)
         their_label = f"{their_dice}D"
         tiebreak_pool = params.opponent_tiebreak_pool
@@ -99,30 +101,34 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
             "character_id": ctx.character_id, "name": ctx.character_name, "label": plan.label, "faces": list(ours),
             "dice": plan.pool.dice, "tiebreak_pool": None})
         judge(mirror)
-        notes += [f"{name}: {note}" for note in outcome.apply(other, mirror)]
+        notes += [msg("{name}: {note}", name=name, note=note) for note in outcome.apply(other, mirror)]
         other.last_test = mirror
         others[params.opponent_id] = dump(other)
-    summary = (f"versus {name}: {plan.label} ({plan.pool.dice}D) {faces_text(list(ours))} {last['successes']}"
-               f" against {their_label} {faces_text(list(theirs))} {last['opponent']['successes']}: {_words(last)}")
+    summary = msg("versus {name}: {label} ({dice}D) {faces} {successes} against {their_label} {their_faces} "
+                  "{their_successes}: {result}", name=name, label=plan.label, dice=plan.pool.dice,
+                  faces=faces_text(list(ours)), successes=last["successes"], their_label=their_label,
+                  their_faces=faces_text(list(theirs)), their_successes=last["opponent"]["successes"],
+                  result=_words(last))
     return Resolution(
         request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet), others=others,
         outcome={"faces": list(ours), "successes": last["successes"], "opponent_faces": list(theirs),
                  "opponent_successes": last["opponent"]["successes"], "passed": last["passed"], "tie": last["tie"],
                  "margin": last["margin"], "breakdown": last["breakdown"], "checks_spent": plan.checks_spent,
                  "checks_earned": plan.pool.checks_earned, "effects": notes},
-        summary=summary + "".join(f"; {note}" for note in notes))
+        summary=join([summary, *notes], "; "))
 
 
 def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) -> Odds:
     """Exact chances of winning, tying and losing against a known pool (without Fate)."""
     plan = _odds_plan(sheet_data, params, ctx.campaign_settings, versus=True)
     if params.opponent_pool is None:
-        return Odds(text=f"{plan.pool.dice}D against the other rabbit's pool",
-                    details={"label": "Pool:", "breakdown": _lines(plan)})
+        return Odds(text=_("{dice}D against the other rabbit's pool").format(dice=plan.pool.dice),
+                    details={"label": _("Pool:"), "breakdown": _lines(plan)})
     theirs = params.opponent_pool + (2 if plan.trait_use == "aids_opponent" else 0)
     win, tie = _versus_chances(plan.pool.dice, theirs)
-    text = f"{plan.pool.dice}D vs {theirs}D: win {win * 100:.1f}%, tie {tie * 100:.1f}%"
-    return Odds(chance=win, text=text, details={"label": "Pool and chance:", "breakdown": _lines(plan), "tie": tie})
+    text = _("{dice}D vs {theirs}D: win {win}, tie {tie}").format(dice=plan.pool.dice, theirs=theirs,
+                                                                   win=percent(win), tie=percent(tie))
+    return Odds(chance=win, text=text, details={"label": _("Pool and chance:"), "breakdown": _lines(plan), "tie": tie})
 
 
 def _lines(plan: Plan) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
+from utils.said import said
 
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
@@ -25,30 +26,30 @@ def _fame(play: Play, fame: int) -> None:
 
 def test_each_steps_successes_are_the_next_steps_modifier_and_the_last_step_ends_it(play: Play) -> None:
     _, body = play.act(PIA, "start_complex", {"title": "The debate", "steps": 3})
-    assert "starts a complex action: The debate (3 steps)" in body["summary"]
+    assert "starts a complex action: The debate (3 steps)" in said(body)
     assert play.sheet()["complex"]["done"] == 0
     _, first = play.act(PIA, "trait_roll", CLIMB, [73])  # row 14, Good vs Poor: 3 successes
-    assert first["outcome"]["successes"] == 3 and "step 1/3" in first["summary"]
+    assert first["outcome"]["successes"] == 3 and "step 1/3" in said(first)
     running = play.sheet()["complex"]
     assert running["modifier"] == 3 and running["done"] == 1 and not running["over"]
     _, second = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "GT"}, [10])
     assert second["outcome"]["row"] == 9 + 3  # the +3 is taken automatically
-    assert "+3 from the last step" in second["summary"] and "step 2/3" in second["summary"]
+    assert "+3 from the last step" in said(second) and "step 2/3" in said(second)
     failures = second["outcome"]["successes"]
     assert failures < 0 and play.sheet()["complex"]["modifier"] == failures  # replaced, not added
     _, last = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [50])
     assert last["outcome"]["row"] == 9 + failures
     done = play.sheet()["complex"]
     assert done["over"] and done["done"] == 3 and done["outcome"] == last["outcome"]["successes"]
-    assert "the action ends with" in last["summary"]
+    assert "the action ends with" in said(last)
     _, after = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [50])
-    assert after["outcome"]["row"] == 9 and "complex" not in after["summary"]
+    assert after["outcome"]["row"] == 9 and "complex" not in said(after)
 
 
 def test_catastrophic_ends_the_whole_complex_action_in_disaster(play: Play) -> None:
     play.act(NARRATOR, "start_complex", {"title": "Land the plane", "steps": 3}, character=play.hero)
     _, body = play.act(PIA, "trait_roll", CLIMB, [1])  # 01 is always Catastrophic
-    assert body["outcome"]["result"] == "CT" and "ends in disaster" in body["summary"]
+    assert body["outcome"]["result"] == "CT" and "ends in disaster" in said(body)
     assert play.sheet()["complex"]["over"] and play.sheet()["complex"]["outcome"] == "disaster"
     _, next_roll = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [50])
     assert next_roll["outcome"]["row"] == 9
@@ -65,13 +66,13 @@ def test_a_roll_outside_the_complex_action_and_the_limits(play: Play) -> None:
     with pytest.raises(BadRequest, match="cannot also be a sustained roll"):
         play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR", "goal": 10}, [50])
     _, aside = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR", "outside_complex": True}, [50])
-    assert "complex" not in aside["summary"] and play.sheet()["complex"]["done"] == 0
+    assert "complex" not in said(aside) and play.sheet()["complex"]["done"] == 0
     with pytest.raises(Forbidden):
         play.act(OTTO, "start_complex", {"title": "Not his", "steps": 2})
     with pytest.raises(BadRequest):
         play.act(PIA, "start_complex", {"title": "Too long", "steps": 40})
     _, gave_up = play.act(PIA, "end_complex", {})
-    assert "abandons the complex action Shadow the courier after 0 of 2 steps" in gave_up["summary"]
+    assert "abandons the complex action Shadow the courier after 0 of 2 steps" in said(gave_up)
     with pytest.raises(BadRequest, match="No complex action"):
         play.act(PIA, "end_complex", {})
     with pytest.raises(BadRequest, match="Only an adventurer"):
@@ -86,7 +87,7 @@ def test_fame_after_a_step_changes_what_it_carries_and_the_odds_show_it(play: Pl
     columns = rules.count(rules.Level.GD, rules.Level[body["outcome"]["result"]])  # failures: as many columns below
     _, fixed = play.act(PIA, "fame_after", {"entry_seq": seq, "columns": -columns})
     assert fixed["outcome"]["successes"] == 1  # raised up to the difficulty
-    assert play.sheet()["complex"]["modifier"] == 1 and "+1 on the next step of The debate" in fixed["summary"]
+    assert play.sheet()["complex"]["modifier"] == 1 and "+1 on the next step of The debate" in said(fixed)
     params = rolling.TraitRollParams(attribute="STR", difficulty="PR")
     odds = rolling.trait_roll_odds(play.sheet(), params, Context())
     assert odds.details["row"] == 10 and "+1 from the last step of The debate" in odds.text
@@ -99,7 +100,7 @@ def test_fame_after_does_not_undo_a_disaster(play: Play) -> None:
     play.act(PIA, "start_complex", {"title": "Defuse it", "steps": 2})
     seq, _ = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [1])
     _, body = play.act(PIA, "fame_after", {"entry_seq": seq})
-    assert "the disaster of Defuse it stands" in body["summary"]
+    assert "the disaster of Defuse it stands" in said(body)
     assert play.sheet()["complex"]["outcome"] == "disaster"
 
 
@@ -126,11 +127,11 @@ def test_sustained_damage_rises_a_level_each_round_and_stops_after_its_rounds(pl
     # The text's example: 2 failures on the Defense roll, so 2 rounds: Inferior, then Poor.
     _, first = play.act(NARRATOR, "sustained_damage", {"source": "Flames", "rounds": 2})
     assert first["outcome"]["damage"] == "IN" and first["outcome"]["marked"] == []  # below every box
-    assert "Flames, round 1 of 2" in first["summary"]
+    assert "Flames, round 1 of 2" in said(first)
     assert play.sheet()["burning"] == {"source": "Flames", "round": 1, "rounds": 2}
     _, second = play.act(NARRATOR, "sustained_damage", {})
     assert second["outcome"]["damage"] == "PR" and second["outcome"]["marked"] == [1]
-    assert "round 2 of 2" in second["summary"] and "dies out" in second["summary"]
+    assert "round 2 of 2" in said(second) and "dies out" in said(second)
     assert play.sheet()["burning"] is None and play.sheet()["checked"] == [False, True, False, False]
 
 
@@ -142,7 +143,7 @@ def test_open_ended_sustained_damage_until_put_out(play: Play) -> None:
     with pytest.raises(BadRequest, match="cannot last only 2 rounds"):
         play.act(NARRATOR, "sustained_damage", {"rounds": 2})
     _, out = play.act(NARRATOR, "end_sustained_damage", {})
-    assert "the acid is put out after 3 rounds" in out["summary"] and play.sheet()["burning"] is None
+    assert "the acid is put out after 3 rounds" in said(out) and play.sheet()["burning"] is None
     with pytest.raises(BadRequest, match="No sustained damage"):
         play.act(NARRATOR, "end_sustained_damage", {})
     _, foe = play.act(NARRATOR, "sustained_damage", {"rounds": 1}, character=play.foe)
@@ -192,7 +193,7 @@ def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:
                                            "foe_levels": [f"{play.foe}:STR=EX"]}, [50])
     assert body["outcome"]["difficulty"] is None and body["outcome"]["concealed"]  # the level stays the narrator's
     assert play.sheet()["last_roll"]["difficulty"] == "PR"  # the foe's real Strength, kept on the server
-    assert "vs Poor" not in body["summary"] and "successes" not in body["summary"]
+    assert "vs Poor" not in said(body) and "successes" not in said(body)
     assert "foe_level" not in body["request"] and "foe_levels" not in body["request"]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from utils.art import NARRATOR, OTTO, PIA, Play
+from utils.said import said
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -30,7 +31,7 @@ def test_the_worked_example_73_on_row_14_is_good(play: Play) -> None:
     assert body["outcome"]["row"] == 14 and body["outcome"]["roll"] == 73
     assert body["outcome"]["result"] == "GD" and body["outcome"]["successes"] == 3
     assert body["dice"] == [{"sides": 100, "face": 73}]
-    assert "row 14" in body["summary"] and "Good" in body["summary"]
+    assert "row 14" in said(body) and "Good" in said(body)
     assert play.sheet()["last_roll"]["seq"] == seq
 
 
@@ -44,7 +45,7 @@ def test_fame_after_raises_a_failed_roll_up_to_the_difficulty(play: Play) -> Non
     columns = art.Level.GD - art.Level[rolled]
     assert columns == 2, rolled
     follow, after = play.act(PIA, "fame_after", {"entry_seq": seq})
-    assert after["summary"].startswith(f"improves #{seq} to Good with 4 Fame")
+    assert said(after).startswith(f"improves #{seq} to Good with 4 Fame")
     sheet = play.sheet()
     assert sheet["fame_spent"] == 4 and sheet["last_roll"]["result"] == "GD"
     # Nothing more to raise; and a stale or made-up entry is refused.
@@ -97,7 +98,7 @@ def test_doubles_open_the_inspiration_choice(play: Play) -> None:
     with pytest.raises(BadRequest, match="two skills"):
         play.act(PIA, "inspire", {"entry_seq": seq, "choice": "new_skill", "skill": "Climb rope"})
     _, body = play.act(PIA, "inspire", {"entry_seq": seq, "choice": "skill", "skill": "Rock climbing"})
-    assert "Rock climbing (1/4)" in body["summary"]
+    assert "Rock climbing (1/4)" in said(body)
     with pytest.raises(BadRequest, match="already taken"):
         play.act(PIA, "inspire", {"entry_seq": seq, "choice": "skill", "skill": "Rock climbing"})
 
@@ -116,7 +117,7 @@ def test_defense_failures_mark_the_health_track(play: Play) -> None:
     assert body["outcome"]["result"] == "CT" and body["outcome"]["successes"] == -4
     assert body["outcome"]["damage"]["damage"] == "GD"
     assert play.sheet()["checked"] == [False, False, False, True]
-    assert "staggered" in body["summary"]
+    assert "staggered" in said(body)
 
 
 def test_a_foe_attack_uses_its_level_and_damage_rating(play: Play) -> None:
@@ -136,7 +137,7 @@ def test_fame_after_a_defense_roll_takes_the_damage_back(play: Play) -> None:
     seq, body = play.act(PIA, "defend", {"attack": "PR"}, [2])
     assert any(play.sheet()["checked"])
     _, after = play.act(PIA, "fame_after", {"entry_seq": seq})
-    assert "avoids all damage" in after["summary"]
+    assert "avoids all damage" in said(after)
     assert not any(play.sheet()["checked"])
 
 
@@ -147,7 +148,7 @@ def test_defeat_costs_a_fame_and_knocks_out_until_healed(play: Play) -> None:
     _, body = play.act(PIA, "defend", {"attack": "AW", "damage_rating": 3}, [2])  # 9 failures + 3: Extreme
     sheet = play.sheet()
     assert all(sheet["checked"]) and sheet["unconscious"] and sheet["fame"] == 2
-    assert "defeated" in body["summary"]
+    assert "defeated" in said(body)
     with pytest.raises(BadRequest, match="unconscious"):
         play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [50])
     # A friend gives first aid: 2 Fame for a Poor box, paid by the friend.
@@ -155,7 +156,7 @@ def test_defeat_costs_a_fame_and_knocks_out_until_healed(play: Play) -> None:
         db.get(Character, play.friend).sheet = {**play.sheet(play.friend), "fame": 3}
         db.commit()
     _, body = play.act(OTTO, "first_aid", {"box": 0, "patient_id": play.hero}, character=play.friend)
-    assert "2 Fame" in body["summary"]
+    assert "2 Fame" in said(body)
     assert play.sheet(play.friend)["fame_spent"] == 2
     sheet = play.sheet()
     assert sheet["checked"][0] is False and not sheet["unconscious"]
@@ -194,7 +195,7 @@ def test_attacking_a_foe_marks_its_track_and_fame_after_can_make_it_hit(play: Pl
     _, body = play.act(PIA, "attack", {"weapon": 0, "opponent_id": play.foe}, [99])
     assert body["outcome"]["foe_damage"]["damage"] == "GD"
     assert play.sheet(play.foe)["checked"] == [False, False, True, False]
-    assert "Goblin takes Good damage" in body["summary"]
+    assert "Goblin takes Good damage" in said(body)
     # A miss (Poor vs Passable) raised with Fame becomes a hit: Passable damage.
     with play.factory() as db:
         db.get(Character, play.hero).sheet = {**play.sheet(), "fame": 4}
@@ -204,7 +205,7 @@ def test_attacking_a_foe_marks_its_track_and_fame_after_can_make_it_hit(play: Pl
     with pytest.raises(BadRequest, match="Name the foe"):
         play.act(PIA, "fame_after", {"entry_seq": seq})
     _, after = play.act(PIA, "fame_after", {"entry_seq": seq, "opponent_id": play.foe})
-    assert "Goblin takes Passable damage" in after["summary"]
+    assert "Goblin takes Passable damage" in said(after)
     assert play.sheet(play.foe)["checked"] == [False, True, True, False]
 
 
@@ -217,7 +218,7 @@ def test_opposed_by_another_adventurer_uses_their_result(play: Play) -> None:
     seq, first = play.act(OTTO, "trait_roll", {"attribute": "STR", "difficulty": "CT"}, [50], character=play.friend)
     _, body = play.act(PIA, "trait_roll", {"attribute": "STR", "opponent_id": play.friend}, [50])
     assert body["outcome"]["difficulty"] == first["outcome"]["result"]
-    assert f"#{seq}" in body["summary"]
+    assert f"#{seq}" in said(body)
 
 
 def test_an_assist_adds_the_helpers_successes_once(play: Play) -> None:
@@ -243,7 +244,7 @@ def test_the_narrator_ends_the_session(play: Play) -> None:
         db.get(Character, play.hero).sheet = sheet
         db.commit()
     _, body = play.act(NARRATOR, "end_session", {"participants": [play.hero, play.friend]}, character=None)
-    assert "Maren +1 xp (Rock climbing +2)" in body["summary"]
+    assert "Maren +1 xp (Rock climbing +2)" in said(body)
     sheet = play.sheet()
     assert sheet["xp"] == 1 and sheet["skills"][1] == {"name": "Rock climbing", "rating": 2, "inspiration": 0}
     assert sheet["between_adventures"] is False
@@ -262,7 +263,7 @@ def test_perks_health_and_attributes_are_paid_for(play: Play) -> None:
     assert err.value.field == "perk"
     play.act(PIA, "buy_perk", {"perk": "Flurry"})  # 2 xp
     _, body = play.act(PIA, "buy_health", {})  # rank 10 -> 11 costs 5
-    assert "PR/PS/PS/GD for 5 xp" in body["summary"]
+    assert "PR/PS/PS/GD for 5 xp" in said(body)
     with pytest.raises(BadRequest, match="costs 7 xp; you have 1"):
         play.act(PIA, "buy_health", {})
     play.act(PIA, "raise_attribute", {"attribute": "STR"})

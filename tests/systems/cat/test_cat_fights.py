@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from utils.cat import CatTable
+from utils.said import said
 
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden
@@ -26,7 +27,7 @@ def test_cats_fight_one_exchange_and_both_take_the_others_evens_in_scars(t: CatT
     smoke, tom = t.cat(), t.cat("otto", "Tom")
     done = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="fangs")
     eid = done.encounter_id
-    assert "challenges Tom" in done.entry.body["summary"]
+    assert "challenges Tom" in said(done.entry.body)
     with pytest.raises(Forbidden):  # Pia cannot answer for Otto's cat
         t.act("pia", "answer", tom, [2] * 8, encounter_id=eid, version=1, opponent_id=smoke, weapon="claws")
     with pytest.raises(BadRequest):  # the challenger does not answer his own challenge
@@ -35,7 +36,7 @@ def test_cats_fight_one_exchange_and_both_take_the_others_evens_in_scars(t: CatT
     entry = t.act("otto", "answer", tom, [2, 4, 1, 3, 2, 5, 5, 1], encounter_id=eid, version=1, opponent_id=smoke,
                   weapon="claws").entry
     assert [d["face"] for d in entry.body["dice"]] == [2, 4, 1, 3, 2, 5, 5, 1]
-    assert "Smoke wins" in entry.body["summary"]
+    assert "Smoke wins" in said(entry.body)
     assert t.sheet(smoke)["pending"][0]["scars"] == 1 and t.sheet(tom)["pending"][0]["scars"] == 2
     enc = _encounter(t, eid)
     assert enc.status == "over" and enc.state["winner"] == "Smoke"
@@ -51,13 +52,13 @@ def test_a_tie_has_no_winner_and_a_dodge_loses_without_scars(t: CatTable) -> Non
     eid = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="claws").encounter_id
     entry = t.act("otto", "answer", tom, [2, 1, 1, 1, 4, 1, 1, 1], encounter_id=eid, version=1, opponent_id=smoke,
                   weapon="fangs").entry
-    assert "nobody dominates" in entry.body["summary"]
+    assert "nobody dominates" in said(entry.body)
     t.act("pia", "place_scars", smoke, claws=1, reason="scratched")
     t.act("otto", "place_scars", tom, fangs=1, reason="scratched")
     eid = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="claws").encounter_id
     entry = t.act("otto", "answer", tom, [2, 2, 2, 2, 2, 2, 2, 2], encounter_id=eid, version=1, opponent_id=smoke,
                   weapon="legs").entry
-    assert "Smoke wins" in entry.body["summary"] and "takes 0 scar(s), Tom takes 0" in entry.body["summary"]
+    assert "Smoke wins" in said(entry.body) and "takes 0 scar(s), Tom takes 0" in said(entry.body)
     assert t.sheet(smoke)["pending"] == [] and t.sheet(tom)["pending"] == []
 
 
@@ -81,7 +82,7 @@ def test_rounds_against_a_foe_scar_both_sides_and_wait_for_the_scars(t: CatTable
     # Smoke's Claws (4 dice): 3 evens; the dog's Fangs (5 dice): 2 evens.
     entry = t.act("pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog,
                   weapon="claws").entry
-    assert "Smoke takes 2 scar(s), Ship dog takes 3" in entry.body["summary"]
+    assert "Smoke takes 2 scar(s), Ship dog takes 3" in said(entry.body)
     assert t.sheet(smoke)["pending"][0]["scars"] == 2 and t.sheet(dog)["pending"][0]["scars"] == 3
     with pytest.raises(BadRequest):  # scars are placed at the end of each round
         t.act("pia", "foe_round", smoke, [2] * 9, encounter_id=eid, version=2, foe_id=dog, weapon="claws")
@@ -98,7 +99,7 @@ def test_rounds_against_a_foe_scar_both_sides_and_wait_for_the_scars(t: CatTable
     with pytest.raises(BadRequest):
         t.act("pia", "end_fight", smoke, encounter_id=eid, version=3, how="cat_wins")
     entry = t.act("pia", "end_fight", smoke, encounter_id=eid, version=3, how="cat_flees").entry
-    assert "Smoke flees" in entry.body["summary"] and _encounter(t, eid).status == "over"
+    assert "Smoke flees" in said(entry.body) and _encounter(t, eid).status == "over"
 
 
 def test_foes_come_from_editable_example_templates(t: CatTable) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from utils.cat import CatTable
+from utils.said import said
 
 from app.errors import BadRequest, Forbidden
 from app.rolls.models import LogEntry
@@ -30,14 +31,14 @@ def test_extra_evens_become_banked_style(t: CatTable) -> None:
     assert [d["face"] for d in entry.body["dice"]] == [2, 4, 6, 1]
     sheet = t.sheet(cat)
     assert sheet["style"] == 1 and sheet["fresh_style"] == 1
-    assert "success, +1 Style" in entry.body["summary"]
+    assert "success, +1 Style" in said(entry.body)
 
 
 def test_style_spent_at_once_edits_the_scene_with_a_note_in_the_log(t: CatTable) -> None:
     cat = t.cat()
     t.act("pia", "test_fate", cat, [2, 4, 6, 2], trait="legs", difficulty="easy")  # 3 Style
     entry = t.act("pia", "edit_scene", cat, points=2, edit="a crate stands under the window").entry
-    assert "edit the scene: a crate stands under the window" in entry.body["summary"]
+    assert "edit the scene: a crate stands under the window" in said(entry.body)
     sheet = t.sheet(cat)
     assert sheet["style"] == 1 and sheet["fresh_style"] == 1
     with pytest.raises(BadRequest) as exc:
@@ -61,7 +62,7 @@ def test_banked_style_counts_as_automatic_evens_and_unneeded_points_return(t: Ca
 def test_a_failed_dangerous_risk_scars_by_the_lowest_odd_and_ranks_drop_at_three(t: CatTable) -> None:
     cat = t.cat()
     entry = t.act("pia", "test_fate", cat, [2, 3, 5, 3], trait="legs", difficulty="hard", dangerous=True).entry
-    assert entry.body["outcome"]["scars"] == 3 and "3 scar(s) to place" in entry.body["summary"]
+    assert entry.body["outcome"]["scars"] == 3 and "3 scar(s) to place" in said(entry.body)
     assert t.sheet(cat)["pending"][0]["scars"] == 3
     # No Risk until the scars are placed.
     with pytest.raises(BadRequest) as exc:
@@ -74,7 +75,7 @@ def test_a_failed_dangerous_risk_scars_by_the_lowest_odd_and_ranks_drop_at_three
         t.act("pia", "place_scars", cat, legs=3)
     assert exc.value.field == "reason"
     placed = t.act("pia", "place_scars", cat, legs=3, reason="landed badly on the gutter").entry
-    assert "Legs 4→3 dice" in placed.body["summary"]
+    assert "Legs 4→3 dice" in said(placed.body)
     sheet = t.sheet(cat)
     assert sheet["scars"]["legs"] == 3 and sheet["pending"] == []
     out = t.act("pia", "test_fate", cat, [1, 1, 1], trait="legs", difficulty="easy").entry.body["outcome"]
@@ -87,7 +88,7 @@ def test_a_failed_risk_that_is_not_dangerous_or_has_no_odd_die_leaves_no_scars(t
     t.set_sheet(cat, scars={"claws": 0, "coat": 3, "face": 0, "fangs": 0, "legs": 0, "tail": 0})  # Coat: Hurt, 2 dice
     entry = t.act("pia", "test_fate", cat, [2, 4], trait="coat", difficulty="hard", dangerous=True).entry
     assert not entry.body["outcome"]["success"] and entry.body["outcome"]["scars"] == 0
-    assert "no odd die: no scars" in entry.body["summary"] and t.sheet(cat)["pending"] == []
+    assert "no odd die: no scars" in said(entry.body) and t.sheet(cat)["pending"] == []
 
 
 def test_a_life_wins_any_risk_without_rolling(t: CatTable) -> None:
@@ -105,7 +106,7 @@ def test_a_life_dodges_the_scars_of_one_round(t: CatTable) -> None:
     cat = t.cat()
     t.act("pia", "test_fate", cat, [2, 5, 5, 5], trait="legs", difficulty="hard", dangerous=True)
     entry = t.act("pia", "dodge_with_life", cat).entry
-    assert "dodge 5 scar(s)" in entry.body["summary"]
+    assert "dodge 5 scar(s)" in said(entry.body)
     sheet = t.sheet(cat)
     assert sheet["lives"] == 8 and sheet["pending"] == [] and sum(sheet["scars"].values()) == 0
 
@@ -157,7 +158,7 @@ def test_the_narrator_moves_a_scar_without_a_good_reason(t: CatTable) -> None:
     with pytest.raises(Forbidden):
         t.act("pia", "move_scar", cat, from_trait="coat", to_trait="legs", reason="x")
     entry = t.act("nora", "move_scar", cat, from_trait="coat", to_trait="legs", reason="you failed a jump").entry
-    assert "from Coat to Legs" in entry.body["summary"] and "Coat 2→3 dice" in entry.body["summary"]
+    assert "from Coat to Legs" in said(entry.body) and "Coat 2→3 dice" in said(entry.body)
     assert t.sheet(cat)["scars"]["legs"] == 1
 
 
@@ -183,7 +184,7 @@ def test_the_last_life_spent_kills_the_cat(t: CatTable) -> None:
     cat = t.cat()
     t.set_sheet(cat, lives=1)
     entry = t.act("pia", "test_fate", cat, [], trait="legs", difficulty="hard", spend_life=True).entry
-    assert "he dies" in entry.body["summary"]
+    assert "he dies" in said(entry.body)
     with pytest.raises(BadRequest):
         t.act("pia", "test_fate", cat, [], trait="legs", difficulty="easy", spend_life=True)
 
@@ -198,7 +199,7 @@ def test_weeks_of_game_time_heal_one_scar_per_week_for_every_cat(t: CatTable) ->
     entry = t.act("nora", "advance_time", None, weeks=2, cat_ids=[smoke, tom]).entry
     assert t.sheet(smoke)["scars"]["claws"] == 0 and t.sheet(smoke)["scars"]["legs"] == 2  # chosen first, then most
     assert t.sheet(tom)["scars"]["claws"] == 0 and t.sheet(tom)["scars"]["fangs"] == 1
-    assert "week 2" in entry.body["summary"] and "Smoke heals 1 Claws, 1 Legs" in entry.body["summary"]
+    assert "week 2" in said(entry.body) and "Smoke heals 1 Claws, 1 Legs" in said(entry.body)
     t.act("nora", "advance_time", None, weeks=1, cat_ids=[smoke])
     with t.factory() as db:
         from app.campaigns.models import Campaign
@@ -211,7 +212,7 @@ def test_a_docked_reputation_point_can_be_restored_in_the_same_session_only(t: C
     with pytest.raises(Forbidden):
         t.act("pia", "dock_reputation", cat, reputation="Never lost", reason="got lost")
     entry = t.act("nora", "dock_reputation", cat, reputation="Never lost", reason="got lost in the cellar").entry
-    assert "docks a point" in entry.body["summary"] and "got lost in the cellar" in entry.body["summary"]
+    assert "docks a point" in said(entry.body) and "got lost in the cellar" in said(entry.body)
     assert {r["name"]: r["rank"] for r in t.sheet(cat)["reputations"]}["Never lost"] == 1
     t.act("nora", "restore_reputation", cat, reputation="Never lost", reason="found the way out")
     assert {r["name"]: r["rank"] for r in t.sheet(cat)["reputations"]}["Never lost"] == 2
@@ -238,7 +239,7 @@ def test_a_cat_spends_a_reputation_to_give_another_a_new_one_at_half_rank(t: Cat
         t.act("pia", "gift_reputation", smoke, recipient_id=tom, reputation="Best mouser", new_reputation="Brave")
     entry = t.act("nora", "gift_reputation", smoke, recipient_id=tom, reputation="Best mouser",
                   new_reputation="Rat-catcher").entry
-    assert "(3) to give Tom the Reputation “Rat-catcher” (1)" in entry.body["summary"]
+    assert "(3) to give Tom the Reputation “Rat-catcher” (1)" in said(entry.body)
     assert "Best mouser" not in {r["name"] for r in t.sheet(smoke)["reputations"]}
     assert {r["name"]: r["rank"] for r in t.sheet(tom)["reputations"]}["Rat-catcher"] == 1
 

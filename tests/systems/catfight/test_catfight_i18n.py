@@ -44,15 +44,15 @@ def test_every_cat_fight_string_has_its_german() -> None:
     assert missing == []
 
 
-def test_log_lines_come_in_both_languages() -> None:
-    from app.i18n import translations
+def test_a_log_line_is_stored_once_and_read_in_each_language() -> None:
+    from app.i18n import render
 
     event = {"kind": "defend", "result": "lucky_fate", "attacker": "a", "defender": "b", "attack_total": 18,
              "rolls": [{"cat": "b", "stat": "defend", "base": 12, "faces": [6, 6], "value": 6, "critical": "lucky_fate",
                         "total": 18, "attempt": 1}], "damage": [], "next": "b"}
     names = {"a": "Tecka", "b": "Mimi"}
-    assert describe([event], names, translations("en").gettext) == (
+    assert render(describe([event], names), "en") == (
         "Mimi DEFEND 12 +6 (die 6·6) = 18: LUCKY FATE, parried so well that Mimi attacks now.")
-    assert describe([event], names, translations("de").gettext) == (
+    assert render(describe([event], names), "de") == (
         "Mimi DEFEND 12 +6 (Würfel 6·6) = 18: GLÜCKLICHE FÜGUNG, so gekonnt pariert, dass Mimi jetzt dran ist "
         "mit attackieren.")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy.orm import Session
+from utils.said import said
 from utils.tables import seat_table
 
 from app.accounts.models import User
@@ -158,7 +159,7 @@ def test_nature_tax_on_a_failure_and_outside_nature_on_a_pass(world: World) -> N
     clover = world.rabbit("pia", "Clover", **CLOVER)
     # Tapping Nature (4) for Fighter (2): 6 dice, 1 success vs Ob 3 -> fails by 2, Nature 4 -> 2.
     body = world.act("pia", "test", clover, [4, 1, 1, 1, 1, 1], skill="Fighter", ob=3, tap_nature=True)
-    assert "Nature taxed 2 to 2" in body["summary"]
+    assert "Nature taxed 2 to 2" in said(body)
     sheet = world.sheet(clover)
     assert sheet["abilities"]["nature"]["rating"] == 2 and sheet["persona"] == 0
     # Nature instead of Scout, outside nature: a pass still costs 1.
@@ -167,9 +168,9 @@ def test_nature_tax_on_a_failure_and_outside_nature_on_a_pass(world: World) -> N
     assert world.sheet(clover)["abilities"]["nature"]["rating"] == 1
     # Within nature (flee): a pass costs nothing.
     body = world.act("pia", "test", clover, [5], skill="Scout", ob=1, nature_instead=True, descriptor="flee")
-    assert "taxed" not in body["summary"]
+    assert "taxed" not in said(body)
     # (and Nature 1 has its one pass: it advances to 2)
-    assert "Nature advances to 2" in body["summary"]
+    assert "Nature advances to 2" in said(body)
     assert world.sheet(clover)["abilities"]["nature"] == {"rating": 2, "passes": 0, "fails": 0}
 
 
@@ -187,7 +188,7 @@ def test_advancement_when_passes_and_fails_reach_the_rating(world: World) -> Non
     world.act("pia", "test", clover, [4, 4], skill="Scout", ob=1)
     world.act("pia", "test", clover, [1, 1], skill="Scout", ob=1)
     body = world.act("pia", "test", clover, [4, 1], skill="Scout", ob=1)
-    assert "Scout advances to 3" in body["summary"]
+    assert "Scout advances to 3" in said(body)
     assert world.sheet(clover)["skills"]["Scout"] == {"rating": 3, "passes": 0, "fails": 0}
 
 

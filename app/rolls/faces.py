@@ -1,0 +1,76 @@
+"""The dice of a log entry as a reader sees them: each face with what it meant (dropped, exploded, counted as a
+success, a critical, doubles, the kicker), read from what the entry recorded (`dice`, `outcome`), never from its
+summary text — so every system's log line shows its faces, in any language."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# The notation engine marks a dropped die with a combining long stroke and an exploded one with "!"
+# (app/rules/notation: render), e.g. "4d6kh3 [1, 2, 6, 1̶] = 9".
+_GROUP = re.compile(r"\[([^\]]*)\]")
+_STROKE = "\u0336"
+
+
+def _notation_faces(detail: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for group in _GROUP.findall(detail):
+        for token in (t.strip() for t in group.split(",")):
+            if not token:
+                continue
+            marks = []
+            if _STROKE in token:
+                marks.append("dropped")
+            if token.endswith("!"):
+                marks.append("exploded")
+            face = token.replace(_STROKE, "").rstrip("!")
+            if face.lstrip("-").isdigit():
+                out.append({"face": int(face), "marks": marks})
+    return out
+
+
+def _outcome(body: dict[str, Any]) -> dict[str, Any]:
+    outcome = body.get("outcome")
+    return outcome if isinstance(outcome, dict) else {}
+
+
+def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
+    """[{face, sides, marks}] for the entry's dice, in the order rolled."""
+    dice = body.get("dice") or []
+    outcome = _outcome(body)
+    rolled = [d for d in dice if isinstance(d, dict) and isinstance(d.get("face"), int)]
+    faces: list[dict[str, Any]] = [{"face": d["face"], "sides": d.get("sides"), "marks": []} for d in rolled]
+    if system == "dice" and isinstance(outcome.get("detail"), str):
+        shown = _notation_faces(outcome["detail"])
+        if len(shown) == len(faces):
+            for face, seen in zip(faces, shown, strict=True):
+                face["marks"] = seen["marks"]
+    for face in faces:
+        sides, value, marks = face.get("sides"), face["face"], face["marks"]
+        if system == "cat" and value % 2 == 0:
+            marks.append("success")
+        elif system == "rabbits" and sides == 6 and value >= 4:
+            marks.append("success")
+        elif system == "art" and sides == 100:
+            if outcome.get("doubles"):
+                marks.append("doubles")
+            if outcome.get("kicker") is not None:
+                face["kicker"] = outcome["kicker"]
+        elif sides and sides >= 20 and "dropped" not in marks:
+            if value == sides:
+                marks.append("critical")
+            elif value == 1:
+                marks.append("fumble")
+    return faces
+
+
+def entry_details(body: dict[str, Any]) -> list[str]:
+    """The helpers and modifiers a roll counted, named (e.g. a Rabbits pool's breakdown)."""
+    outcome = _outcome(body)
+    details = []
+    for item in outcome.get("breakdown") or []:
+        if isinstance(item, (list, tuple)) and len(item) == 2:
+            label, dice = item
+            details.append(f"{label} {dice:+d}" if isinstance(dice, int) else f"{label} {dice}")
+    return details

@@ -1,0 +1,325 @@
+"""Exploration scenes as encounters: the phase track and the narrator's actions on it (start a scene, set or
+raise the time scale, spend a character's time without a roll, end the scene). The players' actions are in
+exploration.py.
+
+art-engine.md, ch. 4 "Setting the Scene", "Declaration of Intention", "Time Scale of Phases", "Rolling Again",
+"Phase Track", "Movement During Phases"; RULINGS.md, ART Engine rulings 12, 29-32.
+
+The state, as stored (every key plain JSON):
+  scale        the scene's time scale (art.PHASE_SCALES); every declared action uses it
+  now          the turn marker's phase, counted from the scene's start (its square is now % 10)
+  marker       the turn marker's square (0..9)
+  order        the adventurers' ids (str), in the order the narrator listed them
+  tokens       id -> {name, at (the phase its token stands on, lap included), square, place, action}
+  tasks        "<id>|<task>" -> {task, scale, session, aborted, failures}: a task's raised scale and its
+               time-limit abort, both kept until the end of the gaming session
+  recent       the last steps in words, newest first (the log has them all)
+A token may act when its `at` equals `now`. Counting phases with laps (not only squares) is what tells a
+token that just took ten phases (ruling 31: the same square, one lap later) from one that is still to act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import N_, Summary, Text, _, join, msg
+from app.rules import art
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+
+from .sheet import load, ready
+
+SCALES = tuple(art.PHASE_SCALES)
+
+# Where ch. 4 leaves the table to decide, how the server decides (listed on /help with the other rulings).
+EXPLORATION_RULINGS: tuple[str, ...] = (
+    "Exploration phases: the narrator starts a scene on the ART page; every adventurer's token starts on square 1 "
+    "above the turn marker. Only the characters whose token is on the marker's phase may declare (the server "
+    "counts phases with laps, so a 10-phase action comes back to its square a lap later). Once nobody is left to "
+    "act there, the marker moves by itself to the next square with a token.",
+    "A declared action is a trait roll timed by ruling 12; Awesome takes no time and the player declares again on "
+    "the same phase. A time limit aborts an action that would take longer: the character is busy for the limit and "
+    "that task (by its name) cannot be declared again until the next gaming session.",
+    "Rolling again: the narrator decides there was no penalty and raises the failed task's scale (one button per "
+    "failed try); that task's next try waits until the scene's scale is at least as long, for the rest of the "
+    "gaming session.",
+    "Influencing: help an action whose roll failed or hinder one that succeeded, while it is under way; it works "
+    "only if your own action succeeds and ends strictly before theirs. Their action is then marked helped (the "
+    "failure is stopped) or hindered (the success spoiled); what follows is the narrator's.",
+    "Travel during phases: Stamina on foot, Strength mounted, Craft driving, against Catastrophic, on hours, days "
+    "or weeks: one phase per column under Awesome. Travel without a roll is the narrator's 'spend time' button.",
+    "Shadowing and tracking are two-roll complex actions on the sheet. The first roll (Alertness) takes no time. "
+    "Shadowing: the first roll's successes or failures count on the second; following lasts a phase per success, "
+    "losing or being spotted costs a phase per failure. Tracking: the first roll's successes lower the second "
+    "roll's difficulty (Super −1 each) instead; a failed roll on either step makes the trail cold for the session.",
+    "Fame after rolling is not offered on a phase-track roll (its token has already moved): spend Fame before.",
+)
+RECENT = 8
+MAX_ADVENTURERS = 12
+
+
+class StartExplorationParams(BaseModel):
+    participants: list[int] = Field(default_factory=list, max_length=MAX_ADVENTURERS)
+    title: str = Field(default="", max_length=120)
+    scale: str = "minutes"
+
+
+class ScaleParams(BaseModel):
+    encounter_id: int
+    version: int
+    scale: str
+
+
+class RaiseScaleParams(BaseModel):
+    encounter_id: int
+    version: int
+    token: int
+    task: str = Field(max_length=120)
+
+
+class SpendTimeParams(BaseModel):
+    encounter_id: int
+    version: int
+    token: int
+    phases: int = Field(ge=1, le=art.TRACK_SQUARES)
+    what: str = Field(default="", max_length=120)
+    place: str = Field(default="", max_length=80)
+
+
+class EndSceneParams(BaseModel):
+    encounter_id: int
+    version: int
+
+
+# --- the state ---------------------------------------------------------------------------------------------
+
+def clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def task_key(token: str, task: str) -> str:
+    return f"{token}|{clean(task).casefold()}"
+
+
+SCALE_WORDS = {"minutes": N_("minutes"), "hours": N_("hours"), "days": N_("days"), "weeks": N_("weeks"),
+               "months": N_("months"), "years": N_("years"), "decades": N_("decades")}
+# A span of game time, (one, several): "1 hour", "15 minutes".
+TIME_WORDS = {"minutes": (N_("{n} minute"), N_("{n} minutes")), "hours": (N_("{n} hour"), N_("{n} hours")),
+              "days": (N_("{n} day"), N_("{n} days")), "weeks": (N_("{n} week"), N_("{n} weeks")),
+              "months": (N_("{n} month"), N_("{n} months")), "years": (N_("{n} year"), N_("{n} years"))}
+
+
+def time_words(amount: int, unit: str) -> Text:
+    one, several = TIME_WORDS[unit]
+    return msg(one if amount == 1 else several, n=amount)
+
+
+def scale_name(scale: str) -> Text:
+    amount, unit = art.PHASE_SCALES[scale]
+    word = msg(SCALE_WORDS[scale])
+    return msg("{scale} ({time} a phase)", scale=word, time=time_words(amount, unit)) if amount != 1 else word
+
+
+def phase_words(scale: str, phases: int) -> Text:
+    """"3 phases (15 minutes)" — game time by the scale (art.phase_time)."""
+    amount, unit = art.phase_time(scale, phases)
+    time = time_words(amount, unit)
+    return msg("1 phase ({time})", time=time) if phases == 1 else msg("{n} phases ({time})", n=phases, time=time)
+
+
+def copy_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep enough copy to change: the tokens, their actions and the tasks are new dicts."""
+    new = dict(state)
+    new["tokens"] = {k: {**v, "action": dict(v["action"]) if v.get("action") else None}
+                     for k, v in state["tokens"].items()}
+    new["tasks"] = {k: dict(v) for k, v in state.get("tasks", {}).items()}
+    new["recent"] = list(state.get("recent", []))
+    return new
+
+
+def note(state: dict[str, Any], text: Summary) -> None:
+    """A step in words on the track's recent list (language-neutral: the page shows it with `| tr`)."""
+    state["recent"] = ([{"phase": state["now"], "square": state["marker"], "text": text}]
+                       + state["recent"])[:RECENT]
+
+
+def to_act(state: Mapping[str, Any]) -> list[str]:
+    """Whose tokens stand above the turn marker: they declare now (ch. 4, "Phase Track")."""
+    return [k for k in state["order"] if state["tokens"][k]["at"] == state["now"]]
+
+
+def move_token(state: dict[str, Any], token: str, phases: int) -> None:
+    """One square right per phase, wrapping (art.advance_token); `at` keeps the lap."""
+    found = state["tokens"][token]
+    found["square"] = art.advance_token(found["square"], phases)
+    found["at"] += phases
+
+
+def advance_marker(state: dict[str, Any]) -> Summary:
+    """Once nobody is left to act on the marker's phase, the marker moves to the next square holding a token
+    (art.next_turn_marker); returns the log's words for it, or "" if someone still acts on this phase."""
+    if state.get("over") or to_act(state):
+        return ""
+    squares = [t["square"] for t in state["tokens"].values()]
+    new = art.next_turn_marker(squares, state["marker"])
+    state["now"] += (new - state["marker"] - 1) % art.TRACK_SQUARES + 1
+    state["marker"] = new
+    names = ", ".join(state["tokens"][k]["name"] for k in to_act(state))
+    return msg("the turn marker moves to square {square} (phase {phase}): {names} to act", square=new + 1,
+               phase=state["now"], names=names)
+
+
+def new_state(names: Mapping[int, str], order: list[int], scale: str) -> dict[str, Any]:
+    tokens = {str(cid): {"name": names[cid], "at": 0, "square": 0, "place": "", "action": None} for cid in order}
+    return {"scene": "exploration", "scale": scale, "scales": list(SCALES), "now": 0, "marker": 0,
+            "order": [str(cid) for cid in order], "tokens": tokens, "tasks": {}, "recent": [], "over": False}
+
+
+def check_scale(scale: str, field: str = "scale") -> str:
+    if scale not in art.PHASE_SCALES:
+        raise ActionError(_("Choose a time scale: {scales}.").format(scales=", ".join(SCALES)), field=field)
+    return scale
+
+
+def state_of(ctx: Context) -> dict[str, Any]:
+    encounter = ctx.encounter
+    assert encounter is not None  # a step always has its encounter
+    if encounter.get("kind") != "exploration":
+        raise ActionError(_("That is not an exploration scene."), field="move")
+    state = copy_state(encounter["state"])
+    if state.get("over"):
+        raise ActionError(_("This exploration scene is over."), field="move")
+    return state
+
+
+def token_of(state: Mapping[str, Any], token: int | None, field: str = "token") -> str:
+    key = str(token)
+    if key not in state["tokens"]:
+        raise ActionError(_("That character is not on this phase track."), field=field)
+    return key
+
+
+def step(state: dict[str, Any], request: dict[str, Any], text: Summary, *, sheet: dict[str, Any] | None = None,
+         dice: list[dict[str, int]] | None = None, outcome: dict[str, Any] | None = None) -> Resolution:
+    """A step's entry: its words on the track's recent list and in the log, the track after it."""
+    marker = advance_marker(state)
+    summary = join([text, marker], "; ") if marker else text
+    note(state, summary)
+    return Resolution(request=request, dice=dice or [], summary=summary, sheet=sheet,
+                      outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"],
+                               "to_act": to_act(state)},
+                      encounter={"state": state, "over": bool(state.get("over"))})
+
+
+# --- the narrator's actions ----------------------------------------------------------------------------------
+
+def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator sets the scene: every adventurer's token on the first square, the turn marker under it."""
+    order = list(dict.fromkeys(params.participants))
+    if not order:
+        raise ActionError(_("Tick the adventurers who explore."), field="participants")
+    for cid in order:
+        if not ready(load(ctx.others[cid])):
+            raise ActionError(_("{name} is not an adventurer with attributes.")
+                              .format(name=ctx.other_names[cid]), field="participants")
+    scale = check_scale(params.scale)
+    title = clean(params.title) or _("Exploration")
+    state = new_state(ctx.other_names, order, scale)
+    names = ", ".join(ctx.other_names[cid] for cid in order)
+    text = msg("exploration scene '{title}' begins, scale {scale}: {names} on square 1", title=title,
+               scale=scale_name(scale), names=names)
+    note(state, text)
+    participants = [{"character_id": cid, "side": "adventurer", "name": ctx.other_names[cid]} for cid in order]
+    return Resolution(request={"participants": order, "title": title, "scale": scale}, dice=[],
+                      outcome={"scale": scale, "to_act": to_act(state)}, summary=text,
+                      encounter={"kind": "exploration", "title": title, "participants": participants,
+                                 "state": state, "over": False})
+
+
+def resolve_scale(sheet: dict[str, Any], params: ScaleParams, dice: Dice, ctx: Context) -> Resolution:
+    """Every action of the scene now takes phases of this scale (ch. 4, "Declaration of Intention")."""
+    state = state_of(ctx)
+    scale = check_scale(params.scale)
+    if scale == state["scale"]:
+        raise ActionError(_("The scale already is {scale}.").format(scale=_(SCALE_WORDS[scale])), field="scale")
+    state["scale"] = scale
+    return step(state, {"scale": scale, "version": params.version},
+                msg("the time scale is now {scale}", scale=scale_name(scale)),
+                outcome={"scale": scale})
+
+
+def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, ctx: Context) -> Resolution:
+    """A failed try with no penalty: the next try of that task takes the next longer scale, until the end of
+    the gaming session (ch. 4, "Rolling Again"; ruling 32: nothing after decades)."""
+    state = state_of(ctx)
+    key = token_of(state, params.token)
+    found = state["tokens"][key]
+    action = found.get("action")
+    if not action or action.get("outcome") != "fails" or task_key(key, action["task"]) != task_key(key, params.task):
+        raise ActionError(_("Only the failed try a character made last can raise its task's scale."), field="task")
+    if action.get("raised"):
+        raise ActionError(_("That failed try has already raised the scale."), field="task")
+    record = task_record(state, key, action["task"], ctx.session_number)
+    current = task_scale(state, record, ctx.session_number)
+    try:
+        record["scale"] = art.raise_scale(current)
+    except art.ArtRuleError as exc:
+        raise ActionError(_("Decades is the longest scale: end the attempts instead."), field="task") from exc
+    action["raised"] = True
+    text = msg("{name}'s next try at '{task}' takes {scale} (no penalty for failure: the scale goes up)",
+               name=found["name"], task=action["task"], scale=msg(SCALE_WORDS[record["scale"]]))
+    return step(state, {"token": int(key), "task": action["task"], "version": params.version}, text,
+                outcome={"task": action["task"], "scale": record["scale"]})
+
+
+def task_record(state: dict[str, Any], token: str, task: str, session: int | None) -> dict[str, Any]:
+    """The task's record for this gaming session: a raise or an abort from an earlier session is over."""
+    record = state["tasks"].setdefault(task_key(token, task), {"task": task, "failures": 0})
+    if record.get("session") != session:
+        record.update(session=session, aborted=False, cold=False, failures=0)
+        record.pop("scale", None)
+    return record
+
+
+def task_scale(state: Mapping[str, Any], record: Mapping[str, Any] | None, session: int | None) -> str:
+    """The scale a task takes now: the scene's, or a longer one a failed try raised this gaming session."""
+    scene = state["scale"]
+    if not record or "scale" not in record or record.get("session") != session:
+        return scene
+    return max(scene, record["scale"], key=SCALES.index)
+
+
+def resolve_spend_time(sheet: dict[str, Any], params: SpendTimeParams, dice: Dice, ctx: Context) -> Resolution:
+    """Time without a roll, as the narrator decides it: travel that needs no roll ("the narrator simply
+    decides how long the travel takes"), or a character who does nothing until the scale changes."""
+    state = state_of(ctx)
+    key = token_of(state, params.token)
+    found = state["tokens"][key]
+    if found["at"] != state["now"]:
+        raise ActionError(_("{name} is busy until phase {at}.").format(name=found["name"], at=found["at"]),
+                          field="token")
+    typed = clean(params.what)
+    what = typed or "spends time"
+    place = clean(params.place)
+    start = state["now"]
+    move_token(state, key, params.phases)
+    found["action"] = {"task": what, "kind": "time", "outcome": "time", "from": start, "ends": found["at"],
+                       "spent": params.phases, "scale": state["scale"], "place": place}
+    if place:
+        found["place"] = place
+    doing: Summary = typed or msg("spends time")
+    time = phase_words(state["scale"], params.phases)
+    text = (msg("{name}: {what}, {time}, to {place}", name=found["name"], what=doing, time=time, place=place) if place
+            else msg("{name}: {what}, {time}", name=found["name"], what=doing, time=time))
+    return step(state, {"token": int(key), "phases": params.phases, "what": what, "place": place,
+                        "version": params.version}, text)
+
+
+def resolve_end(sheet: dict[str, Any], params: EndSceneParams, dice: Dice, ctx: Context) -> Resolution:
+    state = state_of(ctx)
+    state["over"] = True
+    return step(state, {"version": params.version},
+                msg("the exploration scene ends after {n} phases", n=state["now"]))

@@ -1,0 +1,345 @@
+"""Combat rounds as an encounter: the state, the narrator's set-up, what each viewer reads of it, and the
+turn machinery (rounds, whose turn, staggered and defeated characters). The actions are in fight_turns.py
+(initiative, waiting, ending a turn), fight_moves.py (the range track), fight_attacks.py (attacks, defense,
+parrying), fight_aoe.py (area of effect) and fight_options.py (dodging, fumbles, grappling, maneuvers, aiming);
+fight_roll.py holds what their rolls share.
+
+art-engine.md, ch. 5 "Combat Rounds"; RULINGS.md, ART Engine 11-33. The pure rules are app/rules/art.
+
+The state (JSON): `phase` ("initiative", "rounds", "over"), `bands` (the range track's length),
+`features` ([{band, kind: exit|rough|hazard, label}]), `fighters` ([{id, name, side: adventurer|foe,
+band, count, initiative, out, skip, prone, dodge, penalty, next, now, grapple, acted_round}]),
+`initiative` ({bonus, first, later} of ids, or {simple: [...]} ), `round`, `order` (who still acts this
+round; order[0] is on turn), `waited`, `turn` ({id, turns, action, move}), `pending` (a reaction the game
+waits for: a Defense roll, a parry offer, a fumble roll, an AOE), `recent` (the last steps in words, with no
+foe level in them). Foe levels live only on the foes' sheets and in `initiative` entries of foes; the view
+for players takes those out (encounter_view).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import Summary, _, msg, render
+from app.rules import art
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, EncounterViewer, Resolution
+
+from .sheet import ArtSheet, defeated, load
+
+FEATURE_KINDS = ("exit", "rough", "hazard")
+MAX_BANDS = 20
+RECENT = 10
+
+
+# --- reading the state -----------------------------------------------------------------------------------
+
+def fighter(state: Mapping[str, Any], fid: int | None) -> dict[str, Any]:
+    for f in state["fighters"]:
+        if f["id"] == fid:
+            return f
+    raise ActionError(_("That character is not in this combat."), field="character_id")
+
+
+def name_of(state: Mapping[str, Any], fid: int) -> str:
+    return str(fighter(state, fid)["name"])
+
+
+def living(state: Mapping[str, Any], side: str | None = None) -> list[dict[str, Any]]:
+    return [f for f in state["fighters"] if not f["out"] and (side is None or f["side"] == side)]
+
+
+def in_band(state: Mapping[str, Any], band: int, side: str | None = None) -> list[dict[str, Any]]:
+    return [f for f in living(state, side) if f["band"] == band]
+
+
+def rough(state: Mapping[str, Any], band: int) -> bool:
+    return any(x["kind"] == "rough" and x["band"] == band for x in state["features"])
+
+
+def on_turn(state: Mapping[str, Any]) -> int | None:
+    order = state.get("order") or []
+    return order[0] if state.get("phase") == "rounds" and order else None
+
+
+def copy_state(ctx: Context) -> dict[str, Any]:
+    """The combat's state to change (a combat step on another kind of encounter is refused)."""
+    assert ctx.encounter is not None
+    if ctx.encounter.get("kind") != "combat":
+        raise ActionError(_("That is not a combat."), field="move")
+    return copy.deepcopy(dict(ctx.encounter["state"]))
+
+
+def say(state: dict[str, Any], text: Summary) -> Summary:
+    """A step in words on the encounter page (newest first; language-neutral, shown with `| tr`). Never a foe's
+    level: everyone reads it."""
+    number = state["round"] if state.get("phase") == "rounds" else None
+    state["recent"] = [{"round": number, "text": text}, *state.get("recent", [])][:RECENT]
+    return text
+
+
+def done(state: dict[str, Any], params: BaseModel, summary: Summary, *, dice: list[dict[str, int]] | None = None,
+         outcome: dict[str, Any] | None = None, sheet: dict[str, Any] | None = None,
+         others: Mapping[int, dict[str, Any]] | None = None) -> Resolution:
+    """A step's Resolution: the log line (also the newest line on the page), the new state."""
+    say(state, summary)
+    request = params.model_dump(exclude={"shown_difficulty", "origin"})
+    return Resolution(request=request, dice=dice or [], outcome={**(outcome or {}), "round": state.get("round")},
+                      summary=summary, sheet=sheet, others=dict(others or {}),
+                      encounter={"state": state, "over": state["phase"] == "over"})
+
+
+# --- what a viewer reads ---------------------------------------------------------------------------------
+
+def encounter_view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
+    """Narrators read everything; players read the track, the order and the steps, never a foe's level (its
+    Alertness used as initiative, the Attack a pending Defense roll is against)."""
+    shown = copy.deepcopy(dict(state))
+    if viewer.is_narrator:
+        return shown
+    for f in shown.get("fighters", []):
+        if f.get("side") == "foe":
+            f["initiative"] = None
+    pending = shown.get("pending")
+    if isinstance(pending, dict):
+        for key in pending.get("secret", ()):
+            pending[key] = None
+        pending.pop("secret", None)
+    return shown
+
+
+# --- set-up ----------------------------------------------------------------------------------------------
+
+class SetupParams(BaseModel):
+    title: str = Field(default="", max_length=80)
+    adventurers: list[int] = Field(default_factory=list, max_length=12)
+    foes: list[int] = Field(default_factory=list, max_length=24)
+    bands: int = Field(default=8, ge=2, le=MAX_BANDS, title="Bands on the track")
+    adventurer_band: int = Field(default=2, ge=0, lt=MAX_BANDS)
+    foe_band: int = Field(default=5, ge=0, lt=MAX_BANDS)
+    groups: list[str] = Field(default_factory=list, max_length=24)  # "<foe id>:<how many>"
+    features: str = Field(default="", max_length=1000)  # one a line: "<band> exit|rough|hazard [label]"
+
+
+def _groups(entries: list[str]) -> dict[int, int]:
+    sizes: dict[int, int] = {}
+    for entry in entries:
+        cid, _sep, size = entry.partition(":")
+        if not (cid.isdigit() and size.isdigit() and 1 <= int(size) <= 20):
+            raise ActionError(_("A group is a foe and how many of them (1 to 20)."), field="groups")
+        sizes[int(cid)] = int(size)
+    return sizes
+
+
+def parse_features(text: str, bands: int) -> list[dict[str, Any]]:
+    """The narrator's features, one a line: "3 rough rubble", "0 exit door", "5 hazard fire pit"."""
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        words = line.split()
+        if not words:
+            continue
+        if len(words) < 2 or not words[0].isdigit() or words[1].lower() not in FEATURE_KINDS:
+            raise ActionError(_("Line {n}: write a band number, then exit, rough or hazard, then a name if you "
+                                "like (e.g. “3 rough rubble”).").format(n=number), field="features")
+        band = int(words[0])
+        if band >= bands:
+            raise ActionError(_("Line {n}: the track has bands 0 to {last}.").format(n=number, last=bands - 1),
+                              field="features")
+        found.append({"band": band, "kind": words[1].lower(), "label": " ".join(words[2:])[:40]})
+    return found
+
+
+def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator sets up a combat: adventurers and foes (a foe may stand for a group), the range track
+    and its features. Initiative comes next: the players roll Alertness, foes use their rating."""
+    if not params.adventurers:
+        raise ActionError(_("Choose at least one adventurer."), field="adventurers")
+    if not params.foes:
+        raise ActionError(_("Choose at least one foe."), field="foes")
+    if len(set(params.adventurers + params.foes)) != len(params.adventurers) + len(params.foes):
+        raise ActionError(_("Each character takes part once."), field="foes")
+    for band, name in ((params.adventurer_band, "adventurer_band"), (params.foe_band, "foe_band")):
+        if band >= params.bands:
+            raise ActionError(_("The track has bands 0 to {last}.").format(last=params.bands - 1), field=name)
+    sizes = _groups(params.groups)
+    fighters: list[dict[str, Any]] = []
+    participants: list[dict[str, Any]] = []
+    for cid, side in [(c, "adventurer") for c in params.adventurers] + [(c, "foe") for c in params.foes]:
+        sheet_of: ArtSheet = load(ctx.others[cid])
+        name = ctx.other_names.get(cid, "?")
+        if sheet_of.kind != side:
+            message = _("{name} is not an adventurer.") if side == "adventurer" else _("{name} is not a foe.")
+            raise ActionError(message.format(name=name), field="adventurers" if side == "adventurer" else "foes")
+        if defeated(sheet_of) or (side == "adventurer" and sheet_of.unconscious):
+            raise ActionError(_("{name} is defeated and cannot fight.").format(name=name), field="foes")
+        if side == "foe" and "ALE" not in sheet_of.levels:
+            raise ActionError(_("{name} has no Alertness level for its initiative.").format(name=name), field="foes")
+        count = sizes.get(cid, 1)
+        fighters.append({
+            "id": cid, "name": name if count == 1 else f"{name} ×{count}", "side": side, "count": count,
+            "band": params.adventurer_band if side == "adventurer" else params.foe_band,
+            "initiative": sheet_of.levels["ALE"] if side == "foe" else None, "tie": [], "out": False,
+            "skip": False, "prone": False, "dodge": None, "penalty": None, "next": [], "now": [], "grapple": None,
+            "aim": 0, "acted_round": None,
+        })
+        participants.append({"character_id": cid, "side": side, "name": name})
+    extra = set(sizes) - set(params.foes)
+    if extra:
+        raise ActionError(_("Groups are made of the foes chosen."), field="groups")
+    state: dict[str, Any] = {
+        "phase": "initiative", "bands": params.bands, "features": parse_features(params.features, params.bands),
+        "fighters": fighters, "simplified": bool(ctx.campaign_settings.get("simplified_initiative")),
+        "initiative": None, "round": 0, "order": [], "waited": [], "turn": None, "pending": None, "recent": [],
+    }
+    foe_names = ", ".join(f["name"] for f in fighters if f["side"] == "foe")
+    title = params.title.strip() or _("Combat: {foes}").format(foes=foe_names)
+    heroes = ", ".join(f["name"] for f in fighters if f["side"] == "adventurer")
+    summary = say(state, msg("A combat begins: {heroes} against {foes}. Roll initiative (Alertness).",
+                             heroes=heroes, foes=foe_names))
+    return Resolution(request=params.model_dump(), dice=[], outcome={"bands": params.bands}, summary=summary,
+                      encounter={"kind": "combat", "title": title[:120], "participants": participants,
+                                 "state": state, "over": False})
+
+
+# --- rounds and turns ------------------------------------------------------------------------------------
+
+def _names(ids: list[int]) -> list[str]:
+    return [str(i) for i in ids]
+
+
+def base_order(state: Mapping[str, Any], round_number: int) -> list[int]:
+    """Who acts in a round, in order, before staggered and defeated characters are taken out."""
+    init = state["initiative"]
+    if "simple" in init:
+        foes = [f["id"] for f in state["fighters"] if f["side"] == "foe"]
+        out: list[int] = []
+        for entry in init["simple"]:
+            out.extend(foes if entry is None else [entry])
+        return out if round_number >= 1 else []
+    table = art.Initiative(bonus=tuple(_names(init["bonus"])), first=tuple(_names(init["first"])),
+                           later=tuple(_names(init["later"])))
+    return [int(n) for n in art.round_order(table, round_number)]
+
+
+def start_round(state: dict[str, Any], round_number: int) -> list[Summary]:
+    """Begin a round (the bonus round is 0): staggered characters lose this turn, defeated ones are out. A
+    round nobody can act in is passed over. Returns what happened, in words."""
+    notes: list[Summary] = []
+    for _i in range(4):
+        order = []
+        for fid in base_order(state, round_number):
+            f = fighter(state, fid)
+            if f["out"]:
+                continue
+            if f["skip"]:
+                f["skip"] = False
+                notes.append(msg("{name} is staggered and loses this turn", name=f["name"]))
+                continue
+            order.append(fid)
+        state["round"], state["order"], state["waited"] = round_number, order, []
+        if order:
+            break
+        round_number += 1
+    begin_turn(state)
+    return notes
+
+
+def begin_turn(state: dict[str, Any]) -> None:
+    fid = on_turn(state)
+    state["turn"] = None
+    if fid is None:
+        return
+    f = fighter(state, fid)
+    f["dodge"] = None  # a dodge lasts until the start of your next turn
+    f["now"], f["next"] = list(f.get("next", [])), []
+    state["turn"] = {"id": fid, "turns": 1, "action": False, "move": None, "free_used": False}
+
+
+def end_turn(state: dict[str, Any]) -> list[Summary]:
+    """The turn-holder is done: the next in order, or the next round."""
+    fid = on_turn(state)
+    notes: list[Summary] = []
+    if fid is None:
+        return notes
+    f = fighter(state, fid)
+    f["acted_round"], f["now"] = state["round"], []
+    if f.get("penalty"):
+        f["penalty"]["turns"] -= 1
+        if f["penalty"]["turns"] <= 0:
+            f["penalty"] = None
+    state["order"] = [i for i in state["order"][1:]]
+    if state["order"]:
+        begin_turn(state)
+        return notes
+    notes.append(msg("round {n} is over", n=state["round"]))
+    notes += start_round(state, state["round"] + 1)
+    return notes
+
+
+def take_out_of_round(state: dict[str, Any], fid: int) -> None:
+    """A character loses its turn this round (staggered before it acted, parried, fell prone against an AOE)."""
+    if fid == on_turn(state):
+        return
+    state["order"] = [i for i in state["order"] if i != fid]
+
+
+def mark_outcome(state: dict[str, Any], fid: int, record: Mapping[str, Any]) -> Summary:
+    """Staggering and defeat on the track: a staggered character loses its next turn; a defeated one is out."""
+    f = fighter(state, fid)
+    if record.get("defeated"):
+        f["out"] = True
+        state["order"] = [i for i in state["order"] if i != fid or i == on_turn(state)]
+        if not living(state, "foe"):
+            return msg("every foe is defeated")
+        if not living(state, "adventurer"):
+            return msg("every adventurer is defeated")
+        return ""
+    if record.get("staggered"):
+        if fid in state["order"] and fid != on_turn(state):
+            state["order"].remove(fid)
+            return msg("{name} is staggered and loses this round's turn", name=f["name"])
+        f["skip"] = True
+    return ""
+
+
+def acted_this_round(state: Mapping[str, Any], fid: int) -> bool:
+    """Has this character taken its turn in the current round (no parry, no falling prone after that)."""
+    f = fighter(state, fid)
+    return f.get("acted_round") == state.get("round") or (fid == on_turn(state) and bool(state["turn"]["action"]))
+
+
+def difficulty_shift(f: Mapping[str, Any], *, defense: bool = False) -> int:
+    """Columns added to a character's difficulties: a fumble's penalty, and on Defense a dodge's fall."""
+    shift = (f.get("penalty") or {}).get("columns", 0)
+    if defense and f.get("dodge"):
+        shift += f["dodge"].get("difficulty", 0)
+    return int(shift)
+
+
+def require_turn(state: Mapping[str, Any], ctx: Context, *, free: bool = False) -> dict[str, Any]:
+    """The acting character must be the one whose turn it is (the server keeps the order), with nothing
+    pending; its action must still be unused unless the step is free."""
+    if state.get("phase") != "rounds":
+        raise ActionError(_("The rounds have not begun: initiative first."), field="move")
+    fid = on_turn(state)
+    if fid != ctx.character_id:
+        who = name_of(state, fid) if fid is not None else "?"
+        raise ActionError(_("It is {name}'s turn.").format(name=who), field="move")
+    if state.get("pending"):
+        raise ActionError(_("First: {what}.").format(what=render(state["pending"].get("label", ""))), field="move")
+    if not free and state["turn"]["action"]:
+        raise ActionError(_("You have used your action this turn: end your turn (or take another with Fame)."),
+                          field="move")
+    return fighter(state, fid)
+
+
+def use_action(state: dict[str, Any]) -> None:
+    state["turn"]["action"] = True
+
+
+def over(state: Mapping[str, Any]) -> bool:
+    return not living(state, "foe") or not living(state, "adventurer")

@@ -1,0 +1,397 @@
+"""Attacks in a combat: an adventurer's attack (a foe, a group, another adventurer), a foe's attack, the
+defender's Defense roll with its damage on the Health track, the parry offered once the damage is known
+(only when legal), declining it, and dodging.
+
+art-engine.md, ch. 5 "Foe Attacking Player", "Player Attacking Foe", "Player Attacking Player", "Multiple
+Foes Attacking a Player", "Fumbles", "Foe Fumbles", "Dodging", "Parrying"; ch. 3 "Taking Damage";
+RULINGS.md, ART Engine 9, 10, 22-25.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from app.i18n import N_, Summary, _, join, msg
+from app.rules import art
+from app.rules.art import Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+
+from . import fight as f_
+from . import fight_grapple as fg
+from . import fight_perks as fp
+from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
+from .fight_pvp import pvp_attack_odds
+from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, table_of, weapon_stats
+
+ATTACK_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed", "ranged_1h": "ranged", "ranged_2h": "ranged",
+               "shotgun": "ranged"}
+PARRY_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed"}
+
+
+def weapon_of(sheet: ArtSheet, index: int) -> dict[str, Any]:
+    if not 0 <= index < len(sheet.gear) or sheet.gear[index].type != "weapon":
+        raise ActionError(_("Choose one of your weapons."), field="weapon")
+    item = sheet.gear[index]
+    if item.slot != "ready":
+        raise ActionError(_("{name} is not ready: draw it first.").format(name=item.name), field="weapon")
+    stats = weapon_stats(sheet, item)
+    if stats["too_heavy"]:
+        raise ActionError(_("{name} needs Strength {n}.").format(name=item.name, n=stats["strength_required"]),
+                          field="weapon")
+    return {**stats, "name": item.name, "kind": item.weapon or "melee_1h", "thrown": item.thrown}
+
+
+def in_range(stats: dict[str, Any], distance: int) -> bool:
+    """Melee in the attacker's band; ranged within the weapon's range; a thrown weapon within its range."""
+    if stats["ranged"]:
+        return distance <= stats["range"]
+    if stats["thrown"] and stats["thrown_range"] is not None:
+        return distance <= stats["thrown_range"]
+    return distance == 0
+
+
+def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
+               own: dict[str, Any] | None = None) -> list[tuple[str, Level]]:
+    """Fate for each character named (adventurers roll their Fate attribute, logged with the step; foes use
+    their rating). `own` is the acting character's sheet (not among ctx.others)."""
+    table = table_of(ctx.campaign_settings)
+    sheets = {**ctx.others, **({ctx.character_id: own} if own is not None and ctx.character_id else {})}
+    out = []
+    for f in people:
+        if f["id"] not in sheets:
+            continue
+        sheet = load(sheets[f["id"]])
+        if sheet.kind == "foe":
+            out.append((str(f["id"]), Level[sheet.levels.get("FAT", "CT")]))
+        else:
+            trait = art.trait_total(sheet.attributes.get("FAT") or 1, [], -sheet.fatigue)
+            out.append((str(f["id"]), art.trait_roll(dice, trait, Level.CT, table=table).result))
+    return out
+
+
+def fate_list(state: dict[str, Any], fates: list[tuple[Any, Level]]) -> Summary:
+    """The Fate rolls made to see who is hit: "Ann Good, Bo Poor"."""
+    return join([msg("{name} {level}", name=f_.name_of(state, int(n)), level=level_word(lv)) for n, lv in fates])
+
+
+def defense_pending(state: dict[str, Any], *, defender: int, attacker: int, attack: Level, rating: int,
+                    attack_with: str, foe: bool, surprised: bool = False, from_behind: bool = False,
+                    modifier: int = 0, why: Summary = "") -> Summary:
+    name = f_.name_of(state, defender)
+    state["pending"] = {
+        "kind": "defense", "defender": defender, "attacker": attacker, "attack": attack.name, "rating": rating,
+        "attack_with": attack_with, "surprised": surprised, "from_behind": from_behind, "modifier": modifier,
+        "foe": foe, "secret": ["attack", "rating"] if foe else [],
+        "label": msg("{name} rolls Defense ({why})", name=name, why=why) if why else msg("{name} rolls Defense", name=name),
+    }
+    return msg("{name} must roll Defense ({why})", name=name, why=why) if why else msg("{name} must roll Defense", name=name)
+
+
+# --- an adventurer attacks ----------------------------------------------------------------------------------
+
+class AttackParams(CombatRoll):
+    target: int
+    weapon: int = Field(default=0, ge=0, le=40)
+
+
+def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx)
+    if me["side"] != "adventurer":
+        raise ActionError(_("The narrator attacks with a foe."), field="target")
+    if "no_attack" in me["now"]:
+        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
+    target = f_.fighter(state, params.target)
+    if target["out"] or target["id"] == me["id"]:
+        raise ActionError(_("Choose someone still in the fight."), field="target")
+    sheet = load(sheet_data)
+    stats = weapon_of(sheet, params.weapon)
+    distance = abs(target["band"] - me["band"])
+    if not in_range(stats, distance):
+        raise ActionError(_("{name} is out of reach of {weapon} ({d} bands away).").format(
+            name=target["name"], weapon=stats["name"], d=distance), field="target")
+    if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
+        return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack,
+                              fate_rolls=fate_rolls)
+    bonus = me.pop("aim", 0) or 0
+    grappling = bool(me.get("grapple")) and target["side"] == "foe"
+    if grappling:
+        bonus += art.GRAPPLE_ATTACK + me["grapple"].get("bonus", 0)
+    bonus += fp.bonus(state, me, "attack", use=True)[0]
+    kind = "ranged_attack" if stats["ranged"] else "melee_attack"
+    recorder = RecordingDice(dice)
+    foe = target["side"] == "foe"
+    label = msg("Attack with {name}", name=stats["name"])
+    others: dict[int, dict[str, Any]] = {}
+    notes: list[Summary] = []
+    if foe:
+        foe_sheet = load(ctx.others[target["id"]])
+        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
+                 difficulty=Level[foe_sheet.levels.get("DEF", "CT")], kind=kind, item_index=params.weapon,
+                 against=msg("{name}'s Defense", name=target["name"]), extra=bonus, columns=f_.difficulty_shift(me))
+        if r.succeeded:
+            hit = hit_foe(foe_sheet, r.result)
+            others[target["id"]] = dump(foe_sheet)
+            notes.append(foe_damage_text(target["name"], hit))
+            notes.append(f_.mark_outcome(state, target["id"], hit))
+        else:
+            notes.append(msg("misses"))
+    else:
+        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
+                 difficulty=Level.CT, kind=kind, item_index=params.weapon, extra=bonus, degree_only=True)
+    f_.use_action(state)
+    notes += [n for n in fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker,
+                                               target=target["id"] if foe else None)]
+    fumbled = art.attack_fumble(r.result, ranged=stats["ranged"])
+    if fumbled == "fumble":
+        state["pending"] = {"kind": "fumble", "roller": me["id"], "fumbler": me["id"], "foe": False,
+                            "target": target["id"], "weapon": params.weapon,
+                            "label": msg("{name} fumbles: roll Agility on the Fumble table", name=me["name"])}
+        notes.append(msg("fumble: roll Agility on the Fumble table"))
+    elif fumbled == "stray":
+        near = [f for f in f_.in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
+        fates = fate_rolls(ctx, near, recorder, own=sheet_data)
+        if fates:
+            hit_id = int(art.lowest_fate(fates)[0])
+            notes.append(msg("stray shot: Fate {rolls}", rolls=fate_list(state, fates)))
+            notes.append(defense_pending(state, defender=hit_id, attacker=me["id"], attack=art.STRAY_SHOT_ATTACK,
+                                         rating=0, attack_with="ranged", foe=False, why=msg("a stray shot, Poor")))
+        else:
+            notes.append(msg("stray shot: nobody else there"))
+    elif not foe:
+        notes.append(defense_pending(state, defender=target["id"], attacker=me["id"], attack=r.result, rating=0,
+                                     attack_with=ATTACK_WITH[stats["kind"]], foe=False,
+                                     why=msg("against {level}", level=level_word(r.result))))
+    remember(sheet, ctx, "combat_attack", r, concealed=foe)
+    if f_.over(state):
+        notes.append(msg("the narrator may end the combat"))
+    summary = join([msg("{name} attacks {target}: {roll}", name=me["name"], target=target["name"], roll=r.text),
+                    *(n for n in notes if n)], "; ")
+    return f_.done(state, params, summary, dice=recorder.rolled,
+                   outcome={**outcome(r, concealed=foe), "fumble": fumbled}, sheet=dump(sheet), others=others)
+
+
+def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
+    sheet = load(sheet_data)
+    stats = weapon_of(sheet, params.weapon)
+    extra = fp.attack_extra(ctx, params.target)
+    pvp = pvp_attack_odds(sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra,
+                          target=params.target)
+    return pvp or fp.noted(odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
+                                    what=N_("the foe's Defense"), extra=extra), extra)
+
+
+# --- a foe attacks ------------------------------------------------------------------------------------------
+
+class FoeAttackParams(StepParams):
+    target: int
+    attack_with: Literal["one_handed", "two_handed", "small_natural", "large_natural", "ranged"] = "one_handed"
+    surprised: bool = False
+    from_behind: bool = False
+
+
+def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator's foe attacks an adventurer: foes never roll; the adventurer rolls Defense against its
+    Attack (a group: its members' Attack added up) with its damage rating."""
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx)
+    if me["side"] != "foe":
+        raise ActionError(_("Adventurers roll their attacks."), field="target")
+    if "no_attack" in me["now"]:
+        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
+    target = f_.fighter(state, params.target)
+    chosen = state.get("into_grapple") == target["id"]  # a foe hit by the Fate rolls into a grapple
+    if target["out"] or (target["side"] != "adventurer" and not chosen):
+        raise ActionError(_("Choose an adventurer still in the fight."), field="target")
+    if params.attack_with != "ranged" and target["band"] != me["band"]:
+        raise ActionError(_("A melee attack needs {name} in the same band.").format(name=target["name"]),
+                          field="target")
+    if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
+        return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack,
+                              fate_rolls=fate_rolls)
+    if target["side"] != "adventurer":  # foes never roll: the narrator marks the damage
+        f_.use_action(state)
+        return f_.done(state, params, msg("{name} strikes {target}: the narrator marks the damage",
+                                          name=me["name"], target=target["name"]))
+    sheet = load(sheet_data)
+    attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me["count"])
+    f_.use_action(state)
+    text = defense_pending(state, defender=target["id"], attacker=me["id"], attack=attack,
+                           rating=sheet.damage_rating, attack_with=params.attack_with, foe=True,
+                           surprised=params.surprised, from_behind=params.from_behind)
+    if params.surprised:
+        head = msg("{name} attacks {target} by surprise", name=me["name"], target=target["name"])
+    elif params.from_behind:
+        head = msg("{name} attacks {target} from behind", name=me["name"], target=target["name"])
+    else:
+        head = msg("{name} attacks {target}", name=me["name"], target=target["name"])
+    return f_.done(state, params, join([head, text], "; "))
+
+
+# --- defending ---------------------------------------------------------------------------------------------------
+
+def parry_items(sheet: ArtSheet, state: dict[str, Any], pending: dict[str, Any], me: dict[str, Any]) -> list[int]:
+    """The gear this defender may parry with now: at hand or ready, legal against the attack, and only if they
+    have not taken their turn this round (ch. 5 "Parrying"; ruling 25)."""
+    if "no_parry_dodge" in me["now"]:
+        return []
+    acted = f_.acted_this_round(state, me["id"])
+    found = []
+    for index, item in enumerate(sheet.gear):
+        if item.slot not in ("ready", "at_hand"):
+            continue
+        kind = "shield" if item.type == "shield" else PARRY_WITH.get(item.weapon or "", "ranged") \
+            if item.type == "weapon" else None
+        if kind and art.can_parry(kind, pending["attack_with"], surprised=pending["surprised"],
+                                  from_behind=pending["from_behind"], acted=acted):
+            found.append(index)
+    return found
+
+
+class DefendParams(CombatRoll):
+    use_shield: bool = False
+
+
+def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
+    """The Defense roll against the pending attack; its failures plus the damage rating are the damage. If a
+    parry is legal the damage waits for the defender's choice, else it is marked at once."""
+    state = f_.copy_state(ctx)
+    pending = state.get("pending") or {}
+    if pending.get("kind") != "defense" or pending["defender"] != ctx.character_id:
+        raise ActionError(_("No attack is waiting for this character's Defense roll."), field="move")
+    me = f_.fighter(state, ctx.character_id)
+    sheet = load(sheet_data)
+    base = defense(sheet) + (me["dodge"] or {}).get("bonus", 0) + pending.get("modifier", 0)
+    if me.get("grapple"):
+        base += art.GRAPPLE_DEFENSE
+    base += fp.bonus(state, me, "defense", use=True)[0]
+    if params.use_shield:
+        if not shield_bonus(sheet):
+            raise ActionError(_("No shield ready or at hand."), field="use_shield")
+        base += shield_bonus(sheet)
+    recorder = RecordingDice(dice)
+    foe = bool(pending["foe"])
+    attacker = f_.fighter(state, pending["attacker"])
+    r = roll(sheet, params, recorder, ctx, label=msg("Defense"), base=max(base, 1), attribute="AGI",
+             difficulty=Level[pending["attack"]], kind="defense", against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
+             columns=f_.difficulty_shift(me, defense=True))
+    damage = art.defense_damage(r.result, r.spec.difficulty, rating=pending["rating"])
+    fumbles = foe and art.foe_fumbles(r.result)
+    remember(sheet, ctx, "combat_defend", r, concealed=foe)
+    notes: list[Summary] = list(fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker,
+                                              target=attacker["id"]))
+    state["pending"] = None
+    if damage is None:
+        notes.append(msg("avoids all damage"))
+    else:
+        legal = parry_items(sheet, state, pending, me) if damage is not Level.EX else []
+        if legal:
+            state["pending"] = {"kind": "parry", "defender": me["id"], "damage": damage.name, "items": legal,
+                                "attacker": pending["attacker"],
+                                "foe_fumble": pending["attacker"] if fumbles else None, "secret": [],
+                                "label": msg("{name} may parry {level} damage or take it", name=me["name"],
+                                             level=level_word(damage))}
+            notes.append(msg("{level} damage: {name} may parry it", level=level_word(damage), name=me["name"]))
+        else:
+            notes.append(take(state, me, sheet, damage))
+    if fumbles and not (state.get("pending") or {}).get("kind") == "parry":
+        notes.append(foe_fumble_pending(state, me["id"], pending["attacker"]))
+    summary = join([msg("{name} defends against {attacker}: {roll}", name=me["name"], attacker=attacker["name"],
+                        roll=r.text), *(n for n in notes if n)], "; ")
+    return f_.done(state, params, summary, dice=recorder.rolled,
+                   outcome={**outcome(r, concealed=foe), "damage": damage.name if damage else None},
+                   sheet=dump(sheet))
+
+
+def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
+    sheet = load(sheet_data)
+    base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
+    extra = fp.bonus_in_state(ctx, ctx.character_id, "defense")
+    return fp.noted(odds_for(sheet_data, params, ctx, attribute="AGI", base=base + extra,
+                             what=N_("the foe's Attack")), extra)
+
+
+def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
+    state["pending"] = {"kind": "fumble", "roller": player, "fumbler": foe, "foe": True, "target": player,
+                        "weapon": None, "label": msg("Awesome Defense: {name} rolls Cunning on the Fumble table for "
+                                                     "{foe}", name=f_.name_of(state, player), foe=f_.name_of(state, foe))}
+    return msg("Awesome Defense: {foe} fumbles", foe=f_.name_of(state, foe))
+
+
+def take(state: dict[str, Any], me: dict[str, Any], sheet: ArtSheet, damage: Level) -> Summary:
+    done = mark_damage(sheet, damage)
+    text = msg("{name} {damage}", name=me["name"], damage=damage_text(done))
+    more = f_.mark_outcome(state, me["id"], done)
+    return join([text, more], "; ") if more else text
+
+
+class ParryParams(CombatRoll):
+    item: int = Field(default=0, ge=0, le=40)
+
+
+def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, ctx: Context) -> Resolution:
+    """Parry the known damage: Dexterity against it; it costs this round's action. Pathetic knocks the weapon
+    or shield away, Catastrophic shatters it."""
+    state = f_.copy_state(ctx)
+    pending = state.get("pending") or {}
+    if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
+        raise ActionError(_("There is nothing to parry now."), field="item")
+    if params.item not in pending["items"]:
+        raise ActionError(_("You cannot parry this attack with that."), field="item")
+    me = f_.fighter(state, ctx.character_id)
+    sheet = load(sheet_data)
+    damage = Level[pending["damage"]]
+    item = sheet.gear[params.item]
+    recorder = RecordingDice(dice)
+    r = roll(sheet, params, recorder, ctx, label=msg("Parry with {name}", name=item.name), attribute="DEX", difficulty=damage,
+             item_index=params.item, columns=f_.difficulty_shift(me))
+    result = art.parry(r.result, damage)
+    notes: list[Summary] = []
+    state["pending"] = None
+    if result.parried:
+        notes.append(msg("parried: no damage"))
+        perks = art.triggered_perks(list(sheet.perks), "parried", r.rolled.roll.kicker, r.result)
+        notes += fp.after_roll(state, me["id"], sheet, perks, r.rolled.roll.kicker, target=pending.get("attacker"))
+    else:
+        notes.append(take(state, me, sheet, damage))
+    if result.lost == "knocked_away":
+        item.slot = "stowed"
+        notes.append(msg("{name} is knocked away (draw it again)", name=item.name))
+    elif result.lost == "shattered":
+        sheet.gear.pop(params.item)
+        notes.append(msg("{name} shatters", name=item.name))
+    f_.take_out_of_round(state, me["id"])
+    remember(sheet, ctx, "combat_parry", r)
+    if pending.get("foe_fumble") is not None:
+        notes.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
+    summary = join([msg("{name} parries: {roll}", name=me["name"], roll=r.text), *(n for n in notes if n)], "; ")
+    return f_.done(state, params, summary, dice=recorder.rolled,
+                   outcome={**outcome(r, concealed=False), "parried": result.parried, "lost": result.lost},
+                   sheet=dump(sheet))
+
+
+def parry_odds(sheet_data: dict[str, Any], params: ParryParams, ctx: Context) -> Odds:
+    return odds_for(sheet_data, params, ctx, attribute="DEX", what=N_("the damage"))
+
+
+class TakeParams(StepParams):
+    pass
+
+
+def resolve_take(sheet_data: dict[str, Any], params: TakeParams, dice: Dice, ctx: Context) -> Resolution:
+    """No parry: the damage is marked on the Health track."""
+    state = f_.copy_state(ctx)
+    pending = state.get("pending") or {}
+    if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
+        raise ActionError(_("There is no damage waiting for this character."), field="move")
+    me = f_.fighter(state, ctx.character_id)
+    sheet = load(sheet_data)
+    state["pending"] = None
+    parts = [msg("{name} does not parry", name=me["name"]), take(state, me, sheet, Level[pending["damage"]])]
+    if pending.get("foe_fumble") is not None:
+        parts.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
+    return f_.done(state, params, join(parts, "; "), sheet=dump(sheet))

@@ -1,0 +1,301 @@
+"""Movement on the range track: the movement roll and moving (free bands or the action), escaping foes,
+rough terrain, sneaking; the narrator's foe movement and the adventurers' attempts to stop it.
+
+art-engine.md, ch. 5 "Range Track", "Movement Rates", "Movement Roll", "Rough Terrain", "Sneaking",
+"Foe Movement", "Stopping Foe Movement", "Escaping Foes"; RULINGS.md, ART Engine 18-21.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from app.i18n import N_, Summary, _, join, msg
+from app.rules import art
+from app.rules.art import Level
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+
+from . import fight as f_
+from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .sheet import dump, load
+
+VICINITY = 2  # bands: the foes whose Alertness a sneak is against (ch. 5 "Sneaking": "foes in the vicinity")
+
+
+def _opposite(side: str) -> str:
+    return "foe" if side == "adventurer" else "adventurer"
+
+
+def route(state: Mapping[str, Any], mover: Mapping[str, Any], target: int) -> list[art.Band]:
+    """The bands from the mover's to `target`, as the movement rules count them: the enemies and friends
+    (not the mover) in each band, and whether it is rough."""
+    start = mover["band"]
+    step = 1 if target >= start else -1
+    bands = []
+    for band in range(start, target + step, step):
+        enemies = sum(f["count"] for f in f_.in_band(state, band, _opposite(mover["side"])))
+        friends = sum(f["count"] for f in f_.in_band(state, band, mover["side"]) if f["id"] != mover["id"])
+        bands.append(art.Band(foes=enemies, friends=friends, rough=f_.rough(state, band)))
+    return bands
+
+
+def cost_of(bands: list[art.Band]) -> int:
+    return sum(art.escape_cost(b.foes, b.friends) for b in bands[:-1])
+
+
+def reachable(state: Mapping[str, Any], fid: int, allowance: int) -> list[int]:
+    """Every band the character can reach with `allowance` movement (shown before choosing)."""
+    mover = f_.fighter(state, fid)
+    found = []
+    for band in range(state["bands"]):
+        if band == mover["band"]:
+            continue
+        bands = route(state, mover, band)
+        if art.bands_moved(allowance, bands) == len(bands) - 1:
+            found.append(band)
+    return found
+
+
+def move_options(state: Mapping[str, Any]) -> dict[str, list[int]]:
+    """For the page: where the turn-holder may move now, as a free action and with its action."""
+    turn = state.get("turn") or {}
+    move = turn.get("move")
+    if not move or move.get("ended"):
+        return {"free": [], "action": []}
+    fid = turn["id"]
+    free = reachable(state, fid, move["free"] - move["used"]) if move["mode"] in (None, "free") else []
+    action = reachable(state, fid, move["bands"] - move["used"]) if not turn["action"] or move["mode"] == "action" \
+        else []
+    return {"free": free, "action": action}
+
+
+class MoveRollParams(CombatRoll):
+    pass
+
+
+def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: Dice, ctx: Context) -> Resolution:
+    """The Agility roll that says how far the adventurer may move this turn (the Movement Roll table)."""
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx, free=True)
+    if me["side"] != "adventurer":
+        raise ActionError(_("Foes do not roll to move: the narrator moves them by their Agility."), field="move")
+    if state["turn"]["move"]:
+        raise ActionError(_("You have rolled to move this turn."), field="move")
+    if "no_move" in me["now"]:
+        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="move")
+    sheet = load(sheet_data)
+    recorder = RecordingDice(dice)
+    r = roll(sheet, params, recorder, ctx, label=msg("Agility (movement)"), attribute="AGI", difficulty=Level.CT,
+             degree_only=True)
+    m = art.movement(r.result)
+    state["turn"]["move"] = {"bands": m.bands, "free": m.free_bands, "used": 0, "mode": None, "ended": m.bands == 0,
+                             "result": r.result.name}
+    remember(sheet, ctx, "combat_move_roll", r)
+    text = msg("stumbles: no movement") if m.bands == 0 else (
+        msg("may move up to 1 band with the action, or {free} as a free action", free=m.free_bands) if m.bands == 1
+        else msg("may move up to {n} bands with the action, or {free} as a free action", n=m.bands,
+                 free=m.free_bands))
+    return f_.done(state, params, join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
+                   dice=recorder.rolled,
+                   outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
+                   sheet=dump(sheet))
+
+
+def move_roll_odds(sheet_data: dict[str, Any], params: MoveRollParams, ctx: Context) -> Odds:
+    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "PR"}), ctx, attribute="AGI",
+                    label=N_("Chance to move a band as a free action (Poor or better):"))
+
+
+class MoveParams(StepParams):
+    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    free: bool = False
+
+
+def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
+    """Move the adventurer's token within what the roll allows: leaving a band its foes outnumber costs 2,
+    entering rough terrain ends the movement."""
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx, free=True)
+    move = state["turn"]["move"]
+    if not move:
+        raise ActionError(_("Roll Agility to move first."), field="band")
+    if move.get("ended"):
+        raise ActionError(_("Your movement has ended this turn."), field="band")
+    mode = "free" if params.free else "action"
+    if move["mode"] not in (None, mode):
+        raise ActionError(_("This turn's movement is used as a free action: keep to it.") if move["mode"] == "free"
+                          else _("This turn's movement uses your action: keep to it."), field="free")
+    if mode == "action" and state["turn"]["action"] and move["mode"] != "action":
+        raise ActionError(_("You have used your action: only the free bands are left."), field="free")
+    if not 0 <= params.band < state["bands"] or params.band == me["band"]:
+        raise ActionError(_("Choose another band on the track."), field="band")
+    allowance = (move["free"] if params.free else move["bands"]) - move["used"]
+    bands = route(state, me, params.band)
+    if params.band not in reachable(state, me["id"], allowance):
+        reach = reachable(state, me["id"], allowance)
+        raise ActionError(_("Band {band} is out of reach (you can reach: {reach}).").format(
+            band=params.band, reach=", ".join(str(b) for b in reach) or _("none")), field="band")
+    start = me["band"]
+    me["band"] = params.band
+    move["used"] += cost_of(bands)
+    move["mode"] = mode
+    notes: list[Summary] = []
+    if any(b.foes > b.friends for b in bands[:-1]):
+        notes.append(msg("escaping costs 2"))
+    if bands[-1].rough:
+        move["ended"] = True
+        notes.append(msg("rough terrain ends the movement"))
+    if mode == "action":
+        f_.use_action(state)
+    head = (msg("{name} moves from band {start} to band {band} as a free action", name=me["name"], start=start,
+                band=params.band) if params.free else
+            msg("{name} moves from band {start} to band {band} using the action", name=me["name"], start=start,
+                band=params.band))
+    summary = join([head, *notes], "; ")
+    return f_.done(state, params, summary, outcome={"from": start, "to": params.band, "free": params.free})
+
+
+class SneakParams(CombatRoll):
+    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+
+
+def sneak_difficulty(state: Mapping[str, Any], me: Mapping[str, Any], levels: Mapping[int, str]) -> Level:
+    near = [f for f in f_.living(state, "foe") if abs(f["band"] - me["band"]) <= VICINITY]
+    if not near:
+        raise ActionError(_("No foe is near: move instead of sneaking."), field="band")
+    return art.add_difficulties([Level[levels[f["id"]]] for f in near for _i in range(f["count"])])
+
+
+def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, ctx: Context) -> Resolution:
+    """Sneak to an adjacent band: Agility against the foes' Alertness added up (a failure is spotted; an
+    Awesome success is a free action)."""
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx)
+    if abs(params.band - me["band"]) != 1 or params.band >= state["bands"]:
+        raise ActionError(_("Sneaking goes to an adjacent band."), field="band")
+    levels = {f["id"]: load(ctx.others[f["id"]]).levels.get("ALE", "CT") for f in f_.living(state, "foe")}
+    difficulty = sneak_difficulty(state, me, levels)
+    sheet = load(sheet_data)
+    recorder = RecordingDice(dice)
+    r = roll(sheet, params, recorder, ctx, label=msg("Agility (sneaking)"), attribute="AGI", difficulty=difficulty,
+             against="the foes' Alertness", columns=f_.difficulty_shift(me))
+    result = art.sneak(r.result, r.spec.difficulty)
+    if result.spotted:
+        text = msg("spotted")
+    else:
+        me["band"] = params.band
+        text = (msg("slips unnoticed into band {band} as a free action", band=params.band) if result.free_action
+                else msg("slips unnoticed into band {band}", band=params.band))
+    if not result.free_action:
+        f_.use_action(state)
+    remember(sheet, ctx, "combat_sneak", r, concealed=True)
+    return f_.done(state, params, join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
+                   dice=recorder.rolled,
+                   outcome={**outcome(r, concealed=True), "spotted": result.spotted}, sheet=dump(sheet))
+
+
+def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) -> Odds:
+    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foes' Alertness"))
+
+
+# --- foes -----------------------------------------------------------------------------------------------------
+
+class FoeMoveParams(StepParams):
+    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+
+
+def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator moves a foe on its turn, up to its Agility on the movement table. Adventurers in the band
+    it leaves may first try to stop it (the step waits for them; the narrator's next tap goes on)."""
+    state = f_.copy_state(ctx)
+    pending = state.get("pending")
+    if pending and pending.get("kind") == "stop" and pending["foe"] == ctx.character_id:
+        return _finish_foe_move(state, params, sheet_data, ctx)
+    me = f_.require_turn(state, ctx, free=True)
+    if me["side"] != "foe":
+        raise ActionError(_("Adventurers roll Agility to move."), field="band")
+    if state["turn"]["move"]:
+        raise ActionError(_("{name} has moved this turn.").format(name=me["name"]), field="band")
+    if "no_move" in me["now"]:
+        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="band")
+    if not 0 <= params.band < state["bands"] or params.band == me["band"]:
+        raise ActionError(_("Choose another band on the track."), field="band")
+    agility = Level[load(sheet_data).levels.get("AGI", "CT")]
+    allowance = art.foe_movement(agility)
+    if params.band not in reachable(state, me["id"], allowance):
+        raise ActionError(_("{name} cannot get that far this round.").format(name=me["name"]), field="band")
+    stoppers = [f["id"] for f in f_.in_band(state, me["band"], "adventurer") if f.get("stop_round") != state["round"]]
+    if stoppers:
+        state["pending"] = {"kind": "stop", "foe": me["id"], "to": params.band, "stoppers": stoppers, "results": {},
+                            "label": msg("{name} tries to leave band {band}: those there may try to stop it",
+                                         name=me["name"], band=me["band"])}
+        names = ", ".join(f_.name_of(state, s) for s in stoppers)
+        return f_.done(state, params, msg("{name} tries to leave band {band}; {names} may try to stop it",
+                                          name=me["name"], band=me["band"], names=names))
+    return _move_foe(state, params, me, [])
+
+
+def _move_foe(state: dict[str, Any], params: FoeMoveParams, me: dict[str, Any],
+              notes: list[Summary]) -> Resolution:
+    start = me["band"]
+    bands = route(state, me, params.band)
+    me["band"] = params.band
+    state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
+    if bands[-1].rough:
+        notes.append(msg("rough terrain ends the movement"))
+    summary = join([msg("{name} moves from band {start} to band {band}", name=me["name"], start=start,
+                        band=params.band), *notes], "; ")
+    return f_.done(state, params, summary, outcome={"from": start, "to": params.band})
+
+
+def _finish_foe_move(state: dict[str, Any], params: FoeMoveParams, sheet_data: dict[str, Any],
+                     ctx: Context) -> Resolution:
+    pending = state["pending"]
+    me = f_.fighter(state, pending["foe"])
+    state["pending"] = None
+    params = params.model_copy(update={"band": pending["to"]})
+    results = [Level[code] for code in pending["results"].values()]
+    if results and art.stop_foe(results, Level[load(sheet_data).levels.get("AGI", "CT")]):
+        state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
+        names = ", ".join(f_.name_of(state, int(i)) for i in pending["results"])
+        text = (msg("{names} stops {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
+                if len(results) == 1 else
+                msg("{names} stop {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"]))
+        return f_.done(state, params, text, outcome={"stopped": True})
+    return _move_foe(state, params, me, [msg("nobody stops it")] if not results
+                     else [msg("the attempt to stop it fails")])
+
+
+class StopParams(CombatRoll):
+    pass
+
+
+def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx: Context) -> Resolution:
+    """An adventurer in the band tries to keep the foe from leaving: Agility against its Agility, a free
+    action even after their turn; once a round. Several make a compound action (ruling 21)."""
+    state = f_.copy_state(ctx)
+    pending = state.get("pending")
+    if not pending or pending.get("kind") != "stop":
+        raise ActionError(_("No foe is leaving your band now."), field="move")
+    me = f_.fighter(state, ctx.character_id)
+    if me["id"] not in pending["stoppers"] or str(me["id"]) in pending["results"]:
+        raise ActionError(_("{name} cannot try to stop it (now).").format(name=me["name"]), field="move")
+    foe = f_.fighter(state, pending["foe"])
+    agility = Level[load(ctx.others[foe["id"]]).levels.get("AGI", "CT")]
+    sheet = load(sheet_data)
+    recorder = RecordingDice(dice)
+    r = roll(sheet, params, recorder, ctx, label=msg("Agility (stopping a foe)"), attribute="AGI", difficulty=agility,
+             against=msg("{name}'s Agility", name=foe["name"]), columns=f_.difficulty_shift(me))
+    pending["results"][str(me["id"])] = r.result.name
+    me["stop_round"] = state["round"]
+    remember(sheet, ctx, "combat_stop", r, concealed=True)
+    return f_.done(state, params, msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"],
+                                      roll=r.text), dice=recorder.rolled,
+                   outcome=outcome(r, concealed=True), sheet=dump(sheet))
+
+
+def stop_odds(sheet_data: dict[str, Any], params: StopParams, ctx: Context) -> Odds:
+    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foe's Agility"))

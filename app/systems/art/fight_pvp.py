@@ -1,0 +1,67 @@
+"""The odds on an attack against another adventurer: their Defense is no secret (unlike a foe's level), so the
+button shows the exact chance that the attack gets through -- the attacker's result becomes the difficulty of
+the defender's Defense roll, which fails -- with every bonus the state gives both of them.
+
+art-engine.md, ch. 5 "Player Attacking Player".
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from app.i18n import _, percent
+from app.rules import art
+from app.systems.base import Context, Odds
+
+from . import core
+from . import fight as f_
+from . import fight_perks as fp
+from .fight_roll import CombatRoll, shift
+from .sheet import ArtSheet, defense, load, table_of
+
+
+def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSheet] | None:
+    """The adventurer attacked (their sheet comes with the odds' context), or None for a foe or when unknown."""
+    enc = ctx.encounter or {}
+    if target is None or enc.get("kind") != "combat" or target not in ctx.others:
+        return None
+    sheet = load(ctx.others[target])
+    if sheet.kind == "foe":
+        return None
+    found = next((f for f in enc["state"].get("fighters", []) if f["id"] == target), None)
+    return (dict(found), sheet) if found and found.get("side") == "adventurer" else None
+
+
+def defense_trait(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet) -> int:
+    """The Defense the defender will roll now: armor, a dodge, a grapple, a perk's bonus."""
+    base = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0)
+    if f.get("grapple"):
+        base += art.GRAPPLE_DEFENSE
+    base += fp.bonus(state, f, "defense")[0]
+    return max(base, 1)
+
+
+def pvp_attack_odds(sheet: ArtSheet, params: CombatRoll, ctx: Context, *, attribute: str, base: int,
+                    extra: int, target: int) -> Odds | None:
+    found = defender_of(ctx, target)
+    if found is None:
+        return None
+    f, their = found
+    state = dict((ctx.encounter or {})["state"])
+    spec = core.RollSpec(label=attribute, base=base, attribute=attribute, difficulty=art.Level.CT, skills=params.skills,
+                         modifiers=params.modifiers + extra, fame_before=params.fame_before)
+    uses = core.skill_uses(sheet, spec.skills)
+    core.check_fame_before(sheet, spec.fame_before)
+    table = table_of(ctx.campaign_settings)
+    row = art.effective_row(core.trait_of(sheet, spec, uses), fame_before=spec.fame_before)
+    guard = defense_trait(state, f, their)
+    columns = f_.difficulty_shift(f, defense=True)
+    chance = sum((p * (1 - art.exact_chance(guard, shift(level, columns), table))
+                  for level, p in art.result_odds(row, table).items()), Fraction(0))
+    text = _("{name} fails their Defense roll against your attack (row {row} against Defense {guard})").format(
+        name=f["name"], row=row, guard=guard)
+    if extra:
+        text += _(" (+{n} from the combat)").format(n=extra)
+    return Odds(chance=float(chance), text=f"{percent(float(chance))} — {text}",
+                details={"row": row, "label": _("Chance to hit:")})

@@ -1,0 +1,378 @@
+"""Conflicts as encounters (rabbits.en.md, "Conflicts"; RULINGS.md, "Rabbits", rulings 3–9): the narrator's
+set-up, each team's starting disposition, and the conflict's campaign setting (weapons).
+
+The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
+  conflict, other_skill, weapons, phase (disposition → script → resolve ⇄ maneuver → end → over), volley,
+  index (the action of the volley, 0–2), teams {a, b: name, goal, captain, members, narrator, base, start,
+  disposition, roll, scripted, locked, script, salts, commitments, lock_seq, impede, position, disarmed},
+  current (the revealed exchange), pending (maneuvers to spend), opened (every published opening), recent,
+  result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
+Scripting and the reveal are in conflict_script.py, the exchanges and the end in conflict_volley.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import N_, Summary, _, join, msg, rule_message
+from app.rules import rabbits
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits.play import breakdown, faces_text
+from app.systems.rabbits.pools import PoolChoices, plan_pool, spend
+from app.systems.rabbits.sheet import (
+    ABILITY_WORDS,
+    RabbitSheet,
+    ability_word,
+    condition_word,
+    dump,
+    load,
+    skill_name,
+    start_rewards,
+)
+
+TEAMS = ("a", "b")
+TEAM_MAX = 3  # ruling 8: every member acts in each volley of three actions
+RECENT = 8
+
+
+# --- reading the state ---------------------------------------------------------------------------------------
+
+def other_team(team: str) -> str:
+    return "b" if team == "a" else "a"
+
+
+def team_of(state: Mapping[str, Any], character_id: int | None) -> str | None:
+    return next((key for key, team in state["teams"].items() if character_id in team["members"]), None)
+
+
+def sheets_of(sheet: Mapping[str, Any], ctx: Context) -> dict[int, dict[str, Any]]:
+    """Every participant's sheet: the acting character's and the others' (an encounter step loads them all)."""
+    sheets = {cid: dict(s) for cid, s in ctx.others.items()}
+    if ctx.character_id is not None:
+        sheets[ctx.character_id] = dict(sheet)
+    return sheets
+
+
+def names_of(encounter: Mapping[str, Any]) -> dict[int, str]:
+    return {p["character_id"]: p["name"] for p in encounter["participants"]}
+
+
+def step_state(ctx: Context) -> dict[str, Any]:
+    encounter = ctx.encounter
+    if encounter is None:
+        raise ActionError(_("This is a step of a conflict."), field="encounter_id")
+    return _copy(encounter["state"])
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+def say(state: dict[str, Any], line: Summary) -> Summary:
+    """One line of "what happened" on the conflict page (the log has every step); language-neutral (app.i18n.msg),
+    shown with `| tr`."""
+    state["recent"] = [line] + list(state.get("recent", []))[: RECENT - 1]
+    return line
+
+
+CONFLICT_NAMES = {"argument": N_("Argument"), "speech": N_("Speech"), "negotiation": N_("Negotiation"),
+                  "fight": N_("Fight"), "fight_animal": N_("Fight Animal"), "chase": N_("Chase"), "war": N_("War"),
+                  "journey": N_("Journey"), "other": N_("Other")}
+
+
+ACTION_WORDS = {"attack": N_("attack"), "defend": N_("defend"), "feint": N_("feint"), "maneuver": N_("maneuver")}
+EFFECT_WORDS = {"impede": N_("impede"), "gain_position": N_("gain position"), "disarm": N_("disarm")}
+
+
+def action_word(action: str) -> Summary:
+    """A conflict action in a log line or on the page (`| tr`)."""
+    return msg(ACTION_WORDS[action]) if action in ACTION_WORDS else action
+
+
+COMPROMISE_WORDS = {"none": N_("none"), "minor": N_("minor"), "compromise": N_("compromise"), "major": N_("major")}
+
+
+def compromise_word(level: str) -> Summary:
+    """A compromise level ("none", "minor", "compromise", "major") in a log line or on the page (`| tr`)."""
+    return msg(COMPROMISE_WORDS[level]) if level in COMPROMISE_WORDS else level
+
+
+def conflict_name(conflict: str) -> str:
+    """The kind of conflict in the reader's language."""
+    return _(CONFLICT_NAMES.get(conflict, conflict.replace("_", " ").title()))
+
+
+def skill_options(state: Mapping[str, Any], action: str) -> tuple[str, ...]:
+    """rabbits.en.md, "Skills by conflict and action"; "other": the skill the narrator named at set-up; an
+    empty tuple is the sheet's "see description" (the roller names the skill or ability)."""
+    if state["conflict"] == "other":
+        return (state["other_skill"],)
+    return rabbits.CONFLICT_SKILLS[state["conflict"]][action]
+
+
+def disposition_skills(state: Mapping[str, Any]) -> tuple[str, ...]:
+    tests = rabbits.DISPOSITION_TABLE[state["conflict"]][0]
+    return tests or (state["other_skill"],)
+
+
+def disposition_bases(state: Mapping[str, Any]) -> tuple[str, ...]:
+    return rabbits.DISPOSITION_TABLE[state["conflict"]][1] or rabbits.ABILITIES
+
+
+def percent(chance: Fraction | float) -> float:
+    return round(float(chance) * 100, 1)
+
+
+# --- commitments and the reveal (conflict_script.py) -------------------------------------------------------------------------------
+
+def commitment_key(encounter_id: int, volley: int, index: int, team: str) -> str:
+    return f"rabbits-conflict/{encounter_id}/{volley}/{index + 1}/{team}"
+
+
+def committed_value(encounter_id: int, volley: int, index: int, team: str, step: Mapping[str, Any]) -> dict[str, Any]:
+    """What one commitment fixes: the slot (conflict, volley, action, team) and its choice, so an opening cannot
+    be moved to another slot."""
+    return {"key": commitment_key(encounter_id, volley, index, team), "action": step["action"],
+            "member": step["member"]}
+
+
+def opening(state: dict[str, Any], encounter_id: int, index: int, team: str) -> dict[str, Any]:
+    """Publish one scripted action: its value and salt, against the commitment logged at lock time."""
+    t = state["teams"][team]
+    value = committed_value(encounter_id, state["volley"], index, team, t["script"][index])
+    found = {"key": value["key"], "seq": t["lock_seq"], "hash": t["commitments"][index], "salt": t["salts"][index],
+             "value": value, "team": team, "volley": state["volley"], "index": index}
+    state["opened"].append(found)
+    return found
+
+
+# --- set-up (the narrator) --------------------------------------------------------------------------------------
+
+class SetupParams(BaseModel):
+    conflict: str = Field(max_length=20, title="Conflict")
+    title: str = Field(default="", max_length=80)
+    other_skill: str = Field(default="", max_length=40, title="Skill (other conflicts)")
+    a_name: str = Field(default="", max_length=40)
+    a_goal: str = Field(default="", max_length=300)
+    a_members: list[int] = Field(default_factory=list, max_length=10)
+    a_captain: int | None = None
+    a_narrator: bool = False
+    b_name: str = Field(default="", max_length=40)
+    b_goal: str = Field(default="", max_length=300)
+    b_members: list[int] = Field(default_factory=list, max_length=10)
+    b_captain: int | None = None
+    b_narrator: bool = False
+
+
+def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> dict[str, Any]:
+    members = list(dict.fromkeys(getattr(params, f"{key}_members")))
+    label = _("Team A") if key == "a" else _("Team B")
+    if not members:
+        raise ActionError(_("{team}: choose its rabbits.").format(team=label), field=f"{key}_members")
+    if len(members) > TEAM_MAX:
+        raise ActionError(_("{team}: at most {n} rabbits, so that every one acts in each volley of three "
+                            "(ruling 8).").format(team=label, n=TEAM_MAX), field=f"{key}_members")
+    for cid in members:
+        if load(sheets[cid]).retired:
+            raise ActionError(_("{name} has retired.").format(name=names[cid]), field=f"{key}_members")
+    captain = getattr(params, f"{key}_captain") or members[0]
+    if captain not in members:
+        raise ActionError(_("{team}: the captain must be one of its rabbits.").format(team=label),
+                          field=f"{key}_captain")
+    goal = getattr(params, f"{key}_goal").strip()
+    if not goal:
+        raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
+    name = getattr(params, f"{key}_name").strip() or label
+    return {"name": name, "goal": goal, "captain": captain, "members": members,
+            "narrator": bool(getattr(params, f"{key}_narrator")), "base": None, "start": None, "disposition": None,
+            "roll": None, "scripted": False, "locked": False, "script": None, "salts": None, "commitments": None,
+            "lock_seq": None, "impede": 0, "position": 0, "disarmed": []}
+
+
+def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
+    """Steps 1–3: the type of conflict, the teams (rabbits and the narrator's opponents, a captain each) and
+    each team's goal, in words."""
+    conflict = params.conflict.strip().lower()
+    if conflict not in rabbits.CONFLICTS:
+        raise ActionError(_("Choose the type of conflict from the table."), field="conflict")
+    other_skill = ""
+    if conflict == "other":
+        raw = params.other_skill.strip()
+        other_skill = skill_name(raw) or ("Nature" if raw.lower() == "nature" else "")
+        if not other_skill:
+            raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
+                              field="other_skill")
+    if set(params.a_members) & set(params.b_members):
+        raise ActionError(_("A rabbit can be on one team only."), field="b_members")
+    teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in TEAMS}
+    title = params.title.strip() or _("{conflict}: {a} vs {b}").format(conflict=conflict_name(conflict),
+                                                                        a=teams["a"]["name"], b=teams["b"]["name"])
+    state: dict[str, Any] = {
+        "conflict": conflict, "other_skill": other_skill, "weapons": bool(ctx.campaign_settings.get("weapons")),
+        "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
+        "opened": [], "recent": [], "result": None,
+    }
+    for key in TEAMS:
+        teams[key]["preview"] = disposition_preview(state, key, ctx.others)
+    line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=title, a=teams["a"]["name"],
+                          goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+    participants = [{"character_id": cid, "side": key, "name": ctx.other_names[cid]}
+                    for key in TEAMS for cid in teams[key]["members"]]
+    return Resolution(
+        request=params.model_dump(), dice=[], summary=msg("set up a conflict: {line}", line=line),
+        outcome={"conflict": conflict, "teams": {k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"],
+                                                    "members": t["members"]} for k, t in teams.items()}},
+        encounter={"kind": "conflict", "title": title, "participants": participants, "state": state, "over": False})
+
+
+# --- disposition (the captain) -----------------------------------------------------------------------------------
+
+class DispositionParams(PoolChoices):
+    encounter_id: int
+    version: int
+    skill: str = Field(default="", max_length=40, title="Skill")
+    base: str = Field(default="", max_length=10, title="Ability")
+
+
+def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+    """Ruling 7: every teammate helps (+1D), except those who may not (Afraid, ruling 3; retired)."""
+    able: list[int] = []
+    unable: list[int] = []
+    for cid in state["teams"][team]["members"]:
+        if cid == captain:
+            continue
+        sheet = sheets.get(cid, {})
+        (unable if "afraid" in sheet.get("conditions", []) or sheet.get("retired") else able).append(cid)
+    return able, unable
+
+
+def _disposition_plan(state: Mapping[str, Any], team: str, sheet: RabbitSheet, choices: PoolChoices,
+                      sheets: Mapping[int, Any], ctx_session: int | None, settings: Mapping[str, Any]) -> Any:
+    captain = state["teams"][team]["captain"]
+    able, _unable = _helpers(state, team, captain, sheets)
+    choices = choices.model_copy(update={"helpers": able})
+    return plan_pool(sheet, choices, settings={**settings, "turn": "gm"}, session=ctx_session,
+                     helper_conditions=[list(sheets[cid].get("conditions", [])) for cid in able],
+                     actor_is_narrator=True)
+
+
+def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int, Any]) -> dict[str, Any] | None:
+    """What the captain's button shows: the pool, the base, the penalties and the exact chance of each total."""
+    captain = state["teams"][team]["captain"]
+    try:
+        sheet = load(sheets[captain])
+        skill = disposition_skills(state)[0]
+        plan = _disposition_plan(state, team, sheet, PoolChoices(skill=skill), sheets, None, {})
+    except (ActionError, KeyError):
+        return None
+    conditions = [list(sheets[cid].get("conditions", [])) for cid in state["teams"][team]["members"]]
+    return {"skill": skill, "dice": plan.pool.dice, "breakdown": breakdown(plan.pool),
+            "bases": [preview_base(state, sheet, base, plan.pool.dice, conditions)
+                      for base in disposition_bases(state)]}
+
+
+def preview_base(state: Mapping[str, Any], sheet: RabbitSheet, base: str, dice: int,
+                 conditions: list[list[str]]) -> dict[str, Any]:
+    rating = sheet.abilities[base].rating
+    penalty = sum(points for _, points in rabbits.disposition_penalties(
+        frozenset().union(*map(frozenset, conditions)) if conditions else frozenset(), base))
+    merged: dict[int, Fraction] = {}
+    for hits in range(dice + 1):
+        chance = rabbits.exact_pass_chance(dice, hits) - (
+            rabbits.exact_pass_chance(dice, hits + 1) if hits < dice else Fraction(0))
+        total = max(rabbits.DISPOSITION_MINIMUM, rating + hits + penalty)
+        merged[total] = merged.get(total, Fraction(0)) + chance
+    return {"base": base, "rating": rating, "penalty": penalty,
+            "totals": [[total, percent(chance)] for total, chance in sorted(merged.items())]}
+
+
+def spread(total: int, members: list[int], captain: int) -> dict[str, int]:
+    """Ruling 7's one disposition, spread among the members for display (the captain takes the remainder)."""
+    share, rest = divmod(total, len(members))
+    return {str(cid): share + (rest if cid == captain else 0) for cid in members}
+
+
+def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, dice: Dice, ctx: Context) -> Resolution:
+    """Steps 4–5, ruling 7: the captain tests the listed skill, every able teammate helps +1D; the successes are
+    added to the listed ability; every unique condition penalty of the team applies once (Afraid −1, Angry only
+    in Will conflicts); at least 1."""
+    state = step_state(ctx)
+    if state["phase"] != "disposition":
+        raise ActionError(_("Disposition has been rolled."), field="encounter_id")
+    team = team_of(state, ctx.character_id)
+    if team is None or state["teams"][team]["captain"] != ctx.character_id:
+        raise ActionError(_("The team's captain rolls its disposition."), field="character_id")
+    if state["teams"][team]["start"] is not None:
+        raise ActionError(_("This team has rolled its disposition."), field="encounter_id")
+    sheets = sheets_of(sheet_data, ctx)
+    sheet = load(sheet_data)
+    start_rewards(sheet, ctx.campaign_settings)
+    skill = params.skill.strip() or disposition_skills(state)[0]
+    allowed = {s.lower() for s in disposition_skills(state)}
+    if skill.lower() not in allowed:
+        raise ActionError(_("This conflict's disposition tests {skills}.")
+                          .format(skills=" or ".join(disposition_skills(state))), field="skill")
+    base = params.base.strip().lower() or disposition_bases(state)[0]
+    if base not in disposition_bases(state):
+        raise ActionError(_("This conflict's disposition adds {bases}.").format(
+            bases=_(" or ").join(_(ABILITY_WORDS.get(b, b.title())) for b in disposition_bases(state))), field="base")
+    plan = _disposition_plan(state, team, sheet, params.model_copy(update={"skill": skill}), sheets,
+                             ctx.session_number, ctx.campaign_settings)
+    members = state["teams"][team]["members"]
+    recorder = RecordingDice(dice)
+    try:
+        rolled = rabbits.disposition(recorder, state["conflict"], base=base, base_rating=sheet.abilities[base].rating,
+                                     pool=plan.pool.dice,
+                                     team_conditions=[list(sheets[cid].get("conditions", [])) for cid in members])
+    except rabbits.RabbitRuleError as exc:
+        raise ActionError(rule_message(exc), field=exc.field) from exc
+    spend(sheet, plan, ctx.session_number)
+    t = state["teams"][team]
+    t.update(base=base, start=rolled.total, disposition=rolled.total,
+             spread=spread(rolled.total, members, t["captain"]),
+             roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan.pool),
+                   "faces": list(rolled.faces), "successes": rolled.successes, "base_rating": rolled.base_rating,
+                   "penalties": [list(p) for p in rolled.penalties], "note": rolled.note})
+    penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
+                      for name, points in rolled.penalties], "")
+    line = msg("{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
+               team=t["name"], total=rolled.total, skill=plan.label, dice=plan.pool.dice,
+               faces=faces_text(list(rolled.faces)), hits=rolled.successes, base=ability_word(base),
+               rating=rolled.base_rating, penalties=penalties)
+    if rolled.note:
+        raw = rolled.successes + rolled.base_rating + sum(points for _name, points in rolled.penalties)
+        line = join([line, msg("Raised from {raw} to the minimum of 1 (ruling 7).", raw=raw)], " — ")
+    say(state, line)
+    if all(state["teams"][k]["start"] is not None for k in TEAMS):
+        state["phase"] = "script"
+        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
+    return Resolution(request={"version": params.version, "skill": skill, "base": base},
+                      dice=recorder.rolled, summary=line, sheet=dump(sheet),
+                      outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
+                               "successes": rolled.successes, "penalties": [list(p) for p in rolled.penalties],
+                               "breakdown": breakdown(plan.pool)},
+                      encounter={"state": state, "over": False})
+
+
+# --- the campaign setting ------------------------------------------------------------------------------------
+
+class ConflictSettings(BaseModel):
+    weapons: bool = False
+
+
+def resolve_conflict_settings(sheet: dict[str, Any], params: ConflictSettings, dice: Dice, ctx: Context) -> Resolution:
+    """rabbits.en.md, "Sample weapons": gear is ignored in this house version unless the table chooses to use it
+    (off by default); it applies to conflicts set up afterwards."""
+    words = msg("Rabbits: weapons and argument \"weapons\" are used in new conflicts") if params.weapons else \
+        msg("Rabbits: gear is ignored in new conflicts")
+    return Resolution(request=params.model_dump(), dice=[], outcome={"weapons": params.weapons},
+                      summary=words, settings={**dict(ctx.campaign_settings), "weapons": params.weapons})

@@ -1,0 +1,127 @@
+"""The end of a conflict: a team at 0 (both at once: both win, each owes a major compromise, ruling 5), the
+compromise the winner owes (ruling 6), shown to the narrator with its figures, who records it in words on the
+log (and may choose another level: the override is logged), and the conditions the outcome brings, which land
+on the sheets. rabbits.en.md, "Conflicts", step 11; RULINGS.md, "Rabbits", rulings 5 and 6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import Summary, _, join, msg
+from app.rules import rabbits
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
+from app.systems.rabbits.conflict import TEAMS, compromise_word, opening, other_team, say, step_state
+from app.systems.rabbits.sheet import condition_word, dump, load
+
+
+def _open_rest(state: dict[str, Any], encounter_id: int) -> list[dict[str, Any]]:
+    """The actions of the volley that were never played, published too, so every commitment is checked."""
+    found = []
+    shown = {(o["volley"], o["index"], o["team"]) for o in state["opened"]}
+    for key in TEAMS:
+        t = state["teams"][key]
+        if not t["locked"]:
+            continue
+        for index in range(len(t["script"])):
+            if (state["volley"], index, key) not in shown:
+                found.append(opening(state, encounter_id, index, key))
+    return found
+
+
+def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
+    """A team is at 0: the conflict stops (step 8) and the compromise is worked out (step 11)."""
+    assert ctx.encounter is not None
+    found = _open_rest(state, ctx.encounter["id"])
+    teams = state["teams"]
+    zero = [key for key in TEAMS if teams[key]["disposition"] == 0]
+    if len(zero) == len(TEAMS):
+        result: dict[str, Any] = {"both": True, "winner": None,
+                  "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in TEAMS}}
+        say(state, msg("Both teams reached 0 in the same action: both get their goal, and each owes a major "
+                       "compromise (ruling 5)."))
+    else:
+        winner = other_team(zero[0])
+        start, remaining = teams[winner]["start"], teams[winner]["disposition"]
+        level = rabbits.compromise(start, remaining)
+        result = {"both": False, "winner": winner,
+                  "owed": {winner: {"start": start, "remaining": remaining, "ruling": level}}}
+        say(state, msg("{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
+                       team=teams[winner]["name"], remaining=remaining, start=start) if level == "none" else
+            msg("{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
+                team=teams[winner]["name"], remaining=remaining, start=start, level=compromise_word(level)))
+    state.update(phase="end", result=result, pending=[])
+    return found
+
+
+class EndParams(BaseModel):
+    encounter_id: int
+    version: int
+    words: str = Field(default="", max_length=500, title="The compromise, in words")
+    level: str = Field(default="", max_length=12, title="Compromise")
+    conditions: list[str] = Field(default_factory=list, max_length=30)
+
+
+def _conditions(params: EndParams, members: set[int]) -> dict[int, list[str]]:
+    chosen: dict[int, list[str]] = {}
+    for item in params.conditions:
+        cid_text, _sep, key = item.partition(":")
+        if not cid_text.isascii() or not cid_text.isdigit() or int(cid_text) not in members:
+            raise ActionError(_("Conditions go to the conflict's rabbits."), field="conditions")
+        if key not in rabbits.CONDITIONS:
+            raise ActionError(_("Choose one of the five conditions."), field="conditions")
+        chosen.setdefault(int(cid_text), []).append(key)
+    return chosen
+
+
+def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Context) -> Resolution:
+    """Step 11: the narrator records the compromise in words (the level by ruling 6 or 5 unless overridden,
+    on the log) and gives the conditions the outcome brings, which land on the sheets."""
+    state = step_state(ctx)
+    if state["phase"] != "end" or state["result"] is None:
+        raise ActionError(_("The conflict is not over yet: a team must reach 0."), field="encounter_id")
+    words = params.words.strip()
+    if not words:
+        raise ActionError(_("Say what the compromise is, in words."), field="words")
+    result = state["result"]
+    level = params.level.strip().lower()
+    if level and level not in rabbits.COMPROMISES:
+        raise ActionError(_("Choose none, minor, compromise or major."), field="level")
+    owed: Mapping[str, Any] = result["owed"]
+    parts: list[Summary] = []
+    overridden = False
+    for key, figures in owed.items():
+        chosen = level or figures["ruling"]
+        figures["recorded"] = chosen
+        overridden = overridden or chosen != figures["ruling"]
+        rule = 5 if result["both"] else 6
+        team, owes, ruled = state["teams"][key]["name"], compromise_word(chosen), compromise_word(figures["ruling"])
+        parts.append(msg("{team} owes {level} (ruling {rule} says {ruling}; the narrator's call)", team=team,
+                         level=owes, rule=rule, ruling=ruled) if chosen != figures["ruling"] else
+                     msg("{team} owes {level} (ruling {rule}: {remaining} of {start} left)", team=team, level=owes,
+                         rule=rule, remaining=figures["remaining"], start=figures["start"]))
+    members = {cid for t in state["teams"].values() for cid in t["members"]}
+    given = _conditions(params, members)
+    others: dict[int, dict[str, Any]] = {}
+    notes: list[Summary] = []
+    for cid, keys in given.items():
+        rabbit = load(ctx.others[cid])
+        rabbit.conditions = [c for c in rabbits.CONDITIONS if c in {*rabbit.conditions, *keys}]
+        others[cid] = dump(rabbit)
+        notes.append(msg("{name}: {conditions}", name=ctx.other_names.get(cid, "?"),
+                         conditions=join([condition_word(k) for k in keys])))
+    result.update(words=words, overridden=overridden, conditions={str(k): v for k, v in given.items()})
+    state["phase"] = "over"
+    line = say(state, msg("Compromise: {owed} — {words}. Conditions: {conditions}", owed=join(parts, "; "),
+                          words=words, conditions=join(notes, "; ")) if notes else
+               msg("Compromise: {owed} — {words}", owed=join(parts, "; "), words=words))
+    return Resolution(request={"version": params.version, "words": words, "level": level,
+                               "conditions": list(params.conditions)},
+                      dice=[], summary=line, others=others,
+                      outcome={"owed": dict(owed), "words": words, "overridden": overridden,
+                               "conditions": {str(k): v for k, v in given.items()}},
+                      encounter={"state": state, "over": True})

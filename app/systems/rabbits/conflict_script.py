@@ -1,0 +1,149 @@
+"""Scripting a volley in private, locking it with commitments, revealing it action by action, and what each
+viewer may read of a conflict (RuleSystem.encounter_view). rabbits.en.md, "Conflicts", steps 6–10;
+RULINGS.md, "Rabbits", rulings 8 and 9.
+
+Secrecy (ruling 9): a team's script and its salts are kept in the encounter's state, which no screen reads
+directly (encounters.service.visible_state → `view`). Until an action is revealed, it is shown only to the
+players of that team's rabbits — not to the narrator, unless the team is narrator-run (set-up's
+"the narrator's team"), and then the narrator sees that team's script only. The log gets no script: saving
+says "changed its script", locking logs one salted commitment per action (app/rules/commitment.py), and each
+reveal publishes the action, its member and its salt, which the page and `python -m app.verify` check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import _, msg
+from app.rules import commitment, rabbits
+from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, EncounterViewer, Resolution
+from app.systems.rabbits.conflict import (
+    TEAMS,
+    commitment_key,
+    committed_value,
+    disposition_bases,
+    disposition_skills,
+    names_of,
+    say,
+    sheets_of,
+    skill_options,
+    step_state,
+    team_of,
+)
+from app.systems.rabbits.conflict_volley import open_exchange, weapon_table
+
+ACTION_COUNT = 3
+
+
+class ScriptParams(BaseModel):
+    encounter_id: int
+    version: int
+    action_1: str = Field(default="", max_length=10)
+    action_2: str = Field(default="", max_length=10)
+    action_3: str = Field(default="", max_length=10)
+    member_1: int | None = None
+    member_2: int | None = None
+    member_3: int | None = None
+    lock: bool = False
+
+
+def _script(params: ScriptParams, members: list[int], names: Mapping[int, str]) -> list[dict[str, Any]]:
+    script = []
+    for n in range(1, ACTION_COUNT + 1):
+        action = getattr(params, f"action_{n}").strip().lower()
+        if action not in rabbits.ACTIONS:
+            raise ActionError(_("Action {n}: choose attack, defend, feint or maneuver.").format(n=n),
+                              field=f"action_{n}")
+        member = getattr(params, f"member_{n}")
+        if member is None and len(members) == 1:
+            member = members[0]
+        if member not in members:
+            raise ActionError(_("Action {n}: choose which of the team's rabbits acts.").format(n=n),
+                              field=f"member_{n}")
+        script.append({"action": action, "member": member})
+    idle = [names.get(cid, "?") for cid in members if cid not in {s["member"] for s in script}]
+    if idle:
+        raise ActionError(_("Every rabbit of the team acts at least once in each volley (ruling 8): give "
+                            "{names} an action.").format(names=", ".join(idle)), field="member_1")
+    return script
+
+
+def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx: Context) -> Resolution:
+    """Step 6: the team chooses its three actions in private; locking fixes them (one commitment each)."""
+    state = step_state(ctx)
+    assert ctx.encounter is not None
+    if state["phase"] != "script":
+        raise ActionError(_("It is not the time to script actions."), field="encounter_id")
+    team = team_of(state, ctx.character_id)
+    if team is None:
+        raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
+    t = state["teams"][team]
+    if ctx.actor_is_narrator and not t["narrator"]:
+        # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
+        raise ActionError(_("The players of {team} script its actions.").format(team=t["name"]), field="character_id")
+    if t["locked"]:
+        raise ActionError(_("{team} has locked its actions: a locked script cannot change.").format(team=t["name"]),
+                          field="encounter_id")
+    script = _script(params, t["members"], names_of(ctx.encounter))
+    t["script"], t["scripted"] = script, True
+    opened: list[dict[str, Any]] = []
+    if not params.lock:
+        line = say(state, msg("{team} changed its script.", team=t["name"]))
+        outcome: dict[str, Any] = {"team": team, "locked": False}
+    else:
+        volley, eid = state["volley"], ctx.encounter["id"]
+        t["salts"] = [commitment.new_salt() for _ in script]
+        t["commitments"] = [commitment.commit(salt, committed_value(eid, volley, i, team, step))
+                            for i, (salt, step) in enumerate(zip(t["salts"], script))]
+        t["locked"], t["lock_seq"] = True, ctx.seq
+        line = say(state, msg("{team} locked its three actions (commitments {hashes}).", team=t["name"],
+                              hashes=", ".join(c[:16] for c in t["commitments"])))
+        outcome = {"team": team, "locked": True, "commitments": [
+            {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
+            for i, c in enumerate(t["commitments"])]}
+        if all(state["teams"][k]["locked"] for k in TEAMS):
+            opened = open_exchange(state, ctx, sheets_of(sheet, ctx))
+            outcome["openings"] = opened
+    # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
+    return Resolution(request={"version": params.version, "lock": params.lock}, dice=[], summary=line,
+                      outcome=outcome, encounter={"state": state, "over": False})
+
+
+# --- what a viewer reads -----------------------------------------------------------------------------------------
+
+def sees_script(team: Mapping[str, Any], viewer: EncounterViewer) -> bool:
+    """Ruling 9: a team's unrevealed choices are its own. A narrator controls every character, so for a
+    narrator only narrator-run teams count; a player sees the script of a team they play a rabbit in."""
+    if viewer.is_narrator:
+        return bool(team["narrator"])
+    return bool(viewer.controls & set(team["members"]))
+
+
+def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
+    """The conflict as this viewer may read it: other teams' scripts and salts taken out (every revealed
+    action is in `opened` and `current`, which are public)."""
+    shown = dict(state)
+    teams = state.get("teams")
+    if not isinstance(teams, Mapping):
+        return shown
+    shown["teams"] = {}
+    for key, team in teams.items():
+        own = sees_script(team, viewer)
+        shown["teams"][key] = {**team, "own": own, "script": team.get("script") if own else None,
+                               "salts": team.get("salts") if own else None}
+    shown["checked"] = [dict(o, ok=commitment.opens(o["hash"], o["salt"], o["value"]))
+                        for o in state.get("opened", [])]
+    return shown
+
+
+# What templates/rabbits/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
+TEMPLATE_DATA: dict[str, Any] = {
+    "conflicts": rabbits.CONFLICTS, "actions": rabbits.ACTIONS, "compromises": rabbits.COMPROMISES,
+    "conditions": rabbits.CONDITIONS, "maneuver_effects": rabbits.MANEUVER_EFFECTS, "count": ACTION_COUNT,
+    "disposition_skills": disposition_skills, "disposition_bases": disposition_bases,
+    "skill_options": skill_options, "weapons": weapon_table,
+}

@@ -1,0 +1,145 @@
+"""Every page of the demo table in German and in Danish, on a phone: no English UI text left.
+
+The demo campaign (all four systems, their sheets, a duel and the other encounters, the campaign and system
+pages, the account, help and signed-out pages) is opened with `Accept-Language: de` (then `da`), 390×844.
+"English UI text" is a word of the source strings (the .pot's msgids) that no translation in that language
+uses (so words both languages share — "Name", "Start" — do not count), outside the names and texts people
+typed (characters, campaign, notes, usernames) and a small allow-list of proper nouns. The test fails until
+the catalogs are complete, listing the English words page by page. Screenshots: test-artifacts/screenshots/
+lang-<lang>-<page>-390.png.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx2
+import pytest
+from babel.messages.pofile import read_po
+from playwright.sync_api import expect
+from utils.server import LiveServer
+
+from app.i18n import LOCALE_DIR
+
+from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_user, seed_demo
+
+pytestmark = pytest.mark.browser
+
+# Proper nouns and notation that stay as they are in every language.
+ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "Ob", "D", "d6", "d20", "d100", "HTMX", "JSON", "Bearer",
+           "OpenAPI", "SSE", "Cat", "Rabbits", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
+           "PT", "FB", "IN", "PR", "PS", "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN",
+           "DEX", "INT", "STA", "STR", "WIL", "Deutsch", "Dansk", "English"}
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip("'’-") for w in WORD.findall(text)}
+
+
+def _catalog_words(lang: str) -> tuple[set[str], set[str]]:
+    """(words of the English msgids, words the language's translations use)."""
+    with open(LOCALE_DIR / "messages.pot", "rb") as f:
+        pot = read_po(f)
+    english = set()
+    for m in pot:
+        for text in ([m.id] if isinstance(m.id, str) else list(m.id or [])):
+            english |= _words(re.sub(r"%\(\w+\)\w|\{[^}]*\}", " ", text or ""))
+    po = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
+    translated: set[str] = set()
+    if po.is_file():
+        with open(po, "rb") as f:
+            for m in read_po(f):
+                for text in ([m.string] if isinstance(m.string, str) else list(m.string or [])):
+                    translated |= _words(text or "")
+    return english, translated
+
+
+def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
+    """Words people typed: names, the campaign, notes, titles, usernames."""
+    found: set[str] = set()
+    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who).json()
+    found |= _words(str(campaign.get("name", ""))) | _words(str(campaign.get("description", "")))
+    for c in campaign.get("characters", []):
+        found |= _words(c["name"])
+    for m in campaign.get("members", []):
+        found |= _words(str(m.get("username", "")))
+    log = httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=who).json()["entries"]
+    for e in log:
+        found |= _words(str(e.get("note") or "")) | _words(str((e.get("request") or {}).get("reason") or ""))
+        found |= _words(str((e.get("request") or {}).get("title") or ""))
+    return found
+
+
+VISIBLE_TEXT_JS = """
+() => {
+  const parts = [document.title, document.body.innerText];
+  document.querySelectorAll("[placeholder],[aria-label],[title]").forEach(e => {
+    for (const a of ["placeholder", "aria-label", "title"]) if (e.getAttribute(a)) parts.push(e.getAttribute(a));
+  });
+  document.querySelectorAll("option").forEach(o => parts.push(o.textContent));
+  return parts.join("\\n");
+}
+"""
+
+
+def _pages(base: str, campaign_id: int, nora: dict[str, str]) -> list[tuple[str, str]]:
+    table = f"/campaigns/{campaign_id}"
+    pages = [("campaigns", "/campaigns"), ("campaign", table), ("account", "/account"), ("help", "/help")]
+    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=nora).json()
+    for c in campaign.get("characters", []):
+        pages.append((f"sheet-{c['system']}-{c['id']}", f"{table}/characters/{c['id']}"))
+    for system in sorted({c["system"] for c in campaign.get("characters", [])} - {"dice"}):
+        pages.append((f"system-{system}", f"{table}/systems/{system}"))
+    html = httpx2.get(f"{base}{table}", headers=nora)  # bearer tokens do not open pages; links come from the log
+    del html
+    for e in httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=nora).json()["entries"]:
+        encounter = (e.get("request") or {}).get("encounter_id")
+        if encounter and (f"encounter-{encounter}", f"{table}/encounters/{encounter}") not in pages:
+            pages.append((f"encounter-{encounter}", f"{table}/encounters/{encounter}"))
+    return pages
+
+
+# Issue 15 is open: names from the rule tables (Cat traits and ranks, ART attributes, Rabbits skills), the rulings
+# on /help, visibility labels and system descriptions are not messages yet, so 13 pages still show English words
+# (the failure lists them). Strict: the day it passes, this marker fails the run and must go.
+@pytest.mark.xfail(strict=True, reason="issue 15 open: table names, rulings and labels not yet messages")
+@pytest.mark.parametrize("lang", ["de", "da"])
+def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, live_server: LiveServer) -> None:
+    base = tabs.base
+    campaign_id = seed_demo(live_server.env)
+    nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
+    english, translated = _catalog_words(lang)
+    allowed = ALLOWED | _typed(base, campaign_id, nora) | {"nora", "pia", "otto"}
+    found: dict[str, list[str]] = {}
+
+    def check(tab: Any, name: str, path: str) -> None:
+        tab.page.goto(base + path)
+        expect(tab.page.locator("main")).to_be_visible()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        tab.page.screenshot(path=str(SHOTS / f"lang-{lang}-{name}-390.png"), full_page=True)
+        words = _words(tab.page.evaluate(VISIBLE_TEXT_JS))
+        left = sorted(w for w in words if w in english and w not in translated and w not in allowed)
+        if left:
+            found[name] = left
+
+    headers = {"extra_http_headers": {"Accept-Language": lang}, "locale": lang}
+    anonymous = tabs.open(f"anonymous-{lang}", **headers)
+    for name, path in (("landing", "/"), ("signin", "/signin"), ("signup", "/signup")):
+        check(anonymous, name, path)
+
+    narrator = tabs.open(f"nora-{lang}", **headers)
+    page = narrator.page
+    page.goto(base + "/signin?next=/campaigns")
+    page.locator("input[name=username]").fill("nora")
+    page.locator("input[name=password]").fill(DEMO_PASSWORD)
+    page.locator("#signin-form button.primary").click()
+    expect(page).to_have_url(base + "/campaigns")
+    for name, path in _pages(base, campaign_id, nora):
+        check(narrator, name, path)
+
+    assert PHONE["viewport"] == {"width": 390, "height": 844}
+    report = "\n".join(f"{name}: {', '.join(words[:40])}" for name, words in sorted(found.items()))
+    assert not found, f"English UI text on {len(found)} pages in {lang}:\n{report}"
+    assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())

@@ -1,0 +1,105 @@
+"""The log people can use (issue 14): faces in every line with dropped dice and criticals marked, named pool
+parts, full dates, filters by character, player, session and system (which tell nobody more than the
+unfiltered log), and the narrator screen, landing page and dice-box warning around it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from starlette.testclient import TestClient
+from utils.tables import Table
+from utils.web import signed_in
+
+from app.rolls.faces import entry_details, entry_faces
+
+
+def test_faces_carry_their_marks() -> None:
+    dice = {"dice": [{"sides": 6, "face": f} for f in (1, 2, 6, 1)],
+            "outcome": {"total": 9, "detail": "4d6kh3 [1, 2, 6, 1\u0336] = 9"}}
+    assert [f["marks"] for f in entry_faces(dice, "dice")] == [[], [], [], ["dropped"]]
+    d20 = {"dice": [{"sides": 20, "face": 20}, {"sides": 20, "face": 1}], "outcome": {"detail": "2d20 [20, 1] = 21"}}
+    assert [f["marks"] for f in entry_faces(d20, "dice")] == [["critical"], ["fumble"]]
+    cat = {"dice": [{"sides": 6, "face": f} for f in (2, 5)], "outcome": {"faces": [2, 5]}}
+    assert [f["marks"] for f in entry_faces(cat, "cat")] == [["success"], []]
+    art = {"dice": [{"sides": 100, "face": 44}], "outcome": {"doubles": True, "kicker": 4}}
+    assert entry_faces(art, "art") == [{"face": 44, "sides": 100, "marks": ["doubles"], "kicker": 4}]
+    rabbits = {"dice": [{"sides": 6, "face": 4}], "outcome": {"breakdown": [["Scout", 3], ["Help from Moss", 1]]}}
+    assert entry_faces(rabbits, "rabbits")[0]["marks"] == ["success"]
+    assert entry_details(rabbits) == ["Scout +3", "Help from Moss +1"]
+    assert entry_faces({"summary": "started the session"}, "table") == []
+
+
+def test_log_lines_show_faces_and_full_dates(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    t = Table(client)
+    assert t.roll(t.player, "4d6kh3").status_code == 201
+    page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}").text
+    line = page[page.index('id="entry-1"'):]
+    assert line.count('class="die') >= 4 and "die-dropped" in line
+    # The full date on hover/tap, in the reader's format (Babel): "Nov 23, 2026 8:40 AM UTC".
+    assert re.search(r'<time datetime="[^"]+" title="[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2}\s?[AP]M UTC">\d{1,2}:\d{2}\s?[AP]M</time>', line)
+
+
+def test_hidden_entries_show_no_faces(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    t = Table(client)
+    assert t.roll(t.narrator, "3d6", visibility="narrator").status_code == 201
+    page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}").text
+    line = page[page.index('id="entry-1"'):page.index("</li>", page.index('id="entry-1"'))]
+    assert "made a hidden entry" in line and 'class="die' not in line
+
+
+def test_the_log_filters(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    t = Table(client)
+    for who, char in ((t.player, t.pia_char), (t.other, t.otto_char), (t.player, None)):
+        assert t.roll(who, "1d6", **({"character_id": char} if char else {})).status_code == 201
+    nora = signed_in(new_client, "nora")
+
+    def seqs(**query: object) -> list[int]:
+        r = nora.get(f"/campaigns/{t.id}", params=query)
+        assert r.status_code == 200, r.text
+        log = r.text[r.text.index('id="log-entries"'):]
+        return [int(s) for s in re.findall(r'<li id="entry-(\d+)"', log)]
+
+    assert seqs() == [1, 2, 3]
+    assert seqs(character=t.pia_char) == [1]
+    members = client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()["members"]
+    pia_id = next(m["id"] for m in members if m["username"] == "pia")
+    assert seqs(player=pia_id) == [1, 3]
+    assert seqs(system="dice") == [1, 2, 3] and seqs(system="cat") == []
+    assert nora.get(f"/campaigns/{t.id}", params={"character": "x"}).status_code == 422
+    # Paging keeps the filter.
+    r = nora.get(f"/campaigns/{t.id}/log", params={"before": 3, "player": pia_id})
+    assert r.status_code == 200 and re.findall(r'<li id="entry-(\d+)"', r.text) == ["1"]
+
+
+def test_the_narrator_screen_and_a_call_to_several(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    t = Table(client)
+    nora, pia = signed_in(new_client, "nora"), signed_in(new_client, "pia")
+    page = nora.get(f"/campaigns/{t.id}/narrator")
+    assert page.status_code == 200 and "Pia&#39;s hero" in page.text and "Otto&#39;s hero" in page.text
+    assert pia.get(f"/campaigns/{t.id}/narrator").status_code == 403
+    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(t.pia_char), str(t.otto_char)],
+                                                            "expression": "1d20", "visibility": "public"})
+    assert r.status_code == 200 and "Called for" in r.text
+    assert r.text.count("data-prompt-id") == 2
+    # Refused as a whole: a bad expression creates no prompt at all.
+    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(t.pia_char)], "expression": "2d"})
+    assert r.status_code == 422 and r.text.count("data-prompt-id") == 2
+    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={"expression": "1d6"})
+    assert r.status_code == 422 and "tick one character or more" in r.text
+    assert pia.post(f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(t.pia_char)]}).status_code == 403
+
+
+def test_first_contact(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    landing = new_client().get("/", follow_redirects=False)
+    assert landing.status_code == 200 and "role-playing" in landing.text
+    assert 'href="/signup"' in landing.text and 'href="/signin"' in landing.text
+    assert "http://" not in landing.text.replace("http://testserver", "") and "https://" not in landing.text
+    t = Table(client)
+    assert t.roll(t.player, "6d6>=7").status_code == 201  # allowed, but the dice box warns before rolling
+    pia = signed_in(new_client, "pia")
+    assert "can never succeed" in pia.get(f"/campaigns/{t.id}/odds", params={"expression": "6d6>=7"}).text
+    assert "can never succeed" not in pia.get(f"/campaigns/{t.id}/odds", params={"expression": "6d6>=6"}).text
+    r = pia.post(f"/campaigns/{t.id}/roll", data={"expression": "2d"})
+    assert r.status_code == 422 and r.text.count('class="error') == 1
+    assert "load" not in re.search(r'hx-trigger="([^"]*)"', r.text[r.text.index('id="expression"'):]).group(1)

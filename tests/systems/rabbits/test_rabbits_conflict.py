@@ -1,0 +1,377 @@
+"""Rabbit conflicts through the rules service with scripted dice: set-up, disposition (ruling 7), scripts and
+their commitments (rulings 8, 9), every pair of actions meeting (the interaction table, ruling 4), maneuvers,
+the end (rulings 5, 6) and the conditions it brings. rabbits.en.md, "Conflicts"."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from utils.rabbits_conflict import CLOVER, HAZEL, Conflict
+from utils.said import said
+from utils.tables import seat_table
+
+from app.errors import BadRequest, Forbidden
+from app.rolls import chain
+from app.rolls.models import LogEntry
+from app.rules import commitment
+from app.systems import EncounterViewer, get_system
+
+
+@pytest.fixture
+def conflict(app: Any) -> Conflict:
+    with app.state.sessionmaker() as db:
+        campaign, users = seat_table(db, systems=("rabbits",), name="Warren")
+        db.commit()
+        table = Conflict(app.state.sessionmaker, campaign.id, {n: u.id for n, u in users.items()})
+    table.rabbit("pia", "Clover", CLOVER)
+    table.rabbit("otto", "Hazel", HAZEL)
+    table.rabbit("nora", "Fox", {"nature": 5, "will": 3, "health": 5, "skills": {"Fighter": 4}})
+    return table
+
+
+def dispositions(table: Conflict) -> tuple[int, int]:
+    teams = table.state()["teams"]
+    return teams["a"]["disposition"], teams["b"]["disposition"]
+
+
+def start_fight(table: Conflict) -> None:
+    """A fight, Clover (team A) against Hazel (team B): Clover 3 + Health 4 = 7, Hazel 2 + Health 3 = 5."""
+    table.setup("fight")
+    table.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
+    table.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    assert dispositions(table) == (7, 5)
+    assert table.state()["phase"] == "script"
+
+
+def test_disposition_is_the_captains_roll_with_help_and_every_unique_penalty(conflict: Conflict) -> None:
+    """Ruling 7: one roll by the captain, +1D per able teammate; Afraid −1 once; an Afraid teammate cannot help
+    (ruling 3); at least 1."""
+    conflict.rabbit("pia", "Bramble", {**HAZEL, "skills": {"Fighter": 1}})
+    with conflict.factory() as db:  # Bramble is Afraid and Tired
+        from app.characters.models import Character
+        ch = db.get(Character, conflict.ids["Bramble"])
+        ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired"]}
+        db.commit()
+    conflict.setup("fight", a=("Clover", "Bramble"), b=("Hazel",), a_captain=conflict.ids["Clover"])
+    with pytest.raises(BadRequest, match="captain"):
+        conflict.act("pia", "conflict_disposition", "Bramble", [1], base="health")
+    entry = conflict.act("pia", "conflict_disposition", "Clover", [1, 1, 1], base="health")
+    # Fighter 3, no help from Afraid Bramble; 0 successes + Health 4 − Afraid 1 − Tired 1 = 2.
+    assert entry.body["outcome"]["disposition"] == 2
+    assert entry.body["outcome"]["penalties"] == [["Afraid", -1], ["Tired", -1]]
+    assert entry.body["outcome"]["breakdown"] == [["Fighter", 3]]
+    team = conflict.state()["teams"]["a"]
+    assert team["spread"] == {str(conflict.ids["Clover"]): 1, str(conflict.ids["Bramble"]): 1}
+    entry = conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")
+    assert entry.body["outcome"]["disposition"] == 3
+
+
+def test_disposition_minimum_is_one(conflict: Conflict) -> None:
+    with conflict.factory() as db:
+        from app.characters.models import Character
+        ch = db.get(Character, conflict.ids["Hazel"])
+        ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired", "angry"],
+                    "abilities": {**ch.sheet["abilities"], "will": {"rating": 1, "passes": 0, "fails": 0}}}
+        db.commit()
+    conflict.setup("argument")
+    entry = conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="will")
+    assert entry.body["outcome"]["disposition"] == 1  # 0 + Will 1 − 3 → 1 (ruling 7)
+
+
+# What each side rolls: Clover all successes (attack/feint Fighter 3, defend/maneuver Nature 4), Hazel one
+# success (Fighter 2 / Nature 3). Starting dispositions 7 and 5. The expected result is worked out by hand from
+# rabbits.en.md ("Actions", "Action interactions") and ruling 4: (A after, B after, who rolls, pending maneuvers).
+PAIRS: dict[tuple[str, str], tuple[int, int, str, list[tuple[str, int]]]] = {
+    ("attack", "attack"): (6, 2, "ab", []),
+    ("attack", "defend"): (7, 3, "ab", []),
+    ("attack", "feint"): (7, 2, "a", []),
+    ("attack", "maneuver"): (7, 3, "ab", []),
+    ("defend", "attack"): (7, 5, "ab", []),
+    ("defend", "defend"): (7, 5, "ab", []),
+    ("defend", "feint"): (6, 5, "b", []),
+    ("defend", "maneuver"): (7, 5, "ab", []),
+    ("feint", "attack"): (6, 5, "b", []),
+    ("feint", "defend"): (7, 2, "a", []),
+    ("feint", "feint"): (7, 3, "ab", []),
+    ("feint", "maneuver"): (7, 2, "ab", [("b", 1)]),
+    ("maneuver", "attack"): (7, 5, "ab", [("a", 3)]),
+    ("maneuver", "defend"): (7, 5, "ab", [("a", 3)]),
+    ("maneuver", "feint"): (6, 5, "ab", [("a", 4)]),
+    ("maneuver", "maneuver"): (7, 5, "ab", [("a", 4), ("b", 1)]),
+}
+POOLS = {"attack": "Fighter", "defend": "Nature", "feint": "Fighter", "maneuver": "Nature"}
+
+
+def _faces(who: str, action: str) -> list[int]:
+    size = {("a", "Fighter"): 3, ("a", "Nature"): 4, ("b", "Fighter"): 2, ("b", "Nature"): 3}[(who, POOLS[action])]
+    return [5] * size if who == "a" else [5] + [1] * (size - 1)
+
+
+@pytest.mark.parametrize(("a_action", "b_action"), sorted(PAIRS), ids=lambda v: v)
+def test_every_pair_of_actions_in_a_scripted_volley(conflict: Conflict, a_action: str, b_action: str) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", [a_action, "attack", "attack"], ["Clover"] * 3)
+    entry = conflict.script("otto", "Hazel", [b_action, "attack", "attack"], ["Hazel"] * 3)
+    assert [o["value"]["action"] for o in entry.body["outcome"]["openings"]] == [a_action, b_action]
+    state = conflict.state()
+    sides = state["current"]["sides"]
+    a_after, b_after, rollers, pending = PAIRS[(a_action, b_action)]
+    assert [k for k in "ab" if sides[k]["tests"]] == list(rollers)
+    players = (("a", "Clover", "pia"), ("b", "Hazel", "otto"))
+    for who, name, player in players:
+        if who not in rollers:
+            with pytest.raises(BadRequest, match="does not test"):
+                conflict.act(player, "conflict_roll", name, [])
+    for who, name, player in players:
+        if who in rollers:
+            conflict.act(player, "conflict_roll", name, _faces(who, sides[who]["action"]))
+    assert dispositions(conflict) == (a_after, b_after)
+    state = conflict.state()
+    assert [(p["team"], p["margin"]) for p in state["pending"]] == pending
+    assert state["phase"] == ("maneuver" if pending else "resolve")
+    if not pending:
+        assert state["index"] == 1 and state["current"]["sides"]["a"]["action"] == "attack"
+
+
+def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["maneuver", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5, 5])  # 4 vs 1: margin 3
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1])
+    with pytest.raises(BadRequest, match="cost 6"):  # margin 3: impede 1 + gain position 2 + disarm 3 > 3
+        conflict.act("pia", "conflict_maneuver", "Clover", effects=["impede", "gain_position", "disarm"])
+    with pytest.raises(BadRequest, match="maneuvering rabbit"):
+        conflict.act("otto", "conflict_maneuver", "Hazel", effects=["impede"])
+    conflict.act("pia", "conflict_maneuver", "Clover", effects=["impede", "gain_position"])
+    sides = conflict.state()["current"]["sides"]
+    assert sides["a"]["mods"] == {"impede": 0, "position": 2} and sides["a"]["dice"] == 5
+    assert sides["b"]["mods"] == {"impede": -1, "position": 0} and sides["b"]["dice"] == 1
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5, 1, 1])
+    assert entry.body["outcome"]["breakdown"] == [["Fighter", 3], ["Gained position", 2]]
+    entry = conflict.act("otto", "conflict_roll", "Hazel", [1])
+    assert entry.body["outcome"]["breakdown"] == [["Fighter", 2], ["Impeded", -1]]
+    assert dispositions(conflict) == (7, 2)
+
+
+def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflict) -> None:
+    conflict.rabbit("pia", "Bramble", HAZEL)
+    conflict.setup("fight", a=("Clover", "Bramble"))
+    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4, 4], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    with pytest.raises(BadRequest, match="ruling 8"):
+        conflict.script("pia", "Clover", ["attack", "attack", "defend"], ["Clover"] * 3)
+    with pytest.raises(BadRequest, match="players of Warren"):
+        conflict.script("nora", "Clover", ["attack", "attack", "defend"], ["Clover", "Bramble", "Clover"])
+    with pytest.raises(Forbidden):
+        conflict.script("otto", "Clover", ["attack", "attack", "defend"], ["Clover", "Bramble", "Clover"])
+    saved = conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover", "Bramble", "Clover"], lock=False)
+    assert said(saved.body) == "changed its script" or "changed its script" in said(saved.body)
+    locked = conflict.script("pia", "Bramble", ["attack", "feint", "defend"], ["Clover", "Bramble", "Clover"])
+    text = json.dumps(locked.body) + json.dumps(saved.body)
+    assert "feint" not in text and "defend" not in text  # no choice reaches the log before the reveal
+    with pytest.raises(BadRequest, match="cannot change"):
+        conflict.script("pia", "Clover", ["defend", "defend", "defend"], ["Clover", "Bramble", "Clover"])
+    state = conflict.state()
+    system = get_system("rabbits")
+    narrator = system.encounter_view(state, EncounterViewer(True, frozenset(conflict.ids.values())))
+    otto = system.encounter_view(state, EncounterViewer(False, frozenset({conflict.ids["Hazel"]})))
+    pia = system.encounter_view(state, EncounterViewer(False, frozenset({conflict.ids["Clover"]})))
+    assert narrator["teams"]["a"]["script"] is None and narrator["teams"]["a"]["salts"] is None
+    assert otto["teams"]["a"]["script"] is None and otto["teams"]["a"]["salts"] is None
+    assert pia["teams"]["a"]["script"][1] == {"action": "feint", "member": conflict.ids["Bramble"]}
+    assert narrator["teams"]["a"]["commitments"] == state["teams"]["a"]["commitments"]
+
+
+def test_the_narrator_sees_and_scripts_only_the_narrators_team(conflict: Conflict) -> None:
+    conflict.setup("fight", b=("Fox",), b_narrator=True)
+    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
+    conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1], base="health")
+    conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3, lock=False)
+    view = get_system("rabbits").encounter_view
+    state = conflict.state()
+    narrator = view(state, EncounterViewer(True, frozenset(conflict.ids.values())))
+    assert narrator["teams"]["b"]["script"][0]["action"] == "maneuver"
+    assert narrator["teams"]["a"]["script"] is None
+    pia = view(state, EncounterViewer(False, frozenset({conflict.ids["Clover"]})))
+    assert pia["teams"]["b"]["script"] is None and pia["teams"]["a"]["script"][0]["action"] == "attack"
+
+
+def _export(conflict: Conflict) -> list[dict[str, Any]]:
+    with conflict.factory() as db:
+        entries = db.scalars(select(LogEntry).where(LogEntry.campaign_id == conflict.campaign_id)
+                             .order_by(LogEntry.seq)).all()
+        out = []
+        for e in entries:
+            out.append({**e.header(), **{k: e.body.get(k) for k in chain.HIDDEN_FIELDS}, "body": e.body,
+                        "salt": e.salt, "body_hash": e.body_hash, "prev_hash": e.prev_hash, "hash": e.hash})
+        return out
+
+
+def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])  # 2 vs 1: Hazel −1 → 4
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])
+    assert dispositions(conflict) == (7, 4)
+    assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2  # Nature lost by 1: taxed 1
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])  # attack vs attack: Hazel −3 → 1
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1])  # Clover −1 → 6
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])  # Hazel −3 → 0
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    state = conflict.state()
+    assert dispositions(conflict) == (6, 0) and state["phase"] == "end"
+    assert state["result"]["owed"] == {"a": {"start": 7, "remaining": 6, "ruling": "minor"}}
+    with pytest.raises(Forbidden):
+        conflict.act("pia", "conflict_end", None, words="Nothing owed", conditions=[])
+    with pytest.raises(BadRequest, match="in words"):
+        conflict.act("nora", "conflict_end", None, words=" ")
+    entry = conflict.act("nora", "conflict_end", None, words="The raiders leave; the warren is tired",
+                         level="compromise", conditions=[f"{conflict.ids['Hazel']}:injured",
+                                                    f"{conflict.ids['Clover']}:tired"])
+    assert "ruling 6 says minor; the narrator's call" in said(entry.body)
+    assert conflict.sheet("Hazel")["conditions"] == ["injured"]
+    assert conflict.sheet("Clover")["conditions"] == ["tired"]
+    assert conflict.encounter().status == "over"
+    entries = _export(conflict)
+    result = chain.verify_entries(entries)
+    assert result.ok, result.problems
+    assert result.commitments_checked == 6
+
+
+def test_the_winner_owes_by_ruling_6(conflict: Conflict) -> None:
+    conflict.setup("fight")
+    conflict.act("pia", "conflict_disposition", "Clover", [1, 1, 1], base="health")  # 4
+    conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")  # 3
+    conflict.script("pia", "Clover", ["attack", "defend", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "defend", "defend"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])  # Hazel 3 − 3 = 0
+    entry = conflict.act("otto", "conflict_roll", "Hazel", [5, 5])  # Clover 4 − 2 = 2
+    assert dispositions(conflict) == (2, 0)
+    state = conflict.state()
+    # S 4, R 2: not ≥ S, not ≤ max(1, 1), not > S/2 → a compromise.
+    assert state["result"]["owed"] == {"a": {"start": 4, "remaining": 2, "ruling": "compromise"}}
+    assert len(entry.body["outcome"]["openings"]) == 4  # the unplayed actions are opened for the record
+    checked = chain.verify_entries(_export(conflict))
+    assert checked.ok and checked.commitments_checked == 6, checked.problems
+
+
+def test_both_at_zero_in_one_action_both_win_and_owe_a_major_compromise(conflict: Conflict) -> None:
+    with conflict.factory() as db:
+        from app.characters.models import Character
+        ch = db.get(Character, conflict.ids["Clover"])
+        ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired"]}
+        db.commit()
+    conflict.setup("fight")
+    conflict.act("pia", "conflict_disposition", "Clover", [1, 1, 1], base="health")  # 4 − 2 = 2
+    conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")  # 3
+    conflict.script("pia", "Clover", ["attack", "defend", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "defend", "defend"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 5])
+    state = conflict.state()
+    assert dispositions(conflict) == (0, 0) and state["phase"] == "end"
+    assert state["result"]["both"] is True
+    assert {k: v["ruling"] for k, v in state["result"]["owed"].items()} == {"a": "major", "b": "major"}
+    entry = conflict.act("nora", "conflict_end", None, words="Both get their way, at a price")
+    assert "Warren owes major" in said(entry.body) and "Raiders owes major" in said(entry.body)
+
+
+def test_a_tampered_opening_fails_the_offline_check(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["feint", "defend", "maneuver"], ["Hazel"] * 3)
+    entries = _export(conflict)
+    checked = chain.verify_entries(entries)
+    assert checked.ok, checked.problems
+    last = entries[-1]
+    opened = last["body"]["outcome"]["openings"][1]
+    assert commitment.opens(opened["hash"], opened["salt"], opened["value"])
+    forged = json.loads(json.dumps(entries))
+    forged[-1]["body"]["outcome"]["openings"][1]["value"]["action"] = "attack"
+    # A forger who also recomputes the body hash and the chain still cannot match the lock's commitment.
+    body = forged[-1]["body"]
+    forged[-1]["outcome"] = body["outcome"]
+    forged[-1]["body_hash"] = chain.body_hash(forged[-1]["salt"], body)
+    forged[-1]["hash"] = chain.entry_hash(forged[-1]["prev_hash"], forged[-1], forged[-1]["body_hash"])
+    result = chain.verify_entries(forged)
+    assert not result.ok
+    assert any("does not open the commitment" in p for p in result.problems), result.problems
+
+
+def test_weapons_are_a_setting_off_by_default(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    with pytest.raises(BadRequest, match="campaign setting"):
+        conflict.act("pia", "conflict_roll", "Clover", [], weapon="Axe")
+    conflict.encounter_id = None
+    conflict.act("nora", "conflict_settings", None, weapons=True)
+    start_fight(conflict)
+    assert conflict.state()["weapons"] is True
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 1, 1], weapon="Axe")  # +1s
+    assert entry.body["outcome"]["successes"] == 2
+
+
+def test_python_m_app_verify_checks_the_commitments_offline(conflict: Conflict, tmp_path: Any,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    from app.verify import main
+
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
+    entries = _export(conflict)
+    head = {"seq": entries[-1]["seq"], "hash": entries[-1]["hash"]}
+    good = tmp_path / "export.json"
+    good.write_text(json.dumps({"format": chain.FORMAT, "head": head, "entries": entries}))
+    assert main([str(good)]) == 0
+    assert "2 commitments opened and checked" in capsys.readouterr().out
+    # The server (or anyone) swaps the revealed action: the body no longer opens the lock's commitment.
+    forged = json.loads(json.dumps(entries))
+    forged[-1]["body"]["outcome"]["openings"][0]["value"]["action"] = "maneuver"
+    bad = tmp_path / "forged.json"
+    bad.write_text(json.dumps({"format": chain.FORMAT, "head": head, "entries": forged}))
+    assert main([str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "does not open the commitment" in out and "BROKEN" in out
+
+
+def test_the_next_action_reads_the_sheets_after_the_last_one(conflict: Conflict) -> None:
+    """A failed Nature roll is taxed like an ordinary test; the next action's pool and chance see the new Nature."""
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "defend", "defend"], ["Hazel"] * 3)
+    assert conflict.state()["current"]["sides"]["b"]["dice"] == 3
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])  # lost by 1: Nature 3 → 2
+    assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2
+    side = conflict.state()["current"]["sides"]["b"]
+    assert side["dice"] == 2 and side["chance"]["win"] < 50
+
+
+def test_fate_after_a_conflict_roll_waits_for_the_rollers_choice(conflict: Conflict) -> None:
+    """rabbits.en.md, "Rewards": Fate rerolls the 6s after the roll, so a roll with a 6 and Fate in hand waits."""
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [6, 1, 1])
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    state = conflict.state()
+    assert state["index"] == 0 and state["current"]["rolls"]["a"]["fate"] is True and dispositions(conflict) == (7, 5)
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("otto", "conflict_fate", "Hazel", spend=True)
+    entry = conflict.act("pia", "conflict_fate", "Clover", [5], spend=True)  # [6 1 1] + [5]: 2 successes
+    assert entry.body["outcome"]["successes"] == 2
+    assert dispositions(conflict) == (7, 3) and conflict.state()["index"] == 1
+    assert conflict.sheet("Clover")["fate"] == 1
+    conflict.act("pia", "conflict_roll", "Clover", [6, 5, 1])
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # kept: 2 successes
+    assert dispositions(conflict) == (7, 1) and conflict.sheet("Clover")["fate"] == 1
