@@ -370,9 +370,11 @@
 
   document.addEventListener("htmx:beforeRequest", function (ev) {
     var elt = ev.detail.elt;
-    clearFailure(elt);
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
     if (verb !== "get") {
+      // A new attempt to act clears the last failure; a background fetch inside the form (the odds, a live
+      // panel) leaves the error and its retry where the player is looking.
+      clearFailure(elt);
       inflight++;
       var form = elt.closest ? elt.closest("form") : null;
       snapshot = form ? takeSnapshot(form) : null;

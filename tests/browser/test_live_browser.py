@@ -260,6 +260,10 @@ def test_failures_show_the_badge_and_a_retry_on_the_same_key(tabs: Tabs, live_se
     failure = page.locator("#dicebox .request-error")
     expect(failure).to_be_visible(timeout=15_000)  # the server rolls first (route.fetch): slow on a busy machine
     expect(failure.get_by_role("button", name="Try again")).to_be_focused()
+    # A background fetch inside the same form (the odds of the expression) leaves the error and its retry.
+    with page.expect_response(re.compile(r"/odds\?")):
+        page.evaluate("() => htmx.trigger('#expression', 'load')")
+    expect(failure).to_be_visible()
     problems += check_page(pia, "live-retry-phone", ["#dicebox .request-error button"])
     page.unroute("**/roll")
     failure.get_by_role("button", name="Try again").click()
