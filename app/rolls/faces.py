@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.i18n import render
+
 # The notation engine marks a dropped die with a combining long stroke and an exploded one with "!"
 # (app/rules/notation: render), e.g. "4d6kh3 [1, 2, 6, 1̶] = 9".
 _GROUP = re.compile(r"\[([^\]]*)\]")
@@ -72,5 +74,6 @@ def entry_details(body: dict[str, Any]) -> list[str]:
     for item in outcome.get("breakdown") or []:
         if isinstance(item, (list, tuple)) and len(item) == 2:
             label, dice = item
+            label = render(label)  # a Rabbits line is language-neutral (app.i18n.msg); older entries hold English
             details.append(f"{label} {dice:+d}" if isinstance(dice, int) else f"{label} {dice}")
     return details

@@ -34,6 +34,7 @@ from app.rules.rabbits.errors import (
 )
 from app.rules.rabbits.odds import exact_pass_chance
 from app.rules.rabbits.pools import (
+    Label,
     Pool,
     able_to_help,
     beginners_luck,
@@ -135,6 +136,7 @@ __all__ = [
     "ExchangePlan",
     "FateRerollLimitError",
     "IndependentResult",
+    "Label",
     "NatureAfterTax",
     "Pool",
     "RabbitRuleError",

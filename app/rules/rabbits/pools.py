@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.rules.rabbits.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
 from app.rules.rabbits.tables import (
@@ -27,7 +28,24 @@ from app.rules.text import N_
 _DANISH_CONDITIONS = {rule.danish.lower(): key for key, rule in CONDITIONS.items()}
 _NO_TRAIT = TraitUse("", 0, 0, 0, 0, False)
 
+
+
+class Label(str):
+    """A breakdown line's English text that keeps its template (marked N_) and values, so the app can show it in
+    the reader's language (app.systems.rabbits.pools.line_text); it is, and compares as, the English text."""
+
+    template: str
+    values: dict[str, Any]
+
+    def __new__(cls, template: str, **values: Any) -> Label:
+        label = super().__new__(cls, template.format(**values) if values else template)
+        label.template, label.values = template, values
+        return label
+
+
 Line = tuple[str, int]
+_ROLLED_WORDS = {"skill": N_("Skill"), "nature": N_("Nature"), "will": N_("Will"), "health": N_("Health"),
+                 "resources": N_("Resources"), "circles": N_("Circles")}
 
 
 @dataclass(frozen=True)
@@ -108,16 +126,16 @@ def _help_lines(helpers: Sequence[Collection[str]], wise: bool) -> list[Line]:
     check_count(len(helpers), "helpers", 0, MAX_POOL)
     for helper in helpers:
         check_helper(helper)
-    lines: list[Line] = [("Help", len(helpers))] if helpers else []
-    return lines + [("Wise", 1)] if wise else lines
+    lines: list[Line] = [(Label(N_("Help")), len(helpers))] if helpers else []
+    return lines + [(Label(N_("Wise")), 1)] if wise else lines
 
 
 def _base_lines(rolled: str, rating: int, label: str | None, lines: list[Line], luck: bool) -> list[Line]:
-    base = [(label or rolled.title(), rating)] + lines
+    base = [(Label(label) if label else Label(_ROLLED_WORDS[rolled]), rating)] + lines
     if not luck:
         return base
     total = sum(dice for _, dice in base)
-    return base + [("Beginner's luck: halved, rounding up", _half_rounded_up(total) - total)]
+    return base + [(Label(N_("Beginner's luck: halved, rounding up")), _half_rounded_up(total) - total)]
 
 
 def _nature_tap_lines(rolled: str, rating: int, tap_nature: bool, nature: int | None) -> list[Line]:
@@ -133,14 +151,14 @@ def _nature_tap_lines(rolled: str, rating: int, tap_nature: bool, nature: int | 
         raise RabbitRuleError("nature", N_("Tapping Nature needs the rabbit's Nature rating."))
     if check_count(nature, "nature", 0, NATURE_MAX) == 0:
         raise RabbitRuleError("nature", N_("A rabbit whose Nature is 0 has retired (ruling 2)."))
-    return [("Tapped Nature (1 Persona)", nature)]
+    return [(Label(N_("Tapped Nature (1 Persona)")), nature)]
 
 
 def _persona_lines(persona: int) -> list[Line]:
     if not isinstance(persona, int) or isinstance(persona, bool) or not 0 <= persona <= PERSONA_DICE_MAX:
         raise RabbitRuleError("persona", N_("0 to {most} Persona points can add dice to one roll, not {persona!r}."),
                               most=PERSONA_DICE_MAX, persona=persona)
-    return [(f"Persona ({persona})", persona)] if persona else []
+    return [(Label(N_("Persona ({n})"), n=persona), persona)] if persona else []
 
 
 def _trait(trait: str | None, opponent_trait: bool, versus: bool) -> tuple[TraitUse, list[Line]]:
@@ -149,22 +167,23 @@ def _trait(trait: str | None, opponent_trait: bool, versus: bool) -> tuple[Trait
         raise RabbitRuleError("trait", N_("A trait can give the opponent +2D only in a versus test."))
     if opponent_trait and not versus:
         raise RabbitRuleError("opponent_trait", N_("The opponent's trait can give +2D only in a versus test."))
-    lines: list[Line] = [(use.label, use.own_dice)] if use.own_dice else []
+    lines: list[Line] = [(Label(use.label), use.own_dice)] if use.own_dice else []
     if opponent_trait:
-        lines.append(("Opponent's trait works for you", TRAIT_USES["aids_opponent"].opponent_dice))
+        lines.append((Label(N_("Opponent's trait works for you")), TRAIT_USES["aids_opponent"].opponent_dice))
     return use, lines
 
 
 def _condition_lines(conditions: frozenset[str]) -> list[Line]:
     rules = [CONDITIONS[key] for key in sorted(conditions)]
-    return [(f"{rule.name} ({rule.dice}D)", rule.dice) for rule in rules if rule.dice]
+    return [(Label(N_("{condition} ({dice}D)"), condition=Label(rule.name), dice=rule.dice), rule.dice)
+            for rule in rules if rule.dice]
 
 
 def _total(lines: list[Line]) -> tuple[int, list[Line]]:
     total = sum(dice for _, dice in lines)
     if total < 0:
         # Penalties cannot take dice away that are not there; the line keeps the breakdown's sum honest.
-        lines = lines + [("No fewer than 0 dice", -total)]
+        lines = lines + [(Label(N_("No fewer than 0 dice")), -total)]
         total = 0
     if total > MAX_POOL:
         raise RabbitRuleError("pool", N_("A pool of {total} dice is past the limit of {most}."), total=total, most=MAX_POOL)

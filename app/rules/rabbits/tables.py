@@ -31,14 +31,16 @@ NEW_SKILL_RATING = 2
 
 # Parent game (Mouse Guard): the skill list the sheet's conflict tables draw on (Persuader, Orator, Scout, …).
 SKILLS = (
-    "Administrator", "Apiarist", "Archivist", "Armorer", "Baker", "Boatcrafter", "Brewer", "Carpenter",
-    "Cartographer", "Cook", "Deceiver", "Fighter", "Glazier", "Haggler", "Harvester", "Healer", "Hunter",
-    "Insectrist", "Instructor", "Laborer", "Loremouse", "Militarist", "Miller", "Orator", "Pathfinder",
-    "Persuader", "Potter", "Scientist", "Scout", "Smith", "Stonemason", "Survivalist", "Weather Watcher", "Weaver",
+    N_("Administrator"), N_("Apiarist"), N_("Archivist"), N_("Armorer"), N_("Baker"), N_("Boatcrafter"),
+    N_("Brewer"), N_("Carpenter"), N_("Cartographer"), N_("Cook"), N_("Deceiver"), N_("Fighter"), N_("Glazier"),
+    N_("Haggler"), N_("Harvester"), N_("Healer"), N_("Hunter"), N_("Insectrist"), N_("Instructor"), N_("Laborer"),
+    N_("Loremouse"), N_("Militarist"), N_("Miller"), N_("Orator"), N_("Pathfinder"), N_("Persuader"), N_("Potter"),
+    N_("Scientist"), N_("Scout"), N_("Smith"), N_("Stonemason"), N_("Survivalist"), N_("Weather Watcher"),
+    N_("Weaver"),
 )
 
 # --- rabbits.en.md, "Nature" -----------------------------------------------------------------------------
-NATURE_DESCRIPTORS = ("flee", "hide", "dig", "breed")
+NATURE_DESCRIPTORS = (N_("flee"), N_("hide"), N_("dig"), N_("breed"))
 # The sheet's closing rule of "Nature": (within nature, passed) -> Nature lost. "margin" = margin of failure.
 MARGIN = "margin"
 NATURE_TAX: Mapping[tuple[bool, bool], int | str] = MappingProxyType(
@@ -69,11 +71,11 @@ class ConditionRule:
 
 CONDITIONS: Mapping[str, ConditionRule] = MappingProxyType(
     {
-        "afraid": ConditionRule(N_("Afraid"), "Bange", None, None, "needs rest and safety", -1, False, 0, True),
-        "angry": ConditionRule(N_("Angry"), "Vred", "will", 2, "Ob 2 Will", -1, True, 0, False),
-        "tired": ConditionRule(N_("Tired"), "Træt", "health", 3, "Ob 3 Health", -1, False, 0, False),
-        "injured": ConditionRule(N_("Injured"), "Såret", "health", 4, "Ob 4 Health", 0, False, -1, False),
-        "sick": ConditionRule(N_("Sick"), "Syg", "will", 4, "Ob 4 Will", 0, False, -1, False),
+        "afraid": ConditionRule(N_("Afraid"), "Bange", None, None, N_("needs rest and safety"), -1, False, 0, True),
+        "angry": ConditionRule(N_("Angry"), "Vred", "will", 2, N_("Ob 2 Will"), -1, True, 0, False),
+        "tired": ConditionRule(N_("Tired"), "Træt", "health", 3, N_("Ob 3 Health"), -1, False, 0, False),
+        "injured": ConditionRule(N_("Injured"), "Såret", "health", 4, N_("Ob 4 Health"), 0, False, -1, False),
+        "sick": ConditionRule(N_("Sick"), "Syg", "will", 4, N_("Ob 4 Will"), 0, False, -1, False),
     }
 )
 
@@ -116,13 +118,13 @@ class TraitUse:
 
 TRAIT_USES: Mapping[str, TraitUse] = MappingProxyType(
     {
-        "helps": TraitUse("Trait helps (once per session)", 1, 0, 0, 0, False),
-        "helps_again": TraitUse("Trait helps again (2 checks)", 1, 0, 0, CHECKS_SPENT["trait_again"], False),
+        "helps": TraitUse(N_("Trait helps (once per session)"), 1, 0, 0, 0, False),
+        "helps_again": TraitUse(N_("Trait helps again (2 checks)"), 1, 0, 0, CHECKS_SPENT["trait_again"], False),
         "against_you": TraitUse(
-            "Trait against you (earns 1 check)", -1, 0, CHECKS_EARNED["trait_against_you"], 0, False
+            N_("Trait against you (earns 1 check)"), -1, 0, CHECKS_EARNED["trait_against_you"], 0, False
         ),
         "aids_opponent": TraitUse(
-            "Trait gives the opponent +2D (earns 2 checks)", 0, 2, CHECKS_EARNED["trait_aids_opponent"], 0, True
+            N_("Trait gives the opponent +2D (earns 2 checks)"), 0, 2, CHECKS_EARNED["trait_aids_opponent"], 0, True
         ),
     }
 )
@@ -253,25 +255,25 @@ CONFLICT_STEPS = (
 # Rows: (name, attack, defend, feint, maneuver, special, length); "—" is the sheet's "no effect".
 WEAPON_COLUMNS = ("weapon", "attack", "defend", "feint", "maneuver", "special", "length")
 WEAPONS: tuple[tuple[str, ...], ...] = (
-    ("Axe", "+1s", "-1D", "-1D", "—", "—", "normal"),
-    ("Bow", "+1D*", "—", "—", "+2D", "*vs Defend only", "missile"),
-    ("Halberd", "+1s (axe)", "-1D (axe)", "-1D (axe)", "+1D (spear)", "choose mode", "spear"),
-    ("Hook and line", "-1D", "—", "—", "+1D, +1s", "—", "normal"),
-    ("Knife", "—", "—", "—", "see special", "as disarm against spear or bow", "normal or thrown"),
-    ("Shield", "—", "+2D", "—", "—", "-1D Health", "normal"),
-    ("Sling", "—", "—", "—", "+1D", "—", "missile"),
-    ("Spear", "—", "—", "—", "+1D", "—", "spear"),
-    ("Staff", "—", "—", "+1D", "—", "—", "normal or thrown"),
-    ("Sword", "—", "—", "—", "—", "+1D to one action type", "normal"),
+    (N_("Axe"), "+1s", "-1D", "-1D", "—", "—", "normal"),
+    (N_("Bow"), "+1D*", "—", "—", "+2D", "*vs Defend only", "missile"),
+    (N_("Halberd"), "+1s (axe)", "-1D (axe)", "-1D (axe)", "+1D (spear)", "choose mode", "spear"),
+    (N_("Hook and line"), "-1D", "—", "—", "+1D, +1s", "—", "normal"),
+    (N_("Knife"), "—", "—", "—", "see special", "as disarm against spear or bow", "normal or thrown"),
+    (N_("Shield"), "—", "+2D", "—", "—", "-1D Health", "normal"),
+    (N_("Sling"), "—", "—", "—", "+1D", "—", "missile"),
+    (N_("Spear"), "—", "—", "—", "+1D", "—", "spear"),
+    (N_("Staff"), "—", "—", "+1D", "—", "—", "normal or thrown"),
+    (N_("Sword"), "—", "—", "—", "—", "+1D to one action type", "normal"),
 )
 ARGUMENT_WEAPON_COLUMNS = ("weapon", "attack", "defend", "feint", "maneuver", "special")
 ARGUMENT_WEAPONS: tuple[tuple[str, ...], ...] = (
-    ("Intimidation", "—", "—", "+1s", "+1s", "—"),
-    ("Deception", "—", "—", "+1s", "+1s", "—"),
-    ("Evidence", "+1s", "—", "—", "—", "must have evidence"),
-    ("Roleplay", "—", "—", "—", "—", "+1D to one action type"),
-    ("Promises", "—", "+1D", "—", "—", "—"),
-    ("Repeating", "-1D", "-1D", "-1D", "-1D", "—"),
+    (N_("Intimidation"), "—", "—", "+1s", "+1s", "—"),
+    (N_("Deception"), "—", "—", "+1s", "+1s", "—"),
+    (N_("Evidence"), "+1s", "—", "—", "—", "must have evidence"),
+    (N_("Roleplay"), "—", "—", "—", "—", "+1D to one action type"),
+    (N_("Promises"), "—", "+1D", "—", "—", "—"),
+    (N_("Repeating"), "-1D", "-1D", "-1D", "-1D", "—"),
 )
 
 # --- RULINGS.md, "Rabbits", ruling 6: compromise owed by the winner, mildest first --------------------------

@@ -22,8 +22,8 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.play import breakdown, faces_text
-from app.systems.rabbits.pools import PoolChoices, plan_pool, spend
+from app.systems.rabbits.play import faces_text
+from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool, spend
 from app.systems.rabbits.sheet import (
     ABILITY_WORDS,
     RabbitSheet,
@@ -207,7 +207,7 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     other_skill = ""
     if conflict == "other":
         raw = params.other_skill.strip()
-        other_skill = skill_name(raw) or ("Nature" if raw.lower() == "nature" else "")
+        other_skill = skill_name(raw) or ("Nature" if raw.lower() in ("nature", _("Nature").lower()) else "")
         if not other_skill:
             raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
                               field="other_skill")
@@ -275,7 +275,7 @@ def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int
     except (ActionError, KeyError):
         return None
     conditions = [list(sheets[cid].get("conditions", [])) for cid in state["teams"][team]["members"]]
-    return {"skill": skill, "dice": plan.pool.dice, "breakdown": breakdown(plan.pool),
+    return {"skill": skill, "dice": plan.pool.dice, "breakdown": breakdown(plan),
             "bases": [preview_base(state, sheet, base, plan.pool.dice, conditions)
                       for base in disposition_bases(state)]}
 
@@ -320,7 +320,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     allowed = {s.lower() for s in disposition_skills(state)}
     if skill.lower() not in allowed:
         raise ActionError(_("This conflict's disposition tests {skills}.")
-                          .format(skills=" or ".join(disposition_skills(state))), field="skill")
+                          .format(skills=_(" or ").join(_(s) for s in disposition_skills(state))), field="skill")
     base = params.base.strip().lower() or disposition_bases(state)[0]
     if base not in disposition_bases(state):
         raise ActionError(_("This conflict's disposition adds {bases}.").format(
@@ -339,7 +339,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     t = state["teams"][team]
     t.update(base=base, start=rolled.total, disposition=rolled.total,
              spread=spread(rolled.total, members, t["captain"]),
-             roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan.pool),
+             roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan),
                    "faces": list(rolled.faces), "successes": rolled.successes, "base_rating": rolled.base_rating,
                    "penalties": [list(p) for p in rolled.penalties], "note": rolled.note})
     penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
@@ -359,7 +359,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
                       dice=recorder.rolled, summary=line, sheet=dump(sheet),
                       outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
                                "successes": rolled.successes, "penalties": [list(p) for p in rolled.penalties],
-                               "breakdown": breakdown(plan.pool)},
+                               "breakdown": breakdown(plan)},
                       encounter={"state": state, "over": False})
 
 

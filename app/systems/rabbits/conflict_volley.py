@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Summary, _, join, msg, rule_message
+from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.i18n import percent as percent_text
 from app.rules import rabbits
 from app.rules.dice import Dice
@@ -34,7 +34,7 @@ from app.systems.rabbits.conflict import (
 )
 from app.systems.rabbits.conflict_end import finish
 from app.systems.rabbits.play import faces_text, record
-from app.systems.rabbits.pools import PoolChoices, helper_conditions, plan_pool, spend
+from app.systems.rabbits.pools import PoolChoices, breakdown, breakdown_text, helper_conditions, plan_pool, spend
 from app.systems.rabbits.sheet import dump, load, start_rewards
 from app.systems.rabbits.versus import _versus_chances
 
@@ -149,21 +149,22 @@ def _skill(side: Mapping[str, Any], raw: str) -> str:
     if not chosen:
         raise ActionError(_("The sheet says \"see description\": name the skill or ability."), field="skill")
     if options and chosen.lower() not in {o.lower() for o in options}:
-        raise ActionError(_("This action tests {skills}.").format(skills=" or ".join(options)), field="skill")
+        raise ActionError(_("This action tests {skills}.").format(skills=_(" or ").join(_(o) for o in options)),
+                          field="skill")
     return chosen
 
 
 def _pool_lines(plan: Any, side: Mapping[str, Any], weapon: tuple[int, int, str]) -> tuple[int, list[list[Any]]]:
-    lines = [[line, dice] for line, dice in plan.pool.breakdown]
+    lines = breakdown(plan)
     if side["mods"]["impede"]:
-        lines.append(["Impeded", side["mods"]["impede"]])
+        lines.append([msg(N_("Impeded")), side["mods"]["impede"]])
     if side["mods"]["position"]:
-        lines.append(["Gained position", side["mods"]["position"]])
+        lines.append([msg(N_("Gained position")), side["mods"]["position"]])
     if weapon[0]:
-        lines.append([weapon[2], weapon[0]])
+        lines.append([msg(weapon[2]), weapon[0]])
     total = sum(dice for _, dice in lines)
     if total < 0:
-        lines.append(["No fewer than 0 dice", -total])
+        lines.append([msg(N_("No fewer than 0 dice")), -total])
     return max(0, total), lines
 
 
@@ -385,14 +386,11 @@ def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> O
         win, tie = _versus_chances(pool, params.against)
         return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
                         dice=pool, against=params.against, win=percent_text(float(win)), tie=percent_text(float(tie))),
-                    details={"label": _("Pool and chance:"), "breakdown": _lines(plan.pool.breakdown)})
+                    details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
     ob = params.ob or 0
     plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))
     fate = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]), with_fate=True)
     return Odds(chance=float(plain), text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
                     dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))),
-                details={"label": _("Pool and chance:"), "breakdown": _lines(plan.pool.breakdown)})
+                details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
 
-
-def _lines(lines: tuple[tuple[str, int], ...]) -> str:
-    return "; ".join(f"{line} {dice:+d}" if i else f"{line} {dice}" for i, (line, dice) in enumerate(lines))

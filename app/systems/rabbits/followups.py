@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Text, _, join, msg, rule_message
+from app.i18n import N_, Text, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
@@ -193,11 +193,11 @@ def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
         if last[flag]:
-            raise ActionError(_("{name} has already been used on this roll.").format(name=name), field="entry_seq")
+            raise ActionError(_("{name} has already been used on this roll.").format(name=_(name)), field="entry_seq")
         wise = _wise_for_reroll(sheet, last, params)
         if getattr(sheet, pool) < 1:
             raise ActionError(_("{name} costs 1 {pool}; this rabbit has none.")
-                              .format(name=name, pool=pool.capitalize()), field="wise")
+                              .format(name=_(name), pool=_(POOL_WORDS[pool])), field="wise")
         last["faces"] = list(reroll(recorder, last["faces"]))
         last[flag] = True
         last["wises_used"].append(wise)
@@ -264,7 +264,8 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         ability = (params.ability.strip().lower() or allowed[0])
         if ability not in allowed:
             raise ActionError(_("This tie is broken with {abilities}.")
-                              .format(abilities=' or '.join(a.title() for a in allowed)), field="ability")
+                              .format(abilities=_(" or ").join(render(ability_word(a)) for a in allowed)),
+                              field="ability")
         ours = _ability_pool(sheet, ability, "ability")
         their_id = last["opponent"]["character_id"]
         if their_id is not None:
@@ -315,7 +316,7 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
             raise ActionError(_("Choose one of the five conditions."), field="condition")
         if key in sheet.conditions:
             raise ActionError(_("The rabbit is already {key}: choose another condition.")
-                              .format(key=key.title()), field="condition")
+                              .format(key=render(condition_word(key))), field="condition")
         sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, key}]
         last["consequence"] = msg("condition: {condition}", condition=condition_word(key))
         words = msg("{condition} after the failure of #{seq}", condition=condition_word(key), seq=params.entry_seq)

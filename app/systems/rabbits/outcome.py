@@ -12,7 +12,7 @@ from typing import Any
 
 from app.i18n import Text, msg
 from app.rules import rabbits
-from app.systems.rabbits.sheet import ABILITY_CEILING, RabbitSheet, Tally, ability_word
+from app.systems.rabbits.sheet import ABILITY_CEILING, RabbitSheet, Tally, ability_word, skill_word
 
 
 def snapshot(sheet: RabbitSheet, tally: tuple[str, str]) -> dict[str, Any]:
@@ -57,14 +57,14 @@ def _mark(tally: Tally, passed: bool, ceiling: int, label: str | Text) -> list[T
 
 def _tally(sheet: RabbitSheet, kind: str, name: str, passed: bool) -> list[Text]:
     if kind == "skill":
-        return _mark(sheet.skills[name], passed, rabbits.SKILL_MAX, name)
+        return _mark(sheet.skills[name], passed, rabbits.SKILL_MAX, skill_word(name))
     if kind == "ability":
         return _mark(sheet.abilities[name], passed, ABILITY_CEILING[name], ability_word(name))
     tests = sheet.learning.get(name, 0) + 1
     if rabbits.beginners_luck_learned(tests, sheet.abilities["nature"].rating):
         sheet.learning.pop(name, None)
         sheet.skills[name] = Tally(rating=rabbits.NEW_SKILL_RATING)
-        return [msg("learned {name} at {rating}", name=name, rating=rabbits.NEW_SKILL_RATING)]
+        return [msg("learned {name} at {rating}", name=skill_word(name), rating=rabbits.NEW_SKILL_RATING)]
     sheet.learning[name] = tests
     return []
 

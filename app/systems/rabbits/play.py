@@ -12,12 +12,20 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import N_, Text, _, join, msg, percent, rule_message
+from app.i18n import N_, Text, _, join, msg, percent, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
-from app.systems.rabbits.pools import Plan, PoolChoices, helper_conditions, plan_pool, spend
+from app.systems.rabbits.pools import (
+    Plan,
+    PoolChoices,
+    breakdown,
+    breakdown_text,
+    helper_conditions,
+    plan_pool,
+    spend,
+)
 from app.systems.rabbits.sheet import RabbitSheet, condition_word, dump, load, settings_of, start_rewards
 
 OB_MAX = 20
@@ -32,10 +40,6 @@ class RecoverParams(PoolChoices):
     condition: str = Field(min_length=1, max_length=20)
 
 
-def breakdown(pool: rabbits.Pool) -> list[list[Any]]:
-    return [[line, dice] for line, dice in pool.breakdown]
-
-
 def faces_text(faces: list[int]) -> str:
     return "[" + " ".join(str(face) for face in faces) + "]"
 
@@ -46,7 +50,7 @@ def record(sheet: RabbitSheet, plan: Plan, ctx: Context, faces: tuple[int, ...],
     return {
         "seq": ctx.seq, "kind": "test", "label": plan.label, "rolled": plan.rolled, "tally": list(plan.tally),
         "tiebreak_kind": plan.tiebreak_kind, "faces": list(faces), "ob": ob, "dice": plan.pool.dice,
-        "breakdown": breakdown(plan.pool), "nature_used": plan.nature_used, "within_nature": plan.within_nature,
+        "breakdown": breakdown(plan), "nature_used": plan.nature_used, "within_nature": plan.within_nature,
         "fate_used": False, "deeper_used": False, "of_course_used": False, "wises_used": [],
         "before": outcome.snapshot(sheet, plan.tally), "consequence": None, **extra,
     }
@@ -103,10 +107,11 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
         raise ActionError(rule_message(exc), field="condition") from exc
     if test.condition not in sheet.conditions:
         raise ActionError(_("This rabbit is not {condition}.")
-                          .format(condition=test.condition.title()), field="condition")
+                          .format(condition=render(condition_word(test.condition))), field="condition")
     if test.ability is None or test.ob is None:
         raise ActionError(_("{condition} {note}: the narrator lifts it.")
-                          .format(condition=test.condition.title(), note=test.note), field="condition")
+                          .format(condition=render(condition_word(test.condition)), note=_(test.note)),
+                          field="condition")
     turn = settings_of(ctx.campaign_settings)["turn"]
     extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
     choices = params.model_copy(update={"skill": test.ability})
@@ -147,7 +152,7 @@ def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mappin
 def pass_odds(plan: Plan, ob: int) -> Odds:
     plain = float(rabbits.exact_pass_chance(plan.pool.dice, ob))
     fate = float(rabbits.exact_pass_chance(plan.pool.dice, ob, with_fate=True))
-    lines = "; ".join(f"{line} {dice:+d}" if i else f"{line} {dice}" for i, (line, dice) in enumerate(plan.pool.breakdown))
+    lines = breakdown_text(breakdown(plan))
     return Odds(chance=plain, text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
                     dice=plan.pool.dice, ob=ob, plain=_percent(plain), fate=_percent(fate)),
                 details={"label": _("Pool and chance:"), "pool": plan.pool.dice, "breakdown": lines,
@@ -162,6 +167,7 @@ def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
         raise ActionError(_("{condition} {note}.")
-                          .format(condition=test.condition.title(), note=test.note), field="condition")
+                          .format(condition=render(condition_word(test.condition)), note=_(test.note)),
+                          field="condition")
     plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)

@@ -23,6 +23,7 @@ from app.systems.rabbits.sheet import (
     free_trait_uses,
     settings_of,
     skill_name,
+    skill_word,
 )
 
 TRAIT_CHOICES = ("helps", "against_you", "aids_opponent")
@@ -48,7 +49,7 @@ class Plan:
     """A checked pool and everything the roll must record or spend."""
 
     pool: rabbits.Pool
-    label: str | Text  # what is tested: a skill's name, or msg(...) (read in the reader's language)
+    label: str | Text  # what is tested: msg(...) of a skill, an ability or a phrase (read in the reader's language)
     rolled: str  # "skill" or an ability key
     tally: tuple[str, str]  # ("skill", name), ("ability", key) or ("learning", name)
     nature_used: bool
@@ -75,16 +76,16 @@ def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tup
     """(rolled, rating, label, tally, beginner's luck)."""
     nature = sheet.abilities["nature"].rating
     if choices.nature_instead:
-        shown = name if kind == "skill" else ability_word(name)
+        shown = skill_word(name) if kind == "skill" else ability_word(name)
         return "nature", nature, msg("Nature (instead of {what})", what=shown), ("ability", "nature"), False
     if kind == "ability":
         return name, sheet.abilities[name].rating, ability_word(name), ("ability", name), False
     if name in sheet.skills:
-        return "skill", sheet.skills[name].rating, name, ("skill", name), False
+        return "skill", sheet.skills[name].rating, skill_word(name), ("skill", name), False
     ability = choices.beginners_luck.strip().lower() or "will"
     if ability not in rabbits.BEGINNERS_LUCK_ABILITIES:
         raise ActionError(_("Beginner's luck rolls Will or Health."), field="beginners_luck")
-    label = msg("{ability} for {skill} (beginner's luck)", ability=ability_word(ability), skill=name)
+    label = msg("{ability} for {skill} (beginner's luck)", ability=ability_word(ability), skill=skill_word(name))
     return ability, sheet.abilities[ability].rating, label, ("learning", name), True
 
 
@@ -119,7 +120,8 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     if descriptor and descriptor not in rabbits.NATURE_DESCRIPTORS:
         raise ActionError(_("A rabbit's nature is to flee, hide, dig or breed."), field="descriptor")
     if choices.tap_nature and name in rabbits.NO_NATURE_TAP:
-        raise ActionError(_("Nature can never be tapped for {name}.").format(name=name.title()), field="tap_nature")
+        raise ActionError(_("Nature can never be tapped for {name}.").format(name=render(ability_word(name))),
+                          field="tap_nature")
     rolled, rating, label, tally, luck = _base(sheet, choices, kind, name)
     wise = find_wise(sheet, choices.wise) if choices.wise.strip() else None
     trait, use, free = _trait(sheet, choices, versus, turn, session)
@@ -144,6 +146,25 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     nature_used = rolled == "nature" or choices.tap_nature
     return Plan(pool, label, rolled, tally, nature_used, bool(descriptor), trait, use, free, checks,
                 "skill" if tally[0] in ("skill", "learning") and rolled != "nature" else rolled)
+
+
+def line_text(label: Any) -> Any:
+    """A pool breakdown line's label (app.rules.rabbits.Label) as a message, read in the reader's language."""
+    if isinstance(label, rabbits.Label):
+        return msg(label.template, **{key: line_text(value) for key, value in label.values.items()})
+    return label
+
+
+def breakdown(plan: Plan) -> list[list[Any]]:
+    """The pool line by line, language-neutral (kept with the roll; pages print each label with `| tr`): the first
+    line is what is tested (the plan's label), then help, wise, Persona, Nature, trait and condition dice."""
+    return [[plan.label if i == 0 else line_text(line), dice] for i, (line, dice) in enumerate(plan.pool.breakdown)]
+
+
+def breakdown_text(lines: Sequence[Sequence[Any]]) -> str:
+    """The breakdown in the reader's language, for the odds line: "Scout 3; Help +1; Wise +1"."""
+    return "; ".join(f"{render(line)} {dice:+d}" if i else f"{render(line)} {dice}"
+                     for i, (line, dice) in enumerate(lines))
 
 
 _FIELDS = {"rating": "skill", "rolled": "skill", "nature": "nature_instead", "helpers": "helpers",

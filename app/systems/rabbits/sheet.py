@@ -20,6 +20,11 @@ def ability_word(key: str) -> Text:
     return msg(ABILITY_WORDS.get(key, key.title()))
 
 
+def skill_word(name: str) -> Text | str:
+    """A skill (or, in the conflict tables, Nature) named in a log line or on a page (`| tr`); anything else as it is."""
+    return msg(name) if name in rabbits.SKILLS or name in ABILITY_WORDS.values() else name
+
+
 def condition_word(key: str) -> Text:
     rule = rabbits.CONDITIONS.get(key)
     return msg(rule.name if rule else key.title())
@@ -147,7 +152,9 @@ def start_rewards(sheet: RabbitSheet, settings: Mapping[str, Any]) -> None:
 
 
 def skill_name(value: str) -> str | None:
-    return SKILL_BY_KEY.get(value.strip().lower())
+    """The skill (its English name, the key the sheet keeps) typed in English or in the reader's language."""
+    key = value.strip().lower()
+    return SKILL_BY_KEY.get(key) or next((name for name in rabbits.SKILLS if _(name).lower() == key), None)
 
 
 def find_wise(sheet: RabbitSheet, name: str) -> str:
@@ -210,7 +217,7 @@ def _skills(fields: Mapping[str, Any]) -> dict[str, Tally]:
         name = skill_name(str(raw))
         if name is None:
             raise ActionError(_("{raw!r} is not a skill of the game.").format(raw=raw), field=f"skill.{raw}")
-        skills[name] = Tally(rating=_whole(value, f"skill.{name}", 1, rabbits.SKILL_MAX, name))
+        skills[name] = Tally(rating=_whole(value, f"skill.{name}", 1, rabbits.SKILL_MAX, _(name)))
     return skills
 
 
@@ -254,7 +261,8 @@ def _traits(fields: Mapping[str, Any]) -> list[Trait]:
         if name.lower() in (t.name.lower() for t in traits):
             raise ActionError(_("{name} is listed twice.").format(name=name), field=field)
         level_field = field.replace("trait_", "trait_level_") if field.startswith("trait_") else field
-        traits.append(Trait(name=name, level=_whole(level, level_field, 1, TRAIT_LEVEL_MAX, f"{name}'s level")))
+        traits.append(Trait(name=name, level=_whole(level, level_field, 1, TRAIT_LEVEL_MAX,
+                                                       _("Level of {name}").format(name=name))))
     return traits
 
 
@@ -266,7 +274,7 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
         value = fields.get(key)
         if isinstance(value, Mapping):
             value = value.get("rating")
-        rating = CREATION_DEFAULTS[key] if value in (None, "") else _whole(value, key, low, high, key.title())
+        rating = CREATION_DEFAULTS[key] if value in (None, "") else _whole(value, key, low, high, _(ABILITY_WORDS[key]))
         abilities[key] = Tally(rating=rating)
     sheet = RabbitSheet(
         abilities=abilities, skills=_skills(fields), wises=_wises(fields), traits=_traits(fields),

@@ -17,7 +17,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits.play import _odds_plan, _plan, faces_text, record
-from app.systems.rabbits.pools import Plan, PoolChoices, plan_pool, spend
+from app.systems.rabbits.pools import Plan, PoolChoices, breakdown, breakdown_text, plan_pool, spend
 from app.systems.rabbits.sheet import RabbitSheet, dump, load, start_rewards
 
 POOL_MAX = 30
@@ -132,7 +132,7 @@ def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) 
 
 
 def _lines(plan: Plan) -> str:
-    return "; ".join(f"{line} {dice:+d}" if i else f"{line} {dice}" for i, (line, dice) in enumerate(plan.pool.breakdown))
+    return breakdown_text(breakdown(plan))
 
 
 def _versus_chances(ours: int, theirs: int) -> tuple[float, float]:

@@ -14,10 +14,16 @@ from utils.said import said
 from utils.tables import seat_table
 
 from app.errors import BadRequest, Forbidden
+from app.i18n import render
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.rules import commitment
 from app.systems import EncounterViewer, get_system
+
+
+def english(lines: list[list[object]]) -> list[list[object]]:
+    """A stored pool breakdown (language-neutral labels) as English text."""
+    return [[render(label, "en"), dice] for label, dice in lines]
 
 
 @pytest.fixture
@@ -62,7 +68,7 @@ def test_disposition_is_the_captains_roll_with_help_and_every_unique_penalty(con
     # Fighter 3, no help from Afraid Bramble; 0 successes + Health 4 − Afraid 1 − Tired 1 = 2.
     assert entry.body["outcome"]["disposition"] == 2
     assert entry.body["outcome"]["penalties"] == [["Afraid", -1], ["Tired", -1]]
-    assert entry.body["outcome"]["breakdown"] == [["Fighter", 3]]
+    assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 3]]
     team = conflict.state()["teams"]["a"]
     assert team["spread"] == {str(conflict.ids["Clover"]): 1, str(conflict.ids["Bramble"]): 1}
     entry = conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")
@@ -151,9 +157,9 @@ def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) 
     assert sides["a"]["mods"] == {"impede": 0, "position": 2} and sides["a"]["dice"] == 5
     assert sides["b"]["mods"] == {"impede": -1, "position": 0} and sides["b"]["dice"] == 1
     entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5, 1, 1])
-    assert entry.body["outcome"]["breakdown"] == [["Fighter", 3], ["Gained position", 2]]
+    assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 3], ["Gained position", 2]]
     entry = conflict.act("otto", "conflict_roll", "Hazel", [1])
-    assert entry.body["outcome"]["breakdown"] == [["Fighter", 2], ["Impeded", -1]]
+    assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 2], ["Impeded", -1]]
     assert dispositions(conflict) == (7, 2)
 
 

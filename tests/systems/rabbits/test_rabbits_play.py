@@ -16,9 +16,15 @@ from app.campaigns import service as campaigns
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
+from app.i18n import render
 from app.rolls import corrections
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
+
+
+def english(lines: list[list[object]]) -> list[list[object]]:
+    """A stored pool breakdown (language-neutral labels) as English text."""
+    return [[render(label, "en"), dice] for label, dice in lines]
 
 
 @dataclass
@@ -66,7 +72,7 @@ def test_an_independent_test_passes_records_a_pass_and_starts_rewards(world: Wor
     clover = world.rabbit("pia", "Clover", **CLOVER)
     body = world.act("pia", "test", clover, [4, 5, 1], skill="Scout", ob=2)
     assert body["outcome"]["passed"] is True and body["outcome"]["successes"] == 2
-    assert body["outcome"]["breakdown"] == [["Scout", 3]]
+    assert english(body["outcome"]["breakdown"]) == [["Scout", 3]]
     sheet = world.sheet(clover)
     assert sheet["skills"]["Scout"] == {"rating": 3, "passes": 1, "fails": 0}
     assert (sheet["fate"], sheet["persona"], sheet["rewards_started"]) == (2, 1, True)  # ruling 1 defaults
@@ -133,7 +139,7 @@ def test_beginners_luck_halves_and_learns_the_skill_after_nature_tests(world: Wo
     # Will 3 + wise 1 = 4, halved = 2 dice; Persona after halving: +1 = 3 dice.
     body = world.act("pia", "test", clover, [4, 1, 1], skill="Healer", ob=1, wise="Bramble-wise", persona=1)
     assert body["outcome"]["pool"] == 3
-    assert body["outcome"]["breakdown"][0] == ["Will for Healer (beginner's luck)", 3]
+    assert english(body["outcome"]["breakdown"])[0] == ["Will for Healer (beginner's luck)", 3]
     assert world.sheet(clover)["learning"] == {"Healer": 1}
     world.act("pia", "test", clover, [1, 1], skill="Healer", ob=1)
     sheet = world.sheet(clover)
@@ -147,7 +153,7 @@ def test_condition_penalties_are_in_the_pool_and_afraid_cannot_help(world: World
     nora = world.acc("nora")
     corrections.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
     body = world.act("pia", "test", clover, [4, 4, 4], skill="Scout", ob=1, helpers=[buddy])
-    assert body["outcome"]["breakdown"] == [["Scout", 3], ["Help", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
+    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
     assert body["outcome"]["pool"] == 2
     corrections.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
     with pytest.raises(BadRequest, match="Afraid") as exc:
@@ -231,12 +237,12 @@ def test_players_turn_costs_a_check_per_test_and_traits_earn_only_in_the_narrato
 def test_a_trait_helps_once_per_session_then_costs_two_checks(world: World) -> None:
     clover = world.rabbit("pia", "Clover", **CLOVER)
     body = world.act("pia", "test", clover, [4, 4, 4, 4], skill="Scout", ob=1, trait="Quick")
-    assert ["Trait helps (once per session)", 1] in body["outcome"]["breakdown"]
+    assert ["Trait helps (once per session)", 1] in english(body["outcome"]["breakdown"])
     with pytest.raises(BadRequest, match="2 checks"):
         world.act("pia", "test", clover, [4, 4, 4, 4], skill="Scout", ob=1, trait="Quick")
     world.act("nora", "award", clover, checks=2)
     body = world.act("pia", "test", clover, [4, 4, 4, 4], skill="Scout", ob=1, trait="Quick")
-    assert ["Trait helps again (2 checks)", 1] in body["outcome"]["breakdown"]
+    assert ["Trait helps again (2 checks)", 1] in english(body["outcome"]["breakdown"])
     assert world.sheet(clover)["checks"] == 0
 
 
