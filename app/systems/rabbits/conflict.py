@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, rule_message
+from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
@@ -106,11 +106,6 @@ def compromise_word(level: str) -> Summary:
     return msg(COMPROMISE_WORDS[level]) if level in COMPROMISE_WORDS else level
 
 
-def conflict_name(conflict: str) -> str:
-    """The kind of conflict in the reader's language."""
-    return _(CONFLICT_NAMES.get(conflict, conflict.replace("_", " ").title()))
-
-
 def skill_options(state: Mapping[str, Any], action: str) -> tuple[str, ...]:
     """rabbits.en.md, "Skills by conflict and action"; "other": the skill the narrator named at set-up; an
     empty tuple is the sheet's "see description" (the roller names the skill or ability)."""
@@ -191,7 +186,8 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
     goal = getattr(params, f"{key}_goal").strip()
     if not goal:
         raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
-    name = getattr(params, f"{key}_name").strip() or label
+    # A name left empty is the table's (translated when read); a typed one stays as typed.
+    name: str | Summary = getattr(params, f"{key}_name").strip() or msg(N_("Team A") if key == "a" else N_("Team B"))
     return {"name": name, "goal": goal, "captain": captain, "members": members,
             "narrator": bool(getattr(params, f"{key}_narrator")), "base": None, "start": None, "disposition": None,
             "roll": None, "scripted": False, "locked": False, "script": None, "salts": None, "commitments": None,
@@ -214,16 +210,19 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     if set(params.a_members) & set(params.b_members):
         raise ActionError(_("A rabbit can be on one team only."), field="b_members")
     teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in TEAMS}
-    title = params.title.strip() or _("{conflict}: {a} vs {b}").format(conflict=conflict_name(conflict),
-                                                                        a=teams["a"]["name"], b=teams["b"]["name"])
+    # The state keeps the title language-neutral (the page reads it with `| tr`); the encounter's own title (lists)
+    # is in the narrator's language.
+    shown: Summary = params.title.strip() or msg("{conflict}: {a} vs {b}", conflict=msg(CONFLICT_NAMES[conflict]),
+                                                   a=teams["a"]["name"], b=teams["b"]["name"])
+    title = render(shown)
     state: dict[str, Any] = {
         "conflict": conflict, "other_skill": other_skill, "weapons": bool(ctx.campaign_settings.get("weapons")),
         "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
-        "opened": [], "recent": [], "result": None,
+        "opened": [], "recent": [], "result": None, "title": shown,
     }
     for key in TEAMS:
         teams[key]["preview"] = disposition_preview(state, key, ctx.others)
-    line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=title, a=teams["a"]["name"],
+    line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
                           goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
     participants = [{"character_id": cid, "side": key, "name": ctx.other_names[cid]}
                     for key in TEAMS for cid in teams[key]["members"]]

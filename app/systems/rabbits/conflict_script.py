@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _, msg
+from app.i18n import _, msg, render
 from app.rules import commitment, rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
@@ -84,9 +84,9 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     t = state["teams"][team]
     if ctx.actor_is_narrator and not t["narrator"]:
         # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
-        raise ActionError(_("The players of {team} script its actions.").format(team=t["name"]), field="character_id")
+        raise ActionError(_("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id")
     if t["locked"]:
-        raise ActionError(_("{team} has locked its actions: a locked script cannot change.").format(team=t["name"]),
+        raise ActionError(_("{team} has locked its actions: a locked script cannot change.").format(team=render(t["name"])),
                           field="encounter_id")
     script = _script(params, t["members"], names_of(ctx.encounter))
     t["script"], t["scripted"] = script, True

@@ -66,6 +66,9 @@ def tested(sheet: RabbitSheet, raw: str) -> tuple[str, str]:
     key = raw.strip().lower()
     if key in rabbits.ABILITIES:
         return "ability", key
+    for ability in rabbits.ABILITIES:  # typed in the reader's language ("Vilje")
+        if render(ability_word(ability)).lower() == key:
+            return "ability", ability
     name = skill_name(raw)
     if name is None:
         raise ActionError(_("{raw!r} is neither a skill nor an ability.").format(raw=raw), field="skill")
