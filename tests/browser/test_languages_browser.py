@@ -83,6 +83,12 @@ VISIBLE_TEXT_JS = """
 }
 """
 
+# Text a person typed that no log entry or API name holds (a sheet's wises, traits, beliefs; a roll prompt's note):
+# the templates mark it translate="no" (the HTML attribute that keeps browser translators off it too).
+TYPED_TEXT_JS = """
+() => Array.from(document.querySelectorAll("[translate=no]"), e => e.textContent).join("\\n")
+"""
+
 
 def _pages(base: str, campaign_id: int, nora: dict[str, str]) -> list[tuple[str, str]]:
     table = f"/campaigns/{campaign_id}"
@@ -120,7 +126,8 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
         SHOTS.mkdir(parents=True, exist_ok=True)
         tab.page.screenshot(path=str(SHOTS / f"lang-{lang}-{name}-390.png"), full_page=True)
         words = _words(tab.page.evaluate(VISIBLE_TEXT_JS))
-        left = sorted(w for w in words if w in english and w not in translated and w not in allowed)
+        typed = _words(tab.page.evaluate(TYPED_TEXT_JS))
+        left = sorted(w for w in words if w in english and w not in translated and w not in allowed | typed)
         if left:
             found[name] = left
 
