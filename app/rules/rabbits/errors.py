@@ -34,8 +34,11 @@ def check_count(value: object, field: str, low: int = 0, high: int | None = None
     if not isinstance(value, int) or isinstance(value, bool):
         raise RabbitRuleError(field, N_("{name} must be a whole number, not {value!r}."), name=field, value=value)
     if value < low or (high is not None and value > high):
-        bound = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise RabbitRuleError(field, N_("{name} must be {bound}, not {value}."), name=field, bound=bound, value=value)
+        if high is None:
+            raise RabbitRuleError(field, N_("{name} must be at least {low}, not {value}."), name=field, low=low,
+                                  value=value)
+        raise RabbitRuleError(field, N_("{name} must be between {low} and {high}, not {value}."), name=field, low=low,
+                              high=high, value=value)
     return value
 
 
