@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Text, _, msg, render, rule_message
+from app.i18n import Text, _, msg, ngettext, render, rule_message
 from app.rules import rabbits
 from app.systems.base import ActionError
 from app.systems.rabbits.sheet import (
@@ -143,9 +143,9 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     if turn == "players" and not actor_is_narrator:
         checks += rabbits.CHECKS_SPENT["extra_test"]
     if checks > sheet.checks:
-        raise ActionError(_("That needs {checks} check{s}; this rabbit has {has}.")
-                          .format(checks=checks, s='s' if checks != 1 else '', has=sheet.checks),
-                          field="checks")
+        raise ActionError(ngettext("That needs {checks} check; this rabbit has {has}.",
+                                   "That needs {checks} checks; this rabbit has {has}.", checks)
+                          .format(checks=checks, has=sheet.checks), field="checks")
     nature_used = rolled == "nature" or choices.tap_nature
     return Plan(pool, label, rolled, tally, nature_used, bool(descriptor), trait, use, free, checks,
                 "skill" if tally[0] in ("skill", "learning") and rolled != "nature" else rolled)
