@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _, msg, number
+from app.i18n import _, msg, number, rule_message
 from app.rules import notation
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -20,7 +20,7 @@ def _parse(expression: str) -> Any:
     try:
         return notation.parse(expression)
     except notation.NotationError as exc:
-        raise ActionError(str(exc), field="expression") from exc
+        raise ActionError(rule_message(exc), field="expression") from exc
 
 
 def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
