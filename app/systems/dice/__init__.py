@@ -13,7 +13,7 @@ SYSTEM = RuleSystem(
     name=N_("Dice"),
     description=N_("Generic dice expressions: 2d6+1, 4d6kh3, 3d6!, 6d6>=4, d%."),
     rulings=(
-        N_("NdS rolls N dice with S sides (N defaults to 1); d% is one d100, where 00 counts as 100."),
+        N_("NdS rolls N dice with S sides (N defaults to 1); d% means one d100, where 00 counts as 100."),
         N_("kh/kl keep the highest/lowest N dice, dh/dl drop them; dropped dice are shown struck through."),
         N_("! explodes: a die showing its maximum is rolled again and added; at most 100 extra dice per term."),
         N_(">=, >, <=, <, = count the dice that meet the condition (after keep/drop) instead of adding them."),
