@@ -37,7 +37,8 @@ WORDS = {
            CAT_RULING: "Entscheidung 1: Narben werden pro Eigenschaft gezählt.",
            "Dice": "Würfel", "Cat": "Katze", SYSTEMS["cat"].description: "Katzen fordern das Schicksal heraus.",
            "Blind (narrators only)": "Verdeckt (nur die Spielleitung)", "Only me": "Nur ich",
-           "Me and the narrators": "Ich und die Spielleitung", "Everyone": "Alle",
+           "Me and the narrators": "Ich und die Spielleitung", "Everyone": "Alle", "blind": "verdeckt",
+           "private": "privat",
            NO_SIDES_END: "an Stelle {column}: erwartet: eine Seitenzahl (oder %), aber der Ausdruck endet hier",
            KEEP_TOO_MANY: "an Stelle {column}: kann nicht {number} von {count} Würfeln behalten"},
     "da": {DICE_RULING: "NdS slår N terninger med S sider (uden N: 1); d% betyder én d100.",
@@ -116,6 +117,14 @@ def test_visibility_labels_are_english_msgids_shown_translated(table: Table, new
         assert f">{english}</option>" not in page
     da = signed_in(new_client, "otto", lang="da").get(f"/campaigns/{table.id}").text
     assert ">Blindt (kun spillederne)</option>" in da and ">Kun mig</option>" in da
+
+
+def test_a_log_entrys_visibility_badge_is_translated(table: Table, new_client: Any, catalogs: None) -> None:
+    assert table.roll(table.narrator, "1d20", visibility="blind").status_code == 201
+    assert table.roll(table.narrator, "1d6", visibility="self").status_code == 201
+    page = signed_in(new_client, "nora", lang="de").get(f"/campaigns/{table.id}").text
+    assert '<span class="badge vis">verdeckt</span>' in page and '<span class="badge vis">privat</span>' in page
+    assert '<span class="badge vis">blind</span>' not in page
 
 
 # --- the dice notation's errors ----------------------------------------------------------------------------
