@@ -38,7 +38,7 @@ WORDS = {
            "Dice": "Würfel", "Cat": "Katze", SYSTEMS["cat"].description: "Katzen fordern das Schicksal heraus.",
            "Blind (narrators only)": "Verdeckt (nur die Spielleitung)", "Only me": "Nur ich",
            "Me and the narrators": "Ich und die Spielleitung", "Everyone": "Alle", "blind": "verdeckt",
-           "private": "privat",
+           "private": "privat", "({n} successes)": "({n} Erfolge)", "rolled {detail}": "würfelte {detail}",
            NO_SIDES_END: "an Stelle {column}: erwartet: eine Seitenzahl (oder %), aber der Ausdruck endet hier",
            KEEP_TOO_MANY: "an Stelle {column}: kann nicht {number} von {count} Würfeln behalten"},
     "da": {DICE_RULING: "NdS slår N terninger med S sider (uden N: 1); d% betyder én d100.",
@@ -181,3 +181,17 @@ def test_a_notation_error_in_german_on_the_page_and_in_the_odds(table: Table, ne
     assert "an Stelle 6: kann nicht 5 von 4 Würfeln behalten" in r.text
     odds = pia.get(f"/campaigns/{table.id}/odds", params={"expression": "3d"}, headers=hx).text
     assert "an Stelle 3: erwartet: eine Seitenzahl (oder %), aber der Ausdruck endet hier" in odds
+
+
+def test_a_success_count_in_the_log_in_the_readers_language(client: TestClient, catalogs: None) -> None:
+    t = Table(client)
+    r = t.roll(t.player, "3d6>=1+2")
+    assert r.status_code == 201, r.text
+    detail = r.json()["outcome"]["detail"]
+    assert detail.endswith(" (3 successes) + 2 = 5")  # the outcome keeps the English line
+    texts = {lang: next(e for e in client.get(f"/api/campaigns/{t.id}/log", headers={**t.other, "Accept-Language": lang})
+                        .json()["entries"] if e["seq"] == r.json()["seq"])["text"] for lang in ("en", "de")}
+    assert texts["en"] == f"rolled {detail}"
+    assert texts["de"] == "würfelte " + detail.replace("(3 successes)", "(3 Erfolge)")
+    plain = t.roll(t.player, "2d6")  # no words: the summary's detail stays plain text
+    assert plain.json()["summary"] == {"msg": "rolled {detail}", "args": {"detail": plain.json()["outcome"]["detail"]}}
