@@ -30,7 +30,7 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field="system") from exc
     if rule_system.id not in acc.campaign.systems:
-        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
+        raise BadRequest(_("This campaign does not use {name}.").format(name=_(rule_system.name)), field="system")
     if kind not in ("pc", "npc"):
         raise BadRequest(_("A character is a player character or a narrator's character."), field="kind")
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
