@@ -18,7 +18,7 @@ from app.systems.base import RuleSystem, action_table
 from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
-from app.systems.catfight.sheet import STAT_NAMES, CatSheet, create_cat, public_sheet
+from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
 
 SYSTEM = RuleSystem(
     id="catfight",
@@ -46,5 +46,6 @@ SYSTEM = RuleSystem(
     actions=action_table(ACTIONS),
     # The sheet and campaign pages show health as it is now (regeneration runs on the server's clock).
     # The values' names (English msgids, shown as {{ _(name) }}) and the moves' names (the buttons' words).
-    template_data={"rest": rest_view, "stats": tuple(STAT_NAMES.items()), "moves": catfight.MOVE_NAMES},
+    template_data={"rest": rest_view, "stats": tuple(STAT_NAMES.items()), "short": STAT_SHORT,
+                   "moves": catfight.MOVE_NAMES},
 )

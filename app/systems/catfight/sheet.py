@@ -19,6 +19,9 @@ STATS = catfight.STATS
 # catalog keeps the seed's words; docs/GLOSSARY.da.md has the Danish ones).
 STAT_NAMES: dict[str, str] = {"attack": N_("ATTACK"), "defend": N_("DEFEND"), "jump": N_("JUMP"), "sneak": N_("SNEAK"),
                               "quickness": N_("QUICKNESS")}
+# Their short forms, where space is tight (the duel page's two cats side by side, the narrator's glance).
+STAT_SHORT: dict[str, str] = {"attack": N_("ATK"), "defend": N_("DEF"), "jump": N_("JMP"), "sneak": N_("SNK"),
+                              "quickness": N_("QCK")}
 
 
 class CatSheet(BaseModel):

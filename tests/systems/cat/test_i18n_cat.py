@@ -102,6 +102,10 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
     otto = signed_in(new_client, "otto", lang="da")
     sheet = otto.get(f"/campaigns/{t.id}/characters/{ids[1]}").text
     assert "<dt>ANGREB</dt>" in sheet and "<dt>HURTIGHED</dt>" in sheet and "ATTACK" not in sheet
+    duel = otto.get(f"/campaigns/{t.id}/encounters/{encounter}").text
+    assert '<dt title="ANGREB">ANG</dt>' in duel and "ATK" not in duel
+    glance = signed_in(new_client, "nora", lang="da").get(f"/campaigns/{t.id}/narrator").text
+    assert "<dt>ANG/FOR</dt><dd>16/12</dd>" in glance
 
 
 def test_the_cat_sheet_in_danish(client: TestClient, new_client: Any) -> None:
