@@ -8,7 +8,18 @@ from app.rules import cat as rules
 from app.systems.base import RuleSystem, action_table
 from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
-from app.systems.cat.sheet import FOE_TEMPLATES, TRAIT_HELP, CatSheet, create, public_sheet, view
+from app.systems.cat.sheet import (
+    DIFFICULTY_NAMES,
+    FOE_TEMPLATES,
+    RANK_NAMES,
+    TRAIT_HELP,
+    TRAIT_NAMES,
+    WEAPON_NAMES,
+    CatSheet,
+    create,
+    public_sheet,
+    view,
+)
 
 RULINGS = (
     N_("Traits: Claws, Coat, Face, Fangs, Legs, Tail. Ranks roll Best 5, Strong 4, Good 3, Hurt 2 dice; a Crippled "
@@ -58,7 +69,9 @@ SYSTEM = RuleSystem(
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,
-    # For the pages: a sheet's derived numbers (ranks, dice, death, warning) and the tables they list.
+    # For the pages: a sheet's derived numbers (ranks, dice, death, warning) and the tables they list; the names
+    # are English msgids, shown as {{ _(name) }}.
     template_data={"derived": view, "traits": rules.TRAITS, "ranks": rules.RANKS, "trait_help": TRAIT_HELP,
-                   "foe_templates": FOE_TEMPLATES},
+                   "foe_templates": FOE_TEMPLATES, "trait_names": TRAIT_NAMES, "rank_names": RANK_NAMES,
+                   "difficulty_names": DIFFICULTY_NAMES, "weapon_names": WEAPON_NAMES},
 )

@@ -14,11 +14,12 @@ Log lines are stored language-neutral (app.i18n.msg) and read in each viewer's l
 from __future__ import annotations
 
 from app.i18n import N_
+from app.rules import catfight
 from app.systems.base import RuleSystem, action_table
 from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
-from app.systems.catfight.sheet import CatSheet, create_cat, public_sheet
+from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
 
 SYSTEM = RuleSystem(
     id="catfight",
@@ -45,5 +46,7 @@ SYSTEM = RuleSystem(
     ),
     actions=action_table(ACTIONS),
     # The sheet and campaign pages show health as it is now (regeneration runs on the server's clock).
-    template_data={"rest": rest_view},
+    # The values' names (English msgids, shown as {{ _(name) }}) and the moves' names (the buttons' words).
+    template_data={"rest": rest_view, "stats": tuple(STAT_NAMES.items()), "short": STAT_SHORT,
+                   "moves": catfight.MOVE_NAMES},
 )
