@@ -197,7 +197,7 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Attack"))
     base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
-    spec = core.RollSpec(label="Defense", base=base, attribute="AGI", roll_kind="defense",
+    spec = core.RollSpec(label=msg("Defense"), base=base, attribute="AGI", roll_kind="defense",
                          difficulty=core.adjusted(core.parse_level(params.attack, "attack", "the Attack"),
                                                   params.adjust),
                          skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
@@ -213,7 +213,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Defense"))
     stats = weapon_stats(sheet, sheet.gear[params.weapon])
-    spec = core.RollSpec(label="Attack", base=stats["attack"], attribute=stats["attribute"],
+    spec = core.RollSpec(label=msg("Attack"), base=stats["attack"], attribute=stats["attribute"],
                          difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
                          skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
                          take25=params.take25)

@@ -7,6 +7,8 @@ Points"; RULINGS.md, ART Engine rulings 2-7.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,7 +216,7 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = Non
         text.append(msg("; Awesome restores {n} Fame", n=rolled.regained))
     if roll.doubles:
         text.append(msg("; doubles: inspiration"))
-    fired = [*rolled.perks, *rolled.items]
+    fired = [*(msg(p) for p in rolled.perks), *rolled.items]
     if fired:
         text.append(msg("; kicker {kicker} fires {fired}", kicker=roll.kicker, fired=join(fired, msg(" or "))))
     return join(text, "")
@@ -225,3 +227,13 @@ def attribute_code(code: str, field_name: str = "attribute") -> str:
     if code not in ATTRIBUTES:
         raise ActionError(_("Choose one of the ten attributes."), field=field_name)
     return code
+
+
+def unmet_text(unmet: Iterable[str]) -> Text:
+    """What a perk still needs (art.unmet_requirements: "DEX 5+", "the Flurry perk"), for a log line or an error
+    in the reader's language: the abbreviations stay, a perk's name is translated."""
+    parts: list[Any] = []
+    for need in unmet:
+        found = re.fullmatch(r"the (.+) perk", need)
+        parts.append(msg("the {perk} perk", perk=msg(found[1])) if found else need)
+    return join(parts)

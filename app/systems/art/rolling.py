@@ -184,7 +184,7 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     if params.purpose == "sanity":
         label, text = art.sanity_check(rolled.roll.successes)
         outcome["sanity"] = text
-        notes.append(msg("sanity: {text}", text=text))
+        notes.append(msg("sanity: {text}", text=msg(text)))
     if against and not hide:
         notes.insert(0, msg("against {who}", who=against))
     core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
