@@ -88,8 +88,10 @@ def perk_cost(name: str, rank: int = 1) -> int:
     """Experience points to buy `rank` (for ranked perks, the cost of that one rank) (ch. 6)."""
     found = perk(name)
     if rank < 1 or (found.max_rank is not None and rank > found.max_rank):
-        top = "" if found.max_rank is None else f" to {found.max_rank}"
-        raise ArtRuleError("rank", N_("{name} has ranks 1{top}, not {rank}"), name=name, top=top, rank=rank)
+        if found.max_rank is None:
+            raise ArtRuleError("rank", N_("{name} has ranks from 1, not {rank}"), name=name, rank=rank)
+        raise ArtRuleError("rank", N_("{name} has ranks 1 to {top}, not {rank}"), name=name, top=found.max_rank,
+                           rank=rank)
     return found.cost
 
 

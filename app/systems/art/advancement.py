@@ -118,7 +118,7 @@ def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributePa
     score, points = sheet.attributes[code] or 0, sheet.attribute_inspiration.get(code, 0)
     if points < score:
         raise ActionError(_("Raising {attribute} from {score} costs {score} inspiration points; it has {points}.")
-                          .format(attribute=ATTRIBUTES[code], score=score, points=points), field="attribute")
+                          .format(attribute=_(ATTRIBUTES[code]), score=score, points=points), field="attribute")
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
     return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
                       summary=msg("raises {name} to {score} for {points} inspiration points", name=msg(ATTRIBUTES[code]),

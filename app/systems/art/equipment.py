@@ -68,7 +68,7 @@ def _affordable(sheet: Any, cost: str, field: str) -> None:
     (trophies) may."""
     if sheet.between_adventures and sheet.fortune and art.fortune_rank(cost) > art.fortune_rank(sheet.fortune):
         raise ActionError(_("{cost} is above your Fortune ({fortune}).")
-                          .format(cost=cost, fortune=sheet.fortune), field=field)
+                          .format(cost=_(cost), fortune=_(sheet.fortune)), field=field)
 
 
 def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
@@ -137,7 +137,7 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
         except art.ArtRuleError as exc:
             raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
-        text = msg("wears {cost} armor", cost=level_word(cost))
+        text = msg("wears {cost} armor", cost=msg(cost))  # a Fortune rank, translated when read
     return Resolution(request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text,
                       sheet=dump(sheet))
 

@@ -286,5 +286,6 @@ def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Co
     odds = chance_of(sheet, spec, ctx.campaign_settings)
     if step_mod:
         title = running["title"]  # type: ignore[index]
-        odds = replace(odds, text=f"{odds.text} ({step_mod:+d} from the last step of {title})")
+        odds = replace(odds, text=_("{text} ({n} from the last step of {title})").format(text=odds.text, n=f"{step_mod:+d}",
+                                                                                  title=title))
     return odds

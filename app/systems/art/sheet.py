@@ -228,7 +228,7 @@ def check_slots(gear: list[Item]) -> None:
         if used > SLOTS[slot]:
             raise ActionError(_("{slot} holds {count} items; this would make {used} (a two-handed weapon fills both "
                                 "ready slots).")
-                              .format(slot=SLOT_NAMES[slot], count=SLOTS[slot], used=used), field="slot")
+                              .format(slot=_(SLOT_NAMES[slot]), count=SLOTS[slot], used=used), field="slot")
 
 
 def health_boxes(sheet: ArtSheet) -> list[Level]:
