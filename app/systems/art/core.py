@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.i18n import Text, _, join, msg
+from app.i18n import N_, Text, _, join, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.systems.base import ActionError
@@ -39,9 +39,10 @@ class RollSpec:
     item_index: int | None = None  # the weapon or shield used, whose kicker effects count
 
 
-def parse_level(code: str | None, field_name: str, what: str = "the difficulty") -> Level:
+def parse_level(code: str | None, field_name: str, what: str = N_("the difficulty")) -> Level:
+    """`what`: the English name (marked N_) of what to choose, translated here."""
     if not code:
-        raise ActionError(_("Choose {what}.").format(what=what), field=field_name)
+        raise ActionError(_("Choose {what}.").format(what=_(what)), field=field_name)
     try:
         return Level.parse(code)
     except art.ArtRuleError as exc:

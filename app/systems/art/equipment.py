@@ -178,7 +178,7 @@ def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dic
             raise ActionError(_("{name} has not rolled yet.").format(name=name), field="participants")
         rolled.append(Level[last["result"]])
         names.append(msg("{name} {level} (#{seq})", name=name, level=level_word(last["result"]), seq=last["seq"]))
-    helpers = [core.parse_level(code, "helpers", "the helper's level") for code in params.helpers if code]
+    helpers = [core.parse_level(code, "helpers", N_("the helper's level")) for code in params.helpers if code]
     effort = art.combined_effort(rolled, compounding=params.compounding, helpers=helpers)
     how = msg("compounding") if params.compounding else msg("best result")
     parts: list[Any] = [msg("combines efforts ({how}): {names}", how=how, names=join(names))]

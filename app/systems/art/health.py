@@ -68,7 +68,7 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
             return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
                               summary=msg("{cause}: under 10 feet, no damage", cause=cause), sheet=dump(sheet))
     else:
-        damage = core.parse_level(params.damage, "damage", "the damage")
+        damage = core.parse_level(params.damage, "damage", N_("the damage"))
         cause = msg("is hurt")
     done = mark(sheet, damage)
     text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)

@@ -75,7 +75,7 @@ def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | No
 
 
 def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
-                        field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, Text | str]:
+                        field_name: str = "difficulty", what: str = N_("the difficulty")) -> tuple[Level, Text | str]:
     """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
     result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
     if other is None:
