@@ -189,13 +189,20 @@ def _play(table: TwoLanguages) -> dict[str, Any]:
             odds += _percentages(cat_odds.text) + _percentages(art_odds.text)
         t.act(who, cat, "test_fate", [2, 4, 6, 1, 3, 2, 4, 6, 2, 4, 6, 2], trait="legs", difficulty="moderate")
         t.act(who, hero, "trait_roll", [55, 55, 55, 55], attribute="STR", difficulty="PR")
+    # Dorte rolls blind in the dice box (Greta sees that an entry exists, Dorte what she asked); the narrator
+    # reveals it.
+    with scripted([3, 4]):
+        r = t.post("dorte", f"{t.base}/roll", {"expression": "2d6", "visibility": "blind", "idempotency_key": "blind"})
+    assert r.status_code == 200, r.text
+    r = t.post("nora", f"{t.base}/entries/{t.last_seq()}/reveal", {})
+    assert r.status_code == 200, r.text
     return {"odds": odds, "names": {"Tecka", "Mimi", "Hazel", "Clover", "Smoke", "Tiger", "Maren", "Tom"}}
 
 
 # --- reading: one entry, each reader's language, every way a log line reaches a screen ---
 
 ENTRY = re.compile(r'<li id="entry-(\d+)".*?</li>', re.S)
-PART = re.compile(r'<p class="(summary[^"]*|details[^"]*)">(.*?)</p>', re.S)
+PART = re.compile(r'<p class="(summary[^"]*|details[^"]*)">(.*?)</p>|<span class="(badge vis)">(.*?)</span>', re.S)
 
 
 def _plain(fragment: str) -> str:
@@ -203,8 +210,9 @@ def _plain(fragment: str) -> str:
 
 
 def _lines(page: str) -> dict[int, str]:
-    """Each log entry's line as shown: its summary and its details (the dice marks), as plain text."""
-    return {int(m.group(1)): " ".join(_plain(p.group(2)) for p in PART.finditer(m.group(0)))
+    """Each log entry's line as shown: who may see it, its summary and its details (the dice marks), as plain
+    text."""
+    return {int(m.group(1)): " ".join(_plain(p.group(2) or p.group(4)) for p in PART.finditer(m.group(0)))
             for m in ENTRY.finditer(page)}
 
 
@@ -236,8 +244,8 @@ def _read(table: TwoLanguages, who: str) -> dict[str, dict[int, str]]:
         "page": _lines(page.text),
         "fragment": _lines(fragment.text),
         "stream": {seq: " ".join(_lines(data).values()) for seq, data in _sse(page_stream).items()},
-        "api": {e["seq"]: e["text"] for e in t.log(who, lang)},
-        "api stream": {seq: json.loads(data)["text"] for seq, data in _sse(api_stream).items()},
+        "api": {e["seq"]: e["text"] or "" for e in t.log(who, lang)},  # (none where the result is not theirs to see)
+        "api stream": {seq: json.loads(data)["text"] or "" for seq, data in _sse(api_stream).items()},
     }
 
 
@@ -251,7 +259,8 @@ def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language
     table = TwoLanguages(client, new_client)
     played = _play(table)
     entries = table.log()
-    assert len(entries) == 1 + 1 + len(DUEL) + 3 + 4  # the session, the challenge, the moves, Rabbits, Cat and ART
+    # the session, the challenge, the moves, Rabbits, Cat and ART, the blind roll and its reveal
+    assert len(entries) == 1 + 1 + len(DUEL) + 3 + 4 + 2
     typed = played["names"] | {"nora", "greta", "dorte", "Night", "Watch", "Fox-wise", "Quick", "Greta's", "Dorte's"}
     for entry in entries:
         typed |= words(str(entry.get("note") or ""))
@@ -281,8 +290,8 @@ def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language
                 if left:
                     problems.append(f"#{seq} {entry['system']}/{entry['action']} {who} ({lang}, {source}): "
                                     f"English {left} in {line!r}")
-        if read["greta"]["api"][seq] == read["dorte"]["api"][seq]:
+        if read["greta"]["fragment"].get(seq) == read["dorte"]["fragment"].get(seq):
             problems.append(f"#{seq} {entry['system']}/{entry['action']}: the same text in de and da: "
-                            f"{read['greta']['api'][seq]!r}")
+                            f"{read['greta']['fragment'].get(seq)!r}")
     report = "\n".join(dict.fromkeys(problems))
     assert not problems, f"{len(problems)} problems:\n{report}"
