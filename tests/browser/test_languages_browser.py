@@ -11,50 +11,20 @@ lang-<lang>-<page>-390.png.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import httpx2
 import pytest
 import sqlalchemy
-from babel.messages.pofile import read_po
 from playwright.sync_api import expect
+from utils.english import ALLOWED
+from utils.english import catalog_words as _catalog_words
+from utils.english import words as _words
 from utils.server import LiveServer
-
-from app.i18n import LOCALE_DIR
 
 from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_user, seed_demo
 
 pytestmark = pytest.mark.browser
-
-# Proper nouns and notation that stay as they are in every language.
-ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "Ob", "D", "d6", "d20", "d100", "HTMX", "JSON", "Bearer",
-           "OpenAPI", "SSE", "Cat", "Rabbits", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
-           "PT", "FB", "IN", "PR", "PS", "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN",
-           "DEX", "INT", "STA", "STR", "WIL", "Deutsch", "Dansk", "English"}
-WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
-
-
-def _words(text: str) -> set[str]:
-    return {w.strip("'’-") for w in WORD.findall(text)}
-
-
-def _catalog_words(lang: str) -> tuple[set[str], set[str]]:
-    """(words of the English msgids, words the language's translations use)."""
-    with open(LOCALE_DIR / "messages.pot", "rb") as f:
-        pot = read_po(f)
-    english = set()
-    for m in pot:
-        for text in ([m.id] if isinstance(m.id, str) else list(m.id or [])):
-            english |= _words(re.sub(r"%\(\w+\)\w|\{[^}]*\}", " ", text or ""))
-    po = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
-    translated: set[str] = set()
-    if po.is_file():
-        with open(po, "rb") as f:
-            for m in read_po(f):
-                for text in ([m.string] if isinstance(m.string, str) else list(m.string or [])):
-                    translated |= _words(text or "")
-    return english, translated
 
 
 def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
