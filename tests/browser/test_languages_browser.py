@@ -11,6 +11,7 @@ lang-<lang>-<page>-390.png.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx2
@@ -40,6 +41,32 @@ def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
     for e in log:
         found |= _words(str(e.get("note") or "")) | _words(str((e.get("request") or {}).get("reason") or ""))
         found |= _words(str((e.get("request") or {}).get("title") or ""))
+    return found
+
+
+def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
+    """Words people typed into sheets: a cat's Reputations ("Never lost"), an ART adventurer's skills
+    ("Rock climbing"), a rabbit's wises ("Fox-wise"). Names chosen from a table are not among them."""
+    engine = sqlalchemy.create_engine(database_url)
+    found: set[str] = set()
+    try:
+        with engine.connect() as db:
+            rows = db.execute(sqlalchemy.text("SELECT system, sheet FROM characters WHERE campaign_id = :c"),
+                              {"c": campaign_id}).all()
+    finally:
+        engine.dispose()
+    for system, sheet in rows:
+        sheet = json.loads(sheet) if isinstance(sheet, str) else (sheet or {})
+        if system == "cat":
+            typed = [r.get("name", "") for r in sheet.get("reputations", [])]
+        elif system == "art":
+            typed = [s.get("name", "") for s in sheet.get("skills", [])]
+        elif system == "rabbits":
+            typed = list(sheet.get("wises", []))
+        else:
+            typed = []
+        for text in typed:
+            found |= _words(str(text))
     return found
 
 
@@ -95,6 +122,7 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
     english, translated = _catalog_words(lang)
     allowed = ALLOWED | _typed(base, campaign_id, nora) | _prompt_notes(live_server.database_url, campaign_id)
+    allowed |= _sheet_names(live_server.database_url, campaign_id)
     allowed |= {"nora", "pia", "otto"}
     found: dict[str, list[str]] = {}
 
