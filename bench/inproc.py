@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import NEW_CAT, cat_test  # noqa: E402
 
 from app.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
@@ -61,7 +64,10 @@ async def call(app: Any, method: str, path: str, headers: dict[str, str], body: 
     return status, b"".join(chunks)
 
 
-async def setup(app: Any, players: int) -> tuple[int, list[dict[str, str]]]:
+async def setup(app: Any, players: int) -> tuple[int, list[dict[str, str]], list[bytes]]:
+    """A campaign (dice and Cat) with a narrator and `players` players, each with a cat; returns the campaign,
+    the narrator's and players' auth headers, and one Cat test-of-fate body per header (the narrator tests
+    player 1's cat)."""
     async def post(path: str, data: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         status, body = await call(app, "POST", path, headers or {}, json.dumps(data).encode())
         assert status in (200, 201), (path, status, body)
@@ -74,23 +80,29 @@ async def setup(app: Any, players: int) -> tuple[int, list[dict[str, str]]]:
         token = (await post("/api/tokens", {"username": name, "password": "correct horse battery"}))["token"]
         tokens.append({"authorization": f"Bearer {token}"})
     cid = (await post("/api/campaigns", {"name": "Bench", "systems": ["dice", "cat"]}, tokens[0]))["id"]
-    for who in tokens[1:]:
+    cats = []
+    for i, who in enumerate(tokens[1:], start=1):
         code = (await post(f"/api/campaigns/{cid}/invites", {}, tokens[0]))["code"]
         await post(f"/api/invites/{code}/accept", {}, who)
-    return cid, tokens
+        cats.append((await post(f"/api/campaigns/{cid}/characters",
+                                {"name": f"Smoke {i}", "system": "cat", "sheet": NEW_CAT}, who))["id"])
+    bodies = [json.dumps(cat_test(cats[max(0, i - 1)])).encode() for i in range(len(tokens))]
+    return cid, tokens, bodies
 
 
 async def load(app: Any, n: int, concurrency: int, method: str, path: str, tokens: list[dict[str, str]],
-               body: bytes = b"") -> tuple[float, float, int]:
+               body: bytes | list[bytes] = b"") -> tuple[float, float, int]:
+    """`body` is one body for every caller, or one per token (caller i sends token i's)."""
     left = n
     errors = 0
 
     async def worker(i: int) -> None:
         nonlocal left, errors
         headers = tokens[i % len(tokens)]
+        sent = body[i % len(tokens)] if isinstance(body, list) else body
         while left > 0:
             left -= 1
-            status, _ = await call(app, method, path, headers, body)
+            status, _ = await call(app, method, path, headers, sent)
             if status >= 400:
                 errors += 1
 
@@ -106,7 +118,7 @@ async def main_async(args: argparse.Namespace) -> None:
     app = create_app(settings)
     Base.metadata.create_all(app.state.engine)
     async with app.router.lifespan_context(app):
-        cid, tokens = await setup(app, args.players)
+        cid, tokens, cat_bodies = await setup(app, args.players)
         path = f"/api/campaigns/{cid}/actions"
         await load(app, 200, args.concurrency, "POST", path, tokens, ROLL)
         await load(app, 200, args.concurrency, "GET", "/api/ping", tokens)
@@ -116,6 +128,12 @@ async def main_async(args: argparse.Namespace) -> None:
         cpu, wall, err = await load(app, args.actions, args.concurrency, "POST", path, tokens, ROLL)
         print(f"action: {1000 * cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
               f"({args.concurrency} callers)")
+        if args.cat:
+            await load(app, 200, args.concurrency, "POST", path, tokens, cat_bodies)
+            print(f"pid {os.getpid()}: cat actions start", flush=True)
+            cat_cpu, wall, err = await load(app, args.actions, args.concurrency, "POST", path, tokens, cat_bodies)
+            print(f"cat:    {1000 * cat_cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
+                  f"({args.concurrency} callers); {cat_cpu / cpu:.2f}x the dice action's CPU")
         status, body = await call(app, "GET", f"/api/campaigns/{cid}/verify", tokens[0])
         result = json.loads(body)
         print(f"verify: ok={result['ok']} count={result['count']} head_seq={result['head_seq']}")
@@ -128,6 +146,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--database-url", default="")
+    parser.add_argument("--cat", action="store_true", help="also a Cat test of fate per caller (a sheet change)")
     args = parser.parse_args()
     asyncio.run(main_async(args))
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 from pydantic import ValidationError
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, Table, bindparam, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.campaigns.models import Membership
 from app.campaigns.service import Access, in_campaign
@@ -28,7 +30,7 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field="system") from exc
     if rule_system.id not in acc.campaign.systems:
-        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
+        raise BadRequest(_("This campaign does not use {name}.").format(name=_(rule_system.name)), field="system")
     if kind not in ("pc", "npc"):
         raise BadRequest(_("A character is a player character or a narrator's character."), field="kind")
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
@@ -92,13 +94,25 @@ def character_for(db: Session, acc: Access, character_id: int, *, system: str | 
     return character
 
 
+# Built once (SQLAlchemy caches its compiled form): the sheet write of every action that changes a sheet.
+_characters = cast(Table, Character.__table__)
+_SAVE_SHEET = (update(_characters)
+               .where(_characters.c.id == bindparam("b_id"), _characters.c.version == bindparam("b_seen"))
+               .values(sheet=bindparam("b_sheet"), version=bindparam("b_next")))
+
+
 def save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:
-    """Under the log lock: write the sheet only if it is still the version read (a lost update is impossible)."""
-    done = cast(CursorResult[Any], db.execute(
-        update(Character).where(Character.id == character.id, Character.version == character.version)
-        .values(sheet=sheet, version=Character.version + 1)
-    )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
+    """Under the log lock: write the sheet only if it is still the version read (a lost update is impossible).
+
+    A Core UPDATE on the session's connection (no ORM bulk-update machinery, no reload): the object then holds
+    what was written — the sheet as the database returns it (a JSON round trip) and the next version — as its
+    committed state."""
+    seen = character.version
+    stored = json.loads(json.dumps(sheet))
+    done = cast(CursorResult[Any], db.connection().execute(
+        _SAVE_SHEET, {"b_id": character.id, "b_seen": seen, "b_sheet": stored, "b_next": seen + 1})).rowcount
     if not done:
         raise Conflict(_("The sheet changed while you were rolling: reload and try again."))
-    db.refresh(character)
+    set_committed_value(character, "sheet", stored)
+    set_committed_value(character, "version", seen + 1)
 

@@ -29,9 +29,9 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     if rule_system.id not in acc.campaign.systems:
-        raise BadRequest(_("This campaign does not use {name}.").format(name=rule_system.name), field="system")
+        raise BadRequest(_("This campaign does not use {name}.").format(name=_(rule_system.name)), field="system")
     if rule_system.id != "dice" and character.system != rule_system.id:
-        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=rule_system.name), field="character_id")
+        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=_(rule_system.name)), field="character_id")
     unknown = set(locked) - set(rule_action.params.model_fields)
     if unknown:
         raise BadRequest(_("Unknown parameter: {names}.").format(names=', '.join(sorted(unknown))), field="params")

@@ -57,7 +57,8 @@ def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
 def odds(request: Request, acc: MemberAccess, expression: str = "", system: str = "dice",
          action: str = "roll") -> Response:
     if not expression.strip():
-        return HTMLResponse('<span class="muted">Type an expression, like 2d6+1.</span>')
+        hint = escape(_("Type an expression, like 2d6+1."))  # outside the f-string, where `make messages` finds it
+        return HTMLResponse(f'<span class="muted">{hint}</span>')
     if system != "dice":  # other systems' odds need a sheet: they are on the character's page
         return render(request, "rolls/odds.html", {"error": _("The dice box shows odds for dice expressions only; "
                                                               "a rule system's odds are on the character's sheet.")},
@@ -67,7 +68,7 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
         params = act.params.model_validate({"expression": expression})
         result = act.odds(dict(), params, Context()) if act.odds else None
     except (ActionError, ValueError) as exc:
-        message = rule_message(exc) if isinstance(exc, ActionError) else "That expression is not valid."
+        message = rule_message(exc) if isinstance(exc, ActionError) else _("That expression is not valid.")
         return render(request, "rolls/odds.html", {"error": message}, status_code=200)
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 

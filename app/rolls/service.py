@@ -86,7 +86,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     try:
         system, action = get_action(req.system, req.action)
         if system.id not in acc.campaign.systems:
-            raise ActionError(f"This campaign does not use {system.name}.", field="system")
+            raise ActionError(_("This campaign does not use {name}.").format(name=_(system.name)), field="system")
         params = action.params.model_validate(req.params)
     except ValidationError as exc:
         message, field = validation_message(exc)

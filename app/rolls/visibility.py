@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from app.i18n import N_
+
 
 class Visibility(StrEnum):
     PUBLIC = "public"      # everyone in the campaign
@@ -12,11 +14,12 @@ class Visibility(StrEnum):
     SELF = "self"          # only the roller
 
 
+# English msgids: every form shows them with `_(label)`.
 VISIBILITY_LABELS = {
-    Visibility.PUBLIC: "Everyone",
-    Visibility.NARRATOR: "Me and the narrators",
-    Visibility.BLIND: "Blind (narrators only)",
-    Visibility.SELF: "Only me",
+    Visibility.PUBLIC: N_("Everyone"),
+    Visibility.NARRATOR: N_("Me and the narrators"),
+    Visibility.BLIND: N_("Blind (narrators only)"),
+    Visibility.SELF: N_("Only me"),
 }
 
 

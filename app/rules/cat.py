@@ -64,9 +64,11 @@ def _check_count(value: object, field: str, low: int = 0, high: int | None = Non
     if not _is_count(value):
         raise CatRuleError(field, N_("{name} must be a whole number, not {value!r}."), name=field, value=value)
     assert isinstance(value, int)
+    if value < low and high is None:
+        raise CatRuleError(field, N_("{name} must be at least {low}, not {value}."), name=field, low=low, value=value)
     if value < low or (high is not None and value > high):
-        bound = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise CatRuleError(field, N_("{name} must be {bound}, not {value}."), name=field, bound=bound, value=value)
+        raise CatRuleError(field, N_("{name} must be between {low} and {high}, not {value}."), name=field, low=low,
+                           high=high, value=value)
     return value
 
 
@@ -329,7 +331,7 @@ def is_dead(ranks: Mapping[K, str], lives: int) -> bool:
 def crippled_warning(ranks: Mapping[K, str]) -> str | None:
     """Ruling 7: the sheet's warning when exactly three Traits are Crippled, else None."""
     if _crippled_count(ranks) == 3:
-        return "Three Traits are Crippled: this cat is in real danger. One more and he dies."
+        return N_("Three Traits are Crippled: this cat is in real danger. One more and he dies.")
     return None
 
 
@@ -342,13 +344,12 @@ def validate_new_cat(ranks: Mapping[str, str]) -> None:
             raise CatRuleError(f"ranks.{trait}", N_("Choose a rank for {trait}."), trait=trait.capitalize())
         rank = _check_rank(ranks[trait], f"ranks.{trait}")
         if rank not in NEW_CAT_RANKS:
-            raise CatRuleError(
-                f"ranks.{trait}", N_("A new cat's Traits are Best, Strong or Good; {trait} is {rank}."), trait=trait.capitalize(), rank=rank
-            )
+            raise CatRuleError(f"ranks.{trait}", N_("A new cat's Traits are Best, Strong or Good; {trait} is {rank}."),
+                               trait=trait.capitalize(), rank=rank.capitalize())
     counts = {rank: sum(1 for r in ranks.values() if r == rank) for rank in NEW_CAT_RANKS}
     if counts != dict(NEW_CAT_RANKS):
-        have = ", ".join(f"{n} {rank.capitalize()}" for rank, n in counts.items())
-        raise CatRuleError("ranks", N_("A new cat has one Best, three Strong and two Good Traits, not {have}."), have=have)
+        raise CatRuleError("ranks", N_("A new cat has one Best, three Strong and two Good Traits, not {best} Best, "
+                                       "{strong} Strong and {good} Good."), **counts)
 
 
 def validate_reputations(reps: Mapping[str, int], *, creation: bool) -> None:

@@ -78,6 +78,25 @@ _PHASE_MOVES: Final[dict[str, frozenset[str]]] = {
     "respond": frozenset({"defend", "jump"}), "over": frozenset(),
 }
 
+# The moves as a person reads them (the duel page's buttons say the same; translated where shown, with the
+# English name as the msgid). In the order the duel page lists them.
+MOVE_NAMES: Final[dict[str, str]] = {
+    "begin": N_("Roll who starts"), "sneak": N_("Sneak up"), "attack": N_("Attack"), "defend": N_("Defend"),
+    "jump": N_("Jump"), "flee": N_("Flee"),
+}
+
+
+def move_name(move: str) -> str:
+    """A move's English name (a msgid), or the move as given when there is no such move."""
+    return MOVE_NAMES.get(move, move)
+
+
+def moves_in_order(moves: Iterable[str]) -> list[str]:
+    """Moves in the duel page's order (unknown ones last, sorted)."""
+    order = list(MOVE_NAMES)
+    return sorted(moves, key=lambda m: (order.index(m) if m in order else len(order), m))
+
+
 # The example cat ("EXAMPLE CAT" / "BEISPIELKATZE"); copy it before changing it.
 TECKA: Final[dict[str, Any]] = {
     "name": "Tecka", "attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12, "health": MAX_HEALTH,
@@ -102,8 +121,11 @@ class IllegalMove(CatfightError):
     def __init__(self, move: str, legal: Iterable[str]) -> None:
         self.move = move
         self.legal = frozenset(legal)
-        allowed = ", ".join(sorted(self.legal)) or "none, the duel is over"
-        super().__init__("move", f"{move!r} is not possible now (possible: {allowed})")
+        if self.legal:
+            super().__init__("move", N_("“{move}” is not possible now (possible: {allowed})."), move=move_name(move),
+                             allowed=", ".join(move_name(m) for m in moves_in_order(self.legal)))
+        else:
+            super().__init__("move", N_("“{move}” is not possible now: the duel is over."), move=move_name(move))
 
 
 class RollBudgetError(CatfightError):
@@ -112,7 +134,8 @@ class RollBudgetError(CatfightError):
     def __init__(self, move: str, attempts: int) -> None:
         self.move = move
         self.attempts = attempts
-        super().__init__("dice", f"{move}: still tied after {attempts} rolls; the dice look broken")
+        super().__init__("dice", N_("{move}: still tied after {attempts} rolls; the dice look broken."),
+                         move=move_name(move), attempts=attempts)
 
 
 @dataclass(frozen=True)

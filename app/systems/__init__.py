@@ -4,6 +4,7 @@ in SYSTEMS."""
 
 from __future__ import annotations
 
+from app.i18n import _
 from app.systems import art, cat, catfight, dice, rabbits
 from app.systems.base import Action, ActionError, Context, EncounterViewer, Odds, Resolution, RuleSystem, Seeder
 
@@ -23,7 +24,7 @@ def get_system(system_id: str) -> RuleSystem:
     try:
         return SYSTEMS[system_id]
     except KeyError:
-        raise ActionError(f"unknown rule system {system_id!r}", field="system") from None
+        raise ActionError(_("Unknown rule system: {names}.").format(names=repr(system_id)), field="system") from None
 
 
 def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
@@ -31,7 +32,8 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
     try:
         return system, system.actions[action_id]
     except KeyError:
-        raise ActionError(f"{system.name} has no action {action_id!r}", field="action") from None
+        raise ActionError(_("{system} has no action {action}.").format(system=_(system.name), action=repr(action_id)),
+                          field="action") from None
 
 
 __all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "EncounterViewer", "Odds", "Resolution", "RuleSystem", "Seeder",

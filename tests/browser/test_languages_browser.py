@@ -11,49 +11,21 @@ lang-<lang>-<page>-390.png.
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any
 
 import httpx2
 import pytest
-from babel.messages.pofile import read_po
+import sqlalchemy
 from playwright.sync_api import expect
+from utils.english import ALLOWED
+from utils.english import catalog_words as _catalog_words
+from utils.english import words as _words
 from utils.server import LiveServer
-
-from app.i18n import LOCALE_DIR
 
 from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_user, seed_demo
 
 pytestmark = pytest.mark.browser
-
-# Proper nouns and notation that stay as they are in every language.
-ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "Ob", "D", "d6", "d20", "d100", "HTMX", "JSON", "Bearer",
-           "OpenAPI", "SSE", "Cat", "Rabbits", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
-           "PT", "FB", "IN", "PR", "PS", "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN",
-           "DEX", "INT", "STA", "STR", "WIL", "Deutsch", "Dansk", "English"}
-WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
-
-
-def _words(text: str) -> set[str]:
-    return {w.strip("'’-") for w in WORD.findall(text)}
-
-
-def _catalog_words(lang: str) -> tuple[set[str], set[str]]:
-    """(words of the English msgids, words the language's translations use)."""
-    with open(LOCALE_DIR / "messages.pot", "rb") as f:
-        pot = read_po(f)
-    english = set()
-    for m in pot:
-        for text in ([m.id] if isinstance(m.id, str) else list(m.id or [])):
-            english |= _words(re.sub(r"%\(\w+\)\w|\{[^}]*\}", " ", text or ""))
-    po = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
-    translated: set[str] = set()
-    if po.is_file():
-        with open(po, "rb") as f:
-            for m in read_po(f):
-                for text in ([m.string] if isinstance(m.string, str) else list(m.string or [])):
-                    translated |= _words(text or "")
-    return english, translated
 
 
 def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
@@ -70,6 +42,44 @@ def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
         found |= _words(str(e.get("note") or "")) | _words(str((e.get("request") or {}).get("reason") or ""))
         found |= _words(str((e.get("request") or {}).get("title") or ""))
     return found
+
+
+def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
+    """Words people typed into sheets: a cat's Reputations ("Never lost"), an ART adventurer's skills
+    ("Rock climbing"), a rabbit's wises ("Fox-wise"). Names chosen from a table are not among them."""
+    engine = sqlalchemy.create_engine(database_url)
+    found: set[str] = set()
+    try:
+        with engine.connect() as db:
+            rows = db.execute(sqlalchemy.text("SELECT system, sheet FROM characters WHERE campaign_id = :c"),
+                              {"c": campaign_id}).all()
+    finally:
+        engine.dispose()
+    for system, sheet in rows:
+        sheet = json.loads(sheet) if isinstance(sheet, str) else (sheet or {})
+        if system == "cat":
+            typed = [r.get("name", "") for r in sheet.get("reputations", [])]
+        elif system == "art":
+            typed = [s.get("name", "") for s in sheet.get("skills", [])]
+        elif system == "rabbits":
+            typed = list(sheet.get("wises", []))
+        else:
+            typed = []
+        for text in typed:
+            found |= _words(str(text))
+    return found
+
+
+def _prompt_notes(database_url: str, campaign_id: int) -> set[str]:
+    """Words of the narrators' roll prompts ("Does Wren spot the toll-keeper's trick?"): typed, not UI text."""
+    engine = sqlalchemy.create_engine(database_url)
+    try:
+        with engine.connect() as db:
+            notes = db.execute(sqlalchemy.text("SELECT note FROM roll_prompts WHERE campaign_id = :c"),
+                               {"c": campaign_id}).scalars()
+            return set().union(*(_words(str(n or "")) for n in notes))
+    finally:
+        engine.dispose()
 
 
 VISIBLE_TEXT_JS = """
@@ -117,7 +127,9 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     campaign_id = seed_demo(live_server.env)
     nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
     english, translated = _catalog_words(lang)
-    allowed = ALLOWED | _typed(base, campaign_id, nora) | {"nora", "pia", "otto"}
+    allowed = ALLOWED | _typed(base, campaign_id, nora) | _prompt_notes(live_server.database_url, campaign_id)
+    allowed |= _sheet_names(live_server.database_url, campaign_id)
+    allowed |= {"nora", "pia", "otto"}
     found: dict[str, list[str]] = {}
 
     def check(tab: Any, name: str, path: str) -> None:

@@ -262,7 +262,8 @@ def test_failures_show_the_badge_and_a_retry_on_the_same_key(tabs: Tabs, live_se
     expect(failure.get_by_role("button", name="Try again")).to_be_focused()
     # A background fetch inside the same form (the odds of the expression) leaves the error and its retry.
     with page.expect_response(re.compile(r"/odds\?")):
-        page.evaluate("() => htmx.trigger('#expression', 'load')")
+        page.evaluate("(url) => htmx.ajax('GET', url, {source: '#expression', target: '#odds', swap: 'innerHTML'})",
+                      f"/campaigns/{campaign_id}/odds?expression=1d20")
     expect(failure).to_be_visible()
     problems += check_page(pia, "live-retry-phone", ["#dicebox .request-error button"])
     page.unroute("**/roll")

@@ -92,7 +92,7 @@ def test_the_create_page_fills_in_tecka_counts_to_70_and_names_the_wrong_field(d
     assert 'value="17"' in bad.text  # what was typed stays, to fix it
     zero = duel.pia.post(f"{duel.base}/characters/new/catfight", follow_redirects=False,
                          data={"csrf_token": token, "name": "Zero", **TECKA, "jump": 0, "sneak": 30})
-    assert re.search(r'id="cf-jump"[^>]*>\s*<p class="error field-error" role="alert">Jump must be at least 1',
+    assert re.search(r'id="cf-jump"[^>]*>\s*<p class="error field-error" role="alert">JUMP must be at least 1',
                      zero.text)
     ok = duel.pia.post(f"{duel.base}/characters/new/catfight", follow_redirects=False,
                        data={"csrf_token": token, "name": "Tecka the Second", **TECKA})

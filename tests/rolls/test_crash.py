@@ -148,4 +148,4 @@ def test_kill_9_mid_load_loses_and_doubles_nothing(database_url: str, tmp_path: 
         assert r.status_code == 200 and r.json()["ok"] is True and r.json()["count"] == len(entries), r.text
     finally:
         stop_server(server)
-    assert time.monotonic() - started < 60
+    assert time.monotonic() - started < 180  # a bound against a hang, not a timing (3 restarts on a busy machine)

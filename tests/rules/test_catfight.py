@@ -411,7 +411,9 @@ def test_illegal_moves_raise_with_fields() -> None:
     with pytest.raises(IllegalMove) as caught:
         step(duel(), "attack", ScriptedDice([4]))
     assert (caught.value.move, caught.value.legal, caught.value.field) == ("attack", {"begin"}, "move")
-    assert "'attack' is not possible now (possible: begin)" == str(caught.value)
+    assert "“Attack” is not possible now (possible: Roll who starts)." == str(caught.value)
+    assert (caught.value.template, caught.value.values) == (
+        "“{move}” is not possible now (possible: {allowed}).", {"move": "Attack", "allowed": "Roll who starts"})
     assert isinstance(caught.value, ValueError)
     with pytest.raises(IllegalMove):
         step(duel(phase="attack", attacker="a"), "defend", ScriptedDice([4]))

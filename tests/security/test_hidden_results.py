@@ -16,22 +16,21 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
-import anyio
 import markupsafe
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 from starlette.routing import Route
 from starlette.testclient import TestClient
+from utils.dice import scripted
 from utils.routes import registered_routes
 from utils.said import said
 from utils.server import reset_postgres
+from utils.streams import read_stream
 from utils.tables import seat_table
 from utils.web import csrf_of
 
@@ -192,13 +191,6 @@ NOT_PLAYED = {
     ("cat", "settings"), ("catfight", "settings"), ("rabbits", "settings"), ("rabbits", "conflict_settings"),
     ("art", "upload_table"), ("art", "default_table"), ("art", "combat_initiative_setting"),
 }
-
-
-@contextmanager
-def scripted(faces: list[int]) -> Iterator[None]:
-    """The web form's dice: the rules service rolls SecureDice(); for this block it rolls these faces."""
-    with mock.patch.object(rolls, "SecureDice", lambda: ScriptedDice(list(faces))):
-        yield
 
 
 class World:
@@ -371,43 +363,6 @@ def expand(path: str, values: dict[str, list[int | str]]) -> list[str]:
             continue
         urls = [u.replace("{" + name + "}", str(v)) for u in urls for v in options]
     return urls
-
-
-async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_seq: int) -> str:
-    """Replay an SSE stream from the start (?after=0) by calling the ASGI app; disconnect once the entry with
-    id `until_seq` has arrived (the catch-up is done) or after a few seconds."""
-    chunks: list[str] = []
-    done = anyio.Event()
-    asked = False
-    scope = {
-        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-        "method": "GET", "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
-        "root_path": "", "path": path, "raw_path": path.encode(), "query_string": b"after=0",
-        "headers": [(b"host", b"testserver")] + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-    }
-
-    async def receive() -> dict[str, Any]:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            chunks.append(f"{message['status']}\n")
-            if message["status"] != 200:
-                done.set()
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b"").decode())
-            if f"id: {until_seq}\n" in "".join(chunks):
-                done.set()
-
-    with anyio.move_on_after(10):
-        await app(scope, receive, send)
-    assert done.is_set(), f"the stream {path} did not replay up to #{until_seq}: {''.join(chunks)[:500]}"
-    return "".join(c for c in chunks if not c.startswith(": keepalive"))
 
 
 def may_see(visibility: str, viewer: str, roller: str) -> bool:

@@ -64,14 +64,17 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
                                  "warning"],
                                 cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a Python start-up on a busy 2-core machine can take tens of seconds
     while time.monotonic() < deadline:
         try:
             if httpx2.get(url + "/api/ping", timeout=1).status_code == 200:
                 return LiveServer(url, database_url, env, proc)
         except httpx2.TransportError:
+            if proc.poll() is not None:
+                break  # it exited: its log says why
             time.sleep(0.1)
     proc.kill()
+    proc.wait(timeout=10)  # reaped here, not left to the garbage collector (a ResourceWarning in a later test)
     raise RuntimeError("uvicorn did not start: " + (tmp_path / f"server-{port}.log").read_text())
 
 

@@ -28,11 +28,13 @@ def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems:
 class Table:
     """A campaign with a narrator, two players and a character each, made through the API."""
 
-    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",)) -> None:
+    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",),
+                 names: tuple[str, str, str] = ("nora", "pia", "otto")) -> None:
+        """`names`: the narrator's, the player's and the other player's usernames (before `suffix`)."""
         self.client = client
-        self.narrator = api_token(client, "nora" + suffix)
-        self.player = api_token(client, "pia" + suffix)
-        self.other = api_token(client, "otto" + suffix)
+        self.narrator = api_token(client, names[0] + suffix)
+        self.player = api_token(client, names[1] + suffix)
+        self.other = api_token(client, names[2] + suffix)
         self.outsider = api_token(client, "olga" + suffix)
         r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
         assert r.status_code == 201, r.text
@@ -40,8 +42,8 @@ class Table:
         for who in (self.player, self.other):
             code = client.post(f"/api/campaigns/{self.id}/invites", json={}, headers=self.narrator).json()["code"]
             assert client.post(f"/api/invites/{code}/accept", headers=who).status_code == 200
-        self.pia_char = self.character(self.player, "Pia's hero")
-        self.otto_char = self.character(self.other, "Otto's hero")
+        self.pia_char = self.character(self.player, f"{names[1].title()}'s hero")
+        self.otto_char = self.character(self.other, f"{names[2].title()}'s hero")
 
     def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
         r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)

@@ -15,19 +15,19 @@ from .levels import ArtRuleError, Level
 
 # ch. 2, "Fortune": the ranks, poorest first. Rich and Filthy Rich cannot be a starting Fortune.
 FORTUNE_RANKS: tuple[str, ...] = (
-    "Destitute",
-    "Impoverished",
-    "Poor",
-    "Struggling",
-    "Getting By",
-    "Middle Class",
-    "Comfortable",
-    "Well-off",
-    "Prosperous",
-    "Affluent",
-    "Wealthy",
-    "Rich",
-    "Filthy Rich",
+    N_("Destitute"),
+    N_("Impoverished"),
+    N_("Poor"),
+    N_("Struggling"),
+    N_("Getting By"),
+    N_("Middle Class"),
+    N_("Comfortable"),
+    N_("Well-off"),
+    N_("Prosperous"),
+    N_("Affluent"),
+    N_("Wealthy"),
+    N_("Rich"),
+    N_("Filthy Rich"),
 )
 
 # ch. 2, "Armor" (cost: Defense modifier to Agility, STR required). Rank i of FORTUNE_RANKS.

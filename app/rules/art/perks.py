@@ -36,40 +36,40 @@ _P = Perk
 PERKS: dict[str, Perk] = {
     perk.name: perk
     for perk in (
-        _P("Piloting", 1, requires=(("INT", 5),)),
-        _P("Transportation", 2, requires=(("FAT", 8),)),
-        _P("Mimicry", 1, requires=(("CUN", 5),)),
-        _P("Advanced Mimicry", 1, requires=(("CUN", 7),), requires_perk="Mimicry"),
-        _P("Flurry", 2, requires=(("DEX", 5),), trigger="hit", kickers=frozenset({0})),
-        _P("Advanced Flurry", 3, requires=(("DEX", 7),), requires_perk="Flurry", trigger="hit",
+        _P(N_("Piloting"), 1, requires=(("INT", 5),)),
+        _P(N_("Transportation"), 2, requires=(("FAT", 8),)),
+        _P(N_("Mimicry"), 1, requires=(("CUN", 5),)),
+        _P(N_("Advanced Mimicry"), 1, requires=(("CUN", 7),), requires_perk=N_("Mimicry")),
+        _P(N_("Flurry"), 2, requires=(("DEX", 5),), trigger="hit", kickers=frozenset({0})),
+        _P(N_("Advanced Flurry"), 3, requires=(("DEX", 7),), requires_perk=N_("Flurry"), trigger="hit",
            kickers=frozenset({0, 1})),
-        _P("Combat Tactics", 3, requires=(("INT", 5),), trigger="attack", kickers=frozenset({0})),
-        _P("Strategic Positioning", 1, trigger="defense", kickers=frozenset({0})),
-        _P("Defensive Maneuver", 1, trigger="defense", kickers=frozenset({5})),
-        _P("Counterstrike", 3, trigger="defense", on_result=Level.AW),
-        _P("Riposte", 1, requires=(("DEX", 5),), trigger="parried", kickers=frozenset({0})),
-        _P("Advanced Riposte", 1, requires=(("DEX", 7),), trigger="parried", kickers=frozenset({0, 9})),
-        _P("All Out Attack", 1),
-        _P("Feint", 1),
-        _P("Second Wind", 3, requires=(("AGI", 8),)),
-        _P("Bounceback", 1, requires=(("AGI", 7),)),
-        _P("Quickdraw", 1, requires=(("DEX", 8),)),
-        _P("Breakfall", 1, per_rank=True, max_rank=2, requires=(("AGI", 8),), rank_requires=((2, "AGI", 10),)),
-        _P("Surprise Attacks", 1),
-        _P("Backstab", 1, requires=(("AGI", 7),)),
-        _P("Bulletproof Armor", 3),
-        _P("Armor Piercing Rounds", 1),
-        _P("Intuition", 1),
-        _P("Tumbling", 1, requires=(("AGI", 6),)),
-        _P("Coordinated Attacks", 1),
-        _P("Dual Wielding", 1),
-        _P("Critical Hits", 1),
-        _P("Unarmed Combat", 1, per_rank=True, max_rank=6),
-        _P("Haymaker", 2),
-        _P("Lip Reading", 1, per_rank=True, max_rank=None, requires=(("CUN", 5),)),
-        _P("Called Shot", 2),
-        _P("Shield Use", 1, per_rank=True, max_rank=5),
-        _P("Healer", 2, per_rank=True, max_rank=None),
+        _P(N_("Combat Tactics"), 3, requires=(("INT", 5),), trigger="attack", kickers=frozenset({0})),
+        _P(N_("Strategic Positioning"), 1, trigger="defense", kickers=frozenset({0})),
+        _P(N_("Defensive Maneuver"), 1, trigger="defense", kickers=frozenset({5})),
+        _P(N_("Counterstrike"), 3, trigger="defense", on_result=Level.AW),
+        _P(N_("Riposte"), 1, requires=(("DEX", 5),), trigger="parried", kickers=frozenset({0})),
+        _P(N_("Advanced Riposte"), 1, requires=(("DEX", 7),), trigger="parried", kickers=frozenset({0, 9})),
+        _P(N_("All Out Attack"), 1),
+        _P(N_("Feint"), 1),
+        _P(N_("Second Wind"), 3, requires=(("AGI", 8),)),
+        _P(N_("Bounceback"), 1, requires=(("AGI", 7),)),
+        _P(N_("Quickdraw"), 1, requires=(("DEX", 8),)),
+        _P(N_("Breakfall"), 1, per_rank=True, max_rank=2, requires=(("AGI", 8),), rank_requires=((2, "AGI", 10),)),
+        _P(N_("Surprise Attacks"), 1),
+        _P(N_("Backstab"), 1, requires=(("AGI", 7),)),
+        _P(N_("Bulletproof Armor"), 3),
+        _P(N_("Armor Piercing Rounds"), 1),
+        _P(N_("Intuition"), 1),
+        _P(N_("Tumbling"), 1, requires=(("AGI", 6),)),
+        _P(N_("Coordinated Attacks"), 1),
+        _P(N_("Dual Wielding"), 1),
+        _P(N_("Critical Hits"), 1),
+        _P(N_("Unarmed Combat"), 1, per_rank=True, max_rank=6),
+        _P(N_("Haymaker"), 2),
+        _P(N_("Lip Reading"), 1, per_rank=True, max_rank=None, requires=(("CUN", 5),)),
+        _P(N_("Called Shot"), 2),
+        _P(N_("Shield Use"), 1, per_rank=True, max_rank=5),
+        _P(N_("Healer"), 2, per_rank=True, max_rank=None),
     )
 }  # fmt: skip
 del _P
@@ -88,8 +88,10 @@ def perk_cost(name: str, rank: int = 1) -> int:
     """Experience points to buy `rank` (for ranked perks, the cost of that one rank) (ch. 6)."""
     found = perk(name)
     if rank < 1 or (found.max_rank is not None and rank > found.max_rank):
-        top = "" if found.max_rank is None else f" to {found.max_rank}"
-        raise ArtRuleError("rank", N_("{name} has ranks 1{top}, not {rank}"), name=name, top=top, rank=rank)
+        if found.max_rank is None:
+            raise ArtRuleError("rank", N_("{name} has ranks from 1, not {rank}"), name=name, rank=rank)
+        raise ArtRuleError("rank", N_("{name} has ranks 1 to {top}, not {rank}"), name=name, top=found.max_rank,
+                           rank=rank)
     return found.cost
 
 

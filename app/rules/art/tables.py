@@ -77,21 +77,21 @@ SANITY_DIFFICULTY: dict[Level, tuple[str, str]] = {
 
 # ch. 3, "Insanity" (Sanity Check table, keyed by successes > 0 / failures < 0)
 SANITY_CHECK: dict[int, str] = {
-    2: "You've coughed up scarier things than this.",
-    1: "You're disturbed but keep your cool.",
-    -1: "You grit your teeth and swallow your rising panic.",
-    -2: "You are paralyzed with fear for 1 round.",
-    -3: "You flee in terror. Each round, make an Inferior Intelligence roll; "
-    "once you accumulate 7 successes you regain your self control.",
-    -4: "You cry, whimper, scream, or huddle in a corner until slapped or shaken "
-    "or until you recover by yourself after 5 minutes.",
-    -5: "You faint. Each round, make an Inferior Intelligence roll; once you accumulate 7 successes "
-    "you awaken. If you roll any failures you awaken with no memory of the event that frightened you.",
-    -6: "You faint for 1 minute per failure on an Extreme Intelligence roll, "
-    "and are unable to speak for 12 hours.",
-    -7: "You go catatonic for 1 hour per failure on an Extreme Intelligence roll, "
-    "and gain a permanent phobia related to the event once you recover.",
-    -8: "Your character goes completely insane. Each day, you may try a Great Intelligence roll to recover.",
+    2: N_("You've coughed up scarier things than this."),
+    1: N_("You're disturbed but keep your cool."),
+    -1: N_("You grit your teeth and swallow your rising panic."),
+    -2: N_("You are paralyzed with fear for 1 round."),
+    -3: N_("You flee in terror. Each round, make an Inferior Intelligence roll; "
+        "once you accumulate 7 successes you regain your self control."),
+    -4: N_("You cry, whimper, scream, or huddle in a corner until slapped or shaken "
+        "or until you recover by yourself after 5 minutes."),
+    -5: N_("You faint. Each round, make an Inferior Intelligence roll; once you accumulate 7 successes "
+        "you awaken. If you roll any failures you awaken with no memory of the event that frightened you."),
+    -6: N_("You faint for 1 minute per failure on an Extreme Intelligence roll, "
+        "and are unable to speak for 12 hours."),
+    -7: N_("You go catatonic for 1 hour per failure on an Extreme Intelligence roll, "
+        "and gain a permanent phobia related to the event once you recover."),
+    -8: N_("Your character goes completely insane. Each day, you may try a Great Intelligence roll to recover."),
 }
 
 

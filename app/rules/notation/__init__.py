@@ -30,7 +30,7 @@ from app.rules.notation.errors import (
     LimitError,
     NotationError,
 )
-from app.rules.notation.evaluate import RollResult, TermResult, roll
+from app.rules.notation.evaluate import RollResult, TermResult, faces_text, roll
 from app.rules.notation.odds import bounds, describe_odds, mean
 from app.rules.notation.parser import canonical, parse
 from app.rules.notation.tree import Condition, ConstantTerm, DiceTerm, Expression, Keep, Term
@@ -54,6 +54,7 @@ __all__ = [
     "bounds",
     "canonical",
     "describe_odds",
+    "faces_text",
     "mean",
     "parse",
     "roll",

@@ -1,6 +1,14 @@
-"""Errors and limits of the dice notation (the limits are described in the package docstring)."""
+"""Errors and limits of the dice notation (the limits are described in the package docstring).
+
+An error's text is a rule text (app/rules/text.py): an English template marked `N_` and its values, so the
+page or the API shows it in the reader's language (`app.i18n.rule_message`); `str(error)` is the English.
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+from app.rules.text import RuleText
 
 MAX_LENGTH = 200
 MAX_TERMS = 20
@@ -9,38 +17,41 @@ MAX_SIDES = 1000
 EXPLOSION_CAP = 100
 
 
-class NotationError(ValueError):
+class NotationError(RuleText, ValueError):
     """The text is not a dice expression this engine accepts.
 
-    `column` is 1-based and points at the offending character (one past the end when the text stopped
-    too early); `expected` says, in words, what would have been accepted there, or is None.
+    `template` starts "at column {column}: "; `column` is 1-based and points at the offending character (one
+    past the end when the text stopped too early); `detail` is the English message after that prefix;
+    `expected` says, in (English) words, what would have been accepted there, or is None.
     """
 
-    def __init__(self, detail: str, *, column: int, expected: str | None = None) -> None:
-        self.detail = detail
+    def __init__(self, template: str, *, column: int, expected: str | None = None, **values: Any) -> None:
         self.column = column
         self.expected = expected
-        super().__init__(f"at column {column}: {detail}")
+        message = self._set_text(template, {"column": column, **values})
+        self.detail = message.removeprefix(f"at column {column}: ")
+        super().__init__(message)
+
+    def _extra(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values.items() if k != "column"}
 
     def __reduce__(self) -> tuple[object, ...]:
         # Keyword-only fields would otherwise be lost when the error crosses a process boundary.
-        return (_rebuild, (type(self), self.detail, self.column, self.expected))
+        return (_rebuild, (type(self), self.template, self.column, self.expected, self._extra()))
 
 
 class LimitError(NotationError):
-    """The expression is well formed but asks for more than the engine allows (`limit` is the bound)."""
+    """The expression is well formed but asks for more than the engine allows (`limit` is the bound, and the
+    template's `{limit}`)."""
 
-    def __init__(self, detail: str, *, column: int, limit: int, expected: str | None = None) -> None:
+    def __init__(self, template: str, *, column: int, limit: int, expected: str | None = None, **values: Any) -> None:
         self.limit = limit
-        super().__init__(detail, column=column, expected=expected)
+        super().__init__(template, column=column, expected=expected, limit=limit, **values)
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild_limit, (self.detail, self.column, self.limit, self.expected))
+        return (_rebuild, (type(self), self.template, self.column, self.expected, self._extra()))
 
 
-def _rebuild(cls: type[NotationError], detail: str, column: int, expected: str | None) -> NotationError:
-    return cls(detail, column=column, expected=expected)
-
-
-def _rebuild_limit(detail: str, column: int, limit: int, expected: str | None) -> LimitError:
-    return LimitError(detail, column=column, limit=limit, expected=expected)
+def _rebuild(cls: type[NotationError], template: str, column: int, expected: str | None,
+             values: dict[str, Any]) -> NotationError:
+    return cls(template, column=column, expected=expected, **values)

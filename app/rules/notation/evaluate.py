@@ -132,6 +132,17 @@ def keep_flags(faces: list[int], keep: Keep | None) -> tuple[bool, ...]:
 
 
 def _render_term(term: TermResult) -> str:
+    line = faces_text(term)
+    if term.successes is not None:
+        line += f" ({term.successes} {'success' if term.successes == 1 else 'successes'})"
+    if term.capped:
+        line += " (explosion cap reached)"
+    return line
+
+
+def faces_text(term: TermResult) -> str:
+    """A term's notation and its faces, without words: "4d6kh3 [6, 5, 1̶, 3]" (a constant: its notation). The
+    words render() adds ("3 successes", "explosion cap reached") are the caller's to translate."""
     if not term.faces:
         return term.notation
     shown = []
@@ -145,12 +156,7 @@ def _render_term(term: TermResult) -> str:
         if term.success and term.success[index]:
             text += "*"
         shown.append(text if term.kept[index] else strike(text))
-    line = f"{term.notation} [{', '.join(shown)}]"
-    if term.successes is not None:
-        line += f" ({term.successes} {'success' if term.successes == 1 else 'successes'})"
-    if term.capped:
-        line += " (explosion cap reached)"
-    return line
+    return f"{term.notation} [{', '.join(shown)}]"
 
 
 def strike(text: str) -> str:

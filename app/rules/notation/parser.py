@@ -36,6 +36,7 @@ from app.rules.notation.tree import (
     Term,
     spell,
 )
+from app.rules.text import N_
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _DIGITS = frozenset("0123456789")
@@ -45,7 +46,6 @@ _SIDES = f"a number of sides from 1 to {MAX_SIDES}"
 _START = "a number or dice (like 2d6)"
 _KINDS: dict[str, KeepKind] = {"kh": "kh", "kl": "kl", "dh": "dh", "dl": "dl"}
 _OPS: dict[str, CompareOp] = {">=": ">=", ">": ">", "<=": "<=", "<": "<", "=": "="}
-_ORDER = "modifiers go in this order: ! (explode), then kh/kl/dh/dl, then a condition like >=4"
 
 
 def parse(text: str) -> Expression:
@@ -54,10 +54,11 @@ def parse(text: str) -> Expression:
         raise TypeError(f"dice notation must be text, not {type(text).__name__}")
     if len(text) > MAX_LENGTH:
         raise LimitError(
-            f"an expression may be at most {MAX_LENGTH} characters long, this one has {len(text)}",
+            N_("at column {column}: an expression may be at most {limit} characters long, this one has {length}"),
             column=MAX_LENGTH + 1,
             limit=MAX_LENGTH,
             expected="the end of the expression",
+            length=len(text),
         )
     return _Parser(text).expression()
 
@@ -91,7 +92,7 @@ class _Parser:
             start = self._column()
             if len(terms) == MAX_TERMS:
                 raise LimitError(
-                    f"an expression may have at most {MAX_TERMS} terms",
+                    N_("at column {column}: an expression may have at most {limit} terms"),
                     column=start,
                     limit=MAX_TERMS,
                     expected="the end of the expression",
@@ -104,7 +105,8 @@ class _Parser:
                 return Expression(tuple(terms))
             next_sign = self._sign()
             if next_sign is None:
-                raise self._error("expected +, - or the end of the expression", "+, - or the end")
+                raise self._error(N_("at column {column}: expected +, - or the end of the expression, found {found}"),
+                                  None, "+, - or the end")
             sign = next_sign
 
     def _term(self, sign: Sign) -> Term:
@@ -113,20 +115,23 @@ class _Parser:
         if self._peek() == "d":
             return self._dice_term(sign, digits, start)
         if digits is None:
-            raise self._error(f"expected {_START}", _START)
+            raise self._error(N_("at column {column}: expected a number or dice (like 2d6), found {found}"),
+                              N_("at column {column}: expected a number or dice (like 2d6), found the end"), _START)
         return ConstantTerm(sign, digits)
 
     def _dice_term(self, sign: Sign, count: int | None, start: int) -> DiceTerm:
         count = 1 if count is None else count
         if count < 1:
-            raise NotationError("a roll needs at least 1 die, not 0", column=start, expected="a number of dice from 1")
+            raise NotationError(N_("at column {column}: a roll needs at least 1 die, not 0"), column=start,
+                                expected="a number of dice from 1")
         self._dice += count
         if self._dice > MAX_DICE:
             raise LimitError(
-                f"an expression may roll at most {MAX_DICE} dice, this one asks for {self._dice}",
+                N_("at column {column}: an expression may roll at most {limit} dice, this one asks for {count}"),
                 column=start,
                 limit=MAX_DICE,
                 expected=f"at most {MAX_DICE} dice in all",
+                count=self._dice,
             )
         self._pos += 1  # the "d"
         sides = self._sides()
@@ -143,15 +148,19 @@ class _Parser:
         column = self._column()
         sides = self._number()
         if sides is None:
-            raise self._error("expected a number of sides (or %)", "a number of sides (or %)")
+            raise self._error(N_("at column {column}: expected a number of sides (or %), found {found}"),
+                              N_("at column {column}: expected a number of sides (or %), found the end"),
+                              "a number of sides (or %)")
         if sides < 1:
-            raise NotationError("a die needs at least 1 side, not 0", column=column, expected=_SIDES)
+            raise NotationError(N_("at column {column}: a die needs at least 1 side, not 0"), column=column,
+                                expected=_SIDES)
         if sides > MAX_SIDES:
             raise LimitError(
-                f"a die may have at most {MAX_SIDES} sides, not {sides}",
+                N_("at column {column}: a die may have at most {limit} sides, not {sides}"),
                 column=column,
                 limit=MAX_SIDES,
                 expected=_SIDES,
+                sides=sides,
             )
         return sides
 
@@ -159,7 +168,8 @@ class _Parser:
         if self._peek() != "!":
             return False
         if sides == 1:
-            raise NotationError("a d1 would explode forever", column=self._column(), expected=None)
+            raise NotationError(N_("at column {column}: a d1 would explode forever"), column=self._column(),
+                                expected=None)
         self._pos += 1
         return True
 
@@ -174,19 +184,31 @@ class _Parser:
         elif letter == "k":
             which = "h"
         else:
-            raise self._error("expected h or l after d (dh drops highest, dl drops lowest)", "h or l")
+            raise self._error(
+                N_("at column {column}: expected h or l after d (dh drops highest, dl drops lowest), found {found}"),
+                N_("at column {column}: expected h or l after d (dh drops highest, dl drops lowest), found the end"),
+                "h or l")
         kind = _KINDS[letter + which]
         verb = "keep" if letter == "k" else "drop"
         number_column = self._column()
         number = self._number()
         if number is None:
-            raise self._error(f"expected how many dice to {verb}", f"a number of dice to {verb}")
+            if verb == "keep":
+                raise self._error(N_("at column {column}: expected how many dice to keep, found {found}"),
+                                  N_("at column {column}: expected how many dice to keep, found the end"),
+                                  "a number of dice to keep")
+            raise self._error(N_("at column {column}: expected how many dice to drop, found {found}"),
+                              N_("at column {column}: expected how many dice to drop, found the end"),
+                              "a number of dice to drop")
         if not 1 <= number <= count:
-            raise NotationError(
-                f"cannot {verb} {number} of {count} {'die' if count == 1 else 'dice'}",
-                column=number_column,
-                expected=f"a number from 1 to {count}",
-            )
+            if verb == "keep":
+                template = (N_("at column {column}: cannot keep {number} of {count} die") if count == 1
+                            else N_("at column {column}: cannot keep {number} of {count} dice"))
+            else:
+                template = (N_("at column {column}: cannot drop {number} of {count} die") if count == 1
+                            else N_("at column {column}: cannot drop {number} of {count} dice"))
+            raise NotationError(template, column=number_column, expected=f"a number from 1 to {count}",
+                                number=number, count=count)
         return Keep(kind, number)
 
     def _condition(self) -> Condition | None:
@@ -198,7 +220,9 @@ class _Parser:
         self._pos += len(op)
         target = self._number()
         if target is None:
-            raise self._error("expected a target number after the comparison", "a target number")
+            raise self._error(N_("at column {column}: expected a target number after the comparison, found {found}"),
+                              N_("at column {column}: expected a target number after the comparison, found the end"),
+                              "a target number")
         return Condition(_OPS[op], target)
 
     def _check_term_end(self, explode: bool, keep: Keep | None, condition: Condition | None) -> None:
@@ -206,16 +230,20 @@ class _Parser:
         if next_char == "" or next_char in _TERM_ENDS:
             return
         if next_char in "!kd<>=":
-            raise self._error(_ORDER + " (each at most once)", None)
-        wanted = ["+", "-"]
-        if condition is None:
-            wanted.insert(0, "a condition (>=, >, <=, <, =)")
-            if keep is None:
-                wanted.insert(0, "kh/kl/dh/dl")
-                if not explode:
-                    wanted.insert(0, "!")
-        expected = ", ".join(wanted[:-1]) + " or " + wanted[-1]
-        raise self._error(f"expected {expected}", expected)
+            raise self._error(N_("at column {column}: modifiers go in this order: ! (explode), then kh/kl/dh/dl, then a "
+                                 "condition like >=4 (each at most once), found {found}"), None, None)
+        # What may still follow, as the message says it ("!, kh/kl/dh/dl, a condition (>=, >, <=, <, =), + or -").
+        if condition is not None:
+            template = N_("at column {column}: expected + or -, found {found}")
+        elif keep is not None:
+            template = N_("at column {column}: expected a condition (>=, >, <=, <, =), + or -, found {found}")
+        elif explode:
+            template = N_("at column {column}: expected kh/kl/dh/dl, a condition (>=, >, <=, <, =), + or -, found {found}")
+        else:
+            template = N_("at column {column}: expected !, kh/kl/dh/dl, a condition (>=, >, <=, <, =), + or -, "
+                          "found {found}")
+        expected = template.removeprefix("at column {column}: expected ").removesuffix(", found {found}")
+        raise self._error(template, None, expected)
 
     def _sign(self) -> Sign | None:
         char = self._peek()
@@ -240,17 +268,21 @@ class _Parser:
     def _column(self) -> int:
         return self._pos + 1
 
-    def _error(self, detail: str, expected: str | None) -> NotationError:
+    def _error(self, found: str, at_end: str | None, expected: str | None) -> NotationError:
+        """`found`: the template naming the character found ({found}); `at_end`: the one for the end of the text
+        (None where the text cannot have ended)."""
+        if self._peek() == "" and at_end is not None:
+            return NotationError(at_end, column=self._column(), expected=expected)
         where = "the end" if self._peek() == "" else repr(self._typed[self._pos])
-        return NotationError(f"{detail}, found {where}", column=self._column(), expected=expected)
+        return NotationError(found, column=self._column(), expected=expected, found=where)
 
 
 def _check_spelled_length(spelled: int, column: int) -> None:
     """The canonical spelling ("1d100" for "d%", "kh" for "k") must also fit, so that it parses again."""
     if spelled > MAX_LENGTH:
         raise LimitError(
-            f"written out in full (as 1d100 for d%, kh for k) an expression may be at most {MAX_LENGTH}"
-            f" characters long; this one passes that here",
+            N_("at column {column}: written out in full (as 1d100 for d%, kh for k) an expression may be at most "
+               "{limit} characters long; this one passes that here"),
             column=column,
             limit=MAX_LENGTH,
             expected="the end of the expression",

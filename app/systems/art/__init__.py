@@ -5,6 +5,7 @@ Pure rules live in app/rules/art/; this package turns requests into rules calls 
 
 from __future__ import annotations
 
+from app.i18n import N_
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.base import RuleSystem, action_table
@@ -28,53 +29,53 @@ from .sheet import (
 )
 
 RULINGS: tuple[str, ...] = (
-    "The Action Results Table is data: a campaign may upload its own (same CSV: header, rows 0-30, bounds "
-    "never decreasing, last column 100) on the ART page, and go back to the default.",
-    "00 is 100; the kicker is the ones digit (00 → 0); doubles are 11 … 99 and 00.",
-    "Trait = attribute + up to two skills + modifiers − fatigue, +2 per Fame spent before rolling, kept to rows "
-    "1-25; a henchman rolls its converted trait (the middle of its band) unclamped.",
-    "Catastrophic difficulty always succeeds and Extreme always fails; both are still rolled for degree.",
-    "Successes: columns between + 1 at or above the difficulty; below it, columns between are failures.",
-    "Fame after rolling: only below the difficulty, 2 per column, up to it. It is a follow-up on the roll's own "
-    "entry, checked against the sheet's record of that roll; on a Defense roll the damage is worked out again.",
-    "Awesome erases the Fame tally unless Fame improved that roll; taking 25 is no roll: no kicker, doubles or "
-    "Fame back.",
-    "Player damage: failures + the hazard's damage rating → Inferior … Awesome; 8 or more is Extreme, every box. "
-    "Boxes are marked by the recording rules (ruling 10); the rightmost box staggers, all boxes defeat "
-    "(−1 Fame, unconscious until a box is healed).",
-    "Against a foe, the foe's level is the difficulty and the narrator never rolls; against an adventurer, "
-    "their latest roll's result is. Attacks on a foe mark its track with the column rolled.",
-    "Assist and impede: the helper rolls first; their successes are added to (or taken from) the trait, once.",
-    "Fatigue is −1 on every roll per point until the narrator or player removes it.",
-    "Shotguns get +2 Attack (the Weapon Attack table's note; the features list says +4).",
-    "Perks and Health are bought between adventures: a new character is between adventures until the narrator "
-    "ends a session that is not the adventure's end. Ending the adventure also heals every box and fatigue.",
-    "Starting skills (+1 … +4 at 1/3/6/10 xp) are bought until the first session ends; later a new +1 skill "
-    "costs 1 xp.",
-    "First aid is paid by the one giving it; a med-kit's roll is made by the one using it.",
-    "Complex actions: the narrator or the player opens one on the sheet (a name and 2-12 steps). Every trait "
-    "roll is then a step unless marked otherwise; the step's successes (failures negative) are the modifier on "
-    "the next step — replacing, not adding to, the last one; Catastrophic ends it in disaster, which Fame spent "
-    "after rolling does not undo; the last step's result is the outcome. Either may abandon it.",
-    "Sustained damage (fire, acid) is the narrator's: each 'next round' marks Inferior, then one level more each "
-    "round (capped at Extreme), like any damage; given a number of rounds it stops by itself after the last, "
-    "otherwise when the narrator puts it out.",
-    "A foe's levels are the narrator's secret (not in what players see of its sheet): the odds of a roll "
-    "opposed by a foe show the chance on the narrator's page (it sends the foes' levels with the form) and to "
-    "anyone who names the level (foe_level); a player picking a foe sees 'the narrator knows the level'.",
-    "Combat rounds: the simplified initiative has no bonus round and no lost first turn (the text gives none); a foe "
-    "group is one token with one Health track, attacking with its members' Attack added up; a foe's move does not "
-    "use its action; sneaking is against the foes within 2 bands; ties in who an AOE hits follow the track's order.",
-    "Combat log lines never name a foe's level, whoever acted: the log is public.",
+    N_("The Action Results Table is data: a campaign may upload its own (same CSV: header, rows 0-30, bounds "
+       "never decreasing, last column 100) on the ART page, and go back to the default."),
+    N_("00 is 100; the kicker is the ones digit (00 → 0); doubles are 11 … 99 and 00."),
+    N_("Trait = attribute + up to two skills + modifiers − fatigue, +2 per Fame spent before rolling, kept to rows "
+       "1-25; a henchman rolls its converted trait (the middle of its band) unclamped."),
+    N_("Catastrophic difficulty always succeeds and Extreme always fails; both are still rolled for degree."),
+    N_("Successes: columns between + 1 at or above the difficulty; below it, columns between are failures."),
+    N_("Fame after rolling: only below the difficulty, 2 per column, up to it. It is a follow-up on the roll's own "
+       "entry, checked against the sheet's record of that roll; on a Defense roll the damage is worked out again."),
+    N_("Awesome erases the Fame tally unless Fame improved that roll; taking 25 is no roll: no kicker, doubles or "
+       "Fame back."),
+    N_("Player damage: failures + the hazard's damage rating → Inferior … Awesome; 8 or more is Extreme, every box. "
+       "Boxes are marked by the recording rules (ruling 10); the rightmost box staggers, all boxes defeat "
+       "(−1 Fame, unconscious until a box is healed)."),
+    N_("Against a foe, the foe's level is the difficulty and the narrator never rolls; against an adventurer, "
+       "their latest roll's result is. Attacks on a foe mark its track with the column rolled."),
+    N_("Assist and impede: the helper rolls first; their successes are added to (or taken from) the trait, once."),
+    N_("Fatigue is −1 on every roll per point until the narrator or player removes it."),
+    N_("Shotguns get +2 Attack (the Weapon Attack table's note; the features list says +4)."),
+    N_("Perks and Health are bought between adventures: a new character is between adventures until the narrator "
+       "ends a session that is not the adventure's end. Ending the adventure also heals every box and fatigue."),
+    N_("Starting skills (+1 … +4 at 1/3/6/10 xp) are bought until the first session ends; later a new +1 skill "
+       "costs 1 xp."),
+    N_("First aid is paid by the one giving it; a med-kit's roll is made by the one using it."),
+    N_("Complex actions: the narrator or the player opens one on the sheet (a name and 2-12 steps). Every trait "
+       "roll is then a step unless marked otherwise; the step's successes (failures negative) are the modifier on "
+       "the next step — replacing, not adding to, the last one; Catastrophic ends it in disaster, which Fame spent "
+       "after rolling does not undo; the last step's result is the outcome. Either may abandon it."),
+    N_("Sustained damage (fire, acid) is the narrator's: each 'next round' marks Inferior, then one level more each "
+       "round (capped at Extreme), like any damage; given a number of rounds it stops by itself after the last, "
+       "otherwise when the narrator puts it out."),
+    N_("A foe's levels are the narrator's secret (not in what players see of its sheet): the odds of a roll "
+       "opposed by a foe show the chance on the narrator's page (it sends the foes' levels with the form) and to "
+       "anyone who names the level (foe_level); a player picking a foe sees 'the narrator knows the level'."),
+    N_("Combat rounds: the simplified initiative has no bonus round and no lost first turn (the text gives none); a foe "
+       "group is one token with one Health track, attacking with its members' Attack added up; a foe's move does not "
+       "use its action; sneaking is against the foes within 2 bands; ties in who an AOE hits follow the track's order."),
+    N_("Combat log lines never name a foe's level, whoever acted: the log is public."),
 )
 
 
 
 SYSTEM = RuleSystem(
     id="art",
-    name="ART Engine",
-    description="Percentile trait rolls on the Action Results Table: attributes 2-12, foes from Catastrophic "
-                "to Extreme, Fame, Health tracks.",
+    name=N_("ART Engine"),
+    description=N_("Percentile trait rolls on the Action Results Table: attributes 2-12, foes from Catastrophic "
+                   "to Extreme, Fame, Health tracks."),
     sheet=ArtSheet,
     actions=action_table(ACTIONS),
     has_pages=True,

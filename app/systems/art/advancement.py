@@ -10,13 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, _, join, msg
+from app.i18n import N_, _, join, msg, render
 from app.rules import art
 from app.rules.art import ATTRIBUTES
 from app.rules.art.advancement import XP_PER_SESSION
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from . import core
 from .sheet import ArtSheet, Skill, dump, load, ready
 
 NEW_SKILL_IN_PLAY_COST = 1  # ruling: a +1 skill bought during an adventure costs what a starting +1 does
@@ -117,7 +118,7 @@ def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributePa
     score, points = sheet.attributes[code] or 0, sheet.attribute_inspiration.get(code, 0)
     if points < score:
         raise ActionError(_("Raising {attribute} from {score} costs {score} inspiration points; it has {points}.")
-                          .format(attribute=ATTRIBUTES[code], score=score, points=points), field="attribute")
+                          .format(attribute=_(ATTRIBUTES[code]), score=score, points=points), field="attribute")
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
     return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
                       summary=msg("raises {name} to {score} for {points} inspiration points", name=msg(ATTRIBUTES[code]),
@@ -137,18 +138,18 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
     try:
         cost = art.perk_cost(params.perk, rank)
     except art.ArtRuleError as exc:
-        raise ActionError(_("You already have every rank of {perk}.").format(perk=params.perk), field="perk") from exc
+        raise ActionError(_("You already have every rank of {perk}.").format(perk=_(params.perk)), field="perk") from exc
     scores = {code: value or 0 for code, value in sheet.attributes.items()}
     unmet = art.unmet_requirements(params.perk, scores, list(sheet.perks), rank=rank)
     if unmet:
-        raise ActionError(_("{perk} needs {unmet}.").format(perk=params.perk, unmet=', '.join(unmet)), field="perk")
+        raise ActionError(_("{perk} needs {unmet}.").format(perk=_(params.perk), unmet=render(core.unmet_text(unmet))), field="perk")
     if cost > sheet.xp:
         raise ActionError(_("{perk} costs {cost} xp; you have {xp}.")
-                          .format(perk=params.perk, cost=cost, xp=sheet.xp), field="perk")
+                          .format(perk=_(params.perk), cost=cost, xp=sheet.xp), field="perk")
     sheet.xp -= cost
     sheet.perks[params.perk] = rank
-    what = (msg("buys {perk} rank {rank} for {cost} xp", perk=params.perk, rank=rank, cost=cost)
-            if art.PERKS[params.perk].per_rank else msg("buys {perk} for {cost} xp", perk=params.perk, cost=cost))
+    what = (msg("buys {perk} rank {rank} for {cost} xp", perk=msg(params.perk), rank=rank, cost=cost)
+            if art.PERKS[params.perk].per_rank else msg("buys {perk} for {cost} xp", perk=msg(params.perk), cost=cost))
     return Resolution(request=params.model_dump(), dice=[], outcome={"perk": params.perk, "rank": rank, "xp": cost},
                       summary=what, sheet=dump(sheet))
 

@@ -93,7 +93,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     other = opponent(ctx, params.opponent_id)
-    difficulty, against = difficulty_against(other, "ATK", params.attack, "attack", _("the hazard's Attack"))
+    difficulty, against = difficulty_against(other, "ATK", params.attack, "attack", N_("the hazard's Attack"))
     rating = params.damage_rating
     if other is not None and other[0].kind == "foe":
         rating = other[0].damage_rating
@@ -197,8 +197,8 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Attack"))
     base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
-    spec = core.RollSpec(label="Defense", base=base, attribute="AGI", roll_kind="defense",
-                         difficulty=core.adjusted(core.parse_level(params.attack, "attack", "the Attack"),
+    spec = core.RollSpec(label=msg("Defense"), base=base, attribute="AGI", roll_kind="defense",
+                         difficulty=core.adjusted(core.parse_level(params.attack, "attack", N_("the Attack")),
                                                   params.adjust),
                          skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
                          take25=params.take25)
@@ -213,7 +213,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Defense"))
     stats = weapon_stats(sheet, sheet.gear[params.weapon])
-    spec = core.RollSpec(label="Attack", base=stats["attack"], attribute=stats["attribute"],
+    spec = core.RollSpec(label=msg("Attack"), base=stats["attack"], attribute=stats["attribute"],
                          difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
                          skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
                          take25=params.take25)

@@ -7,10 +7,12 @@ Points"; RULINGS.md, ART Engine rulings 2-7.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.i18n import Text, _, join, msg
+from app.i18n import N_, Text, _, join, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.systems.base import ActionError
@@ -37,9 +39,10 @@ class RollSpec:
     item_index: int | None = None  # the weapon or shield used, whose kicker effects count
 
 
-def parse_level(code: str | None, field_name: str, what: str = "the difficulty") -> Level:
+def parse_level(code: str | None, field_name: str, what: str = N_("the difficulty")) -> Level:
+    """`what`: the English name (marked N_) of what to choose, translated here."""
     if not code:
-        raise ActionError(_("Choose {what}.").format(what=what), field=field_name)
+        raise ActionError(_("Choose {what}.").format(what=_(what)), field=field_name)
     try:
         return Level.parse(code)
     except art.ArtRuleError as exc:
@@ -214,7 +217,7 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = Non
         text.append(msg("; Awesome restores {n} Fame", n=rolled.regained))
     if roll.doubles:
         text.append(msg("; doubles: inspiration"))
-    fired = [*rolled.perks, *rolled.items]
+    fired = [*(msg(p) for p in rolled.perks), *rolled.items]
     if fired:
         text.append(msg("; kicker {kicker} fires {fired}", kicker=roll.kicker, fired=join(fired, msg(" or "))))
     return join(text, "")
@@ -225,3 +228,13 @@ def attribute_code(code: str, field_name: str = "attribute") -> str:
     if code not in ATTRIBUTES:
         raise ActionError(_("Choose one of the ten attributes."), field=field_name)
     return code
+
+
+def unmet_text(unmet: Iterable[str]) -> Text:
+    """What a perk still needs (art.unmet_requirements: "DEX 5+", "the Flurry perk"), for a log line or an error
+    in the reader's language: the abbreviations stay, a perk's name is translated."""
+    parts: list[Any] = []
+    for need in unmet:
+        found = re.fullmatch(r"the (.+) perk", need)
+        parts.append(msg("the {perk} perk", perk=msg(found[1])) if found else need)
+    return join(parts)

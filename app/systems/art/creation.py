@@ -98,7 +98,7 @@ def _foe(fields: Mapping[str, Any]) -> dict[str, Any]:
         value = _text(fields, f"level_{code}").upper()
         if value not in LEVEL_CODES:
             raise ActionError(_("Choose {name}'s level (Catastrophic to Extreme).")
-                              .format(name=name), field=f"level_{code}")
+                              .format(name=_(name)), field=f"level_{code}")
         levels[code] = value
     health = [_text(fields, f"health_{i}").upper() for i in range(6)]
     health = [box for box in health if box]
@@ -154,7 +154,7 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
                               .format(attribute=params.attribute), field="attribute")
         if params.attribute not in empty:
             raise ActionError(_("{attribute} already has its score.")
-                              .format(attribute=ATTRIBUTES[params.attribute]), field="attribute")
+                              .format(attribute=_(ATTRIBUTES[params.attribute])), field="attribute")
         empty = [params.attribute]
     recorder = RecordingDice(dice)
     rolled = {}
@@ -168,6 +168,6 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
     summary = msg("rolls attributes (2d6 each): {parts}", parts=parts)
     if done:
         summary = join([summary, msg("; Health {track}, Fortune {fortune}, {xp} xp", track="/".join(sheet.health),
-                                     fortune=sheet.fortune, xp=sheet.xp)], "")
+                                     fortune=msg(sheet.fortune) if sheet.fortune else "—", xp=sheet.xp)], "")
     return Resolution(request={"attribute": params.attribute}, dice=recorder.rolled,
                       outcome={"scores": rolled, "complete": done}, summary=summary, sheet=dump(sheet))

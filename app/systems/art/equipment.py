@@ -68,7 +68,7 @@ def _affordable(sheet: Any, cost: str, field: str) -> None:
     (trophies) may."""
     if sheet.between_adventures and sheet.fortune and art.fortune_rank(cost) > art.fortune_rank(sheet.fortune):
         raise ActionError(_("{cost} is above your Fortune ({fortune}).")
-                          .format(cost=cost, fortune=sheet.fortune), field=field)
+                          .format(cost=_(cost), fortune=_(sheet.fortune)), field=field)
 
 
 def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
@@ -137,7 +137,7 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
         except art.ArtRuleError as exc:
             raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
-        text = msg("wears {cost} armor", cost=level_word(cost))
+        text = msg("wears {cost} armor", cost=msg(cost))  # a Fortune rank, translated when read
     return Resolution(request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text,
                       sheet=dump(sheet))
 
@@ -178,7 +178,7 @@ def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dic
             raise ActionError(_("{name} has not rolled yet.").format(name=name), field="participants")
         rolled.append(Level[last["result"]])
         names.append(msg("{name} {level} (#{seq})", name=name, level=level_word(last["result"]), seq=last["seq"]))
-    helpers = [core.parse_level(code, "helpers", "the helper's level") for code in params.helpers if code]
+    helpers = [core.parse_level(code, "helpers", N_("the helper's level")) for code in params.helpers if code]
     effort = art.combined_effort(rolled, compounding=params.compounding, helpers=helpers)
     how = msg("compounding") if params.compounding else msg("best result")
     parts: list[Any] = [msg("combines efforts ({how}): {names}", how=how, names=join(names))]

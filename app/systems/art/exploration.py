@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.i18n import Summary, Text, _, join, msg, render, rule_message, sentence
+from app.i18n import N_, Summary, Text, _, join, msg, render, rule_message, sentence
 from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
@@ -87,11 +87,11 @@ def plan_roll(sheet: ArtSheet, params: DeclareParams) -> Plan:
     if params.kind in ("shadow", "track") and chase is None:
         if params.kind == "track" and params.mode == "vehicle":
             raise ActionError(_("Tracking is done on foot or mounted."), field="mode")
-        what = _("the target's Stamina, Craft or Strength") if params.kind == "shadow" else _("the difficulty")
+        what = N_("the target's Stamina, Craft or Strength") if params.kind == "shadow" else N_("the difficulty")
         return Plan("ALE", core.adjusted(core.parse_level(params.difficulty, "difficulty", what), params.adjust))
     if params.kind == "shadow" and chase is not None:
         mode = chase["explore"]["mode"]
-        difficulty = core.parse_level(params.difficulty, "difficulty", _("the target's Alertness"))
+        difficulty = core.parse_level(params.difficulty, "difficulty", N_("the target's Alertness"))
         return Plan(SHADOW_TRAIT[mode], core.adjusted(difficulty, params.adjust), 2, chase["modifier"])
     if params.kind == "track" and chase is not None:
         successes = chase["explore"]["successes"]
@@ -173,9 +173,10 @@ def _influence_target(state: dict[str, Any], key: str, params: DeclareParams) ->
         raise ActionError(_("{name}'s action has already been influenced.").format(name=found["name"]),
                           field="influence_id")
     wanted = "fails" if params.influence == "help" else "succeeds"
-    if action["outcome"] != wanted:
+    outcome: str = action["outcome"]  # "fails", "succeeds", ...: the English word, translated here
+    if outcome != wanted:
         raise ActionError(_("{name}'s roll {outcome}: help a failed roll, hinder a successful one.")
-                          .format(name=found["name"], outcome=action["outcome"]), field="influence")
+                          .format(name=found["name"], outcome=_(outcome)), field="influence")
     return target
 
 

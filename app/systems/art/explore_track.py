@@ -36,26 +36,26 @@ SCALES = tuple(art.PHASE_SCALES)
 
 # Where ch. 4 leaves the table to decide, how the server decides (listed on /help with the other rulings).
 EXPLORATION_RULINGS: tuple[str, ...] = (
-    "Exploration phases: the narrator starts a scene on the ART page; every adventurer's token starts on square 1 "
-    "above the turn marker. Only the characters whose token is on the marker's phase may declare (the server "
-    "counts phases with laps, so a 10-phase action comes back to its square a lap later). Once nobody is left to "
-    "act there, the marker moves by itself to the next square with a token.",
-    "A declared action is a trait roll timed by ruling 12; Awesome takes no time and the player declares again on "
-    "the same phase. A time limit aborts an action that would take longer: the character is busy for the limit and "
-    "that task (by its name) cannot be declared again until the next gaming session.",
-    "Rolling again: the narrator decides there was no penalty and raises the failed task's scale (one button per "
-    "failed try); that task's next try waits until the scene's scale is at least as long, for the rest of the "
-    "gaming session.",
-    "Influencing: help an action whose roll failed or hinder one that succeeded, while it is under way; it works "
-    "only if your own action succeeds and ends strictly before theirs. Their action is then marked helped (the "
-    "failure is stopped) or hindered (the success spoiled); what follows is the narrator's.",
-    "Travel during phases: Stamina on foot, Strength mounted, Craft driving, against Catastrophic, on hours, days "
-    "or weeks: one phase per column under Awesome. Travel without a roll is the narrator's 'spend time' button.",
-    "Shadowing and tracking are two-roll complex actions on the sheet. The first roll (Alertness) takes no time. "
-    "Shadowing: the first roll's successes or failures count on the second; following lasts a phase per success, "
-    "losing or being spotted costs a phase per failure. Tracking: the first roll's successes lower the second "
-    "roll's difficulty (Super −1 each) instead; a failed roll on either step makes the trail cold for the session.",
-    "Fame after rolling is not offered on a phase-track roll (its token has already moved): spend Fame before.",
+    N_("Exploration phases: the narrator starts a scene on the ART page; every adventurer's token starts on square 1 "
+       "above the turn marker. Only the characters whose token is on the marker's phase may declare (the server "
+       "counts phases with laps, so a 10-phase action comes back to its square a lap later). Once nobody is left to "
+       "act there, the marker moves by itself to the next square with a token."),
+    N_("A declared action is a trait roll timed by ruling 12; Awesome takes no time and the player declares again on "
+       "the same phase. A time limit aborts an action that would take longer: the character is busy for the limit and "
+       "that task (by its name) cannot be declared again until the next gaming session."),
+    N_("Rolling again: the narrator decides there was no penalty and raises the failed task's scale (one button per "
+       "failed try); that task's next try waits until the scene's scale is at least as long, for the rest of the "
+       "gaming session."),
+    N_("Influencing: help an action whose roll failed or hinder one that succeeded, while it is under way; it works "
+       "only if your own action succeeds and ends strictly before theirs. Their action is then marked helped (the "
+       "failure is stopped) or hindered (the success spoiled); what follows is the narrator's."),
+    N_("Travel during phases: Stamina on foot, Strength mounted, Craft driving, against Catastrophic, on hours, days "
+       "or weeks: one phase per column under Awesome. Travel without a roll is the narrator's 'spend time' button."),
+    N_("Shadowing and tracking are two-roll complex actions on the sheet. The first roll (Alertness) takes no time. "
+       "Shadowing: the first roll's successes or failures count on the second; following lasts a phase per success, "
+       "losing or being spotted costs a phase per failure. Tracking: the first roll's successes lower the second "
+       "roll's difficulty (Super −1 each) instead; a failed roll on either step makes the trail cold for the session."),
+    N_("Fame after rolling is not offered on a phase-track roll (its token has already moved): spend Fame before."),
 )
 RECENT = 8
 MAX_ADVENTURERS = 12

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import _, join, msg
+from app.i18n import N_, _, join, msg
 from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -22,7 +22,7 @@ from .fight_attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
 from .fight_perks import bonus, bonus_in_state, noted
 from .fight_pvp import pvp_attack_odds
 from .fight_roll import CombatRoll, odds_for, outcome, remember, roll
-from .sheet import dump, load
+from .sheet import dump, level_word, load
 
 
 class FreeAttackParams(CombatRoll):
@@ -63,12 +63,12 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     others: dict[int, dict[str, Any]] = {}
     notes: list[Any] = []
     foe = target["side"] == "foe"
-    label = f"Free attack with {stats['name']}"
+    label = msg("Free attack with {name}", name=stats["name"])
     if foe:
         foe_sheet = load(ctx.others[target["id"]])
         r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
                  difficulty=Level[foe_sheet.levels.get("DEF", "CT")], kind=kind, item_index=params.weapon,
-                 against=f"{target['name']}'s Defense", extra=extra, columns=f_.difficulty_shift(me))
+                 against=msg("{name}'s Defense", name=target["name"]), extra=extra, columns=f_.difficulty_shift(me))
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
             others[target["id"]] = dump(foe_sheet)
@@ -80,11 +80,13 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
                  difficulty=Level.CT, kind=kind, item_index=params.weapon, extra=extra, degree_only=True)
         notes.append(defense_pending(state, defender=target["id"], attacker=me["id"], attack=r.result, rating=0,
                                      attack_with=ATTACK_WITH[stats["kind"]], foe=False,
-                                     why=f"against {r.result.display_name}"))
+                                     why=msg("against {level}", level=level_word(r.result))))
     if extra:
         notes.append(msg("+{n} from perks", n=extra))
     remember(sheet, ctx, "combat_free_attack", r, concealed=foe)
-    summary = msg("{name}'s free attack ({perk}) on {target}: {roll}; {notes}", name=me["name"], perk=grant["perk"],
+    perk_key: str = grant["perk"]  # a perk's English name, translated when read
+    perk = msg(N_("Fumble")) if perk_key == "Fumble" else msg(perk_key)
+    summary = msg("{name}'s free attack ({perk}) on {target}: {roll}; {notes}", name=me["name"], perk=perk,
                   target=target["name"], roll=r.text, notes=join([n for n in notes if n], "; "))
     return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=foe),
                    sheet=dump(sheet), others=others)

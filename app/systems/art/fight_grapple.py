@@ -12,13 +12,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from app.i18n import _, msg
+from app.i18n import _, join, msg
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import fight as f_
 from .fight_roll import StepParams
+from .sheet import level_word
 
 
 def members(state: dict[str, Any], fid: int) -> list[int]:
@@ -84,12 +85,12 @@ def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Contex
     low = min(art.Level(lv) for _n, lv in fates)
     tied = [int(n) for n, lv in fates if art.Level(lv) == low]
     hit = int(art.lowest_fate(fates)[0])
-    rolls = ", ".join(f"{f_.name_of(state, int(n))} {art.Level(lv).display_name}" for n, lv in fates)
+    rolls = join([msg("{name} {level}", name=f_.name_of(state, int(n)), level=level_word(lv)) for n, lv in fates])
     fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
     if len(tied) > 1:
         state["pending"] = {"kind": "grapple_tie", "attacker": me["id"], "options": tied,
                             "weapon": getattr(params, "weapon", 0), "secret": [],
-                            "label": f"{me['name']} chooses who is hit in the grapple (a Fate tie)"}
+                            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"])}
         if me["side"] == "foe":  # the narrator's foe: its attack is kept for after the choice
             state["pending"]["foe_attack"] = params.model_dump(include={"attack_with", "surprised", "from_behind"})
         summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])

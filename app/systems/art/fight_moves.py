@@ -181,7 +181,7 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     r = roll(sheet, params, recorder, ctx, label=msg("Agility (sneaking)"), attribute="AGI", difficulty=difficulty,
-             against="the foes' Alertness", columns=f_.difficulty_shift(me))
+             against=msg("the foes' Alertness"), columns=f_.difficulty_shift(me))
     result = art.sneak(r.result, r.spec.difficulty)
     if result.spotted:
         text = msg("spotted")

@@ -19,11 +19,12 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import Text, _, msg
+from app.i18n import Text, _, join, msg
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, Resolution
 
+from . import core
 from . import fight as f_
 from .fight_roll import StepParams
 from .sheet import ArtSheet
@@ -119,18 +120,18 @@ def _grant(state: dict[str, Any], f: dict[str, Any], name: str, target: int | No
     if name == "Combat Tactics":
         f.setdefault("perk_bonuses", []).append(
             {"perk": name, "on": "attack", "amount": BONUS, "until": "round", "round": rnd + 1})
-        return msg("{perk}: +{n} on all {name}'s attacks next round", perk=name, n=BONUS, name=f["name"])
+        return msg("{perk}: +{n} on all {name}'s attacks next round", perk=msg(name), n=BONUS, name=f["name"])
     if name == "Strategic Positioning":
         f.setdefault("perk_bonuses", []).append({"perk": name, "on": "attack", "amount": BONUS,
                                                  "until": "first_attack", "round": _next_turn_round(state, f)})
-        return msg("{perk}: +{n} on {name}'s first attack next turn", perk=name, n=BONUS, name=f["name"])
+        return msg("{perk}: +{n} on {name}'s first attack next turn", perk=msg(name), n=BONUS, name=f["name"])
     if name == "Defensive Maneuver":
         f.setdefault("perk_bonuses", []).append({"perk": name, "on": "defense", "amount": BONUS,
                                                  "until": "turn_start", "round": _next_turn_round(state, f)})
-        return msg("{perk}: +{n} Defense for {name} until the start of their next turn", perk=name, n=BONUS,
+        return msg("{perk}: +{n} Defense for {name} until the start of their next turn", perk=msg(name), n=BONUS,
                    name=f["name"])
     f["free_attack"] = {"perk": name, "target": target}
-    return msg("{perk}: {name} may make a free attack on {target}", perk=name, name=f["name"],
+    return msg("{perk}: {name} may make a free attack on {target}", perk=msg(name), name=f["name"],
                target=f_.name_of(state, target) if target is not None else "?")
 
 
@@ -145,8 +146,8 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
             continue
         unmet = art.unmet_requirements(name, {k: v or 0 for k, v in sheet.attributes.items()}, list(sheet.perks))
         if unmet:
-            notes.append(msg("kicker {k} would fire {perk}, but it needs {needs}", k=kicker, perk=name,
-                             needs=", ".join(unmet)))
+            notes.append(msg("kicker {k} would fire {perk}, but it needs {needs}", k=kicker, perk=msg(name),
+                             needs=core.unmet_text(unmet)))
         elif name in FREE_ATTACKS and target is None:
             continue
         else:
@@ -156,7 +157,7 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
     elif usable:
         f["perk_choice"] = {"options": usable, "target": target}
         notes.append(msg("kicker {k}: {name} chooses one of {perks}", k=kicker, name=f["name"],
-                         perks=" / ".join(usable)))
+                         perks=join([msg(p) for p in usable], " / ")))
     return notes
 
 
@@ -183,8 +184,9 @@ def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, di
     if not choice:
         raise ActionError(_("No perk is waiting for a choice."), field="perk")
     if params.perk not in choice["options"]:
-        raise ActionError(_("Choose one of: {perks}.").format(perks=", ".join(choice["options"])), field="perk")
+        raise ActionError(_("Choose one of: {perks}.").format(perks=", ".join(_(p) for p in choice["options"])),
+                          field="perk")
     me.pop("perk_choice")
     text = _grant(state, me, params.perk, choice.get("target"))
-    summary = msg("{name} chooses {perk}; {text}", name=me["name"], perk=params.perk, text=text)
+    summary = msg("{name} chooses {perk}; {text}", name=me["name"], perk=msg(params.perk), text=text)
     return f_.done(state, params, summary)

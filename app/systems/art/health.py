@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, _, join, msg
+from app.i18n import N_, _, join, msg, render
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -68,7 +68,7 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
             return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
                               summary=msg("{cause}: under 10 feet, no damage", cause=cause), sheet=dump(sheet))
     else:
-        damage = core.parse_level(params.damage, "damage", "the damage")
+        damage = core.parse_level(params.damage, "damage", N_("the damage"))
         cause = msg("is hurt")
     done = mark(sheet, damage)
     text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
@@ -77,10 +77,13 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
                       sheet=dump(sheet))
 
 
-def _patient(sheet: ArtSheet, ctx: Context, patient_id: int | None) -> tuple[ArtSheet, str, bool]:
+def _patient(sheet: ArtSheet, ctx: Context, patient_id: int | None) -> tuple[ArtSheet, Any, bool]:
+    """The sheet healed, how a log line names its owner (a name, or a word translated when read), and whether it
+    is the healer's own."""
     if patient_id is None:
-        return sheet, "themself", True
-    return load(ctx.others[patient_id]), ctx.other_names.get(patient_id, "them"), False
+        return sheet, msg(N_("themself")), True
+    name = ctx.other_names.get(patient_id)
+    return load(ctx.others[patient_id]), name if name else msg(N_("them")), False
 
 
 def _healed(patient: ArtSheet) -> None:
@@ -99,7 +102,7 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
         raise ActionError(_("Box {box} is not a checked Health box.").format(box=params.box + 1), field="box") from exc
     if cost > fame_left(healer):
         raise ActionError(_("Healing a {level} box costs {cost} Fame; you have {fame_left} left.")
-                          .format(level=level_name(patient.health[params.box]), cost=cost,
+                          .format(level=_(level_name(patient.health[params.box])), cost=cost,
                                   fame_left=fame_left(healer)), field="box")
     healer.fame_spent += cost
     patient.checked = list(checked)
@@ -150,7 +153,7 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
         raise ActionError(_("{name} has no uses left.").format(name=kit.name), field="item")
     patient, name, itself = _patient(healer, ctx, params.patient_id)
     if not any(patient.checked):
-        raise ActionError(_("{name} has no checked Health box.").format(name=name.capitalize()), field="patient_id")
+        raise ActionError(_("{name} has no checked Health box.").format(name=render(name).capitalize()), field="patient_id")
     kit.uses -= 1
     spec = core.RollSpec(label=msg("Intelligence with {name}", name=kit.name), base=attr(healer, "INT"), attribute="INT",
                          difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)

@@ -75,7 +75,7 @@ def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | No
 
 
 def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
-                        field_name: str = "difficulty", what: str = "the difficulty") -> tuple[Level, Text | str]:
+                        field_name: str = "difficulty", what: str = N_("the difficulty")) -> tuple[Level, Text | str]:
     """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
     result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
     if other is None:
@@ -184,7 +184,7 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     if params.purpose == "sanity":
         label, text = art.sanity_check(rolled.roll.successes)
         outcome["sanity"] = text
-        notes.append(msg("sanity: {text}", text=text))
+        notes.append(msg("sanity: {text}", text=msg(text)))
     if against and not hide:
         notes.insert(0, msg("against {who}", who=against))
     core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
@@ -286,5 +286,6 @@ def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Co
     odds = chance_of(sheet, spec, ctx.campaign_settings)
     if step_mod:
         title = running["title"]  # type: ignore[index]
-        odds = replace(odds, text=f"{odds.text} ({step_mod:+d} from the last step of {title})")
+        odds = replace(odds, text=_("{text} ({n} from the last step of {title})").format(text=odds.text, n=f"{step_mod:+d}",
+                                                                                  title=title))
     return odds

@@ -23,11 +23,11 @@ FOE_TRAITS: dict[str, str] = {**ATTRIBUTES, "ATK": N_("Attack"), "DEF": N_("Defe
 SLOTS: dict[str, int] = {"ready": 2, "at_hand": 4, "stowed": 9}  # ch. 2, "Gear"
 SLOT_NAMES: dict[str, str] = {"ready": N_("Ready"), "at_hand": N_("At hand"), "stowed": N_("Stowed")}
 WEAPON_KINDS: dict[str, str] = {
-    "melee_1h": "One-handed melee",
-    "melee_2h": "Two-handed melee",
-    "ranged_1h": "One-handed ranged",
-    "ranged_2h": "Two-handed ranged",
-    "shotgun": "Shotgun",
+    "melee_1h": N_("One-handed melee"),
+    "melee_2h": N_("Two-handed melee"),
+    "ranged_1h": N_("One-handed ranged"),
+    "ranged_2h": N_("Two-handed ranged"),
+    "shotgun": N_("Shotgun"),
 }
 ITEM_TYPES = ("item", "weapon", "shield", "medkit")
 SHOTGUN_BONUS = 2  # ch. 2, "Weapon Attack" notes: "Shotguns receive +2 on their attack" (see the rulings)
@@ -228,7 +228,7 @@ def check_slots(gear: list[Item]) -> None:
         if used > SLOTS[slot]:
             raise ActionError(_("{slot} holds {count} items; this would make {used} (a two-handed weapon fills both "
                                 "ready slots).")
-                              .format(slot=SLOT_NAMES[slot], count=SLOTS[slot], used=used), field="slot")
+                              .format(slot=_(SLOT_NAMES[slot]), count=SLOTS[slot], used=used), field="slot")
 
 
 def health_boxes(sheet: ArtSheet) -> list[Level]:

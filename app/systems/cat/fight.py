@@ -16,7 +16,7 @@ from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.cat.play import alive
-from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]
 WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a dodge (Legs)"))}
@@ -26,12 +26,12 @@ def _weapon_dice(cat: CatSheet, weapon: str, field: str = "weapon") -> int:
     n = trait_dice(cat, weapon)
     if n == 0:
         raise ActionError(_("{weapon} is Crippled (or has no dice): choose another.")
-                          .format(weapon=weapon.capitalize()), field=field)
+                          .format(weapon=trait_name(weapon)), field=field)
     return n
 
 
 def _ready(cat: CatSheet, who: str, field: str) -> None:
-    alive(cat, "fight")
+    alive(cat, N_("fight"))
     if cat.pending:
         raise ActionError(_("{who} has scars to place first.").format(who=who), field=field)
 
@@ -61,7 +61,7 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
     name = ctx.other_names[p.opponent_id]
     if me.foe or them.foe:
         raise ActionError(_("Cats fight cats here; the narrator starts fights with foes."), field="opponent_id")
-    _ready(me, "Your cat", "weapon")
+    _ready(me, _("Your cat"), "weapon")
     _ready(them, name, "opponent_id")
     _weapon_dice(me, p.weapon)
     participants = [{"character_id": ctx.character_id, "side": "challenger", "name": ctx.character_name},
@@ -91,7 +91,7 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
         raise ActionError(_("That is not the cat who challenged you."), field="opponent_id")
     state = dict(ctx.encounter["state"])
     a, b = load(ctx.others[p.opponent_id]), load(sheet)
-    _ready(b, "Your cat", "weapon")
+    _ready(b, _("Your cat"), "weapon")
     a_weapon = state["challenger_weapon"]
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
     rec = RecordingDice(dice)
@@ -129,7 +129,7 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
         raise ActionError(_("Start the fight from a foe (a narrator's foe sheet)."), field="character_id")
     if cat.foe:
         raise ActionError(_("Choose a cat to fight the foe."), field="cat_id")
-    alive(foe, "fight")
+    alive(foe, N_("fight"))
     _ready(cat, name, "cat_id")
     _weapon_dice(foe, p.foe_trait, "foe_trait")
     participants = [{"character_id": p.cat_id, "side": "cat", "name": name},
@@ -158,7 +158,7 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         raise ActionError(_("That is not the foe in this fight."), field="foe_id")
     cat, foe = load(sheet), load(ctx.others[p.foe_id])
     foe_name = ctx.other_names[p.foe_id]
-    _ready(cat, "Your cat", "weapon")
+    _ready(cat, _("Your cat"), "weapon")
     _ready(foe, foe_name, "foe_id")
     state = dict(ctx.encounter["state"])
     cat_pool = _weapon_dice(cat, p.weapon)

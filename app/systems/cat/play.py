@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Text, _, join, msg, percent, render, rule_message
+from app.i18n import N_, Text, _, join, msg, percent, render
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -18,17 +18,20 @@ from app.systems.cat.sheet import (
     ScarBatch,
     Trait,
     approved,
+    cat_rule_message,
     dump,
     is_dead,
     load,
     reputation,
     trait_dice,
+    trait_name,
 )
 
 
-def alive(cat: CatSheet, what: str = "act") -> None:
+def alive(cat: CatSheet, what: str = N_("act")) -> None:
+    """`what` is an English phrase marked N_ (translated here)."""
     if is_dead(cat):
-        raise ActionError(_("This cat is dead and cannot {what}.").format(what=what), field="character_id")
+        raise ActionError(_("This cat is dead and cannot {what}.").format(what=_(what)), field="character_id")
 
 
 def no_pending(cat: CatSheet) -> None:
@@ -81,7 +84,7 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[Text]]:
         return 0, words
     if base == 0:
         raise ActionError(_("{trait} is Crippled: no Risks with it (a Life still wins any Risk).")
-                          .format(trait=p.trait.capitalize()), field="trait")
+                          .format(trait=trait_name(p.trait)), field="trait")
     extra = p.advantage + (rep.rank if rep else 0) + max(0, p.magic - 1)
     if p.advantage:
         words.append(msg("{n} Advantage", n=p.advantage))
@@ -114,7 +117,7 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
 
 def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
-    alive(cat, "take Risks")
+    alive(cat, N_("take Risks"))
     if cat.foe and not ctx.actor_is_narrator:
         raise ActionError(_("Only the narrator rolls for a foe."), field="character_id")
     no_pending(cat)
@@ -127,7 +130,8 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         result = rules.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
                                  spend_life=p.spend_life)
     except rules.CatRuleError as exc:
-        raise ActionError(rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait") from exc
+        raise ActionError(cat_rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait") \
+            from exc
     new = cat.model_copy(deep=True)
     new.advantage -= p.advantage
     new.magic -= p.magic
@@ -207,7 +211,7 @@ def _ranks_changed(before: CatSheet, after: CatSheet) -> list[Text]:
 def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: Context) -> Resolution:
     """cat.txt, "Scars": the player puts the scars of the oldest waiting batch where they explain."""
     cat = load(sheet)
-    alive(cat, "place scars")
+    alive(cat, N_("place scars"))
     if not cat.pending:
         raise ActionError(_("There are no scars to place."), field="pending")
     if cat.foe and not ctx.actor_is_narrator:
@@ -245,7 +249,7 @@ class DodgeWithLife(BaseModel):
 def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice, ctx: Context) -> Resolution:
     """cat.txt, "Lives"; ruling 5: a Life dodges all scars of one round (the oldest batch waiting)."""
     cat = load(sheet)
-    alive(cat, "spend a Life")
+    alive(cat, N_("spend a Life"))
     if not cat.pending:
         raise ActionError(_("There are no scars to dodge."), field="pending")
     if cat.foe and not ctx.actor_is_narrator:
@@ -274,7 +278,7 @@ def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Conte
         raise ActionError(_("Choose another Trait to move the scar to."), field="to_trait")
     if cat.scars[p.from_trait] == 0:
         raise ActionError(_("{from_trait} has no scar to move.")
-                          .format(from_trait=p.from_trait.capitalize()), field="from_trait")
+                          .format(from_trait=trait_name(p.from_trait)), field="from_trait")
     new = cat.model_copy(deep=True)
     new.scars[p.from_trait] -= 1
     new.scars[p.to_trait] += 1
@@ -294,7 +298,7 @@ class GrantAdvantage(BaseModel):
 
 def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice, ctx: Context) -> Resolution:
     cat = load(sheet)
-    alive(cat, "receive Advantage Dice")
+    alive(cat, N_("receive Advantage Dice"))
     new = cat.model_copy(deep=True)
     new.advantage += p.dice
     summary = (msg("narrator grants {n} Advantage Die/Dice for {reason} ({unused} unused)", n=p.dice,

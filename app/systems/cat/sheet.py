@@ -13,28 +13,58 @@ from app.rules import cat as rules
 from app.systems.base import ActionError
 
 Trait = rules.Trait
+# The names a person reads (English msgids, translated where shown: `_()` on a page, msg() in a log line). The
+# stored sheet, forms and log bodies keep the ids (claws, best, easy).
+TRAIT_NAMES: Mapping[str, str] = {"claws": N_("Claws"), "coat": N_("Coat"), "face": N_("Face"), "fangs": N_("Fangs"),
+                                  "legs": N_("Legs"), "tail": N_("Tail")}
+RANK_NAMES: Mapping[str, str] = {"crippled": N_("Crippled"), "hurt": N_("Hurt"), "good": N_("Good"),
+                                 "strong": N_("Strong"), "best": N_("Best")}
+DIFFICULTY_NAMES: Mapping[str, str] = {"easy": N_("Easy"), "moderate": N_("Moderate"), "hard": N_("Hard")}
+# What a fighting cat rolls (fights: Claws, Fangs, or a dodge with Legs).
+WEAPON_NAMES: Mapping[str, str] = {"claws": N_("Claws"), "fangs": N_("Fangs"), "legs": N_("Dodge (Legs)")}
 # The Traits as a log line names them (translated when read).
-TRAIT_WORDS: dict[str, Text] = {"claws": msg(N_("Claws")), "coat": msg(N_("Coat")), "face": msg(N_("Face")),
-                                "fangs": msg(N_("Fangs")), "legs": msg(N_("Legs")), "tail": msg(N_("Tail"))}
+TRAIT_WORDS: dict[str, Text] = {t: msg(name) for t, name in TRAIT_NAMES.items()}
 Rank = rules.Rank
 TRAIT_HELP: Mapping[str, str] = {
-    "claws": "fighting, climbing", "coat": "protection, impressing, persuading", "face": "senses",
-    "fangs": "fighting, carrying", "legs": "jumping, balance, running", "tail": "magic",
+    "claws": N_("fighting, climbing"), "coat": N_("protection, impressing, persuading"), "face": N_("senses"),
+    "fangs": N_("fighting, carrying"), "legs": N_("jumping, balance, running"), "tail": N_("magic"),
 }
+# The words of a rule error (app/rules/cat.py) that name a Trait or a rank: translated with its template.
+_RULE_WORDS = {"Claws", "Coat", "Face", "Fangs", "Legs", "Tail", "Crippled", "Hurt", "Good", "Strong", "Best"}
+
+
+def trait_name(trait: str) -> str:
+    """A Trait in the reader's language ("" and unknown ids as they are)."""
+    return _(TRAIT_NAMES[trait]) if trait in TRAIT_NAMES else trait
+
+
+def cat_rule_message(exc: rules.CatRuleError) -> str:
+    """A Cat rule error in the reader's language, with the Trait and rank names in it translated too
+    (app.i18n.rule_message translates the template only)."""
+    values = {key: _(value) if isinstance(value, str) and value in _RULE_WORDS else value
+              for key, value in exc.values.items()}
+    try:
+        return _(exc.template).format(**values)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return rule_message(exc)
 MAX_FOE_DICE = 12
 MAX_FOE_LIVES = 20
 
-# Ruling 6: example foes, narrator-editable, not canon. Dice per Trait (0 = the foe cannot use it).
+# Ruling 6: example foes, narrator-editable, not canon. Dice per Trait (0 = the foe cannot use it). The name and
+# notes are English msgids: the Cat page offers them in the narrator's language, and a foe created from one keeps
+# the words it was created with (they are the narrator's to change).
 FOE_TEMPLATES: dict[str, dict[str, Any]] = {
-    "dog": {"name": "Ship dog", "lives": 7, "dice": {"claws": 2, "coat": 3, "face": 4, "fangs": 5, "legs": 4, "tail": 0},
-            "notes": "Example foe (not canon): a big ship's dog, loud and slow to turn."},
-    "rat": {"name": "Rat", "lives": 1, "dice": {"claws": 2, "coat": 1, "face": 3, "fangs": 3, "legs": 3, "tail": 0},
-            "notes": "Example foe (not canon): one bilge rat."},
-    "rat_swarm": {"name": "Rat swarm", "lives": 3,
+    "dog": {"name": N_("Ship dog"), "lives": 7,
+            "dice": {"claws": 2, "coat": 3, "face": 4, "fangs": 5, "legs": 4, "tail": 0},
+            "notes": N_("Example foe (not canon): a big ship's dog, loud and slow to turn.")},
+    "rat": {"name": N_("Rat"), "lives": 1, "dice": {"claws": 2, "coat": 1, "face": 3, "fangs": 3, "legs": 3, "tail": 0},
+            "notes": N_("Example foe (not canon): one bilge rat.")},
+    "rat_swarm": {"name": N_("Rat swarm"), "lives": 3,
                   "dice": {"claws": 4, "coat": 2, "face": 4, "fangs": 6, "legs": 3, "tail": 0},
-                  "notes": "Example foe (not canon): a tide of rats; scars thin the swarm."},
-    "boggin": {"name": "Boggin", "lives": 5, "dice": {"claws": 5, "coat": 4, "face": 4, "fangs": 5, "legs": 3, "tail": 4},
-               "notes": "Example foe (not canon): a Boggin, a nightmare thing that hunts cats."},
+                  "notes": N_("Example foe (not canon): a tide of rats; scars thin the swarm.")},
+    "boggin": {"name": N_("Boggin"), "lives": 5,
+               "dice": {"claws": 5, "coat": 4, "face": 4, "fangs": 5, "legs": 3, "tail": 4},
+               "notes": N_("Example foe (not canon): a Boggin, a nightmare thing that hunts cats.")},
 }
 
 
@@ -238,7 +268,7 @@ def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
     try:
         rules.validate_reputations(reps, creation=True)
     except rules.CatRuleError as exc:
-        raise ActionError(rule_message(exc), field="reputations") from exc
+        raise ActionError(cat_rule_message(exc), field="reputations") from exc
     return [Reputation(name=n, rank=r) for n, r in reps.items()]
 
 
@@ -248,21 +278,22 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     if fields.get("foe") or fields.get("foe_template"):
         return create_foe(fields)
     names = {n: _text(fields, n) for n in ("human_name", "cat_name", "secret_name")}
-    for n, label in (("cat_name", "cat name"), ("secret_name", "secret name")):
-        if not names[n]:
-            raise ActionError(_("Every cat has a {label}.").format(label=label), field=n)
+    if not names["cat_name"]:
+        raise ActionError(_("Every cat has a cat name."), field="cat_name")
+    if not names["secret_name"]:
+        raise ActionError(_("Every cat has a secret name."), field="secret_name")
     given = fields.get("ranks")
     if not isinstance(given, Mapping):
         given = {}
     ranks: dict[str, str] = {t: str(given.get(t) or fields.get(f"rank_{t}") or "") for t in rules.TRAITS}
     for t in rules.TRAITS:
         if not ranks[t]:
-            raise ActionError(_("Choose a rank for {trait}.").format(trait=t.capitalize()), field=f"rank_{t}")
+            raise ActionError(_("Choose a rank for {trait}.").format(trait=trait_name(t)), field=f"rank_{t}")
     try:
         rules.validate_new_cat(ranks)
     except rules.CatRuleError as exc:
         field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
-        raise ActionError(rule_message(exc), field=field) from exc
+        raise ActionError(cat_rule_message(exc), field=field) from exc
     cat = CatSheet(**names, ranks=ranks, reputations=_creation_reputations(fields),  # type: ignore[arg-type]
                    magic=rules.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
     return dump(cat)
@@ -284,10 +315,12 @@ def create_foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     if key and base is None:
         raise ActionError(_("Choose one of the example foes."), field="foe_template")
     base = base or {"lives": 1, "dice": {t: 0 for t in rules.TRAITS}, "notes": ""}
+    example_notes = str(base["notes"])  # an English msgid: the foe keeps it in its creator's language
     dice = {t: _count(fields, f"dice_{t}", 0, MAX_FOE_DICE, base["dice"][t]) for t in rules.TRAITS}
     if not any(dice.values()):
         raise ActionError(_("A foe needs dice in at least one Trait."), field="dice_claws")
     cat = CatSheet(foe=True, example=bool(key), foe_dice=dice, lives=_count(fields, "lives", 1, MAX_FOE_LIVES,
                                                                                  base["lives"]),
-                   notes=_text(fields, "notes", 5000) or base["notes"], ranks={t: "good" for t in rules.TRAITS})
+                   notes=_text(fields, "notes", 5000) or (_(example_notes) if example_notes else ""),
+                   ranks={t: "good" for t in rules.TRAITS})
     return dump(cat)

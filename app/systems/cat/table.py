@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Text, _, join, msg
+from app.i18n import N_, Text, _, join, msg
 from app.rules import cat as rules
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -123,7 +123,7 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     recipient gets a new one at half its rank (rounded down, minimum 1). Decided here: "spends" means the
     giver's Reputation is gone."""
     giver = load(sheet)
-    alive(giver, "give a Reputation")
+    alive(giver, N_("give a Reputation"))
     rep = reputation(giver, p.reputation)
     if rep is None:
         raise ActionError(_("This cat has no Reputation “{reputation}”.")

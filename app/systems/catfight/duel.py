@@ -20,7 +20,25 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.catfight.log import describe
 from app.systems.catfight.rest import health_now
-from app.systems.catfight.sheet import STATS
+from app.systems.catfight.sheet import STATS, stat_label
+
+# --- rule errors in the reader's language ---
+
+def rule_text(exc: catfight.CatfightError) -> str:
+    """A duel rule error in the reader's language, with the move and value names in it translated too
+    (app.i18n.rule_message translates the template only)."""
+    values = dict(exc.values)
+    if isinstance(exc, catfight.IllegalMove | catfight.RollBudgetError) and exc.move in catfight.MOVE_NAMES:
+        values["move"] = _(catfight.MOVE_NAMES[exc.move])
+    if isinstance(exc, catfight.IllegalMove) and exc.legal:
+        values["allowed"] = ", ".join(_(catfight.move_name(m)) for m in catfight.moves_in_order(exc.legal))
+    if isinstance(exc, catfight.CatStatsError) and exc.field in STATS and "name" in values:
+        values["name"] = stat_label(exc.field)
+    try:
+        return _(exc.template).format(**values)
+    except (KeyError, IndexError, ValueError, AttributeError):
+        return rule_message(exc)
+
 
 # --- the duel's state as the pages need it ---
 
@@ -114,7 +132,7 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
         state = catfight.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
                                     {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]})
     except catfight.CatfightError as exc:
-        raise ActionError(rule_message(exc), field="opponent_id") from exc
+        raise ActionError(rule_text(exc), field="opponent_id") from exc
     text = msg("%(a)s challenges %(b)s to a duel.", a=name_a, b=name_b)
     state["recent"] = [{"round": 0, "text": text}]
     with_view(state)
@@ -137,8 +155,9 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     names = _names(encounter)
     if side is None:
         raise ActionError(_("That cat is not in this duel."), field="character_id")
-    if params.move not in catfight.legal_moves(state):
-        raise ActionError(_("That move is not possible now."), field="move")
+    legal = catfight.legal_moves(state)
+    if params.move not in legal:  # the duel moved on meanwhile (or is over): say what is possible now
+        raise ActionError(rule_text(catfight.IllegalMove(params.move, legal)), field="move")
     turn = catfight.to_move(state)
     assert turn is not None  # only once the duel is over, and then no move is legal
     if turn != side:
@@ -148,7 +167,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     try:
         new, events = catfight.step(state, params.move, recorder)
     except catfight.CatfightError as exc:
-        raise ActionError(rule_message(exc), field="move") from exc
+        raise ActionError(rule_text(exc), field="move") from exc
     text = describe(events, names)
     new["recent"] = _recent(new, text)
     with_view(new)

@@ -8,14 +8,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.i18n import N_, Text, join, msg
+from app.systems.catfight.sheet import STAT_NAMES
 
 
 def _roll_text(roll: Mapping[str, Any], names: Mapping[str, str]) -> Text:
     faces = "·".join(str(f) for f in roll["faces"])
     if roll["stat"] is None:  # BEGINNING: a plain d6
         return msg("%(cat)s rolls %(face)s", cat=names[roll["cat"]], face=faces)
+    name = STAT_NAMES.get(roll["stat"])
+    stat = msg(name) if name else str(roll["stat"]).upper()
     return msg("%(cat)s %(stat)s %(base)d %(value)+d (die %(faces)s) = %(total)d", cat=names[roll["cat"]],
-               stat=roll["stat"].upper(), base=roll["base"], value=roll["value"], faces=faces, total=roll["total"])
+               stat=stat, base=roll["base"], value=roll["value"], faces=faces, total=roll["total"])
 
 
 def _rolls_text(rolls: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> Text:

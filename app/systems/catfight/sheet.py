@@ -8,11 +8,20 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from app.i18n import N_
 from app.i18n import gettext as _
 from app.rules import catfight
 from app.systems.base import ActionError
 
 STATS = catfight.STATS
+# The five values as both rules texts name them, in capitals (catfight.de.md: „ihren Wert SNEAK“, „auf
+# QUICKNESS“): the sheet, the creation form and the log lines use these names, translated where shown (the German
+# catalog keeps the seed's words; docs/GLOSSARY.da.md has the Danish ones).
+STAT_NAMES: dict[str, str] = {"attack": N_("ATTACK"), "defend": N_("DEFEND"), "jump": N_("JUMP"), "sneak": N_("SNEAK"),
+                              "quickness": N_("QUICKNESS")}
+# Their short forms, where space is tight (the duel page's two cats side by side, the narrator's glance).
+STAT_SHORT: dict[str, str] = {"attack": N_("ATK"), "defend": N_("DEF"), "jump": N_("JMP"), "sneak": N_("SNK"),
+                              "quickness": N_("QCK")}
 
 
 class CatSheet(BaseModel):
@@ -34,8 +43,8 @@ class CatSheet(BaseModel):
 
 
 def stat_label(stat: str) -> str:
-    """Both rules texts call the values Attack, Defend, Jump, Sneak and Quickness: not translated."""
-    return stat.capitalize()
+    """A value's name in the reader's language (unknown ids as they are)."""
+    return _(STAT_NAMES[stat]) if stat in STAT_NAMES else stat
 
 
 def create_cat(fields: Mapping[str, Any]) -> dict[str, Any]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from app.i18n import N_
 from app.systems.base import Action
 from app.systems.dice import roll
 
 ACTIONS: tuple[Action, ...] = (
-    Action("roll", "Roll dice", roll.RollParams, roll.resolve_roll, odds=roll.roll_odds, needs_character=False),
+    Action("roll", N_("Roll dice"), roll.RollParams, roll.resolve_roll, odds=roll.roll_odds, needs_character=False),
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _, msg, number
+from app.i18n import N_, Summary, _, join, msg, number, rule_message
 from app.rules import notation
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -20,7 +20,7 @@ def _parse(expression: str) -> Any:
     try:
         return notation.parse(expression)
     except notation.NotationError as exc:
-        raise ActionError(str(exc), field="expression") from exc
+        raise ActionError(rule_message(exc), field="expression") from exc
 
 
 def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
@@ -32,8 +32,25 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
         request={"expression": params.expression},
         dice=recorder.rolled,
         outcome={"total": result.total, "expression": canonical, "detail": result.render()},
-        summary=msg("rolled {detail}", detail=result.render()),
+        summary=msg("rolled {detail}", detail=_detail(result)),
     )
+
+
+def _detail(result: notation.RollResult) -> Summary:
+    """The roll as render() writes it ("6d6>=4 [5*, 2, 4*, 1, 6*, 3] (3 successes) = 3"), its words ("3 successes",
+    "explosion cap reached") as messages, so each reader reads them in their language; without words, the text."""
+    if all(term.successes is None and not term.capped for term in result.terms):
+        return result.render()
+    parts: list[Any] = []
+    for index, term in enumerate(result.terms):
+        parts.append(("-" if term.sign < 0 else "") if index == 0 else (" - " if term.sign < 0 else " + "))
+        parts.append(notation.faces_text(term))
+        if term.successes is not None:
+            parts += [" ", msg(N_("({n} success)") if term.successes == 1 else N_("({n} successes)"), n=term.successes)]
+        if term.capped:
+            parts += [" ", msg(N_("(explosion cap reached)"))]
+    parts.append(f" = {result.total}")
+    return join(parts, "")
 
 
 def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
