@@ -46,7 +46,8 @@ def _typed(base: str, campaign_id: int, who: dict[str, str]) -> set[str]:
 
 def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
     """Words people typed into sheets: a cat's Reputations ("Never lost"), an ART adventurer's skills
-    ("Rock climbing"), a rabbit's wises ("Fox-wise"). Names chosen from a table are not among them."""
+    ("Rock climbing") and gear ("Sword"), a rabbit's wises ("Fox-wise"). Names chosen from a table are not among
+    them."""
     engine = sqlalchemy.create_engine(database_url)
     found: set[str] = set()
     try:
@@ -60,7 +61,8 @@ def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
         if system == "cat":
             typed = [r.get("name", "") for r in sheet.get("reputations", [])]
         elif system == "art":
-            typed = [s.get("name", "") for s in sheet.get("skills", [])]
+            # Skills and gear are named by the player ("Sword" is the demo's item, not the Rabbits' weapon table).
+            typed = [s.get("name", "") for s in sheet.get("skills", [])] + [i.get("name", "") for i in sheet.get("gear", [])]
         elif system == "rabbits":
             typed = list(sheet.get("wises", []))
         else:
