@@ -258,11 +258,6 @@ def _read(table: TwoLanguages, who: str) -> dict[str, dict[int, str]]:
     }
 
 
-# Issue 15 is open: on main the Rabbits pool's "Help" and the Rabbits and ART table names on the sheets are still
-# English (run with --runxfail to see what is left). With the session's i18n branches merged and their catalogs
-# applied it passes. Strict, like the browser pass (tests/browser/test_languages_browser.py): the day it passes,
-# this marker fails the run and must go.
-@pytest.mark.xfail(strict=True, reason="issue 15 open: Rabbits and ART table names not yet messages")
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the plain suite's database; no server
 def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language(client: TestClient,
                                                                                   new_client: Any) -> None:

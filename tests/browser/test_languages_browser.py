@@ -119,10 +119,6 @@ def _pages(base: str, campaign_id: int, nora: dict[str, str]) -> list[tuple[str,
     return pages
 
 
-# Issue 15 is open: names from the rule tables (Cat traits and ranks, ART attributes, Rabbits skills), the rulings
-# on /help, visibility labels and system descriptions are not messages yet, so 13 pages still show English words
-# (the failure lists them). Strict: the day it passes, this marker fails the run and must go.
-@pytest.mark.xfail(strict=True, reason="issue 15 open: table names, rulings and labels not yet messages")
 @pytest.mark.parametrize("lang", ["de", "da"])
 def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, live_server: LiveServer) -> None:
     base = tabs.base

@@ -14,6 +14,7 @@ from utils.tables import seat_table
 from utils.web import signed_in
 
 from app import i18n
+from app.characters.models import Character
 from app.i18n import render
 from app.rules import rabbits
 from app.rules.text import N_
@@ -119,3 +120,18 @@ def test_the_sheet_and_the_campaign_page_in_german(conflict: Conflict, new_clien
     page = nora.get(f"/campaigns/{conflict.campaign_id}/systems/rabbits").text
     assert "Kamp mod dyr" in page and "Kæmper/Jæger" in page and "Overtaler" in page
     assert "Persuader" not in page and "Fight Animal" not in page
+
+
+def test_the_narrator_opens_a_rabbit_with_a_condition(conflict: Conflict, new_client: Any) -> None:
+    """The narrator's tools on a sheet name the rabbit's conditions from the tables (once a 500: a wrong name for
+    the tables in the template), in the reader's language."""
+    hurt = conflict.rabbit("pia", "Bramble", HAZEL)
+    with conflict.factory() as db:  # as the narrator's condition form leaves it (that route has its own tests)
+        bramble = db.get(Character, hurt)
+        bramble.sheet = {**bramble.sheet, "conditions": ["angry"]}
+        db.commit()
+    for lang, word in (("en", "Angry"), ("da", "Vred")):
+        nora = signed_in(new_client, "nora", lang=lang)
+        r = nora.get(f"/campaigns/{conflict.campaign_id}/characters/{hurt}")
+        assert r.status_code == 200, r.text[:300]
+        assert word in r.text
