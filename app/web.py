@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -28,8 +29,11 @@ HTMX_FILE = "htmx-2.0.11.min.js"
 
 
 def make_env() -> Environment:
+    # Templates are read once per process: checking every template file's mtime on each render cost about a fifth
+    # of a sheet page's server time (docs/PERFORMANCE.md). FATEBOARD_TEMPLATE_RELOAD=1 checks again (editing).
+    reload = os.environ.get("FATEBOARD_TEMPLATE_RELOAD", "") not in ("", "0")
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
-                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True)
+                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True, auto_reload=reload)
     # Added to the environment by the i18n extension above, so not in Environment's type.
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
