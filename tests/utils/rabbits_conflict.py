@@ -13,6 +13,7 @@ from app.encounters.models import Encounter
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
+from utils.tables import seat_table
 
 CLOVER = {"nature": 4, "will": 3, "health": 4, "skills": {"Scout": 3, "Fighter": 3, "Pathfinder": 2},
           "wises": ["Fox-wise"], "traits": [{"name": "Quick", "level": 1}]}
@@ -86,3 +87,17 @@ class Conflict:
             params[f"action_{n}"] = action
             params[f"member_{n}"] = self.ids[member]
         return self.act(who, "conflict_script", character, **params)
+
+
+def warren(app: Any, *, fox: bool = False) -> Conflict:
+    """A Rabbits campaign "Warren" (tests/utils/tables.seat_table) with Pia's Clover and Otto's Hazel; with `fox`,
+    also the narrator's Fox."""
+    with app.state.sessionmaker() as db:
+        campaign, users = seat_table(db, systems=("rabbits",), name="Warren")
+        db.commit()
+        table = Conflict(app.state.sessionmaker, campaign.id, {n: u.id for n, u in users.items()})
+    table.rabbit("pia", "Clover", CLOVER)
+    table.rabbit("otto", "Hazel", HAZEL)
+    if fox:
+        table.rabbit("nora", "Fox", {"nature": 5, "will": 3, "health": 5, "skills": {"Fighter": 4}})
+    return table

@@ -9,42 +9,19 @@ import re
 from typing import Any
 
 import pytest
-from babel.messages.pofile import read_po
 from utils.art import NARRATOR, OTTO, PIA, Play
 from utils.art_fight import Fight, sword_fight
+from utils.english import english_words
 from utils.web import signed_in
 
-from app.i18n import LOCALE_DIR, render
+from app.i18n import render
 from app.rules import art
 from app.rules.art import Level
 from app.systems.art.sheet import load, weapon_stats
 
-WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
-# Notation and names that stay as they are (as in tests/browser/test_languages_browser.py), and the test table's
-# own names (characters, items, skills people typed).
-ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "HTMX", "OK", "xp", "CT", "PT", "FB", "IN", "PR", "PS",
-           "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN", "DEX", "INT", "STA", "STR",
-           "Deutsch", "Dansk", "English", "Maren", "Tom", "Goblin", "Sword", "Climbing", "Rock", "climbing", "Cliffs",
-           "nora", "pia", "otto", "Table", "Am", "Tor", "door", "fire", "pit", "rubble"}
-
-
-def _words(text: str) -> set[str]:
-    return {w.strip("'’-") for w in WORD.findall(text)}
-
-
-def _catalog_words(lang: str) -> tuple[set[str], set[str]]:
-    with open(LOCALE_DIR / "messages.pot", "rb") as f:
-        pot = read_po(f)
-    english: set[str] = set()
-    for m in pot:
-        for text in ([m.id] if isinstance(m.id, str) else list(m.id or [])):
-            english |= _words(re.sub(r"%\(\w+\)\w|\{[^}]*\}", " ", text or ""))
-    translated: set[str] = set()
-    with open(LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", "rb") as f:
-        for m in read_po(f):
-            for text in ([m.string] if isinstance(m.string, str) else list(m.string or [])):
-                translated |= _words(text or "")
-    return english, translated
+# Names this test's fixtures typed (characters, foes, items, features), besides tests/utils/english.ALLOWED.
+TYPED = {"Maren", "Tom", "Goblin", "Sword", "Climbing", "Rock", "climbing", "Cliffs", "nora", "pia", "otto", "Table",
+         "Am", "Tor", "door", "fire", "pit", "rubble"}
 
 
 def _visible(page: str) -> str:
@@ -56,8 +33,7 @@ def _visible(page: str) -> str:
 
 
 def english_left(page: str, lang: str) -> list[str]:
-    english, translated = _catalog_words(lang)
-    return sorted(w for w in _words(_visible(page)) if w in english and w not in translated and w not in ALLOWED)
+    return english_words(_visible(page), lang, TYPED)
 
 
 def _kface(row: int, level: str, kicker: int) -> int:

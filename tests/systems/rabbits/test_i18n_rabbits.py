@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from utils.rabbits_conflict import CLOVER, HAZEL, Conflict
-from utils.tables import seat_table
+from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.web import signed_in
 
 from app import i18n
@@ -24,13 +23,7 @@ from app.systems.rabbits.sheet import load
 
 @pytest.fixture
 def conflict(app: Any) -> Conflict:
-    with app.state.sessionmaker() as db:
-        campaign, users = seat_table(db, systems=("rabbits",), name="Warren")
-        db.commit()
-        table = Conflict(app.state.sessionmaker, campaign.id, {n: u.id for n, u in users.items()})
-    table.rabbit("pia", "Clover", CLOVER)
-    table.rabbit("otto", "Hazel", HAZEL)
-    return table
+    return warren(app)
 
 
 @pytest.fixture

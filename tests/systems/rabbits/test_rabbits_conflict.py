@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
-from utils.rabbits_conflict import CLOVER, HAZEL, Conflict
+from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.said import said
-from utils.tables import seat_table
 
 from app.errors import BadRequest, Forbidden
 from app.i18n import render
@@ -28,14 +27,7 @@ def english(lines: list[list[object]]) -> list[list[object]]:
 
 @pytest.fixture
 def conflict(app: Any) -> Conflict:
-    with app.state.sessionmaker() as db:
-        campaign, users = seat_table(db, systems=("rabbits",), name="Warren")
-        db.commit()
-        table = Conflict(app.state.sessionmaker, campaign.id, {n: u.id for n, u in users.items()})
-    table.rabbit("pia", "Clover", CLOVER)
-    table.rabbit("otto", "Hazel", HAZEL)
-    table.rabbit("nora", "Fox", {"nature": 5, "will": 3, "health": 5, "skills": {"Fighter": 4}})
-    return table
+    return warren(app, fox=True)
 
 
 def dispositions(table: Conflict) -> tuple[int, int]:
