@@ -95,7 +95,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     note = check_note(req.note)
     if action.narrator_only and not acc.is_narrator:
-        raise Forbidden(_("Only a narrator can {action}.").format(action=action.name.lower()))
+        raise Forbidden(_("Only a narrator can do that."))  # the reader's language; action names are the API's
     hidden = req.visibility != Visibility.PUBLIC
     if hidden and action.encounter is not None:
         raise BadRequest(_("Moves in an encounter are seen by everyone at the table: make this one public."),
