@@ -24,12 +24,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Summary, _, msg, render
+from app.i18n import Summary, _, join, msg, render
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 
-from .sheet import ArtSheet, defeated, load
+from .sheet import ArtSheet, defeated, level_word, load
 
 FEATURE_KINDS = ("exit", "rough", "hazard")
 MAX_BANDS = 20
@@ -64,6 +64,17 @@ def rough(state: Mapping[str, Any], band: int) -> bool:
 def on_turn(state: Mapping[str, Any]) -> int | None:
     order = state.get("order") or []
     return order[0] if state.get("phase") == "rounds" and order else None
+
+
+def fate_list(state: Mapping[str, Any], fates: list[tuple[Any, art.Level]]) -> Summary:
+    """The Fate rolls made to see who is hit, for the log: "Ann Good, Bo Poor, Goblin (rating)". An adventurer's
+    roll is shown; a foe's Fate is its rating, the narrator's secret, so only its name is."""
+    words = []
+    for n, lv in fates:
+        f = fighter(state, int(n))
+        words.append(msg("{name} (rating)", name=f["name"]) if f["side"] == "foe"
+                     else msg("{name} {level}", name=f["name"], level=level_word(lv)))
+    return join(words)
 
 
 def copy_state(ctx: Context) -> dict[str, Any]:

@@ -73,9 +73,7 @@ def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
     return out
 
 
-def fate_list(state: dict[str, Any], fates: list[tuple[Any, Level]]) -> Summary:
-    """The Fate rolls made to see who is hit: "Ann Good, Bo Poor"."""
-    return join([msg("{name} {level}", name=f_.name_of(state, int(n)), level=level_word(lv)) for n, lv in fates])
+fate_list = f_.fate_list
 
 
 def defense_pending(state: dict[str, Any], *, defender: int, attacker: int, attack: Level, rating: int,

@@ -12,14 +12,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from app.i18n import _, join, msg
+from app.i18n import _, msg
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import fight as f_
 from .fight_roll import StepParams
-from .sheet import level_word
 
 
 def members(state: dict[str, Any], fid: int) -> list[int]:
@@ -85,7 +84,7 @@ def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Contex
     low = min(art.Level(lv) for _n, lv in fates)
     tied = [int(n) for n, lv in fates if art.Level(lv) == low]
     hit = int(art.lowest_fate(fates)[0])
-    rolls = join([msg("{name} {level}", name=f_.name_of(state, int(n)), level=level_word(lv)) for n, lv in fates])
+    rolls = f_.fate_list(state, fates)
     fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
     if len(tied) > 1:
         state["pending"] = {"kind": "grapple_tie", "attacker": me["id"], "options": tied,
@@ -95,7 +94,8 @@ def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Contex
             state["pending"]["foe_attack"] = params.model_dump(include={"attack_with", "surprised", "from_behind"})
         summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
         return f_.done(state, params, summary, dice=recorder.rolled,
-                       outcome={"fates": [[n, lv.name] for n, lv in fates], "tied": tied})
+                       outcome={"fates": [[n, lv.name] for n, lv in fates
+                                          if f_.fighter(state, int(n))["side"] == "adventurer"], "tied": tied})
     before = msg("{fate} → {hit} is hit", fate=fate, hit=f_.name_of(state, hit))
     return attack_on(sheet_data, params, dice, ctx, state, hit, before, recorder.rolled, attack=attack)
 

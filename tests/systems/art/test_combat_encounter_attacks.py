@@ -173,6 +173,8 @@ def test_an_aoe_attack_lands_in_a_band_and_fate_decides_who_is_hit(fight: Fight)
     body = fight.step(PIA, "combat_aoe_hit", fight.play.hero, [1])
     assert body["outcome"]["hit"] == [fight.play.friend]
     assert "Tom takes Poor damage" in said(body)
+    # the Goblin's Fate is its rating, the narrator's: only its name is in the log
+    assert "Tom Catastrophic" in said(body) and "Goblin (rating)" in said(body) and "Goblin Poor" not in said(body)
     assert fight.state()["order"] == [fight.play.hero, fight.play.foe]  # Tom's fall was his action
 
 
@@ -195,6 +197,7 @@ def test_a_foe_aoe_is_rolled_by_a_player_on_the_fate_column(fight: Fight) -> Non
     assert "the blast hits band 2 (2 at most)" in said(body)
     body = fight.step(NARRATOR, "combat_aoe_hit", fight.play.foe, [50, 50])
     assert len(body["outcome"]["hit"]) == 2
+    assert "Goblin (rating)" in said(body) and "Goblin Poor" not in said(body)  # a foe's own AOE too
 
 
 def test_grappling_and_a_free_attack_when_it_fails(fight: Fight) -> None:

@@ -51,7 +51,8 @@ def test_a_foe_attacking_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> No
     body = fight.step(NARRATOR, "combat_foe_attack", orc, [face(row_of(fight, maren, "FAT"), "CT")],
                       target=maren, attack_with="one_handed")
     text = said(body)
-    assert "Orc attacks into the grapple: Fate " in text and "Maren Catastrophic" in text and "Goblin Poor" in text
+    assert "Orc attacks into the grapple: Fate " in text and "Maren Catastrophic" in text
+    assert "Goblin (rating)" in text and "Goblin Poor" not in text  # a foe's Fate is the narrator's
     assert "→ Maren is hit" in text and "Orc attacks Maren" in text
     pending = fight.state()["pending"]
     assert pending["kind"] == "defense" and pending["defender"] == maren and pending["attacker"] == orc

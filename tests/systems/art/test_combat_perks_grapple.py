@@ -333,7 +333,8 @@ def test_an_attack_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> None:
                       [face_of(fate_row(fight, fight.play.hero), "CT"), face_of(attack_row(fight, fight.play.friend),
                                                                                  "PS")], target=fight.play.foe)
     text = said(body)
-    assert "Tom attacks into the grapple: Fate " in text and "Maren Catastrophic" in text and "Goblin Poor" in text
+    assert "Tom attacks into the grapple: Fate " in text and "Maren Catastrophic" in text
+    assert "Goblin (rating)" in text and "Goblin Poor" not in text  # a foe's Fate is the narrator's
     assert "→ Maren is hit" in text
     assert "Tom attacks Maren" in text
     pending = fight.state()["pending"]
@@ -346,6 +347,8 @@ def test_a_fate_tie_in_a_grapple_lets_the_attacker_choose(fight: Fight) -> None:
     body = fight.step(OTTO, "combat_attack", fight.play.friend, [face_of(fate_row(fight, fight.play.hero), "PR")],
                       target=fight.play.hero)
     assert "a tie: Tom chooses who is hit" in said(body)
+    assert "Goblin Poor" not in said(body)
+    assert body["outcome"]["fates"] == [[str(fight.play.hero), "PR"]]  # the Goblin's rating is not in it
     pending = fight.state()["pending"]
     assert pending["kind"] == "grapple_tie" and sorted(pending["options"]) == sorted([fight.play.hero, fight.play.foe])
     with pytest.raises(BadRequest):  # only the attacker decides
