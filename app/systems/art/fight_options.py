@@ -161,7 +161,7 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
                                                         maneuver=msg(MANEUVER_WORD[params.maneuver])), extra=bonus,
              columns=f_.difficulty_shift(me))
     f_.use_action(state)
-    text = _maneuver_outcome(state, params, me, target, r.result, r.spec.difficulty, sheet, ctx)
+    text = _maneuver_outcome(state, params, me, target, r.result, r.spec.difficulty, sheet, ctx, ranged=ranged)
     remember(sheet, ctx, "combat_maneuver", r, concealed=True)
     summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text], "; ")
     return f_.done(state, params, summary, dice=recorder.rolled,
@@ -169,7 +169,8 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
 
 
 def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[str, Any], target: dict[str, Any],
-                      result: Level, difficulty: Level, sheet: ArtSheet, ctx: Context) -> Summary:
+                      result: Level, difficulty: Level, sheet: ArtSheet, ctx: Context, *,
+                      ranged: bool = False) -> Summary:
     n = art.count(difficulty, result)
     name = target["name"]
     if params.maneuver == "grapple":
@@ -194,7 +195,7 @@ def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[st
             return msg("{name} falls down instead", name=me["name"])
         return msg("nothing happens")
     if params.maneuver == "disarm":
-        d = art.disarm(result, difficulty, ranged=False)
+        d = art.disarm(result, difficulty, ranged=ranged)
         text = msg("{name} is disarmed (the weapon lands five feet away)", name=name) if d.disarmed else msg("no disarm")
         if d.own_weapon_away and 0 <= params.weapon < len(sheet.gear):
             sheet.gear[params.weapon].slot = "stowed"

@@ -254,3 +254,19 @@ def test_sneaking_is_against_the_foes_alertness_added_up(fight: Fight) -> None:
     body = fight.step(PIA, "combat_sneak", fight.play.hero, [face(9, "GD")], band=3)
     assert "slips unnoticed into band 3" in said(body) and "the foes' Alertness" in said(body)
     assert "Inferior" not in said(body) and fight.fighter(fight.play.hero)["band"] == 3
+
+
+@pytest.mark.parametrize(("weapon", "away"), [("sword", True), ("bow", False)])
+def test_a_catastrophic_disarm_knocks_only_a_melee_weapon_away(fight: Fight, weapon: str, away: bool) -> None:
+    """ch. 5 "Disarm": on a Catastrophic roll with a melee weapon your own weapon goes flying; not with a
+    ranged one (its difficulty is +5 columns instead)."""
+    if weapon == "bow":
+        fight.play.act(PIA, "move_item", {"item": 0, "slot": "stowed"})
+        fight.play.act(PIA, "add_item", BOW)
+    index = 0 if weapon == "sword" else 1
+    row = attack_row(fight, fight.play.hero, index)
+    body = fight.step(PIA, "combat_maneuver", fight.play.hero, [face(row, "CT")], target=fight.play.foe,
+                      maneuver="disarm", weapon=index)
+    assert "no disarm" in said(body)
+    assert ("Maren's own weapon is knocked away" in said(body)) is away
+    assert fight.sheet(fight.play.hero)["gear"][index]["slot"] == ("stowed" if away else "ready")
