@@ -190,3 +190,20 @@ def test_what_happened_reads_oldest_first_like_the_log(combat: Combat) -> None:
     shown = [html_lib.unescape(re.sub(r"<small[^>]*>.*?</small>\s*|<[^>]+>", "", li)).strip()
              for li in re.findall(r"<li>(.*?)</li>", listed.group(1), re.S)]
     assert shown == list(reversed(stored))
+
+
+def test_a_reach_weapon_on_the_sheet_and_the_foes_reach_on_the_narrators_form(combat: Combat) -> None:
+    art = combat.art
+    r = art.act(art.pia, combat.maren, "add_item", {"name": "Spear", "slot": "ready", "type": "weapon",
+                                                     "cost": "Struggling", "weapon": "melee_2h", "reach": "true"})
+    assert r.status_code == 200, r.text
+    sheet = art.pia.get(f"{art.base}/characters/{combat.maren}").text
+    assert 'id="ai-reach"' in sheet and "reach (adjacent band)" in sheet
+    assert art.sheet(combat.maren)["gear"][0]["reach"] is True
+    r = art.act(art.pia, combat.maren, "add_item", {"name": "Long knife", "type": "weapon", "cost": "Struggling",
+                                                     "weapon": "melee_1h", "reach": "true"})
+    assert "Only two-handed melee weapons can have reach." in r.text
+    combat.initiative()
+    assert combat.turn() == combat.ogre
+    nora, pia = art.nora.get(combat.url).text, art.pia.get(combat.url).text
+    assert 'id="fa-reach"' in nora and 'id="fa-reach"' not in pia

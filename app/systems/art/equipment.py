@@ -29,6 +29,7 @@ class AddItemParams(BaseModel):
     cost: str | None = None
     weapon: Literal["melee_1h", "melee_2h", "ranged_1h", "ranged_2h", "shotgun"] | None = None
     thrown: bool = False
+    reach: bool = False
     uses: int | None = Field(default=None, ge=0, le=99)
     bonus: int = Field(default=0, ge=-10, le=10)
     kickers: list[int] = Field(default_factory=list, max_length=10)
@@ -91,8 +92,10 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
             raise ActionError(_("Choose the kind of weapon."), field="weapon")
         if params.thrown and params.weapon != "melee_1h":
             raise ActionError(_("Only one-handed melee weapons can be thrown."), field="thrown")
+        if params.reach and params.weapon != "melee_2h":  # ch. 2: "Weapons with reach must be two-handed."
+            raise ActionError(_("Only two-handed melee weapons can have reach."), field="reach")
     else:
-        fields["weapon"], fields["thrown"] = None, False
+        fields["weapon"], fields["thrown"], fields["reach"] = None, False, False
     if params.type == "medkit" and not params.uses:
         raise ActionError(_("How many uses does the med-kit have?"), field="uses")
     item = Item.model_validate(fields)

@@ -46,12 +46,13 @@ def weapon_of(sheet: ArtSheet, index: int) -> dict[str, Any]:
 
 
 def in_range(stats: dict[str, Any], distance: int) -> bool:
-    """Melee in the attacker's band; ranged within the weapon's range; a thrown weapon within its range."""
+    """Melee in the attacker's band (a reach weapon: also an adjacent band, ch. 2 "Melee Weapon Features");
+    ranged within the weapon's range; a thrown weapon within its range."""
     if stats["ranged"]:
         return distance <= stats["range"]
     if stats["thrown"] and stats["thrown_range"] is not None:
         return distance <= stats["thrown_range"]
-    return distance == 0
+    return distance <= (1 if stats.get("reach") else 0)
 
 
 def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
@@ -190,6 +191,7 @@ class FoeAttackParams(StepParams):
     attack_with: Literal["one_handed", "two_handed", "small_natural", "large_natural", "ranged"] = "one_handed"
     surprised: bool = False
     from_behind: bool = False
+    reach: bool = False  # a two-handed weapon with reach: the target may be in an adjacent band
 
 
 def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice: Dice, ctx: Context) -> Resolution:
@@ -205,9 +207,13 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
     chosen = state.get("into_grapple") == target["id"]  # a foe hit by the Fate rolls into a grapple
     if target["out"] or (target["side"] != "adventurer" and not chosen):
         raise ActionError(_("Choose an adventurer still in the fight."), field="target")
-    if params.attack_with != "ranged" and target["band"] != me["band"]:
-        raise ActionError(_("A melee attack needs {name} in the same band.").format(name=target["name"]),
-                          field="target")
+    if params.reach and params.attack_with != "two_handed":
+        raise ActionError(_("Only two-handed weapons have reach."), field="reach")
+    distance = abs(target["band"] - me["band"])
+    if params.attack_with != "ranged" and distance > (1 if params.reach else 0):
+        message = _("A reach weapon needs {name} in the same or an adjacent band.") if params.reach else \
+            _("A melee attack needs {name} in the same band.")
+        raise ActionError(message.format(name=target["name"]), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
         return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack,
                               fate_rolls=fate_rolls)

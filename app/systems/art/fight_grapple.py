@@ -91,7 +91,8 @@ def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Contex
                             "weapon": getattr(params, "weapon", 0), "secret": [],
                             "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"])}
         if me["side"] == "foe":  # the narrator's foe: its attack is kept for after the choice
-            state["pending"]["foe_attack"] = params.model_dump(include={"attack_with", "surprised", "from_behind"})
+            state["pending"]["foe_attack"] = params.model_dump(include={"attack_with", "surprised", "from_behind",
+                                                                                "reach"})
         summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
         return f_.done(state, params, summary, dice=recorder.rolled,
                        outcome={"fates": [[n, lv.name] for n, lv in fates

@@ -49,6 +49,7 @@ class Item(BaseModel):
     cost: str | None = None
     weapon: Literal["melee_1h", "melee_2h", "ranged_1h", "ranged_2h", "shotgun"] | None = None
     thrown: bool = False
+    reach: bool = False  # ch. 2 "Melee Weapon Features", Reach: a two-handed melee weapon attacks an adjacent band
     uses: int | None = Field(default=None, ge=0, le=99)
     bonus: int = Field(default=0, ge=-10, le=10)
     kickers: list[int] = Field(default_factory=list)
@@ -210,6 +211,7 @@ def weapon_stats(sheet: ArtSheet, item: Item) -> dict[str, Any]:
         "attribute": code,
         "range": reach,
         "thrown_range": thrown,
+        "reach": item.reach and kind == "melee_2h",
         "ranged": kind.startswith("ranged") or kind == "shotgun",
         "strength_required": required,
         "too_heavy": attr(sheet, "STR") < required,

@@ -270,3 +270,47 @@ def test_a_catastrophic_disarm_knocks_only_a_melee_weapon_away(fight: Fight, wea
     assert "no disarm" in said(body)
     assert ("Maren's own weapon is knocked away" in said(body)) is away
     assert fight.sheet(fight.play.hero)["gear"][index]["slot"] == ("stowed" if away else "ready")
+
+
+SPEAR = {"name": "Spear", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_2h",
+         "reach": True}
+
+
+def test_a_reach_weapon_attacks_an_adjacent_band_and_only_two_handed_melee_has_reach(fight: Fight) -> None:
+    """ch. 2 "Melee Weapon Features", Reach: a two-handed melee weapon with reach attacks characters in an
+    adjacent band; weapons with reach must be two-handed."""
+    with pytest.raises(BadRequest) as caught:
+        fight.play.act(PIA, "add_item", {**SPEAR, "weapon": "melee_1h", "slot": "stowed"})
+    assert caught.value.field == "reach"
+    fight.play.act(PIA, "move_item", {"item": 0, "slot": "stowed"})
+    fight.play.act(PIA, "add_item", SPEAR)
+    sheet = load(fight.sheet(fight.play.hero))
+    assert sheet.gear[1].reach and weapon_stats(sheet, sheet.gear[1])["reach"]
+    assert not weapon_stats(sheet, sheet.gear[0])["reach"]
+    fight.step(NARRATOR, "combat_place", None, target=fight.play.foe, band=4)
+    with pytest.raises(BadRequest) as caught:  # two bands away: out of reach even with reach
+        fight.step(PIA, "combat_attack", fight.play.hero, [50], target=fight.play.foe, weapon=1)
+    assert "out of reach" in caught.value.message
+    fight.step(NARRATOR, "combat_place", None, target=fight.play.foe, band=3)
+    row = attack_row(fight, fight.play.hero, 1)
+    body = fight.step(PIA, "combat_attack", fight.play.hero, [face(row, "GD")], target=fight.play.foe, weapon=1)
+    assert "Maren attacks Goblin" in said(body) and "Goblin takes Good damage" in said(body)
+    fight.step(PIA, "combat_end_turn", fight.play.hero)  # Tom's sword (no reach) cannot
+    with pytest.raises(BadRequest) as caught:
+        fight.step(OTTO, "combat_attack", fight.play.friend, [50], target=fight.play.foe)
+    assert "out of reach" in caught.value.message
+
+
+def test_a_foes_reach_weapon_attacks_an_adjacent_band(fight: Fight) -> None:
+    to_goblin(fight)
+    fight.step(NARRATOR, "combat_place", None, target=fight.play.foe, band=3)
+    with pytest.raises(BadRequest) as caught:  # no reach: the same band only
+        fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="two_handed")
+    assert "same band" in caught.value.message
+    with pytest.raises(BadRequest) as caught:  # reach needs a two-handed weapon
+        fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="one_handed",
+                   reach=True)
+    assert caught.value.field == "reach"
+    body = fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero,
+                      attack_with="two_handed", reach=True)
+    assert "Maren must roll Defense" in said(body) and fight.state()["pending"]["defender"] == fight.play.hero

@@ -69,7 +69,8 @@ def test_a_foe_attacking_into_a_grapple_on_a_fate_tie_the_narrator_chooses(fight
     assert "a tie: Orc chooses who is hit" in said(body)
     pending = fight.state()["pending"]
     assert pending["kind"] == "grapple_tie" and sorted(pending["options"]) == sorted([maren, goblin])
-    assert pending["foe_attack"] == {"attack_with": "two_handed", "surprised": False, "from_behind": True}
+    assert pending["foe_attack"] == {"attack_with": "two_handed", "surprised": False, "from_behind": True,
+                                     "reach": False}
     with pytest.raises(BadRequest):  # only the attacker's narrator decides
         fight.step(PIA, "combat_grapple_hit", maren, [], target=goblin)
     with pytest.raises(BadRequest):  # someone not tied
