@@ -18,7 +18,7 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 
 from . import fight as f_
 from .fight_attacks import fate_list, fate_rolls, take, weapon_of
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import ArtSheet, attr, dump, load
 
 # --- area of effect ----------------------------------------------------------------------------------------
@@ -109,7 +109,7 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
             raise ActionError(_("Band {band} is beyond the range ({n} bands).").format(band=params.band, n=max_range),
                               field="band")
         params = params.model_copy(update={"shown_difficulty": art.aoe_difficulty(max_range, distance).name})
-    return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the range"))
+    return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the range"), columns=shift_now(ctx))
 
 
 class FoeAoeParams(StepParams):
@@ -160,7 +160,8 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
-    r = roll(sheet, params, recorder, ctx, label=msg("Fate (a foe's blast)"), attribute="FAT", difficulty=hit.difficulty)
+    r = roll(sheet, params, recorder, ctx, label=msg("Fate (a foe's blast)"), attribute="FAT", difficulty=hit.difficulty,
+             columns=f_.difficulty_shift(me))
     hit = art.aoe_attack(r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True,
                          autofire=pending["autofire"])
     state["pending"] = None
@@ -176,7 +177,7 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
 
 
 def aoe_fate_odds(sheet_data: dict[str, Any], params: AoeFateParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="FAT", what=N_("the blast"))
+    return odds_for(sheet_data, params, ctx, attribute="FAT", what=N_("the blast"), columns=shift_now(ctx))
 
 
 class ProneParams(StepParams):

@@ -23,8 +23,8 @@ from . import fight as f_
 from . import fight_grapple as fg
 from . import fight_perks as fp
 from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
-from .fight_pvp import pvp_attack_odds
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .fight_pvp import defense_trait, pvp_attack_odds
+from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
 from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, table_of, weapon_stats
 
 ATTACK_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed", "ranged_1h": "ranged", "ranged_2h": "ranged",
@@ -180,8 +180,10 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     extra = fp.attack_extra(ctx, params.target)
     pvp = pvp_attack_odds(sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra,
                           target=params.target)
+    me = acting(ctx)[1]
     return pvp or fp.noted(odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
-                                    what=N_("the foe's Defense"), extra=extra), extra)
+                                    what=N_("the foe's Defense"), extra=extra,
+                                    columns=f_.difficulty_shift(me) if me else 0), extra)
 
 
 # --- a foe attacks ------------------------------------------------------------------------------------------
@@ -269,18 +271,13 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         raise ActionError(_("No attack is waiting for this character's Defense roll."), field="move")
     me = f_.fighter(state, ctx.character_id)
     sheet = load(sheet_data)
-    base = defense(sheet) + (me["dodge"] or {}).get("bonus", 0) + pending.get("modifier", 0)
-    if me.get("grapple"):
-        base += art.GRAPPLE_DEFENSE
-    base += fp.bonus(state, me, "defense", use=True)[0]
-    if params.use_shield:
-        if not shield_bonus(sheet):
-            raise ActionError(_("No shield ready or at hand."), field="use_shield")
-        base += shield_bonus(sheet)
+    if params.use_shield and not shield_bonus(sheet):
+        raise ActionError(_("No shield ready or at hand."), field="use_shield")
+    base = defense_trait(state, me, sheet, modifier=pending.get("modifier", 0), shield=params.use_shield, use=True)
     recorder = RecordingDice(dice)
     foe = bool(pending["foe"])
     attacker = f_.fighter(state, pending["attacker"])
-    r = roll(sheet, params, recorder, ctx, label=msg("Defense"), base=max(base, 1), attribute="AGI",
+    r = roll(sheet, params, recorder, ctx, label=msg("Defense"), base=base, attribute="AGI",
              difficulty=Level[pending["attack"]], kind="defense", against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
              columns=f_.difficulty_shift(me, defense=True))
     damage = art.defense_damage(r.result, r.spec.difficulty, rating=pending["rating"])
@@ -312,11 +309,18 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
 
 
 def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
+    """The same Defense trait and difficulty shift resolve_defend rolls with (defense_trait, difficulty_shift)."""
     sheet = load(sheet_data)
-    base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
-    extra = fp.bonus_in_state(ctx, ctx.character_id, "defense")
-    return fp.noted(odds_for(sheet_data, params, ctx, attribute="AGI", base=base + extra,
-                             what=N_("the foe's Attack")), extra)
+    plain = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
+    state, me = acting(ctx)
+    if me is None:
+        return odds_for(sheet_data, params, ctx, attribute="AGI", base=plain, what=N_("the foe's Attack"))
+    pending = state.get("pending") or {}
+    modifier = pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me["id"] \
+        else 0
+    base = defense_trait(state, me, sheet, modifier=modifier, shield=params.use_shield)
+    return fp.noted(odds_for(sheet_data, params, ctx, attribute="AGI", base=base, what=N_("the foe's Attack"),
+                             columns=f_.difficulty_shift(me, defense=True)), base - plain)
 
 
 def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
@@ -379,7 +383,9 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
 
 
 def parry_odds(sheet_data: dict[str, Any], params: ParryParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="DEX", what=N_("the damage"))
+    me = acting(ctx)[1]
+    return odds_for(sheet_data, params, ctx, attribute="DEX", what=N_("the damage"),
+                    columns=f_.difficulty_shift(me) if me else 0)
 
 
 class TakeParams(StepParams):

@@ -102,4 +102,5 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
     pvp = pvp_attack_odds(sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra,
                           target=target) if target is not None else None
     return pvp or noted(odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
-                                 what="the foe's Defense", extra=extra), extra)
+                                 what="the foe's Defense", extra=extra,
+                                 columns=f_.difficulty_shift(me) if me else 0), extra)

@@ -19,7 +19,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import dump, load
 
 VICINITY = 2  # bands: the foes whose Alertness a sneak is against (ch. 5 "Sneaking": "foes in the vicinity")
@@ -198,7 +198,7 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
 
 
 def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foes' Alertness"))
+    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foes' Alertness"), columns=shift_now(ctx))
 
 
 # --- foes -----------------------------------------------------------------------------------------------------
@@ -298,4 +298,4 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
 
 
 def stop_odds(sheet_data: dict[str, Any], params: StopParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foe's Agility"))
+    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foe's Agility"), columns=shift_now(ctx))

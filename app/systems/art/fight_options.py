@@ -21,7 +21,7 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 
 from . import fight as f_
 from .fight_attacks import defense_pending, fate_list, fate_rolls, weapon_of
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
 from .sheet import ArtSheet, attr, dump, load
 
 # --- the Fumble table ---------------------------------------------------------------------------------------
@@ -55,9 +55,8 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     fumbler = f_.fighter(state, pending["fumbler"])
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    code = "CUN" if pending["foe"] else "AGI"
-    r = roll(sheet, params, recorder, ctx, label=msg("Cunning (Fumble table)") if pending["foe"] else msg("Agility (Fumble table)"),
-             attribute=code, difficulty=Level.CT, degree_only=True)
+    code, label = fumble_roll(pending)
+    r = roll(sheet, params, recorder, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
     friends = [f for f in f_.in_band(state, fumbler["band"], fumbler["side"]) if f["id"] != fumbler["id"]]
     effect = art.fumble(r.result, foe=pending["foe"], friend_in_band=bool(friends), prone=fumbler["prone"])
     state["pending"] = None
@@ -99,9 +98,22 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
                                                                           "effect": effect}, sheet=dump(sheet))
 
 
+def fumble_roll(pending: dict[str, Any]) -> tuple[str, str]:
+    """The Fumble table roll: the fumbler's Agility, or for a foe's fumble the Cunning of the player who
+    caused it (the reversed column). With its label in the log."""
+    return ("CUN", N_("Cunning (Fumble table)")) if pending.get("foe") else ("AGI", N_("Agility (Fumble table)"))
+
+
 def fumble_odds(sheet_data: dict[str, Any], params: FumbleParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute="AGI",
-                    label=N_("Chance to recover fully (Awesome):"))
+    """The chance of an Awesome roll (the roll has no difficulty and no shift): on the Agility column the
+    fumbler recovers fully; on the Cunning column (a foe's fumble) it is the Agility Catastrophic row, the worst
+    for the foe (+2 difficulty on all its rolls)."""
+    pending = acting(ctx)[0].get("pending") or {}
+    code = fumble_roll(pending)[0]
+    label = N_("Chance of the worst for the foe, +2 difficulty (Awesome Cunning):") if code == "CUN" \
+        else N_("Chance to recover fully (Awesome):")
+    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute=code,
+                    label=label)
 
 
 # --- grappling and the combat options --------------------------------------------------------------------------
@@ -154,7 +166,7 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
             ranged=ranged)
     except art.ArtRuleError as exc:
         raise ActionError(_("That option does not go with this maneuver."), field="maneuver") from exc
-    bonus = (me.get("grapple") or {}).get("bonus", 0) if params.maneuver in IN_GRAPPLE else 0
+    bonus = maneuver_bonus(me, params.maneuver)
     recorder = RecordingDice(dice)
     r = roll(sheet, params, recorder, ctx, label=msg(label), base=base, attribute=code, difficulty=difficulty,
              item_index=item_index, against=msg("{name} ({maneuver})", name=target["name"],
@@ -217,13 +229,21 @@ def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[st
     return msg("takes {name}'s weapon", name=name) if n > 0 else msg("keeps no hold of the weapon")
 
 
+def maneuver_bonus(me: dict[str, Any], maneuver: str) -> int:
+    """A grapple's bonus on the actions in it (takedown, pin, take a weapon)."""
+    return int((me.get("grapple") or {}).get("bonus", 0)) if maneuver in IN_GRAPPLE else 0
+
+
 def maneuver_odds(sheet_data: dict[str, Any], params: ManeuverParams, ctx: Context) -> Odds:
     code = MANEUVER_ROLL[params.maneuver][0]
+    me = acting(ctx)[1]
+    extra = maneuver_bonus(me, params.maneuver) if me else 0
+    base = None
     if code == "ATTACK":
         stats = weapon_of(load(sheet_data), params.weapon)
-        return odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
-                        what=N_("the foe's levels"))
-    return odds_for(sheet_data, params, ctx, attribute=code, what=N_("the foe's levels"))
+        code, base = stats["attribute"], stats["attack"]
+    return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the foe's levels"), extra=extra,
+                    columns=shift_now(ctx))
 
 
 class AimParams(StepParams):
@@ -280,4 +300,5 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
 
 
 def dodge_odds(sheet_data: dict[str, Any], params: DodgeParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "IN"}), ctx, attribute="AGI")
+    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": DODGE_DIFFICULTY.name}), ctx,
+                    attribute="AGI", columns=shift_now(ctx))

@@ -112,6 +112,8 @@ def noted(odds: Odds, extra: int) -> Odds:
     the player still sees that the bonus counts."""
     if not extra or odds.chance is not None:
         return odds
+    if extra < 0:  # a grapple's -4, a failed grapple's -1 per failure
+        return replace(odds, text=_("{text} ({n} on your roll from the combat)").format(text=odds.text, n=extra))
     return replace(odds, text=_("{text} (+{n} on your roll from the combat)").format(text=odds.text, n=extra))
 
 

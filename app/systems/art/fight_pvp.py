@@ -18,7 +18,7 @@ from . import core
 from . import fight as f_
 from . import fight_perks as fp
 from .fight_roll import CombatRoll, shift
-from .sheet import ArtSheet, defense, load, table_of
+from .sheet import ArtSheet, defense, load, shield_bonus, table_of
 
 
 def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSheet] | None:
@@ -33,12 +33,17 @@ def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSh
     return (dict(found), sheet) if found and found.get("side") == "adventurer" else None
 
 
-def defense_trait(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet) -> int:
-    """The Defense the defender will roll now: armor, a dodge, a grapple, a perk's bonus."""
-    base = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0)
+def defense_trait(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, *, modifier: int = 0,
+                  shield: bool = False, use: bool = False) -> int:
+    """The Defense the defender will roll now: armor, a dodge's bonus, the attack's own modifier (a failed
+    grapple's -1 per failure), a grapple's -4, a perk's bonus (`use`: spent as the roll is made), a shield.
+    resolve_defend rolls exactly this and the odds on its button show it."""
+    base = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0) + modifier
     if f.get("grapple"):
         base += art.GRAPPLE_DEFENSE
-    base += fp.bonus(state, f, "defense")[0]
+    base += fp.bonus(state, f, "defense", use=use)[0]
+    if shield:
+        base += shield_bonus(sheet)
     return max(base, 1)
 
 

@@ -89,10 +89,29 @@ def remember(sheet: ArtSheet, ctx: Context, action: str, r: Rolled, **extra: Any
     core.remember(sheet, ctx.seq, action, r.spec, r.rolled, **extra)
 
 
+def acting(ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """For the odds on a button: the combat's state and the fighter of ctx.character_id (a copy), or ({}, None)
+    outside a combat."""
+    enc = ctx.encounter or {}
+    state = dict(enc.get("state") or {}) if enc.get("kind") == "combat" else {}
+    me = next((dict(f) for f in state.get("fighters", []) if f["id"] == ctx.character_id), None)
+    return state, me
+
+
+def shift_now(ctx: Context, *, defense: bool = False) -> int:
+    """For the odds: the columns the acting character's difficulties have now (fight.difficulty_shift, which
+    the step's roll uses too)."""
+    from .fight import difficulty_shift
+
+    me = acting(ctx)[1]
+    return difficulty_shift(me, defense=defense) if me else 0
+
+
 def odds_for(sheet_data: dict[str, Any], params: CombatRoll, ctx: Context, *, attribute: str,
              base: int | None = None, label: str = N_("Chance of success:"), what: str = N_("your opponent"),
-             extra: int = 0) -> Odds:
-    """The exact chance before rolling against `params.shown_difficulty` (a level the page may show)."""
+             extra: int = 0, columns: int = 0) -> Odds:
+    """The exact chance before rolling against `params.shown_difficulty` (a level the page may show), with the
+    same trait (`base`, `extra`) and the same difficulty shift (`columns`) the step's roll will use."""
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
     shown = params.shown_difficulty or ""
@@ -103,7 +122,7 @@ def odds_for(sheet_data: dict[str, Any], params: CombatRoll, ctx: Context, *, at
         odds = no_chance(what)
         return replace(odds, details={**odds.details, "label": _("Chance of success:")})
     try:
-        difficulty = Level.parse(shown)
+        difficulty = shift(Level.parse(shown), columns)
     except art.ArtRuleError as exc:
         raise ActionError(_("{code} is not a level (Catastrophic to Extreme).").format(code=shown),
                           field="shown_difficulty") from exc

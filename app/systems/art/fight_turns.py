@@ -21,7 +21,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll
+from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import check_slots, dump, fame_left, level_word, load
 
 TIE_DIE = 6
@@ -238,8 +238,8 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
 
 
 def free_action_odds(sheet_data: dict[str, Any], params: FreeActionParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "IN"}), ctx,
-                    attribute=FREE_ACTIONS[params.what][0])
+    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": FREE_ACTION_DIFFICULTY.name}), ctx,
+                    attribute=FREE_ACTIONS[params.what][0], columns=shift_now(ctx))
 
 
 # --- the narrator's tools ------------------------------------------------------------------------------------
