@@ -207,3 +207,25 @@ def test_a_reach_weapon_on_the_sheet_and_the_foes_reach_on_the_narrators_form(co
     assert combat.turn() == combat.ogre
     nora, pia = art.nora.get(combat.url).text, art.pia.get(combat.url).text
     assert 'id="fa-reach"' in nora and 'id="fa-reach"' not in pia
+
+
+def test_protect_and_play_dead_buttons_only_for_whoever_may_use_them(combat: Combat) -> None:
+    """The Ogre (bonus round) attacks Maren before Tom has acted: Tom's phone (and the narrator's) offers to
+    protect her, Maren's does not; once she is hit, her phone offers to play dead, Tom's does not."""
+    art = combat.art
+    combat.initiative()
+    assert combat.act(art.nora, "combat_end_turn", combat.ogre).status_code == 200  # the bonus round
+    assert combat.turn() == combat.ogre  # round 1: the Ogre first, then Maren and Tom
+    assert combat.act(art.nora, "combat_foe_attack", combat.ogre, target=combat.maren).status_code == 200
+    pia, otto, nora = art.pia.get(combat.url).text, art.otto.get(combat.url).text, art.nora.get(combat.url).text
+    assert f'id="combat-protect-{combat.tom}"' in otto and f'id="combat-protect-{combat.tom}"' in nora
+    assert "combat-protect-" not in pia and 'id="combat-defend"' in pia
+    assert f"/characters/{combat.tom}/odds/combat_protect" in otto
+    with faces(1):
+        assert combat.act(art.pia, "combat_defend", combat.maren).status_code == 200
+    pia, otto = art.pia.get(combat.url).text, art.otto.get(combat.url).text
+    assert f'id="combat-play-dead-{combat.maren}"' in pia and "combat-play-dead-" not in otto
+    with faces(90):
+        assert combat.act(art.pia, "combat_play_dead", combat.maren).status_code == 200
+    pia, nora = art.pia.get(combat.url).text, art.nora.get(combat.url).text
+    assert "(playing dead)" in pia and "fools:" not in pia and "seen through by:" in nora

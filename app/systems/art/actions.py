@@ -123,6 +123,11 @@ ACTIONS: tuple[Action, ...] = (
     Action("combat_maneuver", "Combat option", fo.ManeuverParams, fo.resolve_maneuver, odds=fo.maneuver_odds,
            encounter="step"),
     Action("combat_aim", "Aim", fo.AimParams, fo.resolve_aim, encounter="step"),
+    Action("combat_protect", "Protect a companion", fo.ProtectParams, fo.resolve_protect, odds=fo.protect_odds,
+           encounter="step", description="Jump in front of a companion a foe attacks (Agility, Passable or better)."),
+    Action("combat_play_dead", "Play dead", fo.PlayDeadParams, fo.resolve_play_dead, odds=fo.play_dead_odds,
+           encounter="step", description="Hit: pretend the wounds are fatal (Cunning against the foes' Intelligence "
+                                         "and Alertness)."),
     Action("combat_place", "Place a token", ft.PlaceParams, ft.resolve_place, needs_character=False,
            narrator_only=True, encounter="step"),
     Action("combat_end", "End the combat", ft.EndCombatParams, ft.resolve_end_combat, needs_character=False,

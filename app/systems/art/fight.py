@@ -115,6 +115,7 @@ def encounter_view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[st
     for f in shown.get("fighters", []):
         if f.get("side") == "foe":
             f["initiative"] = None
+        f.pop("ruse", None)  # which foes a character playing dead fools: read from their levels
     pending = shown.get("pending")
     if isinstance(pending, dict):
         for key in pending.get("secret", ()):
@@ -266,6 +267,7 @@ def begin_turn(state: dict[str, Any]) -> None:
         return
     f = fighter(state, fid)
     f["dodge"] = None  # a dodge lasts until the start of your next turn
+    f.pop("may_play_dead", None)  # playing dead is a reaction to being hit, until your next turn
     f["now"], f["next"] = list(f.get("next", [])), []
     state["turn"] = {"id": fid, "turns": 1, "action": False, "move": None, "free_used": False}
 
@@ -350,6 +352,9 @@ def require_turn(state: Mapping[str, Any], ctx: Context, *, free: bool = False) 
 
 def use_action(state: dict[str, Any]) -> None:
     state["turn"]["action"] = True
+    f = fighter(state, state["turn"]["id"])
+    f.pop("playing_dead", None)  # acting ends the ruse
+    f.pop("ruse", None)
 
 
 def over(state: Mapping[str, Any]) -> bool:

@@ -332,6 +332,8 @@ def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
 
 def take(state: dict[str, Any], me: dict[str, Any], sheet: ArtSheet, damage: Level) -> Summary:
     done = mark_damage(sheet, damage)
+    if done["marked"] and not done["defeated"] and me["side"] == "adventurer":
+        me["may_play_dead"] = True  # ch. 5 "Playing Dead": "When you are hit in combat" (until the next turn)
     text = msg("{name} {damage}", name=me["name"], damage=damage_text(done))
     more = f_.mark_outcome(state, me["id"], done)
     return join([text, more], "; ") if more else text
