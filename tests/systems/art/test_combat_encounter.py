@@ -128,12 +128,39 @@ def test_multi_action_costs_one_then_two_fame_and_no_fourth_turn(fight: Fight) -
     assert body["outcome"]["fame_spent"] == 1 and fight.state()["turn"]["turns"] == 2
     body = fight.step(PIA, "combat_end_turn", fight.play.hero, again=True)
     assert body["outcome"]["fame_spent"] == 2 and fight.sheet(fight.play.hero)["fame_spent"] == 3
-    with pytest.raises(BadRequest):
+    with pytest.raises(BadRequest) as caught:  # no fourth turn
         fight.step(PIA, "combat_end_turn", fight.play.hero, again=True)
-    with pytest.raises(BadRequest):  # foes have no Fame
-        fight.step(PIA, "combat_end_turn", fight.play.hero)
-        fight.step(OTTO, "combat_end_turn", fight.play.friend)
+    assert caught.value.field == "again" and "Three turns in a row is the most" in caught.value.message
+    assert fight.sheet(fight.play.hero)["fame_spent"] == 3 and fight.state()["turn"]["turns"] == 3
+    fight.step(PIA, "combat_end_turn", fight.play.hero)
+    fight.step(OTTO, "combat_end_turn", fight.play.friend)
+    assert fight.turn() == fight.play.foe
+    with pytest.raises(BadRequest) as caught:  # foes have no Fame
         fight.step(NARRATOR, "combat_end_turn", fight.play.foe, again=True)
+    assert caught.value.field == "again" and "Only adventurers" in caught.value.message
+    assert fight.turn() == fight.play.foe and fight.state()["turn"]["turns"] == 1
+
+
+def test_a_character_staggered_after_acting_skips_its_next_rounds_turn(fight: Fight) -> None:
+    """ch. 3 "Staggering": staggered before its turn a character loses this round's turn; after it has acted,
+    the next round's (fight.mark_outcome sets `skip`, start_round reads it)."""
+    fight.setup()
+    _initiative(fight, [face(7, "GD")], [face(7, "PR")])  # Maren, Tom, the Goblin
+    maren = fight.play.hero
+    fight.step(PIA, "combat_end_turn", maren)
+    fight.step(OTTO, "combat_end_turn", fight.play.friend)
+    fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=maren)
+    body = fight.step(PIA, "combat_defend", maren, [1])  # Catastrophic: damage enough to stagger her
+    assert "staggered" in said(body), said(body)
+    assert fight.fighter(maren)["skip"] is True and fight.state()["round"] == 1
+    body = fight.step(NARRATOR, "combat_end_turn", fight.play.foe)
+    assert "Maren is staggered and loses this turn" in said(body)
+    state = fight.state()
+    assert state["round"] == 2 and state["order"] == [fight.play.friend, fight.play.foe]
+    assert fight.fighter(maren)["skip"] is False
+    fight.step(OTTO, "combat_end_turn", fight.play.friend)
+    fight.step(NARRATOR, "combat_end_turn", fight.play.foe)
+    assert fight.state()["round"] == 3 and fight.turn() == maren  # one turn lost, not more
 
 
 def test_movement_free_bands_rough_terrain_and_escaping(fight: Fight) -> None:
