@@ -216,3 +216,78 @@ def test_a_full_combat_on_two_phones_and_a_laptop(browser: Any, scripted: tuple[
     assert tabs.errors() == [], "\n".join(tabs.errors())
     for tab in tabs.opened:
         tab.context.close()
+
+
+def test_protecting_a_companion_and_playing_dead_on_the_phones(browser: Any, scripted: tuple[Any, Path]) -> None:
+    """The Goblin attacks Maren before Tom has acted: Tom's phone offers to protect her (not Maren's); he jumps in,
+    is hit and plays dead; the narrator's track says which foes are fooled, the phones do not."""
+    server, faces = scripted
+    tabs = Tabs(browser, server)
+    base = tabs.base
+    who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
+    r = httpx2.post(base + "/api/campaigns", json={"name": "The Old Mill", "systems": ["art"]}, headers=who["nora"])
+    campaign_id = r.json()["id"]
+    for name in ("pia", "otto"):
+        code = api_invite(base, campaign_id, who["nora"])
+        assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
+    ids = {}
+    for name, owner in (("Maren", "pia"), ("Tom", "otto")):
+        fields = {k: v for k, v in balanced(name).items() if k != "name"}
+        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who[owner],
+                        json={"name": name, "system": "art", "sheet": fields})
+        ids[name] = r.json()["id"]
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["nora"], json={
+        "name": "Goblin", "system": "art", "kind": "npc", "sheet": {k: v for k, v in FOE.items()}})
+    ids["Goblin"] = r.json()["id"]
+    table = f"/campaigns/{campaign_id}"
+    pia, otto, nora = at_the_table(tabs, base, table)
+    problems: list[str] = []
+
+    def tap(tab: Tab, selector: str, *values: int) -> None:
+        before = int(tab.page.locator("#encounter").get_attribute("data-version") or 0)
+        faces.write_text(json.dumps(list(values)))
+        tab.page.locator(selector).click()
+        for t in (pia, otto, nora):
+            expect(t.page.locator("#encounter")).to_have_attribute("data-version", str(before + 1))
+
+    n = nora.page
+    n.goto(f"{base}{table}/systems/art")
+    n.locator("details.art-setup > summary").click()
+    n.get_by_label("Goblin", exact=True).check()
+    n.get_by_label("Adventurers start in band").fill("1")
+    n.get_by_label("Foes start in band").fill("1")
+    n.get_by_role("button", name="Start the combat").click()
+    n.locator("#open-combat").click()
+    url = n.url
+    for tab in (pia, otto):
+        tab.page.goto(url)
+    tap(pia, f"#combat-initiative-{ids['Maren']}", face(7, "GD"))
+    tap(otto, f"#combat-initiative-{ids['Tom']}", face(7, "PR"))
+    tap(pia, "#combat-end-turn")
+    otto.page.get_by_label("Wait, to act after").select_option(label="Goblin")
+    tap(otto, "#combat-wait")
+    nora.page.locator("#fa-target").select_option(str(ids["Maren"]))
+    tap(nora, "#combat-foe-attack")
+    protect = f"#combat-protect-{ids['Tom']}"
+    expect(otto.page.locator(protect)).to_be_visible()
+    expect(otto.page.locator("#combat-pending .odds")).to_contain_text("Chance to get in front")
+    assert pia.page.locator("[id^=combat-protect-]").count() == 0
+    problems += check(otto, "protect", [protect])
+    tap(otto, protect, 100)
+    expect(otto.page.locator("#combat-recent")).to_contain_text("Tom jumps in front of Maren")
+    tap(otto, "#combat-defend", 1)
+    play_dead = f"#combat-play-dead-{ids['Tom']}"
+    expect(otto.page.locator(play_dead)).to_be_visible()
+    assert pia.page.locator("[id^=combat-play-dead-]").count() == 0
+    problems += check(otto, "play-dead", [play_dead])
+    tap(otto, play_dead, 100)
+    expect(otto.page.locator(f"[data-fighter='{ids['Tom']}']")).to_contain_text("playing dead")
+    expect(nora.page.locator(f"[data-fighter='{ids['Tom']}']")).to_contain_text("fools: Goblin")
+    assert "fools:" not in otto.page.locator("#combat-track").inner_text()
+    problems += check(otto, "playing-dead", [])
+
+    assert problems == [], "\n".join(problems)
+    assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())
+    assert tabs.errors() == [], "\n".join(tabs.errors())
+    for tab in tabs.opened:
+        tab.context.close()
