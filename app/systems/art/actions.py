@@ -18,6 +18,7 @@ from . import fight_grapple_hit as fgh
 from . import fight_moves as fm
 from . import fight_options as fo
 from . import fight_perks as fp
+from . import fight_ruses as fr
 from . import fight_turns as ft
 
 
@@ -123,9 +124,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("combat_maneuver", "Combat option", fo.ManeuverParams, fo.resolve_maneuver, odds=fo.maneuver_odds,
            encounter="step"),
     Action("combat_aim", "Aim", fo.AimParams, fo.resolve_aim, encounter="step"),
-    Action("combat_protect", "Protect a companion", fo.ProtectParams, fo.resolve_protect, odds=fo.protect_odds,
+    Action("combat_protect", "Protect a companion", fr.ProtectParams, fr.resolve_protect, odds=fr.protect_odds,
            encounter="step", description="Jump in front of a companion a foe attacks (Agility, Passable or better)."),
-    Action("combat_play_dead", "Play dead", fo.PlayDeadParams, fo.resolve_play_dead, odds=fo.play_dead_odds,
+    Action("combat_play_dead", "Play dead", fr.PlayDeadParams, fr.resolve_play_dead, odds=fr.play_dead_odds,
            encounter="step", description="Hit: pretend the wounds are fatal (Cunning against the foes' Intelligence "
                                          "and Alertness)."),
     Action("combat_place", "Place a token", ft.PlaceParams, ft.resolve_place, needs_character=False,

@@ -1,7 +1,8 @@
 """Combat rounds as an encounter: the state, the narrator's set-up, what each viewer reads of it, and the
 turn machinery (rounds, whose turn, staggered and defeated characters). The actions are in fight_turns.py
 (initiative, waiting, ending a turn), fight_moves.py (the range track), fight_attacks.py (attacks, defense,
-parrying), fight_aoe.py (area of effect) and fight_options.py (dodging, fumbles, grappling, maneuvers, aiming);
+parrying), fight_aoe.py (area of effect), fight_options.py (dodging, fumbles, grappling, maneuvers, aiming) and
+fight_ruses.py (protecting a companion, playing dead);
 fight_roll.py holds what their rolls share.
 
 art-engine.md, ch. 5 "Combat Rounds"; RULINGS.md, ART Engine 11-33. The pure rules are app/rules/art.
@@ -29,7 +30,7 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 
-from .sheet import ArtSheet, defeated, level_word, load
+from .sheet import ArtSheet, defeated, level_word, load, table_of
 
 FEATURE_KINDS = ("exit", "rough", "hazard")
 MAX_BANDS = 20
@@ -64,6 +65,25 @@ def rough(state: Mapping[str, Any], band: int) -> bool:
 def on_turn(state: Mapping[str, Any]) -> int | None:
     order = state.get("order") or []
     return order[0] if state.get("phase") == "rounds" and order else None
+
+
+def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
+               own: dict[str, Any] | None = None) -> list[tuple[str, art.Level]]:
+    """Fate for each character named (adventurers roll their Fate attribute, logged with the step; foes use
+    their rating). `own` is the acting character's sheet (not among ctx.others)."""
+    table = table_of(ctx.campaign_settings)
+    sheets = {**ctx.others, **({ctx.character_id: own} if own is not None and ctx.character_id else {})}
+    out = []
+    for f in people:
+        if f["id"] not in sheets:
+            continue
+        sheet = load(sheets[f["id"]])
+        if sheet.kind == "foe":
+            out.append((str(f["id"]), art.Level[sheet.levels.get("FAT", "CT")]))
+        else:
+            trait = art.trait_total(sheet.attributes.get("FAT") or 1, [], -sheet.fatigue)
+            out.append((str(f["id"]), art.trait_roll(dice, trait, art.Level.CT, table=table).result))
+    return out
 
 
 def fate_list(state: Mapping[str, Any], fates: list[tuple[Any, art.Level]]) -> Summary:

@@ -25,7 +25,7 @@ from . import fight_perks as fp
 from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
 from .fight_pvp import defense_trait, pvp_attack_odds
 from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
-from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, table_of, weapon_stats
+from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
 
 ATTACK_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed", "ranged_1h": "ranged", "ranged_2h": "ranged",
                "shotgun": "ranged"}
@@ -55,25 +55,7 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     return distance <= (1 if stats.get("reach") else 0)
 
 
-def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
-               own: dict[str, Any] | None = None) -> list[tuple[str, Level]]:
-    """Fate for each character named (adventurers roll their Fate attribute, logged with the step; foes use
-    their rating). `own` is the acting character's sheet (not among ctx.others)."""
-    table = table_of(ctx.campaign_settings)
-    sheets = {**ctx.others, **({ctx.character_id: own} if own is not None and ctx.character_id else {})}
-    out = []
-    for f in people:
-        if f["id"] not in sheets:
-            continue
-        sheet = load(sheets[f["id"]])
-        if sheet.kind == "foe":
-            out.append((str(f["id"]), Level[sheet.levels.get("FAT", "CT")]))
-        else:
-            trait = art.trait_total(sheet.attributes.get("FAT") or 1, [], -sheet.fatigue)
-            out.append((str(f["id"]), art.trait_roll(dice, trait, Level.CT, table=table).result))
-    return out
-
-
+fate_rolls = f_.fate_rolls
 fate_list = f_.fate_list
 
 

@@ -125,3 +125,16 @@ def test_a_foe_fumble_gives_the_player_a_free_attack_that_is_then_taken(fight: F
     with pytest.raises(BadRequest):  # used up
         fight.step(PIA, "combat_free_attack", maren, [50])
 
+
+
+def test_a_foe_fumble_striking_a_friend_keeps_the_foes_fate_out_of_the_log(fight: Fight) -> None:
+    """The Fumble table's "hit a friend" for a foe: its friends (foes) use their Fate rating, the narrator's."""
+    orc, maren = orc_of(fight), fight.play.hero
+    fight.set_sheet(maren, attributes={**fight.sheet(maren)["attributes"], "CUN": 8})  # (a row that rolls Great)
+    fight.step(NARRATOR, "combat_foe_attack", orc, [face(row_of(fight, maren, "FAT"), "CT")], target=maren)
+    fight.step(PIA, "combat_defend", maren, [100])  # Awesome Defense: the Orc fumbles
+    # Cunning Great reads the Agility Feeble row on the reversed column: the Orc strikes a friend
+    body = fight.step(PIA, "combat_fumble", maren, [face(row_of(fight, maren, "CUN"), "GT")])
+    assert body["outcome"]["effect"] == "hit_friend"
+    text = said(body)
+    assert "Goblin is struck" in text and "Goblin (rating)" in text and "Goblin Poor" not in text, text
