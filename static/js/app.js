@@ -264,6 +264,7 @@
   // --- HTMX: the result comes to the player, focus and choices survive the swap, failures show ----------------
   var KEEP = "select, input[type=radio], input[name=expression]";
   var lastFocus = null;
+  var focusInTarget = false;
   var snapshot = null;
 
   function describe(el) {
@@ -405,12 +406,21 @@
       var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
       if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
     }
-    lastFocus = describe(document.activeElement);
+    var active = document.activeElement;
+    // Focus on <body> here means an earlier swap took it and has not settled yet (two live swaps in a row):
+    // keep what that one saw, so its settle can still put focus back.
+    if (active && active !== body()) {
+      lastFocus = describe(active);
+      focusInTarget = !!(target && target.contains && target.contains(active));
+    }
   });
 
   document.addEventListener("htmx:afterSettle", function (ev) {
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
     var target = ev.detail.target;
+    var seen = lastFocus, inTarget = focusInTarget;  // what had focus before this swap (once: then forgotten)
+    lastFocus = null;
+    focusInTarget = false;
     if (verb !== "get") {
       if (snapshot) { restoreSnapshot(snapshot); snapshot = null; }
       var result = findResult(target && target.isConnected ? target : document.querySelector("#" + CSS.escape((target && target.id) || "none")));
@@ -424,8 +434,15 @@
     }
     // Focus stays where it was (a refetched encounter keeps "Defend" focused), never drops to the body.
     if (!document.activeElement || document.activeElement === body() || !document.activeElement.isConnected) {
-      var again = findAgain(lastFocus, target);
+      var again = findAgain(seen, target);
       if (again) again.focus({ preventScroll: true });
+      var fresh = inTarget && target && target.id ? document.getElementById(target.id) : null;
+      if (fresh && (!document.activeElement || document.activeElement === body())) {
+        // What had focus is gone (the result of one's last move, replaced when the other side moved): focus
+        // the swapped-in element itself, so the next Tab reaches its first control (a duel's "Defend").
+        fresh.setAttribute("tabindex", "-1");
+        fresh.focus({ preventScroll: true });
+      }
     }
   });
 
