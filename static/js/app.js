@@ -63,24 +63,37 @@
   // is meant for: the refresh waits until the answer has been swapped in (and then usually finds nothing new).
   var inflight = 0;
 
+  // Events come quickly one after another: a panel queued (or fetched) for the second may have been replaced by
+  // the refetch for the first meanwhile. It is found again by its id, and only the newest refetch asked for a
+  // panel may replace it (an older answer arriving late never overwrites a newer one).
+  var asked = {};
+  var generation = 0;
+
+  function current(el) {
+    return el.isConnected ? el : (el.id ? document.getElementById(el.id) : null);
+  }
+
   function flush() {
     timer = null;
     if (inflight > 0) return;
     var byUrl = {};
-    pending.forEach(function (el) {
-      if (!el.isConnected) return;
+    pending.forEach(function (queued) {
+      var el = current(queued);
+      if (!el || !el.id) return;
       var url = el.dataset.liveUrl || (location.pathname + location.search);
       (byUrl[url] = byUrl[url] || []).push(el);
     });
     pending.clear();
     Object.keys(byUrl).forEach(function (url) {
+      var gen = ++generation;
+      byUrl[url].forEach(function (el) { asked[el.id] = gen; });
       fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (html === null) return;
         if (inflight > 0) { byUrl[url].forEach(function (el) { pending.add(el); }); return; } // after the answer
         var doc = new DOMParser().parseFromString(html, "text/html");
-        byUrl[url].forEach(function (el) { replacePanel(el, doc); });
+        byUrl[url].forEach(function (el) { if (asked[el.id] === gen) replacePanel(current(el), doc); });
       }).catch(function () { /* the stream's reconnect refreshes again */ });
     });
   }
@@ -88,7 +101,7 @@
   // Replace a panel with its new rendering, keeping what the person was doing in it: open <details>, what they
   // typed (fields marked dirty), and focus.
   function replacePanel(el, doc) {
-    if (!el.isConnected || !el.id) return;
+    if (!el || !el.isConnected || !el.id) return;
     var fresh = doc.getElementById(el.id);
     if (!fresh) return;
     if (el.dataset.liveVersion && fresh.dataset.liveVersion === el.dataset.liveVersion) return;
