@@ -359,6 +359,7 @@ def test_keyboard_focus_stays_with_the_result(tabs: Tabs) -> None:
             break
         if page.locator("button.catfight-move").count():
             if mine:  # the duel came back to Pia after Otto's move (a live swap): where is her focus?
+                _htmx_ready(page, page.locator("button.catfight-move").first)  # the swap settled (app.js ran)
                 before = _focused(page)
                 took = _tabs_to(page, "button.catfight-move", 2)
                 if took > 2:
