@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from urllib.parse import unquote_plus
 
 from annotated_types import Ge, Le
-from pydantic import StrictInt
+from pydantic import BeforeValidator, StrictInt
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -37,6 +37,8 @@ Seq = Annotated[int, Ge(0), Le(MAX_INT)]
 StrictId = Annotated[StrictInt, Ge(1), Le(MAX_INT)]
 StrictSeq = Annotated[StrictInt, Ge(0), Le(MAX_INT)]
 StrictCount = Annotated[StrictInt, Ge(MIN_INT), Le(MAX_INT)]
+# A query parameter a GET form may send empty (a select's "all" option): "" is None, anything else an `Id`.
+OptionalId = Annotated[Id | None, BeforeValidator(lambda v: None if v == "" else v)]
 
 
 def parse_int(value: object, field: str, *, low: int = 1, high: int = MAX_INT, signed: bool = False) -> int | None:

@@ -16,7 +16,7 @@ from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
 from app.errors import FateboardError
 from app.i18n import msg
-from app.inputs import Id, parse_int
+from app.inputs import Id, OptionalId, parse_int
 from app.rolls.appending import Publish, append_note
 from app.rolls.log import LogFilter
 from app.security import set_session
@@ -56,8 +56,8 @@ def create_campaign(request: Request, db: DB, user: CurrentUser, hx: Htmx, name:
 
 
 @router.get("/campaigns/{campaign_id}")
-def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, character: Id | None = None,
-                  player: Id | None = None, session: Id | None = None,
+def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, character: OptionalId = None,
+                  player: OptionalId = None, session: OptionalId = None,
                   system: Annotated[str | None, Query(max_length=32)] = None) -> Response:
     where = LogFilter(character=character, player=player, session=session, system=system or None)
     return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size, log_filter=where))

@@ -63,24 +63,37 @@
   // is meant for: the refresh waits until the answer has been swapped in (and then usually finds nothing new).
   var inflight = 0;
 
+  // Events come quickly one after another: a panel queued (or fetched) for the second may have been replaced by
+  // the refetch for the first meanwhile. It is found again by its id, and only the newest refetch asked for a
+  // panel may replace it (an older answer arriving late never overwrites a newer one).
+  var asked = {};
+  var generation = 0;
+
+  function current(el) {
+    return el.isConnected ? el : (el.id ? document.getElementById(el.id) : null);
+  }
+
   function flush() {
     timer = null;
     if (inflight > 0) return;
     var byUrl = {};
-    pending.forEach(function (el) {
-      if (!el.isConnected) return;
+    pending.forEach(function (queued) {
+      var el = current(queued);
+      if (!el || !el.id) return;
       var url = el.dataset.liveUrl || (location.pathname + location.search);
       (byUrl[url] = byUrl[url] || []).push(el);
     });
     pending.clear();
     Object.keys(byUrl).forEach(function (url) {
+      var gen = ++generation;
+      byUrl[url].forEach(function (el) { asked[el.id] = gen; });
       fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (html === null) return;
         if (inflight > 0) { byUrl[url].forEach(function (el) { pending.add(el); }); return; } // after the answer
         var doc = new DOMParser().parseFromString(html, "text/html");
-        byUrl[url].forEach(function (el) { replacePanel(el, doc); });
+        byUrl[url].forEach(function (el) { if (asked[el.id] === gen) replacePanel(current(el), doc); });
       }).catch(function () { /* the stream's reconnect refreshes again */ });
     });
   }
@@ -88,7 +101,7 @@
   // Replace a panel with its new rendering, keeping what the person was doing in it: open <details>, what they
   // typed (fields marked dirty), and focus.
   function replacePanel(el, doc) {
-    if (!el.isConnected || !el.id) return;
+    if (!el || !el.isConnected || !el.id) return;
     var fresh = doc.getElementById(el.id);
     if (!fresh) return;
     if (el.dataset.liveVersion && fresh.dataset.liveVersion === el.dataset.liveVersion) return;
@@ -264,6 +277,7 @@
   // --- HTMX: the result comes to the player, focus and choices survive the swap, failures show ----------------
   var KEEP = "select, input[type=radio], input[name=expression]";
   var lastFocus = null;
+  var focusInTarget = false;
   var snapshot = null;
 
   function describe(el) {
@@ -405,12 +419,21 @@
       var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
       if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
     }
-    lastFocus = describe(document.activeElement);
+    var active = document.activeElement;
+    // Focus on <body> here means an earlier swap took it and has not settled yet (two live swaps in a row):
+    // keep what that one saw, so its settle can still put focus back.
+    if (active && active !== body()) {
+      lastFocus = describe(active);
+      focusInTarget = !!(target && target.contains && target.contains(active));
+    }
   });
 
   document.addEventListener("htmx:afterSettle", function (ev) {
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
     var target = ev.detail.target;
+    var seen = lastFocus, inTarget = focusInTarget;  // what had focus before this swap (once: then forgotten)
+    lastFocus = null;
+    focusInTarget = false;
     if (verb !== "get") {
       if (snapshot) { restoreSnapshot(snapshot); snapshot = null; }
       var result = findResult(target && target.isConnected ? target : document.querySelector("#" + CSS.escape((target && target.id) || "none")));
@@ -424,8 +447,15 @@
     }
     // Focus stays where it was (a refetched encounter keeps "Defend" focused), never drops to the body.
     if (!document.activeElement || document.activeElement === body() || !document.activeElement.isConnected) {
-      var again = findAgain(lastFocus, target);
+      var again = findAgain(seen, target);
       if (again) again.focus({ preventScroll: true });
+      var fresh = inTarget && target && target.id ? document.getElementById(target.id) : null;
+      if (fresh && (!document.activeElement || document.activeElement === body())) {
+        // What had focus is gone (the result of one's last move, replaced when the other side moved): focus
+        // the swapped-in element itself, so the next Tab reaches its first control (a duel's "Defend").
+        fresh.setAttribute("tabindex", "-1");
+        fresh.focus({ preventScroll: true });
+      }
     }
   });
 

@@ -170,6 +170,22 @@ OVERFLOWING_JS = """
 """
 
 
+def page_problems(page: Page, name: str, width: int = 390, overflow_ok: tuple[str, ...] = ()) -> list[str]:
+    """What is wrong with the page as it is now: sideways overflow (except in elements whose description contains
+    one of `overflow_ok`: parts that scroll sideways by design) and serious or critical accessibility violations
+    (axe-core). The one check every page state a browser test visits goes through (check_page, and the tests'
+    own helpers that screenshot differently)."""
+    problems = []
+    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
+    if scroll_width > width:
+        problems.append(f"{name}: the page is {scroll_width}px wide, more than {width}px")
+    sticking_out = [e for e in page.evaluate(OVERFLOWING_JS, width) if not any(t in e for t in overflow_ok)]
+    if sticking_out:
+        problems.append(f"{name}: elements past the right edge: {sticking_out[:12]}")
+    problems += axe.violations(page, name)
+    return problems
+
+
 def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:
     """Screenshot the page; return what is wrong with it: sideways overflow, serious or critical accessibility
     violations (axe-core), main buttons too small to tap."""
@@ -180,14 +196,7 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
     # Playwright's screenshot (hiding the caret) leaves style="" on inputs; htmx's settle would copy it into
     # the next swap, and the strict CSP would rightly report it. Not the app's doing: undo it here.
     page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
-    problems = []
-    scroll_width = page.evaluate("() => document.documentElement.scrollWidth")
-    if scroll_width > width:
-        problems.append(f"{name}: the page is {scroll_width}px wide, more than {width}px")
-    sticking_out = page.evaluate(OVERFLOWING_JS, width)
-    if sticking_out:
-        problems.append(f"{name}: elements past the right edge: {sticking_out[:12]}")
-    problems += axe.violations(page, name)
+    problems = page_problems(page, name, width)
     for selector in buttons:
         button = page.locator(selector)
         expect(button.first).to_be_visible()

@@ -18,7 +18,7 @@ from utils.art import FOE, balanced
 from utils.art_fight import face
 from utils.server import start_server, stop_server
 
-from .pages import OVERFLOWING_JS, SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, sign_in
+from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -37,17 +37,13 @@ def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
 
 
 def check(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:
-    """Screenshot; no sideways overflow outside the range track (whose strip scrolls); big enough buttons."""
+    """Screenshot; no sideways overflow outside the range track (whose strip scrolls); no serious or critical
+    accessibility violation (axe-core, pages.page_problems); big enough buttons."""
     page = tab.page
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"art-combat-{name}-{width}.png"), full_page=True)
     page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
-    problems = []
-    if page.evaluate("() => document.documentElement.scrollWidth") > width:
-        problems.append(f"{name}: the page is wider than {width}px")
-    out = [e for e in page.evaluate(OVERFLOWING_JS, width) if not any(t in e for t in TRACK)]
-    if out:
-        problems.append(f"{name}: past the right edge: {out[:8]}")
+    problems = page_problems(page, f"art-combat-{name}", width, overflow_ok=TRACK)
     for selector in buttons:
         for i in range(page.locator(selector).count()):
             box = page.locator(selector).nth(i).bounding_box()

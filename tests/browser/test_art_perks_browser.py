@@ -19,7 +19,7 @@ from utils.server import start_server, stop_server
 
 from app.rules import art
 
-from .pages import OVERFLOWING_JS, SHOTS, TAP, Tabs, api_invite, api_user, sign_in
+from .pages import SHOTS, TAP, Tabs, api_invite, api_user, page_problems, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -89,11 +89,8 @@ def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, P
         page = tab.page
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"art-perks-{name}-390.png"), full_page=True)
-        if page.evaluate("() => document.documentElement.scrollWidth") > 390:
-            problems.append(f"{name}: wider than 390px")
-        out = [e for e in page.evaluate(OVERFLOWING_JS, 390) if not any(t in e for t in TRACK)]
-        if out:
-            problems.append(f"{name}: past the right edge: {out[:8]}")
+        page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
+        problems.extend(page_problems(page, f"art-perks-{name}", 390, overflow_ok=TRACK))  # overflow, axe-core
         for i in range(page.locator("#encounter button").count()):
             box = page.locator("#encounter button").nth(i).bounding_box()
             if box and box["height"] < TAP:

@@ -6,7 +6,7 @@ pages, the account, help and signed-out pages) is opened with `Accept-Language: 
 uses (so words both languages share — "Name", "Start" — do not count), outside the names and texts people
 typed (characters, campaign, notes, usernames) and a small allow-list of proper nouns. The test fails until
 the catalogs are complete, listing the English words page by page. Screenshots: test-artifacts/screenshots/
-lang-<lang>-<page>-390.png.
+lang-<lang>-<page>-390.png. Every page is also checked with axe-core (0 serious or critical violations).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from utils.english import catalog_words as _catalog_words
 from utils.english import words as _words
 from utils.server import LiveServer
 
+from . import axe
 from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_user, seed_demo
 
 pytestmark = pytest.mark.browser
@@ -129,12 +130,14 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     allowed |= _sheet_names(live_server.database_url, campaign_id)
     allowed |= {"nora", "pia", "otto"}
     found: dict[str, list[str]] = {}
+    inaccessible: list[str] = []  # serious or critical axe-core violations, page by page
 
     def check(tab: Any, name: str, path: str) -> None:
         tab.page.goto(base + path)
         expect(tab.page.locator("main")).to_be_visible()
         SHOTS.mkdir(parents=True, exist_ok=True)
         tab.page.screenshot(path=str(SHOTS / f"lang-{lang}-{name}-390.png"), full_page=True)
+        inaccessible.extend(axe.violations(tab.page, f"lang-{lang}-{name}"))
         words = _words(tab.page.evaluate(VISIBLE_TEXT_JS))
         typed = _words(tab.page.evaluate(TYPED_TEXT_JS))
         left = sorted(w for w in words if w in english and w not in translated and w not in allowed | typed)
@@ -159,4 +162,5 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     assert PHONE["viewport"] == {"width": 390, "height": 844}
     report = "\n".join(f"{name}: {', '.join(words[:40])}" for name, words in sorted(found.items()))
     assert not found, f"English UI text on {len(found)} pages in {lang}:\n{report}"
+    assert inaccessible == [], "\n".join(inaccessible)
     assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())

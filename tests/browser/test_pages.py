@@ -1,6 +1,6 @@
 """The journeys a phone user takes on the core pages: two people rolling live, a blind roll, a dropped stream caught
-up, every page checked for fit and errors, bad input shown next to its field. Fixtures and helpers: conftest.py and
-pages.py in this folder."""
+up, every page checked for fit and errors, bad input shown next to its field. Every page state visited is checked
+with axe-core (0 serious or critical violations). Fixtures and helpers: conftest.py and pages.py in this folder."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import utils.server as shared
 from playwright.sync_api import Page, expect
 from utils.server import LiveServer, start_server, stop_server
 
+from . import axe
 from .pages import (
     DEMO_PASSWORD,
     Tabs,
@@ -53,10 +54,13 @@ def still_marked(page: Page) -> bool:
 
 def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> None:
     base = tabs.base
+    problems: list[str] = []
     a = tabs.open("alice")
     a.page.goto(base + "/signup")
+    problems += axe.violations(a.page, "signup")
     sign_up(a.page, "alice")
     expect(a.page).to_have_url(base + "/campaigns")
+    problems += axe.violations(a.page, "campaigns")
 
     a.page.get_by_label("Name").fill("Night Watch")
     a.page.get_by_role("button", name="Create campaign").click()
@@ -69,6 +73,7 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
     expect(link).to_have_value(re.compile(re.escape(base) + r"/join/[\w-]+$"))
     invite = link.input_value()
     invite_path = invite[len(base):]
+    problems += axe.violations(a.page, "campaign-with-invite")
 
     # B opens the link signed out: the invite names the campaign and its narrator, and its sign-up link comes
     # back to the invite.
@@ -78,11 +83,13 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
     expect(b.page.get_by_role("heading", level=1)).to_have_text("Join Night Watch")
     expect(b.page.locator("main")).to_contain_text("Narrated by alice")
     expect(b.page.get_by_role("link", name="Sign in to join")).to_have_attribute("href", f"/signin?next={invite_path}")
+    problems += axe.violations(b.page, "invite-signed-out")
     b.page.get_by_role("link", name="Create an account").click()
     expect(b.page).to_have_url(re.compile(re.escape(base) + r"/signup\?next="))
     sign_up(b.page, "bob")
     expect(b.page).to_have_url(invite)
     expect(b.page.get_by_role("heading", level=1)).to_have_text("Join Night Watch")
+    problems += axe.violations(b.page, "invite-signed-in")
     b.page.get_by_role("button", name="Join as a player").click()
     expect(b.page).to_have_url(campaign_url)
     expect(b.page.locator(".table-head .badge")).to_have_text("player")
@@ -99,6 +106,8 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
     seen_by_b = b.page.locator("#log-entries li.entry", has_text="2d6")
     expect(seen_by_b).to_have_count(1)
     expect(seen_by_b).to_have_id("entry-1")
+    problems += axe.violations(a.page, "rolled-with-odds")
+    problems += axe.violations(b.page, "entry-arrived")
 
     # B rolls; A sees it live.
     roll_in_dicebox(b.page, "1d20")
@@ -114,6 +123,8 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
         for part in (".summary", ".total"):
             assert (a.page.locator(f"#entry-{seq} {part}").inner_text()
                     == b.page.locator(f"#entry-{seq} {part}").inner_text())
+    problems += axe.violations(a.page, "two-rolls-alice") + axe.violations(b.page, "two-rolls-bob")
+    assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == []
 
 
@@ -146,6 +157,9 @@ def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
     # The roller sees that she rolled, not what came up; another player sees only that something happened.
     expect(b.page.locator(f"#entry-{seq}")).to_contain_text("rolled blind")
     expect(c.page.locator(f"#entry-{seq}")).to_contain_text("pia made a hidden entry")
+    problems: list[str] = []
+    for tab in (a, b, c):
+        problems += axe.violations(tab.page, f"blind-{tab.name}")
 
     for tab in (b, c):
         for how in ("live", "after a reload"):
@@ -157,6 +171,8 @@ def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
             html = entry.evaluate("e => e.outerHTML")
             assert 'class="total"' not in html, f"{tab.name} ({how}): {html}"
             assert summary not in tab.page.content(), f"{tab.name} ({how}) can read the blind result"
+        problems += axe.violations(tab.page, f"blind-{tab.name}-reloaded")
+    assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == []
 
 
@@ -177,6 +193,7 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
 
     assert api_roll(base, campaign_id, nora, "1d20") == 1
     expect(b.page.locator("#entry-1")).to_be_visible()
+    problems = axe.violations(b.page, "catch-up-live")
 
     # Chromium's offline emulation does not cut a stream that is already open (entries keep arriving), so
     # the phone goes offline (no reconnect can get through) and the server restarts on the same port and
@@ -184,6 +201,7 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
     b.context.set_offline(True)
     stop_server(live_server)
     expect(b.page.locator("#live-status")).to_have_text("reconnecting…")
+    problems += axe.violations(b.page, "catch-up-reconnecting")
     port = int(base.rsplit(":", 1)[1])
     monkeypatch.setattr(shared, "_free_port", lambda: port)
     server = start_server(live_server.database_url, tmp_path)
@@ -209,6 +227,8 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
         assert still_marked(b.page), "the page was reloaded instead of catching up"
         # It asked for what it missed: app.js's own reconnect says ?after=1, the browser's says Last-Event-ID: 1.
         assert any(url.endswith("?after=1") or last == "1" for url, last in streams), streams
+        problems += axe.violations(b.page, "catch-up-caught-up")
+        assert problems == [], "\n".join(problems)
         assert b.csp_violations() == []
     finally:
         stop_server(server)
@@ -294,6 +314,7 @@ def test_bad_input_is_shown_next_to_its_field(tabs: Tabs) -> None:
     expect(error).to_have_attribute("role", "alert")
     assert error.inner_text().strip()
     expect(box.get_by_label("Dice", exact=True)).to_have_value("3d")  # what was typed is kept, to fix it
+    problems = axe.violations(page, "bad-dice")
     expect(page.locator("#log-entries li.entry")).to_have_count(0)
     assert api_log(base, campaign_id, nora) == []
 
@@ -301,6 +322,7 @@ def test_bad_input_is_shown_next_to_its_field(tabs: Tabs) -> None:
     expect(box.locator(".result")).to_contain_text("#1")
     expect(box.locator(".field-error")).to_have_count(0)
     expect(page.locator("#log-entries li.entry")).to_have_count(1)
+    problems += axe.violations(page, "bad-dice-fixed")
 
     anonymous = tabs.open("anonymous")
     signup = anonymous.page
@@ -319,4 +341,6 @@ def test_bad_input_is_shown_next_to_its_field(tabs: Tabs) -> None:
     expect(signup.get_by_label("Username")).to_have_value("shorty")
     expect(signup).to_have_url(base + "/signup")
     assert len(posts) == 1
+    problems += axe.violations(signup, "bad-password")
+    assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == []

@@ -67,6 +67,8 @@ def test_the_log_filters(client: TestClient, new_client: Callable[[], TestClient
     assert seqs(player=pia_id) == [1, 3]
     assert seqs(system="dice") == [1, 2, 3] and seqs(system="cat") == []
     assert nora.get(f"/campaigns/{t.id}", params={"character": "x"}).status_code == 422
+    # The filter form sends every field, the ones left at "all" empty.
+    assert seqs(character=t.pia_char, player="", session="", system="") == [1]
     # Paging keeps the filter.
     r = nora.get(f"/campaigns/{t.id}/log", params={"before": 3, "player": pia_id})
     assert r.status_code == 200 and re.findall(r'<li id="entry-(\d+)"', r.text) == ["1"]
