@@ -27,6 +27,7 @@ from app.rolls.present import result_card
 from app.systems import ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
+CALLED = "rolls/called.html"
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
@@ -115,6 +116,8 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
 
 def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
+    # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
+    short = form.get("reply") == "short"
     try:
         character_id = parse_int(form.get("character_id"), "prompt_character")
         if character_id is None:
@@ -129,12 +132,19 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
                 act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(rule_message(exc), field="prompt_expression") from exc
-        prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
-                              visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
-                              publish=publish)
+        prompt = prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action,
+                                       locked=locked, visibility=str(form.get("visibility") or "public"),
+                                       note=str(form.get("note") or ""), publish=publish)
     except FateboardError as exc:
+        if short:
+            db.rollback()
+            return render(request, CALLED, {"error": exc.message}, status_code=exc.status_code)
+        # An error about a field the panel's form has shows next to it; any other at the top of the panel.
         return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key="prompt", block="prompts")
+                              key="prompt", by_field=exc.field in ("prompt_character", "prompt_expression"),
+                              block="prompts")
+    if short:
+        return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
