@@ -40,6 +40,31 @@ def test_log_lines_show_faces_and_full_dates(client: TestClient, new_client: Cal
     assert re.search(r'<time datetime="[^"]+" title="[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2}\s?[AP]M UTC">\d{1,2}:\d{2}\s?[AP]M</time>', line)
 
 
+def test_a_rabbits_log_line_names_each_helper(client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    """A real `test` with helpers through the service: the log line names each of them (not just "Help +2")."""
+    t = Table(client, systems=("rabbits",))
+    sheet = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
+    ids = {}
+    for who, name in ((t.player, "Clover"), (t.other, "Moss"), (t.other, "Bramble")):
+        r = client.post(f"/api/campaigns/{t.id}/characters", headers=who,
+                        json={"name": name, "system": "rabbits", "sheet": sheet})
+        assert r.status_code == 201, r.text
+        ids[name] = r.json()["id"]
+    r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
+        "system": "rabbits", "action": "test", "character_id": ids["Clover"],
+        "params": {"skill": "Scout", "ob": 2, "helpers": [ids["Moss"], ids["Bramble"]]}})
+    assert r.status_code == 201, r.text
+    seq = r.json()["seq"]
+    assert r.json()["outcome"]["pool"] == 5
+    for reader in ("pia", "otto", "nora"):
+        page = signed_in(new_client, reader).get(f"/campaigns/{t.id}").text
+        start = page.index(f'id="entry-{seq}"')
+        line = page[start:page.index("</li>", start)]
+        assert re.search(r'<p class="details muted">Scout \+3 · Help from Moss \+1 · Help from Bramble \+1</p>',
+                         line), line
+        assert line.count('class="die') == 5
+
+
 def test_hidden_entries_show_no_faces(client: TestClient, new_client: Callable[[], TestClient]) -> None:
     t = Table(client)
     assert t.roll(t.narrator, "3d6", visibility="narrator").status_code == 201

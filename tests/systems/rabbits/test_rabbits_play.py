@@ -153,7 +153,7 @@ def test_condition_penalties_are_in_the_pool_and_afraid_cannot_help(world: World
     nora = world.acc("nora")
     corrections.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
     body = world.act("pia", "test", clover, [4, 4, 4], skill="Scout", ob=1, helpers=[buddy])
-    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
+    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help from Buddy", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
     assert body["outcome"]["pool"] == 2
     corrections.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
     with pytest.raises(BadRequest, match="Afraid") as exc:
