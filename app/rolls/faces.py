@@ -1,5 +1,5 @@
 """The dice of a log entry as a reader sees them: each face with what it meant (dropped, exploded, counted as a
-success, a critical, doubles, the kicker), read from what the entry recorded (`dice`, `outcome`), never from its
+success, a critical, doubles, the kicker, rerolled), read from what the entry recorded (`dice`, `outcome`), never from its
 summary text — so every system's log line shows its faces, in any language."""
 
 from __future__ import annotations
@@ -37,12 +37,39 @@ def _outcome(body: dict[str, Any]) -> dict[str, Any]:
     return outcome if isinstance(outcome, dict) else {}
 
 
+def _ints(value: Any) -> list[int] | None:
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return value
+    return None
+
+
+def _rerolled(outcome: dict[str, Any], rolled: int) -> list[dict[str, Any]] | None:
+    """A reroll of an earlier roll (Rabbits' Fate, Deeper understanding, Of course!): the pool as it is now,
+    each die the reroll rolled marked `rerolled` (an in-place reroll keeps the face it replaced as `was`).
+    The outcome holds the faces `before` and after; `rolled` is how many new dice the reroll rolled."""
+    before, after = _ints(outcome.get("before")), _ints(outcome.get("faces"))
+    if before is None or after is None or not rolled:
+        return None
+    if len(after) == len(before) + rolled and after[:len(before)] == before:  # Fate: new dice after the old
+        return [{"face": f, "sides": 6, "marks": [] if i < len(before) else ["rerolled"]} for i, f in enumerate(after)]
+    if len(after) == len(before):  # failed dice rerolled in place, the first `rolled` of them
+        again = [i for i, f in enumerate(before) if f < 4][:rolled]
+        if len(again) != rolled:
+            return None
+        return [{"face": f, "sides": 6, "marks": ["rerolled"], "was": before[i]} if i in again
+                else {"face": f, "sides": 6, "marks": []} for i, f in enumerate(after)]
+    return None
+
+
 def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
-    """[{face, sides, marks}] for the entry's dice, in the order rolled."""
+    """[{face, sides, marks}] for the entry's dice, in the order rolled; for a reroll of an earlier roll, the
+    whole pool with the rerolled dice marked."""
     dice = body.get("dice") or []
     outcome = _outcome(body)
     rolled = [d for d in dice if isinstance(d, dict) and isinstance(d.get("face"), int)]
     faces: list[dict[str, Any]] = [{"face": d["face"], "sides": d.get("sides"), "marks": []} for d in rolled]
+    if system == "rabbits":
+        faces = _rerolled(outcome, len(rolled)) or faces
     if system == "dice" and isinstance(outcome.get("detail"), str):
         shown = _notation_faces(outcome["detail"])
         if len(shown) == len(faces):

@@ -28,6 +28,16 @@ def test_faces_carry_their_marks() -> None:
     assert entry_faces(rabbits, "rabbits")[0]["marks"] == ["success"]
     assert entry_details(rabbits) == ["Scout +3", "Help from Moss +1"]
     assert entry_faces({"summary": "started the session"}, "table") == []
+    # A reroll of an earlier roll (Rabbits' Fate in a test or a conflict; a wise's reroll in place).
+    fate = {"dice": [{"sides": 6, "face": 6}, {"sides": 6, "face": 2}],
+            "outcome": {"team": "a", "before": [6, 3], "faces": [6, 3, 6, 2], "successes": 2}}
+    assert [(f["face"], f["marks"]) for f in entry_faces(fate, "rabbits")] == [
+        (6, ["success"]), (3, []), (6, ["rerolled", "success"]), (2, ["rerolled"])]
+    deeper = {"dice": [{"sides": 6, "face": 5}], "outcome": {"before": [4, 1, 2], "faces": [4, 5, 2]}}
+    assert [(f["face"], f["marks"], f.get("was")) for f in entry_faces(deeper, "rabbits")] == [
+        (4, ["success"], None), (5, ["rerolled", "success"], 1), (2, [], None)]
+    kept = {"dice": [], "outcome": {"before": [6, 3], "faces": [6, 3]}}  # Fate not spent: nothing rerolled
+    assert entry_faces(kept, "rabbits") == []
 
 
 def test_log_lines_show_faces_and_full_dates(client: TestClient, new_client: Callable[[], TestClient]) -> None:
