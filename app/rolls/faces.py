@@ -94,6 +94,31 @@ def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
     return faces
 
 
+# A cat fight's confirmed 6-6 and 5-5 (app.rules.catfight, _CRITICALS): the step's events carry them.
+_FIGHT_CRITICALS = frozenset({"critical_hit", "critical_goof", "lucky_fate", "unlucky_cat", "escape", "stumble",
+                              "caught", "injured"})
+
+
+def entry_marks(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
+    """What to flag next to a result, once each: a critical, a natural 1, doubles, the kicker — [{mark, value?}].
+    Read like entry_faces from what the entry recorded (pages call it only for a viewer who sees the result)."""
+    outcome = _outcome(body)
+    faces = entry_faces(body, system)
+    marks: list[dict[str, Any]] = []
+    events = outcome.get("events") if isinstance(outcome.get("events"), list) else []
+    fight_critical = any(isinstance(e, dict) and e.get("result") in _FIGHT_CRITICALS for e in events)
+    if fight_critical or any("critical" in f["marks"] for f in faces):
+        marks.append({"mark": "critical"})
+    if any("fumble" in f["marks"] for f in faces):
+        marks.append({"mark": "fumble"})
+    if system == "art" and outcome.get("doubles") or any("doubles" in f["marks"] for f in faces):
+        marks.append({"mark": "doubles"})
+    kicker = outcome.get("kicker") if system == "art" else None
+    if isinstance(kicker, int) and not isinstance(kicker, bool):
+        marks.append({"mark": "kicker", "value": kicker})
+    return marks
+
+
 def entry_details(body: dict[str, Any]) -> list[str]:
     """The helpers and modifiers a roll counted, named (e.g. a Rabbits pool's breakdown)."""
     outcome = _outcome(body)
