@@ -6,7 +6,7 @@
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
      sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
-     control that had it. A form's choices survive the swap.
+     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
    - A new roll prompt for you: a toast that leads to it, and a vibration where the phone can.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
@@ -262,7 +262,9 @@
   }
 
   // --- HTMX: the result comes to the player, focus and choices survive the swap, failures show ----------------
-  var KEEP = "select, input[type=radio], input[name=expression]";
+  // What a form keeps after its roll: the player's choices. A field marked data-reset spends something (Persona,
+  // Fame, a Life, advantage dice...) and goes back to the server's value, so a second roll never spends again.
+  var KEEP = "select, input[type=radio], input[type=checkbox], input[type=number], input[name=expression]";
   var lastFocus = null;
   var snapshot = null;
 
@@ -291,10 +293,21 @@
   function takeSnapshot(form) {
     var fields = [];
     form.querySelectorAll(KEEP).forEach(function (f) {
+      if (f.hasAttribute("data-reset") || f.disabled) return;
       if (f.type === "radio" && !f.checked) return;
-      fields.push({ name: f.name, value: f.value, radio: f.type === "radio" });
+      fields.push({ name: f.name, value: f.value, radio: f.type === "radio", box: f.type === "checkbox",
+                    checked: f.checked });
     });
-    return { key: formKey(form), fields: fields };
+    var open = [];
+    form.querySelectorAll("details").forEach(function (d, i) { if (d.open) open.push(i); });
+    return { key: formKey(form), fields: fields, open: open };
+  }
+
+  function inRange(field, value) {
+    if (field.type !== "number") return true;
+    var n = Number(value);
+    if (value === "" || isNaN(n)) return value === "" && !field.required;
+    return !(field.min !== "" && n < Number(field.min)) && !(field.max !== "" && n > Number(field.max));
   }
 
   function restoreSnapshot(snap) {
@@ -302,15 +315,21 @@
     for (var i = 0; i < forms.length; i++) {
       if (formKey(forms[i]) !== snap.key) continue;
       var form = forms[i];
+      form.querySelectorAll("details").forEach(function (d, j) { if (snap.open.indexOf(j) >= 0) d.open = true; });
       snap.fields.forEach(function (f) {
         if (!f.name) return;
+        if (f.box) {
+          var box = form.querySelector("input[type=checkbox][name=\"" + CSS.escape(f.name) + "\"][value=\"" + CSS.escape(f.value) + "\"]");
+          if (box && !box.disabled && !box.hasAttribute("data-reset")) box.checked = f.checked;
+          return;
+        }
         if (f.radio) {
           var radio = form.querySelector("input[type=radio][name=\"" + CSS.escape(f.name) + "\"][value=\"" + CSS.escape(f.value) + "\"]");
           if (radio && !radio.disabled) radio.checked = true;
           return;
         }
-        var field = form.querySelector("[name=\"" + CSS.escape(f.name) + "\"]");
-        if (!field || field.type === "hidden" || field.value === f.value) return;
+        var field = form.querySelector("[name=\"" + CSS.escape(f.name) + "\"]:not([type=hidden])");
+        if (!field || field.value === f.value || field.hasAttribute("data-reset") || !inRange(field, f.value)) return;
         if (field.tagName === "SELECT") {
           var opt = Array.prototype.find.call(field.options, function (o) { return o.value === f.value && !o.disabled; });
           if (!opt) return;

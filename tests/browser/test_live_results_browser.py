@@ -82,3 +82,64 @@ def test_a_dice_prompt_answered_on_the_campaign_page_focuses_its_result(tabs: Ta
     problems += check_page(pia, "results-prompt-answered", ["#prompts-panel button.primary"])
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
+
+
+ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
+             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
+MAREN = {"sheet_kind": "adventurer", "method": "balanced", "skill_0": "Climbing", "skill_0_rating": "2",
+         "skill_1": "Swimming", "skill_1_rating": "1",
+         **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)}}
+RABBIT = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
+
+
+def test_forms_keep_checkboxes_and_numbers_but_not_what_spends(tabs: Tabs) -> None:
+    base = tabs.base
+    campaign_id, who = _table(base, ["art", "rabbits"])
+    maren = _character(base, campaign_id, who["pia"], "Maren", "art", MAREN)
+    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
+    _character(base, campaign_id, who["nora"], "Moss", "rabbits", RABBIT)
+    pia = tabs.open("pia")
+    sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}/characters/{maren}")
+    page = pia.page
+    wait_live(page)
+    problems: list[str] = []
+
+    # ART: a skill ticked and a modifier typed survive the roll; Fame spent before it goes back to 0.
+    form = page.locator("form.art-roll", has=page.locator("#tr-attr"))
+    form.get_by_label("Climbing").check()
+    page.locator("#tr-mod").fill("2")
+    page.locator("#tr-fame").fill("1")
+    _axe(pia, "results-art-form-phone", problems)
+    form.get_by_role("button", name="Roll").focus()
+    page.keyboard.press("Enter")
+    result = page.locator("#sheet .result")
+    expect(result).to_be_focused()
+    form = page.locator("form.art-roll", has=page.locator("#tr-attr"))
+    expect(form.get_by_label("Climbing")).to_be_checked()
+    expect(form.get_by_label("Swimming")).not_to_be_checked()
+    expect(page.locator("#tr-mod")).to_have_value("2")
+    expect(page.locator("#tr-fame")).to_have_value("0")  # spends Fame: never kept for the next roll
+    _axe(pia, "results-art-kept-phone", problems)
+
+    # Rabbits: the Ob, a helper and the trait kept; Persona (it spends) back to 0.
+    page.goto(f"{base}/campaigns/{campaign_id}/characters/{clover}")
+    wait_live(page)
+    dialog = page.locator("#rabbits-test")
+    page.locator("#test-ob").fill("3")
+    dialog.locator("details.rabbits-extras > summary").click()
+    dialog.get_by_label("Moss").check()
+    page.locator("#test-trait").select_option("Quick")
+    page.locator("#test-persona").select_option("1")
+    _axe(pia, "results-rabbits-form-phone", problems)
+    dialog.get_by_role("button", name="Roll the test").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#sheet .result")).to_be_focused()
+    dialog = page.locator("#rabbits-test")
+    expect(page.locator("#test-ob")).to_have_value("3")
+    expect(dialog.get_by_label("Moss")).to_be_checked()
+    expect(page.locator("#test-trait")).to_have_value("Quick")
+    expect(page.locator("#test-persona")).to_have_value("0")
+    expect(dialog.locator("details.rabbits-extras")).to_have_attribute("open", "")  # still open, as left
+    problems += check_page(pia, "results-rabbits-kept", ["#rabbits-test button[type=submit]"])
+    assert problems == [], "\n".join(problems)
+    assert tabs.errors() == [], tabs.errors()
