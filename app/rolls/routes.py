@@ -24,7 +24,7 @@ from app.rolls import log as rolllog
 from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
-from app.systems import ActionError, Context, get_action, get_system
+from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
 CALLED = "rolls/called.html"
@@ -156,28 +156,46 @@ async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: P
 
 
 def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
-    form_values = {"expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
-                   "visibility": str(form.get("visibility") or "public")}
+    call = str(form.get("call") or "dice:roll")
+    form_values: dict[str, Any] = {
+        "expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
+        "visibility": str(form.get("visibility") or "public"), "call": call,
+        "locked": {k: str(v) for k, v in form.items() if k.startswith("locked.")}}
     require_narrator(acc)  # a 403 page, not the narrator screen's form again
+    system, _sep, action = call.partition(":")
     try:
         ids = [parse_int(v, "prompt_characters") for v in form.getlist("character_id")]
         chosen = [character_for(db, acc, cid) for cid in dict.fromkeys(i for i in ids if i is not None)]
         if not chosen:
             raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
-        locked = {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
-        if locked:
-            _s, act = get_action("dice", "roll")
-            try:
-                act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
-            except ActionError as exc:
-                raise BadRequest(exc.message, field="prompt_expression") from exc
-        for character in chosen:  # all checked above: the same prompt for each
-            prompts.create_prompt(db, acc, character_id=character.id, system="dice", action="roll", locked=locked,
-                                  visibility=form_values["visibility"], note=form_values["note"], publish=publish)
+        if system == "dice":
+            locked: dict[str, Any] = ({"expression": form_values["expression"].strip()}
+                                      if form_values["expression"].strip() else {})
+            if locked:
+                _s, act = get_action("dice", "roll")
+                try:
+                    act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
+                except ActionError as exc:
+                    raise BadRequest(exc.message, field="prompt_expression") from exc
+        else:
+            # Any system's roll: its parameters come as locked.<system>.<param> (one fieldset per system).
+            prefix = f"locked.{system}."
+            locked = {k[len(prefix):]: v for k, v in form.items() if k.startswith(prefix) and v != ""}
+            others = [c.name for c in chosen if c.system != system]
+            if others:
+                name = _(SYSTEMS[system].name) if system in SYSTEMS else system
+                raise BadRequest(_("Not a {system} character: {names}.").format(system=name, names=", ".join(others)),
+                                 field="prompt_characters")
+        prompts.create_prompts(db, acc, character_ids=[c.id for c in chosen], system=system, action=action,
+                               locked=locked, visibility=form_values["visibility"], note=form_values["note"],
+                               publish=publish)
     except FateboardError as exc:
         return render_failure(request, db, exc, NARRATOR_SCREEN, lambda errors: narrator_context(
-            db, acc, errors=errors, form=form_values), key="prompt_characters", block="screen")
-    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen]),
+            db, acc, errors=errors, form=form_values),
+            key="form", by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
+            block="screen")
+    form_values["note"] = ""
+    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
                   block="screen")
 
 

@@ -101,7 +101,10 @@
     el.querySelectorAll("[data-dirty]").forEach(function (field) {
       if (!field.id) return;
       var twin = fresh2.querySelector("#" + CSS.escape(field.id));
-      if (twin && twin.type !== "hidden") { twin.value = field.value; twin.dataset.dirty = "1"; }
+      if (!twin || twin.type === "hidden") return;
+      if (twin.type === "checkbox" || twin.type === "radio") twin.checked = field.checked;
+      else twin.value = field.value;
+      twin.dataset.dirty = "1";
     });
     var focused = document.activeElement && el.contains(document.activeElement) ? document.activeElement : null;
     el.replaceWith(fresh2);
@@ -466,6 +469,12 @@
     if (xhr && xhr.status >= 400 && xhr.status < 500) return; // the server's answer (a form with the error) was swapped
     if (xhr && xhr.status === 503 && ev.detail.shouldSwap) return;
     failed(ev, msg("msgServer", "Something went wrong on the server. Try again: it will not be done twice."));
+  });
+
+  // A ticked box in a live panel (the narrator screen's "whose roll") survives the panel's refresh.
+  document.addEventListener("change", function (ev) {
+    var field = ev.target;
+    if (field && field.closest && field.closest("[data-live]")) field.dataset.dirty = "1";
   });
 
   // A field's server error goes away once the person edits the field (no second, stale message).

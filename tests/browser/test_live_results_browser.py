@@ -143,3 +143,34 @@ def test_forms_keep_checkboxes_and_numbers_but_not_what_spends(tabs: Tabs) -> No
     problems += check_page(pia, "results-rabbits-kept", ["#rabbits-test button[type=submit]"])
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
+
+
+def test_the_narrator_screen_calls_a_systems_roll_and_its_tick_list_follows(tabs: Tabs) -> None:
+    base = tabs.base
+    campaign_id, who = _table(base, ["rabbits"])
+    _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
+    nora = tabs.open("nora", desktop=True)
+    sign_in(nora, base, "nora", next=f"/campaigns/{campaign_id}/narrator")
+    page = nora.page
+    wait_live(page)
+    problems: list[str] = []
+    call = page.locator("#group-call")
+    call.get_by_label("Clover").check()
+    # A player makes a rabbit: it can be ticked at once, and Clover stays ticked.
+    _character(base, campaign_id, who["pia"], "Moss", "rabbits", RABBIT)
+    expect(call.get_by_label("Moss")).to_be_visible()
+    expect(call.get_by_label("Clover")).to_be_checked()
+    call.get_by_label("Moss").check()
+    call.get_by_label("Rabbits: a test").check()
+    page.locator("#group-rabbits-skill").select_option("Scout")
+    page.locator("#group-rabbits-ob").fill("3")
+    _axe(nora, "results-group-call-laptop", problems)
+    call.get_by_role("button", name="Send to all ticked").click()
+    result = page.locator("#group-call .result")
+    expect(result).to_contain_text("Clover, Moss")
+    expect(result).to_be_focused()
+    expect(page.locator("#screen-prompts li[data-prompt-id]")).to_have_count(2)
+    expect(page.locator("#group-rabbits-ob")).to_have_value("3")
+    problems += check_page(nora, "results-group-call", ["#group-call button.primary"], width=1280)
+    assert problems == [], "\n".join(problems)
+    assert tabs.errors() == [], tabs.errors()
