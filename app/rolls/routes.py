@@ -77,8 +77,10 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 @router.get("/campaigns/{campaign_id}/log")
 def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: Id | None = None,
             player: Id | None = None, session: Id | None = None,
-            system: Annotated[str | None, Query(max_length=32)] = None) -> Response:
-    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None)
+            system: Annotated[str | None, Query(max_length=32)] = None,
+            q: Annotated[str | None, Query(max_length=200)] = None) -> Response:
+    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None,
+                              text=rolllog.search_text(q))
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
 
