@@ -8,7 +8,8 @@
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
      control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
-   - A new roll prompt for you: a toast that leads to it, and a vibration where the phone can.
+   - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
+     panel asks for the campaign's), and a vibration where the phone can.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
 (function () {
   "use strict";
@@ -56,6 +57,7 @@
     if (id) names.push(kind + ":" + id);
     panelsFor(names).forEach(function (el) { pending.add(el); });
     if (pending.size && !timer) timer = setTimeout(flush, 120);
+    if (kind === "prompts") remotePrompts(false);
     body().dispatchEvent(new CustomEvent(kind + "-changed", { detail: { id: id } }));
   }
 
@@ -140,7 +142,44 @@
     if (fresh) toast(fresh);
   }
 
-  function toast(prompt) {
+  // A page without a prompts panel (an encounter, a system's page) asks for the campaign's prompts panel (only
+  // the prompts this viewer may see) when the stream says they changed: a new one the viewer can answer shows
+  // the toast, leading to the page where it is answered.
+  var remoteKnown = null;
+
+  function promptsUrl() {
+    var holder = document.querySelector("[data-stream]");
+    var url = holder && holder.dataset.stream;
+    return url && /^\/campaigns\/\d+\/stream$/.test(url) ? url.replace(/\/stream$/, "/prompts") : null;
+  }
+
+  function hasPromptsPanel() {
+    return panelsFor(["prompts"]).length > 0 || document.querySelector(PROMPTS) !== null;
+  }
+
+  function remotePrompts(first) {
+    var url = promptsUrl();
+    if (!url || hasPromptsPanel()) return;
+    fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (html === null) return;
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = null;
+      var ids = [];
+      doc.querySelectorAll("[data-prompt-id]").forEach(function (p) {
+        ids.push(p.dataset.promptId);
+        var isNew = !first && remoteKnown !== null && remoteKnown.indexOf(p.dataset.promptId) < 0;
+        if (isNew && !fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
+      });
+      remoteKnown = (remoteKnown || []).concat(ids);
+      if (!fresh) return;
+      var answer = fresh.querySelector("a.big-link");
+      toast(null, answer ? answer.getAttribute("href") : url.replace(/\/prompts$/, "") + "#" + fresh.id);
+    }).catch(function () { /* the next event asks again */ });
+  }
+
+  function toast(prompt, href) {
     var old = document.getElementById("toast");
     if (old) old.remove();
     var box = document.createElement("div");
@@ -148,9 +187,9 @@
     box.className = "toast";
     box.setAttribute("role", "alert");
     var link = document.createElement("a");
-    link.href = "#" + prompt.id;
+    link.href = href || "#" + prompt.id;
     link.textContent = msg("msgPrompt", "The narrator calls for a roll: answer it");
-    link.addEventListener("click", function (ev) {
+    if (prompt) link.addEventListener("click", function (ev) {
       ev.preventDefault();
       box.remove();
       prompt.setAttribute("tabindex", "-1");
@@ -531,5 +570,6 @@
     var log = document.getElementById("log-entries");
     if (log) watchLog(log);
     knownPrompts = seenPrompts();
+    if (holder && window.EventSource) remotePrompts(true);
   });
 })();

@@ -174,3 +174,29 @@ def test_the_narrator_screen_calls_a_systems_roll_and_its_tick_list_follows(tabs
     problems += check_page(nora, "results-group-call", ["#group-call button.primary"], width=1280)
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
+
+
+def test_a_new_prompt_shows_a_toast_on_a_systems_page(tabs: Tabs) -> None:
+    base = tabs.base
+    campaign_id, who = _table(base, ["rabbits"])
+    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
+    pia = tabs.open("pia")
+    sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}/systems/rabbits")
+    page = pia.page
+    wait_live(page)
+    expect(page.locator("#toast")).to_have_count(0)
+    # A prompt for someone else's character: nothing for Pia.
+    moss = _character(base, campaign_id, who["nora"], "Moss", "rabbits", RABBIT)
+    _prompt(base, campaign_id, who["nora"], moss, "rabbits", "test", {"skill": "Scout", "ob": 2})
+    _prompt(base, campaign_id, who["nora"], clover, "rabbits", "test", {"skill": "Scout", "ob": 3})
+    toast = page.locator("#toast")
+    expect(toast).to_be_visible()
+    problems: list[str] = []
+    _axe(pia, "results-toast-system-page-phone", problems)
+    link = toast.get_by_role("link")
+    expect(link).to_have_attribute("href", f"/campaigns/{campaign_id}/characters/{clover}#prompt-2")
+    link.click()
+    expect(page).to_have_url(f"{base}/campaigns/{campaign_id}/characters/{clover}#prompt-2")
+    expect(page.locator("#prompt-2")).to_be_visible()
+    assert problems == [], "\n".join(problems)
+    assert tabs.errors() == [], tabs.errors()
