@@ -105,7 +105,8 @@ def entry_marks(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
     outcome = _outcome(body)
     faces = entry_faces(body, system)
     marks: list[dict[str, Any]] = []
-    events = outcome.get("events") if isinstance(outcome.get("events"), list) else []
+    found = outcome.get("events")
+    events: list[Any] = found if isinstance(found, list) else []
     fight_critical = any(isinstance(e, dict) and e.get("result") in _FIGHT_CRITICALS for e in events)
     if fight_critical or any("critical" in f["marks"] for f in faces):
         marks.append({"mark": "critical"})

@@ -43,7 +43,7 @@ class LogFilter:
                 if v is not None}
 
 
-SEARCH_WINDOW = 2000  # entries one search request reads at most (then: "search earlier", from where it stopped)
+SEARCH_WINDOW = 1000  # entries one search request reads at most (then: "search earlier", from where it stopped)
 SEARCH_CHUNK = 250
 SEARCH_MAX_LENGTH = 100
 
