@@ -279,8 +279,12 @@
 
   // A filtered log shows a live entry only if it passes the filter (the entry carries its header's fields).
   function matches(log, node) {
-    var text = log.getAttribute("data-filter-q");  // the search: what this viewer's entry shows
-    if (text && node.textContent.toLowerCase().indexOf(text.toLowerCase()) < 0) return false;
+    var text = log.getAttribute("data-filter-q");  // the search: what this viewer's line shows (log.log_text)
+    if (text) {
+      var shown = "";
+      node.querySelectorAll(".summary, .details, .note").forEach(function (p) { shown += " " + p.textContent; });
+      if (shown.toLowerCase().indexOf(text.toLowerCase()) < 0) return false;
+    }
     return ["character", "player", "session", "system"].every(function (k) {
       var want = log.getAttribute("data-filter-" + k);
       return !want || node.getAttribute("data-" + k) === want;
