@@ -200,3 +200,27 @@ def test_a_new_prompt_shows_a_toast_on_a_systems_page(tabs: Tabs) -> None:
     expect(page.locator("#prompt-2")).to_be_visible()
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
+
+
+def test_a_searched_log_takes_only_matching_live_entries(tabs: Tabs) -> None:
+    base = tabs.base
+    campaign_id, who = _table(base, ["dice"])
+    pia = tabs.open("pia")
+    sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}?q=gate")
+    page = pia.page
+    wait_live(page)
+    problems: list[str] = []
+    _axe(pia, "results-log-search-phone", problems)
+    expect(page.locator("#lf-q")).to_have_value("gate")
+    for note in ("the GATE creaks", "nothing here"):
+        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who["nora"], json={
+            "system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": note})
+        assert r.status_code == 201, r.text
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who["nora"], json={
+        "system": "dice", "action": "roll", "params": {"expression": "1d8"}, "note": "gate again"})
+    assert r.status_code == 201, r.text
+    expect(page.locator("#log-entries li.entry")).to_have_count(2)  # #1 and #3: #2 does not match
+    expect(page.locator("#log-entries li.entry").last).to_contain_text("gate again")
+    expect(page.locator("#entry-2")).to_have_count(0)
+    assert problems == [], "\n".join(problems)
+    assert tabs.errors() == [], tabs.errors()
