@@ -1,5 +1,5 @@
 """The dice of a log entry as a reader sees them: each face with what it meant (dropped, exploded, counted as a
-success, a critical, doubles, the kicker), read from what the entry recorded (`dice`, `outcome`), never from its
+success, a critical, doubles, the kicker, rerolled), read from what the entry recorded (`dice`, `outcome`), never from its
 summary text — so every system's log line shows its faces, in any language."""
 
 from __future__ import annotations
@@ -37,12 +37,39 @@ def _outcome(body: dict[str, Any]) -> dict[str, Any]:
     return outcome if isinstance(outcome, dict) else {}
 
 
+def _ints(value: Any) -> list[int] | None:
+    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return value
+    return None
+
+
+def _rerolled(outcome: dict[str, Any], rolled: int) -> list[dict[str, Any]] | None:
+    """A reroll of an earlier roll (Rabbits' Fate, Deeper understanding, Of course!): the pool as it is now,
+    each die the reroll rolled marked `rerolled` (an in-place reroll keeps the face it replaced as `was`).
+    The outcome holds the faces `before` and after; `rolled` is how many new dice the reroll rolled."""
+    before, after = _ints(outcome.get("before")), _ints(outcome.get("faces"))
+    if before is None or after is None or not rolled:
+        return None
+    if len(after) == len(before) + rolled and after[:len(before)] == before:  # Fate: new dice after the old
+        return [{"face": f, "sides": 6, "marks": [] if i < len(before) else ["rerolled"]} for i, f in enumerate(after)]
+    if len(after) == len(before):  # failed dice rerolled in place, the first `rolled` of them
+        again = [i for i, f in enumerate(before) if f < 4][:rolled]
+        if len(again) != rolled:
+            return None
+        return [{"face": f, "sides": 6, "marks": ["rerolled"], "was": before[i]} if i in again
+                else {"face": f, "sides": 6, "marks": []} for i, f in enumerate(after)]
+    return None
+
+
 def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
-    """[{face, sides, marks}] for the entry's dice, in the order rolled."""
+    """[{face, sides, marks}] for the entry's dice, in the order rolled; for a reroll of an earlier roll, the
+    whole pool with the rerolled dice marked."""
     dice = body.get("dice") or []
     outcome = _outcome(body)
     rolled = [d for d in dice if isinstance(d, dict) and isinstance(d.get("face"), int)]
     faces: list[dict[str, Any]] = [{"face": d["face"], "sides": d.get("sides"), "marks": []} for d in rolled]
+    if system == "rabbits":
+        faces = _rerolled(outcome, len(rolled)) or faces
     if system == "dice" and isinstance(outcome.get("detail"), str):
         shown = _notation_faces(outcome["detail"])
         if len(shown) == len(faces):
@@ -65,6 +92,32 @@ def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
             elif value == 1:
                 marks.append("fumble")
     return faces
+
+
+# A cat fight's confirmed 6-6 and 5-5 (app.rules.catfight, _CRITICALS): the step's events carry them.
+_FIGHT_CRITICALS = frozenset({"critical_hit", "critical_goof", "lucky_fate", "unlucky_cat", "escape", "stumble",
+                              "caught", "injured"})
+
+
+def entry_marks(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
+    """What to flag next to a result, once each: a critical, a natural 1, doubles, the kicker — [{mark, value?}].
+    Read like entry_faces from what the entry recorded (pages call it only for a viewer who sees the result)."""
+    outcome = _outcome(body)
+    faces = entry_faces(body, system)
+    marks: list[dict[str, Any]] = []
+    found = outcome.get("events")
+    events: list[Any] = found if isinstance(found, list) else []
+    fight_critical = any(isinstance(e, dict) and e.get("result") in _FIGHT_CRITICALS for e in events)
+    if fight_critical or any("critical" in f["marks"] for f in faces):
+        marks.append({"mark": "critical"})
+    if any("fumble" in f["marks"] for f in faces):
+        marks.append({"mark": "fumble"})
+    if system == "art" and outcome.get("doubles") or any("doubles" in f["marks"] for f in faces):
+        marks.append({"mark": "doubles"})
+    kicker = outcome.get("kicker") if system == "art" else None
+    if isinstance(kicker, int) and not isinstance(kicker, bool):
+        marks.append({"mark": "kicker", "value": kicker})
+    return marks
 
 
 def entry_details(body: dict[str, Any]) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import i18n
 from app.campaigns.service import Access
 from app.rolls import chain
 from app.rolls.faces import entry_details, entry_faces
@@ -29,17 +30,49 @@ class LogFilter:
     player: int | None = None
     session: int | None = None
     system: str | None = None
+    # Text search (`q`): matched against what this viewer's rendering of an entry shows (log_text), so a search
+    # never finds what the viewer cannot read. Not an index: each request reads at most SEARCH_WINDOW entries.
+    text: str | None = None
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.character, self.player, self.session, self.system))
+        return any(v is not None for v in (self.character, self.player, self.session, self.system, self.text))
 
     def query(self) -> dict[str, str]:
         return {k: str(v) for k, v in (("character", self.character), ("player", self.player),
-                                       ("session", self.session), ("system", self.system)) if v is not None}
+                                       ("session", self.session), ("system", self.system), ("q", self.text))
+                if v is not None}
+
+
+SEARCH_WINDOW = 1000  # entries one search request reads at most (then: "search earlier", from where it stopped)
+SEARCH_CHUNK = 250
+SEARCH_MAX_LENGTH = 100
+
+
+def search_text(value: str | None) -> str | None:
+    """The search box's text, trimmed; None when there is nothing to search for."""
+    text = " ".join((value or "").split())[:SEARCH_MAX_LENGTH]
+    return text or None
+
+
+def log_text(entry: LogEntry, view: View) -> str:
+    """The words of an entry as this viewer's log line shows them (templates/rolls/entry.html): the actor's name
+    for anyone; the roll asked for, for the roller of a blind roll; the character, the summary in the reader's
+    language, the named pool parts and the note only with the full view."""
+    parts = [entry.actor_name]
+    body = entry.body
+    if view == View.ROLLER_BLIND:
+        request = body.get("request")
+        if isinstance(request, dict) and isinstance(request.get("expression"), str):
+            parts.append(request["expression"])
+    elif view == View.FULL:
+        parts += [str(body.get("character") or ""), i18n.log_line(body), *entry_details(body),
+                  str(body.get("note") or "")]
+    return " ".join(p for p in parts if p)
 
 
 def entries_before(db: Session, campaign_id: int, before: int | None, limit: int,
                    where: LogFilter | None = None) -> list[LogEntry]:
+    """The `limit` newest entries before `before` that pass the header filters of `where` (not its text)."""
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
     if where:
         if where.character is not None:
@@ -93,17 +126,49 @@ def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
     """`limit` entries before `before` (default: the newest), oldest first, as the viewer may see them
     (Settings.log_page_size), narrowed by `where`."""
     where = where or LogFilter()
-    rows = entries_before(db, acc.campaign.id, before, limit, where)
+    searched_to = None
+    if where.text:
+        rows, searched_to = _search(db, acc, before, limit, where)
+    else:
+        rows = entries_before(db, acc.campaign.id, before, limit, where)
     voided = voided_among(db, acc.campaign.id, [r.seq for r in rows])
+    first_seq = rows[0].seq if rows else None
+    has_earlier = bool(rows) and rows[0].seq > 1 and (len(rows) == limit or not where)
+    if searched_to is not None:  # the search stopped at its window: go on from where it stopped
+        first_seq, has_earlier = searched_to, searched_to > 1
     return {
         "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided) for r in rows],
-        "first_seq": rows[0].seq if rows else None,
+        "first_seq": first_seq,
         # The stream resumes after the newest entry there is, whatever the filter shows.
         "last_seq": (rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq)) if not where
         else (before - 1 if before else acc.campaign.last_seq),
-        "has_earlier": bool(rows) and rows[0].seq > 1 and (len(rows) == limit or not where),
+        "has_earlier": has_earlier,
+        "searched_to": searched_to,
         "log_filter": where,
     }
+
+
+def _search(db: Session, acc: Access, before: int | None, limit: int,
+            where: LogFilter) -> tuple[list[LogEntry], int | None]:
+    """Up to `limit` entries before `before` whose text, as this viewer sees it, contains the search text
+    (case-insensitive), oldest first. Reads the log backwards in chunks through the (campaign, seq) index — or
+    the header filter's own — and stops after SEARCH_WINDOW entries: the second value is then the seq it
+    stopped at (a page may go on from there), else None. Bounded work per request at any log length."""
+    needle = (where.text or "").casefold()
+    found: list[LogEntry] = []
+    cursor, read = before, 0
+    while read < SEARCH_WINDOW:
+        rows = entries_before(db, acc.campaign.id, cursor, min(SEARCH_CHUNK, SEARCH_WINDOW - read), where)
+        if not rows:
+            return list(reversed(found)), None
+        read += len(rows)
+        for row in reversed(rows):
+            if needle in log_text(row, viewer_view(row, acc.user.id, acc.is_narrator)).casefold():
+                found.append(row)
+                if len(found) == limit:
+                    return list(reversed(found)), None
+        cursor = rows[0].seq
+    return list(reversed(found)), cursor
 
 
 def visible_json(db: Session, acc: Access, after: int, limit: int) -> list[dict[str, Any]]:

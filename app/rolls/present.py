@@ -8,6 +8,7 @@ from typing import Any
 
 from app import i18n
 from app.rolls.chain import HIDDEN_FIELDS
+from app.rolls.faces import entry_marks
 from app.rolls.models import LogEntry
 from app.rolls.visibility import View, view_of
 
@@ -70,6 +71,7 @@ def result_card(entry: LogEntry, viewer_id: int, is_narrator: bool, *, replayed:
         "action": entry.action, "kind": entry.kind,
         "summary": i18n.log_line(entry.body) if full else None,  # in the reader's language
         "outcome": entry.body.get("outcome") if full else None,
+        "marks": entry_marks(entry.body, entry.system) if full else [],  # a critical, doubles, the kicker
         "request": entry.body.get("request") if view != View.HIDDEN else None,
         **extra,
     }

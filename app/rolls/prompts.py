@@ -22,6 +22,30 @@ from app.systems import ActionError, get_action
 def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
                   locked: dict[str, Any], visibility: str = "public", note: str = "",
                   publish: Publish = no_publish) -> RollPrompt:
+    prompt = new_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
+                        visibility=visibility, note=note)
+    db.add(prompt)
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+    return prompt
+
+
+def create_prompts(db: Session, acc: Access, *, character_ids: list[int], system: str, action: str,
+                   locked: dict[str, Any], visibility: str = "public", note: str = "",
+                   publish: Publish = no_publish) -> list[RollPrompt]:
+    """The same prompt for several characters (the narrator screen): every one is checked before any is made,
+    and they are committed together — all or none."""
+    made = [new_prompt(db, acc, character_id=cid, system=system, action=action, locked=locked,
+                       visibility=visibility, note=note) for cid in character_ids]
+    db.add_all(made)
+    db.commit()
+    publish(acc.campaign.id, "prompts", None)
+    return made
+
+
+def new_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
+               locked: dict[str, Any], visibility: str = "public", note: str = "") -> RollPrompt:
+    """A checked prompt, not yet added to the session."""
     require_narrator(acc)
     character = character_for(db, acc, character_id)
     try:
@@ -37,13 +61,9 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
         raise BadRequest(_("Unknown parameter: {names}.").format(names=', '.join(sorted(unknown))), field="params")
     if visibility not in Visibility.__members__.values():
         raise BadRequest(_("Choose who sees the roll."), field="visibility")
-    prompt = RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
-                        system=rule_system.id, action=rule_action.id, locked=locked, visibility=visibility,
-                        note=check_note(note))
-    db.add(prompt)
-    db.commit()
-    publish(acc.campaign.id, "prompts", None)
-    return prompt
+    return RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
+                      system=rule_system.id, action=rule_action.id, locked=dict(locked), visibility=visibility,
+                      note=check_note(note))
 
 
 def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = no_publish) -> None:

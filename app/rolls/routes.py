@@ -24,9 +24,10 @@ from app.rolls import log as rolllog
 from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
-from app.systems import ActionError, Context, get_action, get_system
+from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
+CALLED = "rolls/called.html"
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
@@ -76,8 +77,10 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 @router.get("/campaigns/{campaign_id}/log")
 def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: Id | None = None,
             player: Id | None = None, session: Id | None = None,
-            system: Annotated[str | None, Query(max_length=32)] = None) -> Response:
-    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None)
+            system: Annotated[str | None, Query(max_length=32)] = None,
+            q: Annotated[str | None, Query(max_length=200)] = None) -> Response:
+    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None,
+                              text=rolllog.search_text(q))
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
 
@@ -115,6 +118,8 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
 
 def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
+    # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
+    short = form.get("reply") == "short"
     try:
         character_id = parse_int(form.get("character_id"), "prompt_character")
         if character_id is None:
@@ -129,12 +134,19 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
                 act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
             except ActionError as exc:
                 raise BadRequest(rule_message(exc), field="prompt_expression") from exc
-        prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
-                              visibility=str(form.get("visibility") or "public"), note=str(form.get("note") or ""),
-                              publish=publish)
+        prompt = prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action,
+                                       locked=locked, visibility=str(form.get("visibility") or "public"),
+                                       note=str(form.get("note") or ""), publish=publish)
     except FateboardError as exc:
+        if short:
+            db.rollback()
+            return render(request, CALLED, {"error": exc.message}, status_code=exc.status_code)
+        # An error about a field the panel's form has shows next to it; any other at the top of the panel.
         return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key="prompt", block="prompts")
+                              key="prompt", by_field=exc.field in ("prompt_character", "prompt_expression"),
+                              block="prompts")
+    if short:
+        return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
@@ -146,28 +158,46 @@ async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: P
 
 
 def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
-    form_values = {"expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
-                   "visibility": str(form.get("visibility") or "public")}
+    call = str(form.get("call") or "dice:roll")
+    form_values: dict[str, Any] = {
+        "expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
+        "visibility": str(form.get("visibility") or "public"), "call": call,
+        "locked": {k: str(v) for k, v in form.items() if k.startswith("locked.")}}
     require_narrator(acc)  # a 403 page, not the narrator screen's form again
+    system, _sep, action = call.partition(":")
     try:
         ids = [parse_int(v, "prompt_characters") for v in form.getlist("character_id")]
         chosen = [character_for(db, acc, cid) for cid in dict.fromkeys(i for i in ids if i is not None)]
         if not chosen:
             raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
-        locked = {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
-        if locked:
-            _s, act = get_action("dice", "roll")
-            try:
-                act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
-            except ActionError as exc:
-                raise BadRequest(exc.message, field="prompt_expression") from exc
-        for character in chosen:  # all checked above: the same prompt for each
-            prompts.create_prompt(db, acc, character_id=character.id, system="dice", action="roll", locked=locked,
-                                  visibility=form_values["visibility"], note=form_values["note"], publish=publish)
+        if system == "dice":
+            locked: dict[str, Any] = ({"expression": form_values["expression"].strip()}
+                                      if form_values["expression"].strip() else {})
+            if locked:
+                _s, act = get_action("dice", "roll")
+                try:
+                    act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
+                except ActionError as exc:
+                    raise BadRequest(exc.message, field="prompt_expression") from exc
+        else:
+            # Any system's roll: its parameters come as locked.<system>.<param> (one fieldset per system).
+            prefix = f"locked.{system}."
+            locked = {k[len(prefix):]: v for k, v in form.items() if k.startswith(prefix) and v != ""}
+            others = [c.name for c in chosen if c.system != system]
+            if others:
+                name = _(SYSTEMS[system].name) if system in SYSTEMS else system
+                raise BadRequest(_("Not a {system} character: {names}.").format(system=name, names=", ".join(others)),
+                                 field="prompt_characters")
+        prompts.create_prompts(db, acc, character_ids=[c.id for c in chosen], system=system, action=action,
+                               locked=locked, visibility=form_values["visibility"], note=form_values["note"],
+                               publish=publish)
     except FateboardError as exc:
         return render_failure(request, db, exc, NARRATOR_SCREEN, lambda errors: narrator_context(
-            db, acc, errors=errors, form=form_values), key="prompt_characters", block="screen")
-    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen]),
+            db, acc, errors=errors, form=form_values),
+            key="form", by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
+            block="screen")
+    form_values["note"] = ""
+    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
                   block="screen")
 
 

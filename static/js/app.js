@@ -6,9 +6,10 @@
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
      sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
-     control that had it. A form's choices survive the swap.
+     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
-   - A new roll prompt for you: a toast that leads to it, and a vibration where the phone can.
+   - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
+     panel asks for the campaign's), and a vibration where the phone can.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
 (function () {
   "use strict";
@@ -56,6 +57,7 @@
     if (id) names.push(kind + ":" + id);
     panelsFor(names).forEach(function (el) { pending.add(el); });
     if (pending.size && !timer) timer = setTimeout(flush, 120);
+    if (kind === "prompts") remotePrompts(false);
     body().dispatchEvent(new CustomEvent(kind + "-changed", { detail: { id: id } }));
   }
 
@@ -114,7 +116,10 @@
     el.querySelectorAll("[data-dirty]").forEach(function (field) {
       if (!field.id) return;
       var twin = fresh2.querySelector("#" + CSS.escape(field.id));
-      if (twin && twin.type !== "hidden") { twin.value = field.value; twin.dataset.dirty = "1"; }
+      if (!twin || twin.type === "hidden") return;
+      if (twin.type === "checkbox" || twin.type === "radio") twin.checked = field.checked;
+      else twin.value = field.value;
+      twin.dataset.dirty = "1";
     });
     var focused = document.activeElement && el.contains(document.activeElement) ? document.activeElement : null;
     el.replaceWith(fresh2);
@@ -150,7 +155,44 @@
     if (fresh) toast(fresh);
   }
 
-  function toast(prompt) {
+  // A page without a prompts panel (an encounter, a system's page) asks for the campaign's prompts panel (only
+  // the prompts this viewer may see) when the stream says they changed: a new one the viewer can answer shows
+  // the toast, leading to the page where it is answered.
+  var remoteKnown = null;
+
+  function promptsUrl() {
+    var holder = document.querySelector("[data-stream]");
+    var url = holder && holder.dataset.stream;
+    return url && /^\/campaigns\/\d+\/stream$/.test(url) ? url.replace(/\/stream$/, "/prompts") : null;
+  }
+
+  function hasPromptsPanel() {
+    return panelsFor(["prompts"]).length > 0 || document.querySelector(PROMPTS) !== null;
+  }
+
+  function remotePrompts(first) {
+    var url = promptsUrl();
+    if (!url || hasPromptsPanel()) return;
+    fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (html === null) return;
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var fresh = null;
+      var ids = [];
+      doc.querySelectorAll("[data-prompt-id]").forEach(function (p) {
+        ids.push(p.dataset.promptId);
+        var isNew = !first && remoteKnown !== null && remoteKnown.indexOf(p.dataset.promptId) < 0;
+        if (isNew && !fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
+      });
+      remoteKnown = (remoteKnown || []).concat(ids);
+      if (!fresh) return;
+      var answer = fresh.querySelector("a.big-link");
+      toast(null, answer ? answer.getAttribute("href") : url.replace(/\/prompts$/, "") + "#" + fresh.id);
+    }).catch(function () { /* the next event asks again */ });
+  }
+
+  function toast(prompt, href) {
     var old = document.getElementById("toast");
     if (old) old.remove();
     var box = document.createElement("div");
@@ -158,9 +200,9 @@
     box.className = "toast";
     box.setAttribute("role", "alert");
     var link = document.createElement("a");
-    link.href = "#" + prompt.id;
+    link.href = href || "#" + prompt.id;
     link.textContent = msg("msgPrompt", "The narrator calls for a roll: answer it");
-    link.addEventListener("click", function (ev) {
+    if (prompt) link.addEventListener("click", function (ev) {
       ev.preventDefault();
       box.remove();
       prompt.setAttribute("tabindex", "-1");
@@ -250,6 +292,12 @@
 
   // A filtered log shows a live entry only if it passes the filter (the entry carries its header's fields).
   function matches(log, node) {
+    var text = log.getAttribute("data-filter-q");  // the search: what this viewer's line shows (log.log_text)
+    if (text) {
+      var shown = "";
+      node.querySelectorAll(".summary, .details, .note").forEach(function (p) { shown += " " + p.textContent; });
+      if (shown.toLowerCase().indexOf(text.toLowerCase()) < 0) return false;
+    }
     return ["character", "player", "session", "system"].every(function (k) {
       var want = log.getAttribute("data-filter-" + k);
       return !want || node.getAttribute("data-" + k) === want;
@@ -275,7 +323,9 @@
   }
 
   // --- HTMX: the result comes to the player, focus and choices survive the swap, failures show ----------------
-  var KEEP = "select, input[type=radio], input[name=expression]";
+  // What a form keeps after its roll: the player's choices. A field marked data-reset spends something (Persona,
+  // Fame, a Life, advantage dice...) and goes back to the server's value, so a second roll never spends again.
+  var KEEP = "select, input[type=radio], input[type=checkbox], input[type=number], input[name=expression]";
   var lastFocus = null;
   var focusInTarget = false;
   var snapshot = null;
@@ -305,10 +355,21 @@
   function takeSnapshot(form) {
     var fields = [];
     form.querySelectorAll(KEEP).forEach(function (f) {
+      if (f.hasAttribute("data-reset") || f.disabled) return;
       if (f.type === "radio" && !f.checked) return;
-      fields.push({ name: f.name, value: f.value, radio: f.type === "radio" });
+      fields.push({ name: f.name, value: f.value, radio: f.type === "radio", box: f.type === "checkbox",
+                    checked: f.checked });
     });
-    return { key: formKey(form), fields: fields };
+    var open = [];
+    form.querySelectorAll("details").forEach(function (d, i) { if (d.open) open.push(i); });
+    return { key: formKey(form), fields: fields, open: open };
+  }
+
+  function inRange(field, value) {
+    if (field.type !== "number") return true;
+    var n = Number(value);
+    if (value === "" || isNaN(n)) return value === "" && !field.required;
+    return !(field.min !== "" && n < Number(field.min)) && !(field.max !== "" && n > Number(field.max));
   }
 
   function restoreSnapshot(snap) {
@@ -316,15 +377,21 @@
     for (var i = 0; i < forms.length; i++) {
       if (formKey(forms[i]) !== snap.key) continue;
       var form = forms[i];
+      form.querySelectorAll("details").forEach(function (d, j) { if (snap.open.indexOf(j) >= 0) d.open = true; });
       snap.fields.forEach(function (f) {
         if (!f.name) return;
+        if (f.box) {
+          var box = form.querySelector("input[type=checkbox][name=\"" + CSS.escape(f.name) + "\"][value=\"" + CSS.escape(f.value) + "\"]");
+          if (box && !box.disabled && !box.hasAttribute("data-reset")) box.checked = f.checked;
+          return;
+        }
         if (f.radio) {
           var radio = form.querySelector("input[type=radio][name=\"" + CSS.escape(f.name) + "\"][value=\"" + CSS.escape(f.value) + "\"]");
           if (radio && !radio.disabled) radio.checked = true;
           return;
         }
-        var field = form.querySelector("[name=\"" + CSS.escape(f.name) + "\"]");
-        if (!field || field.type === "hidden" || field.value === f.value) return;
+        var field = form.querySelector("[name=\"" + CSS.escape(f.name) + "\"]:not([type=hidden])");
+        if (!field || field.value === f.value || field.hasAttribute("data-reset") || !inRange(field, f.value)) return;
         if (field.tagName === "SELECT") {
           var opt = Array.prototype.find.call(field.options, function (o) { return o.value === f.value && !o.disabled; });
           if (!opt) return;
@@ -479,6 +546,12 @@
     failed(ev, msg("msgServer", "Something went wrong on the server. Try again: it will not be done twice."));
   });
 
+  // A ticked box in a live panel (the narrator screen's "whose roll") survives the panel's refresh.
+  document.addEventListener("change", function (ev) {
+    var field = ev.target;
+    if (field && field.closest && field.closest("[data-live]")) field.dataset.dirty = "1";
+  });
+
   // A field's server error goes away once the person edits the field (no second, stale message).
   document.addEventListener("input", function (ev) {
     var field = ev.target;
@@ -531,5 +604,6 @@
     var log = document.getElementById("log-entries");
     if (log) watchLog(log);
     knownPrompts = seenPrompts();
+    if (holder && window.EventSource) remotePrompts(true);
   });
 })();

@@ -120,13 +120,19 @@ def _check_rating(rolled: str, rating: int, beginners_luck: bool) -> None:
         raise RabbitRuleError("beginners_luck", N_("Beginner's luck rolls Will or Health, not {rolled}."), rolled=rolled.title())
 
 
-def _help_lines(helpers: Sequence[Collection[str]], wise: bool) -> list[Line]:
+def _help_lines(helpers: Sequence[Collection[str]], wise: bool, names: Sequence[str] = ()) -> list[Line]:
     if isinstance(helpers, str) or any(isinstance(helper, str) for helper in helpers):
         raise RabbitRuleError("helpers", N_("Give each helper's conditions as a list, e.g. [[], ['tired']]."))
     check_count(len(helpers), "helpers", 0, MAX_POOL)
     for helper in helpers:
         check_helper(helper)
-    lines: list[Line] = [(Label(N_("Help")), len(helpers))] if helpers else []
+    if names and (isinstance(names, str) or len(names) != len(helpers)):
+        raise RabbitRuleError("helpers", N_("Give one name for each helper."))
+    lines: list[Line]
+    if names:  # each helper named on their own line: "Help from Moss +1"
+        lines = [(Label(N_("Help from {name}"), name=name), 1) for name in names]
+    else:
+        lines = [(Label(N_("Help")), len(helpers))] if helpers else []
     return lines + [(Label(N_("Wise")), 1)] if wise else lines
 
 
@@ -197,6 +203,7 @@ def pool_for(
     label: str | None = None,
     beginners_luck: bool = False,
     helpers: Sequence[Collection[str]] = (),
+    helper_names: Sequence[str] = (),
     wise: bool = False,
     trait: str | None = None,
     opponent_trait: bool = False,
@@ -211,7 +218,8 @@ def pool_for(
     rolled: "skill" or an ability ("nature", "will", "health", "resources", "circles"); rating: its rating.
     beginners_luck: no rating in the skill, so roll Will or Health (ability + help + wise halved, rounding up;
     Persona, tapped Nature, trait and condition dice are added after halving). helpers: each helper's
-    conditions ([] for a healthy helper). trait: None, "helps", "helps_again", "against_you" or
+    conditions ([] for a healthy helper); helper_names: their names, in the same order (each gets its own
+    breakdown line, "Help from Moss"; without names one line "Help" counts them all). trait: None, "helps", "helps_again", "against_you" or
     "aids_opponent" (versus only). opponent_trait: the opponent's trait gives this side +2D.
     persona: 0–3 Persona points for +1D each. tap_nature: 1 Persona point adds the Nature rating `nature`.
     conditions: the roller's conditions; Injured and Sick each take 1D.
@@ -221,7 +229,7 @@ def pool_for(
     own = check_conditions(conditions)
     if beginners_luck and _blocked_by_afraid(own):
         raise RabbitRuleError("beginners_luck", N_("An Afraid rabbit cannot use beginner's luck (ruling 3)."))
-    lines = _base_lines(rolled, rating, label, _help_lines(helpers, wise), beginners_luck)
+    lines = _base_lines(rolled, rating, label, _help_lines(helpers, wise, helper_names), beginners_luck)
     lines += _persona_lines(persona) + _nature_tap_lines(rolled, rating, tap_nature, nature)
     use, trait_lines = _trait(trait, opponent_trait, versus)
     total, lines = _total(lines + trait_lines + _condition_lines(own))

@@ -35,6 +35,7 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     sheet = load(sheet_data)
     name = state["teams"][team]["name"]
     recorder = RecordingDice(dice)
+    before = list(roll["faces"])
     if params.spend:
         if sheet.fate < 1:
             raise ActionError(_("This rabbit has no Fate left."), field="spend")
@@ -56,6 +57,6 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(request={"version": params.version, "spend": params.spend}, dice=recorder.rolled,
                       summary=join([line, *notes], "; ") if notes else line, sheet=sheets[ctx.character_id],
-                      others=others, outcome={"team": team, "faces": roll["faces"], "successes": roll["successes"],
-                                              "openings": openings},
+                      others=others, outcome={"team": team, "before": before, "faces": roll["faces"],
+                                              "successes": roll["successes"], "openings": openings},
                       encounter={"state": state, "over": False})

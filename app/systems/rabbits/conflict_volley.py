@@ -18,7 +18,7 @@ from app.rules import rabbits
 from app.rules.dice import Dice
 from app.rules.rabbits.tables import FATE_FACE
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
-from app.systems.rabbits import outcome
+from app.systems.rabbits import outcome, pools
 from app.systems.rabbits.conflict import (
     EFFECT_WORDS,
     TEAMS,
@@ -198,6 +198,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     choices = params.model_copy(update={"skill": skill, "helpers": helpers})
     plan = plan_pool(sheet, choices, settings={**ctx.campaign_settings, "turn": "gm"}, session=ctx.session_number,
                      helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
+                     helper_names=pools.helper_names(helpers, ctx.other_names),
                      actor_is_narrator=True, versus=current["versus"])
     weapon = weapon_mods(state, params.weapon, side["action"], current["sides"][other_team(team)]["action"])
     pool, lines = _pool_lines(plan, side, weapon)

@@ -23,6 +23,7 @@ from app.systems.rabbits.pools import (
     breakdown,
     breakdown_text,
     helper_conditions,
+    helper_names,
     plan_pool,
     spend,
 )
@@ -65,7 +66,8 @@ def judge_independent(last: dict[str, Any]) -> rabbits.IndependentResult:
 def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context, **kw: Any) -> Plan:
     conditions = helper_conditions(params.helpers, ctx.others, ctx.other_names, kw.pop("exclude", None))
     return plan_pool(sheet, params, settings=ctx.campaign_settings, session=ctx.session_number,
-                     helper_conditions=conditions, actor_is_narrator=ctx.actor_is_narrator, **kw)
+                     helper_conditions=conditions, helper_names=helper_names(params.helpers, ctx.other_names),
+                     actor_is_narrator=ctx.actor_is_narrator, **kw)
 
 
 def result_words(last: dict[str, Any]) -> Text:

@@ -113,7 +113,7 @@ def _trait(sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str,
 
 def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str, Any], session: int | None,
               helper_conditions: Sequence[Sequence[str]], actor_is_narrator: bool, versus: bool = False,
-              opponent_trait: bool = False, extra_checks: int = 0) -> Plan:
+              opponent_trait: bool = False, extra_checks: int = 0, helper_names: Sequence[str] = ()) -> Plan:
     """Check the choices against the sheet, and build the pool (the breakdown the dialog shows)."""
     if sheet.retired:
         raise ActionError(_("This rabbit has retired: its Nature reached 0 (ruling 2)."), field="skill")
@@ -131,6 +131,7 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     try:
         pool = rabbits.pool_for(
             rolled, rating, label=render(label, "en"), beginners_luck=luck, helpers=[list(c) for c in helper_conditions],
+            helper_names=list(helper_names),
             wise=wise is not None, trait=use, opponent_trait=opponent_trait, versus=versus,
             persona=choices.persona, tap_nature=choices.tap_nature, nature=sheet.abilities["nature"].rating,
             conditions=sheet.conditions)
@@ -186,6 +187,11 @@ def spend(sheet: RabbitSheet, plan: Plan, session: int | None) -> None:
         if trait.session != session:
             trait.session, trait.used = session, 0
         trait.used += 1
+
+
+def helper_names(helpers: Sequence[int], names: Mapping[int, str]) -> list[str]:
+    """The helpers' names, in the order helper_conditions gives their conditions (the log names each helper)."""
+    return [names.get(helper, "?") for helper in dict.fromkeys(helpers)]
 
 
 def helper_conditions(helpers: Sequence[int], others: Mapping[int, Mapping[str, Any]],

@@ -45,7 +45,7 @@ def test_a_test_with_a_helper_and_fate_reads_in_danish_with_the_sheets_words(con
     assert render(_summary(test), "de").count("Späher") == 1
     # The stored body stays English msgids; the breakdown's labels too (read with `| tr`).
     assert test.body["summary"]["join"][0]["args"]["label"] == {"msg": "Scout"}
-    assert [render(label, "da") for label, _dice in test.body["outcome"]["breakdown"]] == ["Spejder", "Hjælp",
+    assert [render(label, "da") for label, _dice in test.body["outcome"]["breakdown"]] == ["Spejder", "Hjælp fra Hazel",
                                                                                           "Kendskab"]
     fate = conflict.act("pia", "fate", "Clover", [6, 4], entry_seq=test.seq)
     danish = render(_summary(fate), "da")

@@ -3,6 +3,7 @@ turns and checks. Scripted dice give exact outcomes (rabbits.en.md; RULINGS.md, 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 from sqlalchemy.orm import Session
 from utils.said import said
 from utils.tables import seat_table
+from utils.web import signed_in
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -134,6 +136,39 @@ def test_deeper_understanding_and_of_course_need_an_unused_wise(world: World) ->
     assert sheet["skills"]["Scout"]["passes"] == 1 and sheet["skills"]["Scout"]["fails"] == 0
 
 
+def _faces_of(page: str, seq: int) -> list[tuple[str, str]]:
+    """A log line's dice as the page shows them: (the die's classes, its text)."""
+    start = page.index(f'id="entry-{seq}"')
+    line = page[start:page.index("</li>", start)]
+    return [(m.group(1).strip(), re.sub(r"<[^>]+>", "", m.group(2)).strip())
+            for m in re.finditer(r'<span class="die([^"]*)"[^>]*>(.*?)</span>(?=<span class="die| ?<span class="badge|</p>)',
+                                 line)]
+
+
+def test_rerolled_dice_are_marked_in_the_log_line(world: World, new_client) -> None:
+    clover = world.rabbit("pia", "Clover", **CLOVER)
+    test = world.act("pia", "test", clover, [6, 2, 1], skill="Scout", ob=4)
+    fate = world.act("pia", "fate", clover, [6, 5], entry_seq=test["seq"])
+    second = world.act("pia", "test", clover, [1, 2, 4], skill="Scout", ob=3)
+    deeper = world.act("pia", "deeper", clover, [5], entry_seq=second["seq"], wise="Fox-wise")
+    of_course = world.act("pia", "of_course", clover, [3], entry_seq=second["seq"], wise="Meadow-wise")
+    page = signed_in(new_client, "otto").get(f"/campaigns/{world.campaign_id}").text
+    # Fate: the pool as it is now, the new dice marked rerolled.
+    shown = _faces_of(page, fate["seq"])
+    assert [text.split(" ")[0] for _, text in shown] == ["6", "2", "1", "6", "5"]
+    assert ["die-rerolled" in classes for classes, _ in shown] == [False, False, False, True, True]
+    # Deeper understanding: the first failed die again, in place, with the face it replaced.
+    shown = _faces_of(page, deeper["seq"])
+    assert ["die-rerolled" in classes for classes, _ in shown] == [True, False, False]
+    assert shown[0][1].startswith("5") and "was 1" in shown[0][1]
+    # Of course!: every failed die again (here the 2).
+    shown = _faces_of(page, of_course["seq"])
+    assert ["die-rerolled" in classes for classes, _ in shown] == [False, True, False]
+    assert "was 2" in shown[1][1] and "(rerolled)" in shown[1][1]
+    # The first roll's line is left as it was rolled.
+    assert not any("die-rerolled" in classes for classes, _ in _faces_of(page, test["seq"]))
+
+
 def test_beginners_luck_halves_and_learns_the_skill_after_nature_tests(world: World) -> None:
     clover = world.rabbit("pia", "Clover", nature=2, will=3, wises=["Bramble-wise"])
     # Will 3 + wise 1 = 4, halved = 2 dice; Persona after halving: +1 = 3 dice.
@@ -153,7 +188,7 @@ def test_condition_penalties_are_in_the_pool_and_afraid_cannot_help(world: World
     nora = world.acc("nora")
     corrections.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
     body = world.act("pia", "test", clover, [4, 4, 4], skill="Scout", ob=1, helpers=[buddy])
-    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
+    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help from Buddy", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
     assert body["outcome"]["pool"] == 2
     corrections.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
     with pytest.raises(BadRequest, match="Afraid") as exc:
