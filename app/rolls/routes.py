@@ -18,7 +18,7 @@ from app.deps import DB, AppSettings, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError
 from app.forms import form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
-from app.inputs import Id, Seq, idempotency_key, parse_int
+from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
 from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
 from app.rolls.appending import Publish
@@ -75,8 +75,8 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: Id | None = None,
-            player: Id | None = None, session: Id | None = None,
+def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: OptionalId = None,
+            player: OptionalId = None, session: OptionalId = None,
             system: Annotated[str | None, Query(max_length=32)] = None,
             q: Annotated[str | None, Query(max_length=200)] = None) -> Response:
     where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None,

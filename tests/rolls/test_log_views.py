@@ -108,6 +108,8 @@ def test_the_log_filters(client: TestClient, new_client: Callable[[], TestClient
     # Paging keeps the filter.
     r = nora.get(f"/campaigns/{t.id}/log", params={"before": 3, "player": pia_id})
     assert r.status_code == 200 and re.findall(r'<li id="entry-(\d+)"', r.text) == ["1"]
+    r = nora.get(f"/campaigns/{t.id}/log", params={"before": 3, "player": pia_id, "session": "", "character": ""})
+    assert r.status_code == 200 and re.findall(r'<li id="entry-(\d+)"', r.text) == ["1"]
 
 
 def test_the_narrator_screen_and_a_call_to_several(client: TestClient, new_client: Callable[[], TestClient]) -> None:
