@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
 from markupsafe import escape
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response, StreamingResponse
@@ -15,7 +16,7 @@ from app.campaigns.service import Access, require_narrator
 from app.campaigns.views import NARRATOR_SCREEN, TABLE, narrator_context, table_context
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, MemberAccess, Publisher
-from app.errors import BadRequest, FateboardError
+from app.errors import BadRequest, FateboardError, validation_message
 from app.forms import form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
 from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
@@ -116,6 +117,18 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
     return await run_in_threadpool(_call_for_roll, request, db, acc, publish, form)
 
 
+def check_dice_call(locked: dict[str, Any]) -> None:
+    """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
+    (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
+    _s, act = get_action("dice", "roll")
+    try:
+        act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
+    except ActionError as exc:
+        raise BadRequest(rule_message(exc), field="prompt_expression") from exc
+    except ValidationError as exc:
+        raise BadRequest(validation_message(exc)[0], field="prompt_expression") from exc
+
+
 def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
@@ -129,11 +142,7 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
         if expression:
             locked["expression"] = expression
         if system == "dice" and locked:
-            _s, act = get_action("dice", "roll")
-            try:
-                act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
-            except ActionError as exc:
-                raise BadRequest(rule_message(exc), field="prompt_expression") from exc
+            check_dice_call(locked)
         prompt = prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action,
                                        locked=locked, visibility=str(form.get("visibility") or "public"),
                                        note=str(form.get("note") or ""), publish=publish)
@@ -174,11 +183,7 @@ def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, for
             locked: dict[str, Any] = ({"expression": form_values["expression"].strip()}
                                       if form_values["expression"].strip() else {})
             if locked:
-                _s, act = get_action("dice", "roll")
-                try:
-                    act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
-                except ActionError as exc:
-                    raise BadRequest(exc.message, field="prompt_expression") from exc
+                check_dice_call(locked)
         else:
             # Any system's roll: its parameters come as locked.<system>.<param> (one fieldset per system).
             prefix = f"locked.{system}."

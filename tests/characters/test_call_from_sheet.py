@@ -3,6 +3,7 @@ confirmation (or the error), never the campaign page's prompt list with its `pro
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from html.parser import HTMLParser
 from typing import Any
@@ -116,3 +117,18 @@ def test_the_campaign_page_shows_an_error_without_a_field_at_the_top_of_the_pane
     assert r.status_code == 422
     panel = r.text.split('<ul class="plain prompts">')[0]  # before the list: the panel's own error
     assert '<p class="error" role="alert">Unknown parameter: bogus.</p>' in panel
+
+
+def test_a_dice_call_with_an_unknown_locked_field_is_a_422_and_creates_nothing(client, new_client) -> None:
+    nora, pia = api_token(client, "nora"), api_token(client, "pia")
+    cid = client.post("/api/campaigns", json={"name": "Dice calls", "systems": ["dice"]}, headers=nora).json()["id"]
+    code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+    assert client.post(f"/api/invites/{code}/accept", headers=pia).status_code == 200
+    hero = client.post(f"/api/campaigns/{cid}/characters", headers=pia,
+                       json={"name": "Hero", "system": "dice", "sheet": {}}).json()["id"]
+    browser = signed_in(new_client, "nora")
+    for extra in ({"locked.bogus": "1"}, {"locked.bogus": "1", "expression": "2d6"}):
+        r = form_post(browser, f"/campaigns/{cid}/prompts", {"character_id": hero, **extra})
+        assert r.status_code == 422, r.text
+        assert 'role="alert"' in r.text
+    assert not re.search(r'id="prompt-\d', browser.get(f"/campaigns/{cid}").text)  # no prompt was made
