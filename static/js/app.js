@@ -598,6 +598,19 @@
     }
   });
 
+  // A form swapped in a moment ago may be submitted before htmx has taken it over (a fast tap on a phone):
+  // the browser would then send it as a plain GET, putting its fields (its Idempotency-Key too) in the URL and
+  // leaving the page. Such a submit is stopped and handed to htmx instead.
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!window.htmx || !form.matches || !form.matches("form[hx-post],form[hx-put],form[hx-patch],form[hx-get]")) return;
+    var data = form["htmx-internal-data"];
+    if (data && data.initHash) return;  // htmx's own listener handles it
+    ev.preventDefault();
+    window.htmx.process(form);
+    window.htmx.trigger(form, "submit");
+  }, true);
+
   document.addEventListener("DOMContentLoaded", function () {
     var holder = document.querySelector("[data-stream]");
     if (holder && window.EventSource) startLog(holder);

@@ -224,3 +224,27 @@ def test_a_searched_log_takes_only_matching_live_entries(tabs: Tabs) -> None:
     expect(page.locator("#entry-2")).to_have_count(0)
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
+
+
+def test_a_form_submitted_before_htmx_took_it_over_stays_on_the_page(tabs: Tabs) -> None:
+    """A form swapped in a moment ago and tapped at once (a phone is quick) must not go out as a plain GET, which
+    would leave the page and put its fields — an Idempotency-Key too — in the URL: app.js hands it to htmx."""
+    base = tabs.base
+    campaign_id, _who = _table(base, ["dice"])
+    nora = tabs.open("nora")
+    sign_in(nora, base, "nora", next=f"/campaigns/{campaign_id}")
+    page = nora.page
+    wait_live(page)
+    url = page.url
+    # A copy of the session form that htmx has never seen (as right after a swap, before it is processed).
+    page.evaluate("""() => {
+        const form = document.querySelector('#session-panel form');
+        const copy = form.cloneNode(true);
+        copy.id = 'unprocessed';
+        copy.querySelector('input[name=title]').value = 'Fresh';
+        form.replaceWith(copy);
+        copy.requestSubmit();
+    }""")
+    expect(page.locator("#session-panel")).to_contain_text("Fresh")
+    assert page.url == url and "title=" not in page.url
+    assert tabs.errors() == [], tabs.errors()
