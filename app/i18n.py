@@ -18,6 +18,8 @@ from babel.dates import format_date, format_time
 from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
+from app.rules.text import RuleText, Word
+
 LOCALE_DIR = Path(__file__).parent / "locale"
 # The languages with a catalog, each named in itself (the account and new-campaign forms list them).
 LANGUAGES = {"en": "English", "de": "Deutsch", "da": "Dansk"}
@@ -225,13 +227,15 @@ def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
     return render(body.get("summary"), loc)
 
 
-def rule_message(exc: BaseException) -> str:
-    """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language;
-    any other error's message as it is."""
+def rule_message(exc: BaseException | RuleText) -> str:
+    """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language,
+    values wrapped in `app.rules.text.Word` translated too; any other error's message as it is."""
     template, values = getattr(exc, "template", None), getattr(exc, "values", None)
     if isinstance(template, str):
         try:
-            return gettext(template).format(**(values or {}))
+            words = {key: gettext(value) if isinstance(value, Word) else value
+                     for key, value in (values or {}).items()}
+            return gettext(template).format(**words)
         except (KeyError, IndexError, ValueError, AttributeError):
             pass
     message = getattr(exc, "message", None)

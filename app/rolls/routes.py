@@ -97,7 +97,8 @@ def export(request: Request, db: DB, acc: MemberAccess) -> Response:
 def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
     """The server's check of the whole chain against the head, as a fragment for the campaign page."""
     result = rolllog.verify(db, acc)
-    return render(request, "rolls/verify.html", {"result": result, "campaign": acc.campaign})
+    problems = [rule_message(problem) for problem in result.details[:20]]  # in the reader's language
+    return render(request, "rolls/verify.html", {"result": result, "problems": problems, "campaign": acc.campaign})
 
 
 @router.get("/campaigns/{campaign_id}/prompts")
