@@ -20,7 +20,7 @@ from starlette.datastructures import FormData
 
 from app import i18n
 from app.campaigns.service import Access
-from app.errors import BadRequest
+from app.errors import BadRequest, field_label
 from app.i18n import rule_message
 from app.inputs import MAX_INT, MIN_INT, idempotency_key, parse_int
 from app.rolls import service as rolls
@@ -122,9 +122,11 @@ def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any]) -> list[Fo
     return fields
 
 
-def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: str, error_field: str) -> dict[str, Any]:
+def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: str, error_field: str,
+                  labels: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The `prefix`ed form fields as typed sheet changes. A field the form cannot edit, or a value that is
-    not of the field's type, raises BadRequest with field "<error_field>-<name>" (shown next to it)."""
+    not of the field's type, raises BadRequest with field "<error_field>-<name>" (shown next to it), naming the
+    field by its label (`labels`: the system's, English msgids)."""
     changes: dict[str, Any] = {}
     for key, raw in form.items():
         if not key.startswith(prefix):
@@ -133,8 +135,9 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
         info = model.model_fields.get(name)
         kind = field_kind(info.annotation) if info is not None else None
         where = f"{error_field}-{name}"
+        label = field_label(name, model, labels)
         if kind is None:
-            raise BadRequest(i18n.gettext("{name}: this field cannot be changed here.").format(name=name), field=where)
+            raise BadRequest(i18n.gettext("{name}: this field cannot be changed here.").format(name=label), field=where)
         text = str(raw).strip()
         if kind == "int":
             try:
@@ -142,11 +145,11 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
             except BadRequest:
                 value = None
             if value is None:
-                raise BadRequest(i18n.gettext("{name}: enter a whole number.").format(name=name), field=where)
+                raise BadRequest(i18n.gettext("{name}: enter a whole number.").format(name=label), field=where)
             changes[name] = value
         elif kind == "bool":
             if text.lower() not in ("true", "false"):
-                raise BadRequest(i18n.gettext("{name}: choose yes or no.").format(name=name), field=where)
+                raise BadRequest(i18n.gettext("{name}: choose yes or no.").format(name=label), field=where)
             changes[name] = text.lower() == "true"
         else:
             changes[name] = str(raw)

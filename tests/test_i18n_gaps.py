@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from utils.cat import NEW_CAT
 from utils.english import english_words
 from utils.tables import Table
 from utils.web import signed_in
@@ -99,3 +100,105 @@ def test_chain_failures_are_translated() -> None:
         texts = [rule_message(p) for p in result.details]
         assert not any(english_words(text, lang) for text in texts), texts
     assert "post 2: forventede nummer 1 (et hul eller en ombytning)" in texts
+
+
+# --- validation messages (pydantic) in the reader's language ------------------------------------------------
+
+class Table3:
+    """nora narrates (English); greta (de) and dorte (da) play; a rabbit and a cat each, made through the API."""
+
+    def __init__(self, client: TestClient, new_client: Any) -> None:
+        self.t = Table(client, systems=("rabbits", "cat"), names=("nora", "greta", "dorte"))
+        self.client = client
+        self.base = f"/campaigns/{self.t.id}"
+        self.browsers = {"nora": signed_in(new_client, "nora"), "greta": browser(new_client, "greta", "de"),
+                         "dorte": browser(new_client, "dorte", "da")}
+        self.rabbit = {who: self.character(token, f"Rabbit {who}", "rabbits", {"nature": 4, "skills": {"Scout": 3}})
+                       for who, token in (("greta", self.t.player), ("dorte", self.t.other))}
+        r = self.browsers["greta"].post(f"{self.base}/characters/new/cat", data={"name": "Smoke", **NEW_CAT},
+                                        follow_redirects=False)
+        assert r.status_code == 303, r.text
+        self.cat = int(r.headers["location"].rsplit("/", 1)[1])
+
+    def character(self, token: dict[str, str], name: str, system: str, sheet: dict[str, Any]) -> int:
+        r = self.client.post(f"/api/campaigns/{self.t.id}/characters", headers=token,
+                             json={"name": name, "system": system, "sheet": sheet})
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    def post(self, who: str, path: str, data: dict[str, Any]):
+        return self.browsers[who].post(f"{self.base}{path}", data=data, headers={"HX-Request": "true"},
+                                       follow_redirects=False)
+
+
+def errors_of(html: str) -> list[str]:
+    import re
+    return [re.sub(r"<[^>]+>", "", e).strip() for e in re.findall(r'class="[^"]*error[^"]*"[^>]*>(.*?)</', html, re.S)]
+
+
+def test_a_bad_form_value_is_named_in_the_readers_language(client: TestClient, new_client: Any) -> None:
+    table = Table3(client, new_client)
+    expect = {"greta": ("Hindernis muss eine ganze Zahl sein.", "Hindernis darf höchstens 20 sein."),
+              "dorte": ("Forhindring skal være et helt tal.", "Forhindring må højst være 20.")}
+    for who, lang in (("greta", "de"), ("dorte", "da")):
+        for ob, wanted in zip(("lots", "99"), expect[who]):
+            r = table.post(who, f"/characters/{table.rabbit[who]}/act/test",
+                           {"skill": "Scout", "ob": ob, "idempotency_key": f"{who}-{ob}"})
+            assert r.status_code == 422, r.text
+            found = errors_of(r.text)
+            assert wanted in found, found
+            assert not any(english_words(e, lang) for e in found), found
+            assert "Input should" not in r.text
+
+
+def test_the_narrators_adjust_form_names_the_field_in_her_language(client: TestClient, new_client: Any) -> None:
+    table = Table3(client, new_client)
+    for lang in ("de", "da"):  # nora narrates in German, then in Danish
+        r = table.browsers["nora"].post("/account/language", data={"locale": lang}, follow_redirects=False)
+        assert r.status_code == 303
+        r = table.post("nora", f"/characters/{table.cat}/adjust", {"sheet.lives": "-1", "reason": "test"})
+        found = errors_of(r.text)
+        assert {"de": "Leben muss mindestens 0 sein.", "da": "Liv skal være mindst 0."}[lang] in found, found
+        r = table.post("nora", f"/characters/{table.cat}/adjust", {"sheet.lives": "many", "reason": "test"})
+        found = errors_of(r.text)
+        assert {"de": "Leben: gib eine ganze Zahl ein.", "da": "Liv: skriv et helt tal."}[lang] in found, found
+        assert not any(english_words(e, lang) for e in found) and "lives" not in " ".join(found), found
+
+
+def test_the_api_says_it_in_the_accept_language(client: TestClient, new_client: Any) -> None:
+    table = Table3(client, new_client)
+    body = {"system": "cat", "action": "test_fate", "character_id": table.cat,
+            "params": {"trait": "legs", "difficulty": "insane"}}
+    r = client.post(f"/api/campaigns/{table.t.id}/actions", json=body, headers={**table.t.player,
+                                                                                   "Accept-Language": "de"})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert detail.startswith("Schwierigkeit muss eins hiervon sein: easy, moderate, hard"), detail
+    r = client.post(f"/api/campaigns/{table.t.id}/characters/{table.cat}/adjust", json={"changes": {"lives": -1},
+                    "reason": "test"}, headers={**table.t.narrator, "Accept-Language": "da"})
+    assert r.status_code == 422 and r.json()["detail"] == "Liv skal være mindst 0.", r.text
+    # FastAPI's own check of a request body (RequestValidationError): a missing field.
+    r = client.post(f"/api/campaigns/{table.t.id}/actions", json={"system": "cat"},
+                    headers={**table.t.player, "Accept-Language": "de"})
+    assert r.status_code == 422 and "ist erforderlich" in r.json()["detail"], r.text
+    assert "Field required" not in r.text
+
+
+@pytest.mark.usefixtures("reset_locale")
+def test_sheet_validators_complain_translatably() -> None:
+    from pydantic import ValidationError
+
+    from app.errors import validation_message
+    from app.systems.catfight.sheet import CatSheet
+    from app.systems.rabbits.sheet import RabbitSheet
+    i18n.set_locale("de")
+    with pytest.raises(ValidationError) as caught:
+        CatSheet.model_validate({"attack": 20, "defend": 20, "jump": 20, "sneak": 20, "quickness": 20})
+    text = validation_message(caught.value, CatSheet)[0]
+    assert text.startswith("Die fünf Werte ergeben 100"), text
+    i18n.set_locale("da")
+    with pytest.raises(ValidationError) as caught:
+        RabbitSheet.model_validate({"skills": {"Scout": {"rating": 7}}})
+    text = validation_message(caught.value, RabbitSheet)[0]
+    assert text.startswith("Spejder skal"), text
+

@@ -243,7 +243,8 @@ def _adjust(request: Request, db: DB, acc: Access, publish: Publish, character_i
         require_narrator(acc)
         character = character_for(db, acc, character_id)
         # The form sends text: each field becomes its type on the system's sheet (an error names the field).
-        changes = sheet_changes(get_system(character.system).sheet, form, prefix="sheet.", error_field=where)
+        system = get_system(character.system)
+        changes = sheet_changes(system.sheet, form, prefix="sheet.", error_field=where, labels=system.labels)
         corrections.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
         # Next to its field when the form shows that field ("lives", "reason"), else under the form.

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Summary, _, msg, render
+from app.i18n import N_, Summary, _, msg, render
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
@@ -118,7 +118,7 @@ class SetupParams(BaseModel):
     title: str = Field(default="", max_length=80)
     adventurers: list[int] = Field(default_factory=list, max_length=12)
     foes: list[int] = Field(default_factory=list, max_length=24)
-    bands: int = Field(default=8, ge=2, le=MAX_BANDS, title="Bands on the track")
+    bands: int = Field(default=8, ge=2, le=MAX_BANDS, title=N_("Bands on the track"))
     adventurer_band: int = Field(default=2, ge=0, lt=MAX_BANDS)
     foe_band: int = Field(default=5, ge=0, lt=MAX_BANDS)
     groups: list[str] = Field(default_factory=list, max_length=24)  # "<foe id>:<how many>"
