@@ -104,13 +104,16 @@ def field_kind(annotation: Any) -> Kind | None:
 
 @dataclass(frozen=True)
 class FormField:
-    name: str
+    name: str  # the sheet's key: the input's name
     kind: Kind
     value: str
+    label: str = ""  # the field in the reader's language (the system's `labels`), what the form shows
 
 
-def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any]) -> list[FormField]:
-    """The sheet's fields a text form can edit, with their current values as the form shows them."""
+def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any],
+                    labels: Mapping[str, str] | None = None) -> list[FormField]:
+    """The sheet's fields a text form can edit, with their current values as the form shows them and their
+    labels in the reader's language (`labels`: the system's, English msgids)."""
     fields = []
     for name, info in model.model_fields.items():
         kind = field_kind(info.annotation)
@@ -118,7 +121,7 @@ def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any]) -> list[Fo
             continue
         value = sheet[name]
         shown = ("true" if value else "false") if kind == "bool" else ("" if value is None else str(value))
-        fields.append(FormField(name, kind, shown))
+        fields.append(FormField(name, kind, shown, field_label(name, model, labels)))
     return fields
 
 

@@ -18,6 +18,7 @@ from app.rolls import chain
 from app.rules import art
 from app.rules.rabbits import RabbitRuleError
 from app.rules.rabbits.rolls import tiebreak_ability
+from app.systems.art.sheet import FOE_TRAITS
 
 
 def browser(new_client: Any, name: str, lang: str) -> TestClient:
@@ -202,3 +203,38 @@ def test_sheet_validators_complain_translatably() -> None:
     text = validation_message(caught.value, RabbitSheet)[0]
     assert text.startswith("Spejder skal"), text
 
+
+# --- the narrator's "Adjust sheet" form: labels, not sheet keys -------------------------------------------------
+
+def test_every_adjustable_field_has_a_label() -> None:
+    from app.forms import editable_fields
+    from app.systems import SYSTEMS
+    for system in SYSTEMS.values():
+        sheet = system.sheet.model_construct().model_dump()
+        for f in editable_fields(system.sheet, sheet, system.labels):
+            assert f.name in system.labels, (system.id, f.name)
+
+
+def test_the_adjust_form_shows_labels_in_the_narrators_language(client: TestClient, new_client: Any) -> None:
+    import re
+    t = Table(client, systems=("cat", "catfight", "rabbits", "art"), names=("nora", "greta", "dorte"))
+    for system, sheet in (("rabbits", {"nature": 4, "skills": {"Scout": 3}}),
+                          ("catfight", {"attack": 14, "defend": 14, "jump": 14, "sneak": 14, "quickness": 14}),
+                          ("art", {"sheet_kind": "foe", **{f"level_{code}": "PR" for code in FOE_TRAITS},
+                                   "health_0": "PR", "damage_rating": "1"})):
+        r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.narrator,
+                        json={"name": f"{system} one", "system": system, "sheet": sheet, "kind": "npc"})
+        assert r.status_code == 201, r.text
+    nora = signed_in(new_client, "nora")
+    r = nora.post(f"/campaigns/{t.id}/characters/new/cat", data={"name": "Smoke", **NEW_CAT}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    for lang in ("de", "da"):
+        assert nora.post("/account/language", data={"locale": lang}, follow_redirects=False).status_code == 303
+        page = nora.get(f"/campaigns/{t.id}").text
+        labels = re.findall(r'<label for="adj-\d+-(\w+)">([^<]*)</label>', page)
+        keys = {key for key, _label in labels} - {"reason"}
+        assert {"lives", "fate_spent", "between_adventures", "unconscious", "henchman", "attack", "fighting"} <= keys
+        for key, label in labels:
+            assert label.strip() and label.strip() != key, (key, label)
+            assert english_words(label, lang, {"ATTACK", "DEFEND", "JUMP", "SNEAK", "QUICKNESS"}) == [], (key, label)
+        assert 'name="sheet.fate_spent"' in page  # the key stays the input's name
