@@ -227,6 +227,19 @@ def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
     return render(body.get("summary"), loc)
 
 
+def encounter_title(encounter: Any) -> str:
+    """An encounter's title in the reader's language: the state's language-neutral `title` (a msg, where the
+    system made the title up: "Combat: Goblin", "Fight: Warren vs Foxes"), else the stored title (typed by a
+    person, or from before), else its kind."""
+    state = encounter.get("state") if isinstance(encounter, Mapping) else getattr(encounter, "state", None)
+    shown = state.get("title") if isinstance(state, Mapping) else None
+    if is_text(shown):
+        return render(shown)
+    title = encounter.get("title") if isinstance(encounter, Mapping) else getattr(encounter, "title", None)
+    kind = encounter.get("kind") if isinstance(encounter, Mapping) else getattr(encounter, "kind", None)
+    return str(title or kind or "")
+
+
 def rule_message(exc: BaseException | RuleText) -> str:
     """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language,
     values wrapped in `app.rules.text.Word` translated too; any other error's message as it is."""

@@ -238,3 +238,24 @@ def test_the_adjust_form_shows_labels_in_the_narrators_language(client: TestClie
             assert label.strip() and label.strip() != key, (key, label)
             assert english_words(label, lang, {"ATTACK", "DEFEND", "JUMP", "SNEAK", "QUICKNESS"}) == [], (key, label)
         assert 'name="sheet.fate_spent"' in page  # the key stays the input's name
+
+
+# --- encounter titles the system made up: in each reader's language ---------------------------------------------
+
+def test_made_up_encounter_titles_are_in_the_readers_language(art: Any) -> None:
+    from utils.art import FOE
+    maren = art.hero(art.pia)
+    r = art.client.post(f"/api/campaigns/{art.t.id}/characters", headers=art.t.narrator,
+                        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)})
+    goblin = r.json()["id"]
+    for action, params in (("combat_setup", {"adventurers": [maren], "foes": [goblin], "bands": 8,
+                                             "adventurer_band": 2, "foe_band": 2}),
+                           ("explore_start", {"scale": "minutes", "participants": [maren]})):
+        r = art.client.post(f"/api/campaigns/{art.t.id}/actions", headers=art.t.narrator,  # an English narrator
+                            json={"system": "art", "action": action, "params": params})
+        assert r.status_code == 201, r.text
+    for lang, words in (("de", ("Kampf: Goblin", "Erkundung")), ("da", ("Kamp: Goblin", "Udforskning"))):
+        assert art.pia.post("/account/language", data={"locale": lang}, follow_redirects=False).status_code == 303
+        page = art.pia.get(art.base).text
+        assert all(w in page for w in words), (lang, words)
+        assert "Combat: Goblin" not in page and ">Exploration<" not in page

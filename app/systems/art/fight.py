@@ -196,7 +196,9 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         "initiative": None, "round": 0, "order": [], "waited": [], "turn": None, "pending": None, "recent": [],
     }
     foe_names = ", ".join(f["name"] for f in fighters if f["side"] == "foe")
-    title = params.title.strip() or _("Combat: {foes}").format(foes=foe_names)
+    if not params.title.strip():  # a title the system makes up: language-neutral, read in each reader's language
+        state["title"] = msg("Combat: {foes}", foes=foe_names)
+    title = params.title.strip() or render(state["title"])
     heroes = ", ".join(f["name"] for f in fighters if f["side"] == "adventurer")
     summary = say(state, msg("A combat begins: {heroes} against {foes}. Roll initiative (Alertness).",
                              heroes=heroes, foes=foe_names))
