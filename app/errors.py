@@ -104,7 +104,8 @@ COMMON_LABELS: dict[str, str] = {
     "sheet": N_("Sheet"), "kind": N_("Kind"), "note": N_("Note"), "reason": N_("Reason"),
     "visibility": N_("Who sees it"), "expression": N_("Dice"), "difficulty": N_("Difficulty"),
     "lives": N_("Lives"), "character_id": N_("Character"), "owner_id": N_("Owner"), "ob": N_("Obstacle"),
-    "username": N_("Username"), "password": N_("Password"), "locale": N_("Language"), "systems": N_("Systems"),
+    "campaign_id": N_("Campaign"), "encounter_id": N_("Encounter"),
+    "after": N_("After entry"), "limit": N_("How many"), "username": N_("Username"), "password": N_("Password"), "locale": N_("Language"), "systems": N_("Systems"),
     "skill": N_("Skill"), "trait": N_("Trait"), "title": N_("Title"), "body": N_("The request body"),
 }
 
