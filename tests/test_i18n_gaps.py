@@ -259,3 +259,9 @@ def test_made_up_encounter_titles_are_in_the_readers_language(art: Any) -> None:
         page = art.pia.get(art.base).text
         assert all(w in page for w in words), (lang, words)
         assert "Combat: Goblin" not in page and ">Exploration<" not in page
+
+
+def test_the_api_docs_page_says_its_descriptions_are_english(client: TestClient) -> None:
+    page = client.get("/docs", headers={"Accept-Language": "de"}).text
+    assert "sind auf Englisch beschrieben" in page and "body:" not in page and 'lang="en"' in page
+    assert "beskrevet på engelsk" in client.get("/docs", headers={"Accept-Language": "da"}).text
