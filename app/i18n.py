@@ -139,7 +139,7 @@ def render(value: Any, locale: str | None = None) -> str:
     if isinstance(value, float):
         return number(value, loc)
     if isinstance(value, int):
-        return str(value)
+        return str(value)  # a list's part (dice faces): plain, so "1234, 5" stays unambiguous
     if isinstance(value, Mapping):
         if "join" in value:
             parts = value.get("join") or []
@@ -149,8 +149,27 @@ def render(value: Any, locale: str | None = None) -> str:
     return str(value)
 
 
+# Arguments that name an entry, a session or a position: shown as they are ("#1234"), never grouped.
+_NOT_GROUPED = frozenset({"seq", "target", "head", "first", "against", "committed", "expected", "previous",
+                          "number", "session", "band", "square", "row", "year"})
+
+
+class _Grouped(int):
+    """A whole number in a log line: grouped in the reader's format where it is printed plainly (`{n}`,
+    `%(n)s`: 12345 → "12,345" en, "12.345" de/da); a format spec (`{n:+d}`, `%(n)d`) keeps the plain digits."""
+
+    loc: str
+
+    def __format__(self, spec: str) -> str:
+        return number(int(self), self.loc, 0) if not spec else int(self).__format__(spec)
+
+    def __str__(self) -> str:
+        return number(int(self), self.loc, 0)
+
+
 def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
-    values = {key: _arg(value, loc) for key, value in args.items()} if isinstance(args, Mapping) else {}
+    values = {key: _grouped(value, loc) if key not in _NOT_GROUPED else _arg(value, loc)
+              for key, value in args.items()} if isinstance(args, Mapping) else {}
     for template in (translations(loc).gettext(message), message):
         try:
             if "%(" in message:
@@ -161,6 +180,14 @@ def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
             continue  # a broken translation: the English text rather than an error page
     return message
+
+
+def _grouped(value: Any, loc: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1000:
+        grouped = _Grouped(value)
+        grouped.loc = loc
+        return grouped
+    return _arg(value, loc)
 
 
 def _arg(value: Any, loc: str) -> Any:

@@ -265,3 +265,11 @@ def test_the_api_docs_page_says_its_descriptions_are_english(client: TestClient)
     page = client.get("/docs", headers={"Accept-Language": "de"}).text
     assert "sind auf Englisch beschrieben" in page and "body:" not in page and 'lang="en"' in page
     assert "beskrevet på engelsk" in client.get("/docs", headers={"Accept-Language": "da"}).text
+
+
+def test_whole_numbers_in_log_lines_are_grouped_in_the_readers_format() -> None:
+    line = i18n.msg("{name} rolls {total} ({diff:+d}) on #{seq}", name="Tom", total=12345, diff=1500, seq=4567)
+    assert i18n.render(line, "en") == "Tom rolls 12,345 (+1500) on #4567"
+    assert i18n.render(line, "de") == "Tom rolls 12.345 (+1500) on #4567"  # (no msgid: the English template)
+    assert i18n.render(i18n.msg("%(n)s and %(k)d", n=2500, k=2500), "da") == "2.500 and 2500"
+    assert i18n.render(i18n.msg("{n} dice", n=12), "de") == "12 dice"
