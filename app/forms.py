@@ -61,7 +61,7 @@ def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
     try:
         return parse_int(form.get(name), name, low=low)
     except BadRequest as exc:
-        raise BadRequest(f"{name}: {rule_message(exc)}") from None
+        raise BadRequest(f"{field_label(name)}: {rule_message(exc)}") from None
 
 
 def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
