@@ -13,6 +13,7 @@ from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
+from app.i18n import rule_message
 from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.rolls import corrections, prompts
 from app.rolls import log as rolllog
@@ -260,7 +261,7 @@ def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
     result = rolllog.verify(db, acc)
     return {"ok": result.ok, "count": result.count, "head": result.head, "head_seq": acc.campaign.last_seq,
             "bodies_checked": result.bodies_checked, "reveals_checked": result.reveals_checked,
-            "problems": result.problems}
+            "problems": [rule_message(problem) for problem in result.details]}  # Accept-Language
 
 
 @router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"],

@@ -20,7 +20,7 @@ from starlette.datastructures import FormData
 
 from app import i18n
 from app.campaigns.service import Access
-from app.errors import BadRequest
+from app.errors import BadRequest, field_label
 from app.i18n import rule_message
 from app.inputs import MAX_INT, MIN_INT, idempotency_key, parse_int
 from app.rolls import service as rolls
@@ -61,7 +61,7 @@ def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
     try:
         return parse_int(form.get(name), name, low=low)
     except BadRequest as exc:
-        raise BadRequest(f"{name}: {rule_message(exc)}") from None
+        raise BadRequest(f"{field_label(name)}: {rule_message(exc)}") from None
 
 
 def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
@@ -104,13 +104,16 @@ def field_kind(annotation: Any) -> Kind | None:
 
 @dataclass(frozen=True)
 class FormField:
-    name: str
+    name: str  # the sheet's key: the input's name
     kind: Kind
     value: str
+    label: str = ""  # the field in the reader's language (the system's `labels`), what the form shows
 
 
-def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any]) -> list[FormField]:
-    """The sheet's fields a text form can edit, with their current values as the form shows them."""
+def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any],
+                    labels: Mapping[str, str] | None = None) -> list[FormField]:
+    """The sheet's fields a text form can edit, with their current values as the form shows them and their
+    labels in the reader's language (`labels`: the system's, English msgids)."""
     fields = []
     for name, info in model.model_fields.items():
         kind = field_kind(info.annotation)
@@ -118,13 +121,15 @@ def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any]) -> list[Fo
             continue
         value = sheet[name]
         shown = ("true" if value else "false") if kind == "bool" else ("" if value is None else str(value))
-        fields.append(FormField(name, kind, shown))
+        fields.append(FormField(name, kind, shown, field_label(name, model, labels)))
     return fields
 
 
-def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: str, error_field: str) -> dict[str, Any]:
+def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: str, error_field: str,
+                  labels: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The `prefix`ed form fields as typed sheet changes. A field the form cannot edit, or a value that is
-    not of the field's type, raises BadRequest with field "<error_field>-<name>" (shown next to it)."""
+    not of the field's type, raises BadRequest with field "<error_field>-<name>" (shown next to it), naming the
+    field by its label (`labels`: the system's, English msgids)."""
     changes: dict[str, Any] = {}
     for key, raw in form.items():
         if not key.startswith(prefix):
@@ -133,8 +138,9 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
         info = model.model_fields.get(name)
         kind = field_kind(info.annotation) if info is not None else None
         where = f"{error_field}-{name}"
+        label = field_label(name, model, labels)
         if kind is None:
-            raise BadRequest(i18n.gettext("{name}: this field cannot be changed here.").format(name=name), field=where)
+            raise BadRequest(i18n.gettext("{name}: this field cannot be changed here.").format(name=label), field=where)
         text = str(raw).strip()
         if kind == "int":
             try:
@@ -142,11 +148,11 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
             except BadRequest:
                 value = None
             if value is None:
-                raise BadRequest(i18n.gettext("{name}: enter a whole number.").format(name=name), field=where)
+                raise BadRequest(i18n.gettext("{name}: enter a whole number.").format(name=label), field=where)
             changes[name] = value
         elif kind == "bool":
             if text.lower() not in ("true", "false"):
-                raise BadRequest(i18n.gettext("{name}: choose yes or no.").format(name=name), field=where)
+                raise BadRequest(i18n.gettext("{name}: choose yes or no.").format(name=label), field=where)
             changes[name] = text.lower() == "true"
         else:
             changes[name] = str(raw)

@@ -18,6 +18,8 @@ from babel.dates import format_date, format_time
 from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
 
+from app.rules.text import RuleText, Word
+
 LOCALE_DIR = Path(__file__).parent / "locale"
 # The languages with a catalog, each named in itself (the account and new-campaign forms list them).
 LANGUAGES = {"en": "English", "de": "Deutsch", "da": "Dansk"}
@@ -137,7 +139,7 @@ def render(value: Any, locale: str | None = None) -> str:
     if isinstance(value, float):
         return number(value, loc)
     if isinstance(value, int):
-        return str(value)
+        return str(value)  # a list's part (dice faces): plain, so "1234, 5" stays unambiguous
     if isinstance(value, Mapping):
         if "join" in value:
             parts = value.get("join") or []
@@ -147,8 +149,27 @@ def render(value: Any, locale: str | None = None) -> str:
     return str(value)
 
 
+# Arguments that name an entry, a session or a position: shown as they are ("#1234"), never grouped.
+_NOT_GROUPED = frozenset({"seq", "target", "head", "first", "against", "committed", "expected", "previous",
+                          "number", "session", "band", "square", "row", "year"})
+
+
+class _Grouped(int):
+    """A whole number in a log line: grouped in the reader's format where it is printed plainly (`{n}`,
+    `%(n)s`: 12345 → "12,345" en, "12.345" de/da); a format spec (`{n:+d}`, `%(n)d`) keeps the plain digits."""
+
+    loc: str
+
+    def __format__(self, spec: str) -> str:
+        return number(int(self), self.loc, 0) if not spec else int(self).__format__(spec)
+
+    def __str__(self) -> str:
+        return number(int(self), self.loc, 0)
+
+
 def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
-    values = {key: _arg(value, loc) for key, value in args.items()} if isinstance(args, Mapping) else {}
+    values = {key: _grouped(value, loc) if key not in _NOT_GROUPED else _arg(value, loc)
+              for key, value in args.items()} if isinstance(args, Mapping) else {}
     for template in (translations(loc).gettext(message), message):
         try:
             if "%(" in message:
@@ -159,6 +180,14 @@ def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
             continue  # a broken translation: the English text rather than an error page
     return message
+
+
+def _grouped(value: Any, loc: str) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 1000:
+        grouped = _Grouped(value)
+        grouped.loc = loc
+        return grouped
+    return _arg(value, loc)
 
 
 def _arg(value: Any, loc: str) -> Any:
@@ -225,13 +254,28 @@ def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
     return render(body.get("summary"), loc)
 
 
-def rule_message(exc: BaseException) -> str:
-    """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language;
-    any other error's message as it is."""
+def encounter_title(encounter: Any) -> str:
+    """An encounter's title in the reader's language: the state's language-neutral `title` (a msg, where the
+    system made the title up: "Combat: Goblin", "Fight: Warren vs Foxes"), else the stored title (typed by a
+    person, or from before), else its kind."""
+    state = encounter.get("state") if isinstance(encounter, Mapping) else getattr(encounter, "state", None)
+    shown = state.get("title") if isinstance(state, Mapping) else None
+    if is_text(shown):
+        return render(shown)
+    title = encounter.get("title") if isinstance(encounter, Mapping) else getattr(encounter, "title", None)
+    kind = encounter.get("kind") if isinstance(encounter, Mapping) else getattr(encounter, "kind", None)
+    return str(title or kind or "")
+
+
+def rule_message(exc: BaseException | RuleText) -> str:
+    """A rule error (app/rules/text.py: an English template marked N_, and its values) in the reader's language,
+    values wrapped in `app.rules.text.Word` translated too; any other error's message as it is."""
     template, values = getattr(exc, "template", None), getattr(exc, "values", None)
     if isinstance(template, str):
         try:
-            return gettext(template).format(**(values or {}))
+            words = {key: gettext(value) if isinstance(value, Word) else value
+                     for key, value in (values or {}).items()}
+            return gettext(template).format(**words)
         except (KeyError, IndexError, ValueError, AttributeError):
             pass
     message = getattr(exc, "message", None)

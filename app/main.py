@@ -24,7 +24,7 @@ from app.characters import routes as character_routes
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.encounters import routes as encounter_routes
-from app.errors import FateboardError, NotSignedIn
+from app.errors import FateboardError, NotSignedIn, error_message
 from app.i18n import _
 from app.inputs import InputGuard
 from app.live import routes as live_routes
@@ -129,7 +129,7 @@ def install_error_handlers(app: FastAPI) -> None:
         problems, fields = [], []
         for err in exc.errors():
             where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header"))
-            problems.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+            problems.append(error_message(err))  # in the reader's language (Accept-Language for the API)
             fields.append(where)
         message = "; ".join(problems) or _("The request is not valid.")
         if _wants_json(request):

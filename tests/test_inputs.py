@@ -38,7 +38,8 @@ def entries(app, campaign_id: int) -> int:
 def test_integers_out_of_range_in_paths_and_queries_are_422(table: Table, path: str) -> None:
     r = table.client.get(path.format(id=table.id), headers=table.narrator)
     assert r.status_code == 422, r.text
-    assert r.json()["detail"] and "2147483647" in r.json()["detail"] or "greater than" in r.json()["detail"]
+    detail = r.json()["detail"]
+    assert "2147483647" in detail or "must be at least" in detail, detail  # "Campaign must be at least 1."
 
 
 @pytest.mark.parametrize("extra", [
@@ -165,12 +166,12 @@ def test_adjust_sheet_form_round_trips_and_names_a_bad_field(app, client: TestCl
     assert form, "the form offers the fields a text box can edit"
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {**form, "reason": "as it was"})
     assert r.status_code == 200, r.text  # it used to be a 422: every field went back as text
-    int_field = next(f.name for f in __import__("app.forms", fromlist=["x"]).editable_fields(
-        SYSTEMS[system].sheet, SYSTEMS[system].default_sheet()) if f.kind == "int")
+    int_field, label = next((f.name, f.label) for f in __import__("app.forms", fromlist=["x"]).editable_fields(
+        SYSTEMS[system].sheet, SYSTEMS[system].default_sheet(), SYSTEMS[system].labels) if f.kind == "int")
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust",
                   {**form, f"sheet.{int_field}": "²", "reason": "typo"})
     assert r.status_code == 422
-    assert f"{int_field}: enter a whole number." in r.text
+    assert f"{label}: enter a whole number." in r.text  # the field's label ("Lives"), not its key
     field_html = r.text[r.text.index(f'id="adj-{cid}-{int_field}"'):]
     assert field_html.index("enter a whole number") < field_html.index("</form>")  # next to its field
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {"sheet.ranks": "x", "reason": "r"})

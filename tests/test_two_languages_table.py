@@ -170,12 +170,10 @@ def _play(table: TwoLanguages) -> dict[str, Any]:
     tested = t.log()[-1]
     assert tested["action"] == "test" and tested["outcome"]["pool"] == 5 and tested["outcome"]["passed"] is False
     t.act("dorte", clover, "fate", [2], entry_seq=str(tested["seq"]))
-    # (The narrator answers through the JSON API: the rabbit sheet's narrator block fails to render once the rabbit
-    # has a condition — templates/rabbits/sheet.html reads `system.sheet.tables`; reported, not ours to fix.)
-    r = t.client.post(f"/api/campaigns/{t.t.id}/actions", headers=t.t.narrator, json={
-        "system": "rabbits", "action": "consequence", "character_id": clover,
-        "params": {"entry_seq": tested["seq"], "choice": "condition", "condition": "angry"}})
-    assert r.status_code == 201, r.text
+    # The narrator answers on the rabbit's sheet page (its narrator block, then the sheet with the condition).
+    r = t.act("nora", clover, "consequence", [], entry_seq=str(tested["seq"]), choice="condition", condition="angry")
+    assert 'id="sheet"' in r.text
+    assert t.browsers["nora"].get(f"{t.base}/characters/{clover}").status_code == 200
     sheet = t.sheet(clover)
     assert sheet["conditions"] == ["angry"] and sheet["fate"] == 1 and sheet["persona"] == 0
 

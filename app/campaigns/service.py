@@ -180,13 +180,13 @@ def revoke_invite(db: Session, acc: Access, invite_id: int) -> None:
 def invite_problem(invite: Invite | None, now: datetime | None = None) -> str | None:
     now = now or utcnow()
     if invite is None:
-        return "This invite link is not valid."
+        return _("This invite link is not valid.")
     if invite.revoked_at is not None:
-        return "This invite link was revoked. Ask the narrator for a new one."
+        return _("This invite link was revoked. Ask the narrator for a new one.")
     if invite.expires_at is not None and invite.expires_at <= now:
-        return "This invite link has expired. Ask the narrator for a new one."
+        return _("This invite link has expired. Ask the narrator for a new one.")
     if invite.max_uses is not None and invite.uses >= invite.max_uses:
-        return "This invite link has been used up. Ask the narrator for a new one."
+        return _("This invite link has been used up. Ask the narrator for a new one.")
     return None
 
 

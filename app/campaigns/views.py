@@ -40,7 +40,8 @@ def table_context(db: Session, acc: Access, *, log_page_size: int | None = None,
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
         "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
-        "adjustable": lambda ch: editable_fields(SYSTEMS[ch.system].sheet, ch.sheet) if ch.system in SYSTEMS else [],
+        "adjustable": lambda ch: (editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
+                                  if ch.system in SYSTEMS else []),
     }
     if log_page_size is not None:
         ctx.update(rolllog.page(db, acc, limit=log_page_size, where=log_filter))

@@ -76,7 +76,7 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         ctx = _odds_context(db, acc, action, params, character, settings)
         result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
-        message = exc.message if isinstance(exc, ActionError) else "Choose the options to see the chance."
+        message = exc.message if isinstance(exc, ActionError) else _("Choose the options to see the chance.")
         return render(request, "rolls/odds.html", {"error": message})
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 

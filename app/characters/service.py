@@ -42,7 +42,7 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
     try:
         clean = rule_system.new_sheet(sheet or {})
     except ValidationError as exc:
-        message, field = validation_message(exc)
+        message, field = validation_message(exc, rule_system.sheet, rule_system.labels)
         raise BadRequest(message, field=field) from exc
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc

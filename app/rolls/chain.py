@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.commitment import opens
+from app.rules.text import N_, RuleText
 
 FORMAT = "fateboard-log/2"
 GENESIS_HASH = "0" * 64
@@ -47,6 +48,16 @@ def entry_hash(prev_hash: str, header: Mapping[str, Any], body_digest: str) -> s
     return hashlib.sha256(prev_hash.encode("ascii") + b"\n" + canonical_json(material)).hexdigest()
 
 
+class Problem(RuleText):
+    """One failed check: an English template marked N_ and its values (the reader's language where shown)."""
+
+    def __init__(self, template: str, values: dict[str, Any]) -> None:
+        self._set_text(template, values)
+
+    def __str__(self) -> str:
+        return self.message
+
+
 @dataclass
 class Verification:
     ok: bool = True
@@ -55,11 +66,15 @@ class Verification:
     bodies_checked: int = 0
     reveals_checked: int = 0
     commitments_checked: int = 0
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # in English (the command line, tests)
+    # The same problems, translatable where they are shown (`app.i18n.rule_message(problem)`).
+    details: list[Problem] = field(default_factory=list)
 
-    def fail(self, message: str) -> None:
+    def fail(self, template: str, **values: Any) -> None:
         self.ok = False
-        self.problems.append(message)
+        problem = Problem(template, values)
+        self.problems.append(problem.message)
+        self.details.append(problem)
 
 
 def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, Any] | None = None,
@@ -83,7 +98,7 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
             if trusted is not None and seq == trusted[0]:
                 trusted_seen = True
                 if entry.get("hash") != trusted[1]:
-                    result.fail(f"entry {seq}: hash differs from the trusted head you noted ({trusted[1][:12]}…)")
+                    result.fail(N_("entry {seq}: hash differs from the trusted head you noted ({noted}…)"), seq=seq, noted=trusted[1][:12])
         body = entry.get("body")
         if isinstance(body, Mapping) and body.get("kind") == "reveal":
             reveals.append((seq if isinstance(seq, int) else -1, body))
@@ -99,7 +114,7 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
     if head is not None:
         _check_head(head, result)
     if trusted is not None and not trusted_seen:
-        result.fail(f"entry {trusted[0]} (your trusted head) is missing: the log was cut short")
+        result.fail(N_("entry {seq} (your trusted head) is missing: the log was cut short"), seq=trusted[0])
     return result
 
 
@@ -107,48 +122,48 @@ def _check_entry(entry: Mapping[str, Any], result: Verification, prev: str) -> N
     seq = entry.get("seq")
     expected_seq = result.count + 1
     if seq != expected_seq:
-        result.fail(f"entry {seq}: expected seq {expected_seq} (a gap or a reordering)")
+        result.fail(N_("entry {seq}: expected seq {expected} (a gap or a reordering)"), seq=seq, expected=expected_seq)
     if entry.get("prev_hash") != prev:
-        result.fail(f"entry {seq}: prev_hash does not match the hash of entry {expected_seq - 1}")
+        result.fail(N_("entry {seq}: prev_hash does not match the hash of entry {previous}"), seq=seq, previous=expected_seq - 1)
     try:
         recomputed = entry_hash(str(entry.get("prev_hash")), entry, str(entry.get("body_hash")))
     except (TypeError, ValueError, UnicodeEncodeError):
         recomputed = ""
     if recomputed != entry.get("hash"):
-        result.fail(f"entry {seq}: hash does not match its fields (seq, time, actor, kind, visibility, …)")
+        result.fail(N_("entry {seq}: hash does not match its fields (seq, time, actor, kind, visibility, …)"), seq=seq)
     body, salt = entry.get("body"), entry.get("salt")
     if isinstance(body, Mapping) and isinstance(salt, str):
         result.bodies_checked += 1
         if body_hash(salt, body) != entry.get("body_hash"):
-            result.fail(f"entry {seq}: body does not match body_hash")
+            result.fail(N_("entry {seq}: body does not match body_hash"), seq=seq)
         for name in HEADER_FIELDS:  # the ones the body repeats: the readable copy must equal the body's
             if name in body and body.get(name) != entry.get(name):
-                result.fail(f"entry {seq}: '{name}' differs from the hashed body")
+                result.fail(N_("entry {seq}: '{name}' differs from the hashed body"), seq=seq, name=name)
         for name in HIDDEN_FIELDS:
             if entry.get(name) is not None and entry.get(name) != body.get(name):
-                result.fail(f"entry {seq}: '{name}' differs from the hashed body")
+                result.fail(N_("entry {seq}: '{name}' differs from the hashed body"), seq=seq, name=name)
 
 
 def _check_reveal(seq: int, body: Mapping[str, Any], hashes: Mapping[int, str], result: Verification) -> None:
     revealed = body.get("revealed") or {}
     target = revealed.get("seq", -1)
     if target not in hashes:
-        result.fail(f"entry {seq}: reveals entry {target}, which is not in the export")
+        result.fail(N_("entry {seq}: reveals entry {target}, which is not in the export"), seq=seq, target=target)
         return
     if revealed.get("salt") is None:
         return  # withheld from this reader (a hidden action's held sheet changes): nothing to check it with
     result.reveals_checked += 1
     if body_hash(str(revealed.get("salt", "")), revealed.get("body") or {}) != hashes[target]:
-        result.fail(f"entry {seq}: the revealed body does not match entry {target}'s body_hash")
+        result.fail(N_("entry {seq}: the revealed body does not match entry {target}'s body_hash"), seq=seq, target=target)
 
 
 def _check_head(head: Mapping[str, Any], result: Verification) -> None:
     seq, digest = head.get("seq"), head.get("hash")
     if seq != result.count:
-        result.fail(f"the campaign's head is entry {seq} but the log has {result.count} entries "
-                    "(entries missing at the end, or added)")
+        result.fail(N_("the campaign's head is entry {seq} but the log has {count} entries "
+                       "(entries missing at the end, or added)"), seq=seq, count=result.count)
     elif digest != result.head:
-        result.fail(f"the campaign's head hash {str(digest)[:12]}… does not match the last entry's hash")
+        result.fail(N_("the campaign's head hash {digest}… does not match the last entry's hash"), digest=str(digest)[:12])
 
 
 def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[str, tuple[int, str]],
@@ -163,7 +178,8 @@ def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[st
             continue
         key = str(item.get("key"))
         if key in commitments:
-            result.fail(f"entry {seq}: commits {key} again (first committed in entry {commitments[key][0]})")
+            result.fail(N_("entry {seq}: commits {key} again (first committed in entry {first})"), seq=seq, key=key,
+                        first=commitments[key][0])
             continue
         commitments[key] = (seq, str(item.get("hash")))
     for item in outcome.get("openings") or ():
@@ -175,13 +191,15 @@ def _check_opening(seq: int, found: Mapping[str, Any], commitments: Mapping[str,
                    result: Verification) -> None:
     key = str(found.get("key"))
     if key not in commitments:
-        result.fail(f"entry {seq}: opens {key}, which no earlier entry committed")
+        result.fail(N_("entry {seq}: opens {key}, which no earlier entry committed"), seq=seq, key=key)
         return
     committed_seq, digest = commitments[key]
     value = found.get("value")
     if committed_seq > seq or found.get("seq") != committed_seq:
-        result.fail(f"entry {seq}: opens {key} against entry {found.get('seq')}, but entry {committed_seq} committed it")
+        result.fail(N_("entry {seq}: opens {key} against entry {against}, but entry {committed} committed it"), seq=seq,
+                    key=key, against=found.get("seq"), committed=committed_seq)
         return
     result.commitments_checked += 1
     if not isinstance(value, Mapping) or value.get("key") != key or not opens(digest, found.get("salt"), value):
-        result.fail(f"entry {seq}: the opening of {key} does not open the commitment logged in entry {committed_seq}")
+        result.fail(N_("entry {seq}: the opening of {key} does not open the commitment logged in entry {committed}"),
+                    seq=seq, key=key, committed=committed_seq)

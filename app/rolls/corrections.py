@@ -116,7 +116,7 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
     try:
         after = system.sheet.model_validate({**before, **changes}).model_dump(mode="json")
     except ValidationError as exc:
-        message, field = validation_message(exc)
+        message, field = validation_message(exc, system.sheet, system.labels)
         raise BadRequest(message, field=field) from exc
     changed = {k: {"from": before.get(k), "to": v} for k, v in after.items() if before.get(k) != v}
     shown_before, shown_after = system.public_sheet(before), system.public_sheet(after)

@@ -101,7 +101,8 @@ def export(request: Request, db: DB, acc: MemberAccess) -> Response:
 def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
     """The server's check of the whole chain against the head, as a fragment for the campaign page."""
     result = rolllog.verify(db, acc)
-    return render(request, "rolls/verify.html", {"result": result, "campaign": acc.campaign})
+    problems = [rule_message(problem) for problem in result.details[:20]]  # in the reader's language
+    return render(request, "rolls/verify.html", {"result": result, "problems": problems, "campaign": acc.campaign})
 
 
 @router.get("/campaigns/{campaign_id}/prompts")
@@ -277,7 +278,8 @@ def _adjust(request: Request, db: DB, acc: Access, publish: Publish, character_i
         require_narrator(acc)
         character = character_for(db, acc, character_id)
         # The form sends text: each field becomes its type on the system's sheet (an error names the field).
-        changes = sheet_changes(get_system(character.system).sheet, form, prefix="sheet.", error_field=where)
+        system = get_system(character.system)
+        changes = sheet_changes(system.sheet, form, prefix="sheet.", error_field=where, labels=system.labels)
         corrections.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
         # Next to its field when the form shows that field ("lives", "reason"), else under the form.

@@ -89,7 +89,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             raise ActionError(_("This campaign does not use {name}.").format(name=_(system.name)), field="system")
         params = action.params.model_validate(req.params)
     except ValidationError as exc:
-        message, field = validation_message(exc)
+        message, field = validation_message(exc, action.params)
         raise BadRequest(message, field=field) from exc
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc

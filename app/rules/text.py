@@ -6,6 +6,9 @@ template into the reader's language and fills it in:
 
     raise RabbitRuleError("helpers", N_("An Afraid rabbit cannot help (ruling 3)."))
     raise CatRuleError(field, N_("{name} must be between {low} and {high}, not {value}."), name=field, ...)
+
+A value that is itself a word of ours (not what a person typed) is wrapped in `Word`, marked N_ too, and is
+translated with the template: `check_choice(kind, TIEBREAK, "kind", Word(N_("kind of roll")))`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from typing import Any
 def N_(message: str) -> str:
     """Marks a string for extraction; it is translated where it is shown."""
     return message
+
+
+class Word(str):
+    """A rule error's value that is an English word or phrase of ours (marked N_): `rule_message` translates it."""
+
+    __slots__ = ()
 
 
 class RuleText:

@@ -201,6 +201,9 @@ class RuleSystem:
     # What this system's templates need besides the sheet (tables, derived numbers, helpers), by name. The
     # templates read it as `system_data.<system id>.<name>` (app/web.py).
     template_data: Mapping[str, Any] = field(default_factory=dict)
+    # The sheet's fields in words (English, marked N_), by key: the narrator's "Adjust sheet" form shows them
+    # translated, and validation errors name a field by them (app.errors.validation_message).
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")

@@ -1,7 +1,10 @@
 """Every page of the demo table in German and in Danish, on a phone: no English UI text left.
 
-The demo campaign (all four systems, their sheets, a duel and the other encounters, the campaign and system
-pages, the account, help and signed-out pages) is opened with `Accept-Language: de` (then `da`), 390×844.
+The demo campaign (all four systems, their sheets and creation forms, the demo's duel and an ART combat, an ART
+exploration scene, a Rabbits conflict and a Cat fight started for the test, the campaign, narrator and system
+pages, the chain check's result, the account, help, invite (valid and not), error and signed-out pages) is opened
+with `Accept-Language: de` (then `da`), 390×844, by the narrator and by a player, every <details> opened first
+(innerText skips a closed one).
 "English UI text" is a word of the source strings (the .pot's msgids) that no translation in that language
 uses (so words both languages share — "Name", "Start" — do not count), outside the names and texts people
 typed (characters, campaign, notes, usernames) and a small allow-list of proper nouns. The test fails until
@@ -24,7 +27,7 @@ from utils.english import words as _words
 from utils.server import LiveServer
 
 from . import axe
-from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_user, seed_demo
+from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_invite, api_user, seed_demo
 
 pytestmark = pytest.mark.browser
 
@@ -103,21 +106,70 @@ TYPED_TEXT_JS = """
 """
 
 
-def _pages(base: str, campaign_id: int, nora: dict[str, str]) -> list[tuple[str, str]]:
-    table = f"/campaigns/{campaign_id}"
-    pages = [("campaigns", "/campaigns"), ("campaign", table), ("account", "/account"), ("help", "/help")]
+OPEN_DETAILS_JS = "() => document.querySelectorAll('details').forEach(d => { d.open = true; })"
+
+# Names typed in the setup below (team names and goals of the Rabbits conflict, the scene's title).
+SETUP_TYPED = {"Warren", "Keep", "the", "burrow", "Foxes", "Take", "clover", "field", "Old", "library"}
+
+
+def _character_ids(base: str, campaign_id: int, nora: dict[str, str]) -> dict[str, int]:
     campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=nora).json()
+    return {c["name"]: c["id"] for c in campaign.get("characters", [])}
+
+
+def _act(base: str, campaign_id: int, who: dict[str, str], system: str, action: str, params: dict[str, Any],
+         character_id: int | None = None) -> None:
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who, json={
+        "system": system, "action": action, "character_id": character_id, "params": params})
+    assert r.status_code == 201, r.text
+
+
+def _encounters(base: str, campaign_id: int, nora: dict[str, str]) -> None:
+    """Besides the demo's duel: an ART combat, an ART exploration scene, a Rabbits conflict and a Cat fight,
+    each started as the narrator does (the JSON API: the same rules service as the pages)."""
+    ids = _character_ids(base, campaign_id, nora)
+    maren, goblin = ids["Maren Quickhand"], ids["Goblin Chieftain"]
+    _act(base, campaign_id, nora, "art", "combat_setup", {"adventurers": [maren], "foes": [goblin], "bands": 8,
+                                                          "adventurer_band": 2, "foe_band": 2})
+    _act(base, campaign_id, nora, "art", "explore_start", {"title": "The old library", "scale": "minutes",
+                                                           "participants": [maren]})
+    _act(base, campaign_id, nora, "rabbits", "conflict_setup", {
+        "conflict": "fight", "a_name": "Warren", "a_goal": "Keep the burrow", "a_members": [ids["Clover Quickfoot"]],
+        "b_name": "Foxes", "b_goal": "Take the clover field", "b_members": [ids["Old Red (fox)"]],
+        "b_narrator": True})
+    _act(base, campaign_id, nora, "cat", "start_foe_fight", {"cat_id": ids["Smoke"]}, character_id=ids["Ship dog"])
+
+
+def _pages(base: str, campaign_id: int, who: dict[str, str]) -> list[tuple[str, str]]:
+    table = f"/campaigns/{campaign_id}"
+    pages = [("campaigns", "/campaigns"), ("campaign", table), ("account", "/account"), ("help", "/help"),
+             ("not-found", f"{table}/characters/999999"), ("no-page", "/no/such/page")]
+    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who).json()
     for c in campaign.get("characters", []):
         pages.append((f"sheet-{c['system']}-{c['id']}", f"{table}/characters/{c['id']}"))
     for system in sorted({c["system"] for c in campaign.get("characters", [])} - {"dice"}):
         pages.append((f"system-{system}", f"{table}/systems/{system}"))
-    html = httpx2.get(f"{base}{table}", headers=nora)  # bearer tokens do not open pages; links come from the log
-    del html
-    for e in httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=nora).json()["entries"]:
-        encounter = (e.get("request") or {}).get("encounter_id")
-        if encounter and (f"encounter-{encounter}", f"{table}/encounters/{encounter}") not in pages:
-            pages.append((f"encounter-{encounter}", f"{table}/encounters/{encounter}"))
+    for system in sorted({c["system"] for c in campaign.get("characters", [])}):
+        pages.append((f"new-{system}", f"{table}/characters/new/{system}"))
     return pages
+
+
+def _encounter_pages(tab: Any, base: str, campaign_id: int) -> list[tuple[str, str]]:
+    """The encounters the campaign page links to (the demo's duel and the four started above)."""
+    tab.page.goto(f"{base}/campaigns/{campaign_id}")
+    hrefs = tab.page.evaluate("() => Array.from(document.querySelectorAll('a[href*=\"/encounters/\"]'), "
+                              "a => a.getAttribute('href'))")
+    found = sorted({h.split("?")[0].split("#")[0] for h in hrefs if h.rstrip("/").split("/")[-1].isdigit()})
+    return [(f"encounter-{h.rsplit('/', 1)[1]}", h) for h in found]
+
+
+def _sign_in(tab: Any, base: str, name: str) -> None:
+    page = tab.page
+    page.goto(base + "/signin?next=/campaigns")
+    page.locator("input[name=username]").fill(name)
+    page.locator("input[name=password]").fill(DEMO_PASSWORD)
+    page.locator("#signin-form button.primary").click()
+    expect(page).to_have_url(base + "/campaigns")
 
 
 @pytest.mark.parametrize("lang", ["de", "da"])
@@ -125,16 +177,18 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     base = tabs.base
     campaign_id = seed_demo(live_server.env)
     nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
+    pia = api_user(base, "pia", DEMO_PASSWORD, create=False)
+    _encounters(base, campaign_id, nora)
+    invite = api_invite(base, campaign_id, nora)
     english, translated = _catalog_words(lang)
     allowed = ALLOWED | _typed(base, campaign_id, nora) | _prompt_notes(live_server.database_url, campaign_id)
     allowed |= _sheet_names(live_server.database_url, campaign_id)
-    allowed |= {"nora", "pia", "otto"}
+    allowed |= {"nora", "pia", "otto"} | SETUP_TYPED
     found: dict[str, list[str]] = {}
     inaccessible: list[str] = []  # serious or critical axe-core violations, page by page
 
-    def check(tab: Any, name: str, path: str) -> None:
-        tab.page.goto(base + path)
-        expect(tab.page.locator("main")).to_be_visible()
+    def read(tab: Any, name: str) -> None:
+        tab.page.evaluate(OPEN_DETAILS_JS)  # innerText skips a closed <details>: open them all first
         SHOTS.mkdir(parents=True, exist_ok=True)
         tab.page.screenshot(path=str(SHOTS / f"lang-{lang}-{name}-390.png"), full_page=True)
         inaccessible.extend(axe.violations(tab.page, f"lang-{lang}-{name}"))
@@ -144,20 +198,35 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
         if left:
             found[name] = left
 
+    def check(tab: Any, name: str, path: str) -> None:
+        tab.page.goto(base + path)
+        expect(tab.page.locator("main")).to_be_visible()
+        read(tab, name)
+
     headers = {"extra_http_headers": {"Accept-Language": lang}, "locale": lang}
     anonymous = tabs.open(f"anonymous-{lang}", **headers)
-    for name, path in (("landing", "/"), ("signin", "/signin"), ("signup", "/signup")):
+    for name, path in (("landing", "/"), ("signin", "/signin"), ("signup", "/signup"), ("join", f"/join/{invite}"),
+                       ("join-invalid", "/join/no-such-invite"), ("anonymous-404", "/no/such/page")):
         check(anonymous, name, path)
 
     narrator = tabs.open(f"nora-{lang}", **headers)
-    page = narrator.page
-    page.goto(base + "/signin?next=/campaigns")
-    page.locator("input[name=username]").fill("nora")
-    page.locator("input[name=password]").fill(DEMO_PASSWORD)
-    page.locator("#signin-form button.primary").click()
-    expect(page).to_have_url(base + "/campaigns")
-    for name, path in _pages(base, campaign_id, nora):
-        check(narrator, name, path)
+    _sign_in(narrator, base, "nora")
+    pages = _pages(base, campaign_id, nora) + _encounter_pages(narrator, base, campaign_id)
+    assert len([p for p in pages if p[0].startswith("encounter-")]) >= 5, pages  # duel, combat, scene, conflict, fight
+    pages += [("narrator", f"/campaigns/{campaign_id}/narrator"), ("join-member", f"/join/{invite}")]
+    for name, path in pages:
+        check(narrator, f"nora-{name}", path)
+    # The chain check's result, as the campaign page shows it.
+    narrator.page.goto(f"{base}/campaigns/{campaign_id}")
+    narrator.page.evaluate(OPEN_DETAILS_JS)
+    narrator.page.locator(f'button[hx-get="/campaigns/{campaign_id}/verify"]').click()
+    expect(narrator.page.locator("#verify-result p")).to_be_visible()
+    read(narrator, "nora-verify")
+
+    player = tabs.open(f"pia-{lang}", **headers)
+    _sign_in(player, base, "pia")
+    for name, path in _pages(base, campaign_id, pia) + _encounter_pages(player, base, campaign_id):
+        check(player, f"pia-{name}", path)
 
     assert PHONE["viewport"] == {"width": 390, "height": 844}
     report = "\n".join(f"{name}: {', '.join(words[:40])}" for name, words in sorted(found.items()))

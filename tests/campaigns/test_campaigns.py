@@ -59,7 +59,7 @@ def test_campaign_validation_errors(client: TestClient) -> None:
     r = client.post("/api/campaigns", json={"name": "X", "systems": ["chess"]}, headers=nora)
     assert r.status_code == 422 and "chess" in r.json()["detail"]
     r = client.post("/api/campaigns", json={"systems": []}, headers=nora)
-    assert r.status_code == 422 and "name" in r.json()["detail"]
+    assert r.status_code == 422 and r.json()["field"] == "name" and r.json()["detail"] == "Name is required."
     assert client.get("/api/campaigns", headers=nora).json()["campaigns"] == []
 
 

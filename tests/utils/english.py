@@ -17,7 +17,7 @@ from app.i18n import LOCALE_DIR
 
 # Proper nouns and notation that stay as they are in every language.
 ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "Ob", "D", "d6", "d20", "d100", "HTMX", "JSON", "Bearer",
-           "OpenAPI", "SSE", "Cat", "Rabbits", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
+           "OpenAPI", "SSE", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
            "PT", "FB", "IN", "PR", "PS", "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN",
            "DEX", "INT", "STA", "STR", "WIL", "Deutsch", "Dansk", "English"}
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")

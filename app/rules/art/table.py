@@ -98,8 +98,8 @@ def _parse_row(expected: int, cells: list[str]) -> tuple[int, ...]:
     for name, cell in zip(HEADER[1:], cells[1:]):
         bound = _parse_bound(expected, name, cell.strip())
         if bounds and bound < bounds[-1]:
-            message = f"{bound} is below the previous column's {bounds[-1]}; bounds never decrease"
-            raise TableError(expected, name, message)
+            raise TableError(expected, name, N_("{bound} is below the previous column's {previous}; bounds never decrease"),
+                             bound=bound, previous=bounds[-1])
         bounds.append(bound)
     if bounds[-1] != 100:
         raise TableError(expected, HEADER[-1], N_("the last column must be 100 (so 00 always reads), found {bounds}"), bounds=bounds[-1])

@@ -57,7 +57,7 @@ class Disposition:
 
 
 def _action(action: str, field: str) -> str:
-    return check_choice(action, ACTIONS, field, "action")
+    return check_choice(action, ACTIONS, field, N_("action"))
 
 
 def interaction(action_a: str, action_b: str) -> str:
@@ -108,7 +108,7 @@ def maneuver_effects(margin: int, effects: Sequence[str]) -> tuple[str, ...]:
     check_count(margin, "margin", 0)
     if isinstance(effects, str):
         raise RabbitRuleError("effects", N_("Give the effects as a list, e.g. ['{effects}']."), effects=effects)
-    bought = tuple(check_choice(effect, MANEUVER_EFFECTS, "effects", "maneuver effect") for effect in effects)
+    bought = tuple(check_choice(effect, MANEUVER_EFFECTS, "effects", N_("maneuver effect")) for effect in effects)
     if len(set(bought)) != len(bought):
         raise RabbitRuleError("effects", N_("The same effect cannot be bought twice in one action."))
     cost = sum(MANEUVER_EFFECTS[effect] for effect in bought)
@@ -164,10 +164,14 @@ def disposition(
     from pool_for with the able teammates as helpers), the successes are added to the `base` ability's rating,
     and every unique condition penalty among `team_conditions` (all members) is taken once. Minimum 1.
     """
-    conflict = check_choice(conflict, CONFLICTS, "conflict", "conflict")
+    conflict = check_choice(conflict, CONFLICTS, "conflict", N_("conflict"))
     # "Other": the base is the GM's call, so any ability will do.
     bases = DISPOSITION_TABLE[conflict][1] or ABILITIES
-    base = check_choice(base, bases, "base", f"base ability for {conflict.replace('_', ' ')}")
+    key = base.strip().lower() if isinstance(base, str) else None
+    if key is None or key not in bases:
+        raise RabbitRuleError("base", N_("Unknown base ability {value!r} for this conflict; choose one of: {choices}."),
+                              value=base, choices=", ".join(bases))
+    base = key
     check_count(base_rating, "base_rating", 0, MAX_POOL)
     penalties = disposition_penalties(_team_conditions(team_conditions), base)
     faces = roll_pool(dice, pool)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from app.rules.text import N_, RuleText
+from app.rules.text import N_, RuleText, Word
 
 # A roll budget, so a typo ("4000 help dice") is a clear error instead of a slow request.
 MAX_POOL = 100
@@ -43,8 +43,9 @@ def check_count(value: object, field: str, low: int = 0, high: int | None = None
 
 
 def check_choice(value: object, choices: Collection[str], field: str, what: str) -> str:
-    """`value` lower-cased and stripped if it is one of `choices`, else a RabbitRuleError naming `field`."""
+    """`value` lower-cased and stripped if it is one of `choices`, else a RabbitRuleError naming `field`;
+    `what` (the kind of thing, e.g. "kind of roll") is marked N_ by the caller and translated where shown."""
     key = value.strip().lower() if isinstance(value, str) else None
     if key is None or key not in choices:
-        raise RabbitRuleError(field, N_("Unknown {what} {value!r}; choose one of: {choices}."), what=what, value=value, choices=', '.join(choices))
+        raise RabbitRuleError(field, N_("Unknown {what} {value!r}; choose one of: {choices}."), what=Word(what), value=value, choices=', '.join(choices))
     return key

@@ -84,7 +84,7 @@ def check_conditions(conditions: Collection[str], field: str = "conditions") -> 
     keys: set[str] = set()
     for name in conditions:
         english = _DANISH_CONDITIONS.get(name.strip().lower(), name) if isinstance(name, str) else name
-        keys.add(check_choice(english, CONDITIONS, field, "condition"))
+        keys.add(check_choice(english, CONDITIONS, field, N_("condition")))
     return frozenset(keys)
 
 
@@ -168,7 +168,7 @@ def _persona_lines(persona: int) -> list[Line]:
 
 
 def _trait(trait: str | None, opponent_trait: bool, versus: bool) -> tuple[TraitUse, list[Line]]:
-    use = _NO_TRAIT if trait is None else TRAIT_USES[check_choice(trait, TRAIT_USES, "trait", "trait use")]
+    use = _NO_TRAIT if trait is None else TRAIT_USES[check_choice(trait, TRAIT_USES, "trait", N_("trait use"))]
     if use.versus_only and not versus:
         raise RabbitRuleError("trait", N_("A trait can give the opponent +2D only in a versus test."))
     if opponent_trait and not versus:
@@ -224,7 +224,7 @@ def pool_for(
     persona: 0–3 Persona points for +1D each. tap_nature: 1 Persona point adds the Nature rating `nature`.
     conditions: the roller's conditions; Injured and Sick each take 1D.
     """
-    rolled = check_choice(rolled, ROLLABLE, "rolled", "thing to roll")
+    rolled = check_choice(rolled, ROLLABLE, "rolled", N_("thing to roll"))
     _check_rating(rolled, rating, beginners_luck)
     own = check_conditions(conditions)
     if beginners_luck and _blocked_by_afraid(own):

@@ -144,4 +144,4 @@ def tiebreak_ability(kind: str) -> tuple[str, ...]:
     """RULINGS.md, "Rabbits", ties: a tied skill (or Resources/Circles) test is broken with Will or Health,
     a Will or Health tie with Nature. A Nature tie has no tiebreaker (empty tuple): the narrator rules.
     """
-    return TIEBREAK[check_choice(kind, TIEBREAK, "kind", "kind of roll")]
+    return TIEBREAK[check_choice(kind, TIEBREAK, "kind", N_("kind of roll"))]

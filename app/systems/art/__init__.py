@@ -74,6 +74,11 @@ RULINGS: tuple[str, ...] = (
 SYSTEM = RuleSystem(
     id="art",
     name=N_("ART Engine"),
+    labels={"kind": N_("Kind"), "method": N_("Method"), "fame": N_("Fame"), "fame_spent": N_("Fame spent"),
+            "glory": N_("Glory"), "fortune": N_("Fortune"), "xp": N_("Experience points"), "fatigue": N_("Fatigue"),
+            "unconscious": N_("Unconscious"), "armor": N_("Armor"), "sessions": N_("Sessions played"),
+            "between_adventures": N_("Between adventures"), "damage_rating": N_("Damage rating"),
+            "henchman": N_("Henchman"), "notes": N_("Notes"), "health": N_("Health"), "attributes": N_("Attributes")},
     description=N_("Percentile trait rolls on the Action Results Table: attributes 2-12, foes from Catastrophic "
                    "to Extreme, Fame, Health tracks."),
     sheet=ArtSheet,

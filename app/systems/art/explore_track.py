@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, Text, _, join, msg
+from app.i18n import N_, Summary, Text, _, join, msg, render
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -226,10 +226,13 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
             raise ActionError(_("{name} is not an adventurer with attributes.")
                               .format(name=ctx.other_names[cid]), field="participants")
     scale = check_scale(params.scale)
-    title = clean(params.title) or _("Exploration")
+    shown: Summary = clean(params.title) or msg("Exploration")  # made up: language-neutral (encounter_title)
+    title = render(shown)
     state = new_state(ctx.other_names, order, scale)
+    if not clean(params.title):
+        state["title"] = shown
     names = ", ".join(ctx.other_names[cid] for cid in order)
-    text = msg("exploration scene '{title}' begins, scale {scale}: {names} on square 1", title=title,
+    text = msg("exploration scene '{title}' begins, scale {scale}: {names} on square 1", title=shown,
                scale=scale_name(scale), names=names)
     note(state, text)
     participants = [{"character_id": cid, "side": "adventurer", "name": ctx.other_names[cid]} for cid in order]

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Summary, _, join, msg, render
+from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
@@ -150,7 +150,7 @@ class SetupParams(BaseModel):
     title: str = Field(default="", max_length=80)
     adventurers: list[int] = Field(default_factory=list, max_length=12)
     foes: list[int] = Field(default_factory=list, max_length=24)
-    bands: int = Field(default=8, ge=2, le=MAX_BANDS, title="Bands on the track")
+    bands: int = Field(default=8, ge=2, le=MAX_BANDS, title=N_("Bands on the track"))
     adventurer_band: int = Field(default=2, ge=0, lt=MAX_BANDS)
     foe_band: int = Field(default=5, ge=0, lt=MAX_BANDS)
     groups: list[str] = Field(default_factory=list, max_length=24)  # "<foe id>:<how many>"
@@ -228,7 +228,9 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         "initiative": None, "round": 0, "order": [], "waited": [], "turn": None, "pending": None, "recent": [],
     }
     foe_names = ", ".join(f["name"] for f in fighters if f["side"] == "foe")
-    title = params.title.strip() or _("Combat: {foes}").format(foes=foe_names)
+    if not params.title.strip():  # a title the system makes up: language-neutral, read in each reader's language
+        state["title"] = msg("Combat: {foes}", foes=foe_names)
+    title = params.title.strip() or render(state["title"])
     heroes = ", ".join(f["name"] for f in fighters if f["side"] == "adventurer")
     summary = say(state, msg("A combat begins: {heroes} against {foes}. Roll initiative (Alertness).",
                              heroes=heroes, foes=foe_names))

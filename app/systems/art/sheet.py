@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from app.errors import InvalidValue
 from app.i18n import N_, Text, _, msg
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
@@ -101,7 +102,7 @@ class ArtSheet(BaseModel):
     def _levels(cls, value: list[str]) -> list[str]:
         for code in value:
             if code not in LEVEL_CODES:
-                raise ValueError(f"{code!r} is not an ART level")
+                raise InvalidValue(N_("{code!r} is not an ART level."), code=code)
         return value
 
     @model_validator(mode="after")

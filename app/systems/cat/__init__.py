@@ -61,6 +61,10 @@ RULINGS = (
 SYSTEM = RuleSystem(
     id="cat",
     name=N_("Cat"),
+    labels={"human_name": N_("Human name"), "cat_name": N_("Cat name"), "secret_name": N_("Secret name"),
+            "lives": N_("Lives"), "style": N_("Style"), "advantage": N_("Advantage dice"), "magic": N_("Magic dice"),
+            "notes": N_("Notes"), "proposal": N_("Proposed secret name"), "fresh_style": N_("Style earned this session"),
+            "heal_first": N_("Heal first"), "foe": N_("Foe"), "example": N_("Example foe")},
     description=N_("Cats testing fate with even d6s: Traits, scars, nine Lives, Style and Reputation."),
     sheet=CatSheet,
     actions=action_table(ACTIONS),

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg, rule_message
 from app.rules import cat as rules
 from app.systems.base import ActionError
@@ -129,14 +130,14 @@ class CatSheet(BaseModel):
     @classmethod
     def _scars_not_negative(cls, value: dict[str, int]) -> dict[str, int]:
         if any(v < 0 for v in value.values()):
-            raise ValueError("scars cannot be negative")
+            raise InvalidValue(N_("Scars cannot be negative."))
         return {t: value.get(t, 0) for t in rules.TRAITS}
 
     @field_validator("foe_dice")
     @classmethod
     def _foe_dice_range(cls, value: dict[str, int]) -> dict[str, int]:
         if any(not 0 <= v <= MAX_FOE_DICE for v in value.values()):
-            raise ValueError(f"a foe has 0 to {MAX_FOE_DICE} dice per Trait")
+            raise InvalidValue(N_("A foe has 0 to {high} dice per Trait."), high=MAX_FOE_DICE)
         return value
 
 
@@ -145,7 +146,7 @@ def load(sheet: Mapping[str, Any]) -> CatSheet:
         return CatSheet.model_validate(dict(sheet))
     except ValidationError as exc:  # a sheet the narrator broke by hand: say so instead of a 500
         raise ActionError(_("This sheet is not a valid cat sheet ({error}).")
-                          .format(error=exc.errors()[0]['msg'])) from exc
+                          .format(error=validation_message(exc, CatSheet)[0])) from exc
 
 
 def dump(cat: CatSheet) -> dict[str, Any]:

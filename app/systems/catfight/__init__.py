@@ -24,6 +24,7 @@ from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_
 SYSTEM = RuleSystem(
     id="catfight",
     name=N_("Cat fight"),
+    labels={**STAT_NAMES, "health": N_("Health"), "fighting": N_("In a duel")},
     description=N_("The turn-based cat fight: two cats duel with the plus-minus d6 (English and German rules)."),
     has_pages=True,
     sheet=CatSheet,

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Text, msg, rule_message
+from app.i18n import N_, Text, msg, rule_message
 from app.i18n import gettext as _
 from app.rules import catfight
 from app.rules.dice import Dice
@@ -90,7 +90,7 @@ def _recent(state: Mapping[str, Any], text: Text) -> list[dict[str, Any]]:
 # --- actions ---
 
 class ChallengeParams(BaseModel):
-    opponent_id: int = Field(title="Opponent")
+    opponent_id: int = Field(title=N_("Opponent"))
 
 
 class MoveParams(BaseModel):
@@ -105,7 +105,7 @@ class CallOffParams(BaseModel):
 
 
 class SettingsParams(BaseModel):
-    regen_minutes: int = Field(ge=1, le=1440, title="Minutes per health point")
+    regen_minutes: int = Field(ge=1, le=1440, title=N_("Minutes per health point"))
 
 
 class HealParams(BaseModel):

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from app.errors import InvalidValue
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.rules import catfight
@@ -38,7 +39,8 @@ class CatSheet(BaseModel):
     def _sums_to_70(self) -> CatSheet:
         total = sum(getattr(self, stat) for stat in STATS)
         if total != catfight.STAT_TOTAL:
-            raise ValueError(f"the five values add up to {total}; they must add up to exactly {catfight.STAT_TOTAL}")
+            raise InvalidValue(N_("The five values add up to {total}; they must add up to exactly {exactly}."), total=total,
+                               exactly=catfight.STAT_TOTAL)
         return self
 
 

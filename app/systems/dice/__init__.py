@@ -11,6 +11,7 @@ from app.systems.dice.sheet import DiceSheet
 SYSTEM = RuleSystem(
     id="dice",
     name=N_("Dice"),
+    labels={"notes": N_("Notes")},
     description=N_("Generic dice expressions: 2d6+1, 4d6kh3, 3d6!, 6d6>=4, d%."),
     rulings=(
         N_("NdS rolls N dice with S sides (N defaults to 1); d% means one d100, where 00 counts as 100."),

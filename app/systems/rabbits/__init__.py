@@ -50,6 +50,11 @@ RULINGS = (
 SYSTEM = RuleSystem(
     id="rabbits",
     name=N_("Rabbits"),
+    labels={"fate": N_("Fate"), "persona": N_("Persona"), "fate_spent": N_("Fate spent"),
+            "persona_spent": N_("Persona spent"), "rewards_started": N_("Starting Fate and Persona given"),
+            "checks": N_("Checks"), "belief": N_("Belief"), "goal": N_("Goal"), "instinct": N_("Instinct"),
+            "retired": N_("Retired"), "abilities": N_("Abilities"), "skills": N_("Skills"), "wises": N_("Wises"),
+            "traits": N_("Traits"), "conditions": N_("Conditions"), "nature": N_("Nature")},
     description=N_("Rabbits with Nature (flee, hide, dig, breed): d6 pools, 4–6 succeed, Fate and Persona."),
     sheet=RabbitSheet,
     actions=action_table(ACTIONS),

@@ -153,9 +153,9 @@ def opening(state: dict[str, Any], encounter_id: int, index: int, team: str) -> 
 # --- set-up (the narrator) --------------------------------------------------------------------------------------
 
 class SetupParams(BaseModel):
-    conflict: str = Field(max_length=20, title="Conflict")
+    conflict: str = Field(max_length=20, title=N_("Conflict"))
     title: str = Field(default="", max_length=80)
-    other_skill: str = Field(default="", max_length=40, title="Skill (other conflicts)")
+    other_skill: str = Field(default="", max_length=40, title=N_("Skill (other conflicts)"))
     a_name: str = Field(default="", max_length=40)
     a_goal: str = Field(default="", max_length=300)
     a_members: list[int] = Field(default_factory=list, max_length=10)
@@ -238,8 +238,8 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
 class DispositionParams(PoolChoices):
     encounter_id: int
     version: int
-    skill: str = Field(default="", max_length=40, title="Skill")
-    base: str = Field(default="", max_length=10, title="Ability")
+    skill: str = Field(default="", max_length=40, title=N_("Skill"))
+    base: str = Field(default="", max_length=10, title=N_("Ability"))
 
 
 def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:

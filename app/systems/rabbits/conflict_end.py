@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Summary, _, join, msg
+from app.i18n import N_, Summary, _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -61,8 +61,8 @@ def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
 class EndParams(BaseModel):
     encounter_id: int
     version: int
-    words: str = Field(default="", max_length=500, title="The compromise, in words")
-    level: str = Field(default="", max_length=12, title="Compromise")
+    words: str = Field(default="", max_length=500, title=N_("The compromise, in words"))
+    level: str = Field(default="", max_length=12, title=N_("Compromise"))
     conditions: list[str] = Field(default_factory=list, max_length=30)
 
 

@@ -133,7 +133,7 @@ def weapon_mods(state: Mapping[str, Any], name: str, action: str, against: str) 
 class RollParams(PoolChoices):
     encounter_id: int
     version: int
-    skill: str = Field(default="", max_length=40, title="Skill")
+    skill: str = Field(default="", max_length=40, title=N_("Skill"))
     weapon: str = Field(default="", max_length=30)
     # Shown with the odds only (the roll reads the state): the Ob or the opposing pool, and the dice the
     # state adds (impede, gain position).
@@ -327,7 +327,7 @@ class ManeuverParams(BaseModel):
     encounter_id: int
     version: int
     effects: list[str] = Field(default_factory=list, max_length=3)
-    disarm: str = Field(default="", max_length=60, title="What is disarmed")
+    disarm: str = Field(default="", max_length=60, title=N_("What is disarmed"))
 
 
 def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:

@@ -33,7 +33,7 @@ OB_MAX = 20
 
 
 class TestParams(PoolChoices):
-    ob: int = Field(ge=0, le=OB_MAX, title="Obstacle")
+    ob: int = Field(ge=0, le=OB_MAX, title=N_("Obstacle"))
 
 
 class RecoverParams(PoolChoices):

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Text, _, msg, ngettext, render, rule_message
+from app.i18n import N_, Text, _, msg, ngettext, render, rule_message
 from app.rules import rabbits
 from app.systems.base import ActionError
 from app.systems.rabbits.sheet import (
@@ -32,8 +32,8 @@ TRAIT_CHOICES = ("helps", "against_you", "aids_opponent")
 class PoolChoices(BaseModel):
     """What the roll dialog asks before the dice are rolled."""
 
-    skill: str = Field(min_length=1, max_length=40, title="Skill or ability")
-    descriptor: str = Field(default="", max_length=10, title="Within nature")
+    skill: str = Field(min_length=1, max_length=40, title=N_("Skill or ability"))
+    descriptor: str = Field(default="", max_length=10, title=N_("Within nature"))
     nature_instead: bool = False
     tap_nature: bool = False
     beginners_luck: str = Field(default="will", max_length=10)

@@ -7,8 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from app.i18n import N_, Text, _, msg, rule_message
+from app.errors import InvalidValue, validation_message
+from app.i18n import N_, Text, _, msg
 from app.rules import rabbits
+from app.rules.text import Word
 from app.systems.base import ActionError
 
 # Abilities and conditions as a log line names them (translated when read).
@@ -95,9 +97,9 @@ class RabbitSheet(BaseModel):
     @classmethod
     def _five_abilities(cls, value: dict[str, Tally]) -> dict[str, Tally]:
         if set(value) != set(rabbits.ABILITIES):
-            raise ValueError("abilities are exactly Nature, Will, Health, Resources and Circles")
+            raise InvalidValue(N_("The abilities are exactly Nature, Will, Health, Resources and Circles."))
         if value["nature"].rating > rabbits.NATURE_MAX:
-            raise ValueError(f"Nature is at most {rabbits.NATURE_MAX}")
+            raise InvalidValue(N_("Nature is at most {high}."), high=rabbits.NATURE_MAX)
         return value
 
     @field_validator("skills")
@@ -105,9 +107,9 @@ class RabbitSheet(BaseModel):
     def _known_skills(cls, value: dict[str, Tally]) -> dict[str, Tally]:
         for name, tally in value.items():
             if name not in rabbits.SKILLS:
-                raise ValueError(f"unknown skill {name!r}")
+                raise InvalidValue(N_("Unknown skill {name!r}."), name=name)
             if not 1 <= tally.rating <= rabbits.SKILL_MAX:
-                raise ValueError(f"{name} must be rated 1 to {rabbits.SKILL_MAX}")
+                raise InvalidValue(N_("{name} must be rated 1 to {high}."), name=Word(name), high=rabbits.SKILL_MAX)
         return value
 
     @field_validator("conditions")
@@ -116,7 +118,7 @@ class RabbitSheet(BaseModel):
         try:
             keys = rabbits.check_conditions(value)
         except rabbits.RabbitRuleError as exc:
-            raise ValueError(rule_message(exc)) from exc
+            raise InvalidValue(exc.template, **exc.values) from exc  # translated where it is shown
         return [key for key in rabbits.CONDITIONS if key in keys]
 
 
@@ -128,7 +130,7 @@ def load(sheet: Mapping[str, Any]) -> RabbitSheet:
         return RabbitSheet.model_validate(dict(sheet))
     except ValidationError as exc:
         raise ActionError(_("This sheet is damaged: {error}")
-                          .format(error=exc.errors()[0].get('msg')), field="sheet") from exc
+                          .format(error=validation_message(exc, RabbitSheet)[0]), field="sheet") from exc
 
 
 def dump(sheet: RabbitSheet) -> dict[str, Any]:
