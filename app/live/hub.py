@@ -35,6 +35,7 @@ class Subscriber:
     campaign_id: int
     user_id: int = 0
     credential: Credential | None = None
+    gone: bool = False  # the client hung up (set by the stream that owns this subscriber)
     queue: asyncio.Queue[tuple[str, int | None]] = field(default_factory=lambda: asyncio.Queue(maxsize=1000))
 
     def wake(self, event: str, seq: int | None) -> None:

@@ -87,9 +87,9 @@ def browsers(client: TestClient, new_client: Callable[[], TestClient]) -> tuple[
 
 
 def test_the_api_stream_for_every_role(client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
-    table, _cookies = browsers
+    table, cookies = browsers
     path = f"/api/campaigns/{table.id}/events"
-    for role, headers in (("other", table.other), ("player", table.player), ("narrator", table.narrator)):
+    for headers in (table.other, table.player, table.narrator):
         _assert_stream(_call(client, path, headers), 2)
         _assert_stream(_call(client, path, headers, query="after=1"), 1)
         _assert_stream(_call(client, path, {**headers, "Last-Event-ID": "0"}, query="after=1"), 0)
@@ -97,15 +97,11 @@ def test_the_api_stream_for_every_role(client: TestClient, browsers: tuple[Table
     assert refused["status"] == 404 and b"not a member" in refused["body"], refused
     assert _call(client, f"/api/campaigns/{table.id + 1000}/events", table.narrator)["status"] == 404
     for headers in ({}, {"Authorization": "Bearer nonsense"}, {"Authorization": "Basic " + table.narrator[
-            "Authorization"].split()[1]}, _cookie_of(client)):
+            "Authorization"].split()[1]}, cookies["narrator"]):  # a browser's session is no way into the API
         got = _call(client, path, headers)
         assert got["status"] == 401 and b"Bearer" in got["body"], got
         assert dict(got["headers"])["content-type"] == "application/json"
         assert {k: v for k, v in got["headers"] if k in SECURITY} == SECURITY
-
-
-def _cookie_of(client: TestClient) -> dict[str, str]:
-    return _cookie(client)
 
 
 def test_the_page_stream_for_every_role(client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
@@ -183,3 +179,33 @@ def _csrf(client: TestClient, cookie: dict[str, str]) -> str:
     match = CSRF_RE.search(client.get("/account", headers=cookie).text)
     assert match
     return match.group(1)
+
+
+def test_streams_are_opened_in_front_of_the_middleware_stack(client: TestClient,
+                                                            browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+    """A well-formed request of a member never reaches the stack (the point of the dispatcher); a refused one
+    always does, so it gets the stack's own answer."""
+    from app.live.routes import StreamDispatcher
+
+    table, cookies = browsers
+    dispatcher = client.app.middleware_stack  # type: ignore[union-attr]
+    assert isinstance(dispatcher, StreamDispatcher)
+    stack, reached = dispatcher.app, []
+
+    async def spy(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+        await stack(scope, receive, send)
+
+    dispatcher.app = spy
+    try:
+        _assert_stream(_call(client, f"/api/campaigns/{table.id}/events", table.player, query="after=0&x=1"), 0)
+        _assert_stream(_call(client, f"/campaigns/{table.id}/stream", cookies["player"], query="after=2"), 2)
+        assert reached == []
+        assert _call(client, f"/api/campaigns/{table.id}/events", table.outsider)["status"] == 404
+        assert _call(client, f"/campaigns/{table.id}/stream", cookies["outsider"])["status"] == 404
+        assert len(reached) == 2
+        # Input the dispatcher does not read itself but the route accepts: the same stream, opened the long way.
+        _assert_stream(_call(client, f"/api/campaigns/{table.id}/events", {**table.player, "Last-Event-ID": " 1"}), 1)
+        assert len(reached) == 3
+    finally:
+        dispatcher.app = stack
