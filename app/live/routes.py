@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
@@ -85,9 +85,11 @@ def page_format(hub: LiveHub, viewer: int) -> Format:
     return fmt
 
 
-def api_format(viewer: int) -> Format:
+def api_format(hub: LiveHub, viewer: int) -> Format:
     def fmt(entry: LogEntry, narrator: bool) -> str:
-        return json.dumps(entry_json(entry, viewer_view(entry, viewer, narrator)))
+        view = viewer_view(entry, viewer, narrator)  # entry_json depends on the view (and the language) alone
+        key = (entry.campaign_id, entry.seq, f"json:{view}:{i18n.get_locale()}")
+        return hub.render_once(key, lambda: json.dumps(entry_json(entry, view)))
 
     return fmt
 
@@ -108,7 +110,8 @@ class EventStream(Response):
 
     def __init__(self, hub: LiveHub, viewer: Viewer, after: int, fmt: Format, credential: Credential | None,
                  keepalive: float) -> None:
-        self.hub, self.viewer, self.after, self.fmt = hub, viewer, after, fmt
+        self.hub, self.viewer, self.fmt = hub, viewer, fmt
+        self.last, self.narrator = after, viewer.narrator  # the last seq sent, and the role it was sent for
         self.credential, self.keepalive = credential, keepalive
         self.status_code = 200
         self.background = None
@@ -130,37 +133,21 @@ class EventStream(Response):
             await self.background()
 
     async def _run(self, sub: Subscriber, send: Send) -> None:
-        hub, campaign_id, fmt = self.hub, self.viewer.campaign_id, self.fmt
-        narrator, last = self.viewer.narrator, self.after
-
         async def emit(text: str) -> None:
             await send({"type": "http.response.body", "body": text.encode(), "more_body": True})
 
-        await emit(f"retry: 2000\n: connected, after {last}\n\n")
+        await emit(f"retry: 2000\n: connected, after {self.last}\n\n")
         pending = True  # catch up first
         while not sub.gone:
-            if pending:
-                while True:
-                    rows = await hub.entries_after(campaign_id, last)
-                    if rows:
-                        role = await hub.role_of(sub, rows[-1].seq)
-                        if role is None:
-                            return
-                        narrator = role == NARRATOR
-                    for row in rows:
-                        if sub.gone:
-                            return
-                        await emit(sse_message("entry", fmt(row, narrator), row.seq))
-                        last = row.seq
-                    if len(rows) < 500:
-                        break
-                pending = False
+            if pending and not await self._catch_up(sub, emit):
+                return
+            pending = False
             try:
                 async with asyncio.timeout(self.keepalive):
                     event, seq = await sub.queue.get()
             except TimeoutError:
                 # Quiet moments are checked too: a removed member's stream ends even when nothing happens.
-                if await hub.role_of(sub, None) is None:
+                if await self.hub.role_of(sub, None) is None:
                     return
                 await emit(": keepalive\n\n")
                 continue
@@ -168,6 +155,24 @@ class EventStream(Response):
                 pending = True
             elif not sub.gone:
                 await emit(sse_message(event, "" if seq is None else str(seq)))
+
+    async def _catch_up(self, sub: Subscriber, emit: Callable[[str], Awaitable[None]]) -> bool:
+        """Every entry after the last one sent, in order (a method of its own, so no entry stays referenced by
+        the idle stream's frame); False when the viewer may no longer read them."""
+        while True:
+            rows = await self.hub.entries_after(self.viewer.campaign_id, self.last)
+            if rows:
+                role = await self.hub.role_of(sub, rows[-1].seq)
+                if role is None:
+                    return False
+                self.narrator = role == NARRATOR
+            for row in rows:
+                if sub.gone:
+                    return True
+                await emit(sse_message("entry", self.fmt(row, self.narrator), row.seq))
+                self.last = row.seq
+            if len(rows) < 500:
+                return True
 
 
 async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
@@ -179,7 +184,7 @@ async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
 
 def _events(hub: LiveHub, keepalive: float, viewer: Viewer, start: int, page: bool, credential: Credential | None
             ) -> EventStream:
-    fmt = page_format(hub, viewer.user_id) if page else api_format(viewer.user_id)
+    fmt = page_format(hub, viewer.user_id) if page else api_format(hub, viewer.user_id)
     return EventStream(hub, viewer, start, fmt, credential, keepalive)
 
 
