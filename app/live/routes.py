@@ -232,8 +232,8 @@ def _strict_int(text: str | None, low: int) -> int | None:
 
 class StreamDispatcher:
     """In front of the middleware stack (FateboardApp.build_middleware_stack): a GET on a stream path with
-    well-formed input, a valid credential and a member behind it is served here, without the nine layers of
-    middleware, exception handlers and routing around it for hours; anything else goes to `app`."""
+    well-formed input, a valid credential and a member behind it is served here, without the stack's dozen
+    layers of middleware, exception handlers and routing around it for hours; anything else goes to `app`."""
 
     def __init__(self, app: ASGIApp, state: Any) -> None:
         self.app = app

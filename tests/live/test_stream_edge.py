@@ -209,3 +209,15 @@ def test_streams_are_opened_in_front_of_the_middleware_stack(client: TestClient,
         assert len(reached) == 3
     finally:
         dispatcher.app = stack
+
+
+def test_a_client_that_hangs_up_is_unsubscribed(client: TestClient,
+                                                browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+    """The raw stream has no task group watching the connection: its listener must notice the hang-up, even
+    while the stream waits for the next entry (keepalive far away)."""
+    table, cookies = browsers
+    hub = client.app.state.hub  # type: ignore[union-attr]
+    hub_feeds = hub._feeds
+    _assert_stream(_call(client, f"/api/campaigns/{table.id}/events", table.player), 2)
+    _assert_stream(_call(client, f"/campaigns/{table.id}/stream", cookies["narrator"]), 2)
+    assert table.id not in hub_feeds  # both hung up after their first chunk: nobody left subscribed
