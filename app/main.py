@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         engine.dispose()
 
     app = FateboardApp(title="Fateboard", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="A tabletop with a server-side rules service and a hash-chained live roll log.")
+                       description="A tabletop with a server-side rules service and a hash-chained live roll log.")
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = factory
