@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from app import api, docs_page
 from app.accounts import routes as account_routes
@@ -51,6 +52,13 @@ def make_broker(settings: Settings) -> Broker:
     return InProcessBroker()
 
 
+class FateboardApp(FastAPI):
+    def build_middleware_stack(self) -> ASGIApp:
+        # The live streams are opened in front of the stack (app/live/routes.py): for hours each, they would
+        # otherwise hold a frame and a `send` wrapper in every middleware layer.
+        return live_routes.StreamDispatcher(super().build_middleware_stack(), self.state)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     engine = make_engine(settings.database_url)
@@ -69,8 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.stop()
         engine.dispose()
 
-    app = FastAPI(title="Fateboard", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  description="A tabletop with a server-side rules service and a hash-chained live roll log.")
+    app = FateboardApp(title="Fateboard", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
+                       description="A tabletop with a server-side rules service and a hash-chained live roll log.")
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = factory

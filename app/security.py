@@ -64,7 +64,20 @@ class SessionCookieMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
+        self.open(scope, Headers(scope=scope))
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start" and scope.get("fb_session_dirty"):
+                headers = MutableHeaders(scope=message)
+                headers.append("set-cookie", self._cookie(scope["fb_session"]))
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+    def open(self, scope: Scope, headers: Headers) -> dict[str, Any] | None:
+        """The request's session (`scope["fb_session"]`, a new one if the cookie is missing or forged) and its
+        language; returns what the signed cookie held, or None. The live streams' dispatcher
+        (app/live/routes.py) opens their sessions with this too."""
         data = self._load(headers)
         scope["fb_session"] = data or new_session_data()
         scope["fb_session_dirty"] = data is None
@@ -75,14 +88,7 @@ class SessionCookieMiddleware:
         if scope["path"].startswith("/api/"):
             # The JSON API authenticates with bearer tokens only: no cookie to read or to set.
             scope["fb_session_dirty"] = False
-
-        async def send_with_cookie(message: Message) -> None:
-            if message["type"] == "http.response.start" and scope.get("fb_session_dirty"):
-                headers = MutableHeaders(scope=message)
-                headers.append("set-cookie", self._cookie(scope["fb_session"]))
-            await send(message)
-
-        await self.app(scope, receive, send_with_cookie)
+        return data
 
     def _load(self, headers: Headers) -> dict[str, Any] | None:
         for part in headers.get("cookie", "").split(";"):
@@ -182,6 +188,16 @@ async def _forbidden(scope: Scope, send: Send, message: str, headers: Headers) -
     await send({"type": "http.response.body", "body": payload})
 
 
+def add_security_headers(headers: MutableHeaders) -> None:
+    """Every response's security headers (unless the response set its own): the middleware below, and the live
+    streams, which are served outside it (app/live/routes.py)."""
+    headers.setdefault("content-security-policy", CSP)
+    headers.setdefault("x-content-type-options", "nosniff")
+    headers.setdefault("x-frame-options", "DENY")
+    headers.setdefault("referrer-policy", "same-origin")
+    headers.setdefault("permissions-policy", "camera=(), microphone=(), geolocation=()")
+
+
 class SecurityHeadersMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -193,12 +209,7 @@ class SecurityHeadersMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.setdefault("content-security-policy", CSP)
-                headers.setdefault("x-content-type-options", "nosniff")
-                headers.setdefault("x-frame-options", "DENY")
-                headers.setdefault("referrer-policy", "same-origin")
-                headers.setdefault("permissions-policy", "camera=(), microphone=(), geolocation=()")
+                add_security_headers(MutableHeaders(scope=message))
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -1,8 +1,10 @@
-"""Memory per idle stream, and where it goes: open N API streams (`GET /api/campaigns/{id}/events`) on the ASGI
+"""Memory per idle stream, and where it goes: open N API streams (`GET /api/campaigns/{id}/events`; with `--page`
+the page stream `GET /campaigns/{id}/stream`, signed in with a session cookie) on the ASGI
 app in this process (lifespan, middleware, hub and all; no sockets), wait until each has sent its first chunk,
 and compare tracemalloc snapshots taken before and after (after a gc), grouped by source line.
 
     .venv/bin/python bench/streammem.py --streams 400
+    .venv/bin/python bench/streammem.py --streams 400 --page     # the page stream, with signed-in browsers
 
 Investigation only (not part of `make bench`, which measures the server's RSS with real sockets in
 bench/tables.py): this shows what the app keeps per stream; the transport's buffers and the allocator's
@@ -51,6 +53,26 @@ async def open_stream(app: Any, path: str, headers: dict[str, str], started: asy
     await app(scope, receive, send)
 
 
+def browser_cookies(app: Any, users: int) -> list[dict[str, str]]:
+    """A signed-in browser's session cookie for user0..user{users-1}, signed by the app's own
+    SessionCookieMiddleware (found in its middleware stack)."""
+    from sqlalchemy import select
+
+    from app.accounts.models import User
+    from app.accounts.service import start_login_session
+    from app.security import COOKIE, SessionCookieMiddleware, new_session_data
+
+    inner = app.middleware_stack
+    while not isinstance(inner, SessionCookieMiddleware):
+        inner = inner.app
+    sids = []
+    with app.state.sessionmaker() as db:
+        for i in range(users):
+            sids.append(start_login_session(db, db.scalar(select(User).where(User.username == f"user{i}"))))
+        db.commit()
+    return [{"cookie": f"{COOKIE}={inner.serializer.dumps(new_session_data(sid))}"} for sid in sids]
+
+
 def report(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, n: int, top: int) -> None:
     stats = after.compare_to(before, "lineno")
     total = sum(s.size_diff for s in stats)
@@ -85,6 +107,8 @@ async def main_async(args: argparse.Namespace) -> None:
     async with app.router.lifespan_context(app):
         cid, tokens, _bodies = await setup(app, args.players)
         path = f"/api/campaigns/{cid}/events"
+        if args.page:
+            path, tokens = f"/campaigns/{cid}/stream", browser_cookies(app, len(tokens))
         stop = asyncio.Event()
         # Warm up (first-use caches, compiled statements), then measure.
         warm = [asyncio.Event() for _ in range(20)]
@@ -112,6 +136,7 @@ def main() -> None:
     parser.add_argument("--streams", type=int, default=400)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--page", action="store_true", help="the page stream (session cookie) instead of the API's")
     asyncio.run(main_async(parser.parse_args()))
 
 

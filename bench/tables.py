@@ -26,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
+from actions import process_cpu_seconds  # noqa: E402
 from common import (  # noqa: E402
     HOST,
     RawHTTP,
@@ -125,6 +126,7 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     gc.collect()
     await asyncio.sleep(1.0)
     rss_before = rss_kb(server.pid)
+    cpu_open = process_cpu_seconds(server.pid)
     opened = time.perf_counter()
     for table in seeded:
         for m, token in enumerate(table.tokens):
@@ -137,6 +139,7 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
                 await asyncio.sleep(0.05)  # do not open 1,200 connections in one burst
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for _c, s in streams)), 120)
     open_seconds = time.perf_counter() - opened
+    cpu_open = process_cpu_seconds(server.pid) - cpu_open  # the server's CPU for opening every stream
     await asyncio.sleep(3.0)
     rss_streams = rss_kb(server.pid)
     print(f"{len(streams)} streams open in {open_seconds:.1f} s; server RSS {rss_before} -> {rss_streams} KiB",
@@ -148,6 +151,7 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     errors: list[str] = []
     stop_at = time.perf_counter() + args.duration
     started = time.perf_counter()
+    cpu_load = process_cpu_seconds(server.pid)
     gc.collect()
     gc.freeze()
     workers = [asyncio.create_task(member(server.port, t.campaign_id, token, t.cats.get(m), args, stop_at, sent,
@@ -156,6 +160,9 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     workers.append(asyncio.create_task(pages(server.url, seeded, cookies, stop_at, page_lat, errors)))
     await asyncio.gather(*workers)
     elapsed = time.perf_counter() - started
+    # The server's CPU per action and its deliveries: comparable across runs when a busy machine spoils the
+    # wall-clock figures (the closed loop then offers fewer actions, but each still costs what it costs).
+    cpu_load = process_cpu_seconds(server.pid) - cpu_load
     last: dict[int, int] = {}
     for campaign_id, seq in sent:
         last[campaign_id] = max(last.get(campaign_id, 0), seq)
@@ -177,6 +184,9 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
         "kib_per_idle_stream": round((rss_streams - rss_before) / max(1, len(streams)), 1),
         "actions": len(act_lat), "actions_per_s": round(len(act_lat) / elapsed, 1),
         "action_ms": latency_summary_ms(act_lat), "arrival_ms": latency_summary_ms(arrivals),
+        "server_cpu_open_s": round(cpu_open, 2), "server_cpu_ms_per_stream_opened": round(
+            1000 * cpu_open / max(1, len(streams)), 3), "server_cpu_s": round(cpu_load, 2),
+        "server_cpu_ms_per_action": round(1000 * cpu_load / max(1, len(act_lat)), 2),
         "arrivals": len(arrivals), "pages": len(page_lat), "page_ms": latency_summary_ms(page_lat),
         "errors": len(errors), "error_samples": errors[:5], "entries": sum(last.values()),
     }
@@ -206,6 +216,9 @@ def main() -> int:
     print(f"actions {result['actions']} ({result['actions_per_s']}/s): {result['action_ms']}")
     print(f"entry to stream ({result['arrivals']} arrivals): {result['arrival_ms']}")
     print(f"pages {result['pages']}: {result['page_ms']}")
+    print(f"server CPU: {result['server_cpu_ms_per_stream_opened']} ms per stream opened, "
+          f"{result['server_cpu_s']} s under load = {result['server_cpu_ms_per_action']} ms per action "
+          f"(with its pages' share and its {args.members} deliveries)")
     print(f"streams {result['streams_exact']}/{result['streams']} exact; {result['kib_per_idle_stream']} KiB per idle "
           f"stream; errors {result['errors']} {result['error_samples'][:2]}")
     targets = {

@@ -66,3 +66,23 @@ def test_resync_wakes_every_stream_and_reads_what_the_broker_lost(app: FastAPI) 
     assert first == [2, 3, 4]
     assert second == [4]
 
+
+
+def test_a_subscribers_mailbox_is_a_bounded_queue_for_one_reader() -> None:
+    from app.live.hub import Subscriber
+
+    async def scenario() -> list[tuple[str, int | None]]:
+        sub = Subscriber(1)
+        sub.queue.maxsize = 2
+        assert sub.queue.empty()
+        waiting = asyncio.create_task(sub.queue.get())
+        await asyncio.sleep(0)
+        sub.wake("entry", 1)
+        first = await asyncio.wait_for(waiting, 1)
+        for seq in (2, 3, 4):  # the third does not fit: a stuck client catches up from the database anyway
+            sub.wake("entry", seq)
+        rest = [sub.queue.get_nowait(), sub.queue.get_nowait()]
+        assert sub.queue.empty()
+        return [first, *rest]
+
+    assert asyncio.run(scenario()) == [("entry", 1), ("entry", 2), ("entry", 3)]
