@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
+from utils.dice import scripted
 from utils.tables import Table
 from utils.web import api_token, signed_in
 
@@ -83,11 +84,13 @@ def test_sheet_changes_are_announced_but_not_a_hidden_rolls(client: TestClient, 
     smoke = r.json()["id"]
 
     def fate(visibility: str) -> int:
-        r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
-            "system": "cat", "action": "test_fate", "character_id": smoke, "visibility": visibility,
-            "params": {"trait": "claws", "difficulty": "easy"}})
+        # Every die even: a success, so no scar waits to block the next test (random dice made this flaky).
+        with scripted([2, 4, 6, 2, 4, 6, 2, 4, 6]):
+            r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
+                "system": "cat", "action": "test_fate", "character_id": smoke, "visibility": visibility,
+                "params": {"trait": "claws", "difficulty": "easy"}})
         assert r.status_code == 201, r.text
-        return r.json()["seq"]
+        return int(r.json()["seq"])
 
     published.clear()
     fate("public")
