@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
+from app.rules.rabbits.tables import FATE_FACE
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool, spend
@@ -310,7 +311,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     team = team_of(state, ctx.character_id)
     if team is None or state["teams"][team]["captain"] != ctx.character_id:
         raise ActionError(_("The team's captain rolls its disposition."), field="character_id")
-    if state["teams"][team]["start"] is not None:
+    if state["teams"][team]["start"] is not None or state["teams"][team]["roll"] is not None:
         raise ActionError(_("This team has rolled its disposition."), field="encounter_id")
     sheets = sheets_of(sheet_data, ctx)
     sheet = load(sheet_data)
@@ -336,30 +337,48 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         raise ActionError(rule_message(exc), field=exc.field) from exc
     spend(sheet, plan, ctx.session_number)
     t = state["teams"][team]
-    t.update(base=base, start=rolled.total, disposition=rolled.total,
-             spread=spread(rolled.total, members, t["captain"]),
-             roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan),
-                   "faces": list(rolled.faces), "successes": rolled.successes, "base_rating": rolled.base_rating,
-                   "penalties": [list(p) for p in rolled.penalties], "note": rolled.note})
-    penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
-                      for name, points in rolled.penalties], "")
-    line = msg("{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
-               team=t["name"], total=rolled.total, skill=plan.label, dice=plan.pool.dice,
-               faces=faces_text(list(rolled.faces)), hits=rolled.successes, base=ability_word(base),
-               rating=rolled.base_rating, penalties=penalties)
-    if rolled.note:
-        raw = rolled.successes + rolled.base_rating + sum(points for _name, points in rolled.penalties)
-        line = join([line, msg("Raised from {raw} to the minimum of 1 (ruling 7).", raw=raw)], " — ")
+    # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the disposition waits for
+    # the captain's choice (conflict_fate.py) before it is final.
+    waiting = FATE_FACE in rolled.faces and sheet.fate >= 1
+    t.update(base=base, roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan),
+                              "faces": list(rolled.faces), "successes": rolled.successes,
+                              "base_rating": rolled.base_rating, "penalties": [list(p) for p in rolled.penalties],
+                              "note": rolled.note, "fate": waiting, "total": rolled.total})
+    line = disposition_line(t, rolled)
+    if waiting:
+        line = join([line, msg("{name} may spend Fate on the 6s first.", name=ctx.character_name or "?")], " — ")
     say(state, line)
-    if all(state["teams"][k]["start"] is not None for k in TEAMS):
-        state["phase"] = "script"
-        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
+    if not waiting:
+        settle_disposition(state, team, rolled.total)
     return Resolution(request={"version": params.version, "skill": skill, "base": base},
                       dice=recorder.rolled, summary=line, sheet=dump(sheet),
                       outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
                                "successes": rolled.successes, "penalties": [list(p) for p in rolled.penalties],
-                               "breakdown": breakdown(plan)},
+                               "breakdown": breakdown(plan), "final": not waiting},
                       encounter={"state": state, "over": False})
+
+
+def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summary:
+    """The log's line for a disposition roll (also after Fate)."""
+    penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
+                      for name, points in rolled.penalties], "")
+    line = msg("{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
+               team=t["name"], total=rolled.total, skill=t["roll"]["skill"], dice=t["roll"]["dice"],
+               faces=faces_text(list(rolled.faces)), hits=rolled.successes, base=ability_word(rolled.base),
+               rating=rolled.base_rating, penalties=penalties)
+    if rolled.note:
+        raw = rolled.successes + rolled.base_rating + sum(points for _name, points in rolled.penalties)
+        line = join([line, msg("Raised from {raw} to the minimum of 1 (ruling 7).", raw=raw)], " — ")
+    return line
+
+
+def settle_disposition(state: dict[str, Any], team: str, total: int) -> None:
+    """The team's disposition is final: its start, the spread, and the first volley once every team has one."""
+    t = state["teams"][team]
+    t.update(start=total, disposition=total, spread=spread(total, t["members"], t["captain"]))
+    if all(state["teams"][k]["start"] is not None for k in TEAMS):
+        state["phase"] = "script"
+        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
 
 
 # --- the campaign setting ------------------------------------------------------------------------------------

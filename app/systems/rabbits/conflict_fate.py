@@ -13,7 +13,7 @@ from app.i18n import _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.conflict import say, step_state, team_of
+from app.systems.rabbits.conflict import disposition_line, say, settle_disposition, step_state, team_of
 from app.systems.rabbits.conflict_volley import settle_if_ready
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -27,6 +27,8 @@ class FateParams(BaseModel):
 
 def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
     state = step_state(ctx)
+    if state["phase"] == "disposition":
+        return _disposition_fate(sheet_data, params, dice, ctx, state)
     current = state.get("current")
     team = team_of(state, ctx.character_id)
     roll = (current or {}).get("rolls", {}).get(team) if team else None
@@ -58,4 +60,35 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
                       summary=join([line, *notes], "; ") if notes else line, sheet=sheets[ctx.character_id],
                       others=others, outcome={"team": team, "faces": roll["faces"], "successes": roll["successes"],
                                               "openings": openings},
+                      encounter={"state": state, "over": False})
+
+
+def _disposition_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context,
+                      state: dict[str, Any]) -> Resolution:
+    """The captain's disposition roll showed a 6 with Fate in hand: spend it (every 6 rerolled, new 6s again) or
+    keep the roll; then the disposition is final (ruling 7)."""
+    team = team_of(state, ctx.character_id)
+    t = state["teams"][team] if team else None
+    roll = t["roll"] if t else None
+    if t is None or roll is None or not roll.get("fate") or t["captain"] != ctx.character_id:
+        raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
+    sheet = load(sheet_data)
+    recorder = RecordingDice(dice)
+    if params.spend:
+        if sheet.fate < 1:
+            raise ActionError(_("This rabbit has no Fate left."), field="spend")
+        roll["faces"] = list(rabbits.fate_reroll(recorder, roll["faces"]))
+        sheet.fate -= 1
+        sheet.fate_spent += 1
+    rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"],
+                                    roll["penalties"])
+    roll.update(fate=False, successes=rolled.successes, total=rolled.total, note=rolled.note,
+                fate_used=params.spend)
+    line = say(state, join([msg("Fate rerolls the 6s") if params.spend else msg("{name} keeps the roll ({n} successes)",
+                            name=t["name"], n=rolled.successes), disposition_line(t, rolled)], ": "))
+    settle_disposition(state, team, rolled.total)
+    return Resolution(request={"version": params.version, "spend": params.spend}, dice=recorder.rolled,
+                      summary=line, sheet=dump(sheet),
+                      outcome={"team": team, "disposition": rolled.total, "faces": roll["faces"],
+                               "successes": rolled.successes, "final": True},
                       encounter={"state": state, "over": False})

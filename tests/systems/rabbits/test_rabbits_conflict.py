@@ -38,8 +38,8 @@ def dispositions(table: Conflict) -> tuple[int, int]:
 def start_fight(table: Conflict) -> None:
     """A fight, Clover (team A) against Hazel (team B): Clover 3 + Health 4 = 7, Hazel 2 + Health 3 = 5."""
     table.setup("fight")
-    table.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
-    table.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    table.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
+    table.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     assert dispositions(table) == (7, 5)
     assert table.state()["phase"] == "script"
 
@@ -158,8 +158,8 @@ def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) 
 def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflict) -> None:
     conflict.rabbit("pia", "Bramble", HAZEL)
     conflict.setup("fight", a=("Clover", "Bramble"))
-    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4, 4], base="health")
-    conflict.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4, 4], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     with pytest.raises(BadRequest, match="ruling 8"):
         conflict.script("pia", "Clover", ["attack", "attack", "defend"], ["Clover"] * 3)
     with pytest.raises(BadRequest, match="players of Warren"):
@@ -186,7 +186,7 @@ def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflic
 
 def test_the_narrator_sees_and_scripts_only_the_narrators_team(conflict: Conflict) -> None:
     conflict.setup("fight", b=("Fox",), b_narrator=True)
-    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
     conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1], base="health")
     conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3, lock=False)
@@ -373,3 +373,44 @@ def test_fate_after_a_conflict_roll_waits_for_the_rollers_choice(conflict: Confl
     conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
     conflict.act("pia", "conflict_fate", "Clover", spend=False)  # kept: 2 successes
     assert dispositions(conflict) == (7, 1) and conflict.sheet("Clover")["fate"] == 1
+
+
+def test_fate_on_the_disposition_roll_waits_for_the_captain(conflict: Conflict) -> None:
+    """A disposition roll showing a 6 while the captain has Fate is not final until the captain spends Fate
+    (every 6 rerolled, new 6s again) or keeps the roll; the other team rolls meanwhile."""
+    conflict.setup("fight")
+    entry = conflict.act("pia", "conflict_disposition", "Clover", [6, 1, 1], base="health")
+    assert entry.body["outcome"]["final"] is False and "may spend Fate" in said(entry.body)
+    team = conflict.state()["teams"]["a"]
+    assert team["start"] is None and team["roll"]["fate"] is True and team["roll"]["total"] == 5
+    with pytest.raises(BadRequest, match="has rolled its disposition"):
+        conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 5], base="health")
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("otto", "conflict_fate", "Hazel", spend=True)
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")  # 2 + Health 3 = 5, no 6
+    assert conflict.state()["phase"] == "disposition"  # Warren's is not final yet
+    fate_before = conflict.sheet("Clover")["fate"]
+    entry = conflict.act("pia", "conflict_fate", "Clover", [6, 4], spend=True)  # the 6 → 6, the new 6 → 4
+    assert entry.body["outcome"]["faces"] == [6, 1, 1, 6, 4] and "Fate rerolls the 6s" in said(entry.body)
+    state = conflict.state()
+    assert state["teams"]["a"]["roll"]["faces"] == [6, 1, 1, 6, 4]
+    assert dispositions(conflict) == (7, 5)  # 3 successes + Health 4
+    assert state["teams"]["a"]["start"] == 7 and state["phase"] == "script"
+    assert conflict.sheet("Clover")["fate"] == fate_before - 1
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("pia", "conflict_fate", "Clover", spend=True)
+
+
+def test_a_kept_disposition_roll_and_a_captain_without_fate(conflict: Conflict) -> None:
+    with conflict.factory() as db:
+        from app.characters.models import Character
+        ch = db.get(Character, conflict.ids["Hazel"])
+        ch.sheet = {**ch.sheet, "fate": 0, "persona": 0, "rewards_started": True}
+        db.commit()
+    conflict.setup("fight")
+    conflict.act("otto", "conflict_disposition", "Hazel", [6, 6], base="health")
+    assert conflict.state()["teams"]["b"]["start"] == 5  # two 6s, but no Fate: final at once
+    conflict.act("pia", "conflict_disposition", "Clover", [6, 1, 1], base="health")
+    entry = conflict.act("pia", "conflict_fate", "Clover", spend=False)
+    assert entry.body["outcome"]["disposition"] == 5 and conflict.sheet("Clover")["fate"] >= 1
+    assert conflict.state()["phase"] == "script"
