@@ -46,6 +46,8 @@ ACTIONS: tuple[Action, ...] = (
            description="Conflict type, two teams with a captain and a goal each."),
     Action("conflict_disposition", "Roll disposition", conflict.DispositionParams, conflict.resolve_disposition,
            encounter="step", description="The captain tests the listed skill; teammates help."),
+    Action("conflict_spread", "Spread the disposition", conflict.SpreadParams, conflict.resolve_spread,
+           encounter="step", description="The team's disposition shared among its rabbits, for display."),
     Action("conflict_script", "Script the volley", conflict_script.ScriptParams, conflict_script.resolve_script,
            encounter="step", description="Three actions in private; locking logs a commitment of each."),
     Action("conflict_roll", "Roll the action", conflict_volley.RollParams, conflict_volley.resolve_roll,

@@ -301,6 +301,29 @@ def spread(total: int, members: list[int], captain: int) -> dict[str, int]:
     return {str(cid): share + (rest if cid == captain else 0) for cid in members}
 
 
+def set_disposition(t: dict[str, Any], value: int) -> None:
+    """A team's disposition changes (an attack, a defence): its spread follows. The automatic spread is made again;
+    a spread set by hand keeps its shape — a point lost comes off the largest share, a point gained goes to the
+    smallest (the captain first among equals, then the members in order)."""
+    t["disposition"] = value
+    if not t.get("spread_by_hand") or not t.get("spread"):
+        t["spread"] = spread(value, t["members"], t["captain"])
+        return
+    shares = {cid: t["spread"].get(str(cid), 0) for cid in t["members"]}
+    order = [t["captain"]] + [cid for cid in t["members"] if cid != t["captain"]]
+    diff = value - sum(shares.values())
+    while diff:
+        if diff < 0:
+            cid = max(order, key=lambda c: (shares[c], -order.index(c)))
+            shares[cid] -= 1
+            diff += 1
+        else:
+            cid = min(order, key=lambda c: (shares[c], order.index(c)))
+            shares[cid] += 1
+            diff -= 1
+    t["spread"] = {str(cid): shares[cid] for cid in t["members"]}
+
+
 def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, dice: Dice, ctx: Context) -> Resolution:
     """Steps 4–5, ruling 7: the captain tests the listed skill, every able teammate helps +1D; the successes are
     added to the listed ability; every unique condition penalty of the team applies once (Afraid −1, Angry only
@@ -375,10 +398,57 @@ def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summa
 def settle_disposition(state: dict[str, Any], team: str, total: int) -> None:
     """The team's disposition is final: its start, the spread, and the first volley once every team has one."""
     t = state["teams"][team]
-    t.update(start=total, disposition=total, spread=spread(total, t["members"], t["captain"]))
+    t.update(start=total, disposition=total, spread=spread(total, t["members"], t["captain"]), spread_by_hand=False)
     if all(state["teams"][k]["start"] is not None for k in TEAMS):
         state["phase"] = "script"
         say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
+
+
+# --- spreading disposition by hand (the team) -----------------------------------------------------------------
+
+class SpreadParams(BaseModel):
+    encounter_id: int
+    version: int
+    # One share per member, in the team's order (a team has at most TEAM_MAX rabbits); text, so that anything
+    # typed gets this step's own message next to the field.
+    spread_1: str = Field(default="", max_length=4)
+    spread_2: str = Field(default="", max_length=4)
+    spread_3: str = Field(default="", max_length=4)
+
+
+SPREAD_PHASES = ("disposition", "script", "resolve", "maneuver")
+
+
+def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice, ctx: Context) -> Resolution:
+    """Issue 13, step 2: the team may spread its one disposition among its members for display. The captain or
+    any of the team's players (the narrator for a narrator-run team) sets the shares; they must add up to the
+    team's current disposition. Until then (and after "automatic") the captain takes the remainder."""
+    state = step_state(ctx)
+    team = team_of(state, ctx.character_id)
+    if team is None:
+        raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
+    t = state["teams"][team]
+    if ctx.actor_is_narrator and not t["narrator"]:
+        raise ActionError(_("The players of {team} spread its disposition.").format(team=render(t["name"])),
+                          field="character_id")
+    if state["phase"] not in SPREAD_PHASES or t["start"] is None:
+        raise ActionError(_("The disposition can be spread once it is rolled, until the conflict ends."),
+                          field="encounter_id")
+    shares: dict[str, int] = {}
+    for n, cid in enumerate(t["members"], start=1):
+        raw = getattr(params, f"spread_{n}").strip()
+        if not (raw.isascii() and raw.isdigit()):
+            raise ActionError(_("Give each rabbit a whole number of points, 0 or more."), field="spread")
+        shares[str(cid)] = int(raw)
+    if sum(shares.values()) != t["disposition"]:
+        raise ActionError(_("The shares add up to {sum}; they must add up to the team's disposition, {n}.")
+                          .format(sum=sum(shares.values()), n=t["disposition"]), field="spread")
+    t.update(spread=shares, spread_by_hand=True)
+    names = names_of(ctx.encounter or {"participants": []})
+    line = say(state, msg("{team} spreads its disposition: {shares}", team=t["name"],
+                          shares=", ".join(f"{names.get(int(cid), '?')} {n}" for cid, n in shares.items())))
+    return Resolution(request={"version": params.version, "spread": shares}, dice=[], summary=line,
+                      outcome={"team": team, "spread": shares}, encounter={"state": state, "over": False})
 
 
 # --- the campaign setting ------------------------------------------------------------------------------------

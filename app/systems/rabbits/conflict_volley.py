@@ -27,6 +27,7 @@ from app.systems.rabbits.conflict import (
     other_team,
     percent,
     say,
+    set_disposition,
     sheets_of,
     skill_options,
     step_state,
@@ -259,11 +260,11 @@ def _effect(state: dict[str, Any], team: str, margin: int, notes: list[Summary])
     if margin <= 0:
         return
     if side["action"] in ("attack", "feint"):
-        opp["disposition"] = max(0, opp["disposition"] - margin)
+        set_disposition(opp, max(0, opp["disposition"] - margin))
         notes.append(msg("{team} −{n} → {left}", team=opp["name"], n=margin, left=opp["disposition"]))
     elif side["action"] == "defend":
         gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
-        own["disposition"] += gained
+        set_disposition(own, own["disposition"] + gained)
         notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
                          now=own["disposition"], start=own["start"]))
     else:

@@ -414,3 +414,54 @@ def test_a_kept_disposition_roll_and_a_captain_without_fate(conflict: Conflict) 
     entry = conflict.act("pia", "conflict_fate", "Clover", spend=False)
     assert entry.body["outcome"]["disposition"] == 5 and conflict.sheet("Clover")["fate"] >= 1
     assert conflict.state()["phase"] == "script"
+
+
+def test_the_team_spreads_its_disposition_by_hand(conflict: Conflict) -> None:
+    """Issue 13, step 2: the automatic spread (the captain takes the remainder) is the default; the team's players
+    may set the shares, which must add up to the current disposition; a spread by hand keeps its shape when the
+    disposition changes."""
+    conflict.rabbit("pia", "Bramble", HAZEL)
+    conflict.setup("fight", a=("Clover", "Bramble"))
+    clover, bramble = str(conflict.ids["Clover"]), str(conflict.ids["Bramble"])
+    with pytest.raises(BadRequest, match="once it is rolled"):
+        conflict.act("pia", "conflict_spread", "Bramble", spread_1="1", spread_2="1")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4, 4], base="health")  # 4 + Health 4 = 8
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    assert conflict.state()["teams"]["a"]["spread"] == {clover: 4, bramble: 4}
+    version = conflict.encounter().version
+    for shares, words in (({"spread_1": "5", "spread_2": "2"}, "add up to 7; they must add up to the team's "
+                                                                "disposition, 8"),
+                          ({"spread_1": "9", "spread_2": "-1"}, "whole number"),
+                          ({"spread_1": "8"}, "whole number")):
+        with pytest.raises(BadRequest, match=words) as refused:
+            conflict.act("pia", "conflict_spread", "Bramble", **shares)
+        assert refused.value.field == "spread"
+    assert conflict.encounter().version == version  # nothing changed
+    with pytest.raises(Forbidden):
+        conflict.act("otto", "conflict_spread", "Clover", spread_1="8", spread_2="0")
+    with pytest.raises(BadRequest, match="players of Warren"):
+        conflict.act("nora", "conflict_spread", "Clover", spread_1="8", spread_2="0")
+    entry = conflict.act("pia", "conflict_spread", "Bramble", spread_1="6", spread_2="2")
+    assert said(entry.body) == "Warren spreads its disposition: Clover 6, Bramble 2"
+    team = conflict.state()["teams"]["a"]
+    assert team["spread"] == {clover: 6, bramble: 2} and team["spread_by_hand"] is True
+    # Hazel's attack takes 2, off the largest share; Bramble's defence gains 2, to the smallest.
+    conflict.script("pia", "Clover", ["attack", "defend", "attack"], ["Clover", "Bramble", "Clover"])
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [1, 1, 1])
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 5])  # Ob 0: margin 2 → Warren 6
+    team = conflict.state()["teams"]["a"]
+    assert team["disposition"] == 6 and team["spread"] == {clover: 4, bramble: 2}
+    conflict.act("pia", "conflict_roll", "Bramble", [5, 5, 5])  # defend vs attack: versus 3 to 1 → +2, at most 8
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1])
+    team = conflict.state()["teams"]["a"]
+    assert team["disposition"] == 8 and team["spread"] == {clover: 4, bramble: 4}
+
+
+def test_the_narrator_spreads_a_narrator_run_team(conflict: Conflict) -> None:
+    conflict.rabbit("nora", "Weasel", {"nature": 3, "will": 3, "health": 3, "skills": {"Fighter": 2}})
+    conflict.setup("fight", b=("Fox", "Weasel"), b_narrator=True)
+    conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1, 1], base="health")  # 0 + Health 5
+    assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 3, str(conflict.ids["Weasel"]): 2}
+    conflict.act("nora", "conflict_spread", "Weasel", spread_1="0", spread_2="5")
+    assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 0, str(conflict.ids["Weasel"]): 5}

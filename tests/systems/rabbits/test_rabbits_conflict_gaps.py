@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 from utils.rabbits_conflict import Conflict, warren
-from utils.web import signed_in
+from utils.rabbits_conflict import HAZEL
+from utils.web import form_post, signed_in
 
 
 @pytest.fixture
@@ -32,3 +33,28 @@ def test_the_disposition_fate_buttons_are_on_the_captains_phone_only(conflict: C
     for who in ("otto", "nora"):
         other = page(conflict, new_client, who)
         assert 'id="rc-dfate-a"' not in other and "Clover may spend Fate on the 6s" in other
+
+
+def test_a_spread_that_does_not_add_up_is_refused_next_to_its_field(conflict: Conflict, new_client: Any) -> None:
+    conflict.rabbit("pia", "Bramble", HAZEL)
+    conflict.setup("fight", a=("Clover", "Bramble"))
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4, 4], base="health")  # 8
+    pia = signed_in(new_client, "pia")
+    url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
+    text = html.unescape(pia.get(url).text)
+    assert 'id="rc-spread-a"' in text and 'name="spread_2"' in text and 'id="rc-spread-b"' not in text
+    assert 'id="rc-spread-a"' not in page(conflict, new_client, "otto")
+    assert 'id="rc-spread-a"' not in page(conflict, new_client, "nora")  # a players' team: theirs to spread
+    version = conflict.encounter().version
+    r = form_post(pia, f"{url}/act/conflict_spread", {"character_id": str(conflict.ids["Clover"]),
+                                                     "version": str(version), "spread_1": "5", "spread_2": "5"})
+    assert r.status_code == 422
+    text = html.unescape(r.text)
+    assert 'id="rc-spread-error-a"' in text and "they must add up to the team's disposition, 8" in text
+    assert 'id="conflict-error"' not in text and 'aria-invalid="true"' in text
+    assert conflict.encounter().version == version
+    r = form_post(pia, f"{url}/act/conflict_spread", {"character_id": str(conflict.ids["Clover"]),
+                                                     "version": str(version), "spread_1": "5", "spread_2": "3"})
+    assert r.status_code == 200 and 'id="rc-spread-error-a"' not in r.text
+    assert conflict.state()["teams"]["a"]["spread"] == {str(conflict.ids["Clover"]): 5,
+                                                       str(conflict.ids["Bramble"]): 3}
