@@ -59,6 +59,9 @@ ACTIONS: tuple[Action, ...] = (
     Action("conflict_end", "Record the compromise", conflict_end.EndParams, conflict_end.resolve_end,
            encounter="step", narrator_only=True, needs_character=False,
            description="The compromise in words, and the conditions the outcome brings."),
+    Action("conflict_call_off", "Call the conflict off", conflict_end.CallOffParams, conflict_end.resolve_call_off,
+           encounter="step", narrator_only=True, needs_character=False,
+           description="Stop the conflict with a reason: no winner, no compromise."),
     Action("conflict_settings", "Weapons in conflicts", conflict.ConflictSettings, conflict.resolve_conflict_settings,
            narrator_only=True, needs_character=False),
 )

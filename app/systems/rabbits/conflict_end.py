@@ -125,3 +125,38 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
                       outcome={"owed": dict(owed), "words": words, "overridden": overridden,
                                "conditions": {str(k): v for k, v in given.items()}},
                       encounter={"state": state, "over": True})
+
+
+# --- calling a conflict off (the narrator) -------------------------------------------------------------------
+
+class CallOffParams(BaseModel):
+    encounter_id: int
+    version: int
+    reason: str = Field(default="", max_length=300, title="Why the conflict is called off")
+
+
+def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator stops a conflict before a team is at 0 (the story moved on, the table must stop): the reason
+    goes on the log, the conflict ends with no winner and no compromise, and nothing lands on the sheets. The
+    locked actions of the volley are opened, as at any end, so every commitment is checked; a script that was
+    never locked was never committed and is thrown away unseen (docs/RABBITS-CONFLICTS.md)."""
+    state = step_state(ctx)
+    assert ctx.encounter is not None
+    if state["phase"] == "end":
+        raise ActionError(_("A team is at 0: record the compromise instead."), field="encounter_id")
+    if state["phase"] == "over":
+        raise ActionError(_("The conflict is over."), field="encounter_id")
+    reason = params.reason.strip()
+    if not reason:
+        raise ActionError(_("Say why the conflict is called off."), field="reason")
+    found = _open_rest(state, ctx.encounter["id"])
+    for t in state["teams"].values():
+        if not t["locked"]:
+            t.update(script=None, scripted=False)
+    state.update(phase="over", pending=[], result={"called_off": True, "reason": reason, "both": False,
+                                                    "winner": None, "owed": {}})
+    line = say(state, msg("The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.",
+                          reason=reason))
+    return Resolution(request={"version": params.version, "reason": reason}, dice=[], summary=line,
+                      outcome={"called_off": True, "reason": reason, "openings": found},
+                      encounter={"state": state, "over": True})

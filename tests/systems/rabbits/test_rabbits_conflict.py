@@ -13,6 +13,7 @@ from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.said import said
 
 from app.errors import BadRequest, Forbidden
+from app.errors import Conflict as AppConflict
 from app.i18n import render
 from app.rolls import chain
 from app.rolls.models import LogEntry
@@ -465,3 +466,56 @@ def test_the_narrator_spreads_a_narrator_run_team(conflict: Conflict) -> None:
     assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 3, str(conflict.ids["Weasel"]): 2}
     conflict.act("nora", "conflict_spread", "Weasel", spread_1="0", spread_2="5")
     assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 0, str(conflict.ids["Weasel"]): 5}
+
+
+def test_the_narrator_calls_a_conflict_off_mid_volley(conflict: Conflict) -> None:
+    """Only the narrator, with a reason on the log; no winner, no compromise, nothing on the sheets; the locked
+    actions of the volley are opened (every commitment checks), nothing else is."""
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 4])
+    with pytest.raises(Forbidden):
+        conflict.act("pia", "conflict_call_off", None, reason="I am losing")
+    with pytest.raises(BadRequest, match="Say why") as refused:
+        conflict.act("nora", "conflict_call_off", None, reason="  ")
+    assert refused.value.field == "reason"
+    sheets = {name: conflict.sheet(name) for name in ("Clover", "Hazel")}
+    entry = conflict.act("nora", "conflict_call_off", None, reason="The owl arrives; everyone hides")
+    assert said(entry.body) == ("The narrator called the conflict off: The owl arrives; everyone hides. Nobody wins "
+                                "and no compromise is owed.")
+    assert len(entry.body["outcome"]["openings"]) == 4  # actions 2 and 3 of both teams
+    state = conflict.state()
+    assert state["phase"] == "over" and state["result"]["called_off"] is True and state["result"]["owed"] == {}
+    assert conflict.encounter().status == "over"
+    assert {name: conflict.sheet(name) for name in ("Clover", "Hazel")} == sheets
+    checked = chain.verify_entries(_export(conflict))
+    assert checked.ok and checked.commitments_checked == 6, checked.problems
+    with pytest.raises(AppConflict, match="over"):
+        conflict.act("nora", "conflict_call_off", None, reason="again")
+
+
+def test_calling_off_before_both_lock_opens_only_the_locked_script(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["maneuver", "maneuver", "maneuver"], ["Hazel"] * 3, lock=False)
+    entry = conflict.act("nora", "conflict_call_off", None, reason="Rain")
+    assert [o["team"] for o in entry.body["outcome"]["openings"]] == ["a", "a", "a"]
+    state = conflict.state()
+    assert state["teams"]["b"]["script"] is None  # never committed: thrown away, never shown
+    assert "maneuver" not in json.dumps(_export(conflict))
+    checked = chain.verify_entries(_export(conflict))
+    assert checked.ok and checked.commitments_checked == 3, checked.problems
+
+
+def test_a_conflict_at_zero_is_not_called_off(conflict: Conflict) -> None:
+    conflict.setup("fight")
+    conflict.act("pia", "conflict_disposition", "Clover", [1, 1, 1], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")
+    conflict.script("pia", "Clover", ["attack", "defend", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "defend", "defend"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1, 1])  # versus 3 to 0: Hazel 3 − 3 = 0
+    assert conflict.state()["phase"] == "end"
+    with pytest.raises(BadRequest, match="record the compromise"):
+        conflict.act("nora", "conflict_call_off", None, reason="Too late")

@@ -58,3 +58,23 @@ def test_a_spread_that_does_not_add_up_is_refused_next_to_its_field(conflict: Co
     assert r.status_code == 200 and 'id="rc-spread-error-a"' not in r.text
     assert conflict.state()["teams"]["a"]["spread"] == {str(conflict.ids["Clover"]): 5,
                                                        str(conflict.ids["Bramble"]): 3}
+
+
+def test_only_the_narrators_page_offers_calling_off_and_a_missing_reason_is_shown_at_the_field(
+        conflict: Conflict, new_client: Any) -> None:
+    conflict.setup("fight")
+    for who in ("pia", "otto"):
+        assert 'id="rc-call-off"' not in page(conflict, new_client, who)
+    nora = signed_in(new_client, "nora")
+    url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
+    assert 'id="rc-call-off"' in nora.get(url).text
+    version = conflict.encounter().version
+    r = form_post(nora, f"{url}/act/conflict_call_off", {"version": str(version), "reason": " "})
+    assert r.status_code == 422 and 'id="rc-reason-error"' in r.text and 'id="conflict-error"' not in r.text
+    assert conflict.encounter().version == version
+    r = form_post(nora, f"{url}/act/conflict_call_off", {"version": str(version), "reason": "Hawk overhead"})
+    assert r.status_code == 200, r.text[:300]
+    for who in ("pia", "nora"):
+        text = page(conflict, new_client, who)
+        assert "The narrator called the conflict off" in text and "Hawk overhead" in text
+        assert 'id="rc-call-off"' not in text and 'data-phase="over"' in text
