@@ -16,7 +16,6 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.i18n import percent as percent_text
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.rules.rabbits.tables import FATE_FACE
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits.conflict import (
@@ -34,8 +33,16 @@ from app.systems.rabbits.conflict import (
     team_of,
 )
 from app.systems.rabbits.conflict_end import finish
+from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
-from app.systems.rabbits.pools import PoolChoices, breakdown, breakdown_text, helper_conditions, plan_pool, spend
+from app.systems.rabbits.pools import (
+    PoolChoices,
+    breakdown,
+    breakdown_text,
+    helper_conditions,
+    plan_pool,
+    spend,
+)
 from app.systems.rabbits.sheet import dump, load, start_rewards
 from app.systems.rabbits.versus import _versus_chances
 
@@ -191,15 +198,15 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         raise ActionError(_("Only teammates can help."), field="helpers")
     if params.trait.strip() and params.trait.strip().lower() in {d.lower() for d in state["teams"][team]["disarmed"]}:
         raise ActionError(_("That trait was disarmed for the rest of the conflict."), field="trait")
-    if params.trait_use.strip().lower() == "aids_opponent":
-        raise ActionError(_("In a conflict a trait helps or hinders its own rabbit."), field="trait_use")
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     skill = _skill(side, params.skill)
     choices = params.model_copy(update={"skill": skill, "helpers": helpers})
+    # A trait given to the opponent (+2D to them, 2 checks earned; versus tests only — plan_pool says so), and the
+    # dice an opponent's trait gave this side (the ordinary versus test's opponent_trait).
     plan = plan_pool(sheet, choices, settings={**ctx.campaign_settings, "turn": "gm"}, session=ctx.session_number,
                      helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
-                     actor_is_narrator=True, versus=current["versus"])
+                     actor_is_narrator=True, versus=current["versus"], opponent_trait=bool(side["mods"].get("aided")))
     weapon = weapon_mods(state, params.weapon, side["action"], current["sides"][other_team(team)]["action"])
     pool, lines = _pool_lines(plan, side, weapon)
     recorder = RecordingDice(dice)
@@ -207,12 +214,14 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     spend(sheet, plan, ctx.session_number)
     hits = rabbits.successes(faces) + weapon[1]
     last = record(sheet, plan, ctx, faces, side["ob"], kind="conflict")
-    # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the roll waits for the
-    # roller's choice (conflict_fate.py) before the exchange is settled.
-    waiting = FATE_FACE in faces and sheet.fate >= 1
+    # Fate and the wise rerolls come after the roll (rabbits.en.md, "Rewards"; the parent game's wises): while one
+    # of them can still follow the roll up, it waits for the roller's choice (conflict_fate.py) before the
+    # exchange is settled.
+    follow = open_follow_ups(sheet, last)
     current["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
                               "faces": list(faces), "successes": hits, "weapon": weapon[2],
-                              "weapon_hits": weapon[1], "fate": waiting, "last": last}
+                              "weapon_hits": weapon[1], "fate": bool(follow), "open": follow, "last": last}
+    aid = _aid_opponent(state, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
     rolled = (msg("{team}: {action} with {skill} ({pool}D) {faces} 1 success", team=t["name"],
                   action=action_word(side["action"]), skill=plan.label, pool=pool, faces=faces_text(list(faces)))
               if hits == 1 else
@@ -224,7 +233,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
     sheets[ctx.character_id] = dump(sheet)
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
-    line = join([rolled, *notes], "; ") if notes else rolled
+    line = join([rolled, *([aid] if aid else []), *notes], "; ")
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(request={"version": params.version, "skill": skill, "helpers": helpers,
                                "persona": params.persona, "weapon": weapon[2]},
@@ -232,6 +241,40 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
                       outcome={"team": team, "faces": list(faces), "successes": hits, "pool": pool,
                                "breakdown": lines, "openings": openings, "current": _public(current)},
                       encounter={"state": state, "over": False})
+
+
+def _aid_opponent(state: dict[str, Any], team: str, trait: str, dice: Dice) -> Summary:
+    """A trait given to the opponent in a versus exchange: +2D to the other side. If it has not rolled, its pool
+    grows (and the chances on both sides follow); if it has, the two dice are rolled now and join its roll."""
+    current = state["current"]
+    key = other_team(team)
+    side, extra = current["sides"][key], rabbits.TRAIT_USES["aids_opponent"].opponent_dice
+    roll = current["rolls"].get(key)
+    names = {"team": state["teams"][team]["name"], "other": state["teams"][key]["name"], "trait": trait}
+    if roll is None:
+        side["mods"]["aided"] = extra
+        if side["dice"] is not None:
+            side["dice"] += extra
+        _versus_odds(current)
+        return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks)", **names))
+    added = rabbits.roll_pool(dice, extra)
+    roll["faces"] = roll["faces"] + list(added)
+    roll["dice"] += extra
+    roll["breakdown"].append([msg(N_("Opponent's trait works for you")), extra])
+    roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
+    if "last" in roll:
+        roll["last"]["faces"] = list(roll["faces"])
+    return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks): {faces} → {n} successes",
+                          faces=faces_text(list(added)), n=roll["successes"], **names))
+
+
+def _versus_odds(current: dict[str, Any]) -> None:
+    sides = current["sides"]
+    for key in TEAMS:
+        side, other = sides[key], sides[other_team(key)]
+        if side["tests"] and side["dice"] is not None and other["dice"] is not None:
+            win, tie = _versus_chances(side["dice"], other["dice"])
+            side["chance"] = {"win": percent(win), "tie": percent(tie)}
 
 
 def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[str, Any]],
@@ -384,9 +427,11 @@ def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> O
         if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
     pool = max(0, plan.pool.dice + params.mods + weapon[0])
     if params.against is not None:
-        win, tie = _versus_chances(pool, params.against)
+        against = params.against + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice
+                                    if plan.trait_use == "aids_opponent" else 0)
+        win, tie = _versus_chances(pool, against)
         return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
-                        dice=pool, against=params.against, win=percent_text(float(win)), tie=percent_text(float(tie))),
+                        dice=pool, against=against, win=percent_text(float(win)), tie=percent_text(float(tie))),
                     details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
     ob = params.ob or 0
     plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))

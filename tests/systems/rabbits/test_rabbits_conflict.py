@@ -151,6 +151,7 @@ def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) 
     assert sides["b"]["mods"] == {"impede": -1, "position": 0} and sides["b"]["dice"] == 1
     entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5, 1, 1])
     assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 3], ["Gained position", 2]]
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     entry = conflict.act("otto", "conflict_roll", "Hazel", [1])
     assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 2], ["Impeded", -1]]
     assert dispositions(conflict) == (7, 2)
@@ -216,6 +217,7 @@ def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflic
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
     conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])  # 2 vs 1: Hazel −1 → 4
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])
     assert dispositions(conflict) == (7, 4)
     assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2  # Nature lost by 1: taxed 1
@@ -349,6 +351,7 @@ def test_the_next_action_reads_the_sheets_after_the_last_one(conflict: Conflict)
     conflict.script("otto", "Hazel", ["defend", "defend", "defend"], ["Hazel"] * 3)
     assert conflict.state()["current"]["sides"]["b"]["dice"] == 3
     conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])  # lost by 1: Nature 3 → 2
     assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2
     side = conflict.state()["current"]["sides"]["b"]
@@ -368,6 +371,8 @@ def test_fate_after_a_conflict_roll_waits_for_the_rollers_choice(conflict: Confl
         conflict.act("otto", "conflict_fate", "Hazel", spend=True)
     entry = conflict.act("pia", "conflict_fate", "Clover", [5], spend=True)  # [6 1 1] + [5]: 2 successes
     assert entry.body["outcome"]["successes"] == 2
+    assert entry.body["outcome"]["waiting"] is True  # still a wise reroll to choose (failed dice, Fox-wise)
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     assert dispositions(conflict) == (7, 3) and conflict.state()["index"] == 1
     assert conflict.sheet("Clover")["fate"] == 1
     conflict.act("pia", "conflict_roll", "Clover", [6, 5, 1])
@@ -450,6 +455,7 @@ def test_the_team_spreads_its_disposition_by_hand(conflict: Conflict) -> None:
     conflict.script("pia", "Clover", ["attack", "defend", "attack"], ["Clover", "Bramble", "Clover"])
     conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
     conflict.act("pia", "conflict_roll", "Clover", [1, 1, 1])
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     conflict.act("otto", "conflict_roll", "Hazel", [5, 5])  # Ob 0: margin 2 → Warren 6
     team = conflict.state()["teams"]["a"]
     assert team["disposition"] == 6 and team["spread"] == {clover: 4, bramble: 2}
@@ -519,3 +525,85 @@ def test_a_conflict_at_zero_is_not_called_off(conflict: Conflict) -> None:
     assert conflict.state()["phase"] == "end"
     with pytest.raises(BadRequest, match="record the compromise"):
         conflict.act("nora", "conflict_call_off", None, reason="Too late")
+
+
+def _attacks(conflict: Conflict, b_action: str = "attack") -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", [b_action, "attack", "attack"], ["Hazel"] * 3)
+
+
+def test_deeper_understanding_after_a_conflict_roll(conflict: Conflict) -> None:
+    """The ordinary tests' follow-up: 1 Fate and an unused wise reroll one failed die, before the exchange counts."""
+    _attacks(conflict)
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 1, 1])
+    roll = conflict.state()["current"]["rolls"]["a"]
+    assert roll["fate"] is True and roll["open"] == ["deeper", "of_course"]  # no 6: no Fate reroll
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    assert dispositions(conflict) == (7, 5)  # waiting for Clover
+    with pytest.raises(BadRequest, match="not one of this rabbit's wises"):
+        conflict.act("pia", "conflict_fate", "Clover", wise_reroll="deeper", wise="Owl-wise")
+    with pytest.raises(BadRequest, match="no 6 to reroll"):
+        conflict.act("pia", "conflict_fate", "Clover", spend=True)
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("otto", "conflict_fate", "Hazel", wise_reroll="deeper", wise="Fox-wise")
+    fate = conflict.sheet("Clover")["fate"]
+    entry = conflict.act("pia", "conflict_fate", "Clover", [4], wise_reroll="deeper", wise="fox-wise")
+    assert said(entry.body).startswith("Warren: Deeper understanding (Fox-wise, 1 Fate): rerolled a failed die "
+                                       "[5 4 1] → 2 successes")
+    assert entry.body["outcome"]["waiting"] is False  # the only wise has backed a reroll: nothing is left
+    assert dispositions(conflict) == (7, 3) and conflict.sheet("Clover")["fate"] == fate - 1
+    assert conflict.state()["index"] == 1
+
+
+def test_of_course_after_a_conflict_roll_and_each_once_per_roll(conflict: Conflict) -> None:
+    conflict.rabbit("pia", "Bramble", {**HAZEL, "skills": {"Fighter": 2}, "wises": ["Owl-wise", "Hawk-wise"]})
+    conflict.setup("fight", a=("Bramble",))
+    conflict.act("pia", "conflict_disposition", "Bramble", [5, 4], base="health")  # 2 + Health 3 = 5
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    conflict.script("pia", "Bramble", ["attack"] * 3, ["Bramble"] * 3)
+    conflict.script("otto", "Hazel", ["attack"] * 3, ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Bramble", [1, 1])
+    conflict.act("pia", "conflict_fate", "Bramble", [1, 6], wise_reroll="of_course", wise="Owl-wise")
+    roll = conflict.state()["current"]["rolls"]["a"]
+    assert roll["faces"] == [1, 6] and roll["open"] == ["fate", "deeper"]  # Of course! is spent; Hawk-wise is left
+    assert conflict.sheet("Bramble")["persona"] == 0
+    with pytest.raises(BadRequest, match="already been used on this roll"):
+        conflict.act("pia", "conflict_fate", "Bramble", wise_reroll="of_course", wise="Hawk-wise")
+    with pytest.raises(BadRequest, match="already backed a reroll"):
+        conflict.act("pia", "conflict_fate", "Bramble", wise_reroll="deeper", wise="Owl-wise")
+    conflict.act("pia", "conflict_fate", "Bramble", [5], spend=True)  # the 6 → 5: [1 6 5]
+    conflict.act("pia", "conflict_fate", "Bramble", [4], wise_reroll="deeper", wise="Hawk-wise")  # [4 6 5]
+    assert conflict.state()["current"]["rolls"]["a"]["fate"] is False
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    assert dispositions(conflict) == (5, 2)
+
+
+def test_a_trait_gives_the_opponent_two_dice_in_a_versus_exchange(conflict: Conflict) -> None:
+    """rabbits.en.md, "Checks": a trait can work against its rabbit by helping the opponent (+2D to them, 2 checks)
+    — in a versus test only, as in the ordinary versus test (pools.plan_pool)."""
+    _attacks(conflict, b_action="defend")  # attack against defend: versus
+    checks = conflict.sheet("Clover")["checks"]
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5], trait="Quick", trait_use="aids_opponent")
+    assert "gives Raiders +2D with the trait Quick" in said(entry.body)
+    side = conflict.state()["current"]["sides"]["b"]
+    assert side["mods"]["aided"] == 2 and side["dice"] == 5  # Nature 3 + 2
+    assert conflict.sheet("Clover")["checks"] == checks + 2
+    entry = conflict.act("otto", "conflict_roll", "Hazel", [5, 5, 5, 5, 1])
+    assert english(entry.body["outcome"]["breakdown"]) == [["Nature", 3], ["Opponent's trait works for you", 2]]
+    assert dispositions(conflict) == (7, 5)  # 3 to 4: the defence wins, but Hazel is already at the start
+
+
+def test_a_trait_given_after_the_opponent_rolled_adds_its_dice_now(conflict: Conflict) -> None:
+    _attacks(conflict, b_action="defend")
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1, 1])
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 4, 5, 5], trait="Quick", trait_use="aids_opponent")
+    assert "Warren gives Raiders +2D with the trait Quick (2 checks): [5 5] → 2 successes" in said(entry.body)
+    assert dispositions(conflict) == (7, 4)  # 3 to 2: Raiders −1
+
+
+def test_a_trait_helps_the_opponent_only_in_a_versus_exchange(conflict: Conflict) -> None:
+    _attacks(conflict)  # attack against attack: independent
+    with pytest.raises(BadRequest, match="only in a versus test") as refused:
+        conflict.act("pia", "conflict_roll", "Clover", [], trait="Quick", trait_use="aids_opponent")
+    assert refused.value.field == "trait_use"

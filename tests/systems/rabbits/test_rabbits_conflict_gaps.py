@@ -8,8 +8,7 @@ import html
 from typing import Any
 
 import pytest
-from utils.rabbits_conflict import Conflict, warren
-from utils.rabbits_conflict import HAZEL
+from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.web import form_post, signed_in
 
 
@@ -78,3 +77,49 @@ def test_only_the_narrators_page_offers_calling_off_and_a_missing_reason_is_show
         text = page(conflict, new_client, who)
         assert "The narrator called the conflict off" in text and "Hawk overhead" in text
         assert 'id="rc-call-off"' not in text and 'data-phase="over"' in text
+
+
+def _fight(conflict: Conflict, b_first: str) -> None:
+    conflict.setup("fight")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    conflict.script("pia", "Clover", ["attack"] * 3, ["Clover"] * 3)
+    conflict.script("otto", "Hazel", [b_first, "attack", "attack"], ["Hazel"] * 3)
+
+
+def test_the_roll_waits_with_the_wise_rerolls_on_the_rollers_phone(conflict: Conflict, new_client: Any) -> None:
+    _fight(conflict, "attack")
+    conflict.act("pia", "conflict_roll", "Clover", [5, 1, 1])
+    pia = page(conflict, new_client, "pia")
+    for button in ("rc-deeper-a", "rc-ofcourse-a", "rc-keep-a"):
+        assert f'id="{button}"' in pia, button
+    assert 'id="rc-fate-a"' not in pia and '<option translate="no" value="Fox-wise">' in pia
+    otto = page(conflict, new_client, "otto")
+    assert 'id="rc-deeper-a"' not in otto and "Clover may follow the roll up (Fate, a wise)" in otto
+    browser = signed_in(new_client, "pia")
+    url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
+    r = form_post(browser, f"{url}/act/conflict_fate", {"character_id": str(conflict.ids["Clover"]),
+                                                       "version": str(conflict.encounter().version),
+                                                       "wise_reroll": "deeper", "wise": "Owl-wise"})
+    assert r.status_code == 422 and "not one of this rabbit's wises" in html.unescape(r.text)
+    assert 'id="conflict-error"' not in r.text and 'id="rc-deeper-a"' in r.text
+
+
+def test_the_roll_form_offers_the_opponents_trait_dice_only_in_a_versus_exchange(conflict: Conflict,
+                                                                                 new_client: Any) -> None:
+    _fight(conflict, "attack")  # independent
+    assert 'value="aids_opponent"' not in page(conflict, new_client, "pia")
+    browser = signed_in(new_client, "pia")
+    url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
+    r = form_post(browser, f"{url}/act/conflict_roll", {"character_id": str(conflict.ids["Clover"]),
+                                                       "version": str(conflict.encounter().version),
+                                                       "skill": "Fighter", "trait": "Quick",
+                                                       "trait_use": "aids_opponent"})
+    text = html.unescape(r.text)
+    assert r.status_code == 422 and "only in a versus test" in text
+    assert 'id="conflict-error"' not in text and 'class="error field-error"' in text
+
+
+def test_the_versus_roll_form_offers_it(conflict: Conflict, new_client: Any) -> None:
+    _fight(conflict, "defend")  # versus
+    assert 'value="aids_opponent"' in page(conflict, new_client, "pia")
