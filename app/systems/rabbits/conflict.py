@@ -3,10 +3,11 @@ set-up, each team's starting disposition, and the conflict's campaign setting (w
 
 The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   conflict, other_skill, weapons, phase (disposition → script → resolve ⇄ maneuver → end → over), volley,
-  index (the action of the volley, 0–2), teams {a, b: name, goal, captain, members, narrator, base, start,
-  disposition, roll, scripted, locked, script, salts, commitments, lock_seq, impede, position, disarmed},
-  current (the revealed exchange), pending (maneuvers to spend), opened (every published opening), recent,
-  result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
+  index (the action of the volley, 0–2), teams {a, b (and c–f: A, C, E are one side, B, D, F the other): name,
+  goal, captain, members, narrator, base, start, disposition, spread, roll, scripted, locked, script, salts,
+  commitments, lock_seq, impede, position, disarmed}, fronts (the pairs of opposing teams that meet; absent in
+  older states: A–B), current (the revealed exchange of the first front; the others' in current.more),
+  pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
 Scripting and the reveal are in conflict_script.py, the exchanges and the end in conflict_volley.py.
 """
 
@@ -36,15 +37,59 @@ from app.systems.rabbits.sheet import (
     start_rewards,
 )
 
-TEAMS = ("a", "b")
+TEAMS = ("a", "b")  # the two teams every conflict has; more (c–f) are optional
+ALL_TEAMS = ("a", "b", "c", "d", "e", "f")
+SIDES = {"a": 0, "b": 1, "c": 0, "d": 1, "e": 0, "f": 1}  # A, C, E on one side; B, D, F on the other
 TEAM_MAX = 3  # ruling 8: every member acts in each volley of three actions
 RECENT = 8
+TEAM_LABELS = {"a": N_("Team A"), "b": N_("Team B"), "c": N_("Team C"), "d": N_("Team D"), "e": N_("Team E"),
+               "f": N_("Team F")}
 
 
 # --- reading the state ---------------------------------------------------------------------------------------
 
 def other_team(team: str) -> str:
     return "b" if team == "a" else "a"
+
+
+def team_keys(state: Mapping[str, Any]) -> list[str]:
+    return [key for key in ALL_TEAMS if key in state["teams"]]
+
+
+def fronts_of(state: Mapping[str, Any]) -> list[list[str]]:
+    """The pairs of opposing teams that meet this volley (a conflict of two teams: A against B)."""
+    return [list(f) for f in state["fronts"]] if "fronts" in state else [["a", "b"]]
+
+
+def in_front(state: Mapping[str, Any], team: str) -> bool:
+    return any(team in front for front in fronts_of(state))
+
+
+def side_out(state: Mapping[str, Any]) -> list[int]:
+    """The sides whose every team is at 0 ("Once one side is at 0")."""
+    teams = state["teams"]
+    return [side for side in (0, 1)
+            if all(teams[k]["disposition"] == 0 for k in team_keys(state) if SIDES[k] == side)]
+
+
+def pair_free_teams(state: dict[str, Any]) -> list[Summary]:
+    """At the start of a volley, each team still in the conflict without an opponent (its opponent is out, or the
+    sides had unequal numbers of teams) faces the opposing team with the most disposition — one that has no
+    opponent either if there is one, else any (which then faces two); the first in the form's order among
+    equals."""
+    teams, fronts, lines = state["teams"], fronts_of(state), []
+    for key in team_keys(state):
+        if teams[key]["disposition"] == 0 or any(key in front for front in fronts):
+            continue
+        rivals = [k for k in team_keys(state) if SIDES[k] != SIDES[key] and teams[k]["disposition"] > 0]
+        if not rivals:
+            continue
+        rival = max(rivals, key=lambda k: (not any(k in front for front in fronts), teams[k]["disposition"],
+                                           -ALL_TEAMS.index(k)))
+        fronts.append([key, rival] if SIDES[key] == 0 else [rival, key])
+        lines.append(say(state, msg("{team} now faces {other}.", team=teams[key]["name"], other=teams[rival]["name"])))
+    state["fronts"] = fronts
+    return lines
 
 
 def team_of(state: Mapping[str, Any], character_id: int | None) -> str | None:
@@ -167,11 +212,33 @@ class SetupParams(BaseModel):
     b_members: list[int] = Field(default_factory=list, max_length=10)
     b_captain: int | None = None
     b_narrator: bool = False
+    # More teams (two or more teams; a side of 4+ rabbits needs several): A, C, E on one side, B, D, F on the
+    # other; the form's rows pair them (A faces B, C faces D, E faces F).
+    c_name: str = Field(default="", max_length=40)
+    c_goal: str = Field(default="", max_length=300)
+    c_members: list[int] = Field(default_factory=list, max_length=10)
+    c_captain: int | None = None
+    c_narrator: bool = False
+    d_name: str = Field(default="", max_length=40)
+    d_goal: str = Field(default="", max_length=300)
+    d_members: list[int] = Field(default_factory=list, max_length=10)
+    d_captain: int | None = None
+    d_narrator: bool = False
+    e_name: str = Field(default="", max_length=40)
+    e_goal: str = Field(default="", max_length=300)
+    e_members: list[int] = Field(default_factory=list, max_length=10)
+    e_captain: int | None = None
+    e_narrator: bool = False
+    f_name: str = Field(default="", max_length=40)
+    f_goal: str = Field(default="", max_length=300)
+    f_members: list[int] = Field(default_factory=list, max_length=10)
+    f_captain: int | None = None
+    f_narrator: bool = False
 
 
 def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> dict[str, Any]:
     members = list(dict.fromkeys(getattr(params, f"{key}_members")))
-    label = _("Team A") if key == "a" else _("Team B")
+    label = _(TEAM_LABELS[key])
     if not members:
         raise ActionError(_("{team}: choose its rabbits.").format(team=label), field=f"{key}_members")
     if len(members) > TEAM_MAX:
@@ -188,7 +255,7 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
     if not goal:
         raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
     # A name left empty is the table's (translated when read); a typed one stays as typed.
-    name: str | Summary = getattr(params, f"{key}_name").strip() or msg(N_("Team A") if key == "a" else N_("Team B"))
+    name: str | Summary = getattr(params, f"{key}_name").strip() or msg(TEAM_LABELS[key])
     return {"name": name, "goal": goal, "captain": captain, "members": members,
             "narrator": bool(getattr(params, f"{key}_narrator")), "base": None, "start": None, "disposition": None,
             "roll": None, "scripted": False, "locked": False, "script": None, "salts": None, "commitments": None,
@@ -208,25 +275,39 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         if not other_skill:
             raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
                               field="other_skill")
-    if set(params.a_members) & set(params.b_members):
-        raise ActionError(_("A rabbit can be on one team only."), field="b_members")
-    teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in TEAMS}
+    keys = [*TEAMS, *(k for k in ALL_TEAMS[2:] if getattr(params, f"{k}_members") or getattr(params, f"{k}_goal").strip()
+                      or getattr(params, f"{k}_name").strip())]
+    seen: set[int] = set()
+    for key in keys:
+        if seen & set(getattr(params, f"{key}_members")):
+            raise ActionError(_("A rabbit can be on one team only."), field=f"{key}_members")
+        seen |= set(getattr(params, f"{key}_members"))
+    teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in keys}
+    # The form's rows pair the teams (A–B, C–D, E–F); a team left without an opponent is paired when the first
+    # volley starts (pair_free_teams).
+    sides = [[k for k in keys if SIDES[k] == side] for side in (0, 1)]
+    fronts = [[x, y] for x, y in zip(*sides)]
     # The state keeps the title language-neutral (the page reads it with `| tr`); the encounter's own title (lists)
     # is in the narrator's language.
     shown: Summary = params.title.strip() or msg("{conflict}: {a} vs {b}", conflict=msg(CONFLICT_NAMES[conflict]),
-                                                   a=teams["a"]["name"], b=teams["b"]["name"])
+                                                   a=join([teams[k]["name"] for k in sides[0]], " & "),
+                                                   b=join([teams[k]["name"] for k in sides[1]], " & "))
     title = render(shown)
     state: dict[str, Any] = {
         "conflict": conflict, "other_skill": other_skill, "weapons": bool(ctx.campaign_settings.get("weapons")),
         "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
-        "opened": [], "recent": [], "result": None, "title": shown,
+        "opened": [], "recent": [], "result": None, "title": shown, "fronts": fronts,
     }
-    for key in TEAMS:
+    for key in keys:
         teams[key]["preview"] = disposition_preview(state, key, ctx.others)
-    line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
-                          goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+    if len(keys) == 2:
+        line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
+                              goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+    else:
+        goals = [msg("{team}: {goal}", team=teams[k]["name"], goal=teams[k]["goal"]) for k in keys]
+        line = say(state, msg("{title} — {teams}", title=shown, teams=join(goals, " / ")))
     participants = [{"character_id": cid, "side": key, "name": ctx.other_names[cid]}
-                    for key in TEAMS for cid in teams[key]["members"]]
+                    for key in keys for cid in teams[key]["members"]]
     return Resolution(
         request=params.model_dump(), dice=[], summary=msg("set up a conflict: {line}", line=line),
         outcome={"conflict": conflict, "teams": {k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"],
@@ -372,7 +453,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         line = join([line, msg("{name} may spend Fate on the 6s first.", name=ctx.character_name or "?")], " — ")
     say(state, line)
     if not waiting:
-        settle_disposition(state, team, rolled.total)
+        line = join([line, *settle_disposition(state, team, rolled.total)], "; ")
     return Resolution(request={"version": params.version, "skill": skill, "base": base},
                       dice=recorder.rolled, summary=line, sheet=dump(sheet),
                       outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
@@ -395,13 +476,47 @@ def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summa
     return line
 
 
-def settle_disposition(state: dict[str, Any], team: str, total: int) -> None:
+def settle_disposition(state: dict[str, Any], team: str, total: int) -> list[Summary]:
     """The team's disposition is final: its start, the spread, and the first volley once every team has one."""
     t = state["teams"][team]
     t.update(start=total, disposition=total, spread=spread(total, t["members"], t["captain"]), spread_by_hand=False)
-    if all(state["teams"][k]["start"] is not None for k in TEAMS):
+    if all(state["teams"][k]["start"] is not None for k in team_keys(state)):
         state["phase"] = "script"
+        paired = pair_free_teams(state)
         say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
+        return paired
+    return []
+
+
+# --- pairing teams (the narrator; conflicts of more than two teams) -------------------------------------------
+
+class PairParams(BaseModel):
+    encounter_id: int
+    version: int
+    team: str = Field(max_length=1, title="Team")
+    opponent: str = Field(max_length=1, title="Opponent")
+
+
+def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx: Context) -> Resolution:
+    """Before any team locks its volley, the narrator may choose whom a team faces: the two then face each other
+    only, and a team this leaves without an opponent is paired as at the start of a volley (pair_free_teams)."""
+    state = step_state(ctx)
+    if state["phase"] != "script" or any(t["locked"] for t in state["teams"].values()):
+        raise ActionError(_("Teams are paired at the start of a volley, before any team locks."), field="opponent")
+    teams = state["teams"]
+    team, faces = params.team.strip().lower(), params.opponent.strip().lower()
+    if team not in teams or teams[team]["disposition"] == 0:
+        raise ActionError(_("Choose a team still in the conflict."), field="team")
+    if faces not in teams or teams[faces]["disposition"] == 0 or SIDES[faces] == SIDES[team]:
+        raise ActionError(_("Choose an opposing team still in the conflict."), field="opponent")
+    front = [team, faces] if SIDES[team] == 0 else [faces, team]
+    state["fronts"] = [f for f in fronts_of(state) if not set(f) & {team, faces}] + [front]
+    line = say(state, msg("{team} now faces {other} (the narrator's call).", team=teams[team]["name"],
+                          other=teams[faces]["name"]))
+    paired = pair_free_teams(state)
+    return Resolution(request={"version": params.version, "team": team, "opponent": faces}, dice=[],
+                      summary=join([line, *paired], "; "), outcome={"fronts": state["fronts"]},
+                      encounter={"state": state, "over": False})
 
 
 # --- spreading disposition by hand (the team) -----------------------------------------------------------------

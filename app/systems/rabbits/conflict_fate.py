@@ -15,7 +15,7 @@ from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits.conflict import disposition_line, say, settle_disposition, step_state, team_of
-from app.systems.rabbits.conflict_volley import settle_if_ready
+from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -39,7 +39,9 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
         return _disposition_fate(sheet_data, params, dice, ctx, state)
     current = state.get("current")
     team = team_of(state, ctx.character_id)
-    roll = (current or {}).get("rolls", {}).get(team) if team else None
+    # The roll of this rabbit's team that waits (a team facing two opposing teams rolls in each exchange).
+    roll = next((ex["rolls"][team] for ex in exchanges(current) if team in ex["rolls"]
+                 and ex["rolls"][team].get("fate")), None) if current and team else None
     if state["phase"] != "resolve" or roll is None or not roll.get("fate") or roll["member"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     assert team is not None
@@ -102,7 +104,9 @@ def _disposition_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice
                 fate_used=params.spend)
     line = say(state, join([msg("Fate rerolls the 6s") if params.spend else msg("{name} keeps the roll ({n} successes)",
                             name=t["name"], n=rolled.successes), disposition_line(t, rolled)], ": "))
-    settle_disposition(state, team, rolled.total)
+    paired = settle_disposition(state, team, rolled.total)
+    if paired:
+        line = join([line, *paired], "; ")
     return Resolution(request={"version": params.version, "spend": params.spend}, dice=recorder.rolled,
                       summary=line, sheet=dump(sheet),
                       outcome={"team": team, "disposition": rolled.total, "faces": roll["faces"],

@@ -22,16 +22,17 @@ from app.rules import commitment, rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits.conflict import (
-    TEAMS,
     commitment_key,
     committed_value,
     disposition_bases,
     disposition_skills,
+    in_front,
     names_of,
     say,
     sheets_of,
     skill_options,
     step_state,
+    team_keys,
     team_of,
 )
 from app.systems.rabbits.conflict_volley import open_exchange, weapon_table
@@ -82,6 +83,9 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
     t = state["teams"][team]
+    if not in_front(state, team):
+        raise ActionError(_("{team} has no opponent this volley: it waits.").format(team=render(t["name"])),
+                          field="character_id")
     if ctx.actor_is_narrator and not t["narrator"]:
         # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
         raise ActionError(_("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id")
@@ -105,7 +109,7 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
         outcome = {"team": team, "locked": True, "commitments": [
             {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
             for i, c in enumerate(t["commitments"])]}
-        if all(state["teams"][k]["locked"] for k in TEAMS):
+        if all(state["teams"][k]["locked"] for k in team_keys(state) if in_front(state, k)):
             opened = open_exchange(state, ctx, sheets_of(sheet, ctx))
             outcome["openings"] = opened
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.

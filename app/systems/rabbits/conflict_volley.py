@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, rule_message
+from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.i18n import percent as percent_text
 from app.rules import rabbits
 from app.rules.dice import Dice
@@ -20,19 +20,23 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 from app.systems.rabbits import outcome
 from app.systems.rabbits.conflict import (
     EFFECT_WORDS,
-    TEAMS,
     action_word,
+    fronts_of,
+    in_front,
     opening,
     other_team,
+    pair_free_teams,
     percent,
     say,
     set_disposition,
     sheets_of,
+    side_out,
     skill_options,
     step_state,
+    team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_end import finish
+from app.systems.rabbits.conflict_end import finish, open_rest
 from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
 from app.systems.rabbits.pools import (
@@ -59,54 +63,97 @@ def _base_pool(sheet: Mapping[str, Any] | None, skill: str) -> int | None:
         return None
 
 
-def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Step 7: reveal the next action of every team and look up how they meet, who tests what, at what Ob.
-    `sheets`: every participant's sheet as it is now (the pools and chances are read from them)."""
-    assert ctx.encounter is not None
-    index = state["index"]
-    found = [opening(state, ctx.encounter["id"], index, key) for key in TEAMS]
-    steps = {key: state["teams"][key]["script"][index] for key in TEAMS}
-    plan = rabbits.exchange_plan(steps["a"]["action"], steps["b"]["action"])
+def exchanges(current: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The exchanges of the current action, one per front: `current` itself (so a conflict of two teams reads as
+    it always has) and, with more fronts, the others in current["more"]."""
+    return [current, *current.get("more", [])]
+
+
+def _exchange(state: dict[str, Any], pair: list[str], index: int,
+              sheets: Mapping[int, Mapping[str, Any]], mods: Mapping[str, dict[str, int]]) -> dict[str, Any]:
+    """Two opposing teams' revealed actions meet: the interaction table, who tests what, at what Ob."""
+    x, y = pair
+    steps = {key: state["teams"][key]["script"][index] for key in pair}
+    plan = rabbits.exchange_plan(steps[x]["action"], steps[y]["action"])
     sides: dict[str, Any] = {}
-    for key, tests, ob in (("a", plan.a_tests, plan.a_ob), ("b", plan.b_tests, plan.b_ob)):
-        t = state["teams"][key]
+    for key, tests, ob in ((x, plan.a_tests, plan.a_ob), (y, plan.b_tests, plan.b_ob)):
         skills = list(skill_options(state, steps[key]["action"]))
-        mods = {"impede": -1 if t["impede"] else 0, "position": 2 if t["position"] else 0}
-        t["impede"], t["position"] = 0, 0
         base = _base_pool(sheets.get(steps[key]["member"]), skills[0] if skills else "")
-        dice = None if base is None else max(0, base + mods["impede"] + mods["position"])
-        sides[key] = {**steps[key], "tests": tests, "ob": ob, "skills": skills, "mods": mods, "dice": dice}
-    for key in TEAMS:
-        side, other = sides[key], sides[other_team(key)]
+        dice = None if base is None else max(0, base + mods[key]["impede"] + mods[key]["position"])
+        sides[key] = {**steps[key], "tests": tests, "ob": ob, "skills": skills, "mods": dict(mods[key]), "dice": dice}
+    ex = {"teams": [x, y], "kind": plan.kind, "versus": plan.versus, "note": msg(plan.note), "sides": sides,
+          "rolls": {}, "result": None}
+    _chances(ex)
+    return ex
+
+
+def _chances(ex: dict[str, Any]) -> None:
+    sides = ex["sides"]
+    for key in ex["teams"]:
+        side, other = sides[key], sides[opponent(ex, key)]
         if not side["tests"] or side["dice"] is None:
             continue
-        if plan.versus and other["dice"] is not None:
+        if ex["versus"] and other["dice"] is not None:
             win, tie = _versus_chances(side["dice"], other["dice"])
             side["chance"] = {"win": percent(win), "tie": percent(tie)}
-        elif not plan.versus:
+        elif not ex["versus"]:
             ob = side["ob"] or 0
             side["chance"] = {"pass": percent(rabbits.exact_pass_chance(side["dice"], ob)),
                               "fate": percent(rabbits.exact_pass_chance(side["dice"], ob, with_fate=True))}
-    state["current"] = {"volley": state["volley"], "index": index, "kind": plan.kind, "versus": plan.versus,
-                        "note": msg(plan.note), "sides": sides, "rolls": {}, "result": None}
+
+
+def opponent(ex: Mapping[str, Any], team: str) -> str:
+    teams = ex.get("teams") or ["a", "b"]
+    return teams[1] if teams[0] == team else teams[0]
+
+
+def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Step 7: reveal the next action of every team that has an opponent and look up, front by front, how they
+    meet, who tests what, at what Ob. `sheets`: every participant's sheet as it is now (pools and chances)."""
+    assert ctx.encounter is not None
+    index = state["index"]
+    fronts = fronts_of(state)
+    acting = [key for key in team_keys(state) if in_front(state, key)]
+    found = [opening(state, ctx.encounter["id"], index, key) for key in acting]
+    # Impede and gain position apply to the team's next action (in each of its fronts).
+    mods = {key: {"impede": -1 if state["teams"][key]["impede"] else 0,
+                  "position": 2 if state["teams"][key]["position"] else 0} for key in acting}
+    for key in acting:
+        state["teams"][key].update(impede=0, position=0)
+    found_exchanges = [_exchange(state, pair, index, sheets, mods) for pair in fronts]
+    current = {**found_exchanges[0], "volley": state["volley"], "index": index}
+    if len(found_exchanges) > 1:
+        current["more"] = found_exchanges[1:]
+    state["current"] = current
     state["phase"] = "resolve"
-    names = {key: state["teams"][key]["name"] for key in TEAMS}
-    say(state, msg("Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}", volley=state["volley"],
-                   n=index + 1, a=names["a"], action_a=action_word(steps["a"]["action"]), b=names["b"],
-                   action_b=action_word(steps["b"]["action"]), note=msg(plan.note)))
+    for ex in exchanges(current):
+        (x, y), sides = ex["teams"], ex["sides"]
+        say(state, msg("Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}",
+                       volley=state["volley"], n=index + 1, a=state["teams"][x]["name"],
+                       action_a=action_word(sides[x]["action"]), b=state["teams"][y]["name"],
+                       action_b=action_word(sides[y]["action"]), note=ex["note"]))
     return found
 
 
-def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """After an exchange: the next action, or (after the third) a new volley to script (step 10)."""
+def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
+            notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+    """After an exchange: the next action, or (after the third, or when no front is left) a new volley to script
+    (step 10); a team whose opponent is out faces another (pair_free_teams)."""
     state["index"] += 1
-    if state["index"] < ACTIONS_PER_VOLLEY:
+    if state["index"] < ACTIONS_PER_VOLLEY and fronts_of(state):
         return open_exchange(state, ctx, sheets)
+    found: list[dict[str, Any]] = []
+    if state["index"] < ACTIONS_PER_VOLLEY:
+        assert ctx.encounter is not None
+        found = open_rest(state, ctx.encounter["id"])
     state.update(index=0, volley=state["volley"] + 1, phase="script", current=None)
     for t in state["teams"].values():
         t.update(scripted=False, locked=False, script=None, salts=None, commitments=None, lock_seq=None)
+    paired = pair_free_teams(state)
+    if notes is not None:
+        notes += paired
     say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
-    return []
+    return found
 
 
 # --- weapons (a campaign setting, off by default) --------------------------------------------------------------
@@ -143,6 +190,7 @@ class RollParams(PoolChoices):
     version: int
     skill: str = Field(default="", max_length=40, title="Skill")
     weapon: str = Field(default="", max_length=30)
+    front: int | None = Field(default=None, ge=0, le=9)  # which exchange, for a team facing two
     # Shown with the odds only (the roll reads the state): the Ob or the opposing pool, and the dice the
     # state adds (impede, gain position).
     ob: int | None = Field(default=None, ge=0, le=20)
@@ -185,12 +233,24 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     team = team_of(state, ctx.character_id)
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
-    side = current["sides"][team]
+    mine = [ex for ex in exchanges(current) if team in ex["sides"]]
+    if not mine:
+        raise ActionError(_("{team} has no opponent this volley: it waits.").format(
+            team=render(state["teams"][team]["name"])), field="character_id")
+    # A team facing two opposing teams meets each with the same action and rolls it in each (`front`).
+    if params.front is not None:
+        if params.front >= len(exchanges(current)) or team not in exchanges(current)[params.front]["sides"]:
+            raise ActionError(_("That team is not in that exchange."), field="front")
+        ex = exchanges(current)[params.front]
+    else:
+        ex = next((e for e in mine if team not in e["rolls"] and e["sides"][team]["tests"]), mine[0])
+    side = ex["sides"][team]
+    other = opponent(ex, team)
     if side["member"] != ctx.character_id:
         raise ActionError(_("This action is another rabbit's to roll."), field="character_id")
     if not side["tests"]:
         raise ActionError(_("This action does not test (see Feint)."), field="encounter_id")
-    if team in current["rolls"]:
+    if team in ex["rolls"]:
         raise ActionError(_("This action has been rolled."), field="encounter_id")
     t = state["teams"][team]
     helpers = list(dict.fromkeys(params.helpers))
@@ -206,8 +266,8 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     # dice an opponent's trait gave this side (the ordinary versus test's opponent_trait).
     plan = plan_pool(sheet, choices, settings={**ctx.campaign_settings, "turn": "gm"}, session=ctx.session_number,
                      helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
-                     actor_is_narrator=True, versus=current["versus"], opponent_trait=bool(side["mods"].get("aided")))
-    weapon = weapon_mods(state, params.weapon, side["action"], current["sides"][other_team(team)]["action"])
+                     actor_is_narrator=True, versus=ex["versus"], opponent_trait=bool(side["mods"].get("aided")))
+    weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"])
     pool, lines = _pool_lines(plan, side, weapon)
     recorder = RecordingDice(dice)
     faces = rabbits.roll_pool(recorder, pool)
@@ -218,10 +278,10 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     # of them can still follow the roll up, it waits for the roller's choice (conflict_fate.py) before the
     # exchange is settled.
     follow = open_follow_ups(sheet, last)
-    current["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
+    ex["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
                               "faces": list(faces), "successes": hits, "weapon": weapon[2],
                               "weapon_hits": weapon[1], "fate": bool(follow), "open": follow, "last": last}
-    aid = _aid_opponent(state, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
+    aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
     rolled = (msg("{team}: {action} with {skill} ({pool}D) {faces} 1 success", team=t["name"],
                   action=action_word(side["action"]), skill=plan.label, pool=pool, faces=faces_text(list(faces)))
               if hits == 1 else
@@ -239,23 +299,22 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
                                "persona": params.persona, "weapon": weapon[2]},
                       dice=recorder.rolled, summary=line, sheet=sheets[ctx.character_id], others=others,
                       outcome={"team": team, "faces": list(faces), "successes": hits, "pool": pool,
-                               "breakdown": lines, "openings": openings, "current": _public(current)},
+                               "breakdown": lines, "openings": openings, "current": _public(ex)},
                       encounter={"state": state, "over": False})
 
 
-def _aid_opponent(state: dict[str, Any], team: str, trait: str, dice: Dice) -> Summary:
+def _aid_opponent(state: dict[str, Any], ex: dict[str, Any], team: str, trait: str, dice: Dice) -> Summary:
     """A trait given to the opponent in a versus exchange: +2D to the other side. If it has not rolled, its pool
     grows (and the chances on both sides follow); if it has, the two dice are rolled now and join its roll."""
-    current = state["current"]
-    key = other_team(team)
-    side, extra = current["sides"][key], rabbits.TRAIT_USES["aids_opponent"].opponent_dice
-    roll = current["rolls"].get(key)
+    key = opponent(ex, team)
+    side, extra = ex["sides"][key], rabbits.TRAIT_USES["aids_opponent"].opponent_dice
+    roll = ex["rolls"].get(key)
     names = {"team": state["teams"][team]["name"], "other": state["teams"][key]["name"], "trait": trait}
     if roll is None:
         side["mods"]["aided"] = extra
         if side["dice"] is not None:
             side["dice"] += extra
-        _versus_odds(current)
+        _chances(ex)
         return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks)", **names))
     added = rabbits.roll_pool(dice, extra)
     roll["faces"] = roll["faces"] + list(added)
@@ -268,25 +327,26 @@ def _aid_opponent(state: dict[str, Any], team: str, trait: str, dice: Dice) -> S
                           faces=faces_text(list(added)), n=roll["successes"], **names))
 
 
-def _versus_odds(current: dict[str, Any]) -> None:
-    sides = current["sides"]
-    for key in TEAMS:
-        side, other = sides[key], sides[other_team(key)]
-        if side["tests"] and side["dice"] is not None and other["dice"] is not None:
-            win, tie = _versus_chances(side["dice"], other["dice"])
-            side["chance"] = {"win": percent(win), "tie": percent(tie)}
-
-
 def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[str, Any]],
                     ) -> tuple[list[Summary], set[int], list[dict[str, Any]]]:
-    """Once every testing side has rolled (and chosen about Fate): the result, then the next step."""
+    """Each exchange whose testing sides have all rolled (and chosen about Fate and the wises) is settled; once
+    every exchange of the action is, the next step."""
     current = state["current"]
-    rolled = all(key in current["rolls"] for key, side in current["sides"].items() if side["tests"])
-    if not rolled or any(roll.get("fate") for roll in current["rolls"].values()):
-        return [], set(), []
-    notes, changed = settle(state, sheets)
-    say(state, msg("Action {n}: {notes}", n=current["index"] + 1, notes=join(notes, "; ")))
-    return notes, changed, after_exchange(state, ctx, sheets)
+    notes: list[Summary] = []
+    changed: set[int] = set()
+    for ex in exchanges(current):
+        if ex["result"] is not None:
+            continue
+        rolled = all(key in ex["rolls"] for key, side in ex["sides"].items() if side["tests"])
+        if not rolled or any(roll.get("fate") for roll in ex["rolls"].values()):
+            continue
+        found, touched = settle(state, ex, sheets)
+        say(state, msg("Action {n}: {notes}", n=current["index"] + 1, notes=join(found, "; ")))
+        notes += found
+        changed |= touched
+    if any(ex["result"] is None for ex in exchanges(current)):
+        return notes, changed, []
+    return notes, changed, after_exchange(state, ctx, sheets, notes)
 
 
 def _public(current: Mapping[str, Any]) -> dict[str, Any]:
@@ -295,11 +355,11 @@ def _public(current: Mapping[str, Any]) -> dict[str, Any]:
 
 # --- the result of an exchange ------------------------------------------------------------------------------
 
-def _effect(state: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
+def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
     """What a successful action does with its margin (rabbits.en.md, "Actions")."""
-    current = state["current"]
-    side = current["sides"][team]
-    own, opp = state["teams"][team], state["teams"][other_team(team)]
+    side = ex["sides"][team]
+    other = opponent(ex, team)
+    own, opp = state["teams"][team], state["teams"][other]
     if margin <= 0:
         return
     if side["action"] in ("attack", "feint"):
@@ -311,37 +371,37 @@ def _effect(state: dict[str, Any], team: str, margin: int, notes: list[Summary])
         notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
                          now=own["disposition"], start=own["start"]))
     else:
-        state["pending"].append({"team": team, "member": side["member"], "margin": margin})
+        state["pending"].append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
         notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
 
 
-def settle(state: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
-    """Both sides have rolled: versus (most successes wins, the margin to the winner's action) or independent
-    (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
-    current = state["current"]
-    rolls = current["rolls"]
+def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
+    """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
+    independent (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
+    rolls = ex["rolls"]
+    x, y = ex["teams"]
     notes: list[Summary] = []
     results: dict[str, dict[str, Any]] = {}
-    if current["versus"]:
-        a, b = rolls["a"]["successes"], rolls["b"]["successes"]
-        winner = "a" if a > b else "b" if b > a else None
-        for key in TEAMS:
+    if ex["versus"]:
+        a, b = rolls[x]["successes"], rolls[y]["successes"]
+        winner = x if a > b else y if b > a else None
+        for key in (x, y):
             results[key] = {"passed": None if winner is None else winner == key, "margin": abs(a - b)}
         if winner is None:
             notes.append(msg("a tie: neither side gains"))
         else:
-            _effect(state, winner, abs(a - b), notes)
+            _effect(state, ex, winner, abs(a - b), notes)
     else:
-        for key in TEAMS:
+        for key in (x, y):
             if key in rolls:
-                ob = current["sides"][key]["ob"] or 0
+                ob = ex["sides"][key]["ob"] or 0
                 hits = rolls[key]["successes"]
                 results[key] = {"passed": hits >= ob, "margin": abs(hits - ob)}
                 if hits >= ob:
-                    _effect(state, key, hits - ob, notes)
+                    _effect(state, ex, key, hits - ob, notes)
                 else:
                     notes.append(msg("{team} failed Ob {ob}", team=state["teams"][key]["name"], ob=ob))
-    current["result"] = results
+    ex["result"] = results
     changed: set[int] = set()
     for key, roll in rolls.items():
         last = {**roll["last"], "passed": results[key]["passed"], "margin": results[key]["margin"]}
@@ -354,14 +414,30 @@ def settle(state: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[li
     return notes or [msg("no change")], changed
 
 
-def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Step 8's stop: a team at 0 ends the conflict; else the maneuvers are spent, or the next action comes."""
-    if any(state["teams"][key]["disposition"] == 0 for key in TEAMS):
+def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
+                   notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+    """Step 8's stop: a side at 0 ends the conflict; a team at 0 ends its front (its unplayed actions, and those
+    of an opponent left alone, are opened); else the maneuvers are spent, or the next action comes."""
+    assert ctx.encounter is not None
+    if side_out(state):
         return finish(state, ctx)
+    found: list[dict[str, Any]] = []
+    teams = state["teams"]
+    out = [key for key in team_keys(state) if teams[key]["disposition"] == 0]
+    if any(key in front for front in fronts_of(state) for key in out):
+        state["fronts"] = [front for front in fronts_of(state) if not set(front) & set(out)]
+        idle = [key for key in team_keys(state) if not in_front(state, key)]
+        found = open_rest(state, ctx.encounter["id"], idle)
+        for key in out:
+            if teams[key].get("out") is None:
+                teams[key]["out"] = state["volley"]
+                line = say(state, msg("{team} is at 0 and out of the conflict.", team=teams[key]["name"]))
+                if notes is not None:
+                    notes.append(line)
     if state["pending"]:
         state["phase"] = "maneuver"
-        return []
-    return advance(state, ctx, sheets)
+        return found
+    return found + advance(state, ctx, sheets, notes)
 
 
 # --- spending a maneuver -------------------------------------------------------------------------------------
@@ -386,7 +462,8 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         bought = rabbits.maneuver_effects(pending["margin"], [e.strip().lower() for e in params.effects])
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field="effects") from exc
-    own, opp = state["teams"][pending["team"]], state["teams"][other_team(pending["team"])]
+    own = state["teams"][pending["team"]]
+    opp = state["teams"][pending.get("opponent") or other_team(pending["team"])]
     if "disarm" in bought:
         if not params.disarm.strip():
             raise ActionError(_("Say what is disarmed (a weapon, gear or a trait)."), field="disarm")
@@ -403,8 +480,11 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     line = say(state, msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"],
                           n=pending["margin"], effects=words))
     openings: list[dict[str, Any]] = []
+    paired: list[Summary] = []
     if not state["pending"]:
-        openings = advance(state, ctx, sheets_of(sheet_data, ctx))
+        openings = advance(state, ctx, sheets_of(sheet_data, ctx), paired)
+    if paired:
+        line = join([line, *paired], "; ")
     return Resolution(request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
                       dice=[], summary=line, outcome={"team": pending["team"], "effects": list(bought),
                                                       "openings": openings},
