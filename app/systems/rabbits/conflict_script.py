@@ -34,7 +34,8 @@ from app.systems.rabbits.conflict import (
     step_state,
     team_of,
 )
-from app.systems.rabbits.conflict_volley import open_exchange, weapon_table
+from app.systems.rabbits.conflict_volley import open_exchange
+from app.systems.rabbits.conflict_weapons import weapon_table
 
 ACTION_COUNT = 3
 

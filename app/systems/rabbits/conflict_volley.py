@@ -6,17 +6,15 @@ Skills by conflict and action, Sample weapons); RULINGS.md, "Rabbits", ruling 4.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, rule_message
-from app.i18n import percent as percent_text
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits.conflict import (
     EFFECT_WORDS,
@@ -26,19 +24,19 @@ from app.systems.rabbits.conflict import (
     other_team,
     percent,
     say,
-    set_disposition,
     sheets_of,
     skill_options,
     step_state,
     team_of,
 )
+from app.systems.rabbits.conflict_disposition import set_disposition
 from app.systems.rabbits.conflict_end import finish
+from app.systems.rabbits.conflict_weapons import weapon_mods
 from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
 from app.systems.rabbits.pools import (
     PoolChoices,
     breakdown,
-    breakdown_text,
     helper_conditions,
     plan_pool,
     spend,
@@ -107,33 +105,6 @@ def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[st
         t.update(scripted=False, locked=False, script=None, salts=None, commitments=None, lock_seq=None)
     say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
     return []
-
-
-# --- weapons (a campaign setting, off by default) --------------------------------------------------------------
-
-_MOD = re.compile(r"([+-]\d+)(D|s)")
-
-
-def weapon_table(state: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    if not state.get("weapons"):
-        return ()
-    return rabbits.ARGUMENT_WEAPONS if state["conflict"] == "argument" else rabbits.WEAPONS
-
-
-def weapon_mods(state: Mapping[str, Any], name: str, action: str, against: str) -> tuple[int, int, str]:
-    """(dice, successes, label) a weapon gives an action: its column of the sheet's table ("+1D", "-1D",
-    "+1s"; the bow's +1D only against Defend). The special column is the table's to apply."""
-    if not name.strip():
-        return 0, 0, ""
-    row = next((r for r in weapon_table(state) if r[0].lower() == name.strip().lower()), None)
-    if row is None:
-        raise ActionError(_("Choose a weapon from the table (weapons are a campaign setting)."), field="weapon")
-    cell = row[1 + rabbits.ACTIONS.index(action)]
-    if "*" in cell and against != "defend":
-        return 0, 0, row[0]
-    dice = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "D")
-    hits = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "s")
-    return dice, hits, row[0]
 
 
 # --- rolling an action ----------------------------------------------------------------------------------------
@@ -409,34 +380,3 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
                       dice=[], summary=line, outcome={"team": pending["team"], "effects": list(bought),
                                                       "openings": openings},
                       encounter={"state": state, "over": False})
-
-
-# --- the exact chance on the roll button ----------------------------------------------------------------------
-
-def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
-    """The pool as chosen (each helper +1D) and its exact chance against the Ob or the opposing pool."""
-    sheet = load(sheet_data)
-    start_rewards(sheet, ctx.campaign_settings)
-    if not params.skill.strip():
-        raise ActionError(_("Choose the skill."), field="skill")
-    plan = plan_pool(sheet, params, settings={**ctx.campaign_settings, "turn": "gm"}, session=None,
-                     helper_conditions=[[] for _ in params.helpers], actor_is_narrator=True,
-                     versus=params.against is not None)
-    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": ""}
-    weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "") \
-        if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
-    pool = max(0, plan.pool.dice + params.mods + weapon[0])
-    if params.against is not None:
-        against = params.against + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice
-                                    if plan.trait_use == "aids_opponent" else 0)
-        win, tie = _versus_chances(pool, against)
-        return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
-                        dice=pool, against=against, win=percent_text(float(win)), tie=percent_text(float(tie))),
-                    details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-    ob = params.ob or 0
-    plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))
-    fate = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]), with_fate=True)
-    return Odds(chance=float(plain), text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
-                    dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))),
-                details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-
