@@ -14,7 +14,8 @@ from app.i18n import _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.conflict import disposition_line, say, settle_disposition, step_state, team_of
+from app.systems.rabbits.conflict import say, step_state, team_of
+from app.systems.rabbits.conflict_disposition import disposition_line, settle_disposition
 from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text

@@ -6,30 +6,23 @@ Skills by conflict and action, Sample weapons); RULINGS.md, "Rabbits", ruling 4.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from app.i18n import N_, Summary, _, join, msg, render, rule_message
-from app.i18n import percent as percent_text
+from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
-from app.systems.rabbits import outcome
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits.conflict import (
-    EFFECT_WORDS,
     action_word,
     fronts_of,
     in_front,
     opening,
-    other_team,
     pair_free_teams,
     percent,
     say,
-    set_disposition,
-    sheets_of,
     side_out,
     skill_options,
     step_state,
@@ -37,12 +30,13 @@ from app.systems.rabbits.conflict import (
     team_of,
 )
 from app.systems.rabbits.conflict_end import finish, open_rest
+from app.systems.rabbits.conflict_result import opponent, settle
+from app.systems.rabbits.conflict_weapons import weapon_mods
 from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
 from app.systems.rabbits.pools import (
     PoolChoices,
     breakdown,
-    breakdown_text,
     helper_conditions,
     plan_pool,
     spend,
@@ -102,11 +96,6 @@ def _chances(ex: dict[str, Any]) -> None:
                               "fate": percent(rabbits.exact_pass_chance(side["dice"], ob, with_fate=True))}
 
 
-def opponent(ex: Mapping[str, Any], team: str) -> str:
-    teams = ex.get("teams") or ["a", "b"]
-    return teams[1] if teams[0] == team else teams[0]
-
-
 def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Step 7: reveal the next action of every team that has an opponent and look up, front by front, how they
     meet, who tests what, at what Ob. `sheets`: every participant's sheet as it is now (pools and chances)."""
@@ -154,33 +143,6 @@ def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[st
         notes += paired
     say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
     return found
-
-
-# --- weapons (a campaign setting, off by default) --------------------------------------------------------------
-
-_MOD = re.compile(r"([+-]\d+)(D|s)")
-
-
-def weapon_table(state: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    if not state.get("weapons"):
-        return ()
-    return rabbits.ARGUMENT_WEAPONS if state["conflict"] == "argument" else rabbits.WEAPONS
-
-
-def weapon_mods(state: Mapping[str, Any], name: str, action: str, against: str) -> tuple[int, int, str]:
-    """(dice, successes, label) a weapon gives an action: its column of the sheet's table ("+1D", "-1D",
-    "+1s"; the bow's +1D only against Defend). The special column is the table's to apply."""
-    if not name.strip():
-        return 0, 0, ""
-    row = next((r for r in weapon_table(state) if r[0].lower() == name.strip().lower()), None)
-    if row is None:
-        raise ActionError(_("Choose a weapon from the table (weapons are a campaign setting)."), field="weapon")
-    cell = row[1 + rabbits.ACTIONS.index(action)]
-    if "*" in cell and against != "defend":
-        return 0, 0, row[0]
-    dice = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "D")
-    hits = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "s")
-    return dice, hits, row[0]
 
 
 # --- rolling an action ----------------------------------------------------------------------------------------
@@ -353,67 +315,6 @@ def _public(current: Mapping[str, Any]) -> dict[str, Any]:
     return {"kind": current["kind"], "result": current.get("result")}
 
 
-# --- the result of an exchange ------------------------------------------------------------------------------
-
-def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
-    """What a successful action does with its margin (rabbits.en.md, "Actions")."""
-    side = ex["sides"][team]
-    other = opponent(ex, team)
-    own, opp = state["teams"][team], state["teams"][other]
-    if margin <= 0:
-        return
-    if side["action"] in ("attack", "feint"):
-        set_disposition(opp, max(0, opp["disposition"] - margin))
-        notes.append(msg("{team} −{n} → {left}", team=opp["name"], n=margin, left=opp["disposition"]))
-    elif side["action"] == "defend":
-        gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
-        set_disposition(own, own["disposition"] + gained)
-        notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
-                         now=own["disposition"], start=own["start"]))
-    else:
-        state["pending"].append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
-        notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
-
-
-def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
-    """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
-    independent (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
-    rolls = ex["rolls"]
-    x, y = ex["teams"]
-    notes: list[Summary] = []
-    results: dict[str, dict[str, Any]] = {}
-    if ex["versus"]:
-        a, b = rolls[x]["successes"], rolls[y]["successes"]
-        winner = x if a > b else y if b > a else None
-        for key in (x, y):
-            results[key] = {"passed": None if winner is None else winner == key, "margin": abs(a - b)}
-        if winner is None:
-            notes.append(msg("a tie: neither side gains"))
-        else:
-            _effect(state, ex, winner, abs(a - b), notes)
-    else:
-        for key in (x, y):
-            if key in rolls:
-                ob = ex["sides"][key]["ob"] or 0
-                hits = rolls[key]["successes"]
-                results[key] = {"passed": hits >= ob, "margin": abs(hits - ob)}
-                if hits >= ob:
-                    _effect(state, ex, key, hits - ob, notes)
-                else:
-                    notes.append(msg("{team} failed Ob {ob}", team=state["teams"][key]["name"], ob=ob))
-    ex["result"] = results
-    changed: set[int] = set()
-    for key, roll in rolls.items():
-        last = {**roll["last"], "passed": results[key]["passed"], "margin": results[key]["margin"]}
-        cid = roll["member"]
-        sheet = load(sheets[cid])
-        notes += outcome.apply(sheet, last)
-        sheets[cid] = dump(sheet)
-        changed.add(cid)
-        roll.pop("last", None)
-    return notes or [msg("no change")], changed
-
-
 def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
                    notes: list[Summary] | None = None) -> list[dict[str, Any]]:
     """Step 8's stop: a side at 0 ends the conflict; a team at 0 ends its front (its unplayed actions, and those
@@ -438,85 +339,3 @@ def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Map
         state["phase"] = "maneuver"
         return found
     return found + advance(state, ctx, sheets, notes)
-
-
-# --- spending a maneuver -------------------------------------------------------------------------------------
-
-class ManeuverParams(BaseModel):
-    encounter_id: int
-    version: int
-    effects: list[str] = Field(default_factory=list, max_length=3)
-    disarm: str = Field(default="", max_length=60, title="What is disarmed")
-
-
-def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:
-    """rabbits.en.md, "Maneuver": the margin buys effects, several if affordable, none twice: Impede (1, −1D to
-    the opponent's next action), Gain position (2, +2D to your next action), Disarm (3)."""
-    state = step_state(ctx)
-    if state["phase"] != "maneuver" or not state["pending"]:
-        raise ActionError(_("No maneuver is waiting to be spent."), field="encounter_id")
-    pending = state["pending"][0]
-    if not ctx.actor_is_narrator and ctx.character_id != pending["member"]:
-        raise ActionError(_("The maneuvering rabbit spends its margin."), field="character_id")
-    try:
-        bought = rabbits.maneuver_effects(pending["margin"], [e.strip().lower() for e in params.effects])
-    except rabbits.RabbitRuleError as exc:
-        raise ActionError(rule_message(exc), field="effects") from exc
-    own = state["teams"][pending["team"]]
-    opp = state["teams"][pending.get("opponent") or other_team(pending["team"])]
-    if "disarm" in bought:
-        if not params.disarm.strip():
-            raise ActionError(_("Say what is disarmed (a weapon, gear or a trait)."), field="disarm")
-        opp["disarmed"].append(params.disarm.strip())
-    if "impede" in bought:
-        opp["impede"] = 1
-    if "gain_position" in bought:
-        own["position"] = 1
-    state["pending"].pop(0)
-    words: Summary = join([msg(EFFECT_WORDS[e]) if e in EFFECT_WORDS else e for e in bought]) if bought \
-        else msg("nothing")
-    if "disarm" in bought:
-        words = msg("{effects} ({what})", effects=words, what=params.disarm.strip())
-    line = say(state, msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"],
-                          n=pending["margin"], effects=words))
-    openings: list[dict[str, Any]] = []
-    paired: list[Summary] = []
-    if not state["pending"]:
-        openings = advance(state, ctx, sheets_of(sheet_data, ctx), paired)
-    if paired:
-        line = join([line, *paired], "; ")
-    return Resolution(request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
-                      dice=[], summary=line, outcome={"team": pending["team"], "effects": list(bought),
-                                                      "openings": openings},
-                      encounter={"state": state, "over": False})
-
-
-# --- the exact chance on the roll button ----------------------------------------------------------------------
-
-def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
-    """The pool as chosen (each helper +1D) and its exact chance against the Ob or the opposing pool."""
-    sheet = load(sheet_data)
-    start_rewards(sheet, ctx.campaign_settings)
-    if not params.skill.strip():
-        raise ActionError(_("Choose the skill."), field="skill")
-    plan = plan_pool(sheet, params, settings={**ctx.campaign_settings, "turn": "gm"}, session=None,
-                     helper_conditions=[[] for _ in params.helpers], actor_is_narrator=True,
-                     versus=params.against is not None)
-    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": ""}
-    weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "") \
-        if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
-    pool = max(0, plan.pool.dice + params.mods + weapon[0])
-    if params.against is not None:
-        against = params.against + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice
-                                    if plan.trait_use == "aids_opponent" else 0)
-        win, tie = _versus_chances(pool, against)
-        return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
-                        dice=pool, against=against, win=percent_text(float(win)), tie=percent_text(float(tie))),
-                    details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-    ob = params.ob or 0
-    plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))
-    fate = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]), with_fate=True)
-    return Odds(chance=float(plain), text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
-                    dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))),
-                details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-

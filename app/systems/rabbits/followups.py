@@ -189,6 +189,7 @@ def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, f
     return wise
 
 
+POOL_WORDS = {"fate": N_("Fate"), "persona": N_("Persona")}
 # The two wise rerolls (parent game): what each costs ("fate" or "persona", 1 point), its flag on the roll, its dice.
 WISE_REROLLS: dict[str, dict[str, Any]] = {
     "deeper": {"name": N_("Deeper understanding"), "flag": "deeper_used", "pool": "fate",
@@ -236,9 +237,6 @@ def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: 
     recorder = RecordingDice(dice)
     return _with_dice(_follow(sheet_data, params, ctx,
                               lambda sheet, last: wise_reroll(sheet, last, recorder, kind, params.wise)), recorder)
-
-
-POOL_WORDS = {"fate": N_("Fate"), "persona": N_("Persona")}
 
 
 def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
