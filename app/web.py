@@ -135,13 +135,16 @@ def render(request: Request, template: str, context: dict[str, Any] | None = Non
 
 def render_failure(request: Request, db: Session, exc: FateboardError, template: str,
                    context: Callable[[dict[str, str]], dict[str, Any]], *, key: str = "form", by_field: bool = True,
-                   block: str | None = None) -> HTMLResponse:
+                   block: str | None = None, field_key: str | None = None) -> HTMLResponse:
     """The one path for a refused form: roll back, then render the form again (or its `block`) with the error
     next to its field — `exc.field`, else `key`; with by_field=False always `key` — and the error's status
     (Retry-After too when it has one). `context(errors)` builds the template's context after the rollback,
-    so it shows what is in the database."""
+    so it shows what is in the database. `field_key`: also name the refused field under that key (a page that
+    shows its errors above its moves can then show one next to its field instead)."""
     db.rollback()
     errors = {(exc.field or key) if by_field else key: exc.message}
+    if field_key is not None:
+        errors[field_key] = exc.field or ""
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RetryLater) else None
     return render(request, template, context(errors), block=block, status_code=exc.status_code, headers=headers)
 

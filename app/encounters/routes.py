@@ -51,8 +51,10 @@ def _act(request: Request, db: DB, acc: Access, publish: Publish, encounter_id: 
                              extra_params={"encounter_id": encounter.id}, visibility=Visibility.PUBLIC)
         result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed)
     except FateboardError as exc:
-        # Every refusal shows above the moves ("move"): after the rollback the page shows where things stand.
+        # Every refusal shows above the moves ("move"), or next to its field where the page has one for it
+        # ("move_field" names it): after the rollback the page shows where things stand.
         return render_failure(request, db, exc, template, lambda errors: encounter_context(
-            db, acc, encounter, errors=errors), key="move", by_field=False, block="encounter")
+            db, acc, encounter, errors=errors), key="move", by_field=False, block="encounter",
+            field_key="move_field")
     db.refresh(encounter)
     return render(request, template, encounter_context(db, acc, encounter, result=result), block="encounter")

@@ -100,9 +100,12 @@ def test_two_phones_and_a_narrator_play_a_conflict_to_its_compromise(tabs: Tabs)
     expect(pia.page.locator("#rc-dispo-form-a .rc-odds").first).to_contain_text("%")
     problems += check_page(pia, "rabbits-conflict-disposition", ["#rc-roll-dispo-a"])
     expect(otto.page.locator("#rc-dispo-form-a")).to_have_count(0)
-    _click_and_sync(pia, "#rc-roll-dispo-a", [pia, otto, nora])
-    expect(otto.page.locator("#rc-dispo-a")).to_be_visible()  # live on the other phone
-    _click_and_sync(otto, "#rc-roll-dispo-b", [pia, otto, nora])
+    for tab, key in ((pia, "a"), (otto, "b")):
+        _click_and_sync(tab, f"#rc-roll-dispo-{key}", [pia, otto, nora])
+        if tab.page.locator(f"#rc-dfate-{key}").count():  # a 6 and Fate in hand: the disposition waits
+            problems += check_page(tab, "rabbits-conflict-disposition-fate", [f"#rc-dfate-{key}", f"#rc-dkeep-{key}"])
+            _click_and_sync(tab, f"#rc-dfate-{key}", [pia, otto, nora])
+        expect(nora.page.locator(f"#rc-dispo-{key}")).to_be_visible()  # live on the other screens
     for tab in (pia, otto, nora):
         expect(tab.page.locator("#encounter")).to_have_attribute("data-phase", "script")
 

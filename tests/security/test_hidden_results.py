@@ -750,9 +750,9 @@ class ConflictWorld(World):
             "b_name": "Raiders", "b_goal": "Take the field", "b_members": str(self.ids["theirs"])})
         assert self.last_seq() == before + 1
         self.encounters.append(int(self.entry(self.last_seq()).body["request"]["encounter_id"]))
-        with scripted([6, 6]):
+        with scripted([5, 5]):
             self.encounter_post("pia", "conflict_disposition", {"character_id": str(self.ids["mine"]), "base": "health"})
-        with scripted([6, 6]):
+        with scripted([5, 5]):
             self.encounter_post("otto", "conflict_disposition", {"character_id": str(self.ids["theirs"]),
                                                                   "base": "health"})
 

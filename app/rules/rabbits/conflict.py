@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.rules.dice import Dice
 from app.rules.rabbits.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
@@ -174,9 +175,17 @@ def disposition(
     base = key
     check_count(base_rating, "base_rating", 0, MAX_POOL)
     penalties = disposition_penalties(_team_conditions(team_conditions), base)
-    faces = roll_pool(dice, pool)
+    return disposition_of(conflict, base, base_rating, roll_pool(dice, pool), penalties)
+
+
+def disposition_of(conflict: str, base: str, base_rating: int, faces: Sequence[int],
+                   penalties: Sequence[Sequence[Any]]) -> Disposition:
+    """Ruling 7's total for dice already rolled: also the total after Fate has rerolled the 6s (the new faces
+    appended), so a disposition roll can be followed up like any other roll."""
+    faces = tuple(faces)
+    lines = tuple((str(name), int(points)) for name, points in penalties)
     hits = successes(faces)
-    raw = base_rating + hits + sum(points for _, points in penalties)
+    raw = base_rating + hits + sum(points for _, points in lines)
     note = None if raw >= DISPOSITION_MINIMUM else f"Raised from {raw} to the minimum of 1 (ruling 7)."
     total = max(DISPOSITION_MINIMUM, raw)
-    return Disposition(conflict, base, base_rating, faces, hits, penalties, total, note)
+    return Disposition(conflict, base, base_rating, faces, hits, lines, total, note)

@@ -3,10 +3,11 @@ set-up, each team's starting disposition, and the conflict's campaign setting (w
 
 The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   conflict, other_skill, weapons, phase (disposition → script → resolve ⇄ maneuver → end → over), volley,
-  index (the action of the volley, 0–2), teams {a, b: name, goal, captain, members, narrator, base, start,
-  disposition, roll, scripted, locked, script, salts, commitments, lock_seq, impede, position, disarmed},
-  current (the revealed exchange), pending (maneuvers to spend), opened (every published opening), recent,
-  result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
+  index (the action of the volley, 0–2), teams {a, b (and c–f: A, C, E are one side, B, D, F the other): name,
+  goal, captain, members, narrator, base, start, disposition, spread, roll, scripted, locked, script, salts,
+  commitments, lock_seq, impede, position, disarmed}, fronts (the pairs of opposing teams that meet; absent in
+  older states: A–B), current (the revealed exchange of the first front; the others' in current.more),
+  pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
 Scripting and the reveal are in conflict_script.py, the exchanges and the end in conflict_volley.py.
 """
 
@@ -18,32 +19,70 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, render, rule_message
+from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.play import faces_text
-from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool, spend
+from app.systems.base import ActionError, Context, Resolution
+from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool
 from app.systems.rabbits.sheet import (
-    ABILITY_WORDS,
     RabbitSheet,
-    ability_word,
-    condition_word,
-    dump,
     load,
     skill_name,
-    start_rewards,
 )
 
-TEAMS = ("a", "b")
+TEAMS = ("a", "b")  # the two teams every conflict has; more (c–f) are optional
+ALL_TEAMS = ("a", "b", "c", "d", "e", "f")
+SIDES = {"a": 0, "b": 1, "c": 0, "d": 1, "e": 0, "f": 1}  # A, C, E on one side; B, D, F on the other
 TEAM_MAX = 3  # ruling 8: every member acts in each volley of three actions
 RECENT = 8
+TEAM_LABELS = {"a": N_("Team A"), "b": N_("Team B"), "c": N_("Team C"), "d": N_("Team D"), "e": N_("Team E"),
+               "f": N_("Team F")}
 
 
 # --- reading the state ---------------------------------------------------------------------------------------
 
 def other_team(team: str) -> str:
     return "b" if team == "a" else "a"
+
+
+def team_keys(state: Mapping[str, Any]) -> list[str]:
+    return [key for key in ALL_TEAMS if key in state["teams"]]
+
+
+def fronts_of(state: Mapping[str, Any]) -> list[list[str]]:
+    """The pairs of opposing teams that meet this volley (a conflict of two teams: A against B)."""
+    return [list(f) for f in state["fronts"]] if "fronts" in state else [["a", "b"]]
+
+
+def in_front(state: Mapping[str, Any], team: str) -> bool:
+    return any(team in front for front in fronts_of(state))
+
+
+def side_out(state: Mapping[str, Any]) -> list[int]:
+    """The sides whose every team is at 0 ("Once one side is at 0")."""
+    teams = state["teams"]
+    return [side for side in (0, 1)
+            if all(teams[k]["disposition"] == 0 for k in team_keys(state) if SIDES[k] == side)]
+
+
+def pair_free_teams(state: dict[str, Any]) -> list[Summary]:
+    """At the start of a volley, each team still in the conflict without an opponent (its opponent is out, or the
+    sides had unequal numbers of teams) faces the opposing team with the most disposition — one that has no
+    opponent either if there is one, else any (which then faces two); the first in the form's order among
+    equals."""
+    teams, fronts, lines = state["teams"], fronts_of(state), []
+    for key in team_keys(state):
+        if teams[key]["disposition"] == 0 or any(key in front for front in fronts):
+            continue
+        rivals = [k for k in team_keys(state) if SIDES[k] != SIDES[key] and teams[k]["disposition"] > 0]
+        if not rivals:
+            continue
+        rival = max(rivals, key=lambda k: (not any(k in front for front in fronts), teams[k]["disposition"],
+                                           -ALL_TEAMS.index(k)))
+        fronts.append([key, rival] if SIDES[key] == 0 else [rival, key])
+        lines.append(say(state, msg("{team} now faces {other}.", team=teams[key]["name"], other=teams[rival]["name"])))
+    state["fronts"] = fronts
+    return lines
 
 
 def team_of(state: Mapping[str, Any], character_id: int | None) -> str | None:
@@ -166,11 +205,33 @@ class SetupParams(BaseModel):
     b_members: list[int] = Field(default_factory=list, max_length=10)
     b_captain: int | None = None
     b_narrator: bool = False
+    # More teams (two or more teams; a side of 4+ rabbits needs several): A, C, E on one side, B, D, F on the
+    # other; the form's rows pair them (A faces B, C faces D, E faces F).
+    c_name: str = Field(default="", max_length=40)
+    c_goal: str = Field(default="", max_length=300)
+    c_members: list[int] = Field(default_factory=list, max_length=10)
+    c_captain: int | None = None
+    c_narrator: bool = False
+    d_name: str = Field(default="", max_length=40)
+    d_goal: str = Field(default="", max_length=300)
+    d_members: list[int] = Field(default_factory=list, max_length=10)
+    d_captain: int | None = None
+    d_narrator: bool = False
+    e_name: str = Field(default="", max_length=40)
+    e_goal: str = Field(default="", max_length=300)
+    e_members: list[int] = Field(default_factory=list, max_length=10)
+    e_captain: int | None = None
+    e_narrator: bool = False
+    f_name: str = Field(default="", max_length=40)
+    f_goal: str = Field(default="", max_length=300)
+    f_members: list[int] = Field(default_factory=list, max_length=10)
+    f_captain: int | None = None
+    f_narrator: bool = False
 
 
 def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> dict[str, Any]:
     members = list(dict.fromkeys(getattr(params, f"{key}_members")))
-    label = _("Team A") if key == "a" else _("Team B")
+    label = _(TEAM_LABELS[key])
     if not members:
         raise ActionError(_("{team}: choose its rabbits.").format(team=label), field=f"{key}_members")
     if len(members) > TEAM_MAX:
@@ -187,7 +248,7 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
     if not goal:
         raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
     # A name left empty is the table's (translated when read); a typed one stays as typed.
-    name: str | Summary = getattr(params, f"{key}_name").strip() or msg(N_("Team A") if key == "a" else N_("Team B"))
+    name: str | Summary = getattr(params, f"{key}_name").strip() or msg(TEAM_LABELS[key])
     return {"name": name, "goal": goal, "captain": captain, "members": members,
             "narrator": bool(getattr(params, f"{key}_narrator")), "base": None, "start": None, "disposition": None,
             "roll": None, "scripted": False, "locked": False, "script": None, "salts": None, "commitments": None,
@@ -207,25 +268,39 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         if not other_skill:
             raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
                               field="other_skill")
-    if set(params.a_members) & set(params.b_members):
-        raise ActionError(_("A rabbit can be on one team only."), field="b_members")
-    teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in TEAMS}
+    keys = [*TEAMS, *(k for k in ALL_TEAMS[2:] if getattr(params, f"{k}_members") or getattr(params, f"{k}_goal").strip()
+                      or getattr(params, f"{k}_name").strip())]
+    seen: set[int] = set()
+    for key in keys:
+        if seen & set(getattr(params, f"{key}_members")):
+            raise ActionError(_("A rabbit can be on one team only."), field=f"{key}_members")
+        seen |= set(getattr(params, f"{key}_members"))
+    teams = {key: _team(params, key, ctx.other_names, ctx.others) for key in keys}
+    # The form's rows pair the teams (A–B, C–D, E–F); a team left without an opponent is paired when the first
+    # volley starts (pair_free_teams).
+    sides = [[k for k in keys if SIDES[k] == side] for side in (0, 1)]
+    fronts = [[x, y] for x, y in zip(*sides)]
     # The state keeps the title language-neutral (the page reads it with `| tr`); the encounter's own title (lists)
     # is in the narrator's language.
     shown: Summary = params.title.strip() or msg("{conflict}: {a} vs {b}", conflict=msg(CONFLICT_NAMES[conflict]),
-                                                   a=teams["a"]["name"], b=teams["b"]["name"])
+                                                   a=join([teams[k]["name"] for k in sides[0]], " & "),
+                                                   b=join([teams[k]["name"] for k in sides[1]], " & "))
     title = render(shown)
     state: dict[str, Any] = {
         "conflict": conflict, "other_skill": other_skill, "weapons": bool(ctx.campaign_settings.get("weapons")),
         "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
-        "opened": [], "recent": [], "result": None, "title": shown,
+        "opened": [], "recent": [], "result": None, "title": shown, "fronts": fronts,
     }
-    for key in TEAMS:
+    for key in keys:
         teams[key]["preview"] = disposition_preview(state, key, ctx.others)
-    line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
-                          goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+    if len(keys) == 2:
+        line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
+                              goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+    else:
+        goals = [msg("{team}: {goal}", team=teams[k]["name"], goal=teams[k]["goal"]) for k in keys]
+        line = say(state, msg("{title} — {teams}", title=shown, teams=join(goals, " / ")))
     participants = [{"character_id": cid, "side": key, "name": ctx.other_names[cid]}
-                    for key in TEAMS for cid in teams[key]["members"]]
+                    for key in keys for cid in teams[key]["members"]]
     return Resolution(
         request=params.model_dump(), dice=[], summary=msg("set up a conflict: {line}", line=line),
         outcome={"conflict": conflict, "teams": {k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"],
@@ -234,13 +309,6 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
 
 
 # --- disposition (the captain) -----------------------------------------------------------------------------------
-
-class DispositionParams(PoolChoices):
-    encounter_id: int
-    version: int
-    skill: str = Field(default="", max_length=40, title=N_("Skill"))
-    base: str = Field(default="", max_length=10, title=N_("Ability"))
-
 
 def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:
     """Ruling 7: every teammate helps (+1D), except those who may not (Afraid, ruling 3; retired)."""
@@ -254,7 +322,7 @@ def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[
     return able, unable
 
 
-def _disposition_plan(state: Mapping[str, Any], team: str, sheet: RabbitSheet, choices: PoolChoices,
+def disposition_plan(state: Mapping[str, Any], team: str, sheet: RabbitSheet, choices: PoolChoices,
                       sheets: Mapping[int, Any], ctx_session: int | None, settings: Mapping[str, Any]) -> Any:
     captain = state["teams"][team]["captain"]
     able, _unable = _helpers(state, team, captain, sheets)
@@ -270,7 +338,7 @@ def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int
     try:
         sheet = load(sheets[captain])
         skill = disposition_skills(state)[0]
-        plan = _disposition_plan(state, team, sheet, PoolChoices(skill=skill), sheets, None, {})
+        plan = disposition_plan(state, team, sheet, PoolChoices(skill=skill), sheets, None, {})
     except (ActionError, KeyError):
         return None
     conditions = [list(sheets[cid].get("conditions", [])) for cid in state["teams"][team]["members"]]
@@ -292,74 +360,6 @@ def preview_base(state: Mapping[str, Any], sheet: RabbitSheet, base: str, dice: 
         merged[total] = merged.get(total, Fraction(0)) + chance
     return {"base": base, "rating": rating, "penalty": penalty,
             "totals": [[total, percent(chance)] for total, chance in sorted(merged.items())]}
-
-
-def spread(total: int, members: list[int], captain: int) -> dict[str, int]:
-    """Ruling 7's one disposition, spread among the members for display (the captain takes the remainder)."""
-    share, rest = divmod(total, len(members))
-    return {str(cid): share + (rest if cid == captain else 0) for cid in members}
-
-
-def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, dice: Dice, ctx: Context) -> Resolution:
-    """Steps 4–5, ruling 7: the captain tests the listed skill, every able teammate helps +1D; the successes are
-    added to the listed ability; every unique condition penalty of the team applies once (Afraid −1, Angry only
-    in Will conflicts); at least 1."""
-    state = step_state(ctx)
-    if state["phase"] != "disposition":
-        raise ActionError(_("Disposition has been rolled."), field="encounter_id")
-    team = team_of(state, ctx.character_id)
-    if team is None or state["teams"][team]["captain"] != ctx.character_id:
-        raise ActionError(_("The team's captain rolls its disposition."), field="character_id")
-    if state["teams"][team]["start"] is not None:
-        raise ActionError(_("This team has rolled its disposition."), field="encounter_id")
-    sheets = sheets_of(sheet_data, ctx)
-    sheet = load(sheet_data)
-    start_rewards(sheet, ctx.campaign_settings)
-    skill = params.skill.strip() or disposition_skills(state)[0]
-    allowed = {s.lower() for s in disposition_skills(state)}
-    if skill.lower() not in allowed:
-        raise ActionError(_("This conflict's disposition tests {skills}.")
-                          .format(skills=_(" or ").join(_(s) for s in disposition_skills(state))), field="skill")
-    base = params.base.strip().lower() or disposition_bases(state)[0]
-    if base not in disposition_bases(state):
-        raise ActionError(_("This conflict's disposition adds {bases}.").format(
-            bases=_(" or ").join(_(ABILITY_WORDS.get(b, b.title())) for b in disposition_bases(state))), field="base")
-    plan = _disposition_plan(state, team, sheet, params.model_copy(update={"skill": skill}), sheets,
-                             ctx.session_number, ctx.campaign_settings)
-    members = state["teams"][team]["members"]
-    recorder = RecordingDice(dice)
-    try:
-        rolled = rabbits.disposition(recorder, state["conflict"], base=base, base_rating=sheet.abilities[base].rating,
-                                     pool=plan.pool.dice,
-                                     team_conditions=[list(sheets[cid].get("conditions", [])) for cid in members])
-    except rabbits.RabbitRuleError as exc:
-        raise ActionError(rule_message(exc), field=exc.field) from exc
-    spend(sheet, plan, ctx.session_number)
-    t = state["teams"][team]
-    t.update(base=base, start=rolled.total, disposition=rolled.total,
-             spread=spread(rolled.total, members, t["captain"]),
-             roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan),
-                   "faces": list(rolled.faces), "successes": rolled.successes, "base_rating": rolled.base_rating,
-                   "penalties": [list(p) for p in rolled.penalties], "note": rolled.note})
-    penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
-                      for name, points in rolled.penalties], "")
-    line = msg("{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
-               team=t["name"], total=rolled.total, skill=plan.label, dice=plan.pool.dice,
-               faces=faces_text(list(rolled.faces)), hits=rolled.successes, base=ability_word(base),
-               rating=rolled.base_rating, penalties=penalties)
-    if rolled.note:
-        raw = rolled.successes + rolled.base_rating + sum(points for _name, points in rolled.penalties)
-        line = join([line, msg("Raised from {raw} to the minimum of 1 (ruling 7).", raw=raw)], " — ")
-    say(state, line)
-    if all(state["teams"][k]["start"] is not None for k in TEAMS):
-        state["phase"] = "script"
-        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
-    return Resolution(request={"version": params.version, "skill": skill, "base": base},
-                      dice=recorder.rolled, summary=line, sheet=dump(sheet),
-                      outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
-                               "successes": rolled.successes, "penalties": [list(p) for p in rolled.penalties],
-                               "breakdown": breakdown(plan)},
-                      encounter={"state": state, "over": False})
 
 
 # --- the campaign setting ------------------------------------------------------------------------------------

@@ -15,15 +15,16 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
-from app.systems.rabbits.conflict import TEAMS, compromise_word, opening, other_team, say, step_state
+from app.systems.rabbits.conflict import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
 from app.systems.rabbits.sheet import condition_word, dump, load
 
 
-def _open_rest(state: dict[str, Any], encounter_id: int) -> list[dict[str, Any]]:
-    """The actions of the volley that were never played, published too, so every commitment is checked."""
+def open_rest(state: dict[str, Any], encounter_id: int, keys: list[str] | None = None) -> list[dict[str, Any]]:
+    """The actions of the volley that were never played, published too, so every commitment is checked (`keys`:
+    those teams only — a team out of the conflict, or one left without an opponent)."""
     found = []
     shown = {(o["volley"], o["index"], o["team"]) for o in state["opened"]}
-    for key in TEAMS:
+    for key in team_keys(state) if keys is None else keys:
         t = state["teams"][key]
         if not t["locked"]:
             continue
@@ -34,26 +35,32 @@ def _open_rest(state: dict[str, Any], encounter_id: int) -> list[dict[str, Any]]
 
 
 def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
-    """A team is at 0: the conflict stops (step 8) and the compromise is worked out (step 11)."""
+    """A side is at 0 (every team of it; with two teams, one team): the conflict stops (step 8) and the
+    compromise is worked out (step 11) — for each team of the winning side, by ruling 6."""
     assert ctx.encounter is not None
-    found = _open_rest(state, ctx.encounter["id"])
+    found = open_rest(state, ctx.encounter["id"])
     teams = state["teams"]
-    zero = [key for key in TEAMS if teams[key]["disposition"] == 0]
-    if len(zero) == len(TEAMS):
+    keys = team_keys(state)
+    out = side_out(state)
+    if len(out) == 2:
         result: dict[str, Any] = {"both": True, "winner": None,
-                  "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in TEAMS}}
+                  "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in keys}}
         say(state, msg("Both teams reached 0 in the same action: both get their goal, and each owes a major "
                        "compromise (ruling 5)."))
     else:
-        winner = other_team(zero[0])
-        start, remaining = teams[winner]["start"], teams[winner]["disposition"]
-        level = rabbits.compromise(start, remaining)
-        result = {"both": False, "winner": winner,
-                  "owed": {winner: {"start": start, "remaining": remaining, "ruling": level}}}
-        say(state, msg("{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
-                       team=teams[winner]["name"], remaining=remaining, start=start) if level == "none" else
-            msg("{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
-                team=teams[winner]["name"], remaining=remaining, start=start, level=compromise_word(level)))
+        winners = [key for key in keys if SIDES[key] != out[0]]
+        owed: dict[str, Any] = {}
+        for winner in winners:
+            start, remaining = teams[winner]["start"], teams[winner]["disposition"]
+            level = rabbits.compromise(start, remaining)
+            owed[winner] = {"start": start, "remaining": remaining, "ruling": level}
+            say(state, msg("{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
+                           team=teams[winner]["name"], remaining=remaining, start=start) if level == "none" else
+                msg("{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
+                    team=teams[winner]["name"], remaining=remaining, start=start, level=compromise_word(level)))
+        result = {"both": False, "winner": winners[0], "owed": owed}
+        if len(winners) > 1:
+            result["winners"] = winners
     state.update(phase="end", result=result, pending=[])
     return found
 
@@ -124,4 +131,39 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
                       dice=[], summary=line, others=others,
                       outcome={"owed": dict(owed), "words": words, "overridden": overridden,
                                "conditions": {str(k): v for k, v in given.items()}},
+                      encounter={"state": state, "over": True})
+
+
+# --- calling a conflict off (the narrator) -------------------------------------------------------------------
+
+class CallOffParams(BaseModel):
+    encounter_id: int
+    version: int
+    reason: str = Field(default="", max_length=300, title=N_("Why the conflict is called off"))
+
+
+def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
+    """The narrator stops a conflict before a team is at 0 (the story moved on, the table must stop): the reason
+    goes on the log, the conflict ends with no winner and no compromise, and nothing lands on the sheets. The
+    locked actions of the volley are opened, as at any end, so every commitment is checked; a script that was
+    never locked was never committed and is thrown away unseen (docs/RABBITS-CONFLICTS.md)."""
+    state = step_state(ctx)
+    assert ctx.encounter is not None
+    if state["phase"] == "end":
+        raise ActionError(_("A team is at 0: record the compromise instead."), field="encounter_id")
+    if state["phase"] == "over":
+        raise ActionError(_("The conflict is over."), field="encounter_id")
+    reason = params.reason.strip()
+    if not reason:
+        raise ActionError(_("Say why the conflict is called off."), field="reason")
+    found = open_rest(state, ctx.encounter["id"])
+    for t in state["teams"].values():
+        if not t["locked"]:
+            t.update(script=None, scripted=False)
+    state.update(phase="over", pending=[], result={"called_off": True, "reason": reason, "both": False,
+                                                    "winner": None, "owed": {}})
+    line = say(state, msg("The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.",
+                          reason=reason))
+    return Resolution(request={"version": params.version, "reason": reason}, dice=[], summary=line,
+                      outcome={"called_off": True, "reason": reason, "openings": found},
                       encounter={"state": state, "over": True})

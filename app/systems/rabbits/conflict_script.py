@@ -17,24 +17,29 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import _, msg, render
+from app.i18n import N_, _, join, msg, render
 from app.rules import commitment, rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits.conflict import (
-    TEAMS,
+    SIDES,
     commitment_key,
     committed_value,
     disposition_bases,
     disposition_skills,
+    fronts_of,
+    in_front,
     names_of,
+    pair_free_teams,
     say,
     sheets_of,
     skill_options,
     step_state,
+    team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_volley import open_exchange, weapon_table
+from app.systems.rabbits.conflict_volley import open_exchange
+from app.systems.rabbits.conflict_weapons import weapon_table
 
 ACTION_COUNT = 3
 
@@ -82,6 +87,9 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
     t = state["teams"][team]
+    if not in_front(state, team):
+        raise ActionError(_("{team} has no opponent this volley: it waits.").format(team=render(t["name"])),
+                          field="character_id")
     if ctx.actor_is_narrator and not t["narrator"]:
         # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
         raise ActionError(_("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id")
@@ -105,12 +113,43 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
         outcome = {"team": team, "locked": True, "commitments": [
             {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
             for i, c in enumerate(t["commitments"])]}
-        if all(state["teams"][k]["locked"] for k in TEAMS):
+        if all(state["teams"][k]["locked"] for k in team_keys(state) if in_front(state, k)):
             opened = open_exchange(state, ctx, sheets_of(sheet, ctx))
             outcome["openings"] = opened
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
     return Resolution(request={"version": params.version, "lock": params.lock}, dice=[], summary=line,
                       outcome=outcome, encounter={"state": state, "over": False})
+
+
+# --- pairing teams (the narrator; conflicts of more than two teams) -------------------------------------------
+
+class PairParams(BaseModel):
+    encounter_id: int
+    version: int
+    team: str = Field(max_length=1, title=N_("Team"))
+    opponent: str = Field(max_length=1, title=N_("Opponent"))
+
+
+def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx: Context) -> Resolution:
+    """Before any team locks its volley, the narrator may choose whom a team faces: the two then face each other
+    only, and a team this leaves without an opponent is paired as at the start of a volley (pair_free_teams)."""
+    state = step_state(ctx)
+    if state["phase"] != "script" or any(t["locked"] for t in state["teams"].values()):
+        raise ActionError(_("Teams are paired at the start of a volley, before any team locks."), field="opponent")
+    teams = state["teams"]
+    team, faces = params.team.strip().lower(), params.opponent.strip().lower()
+    if team not in teams or teams[team]["disposition"] == 0:
+        raise ActionError(_("Choose a team still in the conflict."), field="team")
+    if faces not in teams or teams[faces]["disposition"] == 0 or SIDES[faces] == SIDES[team]:
+        raise ActionError(_("Choose an opposing team still in the conflict."), field="opponent")
+    front = [team, faces] if SIDES[team] == 0 else [faces, team]
+    state["fronts"] = [f for f in fronts_of(state) if not set(f) & {team, faces}] + [front]
+    line = say(state, msg("{team} now faces {other} (the narrator's call).", team=teams[team]["name"],
+                          other=teams[faces]["name"]))
+    paired = pair_free_teams(state)
+    return Resolution(request={"version": params.version, "team": team, "opponent": faces}, dice=[],
+                      summary=join([line, *paired], "; "), outcome={"fronts": state["fronts"]},
+                      encounter={"state": state, "over": False})
 
 
 # --- what a viewer reads -----------------------------------------------------------------------------------------

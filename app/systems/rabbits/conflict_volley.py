@@ -6,35 +6,42 @@ Skills by conflict and action, Sample weapons); RULINGS.md, "Rabbits", ruling 4.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from app.i18n import N_, Summary, _, join, msg, rule_message
-from app.i18n import percent as percent_text
+from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.rules.rabbits.tables import FATE_FACE
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
-from app.systems.rabbits import outcome, pools
+from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits.conflict import (
-    EFFECT_WORDS,
-    TEAMS,
     action_word,
+    fronts_of,
+    in_front,
     opening,
-    other_team,
+    pair_free_teams,
     percent,
     say,
-    sheets_of,
+    side_out,
     skill_options,
     step_state,
+    team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_end import finish
+from app.systems.rabbits.conflict_end import finish, open_rest
+from app.systems.rabbits.conflict_result import opponent, settle
+from app.systems.rabbits.conflict_weapons import weapon_mods
+from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
-from app.systems.rabbits.pools import PoolChoices, breakdown, breakdown_text, helper_conditions, plan_pool, spend
+from app.systems.rabbits.pools import (
+    PoolChoices,
+    breakdown,
+    helper_conditions,
+    helper_names,
+    plan_pool,
+    spend,
+)
 from app.systems.rabbits.sheet import dump, load, start_rewards
 from app.systems.rabbits.versus import _versus_chances
 
@@ -51,81 +58,92 @@ def _base_pool(sheet: Mapping[str, Any] | None, skill: str) -> int | None:
         return None
 
 
-def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Step 7: reveal the next action of every team and look up how they meet, who tests what, at what Ob.
-    `sheets`: every participant's sheet as it is now (the pools and chances are read from them)."""
-    assert ctx.encounter is not None
-    index = state["index"]
-    found = [opening(state, ctx.encounter["id"], index, key) for key in TEAMS]
-    steps = {key: state["teams"][key]["script"][index] for key in TEAMS}
-    plan = rabbits.exchange_plan(steps["a"]["action"], steps["b"]["action"])
+def exchanges(current: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The exchanges of the current action, one per front: `current` itself (so a conflict of two teams reads as
+    it always has) and, with more fronts, the others in current["more"]."""
+    return [current, *current.get("more", [])]
+
+
+def _exchange(state: dict[str, Any], pair: list[str], index: int,
+              sheets: Mapping[int, Mapping[str, Any]], mods: Mapping[str, dict[str, int]]) -> dict[str, Any]:
+    """Two opposing teams' revealed actions meet: the interaction table, who tests what, at what Ob."""
+    x, y = pair
+    steps = {key: state["teams"][key]["script"][index] for key in pair}
+    plan = rabbits.exchange_plan(steps[x]["action"], steps[y]["action"])
     sides: dict[str, Any] = {}
-    for key, tests, ob in (("a", plan.a_tests, plan.a_ob), ("b", plan.b_tests, plan.b_ob)):
-        t = state["teams"][key]
+    for key, tests, ob in ((x, plan.a_tests, plan.a_ob), (y, plan.b_tests, plan.b_ob)):
         skills = list(skill_options(state, steps[key]["action"]))
-        mods = {"impede": -1 if t["impede"] else 0, "position": 2 if t["position"] else 0}
-        t["impede"], t["position"] = 0, 0
         base = _base_pool(sheets.get(steps[key]["member"]), skills[0] if skills else "")
-        dice = None if base is None else max(0, base + mods["impede"] + mods["position"])
-        sides[key] = {**steps[key], "tests": tests, "ob": ob, "skills": skills, "mods": mods, "dice": dice}
-    for key in TEAMS:
-        side, other = sides[key], sides[other_team(key)]
+        dice = None if base is None else max(0, base + mods[key]["impede"] + mods[key]["position"])
+        sides[key] = {**steps[key], "tests": tests, "ob": ob, "skills": skills, "mods": dict(mods[key]), "dice": dice}
+    ex = {"teams": [x, y], "kind": plan.kind, "versus": plan.versus, "note": msg(plan.note), "sides": sides,
+          "rolls": {}, "result": None}
+    _chances(ex)
+    return ex
+
+
+def _chances(ex: dict[str, Any]) -> None:
+    sides = ex["sides"]
+    for key in ex["teams"]:
+        side, other = sides[key], sides[opponent(ex, key)]
         if not side["tests"] or side["dice"] is None:
             continue
-        if plan.versus and other["dice"] is not None:
+        if ex["versus"] and other["dice"] is not None:
             win, tie = _versus_chances(side["dice"], other["dice"])
             side["chance"] = {"win": percent(win), "tie": percent(tie)}
-        elif not plan.versus:
+        elif not ex["versus"]:
             ob = side["ob"] or 0
             side["chance"] = {"pass": percent(rabbits.exact_pass_chance(side["dice"], ob)),
                               "fate": percent(rabbits.exact_pass_chance(side["dice"], ob, with_fate=True))}
-    state["current"] = {"volley": state["volley"], "index": index, "kind": plan.kind, "versus": plan.versus,
-                        "note": msg(plan.note), "sides": sides, "rolls": {}, "result": None}
+
+
+def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Step 7: reveal the next action of every team that has an opponent and look up, front by front, how they
+    meet, who tests what, at what Ob. `sheets`: every participant's sheet as it is now (pools and chances)."""
+    assert ctx.encounter is not None
+    index = state["index"]
+    fronts = fronts_of(state)
+    acting = [key for key in team_keys(state) if in_front(state, key)]
+    found = [opening(state, ctx.encounter["id"], index, key) for key in acting]
+    # Impede and gain position apply to the team's next action (in each of its fronts).
+    mods = {key: {"impede": -1 if state["teams"][key]["impede"] else 0,
+                  "position": 2 if state["teams"][key]["position"] else 0} for key in acting}
+    for key in acting:
+        state["teams"][key].update(impede=0, position=0)
+    found_exchanges = [_exchange(state, pair, index, sheets, mods) for pair in fronts]
+    current = {**found_exchanges[0], "volley": state["volley"], "index": index}
+    if len(found_exchanges) > 1:
+        current["more"] = found_exchanges[1:]
+    state["current"] = current
     state["phase"] = "resolve"
-    names = {key: state["teams"][key]["name"] for key in TEAMS}
-    say(state, msg("Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}", volley=state["volley"],
-                   n=index + 1, a=names["a"], action_a=action_word(steps["a"]["action"]), b=names["b"],
-                   action_b=action_word(steps["b"]["action"]), note=msg(plan.note)))
+    for ex in exchanges(current):
+        (x, y), sides = ex["teams"], ex["sides"]
+        say(state, msg("Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}",
+                       volley=state["volley"], n=index + 1, a=state["teams"][x]["name"],
+                       action_a=action_word(sides[x]["action"]), b=state["teams"][y]["name"],
+                       action_b=action_word(sides[y]["action"]), note=ex["note"]))
     return found
 
 
-def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """After an exchange: the next action, or (after the third) a new volley to script (step 10)."""
+def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
+            notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+    """After an exchange: the next action, or (after the third, or when no front is left) a new volley to script
+    (step 10); a team whose opponent is out faces another (pair_free_teams)."""
     state["index"] += 1
-    if state["index"] < ACTIONS_PER_VOLLEY:
+    if state["index"] < ACTIONS_PER_VOLLEY and fronts_of(state):
         return open_exchange(state, ctx, sheets)
+    found: list[dict[str, Any]] = []
+    if state["index"] < ACTIONS_PER_VOLLEY:
+        assert ctx.encounter is not None
+        found = open_rest(state, ctx.encounter["id"])
     state.update(index=0, volley=state["volley"] + 1, phase="script", current=None)
     for t in state["teams"].values():
         t.update(scripted=False, locked=False, script=None, salts=None, commitments=None, lock_seq=None)
+    paired = pair_free_teams(state)
+    if notes is not None:
+        notes += paired
     say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
-    return []
-
-
-# --- weapons (a campaign setting, off by default) --------------------------------------------------------------
-
-_MOD = re.compile(r"([+-]\d+)(D|s)")
-
-
-def weapon_table(state: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    if not state.get("weapons"):
-        return ()
-    return rabbits.ARGUMENT_WEAPONS if state["conflict"] == "argument" else rabbits.WEAPONS
-
-
-def weapon_mods(state: Mapping[str, Any], name: str, action: str, against: str) -> tuple[int, int, str]:
-    """(dice, successes, label) a weapon gives an action: its column of the sheet's table ("+1D", "-1D",
-    "+1s"; the bow's +1D only against Defend). The special column is the table's to apply."""
-    if not name.strip():
-        return 0, 0, ""
-    row = next((r for r in weapon_table(state) if r[0].lower() == name.strip().lower()), None)
-    if row is None:
-        raise ActionError(_("Choose a weapon from the table (weapons are a campaign setting)."), field="weapon")
-    cell = row[1 + rabbits.ACTIONS.index(action)]
-    if "*" in cell and against != "defend":
-        return 0, 0, row[0]
-    dice = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "D")
-    hits = sum(int(n) for n, kind in _MOD.findall(cell) if kind == "s")
-    return dice, hits, row[0]
+    return found
 
 
 # --- rolling an action ----------------------------------------------------------------------------------------
@@ -135,6 +153,7 @@ class RollParams(PoolChoices):
     version: int
     skill: str = Field(default="", max_length=40, title=N_("Skill"))
     weapon: str = Field(default="", max_length=30)
+    front: int | None = Field(default=None, ge=0, le=9)  # which exchange, for a team facing two
     # Shown with the odds only (the roll reads the state): the Ob or the opposing pool, and the dice the
     # state adds (impede, gain position).
     ob: int | None = Field(default=None, ge=0, le=20)
@@ -177,12 +196,24 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     team = team_of(state, ctx.character_id)
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
-    side = current["sides"][team]
+    mine = [ex for ex in exchanges(current) if team in ex["sides"]]
+    if not mine:
+        raise ActionError(_("{team} has no opponent this volley: it waits.").format(
+            team=render(state["teams"][team]["name"])), field="character_id")
+    # A team facing two opposing teams meets each with the same action and rolls it in each (`front`).
+    if params.front is not None:
+        if params.front >= len(exchanges(current)) or team not in exchanges(current)[params.front]["sides"]:
+            raise ActionError(_("That team is not in that exchange."), field="front")
+        ex = exchanges(current)[params.front]
+    else:
+        ex = next((e for e in mine if team not in e["rolls"] and e["sides"][team]["tests"]), mine[0])
+    side = ex["sides"][team]
+    other = opponent(ex, team)
     if side["member"] != ctx.character_id:
         raise ActionError(_("This action is another rabbit's to roll."), field="character_id")
     if not side["tests"]:
         raise ActionError(_("This action does not test (see Feint)."), field="encounter_id")
-    if team in current["rolls"]:
+    if team in ex["rolls"]:
         raise ActionError(_("This action has been rolled."), field="encounter_id")
     t = state["teams"][team]
     helpers = list(dict.fromkeys(params.helpers))
@@ -190,29 +221,31 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         raise ActionError(_("Only teammates can help."), field="helpers")
     if params.trait.strip() and params.trait.strip().lower() in {d.lower() for d in state["teams"][team]["disarmed"]}:
         raise ActionError(_("That trait was disarmed for the rest of the conflict."), field="trait")
-    if params.trait_use.strip().lower() == "aids_opponent":
-        raise ActionError(_("In a conflict a trait helps or hinders its own rabbit."), field="trait_use")
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     skill = _skill(side, params.skill)
     choices = params.model_copy(update={"skill": skill, "helpers": helpers})
+    # A trait given to the opponent (+2D to them, 2 checks earned; versus tests only — plan_pool says so), and the
+    # dice an opponent's trait gave this side (the ordinary versus test's opponent_trait).
     plan = plan_pool(sheet, choices, settings={**ctx.campaign_settings, "turn": "gm"}, session=ctx.session_number,
                      helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
-                     helper_names=pools.helper_names(helpers, ctx.other_names),
-                     actor_is_narrator=True, versus=current["versus"])
-    weapon = weapon_mods(state, params.weapon, side["action"], current["sides"][other_team(team)]["action"])
+                     helper_names=helper_names(helpers, ctx.other_names),
+                     actor_is_narrator=True, versus=ex["versus"], opponent_trait=bool(side["mods"].get("aided")))
+    weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"])
     pool, lines = _pool_lines(plan, side, weapon)
     recorder = RecordingDice(dice)
     faces = rabbits.roll_pool(recorder, pool)
     spend(sheet, plan, ctx.session_number)
     hits = rabbits.successes(faces) + weapon[1]
     last = record(sheet, plan, ctx, faces, side["ob"], kind="conflict")
-    # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the roll waits for the
-    # roller's choice (conflict_fate.py) before the exchange is settled.
-    waiting = FATE_FACE in faces and sheet.fate >= 1
-    current["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
+    # Fate and the wise rerolls come after the roll (rabbits.en.md, "Rewards"; the parent game's wises): while one
+    # of them can still follow the roll up, it waits for the roller's choice (conflict_fate.py) before the
+    # exchange is settled.
+    follow = open_follow_ups(sheet, last)
+    ex["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
                               "faces": list(faces), "successes": hits, "weapon": weapon[2],
-                              "weapon_hits": weapon[1], "fate": waiting, "last": last}
+                              "weapon_hits": weapon[1], "fate": bool(follow), "open": follow, "last": last}
+    aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
     rolled = (msg("{team}: {action} with {skill} ({pool}D) {faces} 1 success", team=t["name"],
                   action=action_word(side["action"]), skill=plan.label, pool=pool, faces=faces_text(list(faces)))
               if hits == 1 else
@@ -224,174 +257,87 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
     sheets[ctx.character_id] = dump(sheet)
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
-    line = join([rolled, *notes], "; ") if notes else rolled
+    line = join([rolled, *([aid] if aid else []), *notes], "; ")
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(request={"version": params.version, "skill": skill, "helpers": helpers,
                                "persona": params.persona, "weapon": weapon[2]},
                       dice=recorder.rolled, summary=line, sheet=sheets[ctx.character_id], others=others,
                       outcome={"team": team, "faces": list(faces), "successes": hits, "pool": pool,
-                               "breakdown": lines, "openings": openings, "current": _public(current)},
+                               "breakdown": lines, "openings": openings, "current": _public(ex)},
                       encounter={"state": state, "over": False})
+
+
+def _aid_opponent(state: dict[str, Any], ex: dict[str, Any], team: str, trait: str, dice: Dice) -> Summary:
+    """A trait given to the opponent in a versus exchange: +2D to the other side. If it has not rolled, its pool
+    grows (and the chances on both sides follow); if it has, the two dice are rolled now and join its roll."""
+    key = opponent(ex, team)
+    side, extra = ex["sides"][key], rabbits.TRAIT_USES["aids_opponent"].opponent_dice
+    roll = ex["rolls"].get(key)
+    names = {"team": state["teams"][team]["name"], "other": state["teams"][key]["name"], "trait": trait}
+    if roll is None:
+        side["mods"]["aided"] = extra
+        if side["dice"] is not None:
+            side["dice"] += extra
+        _chances(ex)
+        return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks)", **names))
+    added = rabbits.roll_pool(dice, extra)
+    roll["faces"] = roll["faces"] + list(added)
+    roll["dice"] += extra
+    roll["breakdown"].append([msg(N_("Opponent's trait works for you")), extra])
+    roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
+    if "last" in roll:
+        roll["last"]["faces"] = list(roll["faces"])
+    return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks): {faces} → {n} successes",
+                          faces=faces_text(list(added)), n=roll["successes"], **names))
 
 
 def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[str, Any]],
                     ) -> tuple[list[Summary], set[int], list[dict[str, Any]]]:
-    """Once every testing side has rolled (and chosen about Fate): the result, then the next step."""
+    """Each exchange whose testing sides have all rolled (and chosen about Fate and the wises) is settled; once
+    every exchange of the action is, the next step."""
     current = state["current"]
-    rolled = all(key in current["rolls"] for key, side in current["sides"].items() if side["tests"])
-    if not rolled or any(roll.get("fate") for roll in current["rolls"].values()):
-        return [], set(), []
-    notes, changed = settle(state, sheets)
-    say(state, msg("Action {n}: {notes}", n=current["index"] + 1, notes=join(notes, "; ")))
-    return notes, changed, after_exchange(state, ctx, sheets)
+    notes: list[Summary] = []
+    changed: set[int] = set()
+    for ex in exchanges(current):
+        if ex["result"] is not None:
+            continue
+        rolled = all(key in ex["rolls"] for key, side in ex["sides"].items() if side["tests"])
+        if not rolled or any(roll.get("fate") for roll in ex["rolls"].values()):
+            continue
+        found, touched = settle(state, ex, sheets)
+        say(state, msg("Action {n}: {notes}", n=current["index"] + 1, notes=join(found, "; ")))
+        notes += found
+        changed |= touched
+    if any(ex["result"] is None for ex in exchanges(current)):
+        return notes, changed, []
+    return notes, changed, after_exchange(state, ctx, sheets, notes)
 
 
 def _public(current: Mapping[str, Any]) -> dict[str, Any]:
     return {"kind": current["kind"], "result": current.get("result")}
 
 
-# --- the result of an exchange ------------------------------------------------------------------------------
-
-def _effect(state: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
-    """What a successful action does with its margin (rabbits.en.md, "Actions")."""
-    current = state["current"]
-    side = current["sides"][team]
-    own, opp = state["teams"][team], state["teams"][other_team(team)]
-    if margin <= 0:
-        return
-    if side["action"] in ("attack", "feint"):
-        opp["disposition"] = max(0, opp["disposition"] - margin)
-        notes.append(msg("{team} −{n} → {left}", team=opp["name"], n=margin, left=opp["disposition"]))
-    elif side["action"] == "defend":
-        gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
-        own["disposition"] += gained
-        notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
-                         now=own["disposition"], start=own["start"]))
-    else:
-        state["pending"].append({"team": team, "member": side["member"], "margin": margin})
-        notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
-
-
-def settle(state: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
-    """Both sides have rolled: versus (most successes wins, the margin to the winner's action) or independent
-    (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
-    current = state["current"]
-    rolls = current["rolls"]
-    notes: list[Summary] = []
-    results: dict[str, dict[str, Any]] = {}
-    if current["versus"]:
-        a, b = rolls["a"]["successes"], rolls["b"]["successes"]
-        winner = "a" if a > b else "b" if b > a else None
-        for key in TEAMS:
-            results[key] = {"passed": None if winner is None else winner == key, "margin": abs(a - b)}
-        if winner is None:
-            notes.append(msg("a tie: neither side gains"))
-        else:
-            _effect(state, winner, abs(a - b), notes)
-    else:
-        for key in TEAMS:
-            if key in rolls:
-                ob = current["sides"][key]["ob"] or 0
-                hits = rolls[key]["successes"]
-                results[key] = {"passed": hits >= ob, "margin": abs(hits - ob)}
-                if hits >= ob:
-                    _effect(state, key, hits - ob, notes)
-                else:
-                    notes.append(msg("{team} failed Ob {ob}", team=state["teams"][key]["name"], ob=ob))
-    current["result"] = results
-    changed: set[int] = set()
-    for key, roll in rolls.items():
-        last = {**roll["last"], "passed": results[key]["passed"], "margin": results[key]["margin"]}
-        cid = roll["member"]
-        sheet = load(sheets[cid])
-        notes += outcome.apply(sheet, last)
-        sheets[cid] = dump(sheet)
-        changed.add(cid)
-        roll.pop("last", None)
-    return notes or [msg("no change")], changed
-
-
-def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Step 8's stop: a team at 0 ends the conflict; else the maneuvers are spent, or the next action comes."""
-    if any(state["teams"][key]["disposition"] == 0 for key in TEAMS):
+def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
+                   notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+    """Step 8's stop: a side at 0 ends the conflict; a team at 0 ends its front (its unplayed actions, and those
+    of an opponent left alone, are opened); else the maneuvers are spent, or the next action comes."""
+    assert ctx.encounter is not None
+    if side_out(state):
         return finish(state, ctx)
+    found: list[dict[str, Any]] = []
+    teams = state["teams"]
+    out = [key for key in team_keys(state) if teams[key]["disposition"] == 0]
+    if any(key in front for front in fronts_of(state) for key in out):
+        state["fronts"] = [front for front in fronts_of(state) if not set(front) & set(out)]
+        idle = [key for key in team_keys(state) if not in_front(state, key)]
+        found = open_rest(state, ctx.encounter["id"], idle)
+        for key in out:
+            if teams[key].get("out") is None:
+                teams[key]["out"] = state["volley"]
+                line = say(state, msg("{team} is at 0 and out of the conflict.", team=teams[key]["name"]))
+                if notes is not None:
+                    notes.append(line)
     if state["pending"]:
         state["phase"] = "maneuver"
-        return []
-    return advance(state, ctx, sheets)
-
-
-# --- spending a maneuver -------------------------------------------------------------------------------------
-
-class ManeuverParams(BaseModel):
-    encounter_id: int
-    version: int
-    effects: list[str] = Field(default_factory=list, max_length=3)
-    disarm: str = Field(default="", max_length=60, title=N_("What is disarmed"))
-
-
-def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:
-    """rabbits.en.md, "Maneuver": the margin buys effects, several if affordable, none twice: Impede (1, −1D to
-    the opponent's next action), Gain position (2, +2D to your next action), Disarm (3)."""
-    state = step_state(ctx)
-    if state["phase"] != "maneuver" or not state["pending"]:
-        raise ActionError(_("No maneuver is waiting to be spent."), field="encounter_id")
-    pending = state["pending"][0]
-    if not ctx.actor_is_narrator and ctx.character_id != pending["member"]:
-        raise ActionError(_("The maneuvering rabbit spends its margin."), field="character_id")
-    try:
-        bought = rabbits.maneuver_effects(pending["margin"], [e.strip().lower() for e in params.effects])
-    except rabbits.RabbitRuleError as exc:
-        raise ActionError(rule_message(exc), field="effects") from exc
-    own, opp = state["teams"][pending["team"]], state["teams"][other_team(pending["team"])]
-    if "disarm" in bought:
-        if not params.disarm.strip():
-            raise ActionError(_("Say what is disarmed (a weapon, gear or a trait)."), field="disarm")
-        opp["disarmed"].append(params.disarm.strip())
-    if "impede" in bought:
-        opp["impede"] = 1
-    if "gain_position" in bought:
-        own["position"] = 1
-    state["pending"].pop(0)
-    words: Summary = join([msg(EFFECT_WORDS[e]) if e in EFFECT_WORDS else e for e in bought]) if bought \
-        else msg("nothing")
-    if "disarm" in bought:
-        words = msg("{effects} ({what})", effects=words, what=params.disarm.strip())
-    line = say(state, msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"],
-                          n=pending["margin"], effects=words))
-    openings: list[dict[str, Any]] = []
-    if not state["pending"]:
-        openings = advance(state, ctx, sheets_of(sheet_data, ctx))
-    return Resolution(request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
-                      dice=[], summary=line, outcome={"team": pending["team"], "effects": list(bought),
-                                                      "openings": openings},
-                      encounter={"state": state, "over": False})
-
-
-# --- the exact chance on the roll button ----------------------------------------------------------------------
-
-def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
-    """The pool as chosen (each helper +1D) and its exact chance against the Ob or the opposing pool."""
-    sheet = load(sheet_data)
-    start_rewards(sheet, ctx.campaign_settings)
-    if not params.skill.strip():
-        raise ActionError(_("Choose the skill."), field="skill")
-    plan = plan_pool(sheet, params, settings={**ctx.campaign_settings, "turn": "gm"}, session=None,
-                     helper_conditions=[[] for _ in params.helpers], actor_is_narrator=True,
-                     versus=params.against is not None)
-    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": ""}
-    weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "") \
-        if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
-    pool = max(0, plan.pool.dice + params.mods + weapon[0])
-    if params.against is not None:
-        win, tie = _versus_chances(pool, params.against)
-        return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
-                        dice=pool, against=params.against, win=percent_text(float(win)), tie=percent_text(float(tie))),
-                    details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-    ob = params.ob or 0
-    plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))
-    fate = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]), with_fate=True)
-    return Odds(chance=float(plain), text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
-                    dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))),
-                details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-
+        return found
+    return found + advance(state, ctx, sheets, notes)

@@ -154,74 +154,99 @@ def _with_dice(resolution: Resolution, recorder: RecordingDice) -> Resolution:
 # --- Fate and the wises ---------------------------------------------------------------------------------
 
 
+def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str = "entry_seq") -> Text:
+    """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll). Changes `last` (a roll's
+    memory, play.record) and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    if last["fate_used"]:
+        raise ActionError(_("Fate has already been spent on this roll."), field=field)
+    if sheet.fate < 1:
+        raise ActionError(_("This rabbit has no Fate left."), field=field)
+    if 6 not in last["faces"]:
+        raise ActionError(_("There is no 6 to reroll."), field=field)
+    old = len(last["faces"])
+    last["faces"] = list(rabbits.fate_reroll(dice, last["faces"]))
+    last["fate_used"] = True
+    sheet.fate -= 1
+    sheet.fate_spent += 1
+    return msg("spent Fate: rerolled the 6s {faces}", faces=faces_text(last["faces"][old:]))
+
+
 def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
     recorder = RecordingDice(dice)
-
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
-        if last["fate_used"]:
-            raise ActionError(_("Fate has already been spent on this roll."), field="entry_seq")
-        if sheet.fate < 1:
-            raise ActionError(_("This rabbit has no Fate left."), field="entry_seq")
-        if 6 not in last["faces"]:
-            raise ActionError(_("There is no 6 to reroll."), field="entry_seq")
-        old = len(last["faces"])
-        last["faces"] = list(rabbits.fate_reroll(recorder, last["faces"]))
-        last["fate_used"] = True
-        sheet.fate -= 1
-        sheet.fate_spent += 1
-        return msg("spent Fate: rerolled the 6s {faces}", faces=faces_text(last["faces"][old:]))
-
-    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+    return _with_dice(_follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, recorder)),
+                      recorder)
 
 
-def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], params: FollowUp) -> str:
-    if not params.wise.strip():
+def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, field: str) -> str:
+    if not wise_name.strip():
         raise ActionError(_("Choose the wise that backs the reroll."), field="wise")
-    wise = find_wise(sheet, params.wise)
+    wise = find_wise(sheet, wise_name)
     if wise in last["wises_used"]:
         raise ActionError(_("{wise} has already backed a reroll of this roll.").format(wise=wise), field="wise")
     if all(face >= 4 for face in last["faces"]):
-        raise ActionError(_("Every die is already a success."), field="entry_seq")
+        raise ActionError(_("Every die is already a success."), field=field)
     return wise
 
 
-def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, *, name: str, flag: str,
-                 pool: str, reroll: Any, what: str) -> Resolution:
-    """The two wise rerolls: `pool` ("fate" or "persona") pays 1 point, an unused wise backs it, once per roll."""
-    recorder = RecordingDice(dice)
-
-    def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
-        if last[flag]:
-            raise ActionError(_("{name} has already been used on this roll.").format(name=_(name)), field="entry_seq")
-        wise = _wise_for_reroll(sheet, last, params)
-        if getattr(sheet, pool) < 1:
-            raise ActionError(_("{name} costs 1 {pool}; this rabbit has none.")
-                              .format(name=_(name), pool=_(POOL_WORDS[pool])), field="wise")
-        last["faces"] = list(reroll(recorder, last["faces"]))
-        last[flag] = True
-        last["wises_used"].append(wise)
-        setattr(sheet, pool, getattr(sheet, pool) - 1)
-        setattr(sheet, f"{pool}_spent", getattr(sheet, f"{pool}_spent") + 1)
-        return msg("{name} ({wise}, 1 {pool}): rerolled {what} {faces}", name=msg(name), wise=wise,
-                   pool=msg(POOL_WORDS[pool]), what=msg(what), faces=faces_text(last["faces"]))
-
-    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
-
-
 POOL_WORDS = {"fate": N_("Fate"), "persona": N_("Persona")}
+# The two wise rerolls (parent game): what each costs ("fate" or "persona", 1 point), its flag on the roll, its dice.
+WISE_REROLLS: dict[str, dict[str, Any]] = {
+    "deeper": {"name": N_("Deeper understanding"), "flag": "deeper_used", "pool": "fate",
+               "reroll": rabbits.deeper_understanding, "what": N_("a failed die")},
+    "of_course": {"name": N_("Of course!"), "flag": "of_course_used", "pool": "persona",
+                  "reroll": rabbits.of_course, "what": N_("the failed dice")},
+}
+
+
+def wise_reroll(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str, wise_name: str,
+                field: str = "entry_seq") -> Text:
+    """Deeper understanding or Of course!: the pool pays 1 point, an unused wise backs it, once per roll. Changes
+    `last` and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    how = WISE_REROLLS[kind]
+    name, flag, pool = how["name"], how["flag"], how["pool"]
+    if last[flag]:
+        raise ActionError(_("{name} has already been used on this roll.").format(name=_(name)), field=field)
+    wise = _wise_for_reroll(sheet, last, wise_name, field)
+    if getattr(sheet, pool) < 1:
+        raise ActionError(_("{name} costs 1 {pool}; this rabbit has none.")
+                          .format(name=_(name), pool=_(POOL_WORDS[pool])), field="wise")
+    last["faces"] = list(how["reroll"](dice, last["faces"]))
+    last[flag] = True
+    last["wises_used"].append(wise)
+    setattr(sheet, pool, getattr(sheet, pool) - 1)
+    setattr(sheet, f"{pool}_spent", getattr(sheet, f"{pool}_spent") + 1)
+    return msg("{name} ({wise}, 1 {pool}): rerolled {what} {faces}", name=msg(name), wise=wise,
+               pool=msg(POOL_WORDS[pool]), what=msg(how["what"]), faces=faces_text(last["faces"]))
+
+
+def open_follow_ups(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
+    """What could still follow this roll up: "fate" (a 6, Fate in hand, not yet spent on it), "deeper" and
+    "of_course" (a failed die, a wise that has not backed a reroll of it, the point to pay, not yet used)."""
+    found = []
+    if not last["fate_used"] and 6 in last["faces"] and sheet.fate >= 1:
+        found.append("fate")
+    wise_left = any(w not in last["wises_used"] for w in sheet.wises)
+    if wise_left and any(face < 4 for face in last["faces"]):
+        found += [kind for kind, how in WISE_REROLLS.items()
+                  if not last[how["flag"]] and getattr(sheet, how["pool"]) >= 1]
+    return found
+
+
+def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, kind: str) -> Resolution:
+    recorder = RecordingDice(dice)
+    return _with_dice(_follow(sheet_data, params, ctx,
+                              lambda sheet, last: wise_reroll(sheet, last, recorder, kind, params.wise)), recorder)
 
 
 def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, name=N_("Deeper understanding"), flag="deeper_used", pool="fate",
-                        reroll=rabbits.deeper_understanding, what=N_("a failed die"))
+    return _wise_reroll(sheet_data, params, dice, ctx, "deeper")
 
 
 def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """Parent game, "Of course!": 1 Persona and an unused wise reroll every failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, name=N_("Of course!"), flag="of_course_used", pool="persona",
-                        reroll=rabbits.of_course, what=N_("the failed dice"))
+    return _wise_reroll(sheet_data, params, dice, ctx, "of_course")
 
 
 # --- versus ties ------------------------------------------------------------------------------------------

@@ -83,8 +83,8 @@ def test_the_pool_breakdown_in_german(conflict: Conflict, english_after: None) -
 
 def test_the_conflict_page_in_danish(conflict: Conflict, new_client: Any) -> None:
     conflict.setup("fight")
-    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
-    conflict.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     conflict.script("pia", "Clover", ["attack", "defend", "feint"], ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["maneuver", "attack", "attack"], ["Hazel"] * 3)
     pia = signed_in(new_client, "pia", lang="da")

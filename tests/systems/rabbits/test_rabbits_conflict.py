@@ -13,6 +13,7 @@ from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.said import said
 
 from app.errors import BadRequest, Forbidden
+from app.errors import Conflict as AppConflict
 from app.i18n import render
 from app.rolls import chain
 from app.rolls.models import LogEntry
@@ -38,8 +39,8 @@ def dispositions(table: Conflict) -> tuple[int, int]:
 def start_fight(table: Conflict) -> None:
     """A fight, Clover (team A) against Hazel (team B): Clover 3 + Health 4 = 7, Hazel 2 + Health 3 = 5."""
     table.setup("fight")
-    table.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
-    table.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    table.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
+    table.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     assert dispositions(table) == (7, 5)
     assert table.state()["phase"] == "script"
 
@@ -150,6 +151,7 @@ def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) 
     assert sides["b"]["mods"] == {"impede": -1, "position": 0} and sides["b"]["dice"] == 1
     entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5, 1, 1])
     assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 3], ["Gained position", 2]]
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     entry = conflict.act("otto", "conflict_roll", "Hazel", [1])
     assert english(entry.body["outcome"]["breakdown"]) == [["Fighter", 2], ["Impeded", -1]]
     assert dispositions(conflict) == (7, 2)
@@ -158,8 +160,8 @@ def test_a_maneuver_buys_effects_that_change_the_next_pools(conflict: Conflict) 
 def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflict) -> None:
     conflict.rabbit("pia", "Bramble", HAZEL)
     conflict.setup("fight", a=("Clover", "Bramble"))
-    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4, 4], base="health")
-    conflict.act("otto", "conflict_disposition", "Hazel", [6, 4], base="health")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4, 4], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     with pytest.raises(BadRequest, match="ruling 8"):
         conflict.script("pia", "Clover", ["attack", "attack", "defend"], ["Clover"] * 3)
     with pytest.raises(BadRequest, match="players of Warren"):
@@ -186,7 +188,7 @@ def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflic
 
 def test_the_narrator_sees_and_scripts_only_the_narrators_team(conflict: Conflict) -> None:
     conflict.setup("fight", b=("Fox",), b_narrator=True)
-    conflict.act("pia", "conflict_disposition", "Clover", [6, 5, 4], base="health")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
     conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1], base="health")
     conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3, lock=False)
@@ -215,6 +217,7 @@ def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflic
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
     conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])  # 2 vs 1: Hazel −1 → 4
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])
     assert dispositions(conflict) == (7, 4)
     assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2  # Nature lost by 1: taxed 1
@@ -348,6 +351,7 @@ def test_the_next_action_reads_the_sheets_after_the_last_one(conflict: Conflict)
     conflict.script("otto", "Hazel", ["defend", "defend", "defend"], ["Hazel"] * 3)
     assert conflict.state()["current"]["sides"]["b"]["dice"] == 3
     conflict.act("pia", "conflict_roll", "Clover", [5, 5, 1])
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     conflict.act("otto", "conflict_roll", "Hazel", [5, 1, 1])  # lost by 1: Nature 3 → 2
     assert conflict.sheet("Hazel")["abilities"]["nature"]["rating"] == 2
     side = conflict.state()["current"]["sides"]["b"]
@@ -367,9 +371,239 @@ def test_fate_after_a_conflict_roll_waits_for_the_rollers_choice(conflict: Confl
         conflict.act("otto", "conflict_fate", "Hazel", spend=True)
     entry = conflict.act("pia", "conflict_fate", "Clover", [5], spend=True)  # [6 1 1] + [5]: 2 successes
     assert entry.body["outcome"]["successes"] == 2
+    assert entry.body["outcome"]["waiting"] is True  # still a wise reroll to choose (failed dice, Fox-wise)
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
     assert dispositions(conflict) == (7, 3) and conflict.state()["index"] == 1
     assert conflict.sheet("Clover")["fate"] == 1
     conflict.act("pia", "conflict_roll", "Clover", [6, 5, 1])
     conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
     conflict.act("pia", "conflict_fate", "Clover", spend=False)  # kept: 2 successes
     assert dispositions(conflict) == (7, 1) and conflict.sheet("Clover")["fate"] == 1
+
+
+def test_fate_on_the_disposition_roll_waits_for_the_captain(conflict: Conflict) -> None:
+    """A disposition roll showing a 6 while the captain has Fate is not final until the captain spends Fate
+    (every 6 rerolled, new 6s again) or keeps the roll; the other team rolls meanwhile."""
+    conflict.setup("fight")
+    entry = conflict.act("pia", "conflict_disposition", "Clover", [6, 1, 1], base="health")
+    assert entry.body["outcome"]["final"] is False and "may spend Fate" in said(entry.body)
+    team = conflict.state()["teams"]["a"]
+    assert team["start"] is None and team["roll"]["fate"] is True and team["roll"]["total"] == 5
+    with pytest.raises(BadRequest, match="has rolled its disposition"):
+        conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 5], base="health")
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("otto", "conflict_fate", "Hazel", spend=True)
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")  # 2 + Health 3 = 5, no 6
+    assert conflict.state()["phase"] == "disposition"  # Warren's is not final yet
+    fate_before = conflict.sheet("Clover")["fate"]
+    entry = conflict.act("pia", "conflict_fate", "Clover", [6, 4], spend=True)  # the 6 → 6, the new 6 → 4
+    assert entry.body["outcome"]["faces"] == [6, 1, 1, 6, 4] and "Fate rerolls the 6s" in said(entry.body)
+    state = conflict.state()
+    assert state["teams"]["a"]["roll"]["faces"] == [6, 1, 1, 6, 4]
+    assert dispositions(conflict) == (7, 5)  # 3 successes + Health 4
+    assert state["teams"]["a"]["start"] == 7 and state["phase"] == "script"
+    assert conflict.sheet("Clover")["fate"] == fate_before - 1
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("pia", "conflict_fate", "Clover", spend=True)
+
+
+def test_a_kept_disposition_roll_and_a_captain_without_fate(conflict: Conflict) -> None:
+    with conflict.factory() as db:
+        from app.characters.models import Character
+        ch = db.get(Character, conflict.ids["Hazel"])
+        ch.sheet = {**ch.sheet, "fate": 0, "persona": 0, "rewards_started": True}
+        db.commit()
+    conflict.setup("fight")
+    conflict.act("otto", "conflict_disposition", "Hazel", [6, 6], base="health")
+    assert conflict.state()["teams"]["b"]["start"] == 5  # two 6s, but no Fate: final at once
+    conflict.act("pia", "conflict_disposition", "Clover", [6, 1, 1], base="health")
+    entry = conflict.act("pia", "conflict_fate", "Clover", spend=False)
+    assert entry.body["outcome"]["disposition"] == 5 and conflict.sheet("Clover")["fate"] >= 1
+    assert conflict.state()["phase"] == "script"
+
+
+def test_the_team_spreads_its_disposition_by_hand(conflict: Conflict) -> None:
+    """Issue 13, step 2: the automatic spread (the captain takes the remainder) is the default; the team's players
+    may set the shares, which must add up to the current disposition; a spread by hand keeps its shape when the
+    disposition changes."""
+    conflict.rabbit("pia", "Bramble", HAZEL)
+    conflict.setup("fight", a=("Clover", "Bramble"))
+    clover, bramble = str(conflict.ids["Clover"]), str(conflict.ids["Bramble"])
+    with pytest.raises(BadRequest, match="once it is rolled"):
+        conflict.act("pia", "conflict_spread", "Bramble", spread_1="1", spread_2="1")
+    conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4, 4], base="health")  # 4 + Health 4 = 8
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    assert conflict.state()["teams"]["a"]["spread"] == {clover: 4, bramble: 4}
+    version = conflict.encounter().version
+    for shares, words in (({"spread_1": "5", "spread_2": "2"}, "add up to 7; they must add up to the team's "
+                                                                "disposition, 8"),
+                          ({"spread_1": "9", "spread_2": "-1"}, "whole number"),
+                          ({"spread_1": "8"}, "whole number")):
+        with pytest.raises(BadRequest, match=words) as refused:
+            conflict.act("pia", "conflict_spread", "Bramble", **shares)
+        assert refused.value.field == "spread"
+    assert conflict.encounter().version == version  # nothing changed
+    with pytest.raises(Forbidden):
+        conflict.act("otto", "conflict_spread", "Clover", spread_1="8", spread_2="0")
+    with pytest.raises(BadRequest, match="players of Warren"):
+        conflict.act("nora", "conflict_spread", "Clover", spread_1="8", spread_2="0")
+    entry = conflict.act("pia", "conflict_spread", "Bramble", spread_1="6", spread_2="2")
+    assert said(entry.body) == "Warren spreads its disposition: Clover 6, Bramble 2"
+    team = conflict.state()["teams"]["a"]
+    assert team["spread"] == {clover: 6, bramble: 2} and team["spread_by_hand"] is True
+    # Hazel's attack takes 2, off the largest share; Bramble's defence gains 2, to the smallest.
+    conflict.script("pia", "Clover", ["attack", "defend", "attack"], ["Clover", "Bramble", "Clover"])
+    conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [1, 1, 1])
+    conflict.act("pia", "conflict_fate", "Clover", spend=False)  # a failed die, Fox-wise and Fate: it waits; keep
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 5])  # Ob 0: margin 2 → Warren 6
+    team = conflict.state()["teams"]["a"]
+    assert team["disposition"] == 6 and team["spread"] == {clover: 4, bramble: 2}
+    conflict.act("pia", "conflict_roll", "Bramble", [5, 5, 5])  # defend vs attack: versus 3 to 1 → +2, at most 8
+    conflict.act("otto", "conflict_roll", "Hazel", [5, 1])
+    team = conflict.state()["teams"]["a"]
+    assert team["disposition"] == 8 and team["spread"] == {clover: 4, bramble: 4}
+
+
+def test_the_narrator_spreads_a_narrator_run_team(conflict: Conflict) -> None:
+    conflict.rabbit("nora", "Weasel", {"nature": 3, "will": 3, "health": 3, "skills": {"Fighter": 2}})
+    conflict.setup("fight", b=("Fox", "Weasel"), b_narrator=True)
+    conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1, 1], base="health")  # 0 + Health 5
+    assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 3, str(conflict.ids["Weasel"]): 2}
+    conflict.act("nora", "conflict_spread", "Weasel", spread_1="0", spread_2="5")
+    assert conflict.state()["teams"]["b"]["spread"] == {str(conflict.ids["Fox"]): 0, str(conflict.ids["Weasel"]): 5}
+
+
+def test_the_narrator_calls_a_conflict_off_mid_volley(conflict: Conflict) -> None:
+    """Only the narrator, with a reason on the log; no winner, no compromise, nothing on the sheets; the locked
+    actions of the volley are opened (every commitment checks), nothing else is."""
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 4])
+    with pytest.raises(Forbidden):
+        conflict.act("pia", "conflict_call_off", None, reason="I am losing")
+    with pytest.raises(BadRequest, match="Say why") as refused:
+        conflict.act("nora", "conflict_call_off", None, reason="  ")
+    assert refused.value.field == "reason"
+    sheets = {name: conflict.sheet(name) for name in ("Clover", "Hazel")}
+    entry = conflict.act("nora", "conflict_call_off", None, reason="The owl arrives; everyone hides")
+    assert said(entry.body) == ("The narrator called the conflict off: The owl arrives; everyone hides. Nobody wins "
+                                "and no compromise is owed.")
+    assert len(entry.body["outcome"]["openings"]) == 4  # actions 2 and 3 of both teams
+    state = conflict.state()
+    assert state["phase"] == "over" and state["result"]["called_off"] is True and state["result"]["owed"] == {}
+    assert conflict.encounter().status == "over"
+    assert {name: conflict.sheet(name) for name in ("Clover", "Hazel")} == sheets
+    checked = chain.verify_entries(_export(conflict))
+    assert checked.ok and checked.commitments_checked == 6, checked.problems
+    with pytest.raises(AppConflict, match="over"):
+        conflict.act("nora", "conflict_call_off", None, reason="again")
+
+
+def test_calling_off_before_both_lock_opens_only_the_locked_script(conflict: Conflict) -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["maneuver", "maneuver", "maneuver"], ["Hazel"] * 3, lock=False)
+    entry = conflict.act("nora", "conflict_call_off", None, reason="Rain")
+    assert [o["team"] for o in entry.body["outcome"]["openings"]] == ["a", "a", "a"]
+    state = conflict.state()
+    assert state["teams"]["b"]["script"] is None  # never committed: thrown away, never shown
+    assert "maneuver" not in json.dumps(_export(conflict))
+    checked = chain.verify_entries(_export(conflict))
+    assert checked.ok and checked.commitments_checked == 3, checked.problems
+
+
+def test_a_conflict_at_zero_is_not_called_off(conflict: Conflict) -> None:
+    conflict.setup("fight")
+    conflict.act("pia", "conflict_disposition", "Clover", [1, 1, 1], base="health")
+    conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="health")
+    conflict.script("pia", "Clover", ["attack", "defend", "defend"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", ["defend", "defend", "defend"], ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1, 1])  # versus 3 to 0: Hazel 3 − 3 = 0
+    assert conflict.state()["phase"] == "end"
+    with pytest.raises(BadRequest, match="record the compromise"):
+        conflict.act("nora", "conflict_call_off", None, reason="Too late")
+
+
+def _attacks(conflict: Conflict, b_action: str = "attack") -> None:
+    start_fight(conflict)
+    conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
+    conflict.script("otto", "Hazel", [b_action, "attack", "attack"], ["Hazel"] * 3)
+
+
+def test_deeper_understanding_after_a_conflict_roll(conflict: Conflict) -> None:
+    """The ordinary tests' follow-up: 1 Fate and an unused wise reroll one failed die, before the exchange counts."""
+    _attacks(conflict)
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 1, 1])
+    roll = conflict.state()["current"]["rolls"]["a"]
+    assert roll["fate"] is True and roll["open"] == ["deeper", "of_course"]  # no 6: no Fate reroll
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    assert dispositions(conflict) == (7, 5)  # waiting for Clover
+    with pytest.raises(BadRequest, match="not one of this rabbit's wises"):
+        conflict.act("pia", "conflict_fate", "Clover", wise_reroll="deeper", wise="Owl-wise")
+    with pytest.raises(BadRequest, match="no 6 to reroll"):
+        conflict.act("pia", "conflict_fate", "Clover", spend=True)
+    with pytest.raises(BadRequest, match="waiting for Fate"):
+        conflict.act("otto", "conflict_fate", "Hazel", wise_reroll="deeper", wise="Fox-wise")
+    fate = conflict.sheet("Clover")["fate"]
+    entry = conflict.act("pia", "conflict_fate", "Clover", [4], wise_reroll="deeper", wise="fox-wise")
+    assert said(entry.body).startswith("Warren: Deeper understanding (Fox-wise, 1 Fate): rerolled a failed die "
+                                       "[5 4 1] → 2 successes")
+    assert entry.body["outcome"]["waiting"] is False  # the only wise has backed a reroll: nothing is left
+    assert dispositions(conflict) == (7, 3) and conflict.sheet("Clover")["fate"] == fate - 1
+    assert conflict.state()["index"] == 1
+
+
+def test_of_course_after_a_conflict_roll_and_each_once_per_roll(conflict: Conflict) -> None:
+    conflict.rabbit("pia", "Bramble", {**HAZEL, "skills": {"Fighter": 2}, "wises": ["Owl-wise", "Hawk-wise"]})
+    conflict.setup("fight", a=("Bramble",))
+    conflict.act("pia", "conflict_disposition", "Bramble", [5, 4], base="health")  # 2 + Health 3 = 5
+    conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    conflict.script("pia", "Bramble", ["attack"] * 3, ["Bramble"] * 3)
+    conflict.script("otto", "Hazel", ["attack"] * 3, ["Hazel"] * 3)
+    conflict.act("pia", "conflict_roll", "Bramble", [1, 1])
+    conflict.act("pia", "conflict_fate", "Bramble", [1, 6], wise_reroll="of_course", wise="Owl-wise")
+    roll = conflict.state()["current"]["rolls"]["a"]
+    assert roll["faces"] == [1, 6] and roll["open"] == ["fate", "deeper"]  # Of course! is spent; Hawk-wise is left
+    assert conflict.sheet("Bramble")["persona"] == 0
+    with pytest.raises(BadRequest, match="already been used on this roll"):
+        conflict.act("pia", "conflict_fate", "Bramble", wise_reroll="of_course", wise="Hawk-wise")
+    with pytest.raises(BadRequest, match="already backed a reroll"):
+        conflict.act("pia", "conflict_fate", "Bramble", wise_reroll="deeper", wise="Owl-wise")
+    conflict.act("pia", "conflict_fate", "Bramble", [5], spend=True)  # the 6 → 5: [1 6 5]
+    conflict.act("pia", "conflict_fate", "Bramble", [4], wise_reroll="deeper", wise="Hawk-wise")  # [4 6 5]
+    assert conflict.state()["current"]["rolls"]["a"]["fate"] is False
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
+    assert dispositions(conflict) == (5, 2)
+
+
+def test_a_trait_gives_the_opponent_two_dice_in_a_versus_exchange(conflict: Conflict) -> None:
+    """rabbits.en.md, "Checks": a trait can work against its rabbit by helping the opponent (+2D to them, 2 checks)
+    — in a versus test only, as in the ordinary versus test (pools.plan_pool)."""
+    _attacks(conflict, b_action="defend")  # attack against defend: versus
+    checks = conflict.sheet("Clover")["checks"]
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5], trait="Quick", trait_use="aids_opponent")
+    assert "gives Raiders +2D with the trait Quick" in said(entry.body)
+    side = conflict.state()["current"]["sides"]["b"]
+    assert side["mods"]["aided"] == 2 and side["dice"] == 5  # Nature 3 + 2
+    assert conflict.sheet("Clover")["checks"] == checks + 2
+    entry = conflict.act("otto", "conflict_roll", "Hazel", [5, 5, 5, 5, 1])
+    assert english(entry.body["outcome"]["breakdown"]) == [["Nature", 3], ["Opponent's trait works for you", 2]]
+    assert dispositions(conflict) == (7, 5)  # 3 to 4: the defence wins, but Hazel is already at the start
+
+
+def test_a_trait_given_after_the_opponent_rolled_adds_its_dice_now(conflict: Conflict) -> None:
+    _attacks(conflict, b_action="defend")
+    conflict.act("otto", "conflict_roll", "Hazel", [1, 1, 1])
+    entry = conflict.act("pia", "conflict_roll", "Clover", [5, 5, 4, 5, 5], trait="Quick", trait_use="aids_opponent")
+    assert "Warren gives Raiders +2D with the trait Quick (2 checks): [5 5] → 2 successes" in said(entry.body)
+    assert dispositions(conflict) == (7, 4)  # 3 to 2: Raiders −1
+
+
+def test_a_trait_helps_the_opponent_only_in_a_versus_exchange(conflict: Conflict) -> None:
+    _attacks(conflict)  # attack against attack: independent
+    with pytest.raises(BadRequest, match="only in a versus test") as refused:
+        conflict.act("pia", "conflict_roll", "Clover", [], trait="Quick", trait_use="aids_opponent")
+    assert refused.value.field == "trait_use"

@@ -1,0 +1,78 @@
+"""The result of an exchange (rabbits.en.md, "Actions"; ruling 4): the two sides' rolls against each other (versus)
+or their Obs (independent), and what each successful action does with its margin — disposition off the
+opponent (attack, feint), back up to the start (defend), or a maneuver to spend (conflict_maneuver.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.i18n import Summary, msg
+from app.systems.rabbits import outcome
+from app.systems.rabbits.conflict_disposition import set_disposition
+from app.systems.rabbits.sheet import dump, load
+
+
+def opponent(ex: Mapping[str, Any], team: str) -> str:
+    teams = ex.get("teams") or ["a", "b"]
+    return teams[1] if teams[0] == team else teams[0]
+
+
+def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
+    """What a successful action does with its margin (rabbits.en.md, "Actions")."""
+    side = ex["sides"][team]
+    other = opponent(ex, team)
+    own, opp = state["teams"][team], state["teams"][other]
+    if margin <= 0:
+        return
+    if side["action"] in ("attack", "feint"):
+        set_disposition(opp, max(0, opp["disposition"] - margin))
+        notes.append(msg("{team} −{n} → {left}", team=opp["name"], n=margin, left=opp["disposition"]))
+    elif side["action"] == "defend":
+        gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
+        set_disposition(own, own["disposition"] + gained)
+        notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
+                         now=own["disposition"], start=own["start"]))
+    else:
+        state["pending"].append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
+        notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
+
+
+def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
+    """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
+    independent (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
+    rolls = ex["rolls"]
+    x, y = ex["teams"]
+    notes: list[Summary] = []
+    results: dict[str, dict[str, Any]] = {}
+    if ex["versus"]:
+        a, b = rolls[x]["successes"], rolls[y]["successes"]
+        winner = x if a > b else y if b > a else None
+        for key in (x, y):
+            results[key] = {"passed": None if winner is None else winner == key, "margin": abs(a - b)}
+        if winner is None:
+            notes.append(msg("a tie: neither side gains"))
+        else:
+            _effect(state, ex, winner, abs(a - b), notes)
+    else:
+        for key in (x, y):
+            if key in rolls:
+                ob = ex["sides"][key]["ob"] or 0
+                hits = rolls[key]["successes"]
+                results[key] = {"passed": hits >= ob, "margin": abs(hits - ob)}
+                if hits >= ob:
+                    _effect(state, ex, key, hits - ob, notes)
+                else:
+                    notes.append(msg("{team} failed Ob {ob}", team=state["teams"][key]["name"], ob=ob))
+    ex["result"] = results
+    changed: set[int] = set()
+    for key, roll in rolls.items():
+        last = {**roll["last"], "passed": results[key]["passed"], "margin": results[key]["margin"]}
+        cid = roll["member"]
+        sheet = load(sheets[cid])
+        notes += outcome.apply(sheet, last)
+        sheets[cid] = dump(sheet)
+        changed.add(cid)
+        roll.pop("last", None)
+    return notes or [msg("no change")], changed
