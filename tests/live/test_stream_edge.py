@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from starlette.testclient import TestClient
+from utils.streams import http_scope, one_request
 from utils.tables import Table
 from utils.web import signed_in
 
@@ -26,19 +27,8 @@ async def _open(app: Any, method: str, path: str, query: str, headers: list[tupl
     """Open the stream, keep what arrives until the first body chunk (or the end), then hang up."""
     got: dict[str, Any] = {"status": None, "headers": [], "body": b""}
     done = anyio.Event()
-    asked = False
-    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-             "method": method, "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
-             "root_path": "", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-             "headers": [(b"host", b"testserver"), *headers]}
-
-    async def receive() -> dict[str, Any]:
-        nonlocal asked
-        if not asked:
-            asked = True
-            return {"type": "http.request", "body": b"", "more_body": False}
-        await done.wait()
-        return {"type": "http.disconnect"}
+    scope = http_scope(method, path, query, headers)
+    receive = one_request(done)
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":

@@ -4,24 +4,24 @@ headers, until_seq)`."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from fastapi import FastAPI
 
 
-async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_seq: int) -> str:
-    """Replay an SSE stream from the start (?after=0) by calling the ASGI app; disconnect once the entry with
-    id `until_seq` has arrived (the catch-up is done) or after a few seconds."""
-    chunks: list[str] = []
-    done = anyio.Event()
+def http_scope(method: str, path: str, query: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
+    """An ASGI HTTP scope as a server would make it for this request (host testserver, client 127.0.0.1)."""
+    return {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+            "method": method, "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
+            "root_path": "", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
+            "headers": [(b"host", b"testserver"), *headers]}
+
+
+def one_request(done: anyio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """An ASGI `receive`: the (empty) request body once, then the client hangs up when `done` is set."""
     asked = False
-    scope = {
-        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-        "method": "GET", "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
-        "root_path": "", "path": path, "raw_path": path.encode(), "query_string": b"after=0",
-        "headers": [(b"host", b"testserver")] + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-    }
 
     async def receive() -> dict[str, Any]:
         nonlocal asked
@@ -30,6 +30,17 @@ async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_se
             return {"type": "http.request", "body": b"", "more_body": False}
         await done.wait()
         return {"type": "http.disconnect"}
+
+    return receive
+
+
+async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_seq: int) -> str:
+    """Replay an SSE stream from the start (?after=0) by calling the ASGI app; disconnect once the entry with
+    id `until_seq` has arrived (the catch-up is done) or after a few seconds."""
+    chunks: list[str] = []
+    done = anyio.Event()
+    scope = http_scope("GET", path, "after=0", [(k.lower().encode(), v.encode()) for k, v in headers.items()])
+    receive = one_request(done)
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
