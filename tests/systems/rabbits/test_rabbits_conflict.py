@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.said import said
 
@@ -16,7 +15,6 @@ from app.errors import BadRequest, Forbidden
 from app.errors import Conflict as AppConflict
 from app.i18n import render
 from app.rolls import chain
-from app.rolls.models import LogEntry
 from app.rules import commitment
 from app.systems import EncounterViewer, get_system
 
@@ -201,17 +199,6 @@ def test_the_narrator_sees_and_scripts_only_the_narrators_team(conflict: Conflic
     assert pia["teams"]["b"]["script"] is None and pia["teams"]["a"]["script"][0]["action"] == "attack"
 
 
-def _export(conflict: Conflict) -> list[dict[str, Any]]:
-    with conflict.factory() as db:
-        entries = db.scalars(select(LogEntry).where(LogEntry.campaign_id == conflict.campaign_id)
-                             .order_by(LogEntry.seq)).all()
-        out = []
-        for e in entries:
-            out.append({**e.header(), **{k: e.body.get(k) for k in chain.HIDDEN_FIELDS}, "body": e.body,
-                        "salt": e.salt, "body_hash": e.body_hash, "prev_hash": e.prev_hash, "hash": e.hash})
-        return out
-
-
 def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflict: Conflict) -> None:
     start_fight(conflict)
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
@@ -239,7 +226,7 @@ def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflic
     assert conflict.sheet("Hazel")["conditions"] == ["injured"]
     assert conflict.sheet("Clover")["conditions"] == ["tired"]
     assert conflict.encounter().status == "over"
-    entries = _export(conflict)
+    entries = conflict.export()
     result = chain.verify_entries(entries)
     assert result.ok, result.problems
     assert result.commitments_checked == 6
@@ -258,7 +245,7 @@ def test_the_winner_owes_by_ruling_6(conflict: Conflict) -> None:
     # S 4, R 2: not ≥ S, not ≤ max(1, 1), not > S/2 → a compromise.
     assert state["result"]["owed"] == {"a": {"start": 4, "remaining": 2, "ruling": "compromise"}}
     assert len(entry.body["outcome"]["openings"]) == 4  # the unplayed actions are opened for the record
-    checked = chain.verify_entries(_export(conflict))
+    checked = chain.verify_entries(conflict.export())
     assert checked.ok and checked.commitments_checked == 6, checked.problems
 
 
@@ -287,7 +274,7 @@ def test_a_tampered_opening_fails_the_offline_check(conflict: Conflict) -> None:
     start_fight(conflict)
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["feint", "defend", "maneuver"], ["Hazel"] * 3)
-    entries = _export(conflict)
+    entries = conflict.export()
     checked = chain.verify_entries(entries)
     assert checked.ok, checked.problems
     last = entries[-1]
@@ -328,7 +315,7 @@ def test_python_m_app_verify_checks_the_commitments_offline(conflict: Conflict, 
     start_fight(conflict)
     conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["defend", "attack", "attack"], ["Hazel"] * 3)
-    entries = _export(conflict)
+    entries = conflict.export()
     head = {"seq": entries[-1]["seq"], "hash": entries[-1]["hash"]}
     good = tmp_path / "export.json"
     good.write_text(json.dumps({"format": chain.FORMAT, "head": head, "entries": entries}))
@@ -495,7 +482,7 @@ def test_the_narrator_calls_a_conflict_off_mid_volley(conflict: Conflict) -> Non
     assert state["phase"] == "over" and state["result"]["called_off"] is True and state["result"]["owed"] == {}
     assert conflict.encounter().status == "over"
     assert {name: conflict.sheet(name) for name in ("Clover", "Hazel")} == sheets
-    checked = chain.verify_entries(_export(conflict))
+    checked = chain.verify_entries(conflict.export())
     assert checked.ok and checked.commitments_checked == 6, checked.problems
     with pytest.raises(AppConflict, match="over"):
         conflict.act("nora", "conflict_call_off", None, reason="again")
@@ -509,8 +496,8 @@ def test_calling_off_before_both_lock_opens_only_the_locked_script(conflict: Con
     assert [o["team"] for o in entry.body["outcome"]["openings"]] == ["a", "a", "a"]
     state = conflict.state()
     assert state["teams"]["b"]["script"] is None  # never committed: thrown away, never shown
-    assert "maneuver" not in json.dumps(_export(conflict))
-    checked = chain.verify_entries(_export(conflict))
+    assert "maneuver" not in json.dumps(conflict.export())
+    checked = chain.verify_entries(conflict.export())
     assert checked.ok and checked.commitments_checked == 3, checked.problems
 
 

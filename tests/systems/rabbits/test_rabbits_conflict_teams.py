@@ -10,14 +10,12 @@ import json
 from typing import Any
 
 import pytest
-from sqlalchemy import select
 from utils.rabbits_conflict import HAZEL, Conflict, warren
 from utils.said import said
 from utils.web import form_post, signed_in
 
 from app.errors import BadRequest, Forbidden
 from app.rolls import chain
-from app.rolls.models import LogEntry
 from app.systems import EncounterViewer, get_system
 
 
@@ -26,14 +24,6 @@ def conflict(app: Any) -> Conflict:
     table = warren(app, fox=True)
     table.rabbit("pia", "Bramble", {**HAZEL, "skills": {"Fighter": 6}})
     return table
-
-
-def _export(conflict: Conflict) -> list[dict[str, Any]]:
-    with conflict.factory() as db:
-        entries = db.scalars(select(LogEntry).where(LogEntry.campaign_id == conflict.campaign_id)
-                             .order_by(LogEntry.seq)).all()
-        return [{**e.header(), **{k: e.body.get(k) for k in chain.HIDDEN_FIELDS}, "body": e.body, "salt": e.salt,
-                 "body_hash": e.body_hash, "prev_hash": e.prev_hash, "hash": e.hash} for e in entries]
 
 
 def _setup(conflict: Conflict, **teams: Any) -> None:
@@ -86,7 +76,7 @@ def test_two_fronts_until_a_whole_side_is_at_0(conflict: Conflict) -> None:
                          conditions=[f"{conflict.ids['Fox']}:injured"])
     assert "Warren owes none" in said(entry.body) and "Brambles owes none" in said(entry.body)
     assert conflict.sheet("Fox")["conditions"] == ["injured"]
-    checked = chain.verify_entries(_export(conflict))
+    checked = chain.verify_entries(conflict.export())
     assert checked.ok and checked.commitments_checked == 12, checked.problems
 
 
@@ -111,7 +101,7 @@ def test_a_team_without_an_opponent_faces_the_opposing_team_with_the_most_dispos
     conflict.act("pia", "conflict_roll", "Bramble", [5, 5, 1, 1, 1, 1])  # versus 2 to 0: Raiders 2 − 2 → 0
     state = conflict.state()
     assert state["phase"] == "end" and state["result"]["winners"] == ["a", "c"]
-    checked = chain.verify_entries(_export(conflict))
+    checked = chain.verify_entries(conflict.export())
     assert checked.ok and checked.commitments_checked == 9, checked.problems
 
 
@@ -130,7 +120,7 @@ def test_a_third_teams_script_is_its_own(conflict: Conflict) -> None:
     assert otto["teams"]["c"]["script"] is None and otto["teams"]["d"]["script"] is None
     assert nora["teams"]["c"]["script"] is None and nora["teams"]["d"]["script"][0]["action"] == "maneuver"
     assert pia["teams"]["c"]["script"][0]["action"] == "feint" and pia["teams"]["d"]["script"] is None
-    assert "feint" not in json.dumps([e["body"] for e in _export(conflict)])
+    assert "feint" not in json.dumps([e["body"] for e in conflict.export()])
 
 
 def test_the_set_up_checks_every_team(conflict: Conflict) -> None:
