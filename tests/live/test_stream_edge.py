@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from fastapi import FastAPI
 from starlette.testclient import TestClient
 from utils.streams import http_scope, one_request
 from utils.tables import Table
@@ -47,7 +48,13 @@ async def _open(app: Any, method: str, path: str, query: str, headers: list[tupl
 def _call(client: TestClient, path: str, headers: dict[str, str] | None = None, *, query: str = "",
           method: str = "GET") -> dict[str, Any]:
     raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
-    return client.portal.call(_open, client.app, method, path, query, raw)  # type: ignore[union-attr]
+    assert client.portal is not None, "a TestClient used as a context manager (the app fixture)"
+    return client.portal.call(_open, _app(client), method, path, query, raw)
+
+
+def _app(client: TestClient) -> FastAPI:
+    assert isinstance(client.app, FastAPI)
+    return client.app
 
 
 def _cookie(browser: TestClient) -> dict[str, str]:
@@ -178,7 +185,7 @@ def test_streams_are_opened_in_front_of_the_middleware_stack(client: TestClient,
     from app.live.routes import StreamDispatcher
 
     table, cookies = browsers
-    dispatcher = client.app.middleware_stack  # type: ignore[union-attr]
+    dispatcher = _app(client).middleware_stack
     assert isinstance(dispatcher, StreamDispatcher)
     stack, reached = dispatcher.app, []
 
@@ -206,7 +213,7 @@ def test_a_client_that_hangs_up_is_unsubscribed(client: TestClient,
     """The raw stream has no task group watching the connection: its listener must notice the hang-up, even
     while the stream waits for the next entry (keepalive far away)."""
     table, cookies = browsers
-    hub = client.app.state.hub  # type: ignore[union-attr]
+    hub = _app(client).state.hub
     hub_feeds = hub._feeds
     _assert_stream(_call(client, f"/api/campaigns/{table.id}/events", table.player), 2)
     _assert_stream(_call(client, f"/campaigns/{table.id}/stream", cookies["narrator"]), 2)
