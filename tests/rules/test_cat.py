@@ -12,14 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import cat
-from app.rules.cat import CatRuleError
+from app.rules.cat import CatRuleError, fights
+from app.rules.cat import fate as risk
+from app.rules.cat import sheet as growth
 from app.rules.dice import DiceError, ScriptedDice
 
 NEW_CAT = {"claws": "best", "coat": "strong", "face": "strong", "fangs": "strong", "legs": "good", "tail": "good"}
 
 
-def fate(faces: list[int], difficulty: str, **kwargs: object) -> cat.FateResult:
-    return cat.test_fate(ScriptedDice(faces), len(faces), difficulty, **kwargs)  # type: ignore[arg-type]
+def fate(faces: list[int], difficulty: str, **kwargs: object) -> risk.FateResult:
+    return risk.test_fate(ScriptedDice(faces), len(faces), difficulty, **kwargs)  # type: ignore[arg-type]
 
 
 class SimDice:
@@ -39,7 +41,7 @@ def test_rule_names_are_stable() -> None:
     assert cat.RANKS == ("crippled", "hurt", "good", "strong", "best")
     assert dict(cat.RANK_DICE) == {"crippled": 0, "hurt": 2, "good": 3, "strong": 4, "best": 5}
     assert cat.TRAITS == ("claws", "coat", "face", "fangs", "legs", "tail")
-    assert cat.test_fate.__test__ is False  # type: ignore[attr-defined]
+    assert risk.test_fate.__test__ is False  # type: ignore[attr-defined]
 
 
 def test_only_2_4_6_are_evens() -> None:
@@ -59,7 +61,7 @@ def test_difficulty_needs_that_many_evens(difficulty: str, needed: int) -> None:
 
 def test_one_die_per_pool_point_is_rolled() -> None:
     dice = ScriptedDice([2, 2, 2, 2])
-    cat.test_fate(dice, 3, "easy")
+    risk.test_fate(dice, 3, "easy")
     assert dice.remaining == 1
 
 
@@ -74,7 +76,7 @@ def test_crippled_trait_cannot_take_risks() -> None:
         cat.pool_for("crippled", advantage=3)
     assert err.value.field == "rank"
     with pytest.raises(CatRuleError):
-        cat.test_fate(ScriptedDice([]), 0, "easy")
+        risk.test_fate(ScriptedDice([]), 0, "easy")
 
 
 # --- cat.txt, "Scars" ----------------------------------------------------------------------
@@ -108,7 +110,7 @@ def test_three_scars_drop_a_trait_one_rank() -> None:
 
 
 def test_cats_take_the_other_cats_evens_and_most_evens_wins() -> None:
-    result = cat.cat_fight(ScriptedDice([2, 4, 1, 6, 3, 3, 3]), 4, 3)
+    result = fights.cat_fight(ScriptedDice([2, 4, 1, 6, 3, 3, 3]), 4, 3)
     assert (result.a_faces, result.b_faces) == ((2, 4, 1, 6), (3, 3, 3))
     assert (result.a_evens, result.b_evens) == (3, 0)
     assert (result.a_scars, result.b_scars) == (0, 3)
@@ -116,15 +118,15 @@ def test_cats_take_the_other_cats_evens_and_most_evens_wins() -> None:
 
 
 def test_cat_fight_with_a_life_loses_but_takes_no_scars() -> None:
-    result = cat.cat_fight(ScriptedDice([2, 1, 1, 4, 6, 1]), 3, 3)
-    dodged = cat.dodge_fight_scars_with_life(result, "a")
+    result = fights.cat_fight(ScriptedDice([2, 1, 1, 4, 6, 1]), 3, 3)
+    dodged = fights.dodge_fight_scars_with_life(result, "a")
     assert (dodged.a_scars, dodged.b_scars) == (0, 1)
     assert dodged.a_life_spent and not dodged.b_life_spent
     assert dodged.winner == "b"  # "the winner of the fight is always the cat who rolled the most evens"
 
 
 def test_dodging_a_cat_inflicts_nothing_and_loses() -> None:
-    result = cat.cat_fight(ScriptedDice([2, 4, 6, 2, 1, 1]), 4, 2, a_dodges=True)
+    result = fights.cat_fight(ScriptedDice([2, 4, 6, 2, 1, 1]), 4, 2, a_dodges=True)
     assert result.a_evens == 4 and result.b_evens == 0
     assert (result.a_scars, result.b_scars) == (0, 0)
     assert result.winner == "b"
@@ -132,13 +134,13 @@ def test_dodging_a_cat_inflicts_nothing_and_loses() -> None:
 
 
 def test_non_cats_take_the_opponents_evens_each_round() -> None:
-    result = cat.foe_round(ScriptedDice([2, 4, 1, 6, 6, 3]), 3, 3)
+    result = fights.foe_round(ScriptedDice([2, 4, 1, 6, 6, 3]), 3, 3)
     assert (result.cat_faces, result.foe_faces) == ((2, 4, 1), (6, 6, 3))
     assert (result.cat_scars, result.foe_scars) == (2, 2)
 
 
 def test_dodging_a_boggin_delivers_no_hits() -> None:
-    result = cat.foe_round(ScriptedDice([2, 1, 4, 4, 2]), 2, 3, cat_dodges=True)
+    result = fights.foe_round(ScriptedDice([2, 1, 4, 4, 2]), 2, 3, cat_dodges=True)
     assert result.foe_scars == 0
     assert result.cat_scars == 2  # three hits, one cancelled by the even on Legs
     assert result.scars_cancelled == 1
@@ -149,31 +151,31 @@ def test_dodging_a_boggin_delivers_no_hits() -> None:
 
 def test_four_crippled_traits_or_last_life_kill() -> None:
     ranks = dict(NEW_CAT, claws="crippled", coat="crippled", face="crippled")
-    assert not cat.is_dead(ranks, 9)
-    assert cat.crippled_warning(ranks) is not None  # "When three ... are crippled, he's in real danger"
-    assert cat.is_dead(dict(ranks, fangs="crippled"), 9)
-    assert cat.is_dead(NEW_CAT, 0)
-    assert not cat.is_dead(NEW_CAT, 1)
-    assert cat.crippled_warning(NEW_CAT) is None
+    assert not growth.is_dead(ranks, 9)
+    assert growth.crippled_warning(ranks) is not None  # "When three ... are crippled, he's in real danger"
+    assert growth.is_dead(dict(ranks, fangs="crippled"), 9)
+    assert growth.is_dead(NEW_CAT, 0)
+    assert not growth.is_dead(NEW_CAT, 1)
+    assert growth.crippled_warning(NEW_CAT) is None
     assert cat.STARTING_LIVES == 9
 
 
 def test_up_to_five_reputations_of_rank_at_most_five() -> None:
-    cat.validate_reputations({"a": 5, "b": 5, "c": 1, "d": 2, "e": 4}, creation=False)
+    growth.validate_reputations({"a": 5, "b": 5, "c": 1, "d": 2, "e": 4}, creation=False)
     with pytest.raises(CatRuleError):
-        cat.validate_reputations({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1}, creation=False)
+        growth.validate_reputations({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1, "f": 1}, creation=False)
     with pytest.raises(CatRuleError) as err:
-        cat.validate_reputations({"Mouser": 6}, creation=False)
+        growth.validate_reputations({"Mouser": 6}, creation=False)
     assert err.value.field == "reputations.Mouser"
 
 
 def test_gifted_reputation_is_half_the_givers() -> None:
-    assert [cat.gift_reputation_rank(r) for r in (1, 2, 3, 4, 5)] == [1, 1, 1, 2, 2]
+    assert [growth.gift_reputation_rank(r) for r in (1, 2, 3, 4, 5)] == [1, 1, 1, 2, 2]
 
 
 def test_a_life_succeeds_regardless_of_trait_or_difficulty() -> None:
     dice = ScriptedDice([])
-    result = cat.test_fate(dice, 0, "hard", dangerous=True, spend_life=True)
+    result = risk.test_fate(dice, 0, "hard", dangerous=True, spend_life=True)
     assert result.success and result.life_spent
     assert (result.faces, result.scars, result.style_gained) == ((), 0, 0)
 
@@ -190,7 +192,7 @@ def test_style_points_are_automatic_evens_as_many_as_you_like() -> None:
 
 
 def test_a_cat_heals_one_scar_per_week() -> None:
-    assert cat.heal({"legs": 3}, 2)["legs"] == 1
+    assert growth.heal({"legs": 3}, 2)["legs"] == 1
 
 
 # --- RULINGS.md, Cat ---------------------------------------------------------------------------
@@ -198,7 +200,7 @@ def test_a_cat_heals_one_scar_per_week() -> None:
 
 def test_ruling_1_never_below_crippled_and_healing_restores_rank() -> None:
     assert cat.effective_rank("best", 99) == "crippled"
-    healed = cat.heal({"legs": 3}, 1)
+    healed = growth.heal({"legs": 3}, 1)
     assert cat.effective_rank("good", healed["legs"]) == "good"
     assert cat.effective_ranks(NEW_CAT, {"claws": 6})["claws"] == "good"
 
@@ -215,71 +217,71 @@ def test_ruling_3_style_points_never_decide_scars() -> None:
 
 
 def test_ruling_4_tie_both_scarred_nobody_dominates() -> None:
-    result = cat.cat_fight(ScriptedDice([2, 1, 4, 3]), 2, 2)
+    result = fights.cat_fight(ScriptedDice([2, 1, 4, 3]), 2, 2)
     assert (result.a_scars, result.b_scars) == (1, 1)
     assert result.winner is None
 
 
 def test_ruling_4_two_dodgers_no_winner() -> None:
-    result = cat.cat_fight(ScriptedDice([2, 2, 1, 1]), 2, 2, a_dodges=True, b_dodges=True)
+    result = fights.cat_fight(ScriptedDice([2, 2, 1, 1]), 2, 2, a_dodges=True, b_dodges=True)
     assert (result.a_scars, result.b_scars, result.winner) == (0, 0, None)
 
 
 def test_ruling_5_dodge_cancels_only_what_would_be_taken() -> None:
-    result = cat.foe_round(ScriptedDice([2, 2, 2, 1, 4]), 3, 2, cat_dodges=True)
+    result = fights.foe_round(ScriptedDice([2, 2, 2, 1, 4]), 3, 2, cat_dodges=True)
     assert (result.cat_scars, result.foe_scars, result.scars_cancelled) == (0, 0, 1)
 
 
 def test_ruling_5_life_dodges_a_whole_round() -> None:
-    result = cat.dodge_round_scars_with_life(cat.foe_round(ScriptedDice([1, 2, 4, 6]), 1, 3))
+    result = fights.dodge_round_scars_with_life(fights.foe_round(ScriptedDice([1, 2, 4, 6]), 1, 3))
     assert (result.cat_scars, result.foe_scars, result.cat_life_spent) == (0, 0, True)
     with pytest.raises(CatRuleError):
-        cat.dodge_round_scars_with_life(result)
+        fights.dodge_round_scars_with_life(result)
 
 
 def test_ruling_7_three_crippled_warns_four_kill() -> None:
     ranks = dict.fromkeys(cat.TRAITS, "crippled")
-    assert cat.is_dead(ranks, 9)
-    assert cat.crippled_warning(dict(ranks, claws="good", coat="good", face="good")) is not None
+    assert growth.is_dead(ranks, 9)
+    assert growth.crippled_warning(dict(ranks, claws="good", coat="good", face="good")) is not None
 
 
 def test_ruling_8_magic_points() -> None:
-    assert [cat.magic_points(r) for r in ("hurt", "good", "strong", "best")] == [5, 6, 7, 8]
+    assert [growth.magic_points(r) for r in ("hurt", "good", "strong", "best")] == [5, 6, 7, 8]
 
 
 def test_ruling_9_gift_minimum_one() -> None:
-    assert cat.gift_reputation_rank(1) == 1
+    assert growth.gift_reputation_rank(1) == 1
     with pytest.raises(CatRuleError):
-        cat.gift_reputation_rank(0)
+        growth.gift_reputation_rank(0)
 
 
 def test_new_cat_one_best_three_strong_two_good() -> None:
-    cat.validate_new_cat(NEW_CAT)
+    growth.validate_new_cat(NEW_CAT)
     with pytest.raises(CatRuleError) as err:
-        cat.validate_new_cat(dict(NEW_CAT, legs="best"))
+        growth.validate_new_cat(dict(NEW_CAT, legs="best"))
     assert err.value.field == "ranks"
     with pytest.raises(CatRuleError) as err:
-        cat.validate_new_cat(dict(NEW_CAT, tail="hurt"))
+        growth.validate_new_cat(dict(NEW_CAT, tail="hurt"))
     assert err.value.field == "ranks.tail"
     with pytest.raises(CatRuleError) as err:
-        cat.validate_new_cat({k: v for k, v in NEW_CAT.items() if k != "face"})
+        growth.validate_new_cat({k: v for k, v in NEW_CAT.items() if k != "face"})
     assert err.value.field == "ranks.face"
     with pytest.raises(CatRuleError):
-        cat.validate_new_cat(dict(NEW_CAT, whiskers="good"))
+        growth.validate_new_cat(dict(NEW_CAT, whiskers="good"))
 
 
 def test_reputations_at_creation_seven_points_none_above_three() -> None:
-    cat.validate_reputations({"Mouser": 3, "Fence walker": 3, "Sly": 1}, creation=True)
+    growth.validate_reputations({"Mouser": 3, "Fence walker": 3, "Sly": 1}, creation=True)
     with pytest.raises(CatRuleError) as err:
-        cat.validate_reputations({"Mouser": 4, "Sly": 3}, creation=True)
+        growth.validate_reputations({"Mouser": 4, "Sly": 3}, creation=True)
     assert err.value.field == "reputations.Mouser"
     with pytest.raises(CatRuleError) as err:
-        cat.validate_reputations({"Mouser": 3, "Sly": 3}, creation=True)
+        growth.validate_reputations({"Mouser": 3, "Sly": 3}, creation=True)
     assert err.value.field == "reputations"
     with pytest.raises(CatRuleError):
-        cat.validate_reputations({"Mouser": 0}, creation=False)
+        growth.validate_reputations({"Mouser": 0}, creation=False)
     with pytest.raises(CatRuleError):
-        cat.validate_reputations({" ": 2}, creation=False)
+        growth.validate_reputations({" ": 2}, creation=False)
 
 
 # --- Decisions the texts leave open (documented in the module) ---------------------------------
@@ -292,44 +294,44 @@ def test_unneeded_style_points_come_back() -> None:
 
 def test_style_with_a_life_is_refused() -> None:
     with pytest.raises(CatRuleError) as err:
-        cat.test_fate(ScriptedDice([]), 3, "easy", style_points=1, spend_life=True)
+        risk.test_fate(ScriptedDice([]), 3, "easy", style_points=1, spend_life=True)
     assert err.value.field == "style_points"
 
 
 def test_heal_defaults_to_most_scarred_first_in_traits_order_on_ties() -> None:
-    assert cat.heal({"tail": 2, "coat": 2, "legs": 1}, 1) == dict.fromkeys(cat.TRAITS, 0) | {
+    assert growth.heal({"tail": 2, "coat": 2, "legs": 1}, 1) == dict.fromkeys(cat.TRAITS, 0) | {
         "tail": 2, "coat": 1, "legs": 1
     }
-    assert cat.heal({"legs": 1}, 5)["legs"] == 0
+    assert growth.heal({"legs": 1}, 5)["legs"] == 0
 
 
 def test_heal_choices() -> None:
     scars = {"claws": 3, "face": 1}
-    assert cat.heal(scars, 2, ["face", "claws"]) == dict.fromkeys(cat.TRAITS, 0) | {"claws": 2}
-    assert cat.heal(scars, 3, "face") == dict.fromkeys(cat.TRAITS, 0) | {"claws": 1}
+    assert growth.heal(scars, 2, ["face", "claws"]) == dict.fromkeys(cat.TRAITS, 0) | {"claws": 2}
+    assert growth.heal(scars, 3, "face") == dict.fromkeys(cat.TRAITS, 0) | {"claws": 1}
     with pytest.raises(CatRuleError) as err:
-        cat.heal(scars, 2, ["face", "face"])
+        growth.heal(scars, 2, ["face", "face"])
     assert err.value.field == "choices.1"
     with pytest.raises(CatRuleError):
-        cat.heal(scars, 1, ["face", "claws"])
+        growth.heal(scars, 1, ["face", "claws"])
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: cat.test_fate(ScriptedDice([2]), 1, "Easy"),
-        lambda: cat.test_fate(ScriptedDice([2]), True, "easy"),
-        lambda: cat.test_fate(ScriptedDice([2]), 1, "easy", style_points=-1),
-        lambda: cat.test_fate(ScriptedDice([]), cat.MAX_POOL + 1, "easy"),
-        lambda: cat.cat_fight(ScriptedDice([2]), 1, 0),
-        lambda: cat.foe_round(ScriptedDice([2]), 1, -1),
+        lambda: risk.test_fate(ScriptedDice([2]), 1, "Easy"),
+        lambda: risk.test_fate(ScriptedDice([2]), True, "easy"),
+        lambda: risk.test_fate(ScriptedDice([2]), 1, "easy", style_points=-1),
+        lambda: risk.test_fate(ScriptedDice([]), cat.MAX_POOL + 1, "easy"),
+        lambda: fights.cat_fight(ScriptedDice([2]), 1, 0),
+        lambda: fights.foe_round(ScriptedDice([2]), 1, -1),
         lambda: cat.effective_rank("mighty", 0),
         lambda: cat.effective_rank("good", -1),
         lambda: cat.pool_for("good", reputation=6),
-        lambda: cat.is_dead(NEW_CAT, -1),
-        lambda: cat.heal({"whiskers": 1}, 1),
-        lambda: cat.dodge_fight_scars_with_life(cat.cat_fight(ScriptedDice([1, 2]), 1, 1), "b"),
-        lambda: cat.dodge_fight_scars_with_life(cat.cat_fight(ScriptedDice([1, 2]), 1, 1), "c"),
+        lambda: growth.is_dead(NEW_CAT, -1),
+        lambda: growth.heal({"whiskers": 1}, 1),
+        lambda: fights.dodge_fight_scars_with_life(fights.cat_fight(ScriptedDice([1, 2]), 1, 1), "b"),
+        lambda: fights.dodge_fight_scars_with_life(fights.cat_fight(ScriptedDice([1, 2]), 1, 1), "c"),
     ],
 )
 def test_bad_requests_raise_rule_errors(call: Callable[[], object]) -> None:
@@ -339,7 +341,7 @@ def test_bad_requests_raise_rule_errors(call: Callable[[], object]) -> None:
 
 def test_rolls_come_only_from_the_dice_given() -> None:
     with pytest.raises(DiceError):
-        cat.test_fate(ScriptedDice([2]), 2, "easy")
+        risk.test_fate(ScriptedDice([2]), 2, "easy")
 
 
 # --- Properties ------------------------------------------------------------------------------
@@ -376,7 +378,7 @@ def test_effective_rank_is_monotone_in_scars(base: str, scars: int, more: int) -
 @given(st.lists(st.integers(1, 6), min_size=2, max_size=14), st.booleans(), st.booleans(), st.data())
 def test_cat_fight_properties(faces: list[int], a_dodges: bool, b_dodges: bool, data: st.DataObject) -> None:
     a_pool = data.draw(st.integers(1, len(faces) - 1))
-    result = cat.cat_fight(ScriptedDice(faces), a_pool, len(faces) - a_pool, a_dodges=a_dodges, b_dodges=b_dodges)
+    result = fights.cat_fight(ScriptedDice(faces), a_pool, len(faces) - a_pool, a_dodges=a_dodges, b_dodges=b_dodges)
     if a_dodges or b_dodges:
         assert result.a_scars == result.b_scars == 0
     else:
@@ -389,7 +391,7 @@ def test_cat_fight_properties(faces: list[int], a_dodges: bool, b_dodges: bool, 
 @given(st.lists(st.integers(1, 6), min_size=2, max_size=14), st.booleans(), st.data())
 def test_foe_round_properties(faces: list[int], dodges: bool, data: st.DataObject) -> None:
     cat_pool = data.draw(st.integers(1, len(faces) - 1))
-    result = cat.foe_round(ScriptedDice(faces), cat_pool, len(faces) - cat_pool, cat_dodges=dodges)
+    result = fights.foe_round(ScriptedDice(faces), cat_pool, len(faces) - cat_pool, cat_dodges=dodges)
     assert 0 <= result.cat_scars <= result.foe_evens
     assert result.foe_scars == (0 if dodges else result.cat_evens)
     assert result.cat_scars + result.scars_cancelled == result.foe_evens
@@ -398,7 +400,7 @@ def test_foe_round_properties(faces: list[int], dodges: bool, data: st.DataObjec
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(cat.TRAITS), st.integers(0, 9)), st.integers(0, 40))
 def test_heal_properties(scars: dict[str, int], weeks: int) -> None:
-    healed = cat.heal(scars, weeks)
+    healed = growth.heal(scars, weeks)
     assert all(0 <= healed[t] <= scars.get(t, 0) for t in cat.TRAITS)
     assert sum(scars.values()) - sum(healed.values()) == min(weeks, sum(scars.values()))
 
@@ -422,7 +424,7 @@ def test_heal_properties(scars: dict[str, int], weeks: int) -> None:
     ],
 )
 def test_exact_odds_by_hand(pool: int, needed: int, style: int, chance: Fraction) -> None:
-    assert cat.exact_success_chance(pool, needed, style) == chance
+    assert risk.exact_success_chance(pool, needed, style) == chance
 
 
 @pytest.mark.parametrize("pool", [1, 2, 3, 4])
@@ -430,12 +432,12 @@ def test_exact_odds_match_every_possible_roll(pool: int) -> None:
     rolls = list(itertools.product(range(1, 7), repeat=pool))
     for difficulty, needed in cat.DIFFICULTY_EVENS.items():
         wins = sum(fate(list(roll), difficulty).success for roll in rolls)
-        assert Fraction(wins, len(rolls)) == cat.exact_success_chance(pool, needed)
+        assert Fraction(wins, len(rolls)) == risk.exact_success_chance(pool, needed)
 
 
 @pytest.mark.parametrize(("pool", "difficulty", "style"), [(5, "hard", 0), (3, "moderate", 1), (7, "hard", 0)])
 def test_exact_odds_match_seeded_simulation(pool: int, difficulty: str, style: int) -> None:
     dice, trials = SimDice(1234), 20_000
-    wins = sum(cat.test_fate(dice, pool, difficulty, style_points=style).success for _ in range(trials))
-    expected = cat.exact_success_chance(pool, cat.DIFFICULTY_EVENS[difficulty], style)
+    wins = sum(risk.test_fate(dice, pool, difficulty, style_points=style).success for _ in range(trials))
+    expected = risk.exact_success_chance(pool, cat.DIFFICULTY_EVENS[difficulty], style)
     assert abs(wins / trials - float(expected)) < 0.02

@@ -21,16 +21,12 @@ from app.rules.catfight import (
     CatStatsError,
     IllegalMove,
     RollBudgetError,
-    exact_defend_chance,
-    exact_jump_chance,
-    legal_moves,
     pm_roll,
     regenerate,
-    start_duel,
-    step,
-    to_move,
     validate_cat,
 )
+from app.rules.catfight.duel import legal_moves, start_duel, step, to_move
+from app.rules.catfight.odds import exact_defend_chance, exact_jump_chance
 from app.rules.dice import ScriptedDice
 
 MIMI = {"name": "Mimi", "attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}

@@ -1,4 +1,4 @@
-"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/rules/cat.py;
+"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/rules/cat/;
 this package is the sheet, the actions, the pages' data and the demo."""
 
 from __future__ import annotations

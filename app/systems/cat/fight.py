@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.i18n import N_, _, msg
-from app.rules import cat as rules
+from app.rules.cat import fights
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.cat.play import alive
@@ -95,7 +95,7 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     a_weapon = state["challenger_weapon"]
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
     rec = RecordingDice(dice)
-    r = rules.cat_fight(rec, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
+    r = fights.cat_fight(rec, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
     a_name, b_name = challenger["name"], ctx.character_name
     new_a, new_b = a.model_copy(deep=True), b.model_copy(deep=True)
     if r.a_scars:
@@ -164,7 +164,7 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     cat_pool = _weapon_dice(cat, p.weapon)
     foe_pool = _weapon_dice(foe, state["foe_trait"], "foe_id")
     rec = RecordingDice(dice)
-    r = rules.foe_round(rec, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
+    r = fights.foe_round(rec, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
     n = state["round"] + 1
     if r.cat_scars:

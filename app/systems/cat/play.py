@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, percent, render
 from app.rules import cat as rules
+from app.rules.cat import fate
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.cat.sheet import (
@@ -106,7 +107,7 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     if p.spend_life:
         return Odds(chance=1.0, text=_("{percent} — a Life wins this Risk outright (no roll).").format(
             percent=percent(1.0)), details={"pool": 0, "needed": needed, "label": label})
-    chance = rules.exact_success_chance(pool, needed, p.style_points)
+    chance = fate.exact_success_chance(pool, needed, p.style_points)
     style = _(" + {n} Style").format(n=p.style_points) if p.style_points else ""
     return Odds(chance=float(chance),
                 text=_("{percent} (exactly {fraction}) — {pool} dice ({words}){style}, {needed} even(s) needed").format(
@@ -127,7 +128,7 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
                             "without it.").format(reputation=p.reputation), field="reputation")
     rec = RecordingDice(dice)
     try:
-        result = rules.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
+        result = fate.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
                                  spend_life=p.spend_life)
     except rules.CatRuleError as exc:
         raise ActionError(cat_rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait") \

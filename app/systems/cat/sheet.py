@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg, rule_message
 from app.rules import cat as rules
+from app.rules.cat import sheet as growth
 from app.systems.base import ActionError
 
 Trait = rules.Trait
@@ -30,7 +31,7 @@ TRAIT_HELP: Mapping[str, str] = {
     "claws": N_("fighting, climbing"), "coat": N_("protection, impressing, persuading"), "face": N_("senses"),
     "fangs": N_("fighting, carrying"), "legs": N_("jumping, balance, running"), "tail": N_("magic"),
 }
-# The words of a rule error (app/rules/cat.py) that name a Trait or a rank: translated with its template.
+# The words of a rule error (app/rules/cat/) that name a Trait or a rank: translated with its template.
 _RULE_WORDS = {"Claws", "Coat", "Face", "Fangs", "Legs", "Tail", "Crippled", "Hurt", "Good", "Strong", "Best"}
 
 
@@ -175,13 +176,13 @@ def crippled_traits(cat: CatSheet) -> list[str]:
 
 def is_dead(cat: CatSheet) -> bool:
     crippled = {t: ("crippled" if t in crippled_traits(cat) else "good") for t in rules.TRAITS}
-    return rules.is_dead(crippled, cat.lives)
+    return growth.is_dead(crippled, cat.lives)
 
 
 def warning(cat: CatSheet) -> str | None:
     if is_dead(cat):
         return None
-    return rules.crippled_warning({t: ("crippled" if t in crippled_traits(cat) else "good") for t in rules.TRAITS})
+    return growth.crippled_warning({t: ("crippled" if t in crippled_traits(cat) else "good") for t in rules.TRAITS})
 
 
 def reputation(cat: CatSheet, name: str) -> Reputation | None:
@@ -267,7 +268,7 @@ def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
             raise ActionError(_("At creation a Reputation is ranked 1 to {creation_max_reputation_rank}.")
                               .format(creation_max_reputation_rank=rules.CREATION_MAX_REPUTATION_RANK), field=field)
     try:
-        rules.validate_reputations(reps, creation=True)
+        growth.validate_reputations(reps, creation=True)
     except rules.CatRuleError as exc:
         raise ActionError(cat_rule_message(exc), field="reputations") from exc
     return [Reputation(name=n, rank=r) for n, r in reps.items()]
@@ -291,12 +292,12 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
         if not ranks[t]:
             raise ActionError(_("Choose a rank for {trait}.").format(trait=trait_name(t)), field=f"rank_{t}")
     try:
-        rules.validate_new_cat(ranks)
+        growth.validate_new_cat(ranks)
     except rules.CatRuleError as exc:
         field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
         raise ActionError(cat_rule_message(exc), field=field) from exc
     cat = CatSheet(**names, ranks=ranks, reputations=_creation_reputations(fields),  # type: ignore[arg-type]
-                   magic=rules.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
+                   magic=growth.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
     return dump(cat)
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg
 from app.rules import cat as rules
+from app.rules.cat import sheet as growth
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat.play import alive
@@ -28,7 +29,7 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
         cat = load(ctx.others[cid])
         if is_dead(cat):
             continue
-        left = rules.heal(cat.scars, p.weeks, cat.heal_first or None)
+        left = growth.heal(cat.scars, p.weeks, cat.heal_first or None)
         gone = {t: cat.scars[t] - left[t] for t in rules.TRAITS if cat.scars[t] != left[t]}
         if not gone:
             continue
@@ -138,7 +139,7 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     if len(recipient.reputations) >= rules.MAX_REPUTATIONS:
         raise ActionError(_("{recipient} already has five Reputations.")
                           .format(recipient=ctx.other_names[p.recipient_id]), field="recipient_id")
-    rank = rules.gift_reputation_rank(rep.rank)
+    rank = growth.gift_reputation_rank(rep.rank)
     new_giver = giver.model_copy(deep=True)
     new_giver.reputations = [r for r in giver.reputations if r.name != rep.name]
     new_giver.approvals = [a for a in giver.approvals if a.reputation != rep.name]

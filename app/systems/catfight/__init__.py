@@ -1,4 +1,4 @@
-"""The turn-based cat fight (app/rules/catfight.py) as a Fateboard system: cat sheets, duels as encounters.
+"""The turn-based cat fight (app/rules/catfight/) as a Fateboard system: cat sheets, duels as encounters.
 sheet.py: the sheet; duel.py: the actions; rest.py: regeneration; log.py: the log lines.
 
 Health lives in the duel's state while the cats fight and is copied to both cats' sheets on every step

@@ -16,6 +16,8 @@ from pydantic import BaseModel, Field
 from app.i18n import N_, Text, msg, rule_message
 from app.i18n import gettext as _
 from app.rules import catfight
+from app.rules.catfight import duel as moves
+from app.rules.catfight import odds
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.catfight.log import describe
@@ -53,14 +55,14 @@ def chances(state: Mapping[str, Any]) -> dict[str, Any] | None:
     attacker = state["attacker"]
     defender = "b" if attacker == "a" else "a"
     return {"attack": state["pending_attack"],
-            "defend": _fraction(catfight.exact_defend_chance(state[defender]["defend"], state["pending_attack"])),
-            "jump": _fraction(catfight.exact_jump_chance(state[defender]["jump"], state[attacker]["jump"]))}
+            "defend": _fraction(odds.exact_defend_chance(state[defender]["defend"], state["pending_attack"])),
+            "jump": _fraction(odds.exact_jump_chance(state[defender]["jump"], state[attacker]["jump"]))}
 
 
 def with_view(state: dict[str, Any]) -> dict[str, Any]:
     """The state plus what the duel page shows: whose move, the legal moves, the defender's chances."""
-    state["to_move"] = catfight.to_move(state)
-    state["legal"] = sorted(catfight.legal_moves(state))
+    state["to_move"] = moves.to_move(state)
+    state["legal"] = sorted(moves.legal_moves(state))
     state["chances"] = chances(state)
     return state
 
@@ -129,7 +131,7 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
     mine = _fit_to_fight(sheet, name_a, "character_id", ctx)
     theirs = _fit_to_fight(ctx.others[params.opponent_id], name_b, "opponent_id", ctx)
     try:
-        state = catfight.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
+        state = moves.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
                                     {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]})
     except catfight.CatfightError as exc:
         raise ActionError(rule_text(exc), field="opponent_id") from exc
@@ -155,17 +157,17 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     names = _names(encounter)
     if side is None:
         raise ActionError(_("That cat is not in this duel."), field="character_id")
-    legal = catfight.legal_moves(state)
+    legal = moves.legal_moves(state)
     if params.move not in legal:  # the duel moved on meanwhile (or is over): say what is possible now
         raise ActionError(rule_text(catfight.IllegalMove(params.move, legal)), field="move")
-    turn = catfight.to_move(state)
+    turn = moves.to_move(state)
     assert turn is not None  # only once the duel is over, and then no move is legal
     if turn != side:
         raise ActionError(_("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]},
                           field="move")
     recorder = RecordingDice(dice)
     try:
-        new, events = catfight.step(state, params.move, recorder)
+        new, events = moves.step(state, params.move, recorder)
     except catfight.CatfightError as exc:
         raise ActionError(rule_text(exc), field="move") from exc
     text = describe(events, names)

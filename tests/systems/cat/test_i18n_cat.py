@@ -18,6 +18,8 @@ from utils.web import signed_in
 from app import i18n
 from app.rules import cat as cat_rules
 from app.rules import catfight
+from app.rules.cat.sheet import validate_new_cat
+from app.rules.catfight.duel import start_duel, step
 from app.systems.cat.sheet import cat_rule_message
 from app.systems.catfight.duel import rule_text
 from app.systems.catfight.log import describe
@@ -46,7 +48,7 @@ def test_a_test_of_fate_names_the_trait_in_the_readers_language(app: Any) -> Non
 
 def test_a_cat_rule_error_names_traits_and_ranks_in_the_readers_language(reader: Any) -> None:
     with pytest.raises(cat_rules.CatRuleError) as caught:
-        cat_rules.validate_new_cat({"claws": "hurt", "coat": "good", "face": "best", "fangs": "strong",
+        validate_new_cat({"claws": "hurt", "coat": "good", "face": "best", "fangs": "strong",
                                     "legs": "strong", "tail": "strong"})
     reader("de")
     assert cat_rule_message(caught.value) == ("Die Eigenschaften einer neuen Katze sind Beste, Stark oder Gut; "
@@ -57,7 +59,7 @@ def test_a_cat_rule_error_names_traits_and_ranks_in_the_readers_language(reader:
 
 def test_an_illegal_duel_move_is_explained_in_the_readers_language(reader: Any) -> None:
     with pytest.raises(catfight.IllegalMove) as caught:
-        catfight.step(catfight.start_duel(catfight.TECKA, {**catfight.TECKA, "name": "Mimi"}), "attack", None)  # type: ignore[arg-type]
+        step(start_duel(catfight.TECKA, {**catfight.TECKA, "name": "Mimi"}), "attack", None)  # type: ignore[arg-type]
     assert str(caught.value) == "“Attack” is not possible now (possible: Roll who starts)."
     reader("de")
     assert rule_text(caught.value) == "„Attacke“ ist jetzt nicht möglich (möglich: Auswürfeln, wer beginnt)."
