@@ -67,7 +67,7 @@ bench: dev
 
 # msg(...) is a log line stored language-neutral (app/i18n.py); N_(...) marks a string translated where shown.
 messages: dev
-	$(BIN)/pybabel extract -F babel.cfg -k msg -k N_ -o app/locale/messages.pot .
+	$(BIN)/pybabel extract -F babel.cfg -o app/locale/messages.pot .
 
 # After `make messages`: merge new strings into every language's catalog (app/locale/<lang>/LC_MESSAGES/messages.po).
 messages-update: dev

@@ -6,7 +6,7 @@ context variable, so templates and Python code (`_()`) translate without passing
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from datetime import date, datetime, timezone
 from functools import cache
@@ -108,6 +108,39 @@ def msg(message: str, /, **args: Any) -> Text:
     return text
 
 
+def msgn(singular: str, plural: str, n: int, /, **args: Any) -> Text:
+    """A message with a count, read in the reader's plural form (their language's ngettext):
+    `msgn("{n} even", "{n} evens", evens)`, stored as `{"msg": singular, "plural": plural, "n": evens, "args":
+    {"n": evens, …}}`. `n` is an argument too unless `args` names it; a sentence with several counts nests one
+    `msgn` per count. `make messages` extracts both forms (keyword `msgn:1,2` in babel.cfg)."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"msgn needs a whole number as its count, not {n!r}")
+    text: Text = {"msg": singular, "plural": plural, "n": n}
+    text["args"] = {key: _neutral(value) for key, value in {"n": n, **args}.items()}
+    return text
+
+
+# Log lines are stored for good, so a message whose wording changes (a count that got real plural forms) keeps
+# its old msgid readable: `retire(old_msgid, build)` names how an entry stored with it reads now, `build` making
+# the new message from the stored arguments. Systems register theirs next to the message that replaced it.
+_RETIRED: dict[str, Callable[[Mapping[str, Any]], Text]] = {}
+
+
+def retire(old: str, build: Callable[[Mapping[str, Any]], Text]) -> None:
+    _RETIRED[old] = build
+
+
+def _retired(value: Mapping[str, Any]) -> Text | None:
+    build = _RETIRED.get(value["msg"]) if "plural" not in value else None
+    if build is None:
+        return None
+    try:
+        newer = build(value.get("args") or {})
+    except (KeyError, TypeError, ValueError):
+        return None  # an argument missing or of another kind: the old text, as it was
+    return newer if newer.get("msg") != value["msg"] or "plural" in newer else None
+
+
 def join(parts: Iterable[Any], sep: Any = ", ") -> Text:
     """Parts (plain values or messages) joined by `sep` (itself plain or a message) when read."""
     return {"join": [_neutral(p) for p in parts], "sep": _neutral(sep)}
@@ -145,6 +178,11 @@ def render(value: Any, locale: str | None = None) -> str:
             parts = value.get("join") or []
             return render(value.get("sep", ", "), loc).join(render(p, loc) for p in parts)
         if isinstance(value.get("msg"), str):
+            if (newer := _retired(value)) is not None:
+                return render(newer, loc)
+            plural, n = value.get("plural"), value.get("n")
+            if isinstance(plural, str) and isinstance(n, int) and not isinstance(n, bool):
+                return _format(value["msg"], value.get("args") or {}, loc, (plural, n))
             return _format(value["msg"], value.get("args") or {}, loc)
     return str(value)
 
@@ -167,19 +205,35 @@ class _Grouped(int):
         return number(int(self), self.loc, 0)
 
 
-def _format(message: str, args: Mapping[str, Any], loc: str) -> str:
+def _format(message: str, args: Mapping[str, Any], loc: str, plural: tuple[str, int] | None = None) -> str:
+    """`message` in `loc` with its arguments; with `plural` (the plural msgid, the count) the reader's plural
+    form of it (English: the singular for 1, else the plural)."""
     values = {key: _grouped(value, loc) if key not in _NOT_GROUPED else _arg(value, loc)
               for key, value in args.items()} if isinstance(args, Mapping) else {}
-    for template in (translations(loc).gettext(message), message):
+    if plural is None:
+        templates = (translations(loc).gettext(message), message)
+    else:
+        other, n = plural
+        templates = (translations(loc).ngettext(message, other, n), message if n == 1 else other)
+    for template in templates:
         try:
             if "%(" in message:
-                return template % values
+                return template % _one_stop(template, values)
             if values or "{" in message:
-                return template.format(**values)
+                return template.format(**_one_stop(template, values))
             return template
         except (KeyError, ValueError, IndexError, TypeError, AttributeError):
             continue  # a broken translation: the English text rather than an error page
     return message
+
+
+def _one_stop(template: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A sentence that ends on a value itself ending with a full stop (what a person typed: "We found the
+    route.", a rule's sentence) keeps one stop, not "route..": the value's own is dropped there."""
+    def stops(key: str) -> bool:
+        return any(mark in template for mark in (f"{{{key}}}.", f"%({key})s."))
+    return {key: value[:-1] if isinstance(value, str) and value.endswith(".") and not value.endswith("..")
+            and stops(key) else value for key, value in values.items()}
 
 
 def _grouped(value: Any, loc: str) -> Any:

@@ -94,7 +94,7 @@ def _weekly_choices(choices: str | Sequence[str] | None, weeks: int) -> list[Tra
     if isinstance(choices, str):
         return [_check_trait(choices, "choices")] * weeks
     if len(choices) > weeks:
-        raise CatRuleError("choices", N_("{choices} choices for {weeks} weeks of healing."), choices=len(choices), weeks=weeks)
+        raise CatRuleError("choices", N_("More choices ({choices}) than weeks of healing ({weeks})."), choices=len(choices), weeks=weeks)
     picked: list[Trait | None] = [_check_trait(c, f"choices.{i}") for i, c in enumerate(choices)]
     return picked + [None] * (weeks - len(choices))
 

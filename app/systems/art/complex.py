@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import Text, _, join, msg
+from app.i18n import Text, _, join, msg, msgn, retire
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -53,7 +53,7 @@ def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams
                      "outcome": None, "results": []}
     return Resolution(request={"title": title, "steps": params.steps}, dice=[],
                       outcome={"title": title, "steps": params.steps},
-                      summary=msg("starts a complex action: {title} ({steps} steps)", title=title, steps=params.steps), sheet=dump(sheet))
+                      summary=_starts(title=title, steps=params.steps), sheet=dump(sheet))
 
 
 def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
@@ -65,8 +65,7 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
     running.update(over=True, modifier=0, outcome="abandoned")
     sheet.complex = running
     return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},
-                      summary=msg("abandons the complex action {title} after {done} of {steps} steps",
-                                  title=running["title"], done=running["done"], steps=running["steps"]),
+                      summary=_abandons(title=running["title"], done=running["done"], steps=running["steps"]),
                       sheet=dump(sheet))
 
 
@@ -116,3 +115,19 @@ def revise_step(sheet: ArtSheet, seq: int, successes: int) -> Text | str:
         text = msg("{change} on the next step of {title}", change=f"{successes:+d}", title=found["title"])
     sheet.complex = found
     return text
+
+
+def _starts(**a: Any) -> Text:
+    return msgn("starts a complex action: {title} ({n} step)", "starts a complex action: {title} ({n} steps)",
+                a["steps"], title=a["title"])
+
+
+def _abandons(**a: Any) -> Text:
+    return msgn("abandons the complex action {title} after {done} of {n} step",
+                "abandons the complex action {title} after {done} of {n} steps", a["steps"], title=a["title"],
+                done=a["done"])
+
+
+# Entries logged before the counts had plural forms.
+retire("starts a complex action: {title} ({steps} steps)", lambda a: _starts(**a))
+retire("abandons the complex action {title} after {done} of {steps} steps", lambda a: _abandons(**a))

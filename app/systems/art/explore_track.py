@@ -20,12 +20,12 @@ token that just took ten phases (ruling 31: the same square, one lap later) from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, Text, _, join, msg, render
+from app.i18n import N_, Summary, Text, _, join, msg, msgn, render, retire
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -106,15 +106,15 @@ def task_key(token: str, task: str) -> str:
 
 SCALE_WORDS = {"minutes": N_("minutes"), "hours": N_("hours"), "days": N_("days"), "weeks": N_("weeks"),
                "months": N_("months"), "years": N_("years"), "decades": N_("decades")}
-# A span of game time, (one, several): "1 hour", "15 minutes".
-TIME_WORDS = {"minutes": (N_("{n} minute"), N_("{n} minutes")), "hours": (N_("{n} hour"), N_("{n} hours")),
-              "days": (N_("{n} day"), N_("{n} days")), "weeks": (N_("{n} week"), N_("{n} weeks")),
-              "months": (N_("{n} month"), N_("{n} months")), "years": (N_("{n} year"), N_("{n} years"))}
+# A span of game time in the reader's plural form: "1 hour", "15 minutes".
+TIME_WORDS: dict[str, Callable[[int], Text]] = {
+    "minutes": lambda n: msgn("{n} minute", "{n} minutes", n), "hours": lambda n: msgn("{n} hour", "{n} hours", n),
+    "days": lambda n: msgn("{n} day", "{n} days", n), "weeks": lambda n: msgn("{n} week", "{n} weeks", n),
+    "months": lambda n: msgn("{n} month", "{n} months", n), "years": lambda n: msgn("{n} year", "{n} years", n)}
 
 
 def time_words(amount: int, unit: str) -> Text:
-    one, several = TIME_WORDS[unit]
-    return msg(one if amount == 1 else several, n=amount)
+    return TIME_WORDS[unit](amount)
 
 
 def scale_name(scale: str) -> Text:
@@ -127,7 +127,26 @@ def phase_words(scale: str, phases: int) -> Text:
     """"3 phases (15 minutes)" — game time by the scale (art.phase_time)."""
     amount, unit = art.phase_time(scale, phases)
     time = time_words(amount, unit)
-    return msg("1 phase ({time})", time=time) if phases == 1 else msg("{n} phases ({time})", n=phases, time=time)
+    return msgn("{n} phase ({time})", "{n} phases ({time})", phases, time=time)
+
+
+def _scene_ends(**a: Any) -> Text:
+    return msgn("the exploration scene ends after {n} phase", "the exploration scene ends after {n} phases", a["n"])
+
+
+# Entries logged before the counts had plural forms (one msgid per form).
+def _retire_time(unit: str) -> None:
+    def build(a: Mapping[str, Any]) -> Text:
+        return TIME_WORDS[unit](a["n"])
+    retire("{n} " + unit[:-1], build)  # "{n} minute"
+    retire("{n} " + unit, build)
+
+
+for _unit in TIME_WORDS:
+    _retire_time(_unit)
+retire("1 phase ({time})", lambda a: msgn("{n} phase ({time})", "{n} phases ({time})", 1, time=a["time"]))
+retire("{n} phases ({time})", lambda a: msgn("{n} phase ({time})", "{n} phases ({time})", a["n"], time=a["time"]))
+retire("the exploration scene ends after {n} phases", lambda a: _scene_ends(**a))
 
 
 def copy_state(state: Mapping[str, Any]) -> dict[str, Any]:
@@ -325,4 +344,4 @@ def resolve_end(sheet: dict[str, Any], params: EndSceneParams, dice: Dice, ctx: 
     state = state_of(ctx)
     state["over"] = True
     return step(state, {"version": params.version},
-                msg("the exploration scene ends after {n} phases", n=state["now"]))
+                _scene_ends(n=state["now"]))

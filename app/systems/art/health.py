@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, _, join, msg, render
+from app.i18n import N_, _, join, msg, msgn, render, retire
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
@@ -159,7 +159,7 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
                          difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)
     target = healer if itself else patient
     rolled, healed, faces = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
-    text = msg("{text} ({n} uses left)", n=kit.uses,
+    text = msgn("{text} ({n} use left)", "{text} ({n} uses left)", kit.uses,
                text=msg("heals {name}'s {level} box", name=name, level=level_word(target.health[healed]))
                if healed is not None else msg("does not heal {name}", name=name))
     return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
@@ -232,5 +232,12 @@ def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustaine
     burning = sheet.burning
     sheet.burning = None
     return Resolution(request={}, dice=[], outcome={"round": burning.get("round", 0)},
-                      summary=msg("the {source} is put out after {n} rounds", source=burning.get("source", "fire"),
-                                  n=burning.get("round", 0)), sheet=dump(sheet))
+                      summary=msgn("the {source} is put out after {n} round", "the {source} is put out after {n} rounds",
+                                   burning.get("round", 0), source=burning.get("source", "fire")), sheet=dump(sheet))
+
+
+# Entries logged before the counts had plural forms.
+retire("{text} ({n} uses left)",
+       lambda a: msgn("{text} ({n} use left)", "{text} ({n} uses left)", a["n"], text=a["text"]))
+retire("the {source} is put out after {n} rounds", lambda a: msgn(
+    "the {source} is put out after {n} round", "the {source} is put out after {n} rounds", a["n"], source=a["source"]))

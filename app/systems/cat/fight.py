@@ -15,6 +15,7 @@ from app.i18n import N_, _, msg
 from app.rules.cat import fights
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.cat import counts
 from app.systems.cat.play import alive
 from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice, trait_name
 
@@ -103,10 +104,9 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     if r.b_scars:
         new_b.pending.append(ScarBatch(scars=r.b_scars, source=msg("fight with {name}", name=a_name), fight=True))
     winner = {"a": a_name, "b": b_name}.get(r.winner or "")
-    summary = msg("{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes "
-                  "{a_scars} scar(s), {b} takes {b_scars}", a=a_name, a_weapon=WORDS[a_weapon], a_evens=r.a_evens,
-                  b=b_name, b_weapon=WORDS[p.weapon], b_evens=r.b_evens, a_scars=r.a_scars, b_scars=r.b_scars,
-                  result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"))
+    summary = counts.scuffle_line(a=a_name, a_weapon=WORDS[a_weapon], a_evens=r.a_evens, b=b_name,
+                                 b_weapon=WORDS[p.weapon], b_evens=r.b_evens, a_scars=r.a_scars, b_scars=r.b_scars,
+                                 result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"))
     state.update({"stage": "done", "defender_weapon": p.weapon, "challenger_faces": list(r.a_faces),
                   "defender_faces": list(r.b_faces), "challenger_evens": r.a_evens, "defender_evens": r.b_evens,
                   "challenger_scars": r.a_scars, "defender_scars": r.b_scars, "winner": winner})
@@ -173,11 +173,10 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         new_foe.pending.append(ScarBatch(scars=r.foe_scars, source=msg("round {n} against {name}", n=n, name=ctx.character_name),
                                          fight=True))
     cancelled = msg(", {n} cancelled by the dodge", n=r.scars_cancelled) if r.cat_dodged else ""
-    summary = msg("round {n}: {cat} ({weapon}, {cat_evens} even(s)) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes "
-                  "{cat_scars} scar(s){cancelled}, {foe} takes {foe_scars}", n=n, cat=ctx.character_name,
-                  weapon=WORDS[p.weapon], cat_evens=r.cat_evens, foe=foe_name,
-                  foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]), foe_evens=r.foe_evens,
-                  cat_scars=r.cat_scars, cancelled=cancelled, foe_scars=r.foe_scars)
+    summary = counts.round_line(n=n, cat=ctx.character_name, weapon=WORDS[p.weapon], cat_evens=r.cat_evens,
+                               foe=foe_name, foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]),
+                               foe_evens=r.foe_evens, cat_scars=r.cat_scars, cancelled=cancelled,
+                               foe_scars=r.foe_scars)
     state["round"] = n
     state["rounds"] = [*state["rounds"], {"round": n, "weapon": p.weapon, "cat_faces": list(r.cat_faces),
                                           "foe_faces": list(r.foe_faces), "cat_scars": r.cat_scars,

@@ -7,11 +7,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Text, _, join, msg, percent, render
+from app.i18n import N_, Text, _, join, msg, ngettext, percent, render
 from app.rules import cat as rules
 from app.rules.cat import fate
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.cat import counts
 from app.systems.cat.sheet import (
     TRAIT_WORDS,
     Approval,
@@ -37,8 +38,10 @@ def alive(cat: CatSheet, what: str = N_("act")) -> None:
 
 def no_pending(cat: CatSheet) -> None:
     if cat.pending:
-        raise ActionError(_("Place the {scars} scar(s) waiting on the sheet first (or spend a Life to dodge them).")
-                          .format(scars=sum(b.scars for b in cat.pending)), field="pending")
+        waiting = sum(b.scars for b in cat.pending)
+        raise ActionError(ngettext("Place the {scars} scar waiting on the sheet first (or spend a Life to dodge it).",
+                                   "Place the {scars} scars waiting on the sheet first (or spend a Life to dodge them).",
+                                   waiting).format(scars=waiting), field="pending")
 
 
 def magic_on(ctx: Context | None) -> bool:
@@ -110,9 +113,10 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     chance = fate.exact_success_chance(pool, needed, p.style_points)
     style = _(" + {n} Style").format(n=p.style_points) if p.style_points else ""
     return Odds(chance=float(chance),
-                text=_("{percent} (exactly {fraction}) — {pool} dice ({words}){style}, {needed} even(s) needed").format(
-                    percent=percent(float(chance)), fraction=chance, pool=pool, words=render(join(words)),
-                    style=style, needed=needed),
+                text=_("{percent} (exactly {fraction}) — {dice} ({words}){style}, {needed}").format(
+                    percent=percent(float(chance)), fraction=chance, dice=render(counts.dice_text(pool)),
+                    words=render(join(words)), style=style,
+                    needed=ngettext("{n} even needed", "{n} evens needed", needed).format(n=needed)),
                 details={"pool": pool, "needed": needed, "fraction": str(chance), "label": label})
 
 
@@ -142,18 +146,17 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
     parts: list[Text] = []
     if p.spend_life:
         new.lives -= 1
-        parts.append(msg("spends a Life to win a {what} ({lives} Lives left)", what=what, lives=new.lives))
+        parts.append(counts.life_wins(what=what, lives=new.lives))
     else:
-        evens = (msg("{n} even(s) + {style} Style", n=result.evens - result.style_spent, style=result.style_spent)
-                 if result.style_spent else msg("{n} even(s)", n=result.evens - result.style_spent))
-        parts.append(msg("tests fate: {what}, {pool} dice ({words}): {evens} of {needed} — ", what=what, pool=pool,
-                         words=join(words), evens=evens, needed=result.needed))
+        evens = (counts.evens_with_style(n=result.evens - result.style_spent, style=result.style_spent)
+                 if result.style_spent else counts.evens_text(result.evens - result.style_spent))
+        parts.append(counts.fate_line(what=what, pool=pool, words=join(words), evens=evens, needed=result.needed))
         parts.append(msg("success") if result.success else msg("Fate intervenes"))
         if result.style_gained:
             parts.append(msg(", +{n} Style", n=result.style_gained))
         if result.scars:
             new.pending.append(ScarBatch(scars=result.scars, source=msg("failed {what}", what=what)))
-            parts.append(msg(", {n} scar(s) to place", n=result.scars))
+            parts.append(counts.to_place(n=result.scars))
         elif p.dangerous and not result.success:
             parts.append(msg(", no odd die: no scars"))
     if is_dead(new):
@@ -204,8 +207,7 @@ class PlaceScars(BaseModel):
 
 
 def _ranks_changed(before: CatSheet, after: CatSheet) -> list[Text]:
-    return [msg("{trait} {before}→{after} dice", trait=TRAIT_WORDS[t], before=trait_dice(before, t),
-                after=trait_dice(after, t))
+    return [counts.rank_change(trait=TRAIT_WORDS[t], before=trait_dice(before, t), after=trait_dice(after, t))
             for t in rules.TRAITS if trait_dice(before, t) != trait_dice(after, t)]
 
 
@@ -220,7 +222,8 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     batch = cat.pending[0]
     placed = {t: getattr(p, t) for t in rules.TRAITS if getattr(p, t)}
     if sum(placed.values()) != batch.scars:
-        raise ActionError(_("Place exactly {scars} scar(s); you placed {placed}.")
+        raise ActionError(ngettext("Place exactly {scars} scar; you placed {placed}.",
+                                   "Place exactly {scars} scars; you placed {placed}.", batch.scars)
                           .format(scars=batch.scars, placed=sum(placed.values())), field="claws")
     if not p.reason.strip():
         raise ActionError(_("Say why the scars go there (the narrator may move a scar without a good reason)."),
@@ -230,8 +233,7 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
         new.scars[t] += n
     new.pending = cat.pending[1:]
     where = join(msg("{n} on {trait}", n=n, trait=TRAIT_WORDS[t]) for t, n in placed.items())
-    parts = [msg("places {scars} scar(s): {where} — “{reason}”", scars=batch.scars, where=where,
-                 reason=p.reason.strip())]
+    parts = [counts.places(scars=batch.scars, where=where, reason=p.reason.strip())]
     changed = _ranks_changed(cat, new)
     if changed:
         parts.append(msg("; {changed}", changed=join(changed)))
@@ -259,8 +261,7 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
     new = cat.model_copy(deep=True)
     new.pending = cat.pending[1:]
     new.lives -= 1
-    summary = join([msg("spends a Life to dodge {scars} scar(s) ({source}); {lives} Lives left", scars=batch.scars,
-                        source=batch.source, lives=new.lives),
+    summary = join([counts.life_dodges(scars=batch.scars, source=batch.source, lives=new.lives),
                     *([msg(". That was the last Life: the cat dies")] if new.lives == 0 else [])], "")
     return Resolution(request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary,
                       sheet=dump(new))
@@ -302,9 +303,8 @@ def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice
     alive(cat, N_("receive Advantage Dice"))
     new = cat.model_copy(deep=True)
     new.advantage += p.dice
-    summary = (msg("narrator grants {n} Advantage Die/Dice for {reason} ({unused} unused)", n=p.dice,
-                   reason=p.reason.strip(), unused=new.advantage) if p.reason.strip()
-               else msg("narrator grants {n} Advantage Die/Dice ({unused} unused)", n=p.dice, unused=new.advantage))
+    summary = (counts.grants(n=p.dice, reason=p.reason.strip(), unused=new.advantage) if p.reason.strip()
+               else counts.grants(n=p.dice, unused=new.advantage))
     return Resolution(request=p.model_dump(), dice=[], outcome={"advantage": new.advantage}, summary=summary,
                       sheet=dump(new))
 

@@ -12,6 +12,7 @@ from app.rules import cat as rules
 from app.rules.cat import sheet as growth
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
+from app.systems.cat import counts
 from app.systems.cat.play import alive
 from app.systems.cat.sheet import TRAIT_WORDS, Docked, Reputation, dump, is_dead, load, reputation
 
@@ -37,11 +38,10 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
         new.scars = left
         others[cid] = dump(new)
         healed.append(msg("{name} heals {scars}", name=ctx.other_names[cid],
-                          scars=join(msg("{n} {trait}", n=n, trait=TRAIT_WORDS[t]) for t, n in gone.items())))
+                          scars=join(counts.healed(n=n, trait=TRAIT_WORDS[t]) for t, n in gone.items())))
     week = int(ctx.campaign_settings.get("week", 0)) + p.weeks
-    summary = (msg("{n} week(s) of game time pass (week {week}): {healed}", n=p.weeks, week=week,
-                   healed=join(healed, "; ")) if healed
-               else msg("{n} week(s) of game time pass (week {week})", n=p.weeks, week=week))
+    summary = (counts.weeks_pass(n=p.weeks, week=week, healed=join(healed, "; ")) if healed
+               else counts.weeks_pass(n=p.weeks, week=week))
     return Resolution(request=p.model_dump(), dice=[], outcome={"week": week, "healed": healed}, summary=summary,
                       others=others, settings={**ctx.campaign_settings, "week": week})
 

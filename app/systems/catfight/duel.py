@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Text, msg, rule_message
+from app.i18n import N_, Text, msg, msgn, retire, rule_message
 from app.i18n import gettext as _
 from app.rules import catfight
 from app.rules.catfight import duel as moves
@@ -204,7 +204,7 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
 
 def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, ctx: Context) -> Resolution:
     """REGENERATION: the narrator sets how many real minutes an escaped cat needs per health point."""
-    text = msg("Escaped cats now regain 1 health every %(n)d minutes.", n=params.regen_minutes)
+    text = _regen_every(params.regen_minutes)
     return Resolution(request={"regen_minutes": params.regen_minutes}, dice=[], outcome={},
                       summary=text, settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes})
 
@@ -217,3 +217,12 @@ def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Con
     text = msg("%(name)s is back to full health.", name=ctx.character_name)
     return Resolution(request={}, dice=[], outcome={}, summary=text,
                       sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None})
+
+
+def _regen_every(n: int) -> Text:
+    return msgn("Escaped cats now regain 1 health every %(n)d minute.",
+                "Escaped cats now regain 1 health every %(n)d minutes.", n)
+
+
+# Entries logged before the count had plural forms.
+retire("Escaped cats now regain 1 health every %(n)d minutes.", lambda a: _regen_every(a["n"]))

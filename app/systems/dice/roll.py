@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, number, rule_message
+from app.i18n import N_, Summary, _, join, msg, msgn, number, retire, rule_message
 from app.rules import notation
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
@@ -36,6 +36,11 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
     )
 
 
+# Entries logged before the count had plural forms (one msgid per form).
+retire("({n} success)", lambda a: msgn("({n} success)", "({n} successes)", a["n"]))
+retire("({n} successes)", lambda a: msgn("({n} success)", "({n} successes)", a["n"]))
+
+
 def _detail(result: notation.RollResult) -> Summary:
     """The roll as render() writes it ("6d6>=4 [5*, 2, 4*, 1, 6*, 3] (3 successes) = 3"), its words ("3 successes",
     "explosion cap reached") as messages, so each reader reads them in their language; without words, the text."""
@@ -46,7 +51,7 @@ def _detail(result: notation.RollResult) -> Summary:
         parts.append(("-" if term.sign < 0 else "") if index == 0 else (" - " if term.sign < 0 else " + "))
         parts.append(notation.faces_text(term))
         if term.successes is not None:
-            parts += [" ", msg(N_("({n} success)") if term.successes == 1 else N_("({n} successes)"), n=term.successes)]
+            parts += [" ", msgn("({n} success)", "({n} successes)", term.successes)]
         if term.capped:
             parts += [" ", msg(N_("(explosion cap reached)"))]
     parts.append(f" = {result.total}")

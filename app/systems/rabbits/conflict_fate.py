@@ -14,6 +14,7 @@ from app.i18n import _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits import counts
 from app.systems.rabbits.conflict import say, step_state, team_of
 from app.systems.rabbits.conflict_disposition import disposition_line, settle_disposition
 from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
@@ -64,12 +65,11 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
         roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
         roll["open"] = open_follow_ups(sheet, last)
         roll["fate"] = bool(roll["open"])
-        line = say(state, msg("{name}: {change} → {n} successes", name=name, change=change, n=roll["successes"])
-                   if kind else msg("{name}: Fate rerolls the 6s {faces} → {n} successes", name=name,
-                                    faces=faces_text(roll["faces"][old:]), n=roll["successes"]))
+        line = say(state, counts.changed(name=name, change=change, n=roll["successes"]) if kind
+                   else counts.fate_rerolls(name=name, faces=faces_text(roll["faces"][old:]), n=roll["successes"]))
     else:
         roll.update(fate=False, open=[])
-        line = say(state, msg("{name} keeps the roll ({n} successes)", name=name, n=roll["successes"]))
+        line = say(state, counts.keeps(name=name, n=roll["successes"]))
     assert ctx.character_id is not None
     sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
     sheets[ctx.character_id] = dump(sheet)
@@ -106,8 +106,8 @@ def _disposition_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice
                                     roll["penalties"])
     roll.update(fate=False, successes=rolled.successes, total=rolled.total, note=rolled.note,
                 fate_used=params.spend)
-    line = say(state, join([msg("Fate rerolls the 6s") if params.spend else msg("{name} keeps the roll ({n} successes)",
-                            name=t["name"], n=rolled.successes), disposition_line(t, rolled)], ": "))
+    kept = msg("Fate rerolls the 6s") if params.spend else counts.keeps(name=t["name"], n=rolled.successes)
+    line = say(state, join([kept, disposition_line(t, rolled)], ": "))
     paired = settle_disposition(state, team, rolled.total)
     if paired:
         line = join([line, *paired], "; ")

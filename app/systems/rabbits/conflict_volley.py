@@ -15,6 +15,7 @@ from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits import counts
 from app.systems.rabbits.conflict import (
     action_word,
     fronts_of,
@@ -46,6 +47,7 @@ from app.systems.rabbits.sheet import dump, load, start_rewards
 from app.systems.rabbits.versus import _versus_chances
 
 ACTIONS_PER_VOLLEY = 3
+
 
 
 def _base_pool(sheet: Mapping[str, Any] | None, skill: str) -> int | None:
@@ -246,12 +248,8 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
                               "faces": list(faces), "successes": hits, "weapon": weapon[2],
                               "weapon_hits": weapon[1], "fate": bool(follow), "open": follow, "last": last}
     aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
-    rolled = (msg("{team}: {action} with {skill} ({pool}D) {faces} 1 success", team=t["name"],
-                  action=action_word(side["action"]), skill=plan.label, pool=pool, faces=faces_text(list(faces)))
-              if hits == 1 else
-              msg("{team}: {action} with {skill} ({pool}D) {faces} {n} successes", team=t["name"],
-                  action=action_word(side["action"]), skill=plan.label, pool=pool, faces=faces_text(list(faces)),
-                  n=hits))
+    rolled = counts.rolled(team=t["name"], action=action_word(side["action"]), skill=plan.label, pool=pool,
+                     faces=faces_text(list(faces)), n=hits)
     say(state, rolled)
     assert ctx.character_id is not None
     sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
@@ -287,8 +285,7 @@ def _aid_opponent(state: dict[str, Any], ex: dict[str, Any], team: str, trait: s
     roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
     if "last" in roll:
         roll["last"]["faces"] = list(roll["faces"])
-    return say(state, msg("{team} gives {other} +2D with the trait {trait} (2 checks): {faces} → {n} successes",
-                          faces=faces_text(list(added)), n=roll["successes"], **names))
+    return say(state, counts.aided(faces=faces_text(list(added)), n=roll["successes"], **names))
 
 
 def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[str, Any]],

@@ -16,7 +16,7 @@ from app.i18n import N_, Text, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits import outcome
+from app.systems.rabbits import counts, outcome
 from app.systems.rabbits.play import faces_text, judge_independent, result_words
 from app.systems.rabbits.pools import PoolChoices, plan_pool
 from app.systems.rabbits.sheet import (
@@ -271,7 +271,7 @@ def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ct
         last["mirror_conceded_to"] = True
         earned = rabbits.CHECKS_EARNED["concede_tie"]
         sheet.checks += earned
-        return msg("gave the tie away ({trait}, +{n} checks)", trait=trait.name, n=earned)
+        return counts.gave_away(trait=trait.name, n=earned)
 
     return _follow(sheet_data, params, ctx, change)
 
@@ -378,8 +378,9 @@ def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Co
     sheet.fate += params.fate
     sheet.persona += params.persona
     sheet.checks += params.checks
-    parts = [msg(what, n=n) for n, what in ((params.fate, N_("{n} Fate")), (params.persona, N_("{n} Persona")),
-                                            (params.checks, N_("{n} checks"))) if n]
+    parts = [*([msg("{n} Fate", n=params.fate)] if params.fate else []),
+             *([msg("{n} Persona", n=params.persona)] if params.persona else []),
+             *([counts.checks(n=params.checks)] if params.checks else [])]
     return Resolution(request=params.model_dump(), dice=[], outcome=params.model_dump(),
                       summary=msg("was awarded {what}", what=join(parts)), sheet=dump(sheet))
 

@@ -58,7 +58,7 @@ def test_a_tie_has_no_winner_and_a_dodge_loses_without_scars(t: CatTable) -> Non
     eid = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="claws").encounter_id
     entry = t.act("otto", "answer", tom, [2, 2, 2, 2, 2, 2, 2, 2], encounter_id=eid, version=1, opponent_id=smoke,
                   weapon="legs").entry
-    assert "Smoke wins" in said(entry.body) and "takes 0 scar(s), Tom takes 0" in said(entry.body)
+    assert "Smoke wins" in said(entry.body) and "Smoke takes 0 scars, Tom takes 0 scars" in said(entry.body)
     assert t.sheet(smoke)["pending"] == [] and t.sheet(tom)["pending"] == []
 
 
@@ -82,7 +82,8 @@ def test_rounds_against_a_foe_scar_both_sides_and_wait_for_the_scars(t: CatTable
     # Smoke's Claws (4 dice): 3 evens; the dog's Fangs (5 dice): 2 evens.
     entry = t.act("pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog,
                   weapon="claws").entry
-    assert "Smoke takes 2 scar(s), Ship dog takes 3" in said(entry.body)
+    assert "Smoke (Claws, 3 evens) vs Ship dog (Fangs, 2 evens): Smoke takes 2 scars, Ship dog takes 3 scars" \
+        in said(entry.body)
     assert t.sheet(smoke)["pending"][0]["scars"] == 2 and t.sheet(dog)["pending"][0]["scars"] == 3
     with pytest.raises(BadRequest):  # scars are placed at the end of each round
         t.act("pia", "foe_round", smoke, [2] * 9, encounter_id=eid, version=2, foe_id=dog, weapon="claws")

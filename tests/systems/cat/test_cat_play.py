@@ -62,7 +62,7 @@ def test_banked_style_counts_as_automatic_evens_and_unneeded_points_return(t: Ca
 def test_a_failed_dangerous_risk_scars_by_the_lowest_odd_and_ranks_drop_at_three(t: CatTable) -> None:
     cat = t.cat()
     entry = t.act("pia", "test_fate", cat, [2, 3, 5, 3], trait="legs", difficulty="hard", dangerous=True).entry
-    assert entry.body["outcome"]["scars"] == 3 and "3 scar(s) to place" in said(entry.body)
+    assert entry.body["outcome"]["scars"] == 3 and "1 even of 3 needed — Fate intervenes, 3 scars to place" in said(entry.body)
     assert t.sheet(cat)["pending"][0]["scars"] == 3
     # No Risk until the scars are placed.
     with pytest.raises(BadRequest) as exc:
@@ -106,7 +106,7 @@ def test_a_life_dodges_the_scars_of_one_round(t: CatTable) -> None:
     cat = t.cat()
     t.act("pia", "test_fate", cat, [2, 5, 5, 5], trait="legs", difficulty="hard", dangerous=True)
     entry = t.act("pia", "dodge_with_life", cat).entry
-    assert "dodge 5 scar(s)" in said(entry.body)
+    assert "spends a Life to dodge 5 scars (failed Hard dangerous Risk with Legs); 8 Lives left" in said(entry.body)
     sheet = t.sheet(cat)
     assert sheet["lives"] == 8 and sheet["pending"] == [] and sum(sheet["scars"].values()) == 0
 
@@ -199,7 +199,7 @@ def test_weeks_of_game_time_heal_one_scar_per_week_for_every_cat(t: CatTable) ->
     entry = t.act("nora", "advance_time", None, weeks=2, cat_ids=[smoke, tom]).entry
     assert t.sheet(smoke)["scars"]["claws"] == 0 and t.sheet(smoke)["scars"]["legs"] == 2  # chosen first, then most
     assert t.sheet(tom)["scars"]["claws"] == 0 and t.sheet(tom)["scars"]["fangs"] == 1
-    assert "week 2" in said(entry.body) and "Smoke heals 1 Claws, 1 Legs" in said(entry.body)
+    assert "week 2" in said(entry.body) and "2 weeks of game time pass (week 2): Smoke heals 1 scar on Claws, 1 scar on Legs" in said(entry.body)
     t.act("nora", "advance_time", None, weeks=1, cat_ids=[smoke])
     with t.factory() as db:
         from app.campaigns.models import Campaign

@@ -36,7 +36,7 @@ def test_a_test_of_fate_names_the_trait_in_the_readers_language(app: Any) -> Non
     t = CatTable(app)
     cat = t.cat()
     entry = t.act("pia", "test_fate", cat, [2, 5, 6, 3], trait="legs", difficulty="moderate", dangerous=True).entry
-    assert said(entry.body).startswith("tests fate: Moderate dangerous Risk with Legs, 4 dice (Legs 4): 2 even(s) of 2")
+    assert said(entry.body).startswith("tests fate: Moderate dangerous Risk with Legs, 4 dice (Legs 4): 2 evens of 2 needed")
     german, danish = said(entry.body, "de"), said(entry.body, "da")
     assert "Beine" in german and "Legs" not in german and "Moderate" not in german
     assert "Ben 4" in danish and "Legs" not in danish and "Moderat" in danish
