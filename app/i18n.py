@@ -138,7 +138,7 @@ def _retired(value: Mapping[str, Any]) -> Text | None:
         newer = build(value.get("args") or {})
     except (KeyError, TypeError, ValueError):
         return None  # an argument missing or of another kind: the old text, as it was
-    return newer if newer.get("msg") != value["msg"] or "plural" in newer else None
+    return newer if newer != value else None  # the same again (a message retired into itself): read it
 
 
 def join(parts: Iterable[Any], sep: Any = ", ") -> Text:
@@ -319,6 +319,29 @@ def encounter_title(encounter: Any) -> str:
     title = encounter.get("title") if isinstance(encounter, Mapping) else getattr(encounter, "title", None)
     kind = encounter.get("kind") if isinstance(encounter, Mapping) else getattr(encounter, "kind", None)
     return str(title or kind or "")
+
+
+_SESSION = N_("Session %(n)s")
+_SESSION_WORDS = ("Session", "Sitzung", "Spilgang")  # "Session %(n)s" in each of our languages
+
+
+def session_own_title(number: int, title: str | None) -> str:
+    """A session's title without a "Session 3" of its own in front ("Session 3: Alley" → "Alley"): the app
+    numbers the sessions already, so it is never said twice."""
+    text = (title or "").strip()
+    for name in _SESSION_WORDS:
+        head = f"{name} {number}".casefold()
+        if text.casefold().startswith(head) and not text[len(head):len(head) + 1].isdigit():
+            return text[len(head):].lstrip(" :.-–—·").strip()
+    return text
+
+
+def session_title(number: int, title: str | None = None, locale: str | None = None) -> str:
+    """"Session 3: Alley" in the reader's language, never "Session 3: Session 3: Alley"."""
+    loc = locale if locale in SUPPORTED else get_locale()
+    word = translations(loc).gettext(_SESSION) % {"n": number}
+    own = session_own_title(number, title)
+    return f"{word}: {own}" if own else word
 
 
 def rule_message(exc: BaseException | RuleText) -> str:

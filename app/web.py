@@ -48,6 +48,7 @@ def make_env() -> Environment:
     env.filters["tr"] = i18n.render  # a summary or message (app.i18n.msg), or a plain string
     env.filters["log_line"] = i18n.log_line  # a log entry's body → its summary
     env.globals["encounter_title"] = i18n.encounter_title  # in the reader's language where the system named it
+    env.globals["session_title"] = i18n.session_title  # "Session 3: Alley", never "Session 3: Session 3: Alley"
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
     env.filters["gettext"] = i18n.gettext

@@ -15,7 +15,7 @@ from app.campaigns.views import NARRATOR_SCREEN, TABLE, campaign_list_context, n
 from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
 from app.errors import FateboardError
-from app.i18n import msg
+from app.i18n import msg, session_own_title
 from app.inputs import Id, OptionalId, parse_int
 from app.rolls.appending import Publish, append_note
 from app.rolls.log import LogFilter, search_text
@@ -117,9 +117,10 @@ def start_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish
                   title: Annotated[str, Form()] = "") -> Response:
     def act() -> None:
         game = service.start_session(db, acc, title)  # flushed, committed with its entry
+        own = session_own_title(game.number, game.title)  # "Session 1: Alley" typed: "Alley"
         append_note(db, acc, kind="session", action="start",
-                    summary=msg("started session {number}: {title}", number=game.number, title=game.title)
-                    if game.title else msg("started session {number}", number=game.number),
+                    summary=msg("started session {number}: {title}", number=game.number, title=own) if own
+                    else msg("started session {number}", number=game.number),
                     publish=publish)
     return _do(request, db, acc, hx, "session", act, publish)
 

@@ -259,7 +259,8 @@ def _correction(request: Request, act: Callable[[], LogEntry]) -> Response:
         entry = act()
     except FateboardError as exc:
         return HTMLResponse(f'<p class="error" role="alert">{_escape(rule_message(exc))}</p>', status_code=exc.status_code)
-    return HTMLResponse(f'<p class="ok" role="status">Logged as #{entry.seq}.</p>')
+    logged = _("Logged as #{seq}.").format(seq=entry.seq)
+    return HTMLResponse(f'<p class="ok" role="status">{_escape(logged)}</p>')
 
 
 def _escape(text: str) -> str:

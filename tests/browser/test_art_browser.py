@@ -41,10 +41,10 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     odds = roll_form.locator(".art-odds")
     page.locator("#tr-attr").select_option("STR")
     page.locator("#tr-diff").select_option("PR")
-    expect(odds).to_contain_text("row 9 vs Poor")
+    expect(odds).to_contain_text("row 9 against Poor")
     roll_form.get_by_label("Climbing +4").check()
     roll_form.get_by_label("Rock climbing +1").check()
-    expect(odds).to_contain_text("row 14 vs Poor")
+    expect(odds).to_contain_text("row 14 against Poor")
     expect(odds).to_contain_text("72.0%")
     problems += check_page(pia, "art-sheet", ["form:has(#tr-attr) button[type=submit]"])
 

@@ -36,6 +36,6 @@ def test_a_prompt_reaches_an_open_art_sheet_live(tabs: Tabs, live_server: Any) -
     assert r.status_code == 201, r.text
 
     expect(called).to_have_count(1, timeout=15_000)
-    expect(called.locator(".art-odds")).to_contain_text("vs Poor")
+    expect(called.locator(".art-odds")).to_contain_text("against Poor")
     problems = check_page(pia, "layout-art-prompt", [".art-prompt button[type=submit]"])
     assert not problems, problems

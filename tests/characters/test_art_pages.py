@@ -71,7 +71,7 @@ def test_a_foe_sheet_and_the_odds_and_a_roll_from_the_sheet(art: Art) -> None:
     odds = art.pia.get(f"{art.base}/characters/{cid}/odds/trait_roll",
                        params=[("attribute", "STR"), ("difficulty", "PR"), ("skills", "Climbing"),
                                ("skills", "Rock climbing")])
-    assert "row 14 vs Poor" in odds.text and "72.0% — row 14" in odds.text  # 29 and up is Poor or better on row 14
+    assert "row 14 against Poor" in odds.text and "72.0% — row 14" in odds.text  # 29 and up is Poor or better on row 14
     r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})
     assert r.status_code == 200 and "Last roll" in r.text
     # Otto can neither roll for Maren nor open her odds; the public part of her sheet is all he sees.

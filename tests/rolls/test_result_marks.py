@@ -56,11 +56,11 @@ def test_an_art_sheet_flags_doubles_and_the_kicker_in_its_result_and_last_roll(a
         r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})
     assert r.status_code == 200, r.text
     card = _result(r.text)
-    assert '<span class="badge doubles">doubles</span>' in card and '<span class="badge kicker">kicker 4</span>' in card
+    assert '<span class="badge doubles">doubles</span>' in card and '<span class="badge kicker">kicker: 4</span>' in card
     last = r.text[r.text.index('id="art-last"'):]
     last = last[:last.index("</section>")]
     assert '<span class="badge doubles">doubles</span>' in last
     with faces(43):
         r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})
     card = _result(r.text)
-    assert "doubles" not in card and '<span class="badge kicker">kicker 3</span>' in card
+    assert "doubles" not in card and '<span class="badge kicker">kicker: 3</span>' in card

@@ -13,11 +13,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import Text, _, join, msg, msgn, retire
-from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from . import wording
 from .sheet import ArtSheet, dump, load, ready
 
 MAX_STEPS = 12
@@ -85,9 +85,9 @@ def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int)
         running.update(over=True, modifier=0, outcome="disaster")
         text = msg("{head}: Catastrophic — the action ends in disaster", head=head)
     elif running["done"] >= running["steps"]:
-        label, _ = art.interpret(successes)
         running.update(over=True, modifier=0, outcome=successes)
-        text = msg("{head}: the last step — the action ends with {label}", head=head, label=label)
+        text = msg("{head}: the last step — the action ends with {label}", head=head,
+                   label=wording.outcome_words(successes))
     else:
         running["modifier"] = successes
         text = msg("{head}; {change} on the next step", head=head, change=f"{successes:+d}")
@@ -108,8 +108,7 @@ def revise_step(sheet: ArtSheet, seq: int, successes: int) -> Text | str:
     found["results"][-1]["successes"] = successes
     if found.get("over"):
         found["outcome"] = successes
-        label, _ = art.interpret(successes)
-        text = msg("{title} now ends with {label}", title=found["title"], label=label)
+        text = msg("{title} now ends with {label}", title=found["title"], label=wording.outcome_words(successes))
     else:
         found["modifier"] = successes
         text = msg("{change} on the next step of {title}", change=f"{successes:+d}", title=found["title"])

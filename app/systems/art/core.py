@@ -17,6 +17,7 @@ from app.rules import art
 from app.rules.art import ATTRIBUTES, Level
 from app.systems.base import ActionError
 
+from . import wording
 from .sheet import ArtSheet, fame_left, level_word, ready
 
 ROLL_KINDS = ("trait", "defense", "melee_attack", "ranged_attack", "healing")
@@ -207,10 +208,10 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = Non
         extras.append(f"{spec.modifiers:+d}")
     dice = (msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}") if roll.roll != 100
             else msg("rolled {roll}", roll="00"))
-    label: Any = art.interpret(roll.successes)[0]
+    label: Any = wording.outcome_words(roll.successes)
     if against is not None:
         label = msg("success") if roll.successes > 0 else msg("failure")
-    text: list[Any] = [msg("{head} ({extras}) vs {against}: {dice} → {result}, {label}", head=join(head, ""),
+    text: list[Any] = [msg("{head} ({extras}) against {against}: {dice} → {result} ({label})", head=join(head, ""),
                            extras=join(extras), against=against or level_word(roll.difficulty), dice=dice,
                            result=level_word(roll.result), label=label)]
     if rolled.regained:
@@ -219,7 +220,7 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = Non
         text.append(msg("; doubles: inspiration"))
     fired = [*(msg(p) for p in rolled.perks), *rolled.items]
     if fired:
-        text.append(msg("; kicker {kicker} fires {fired}", kicker=roll.kicker, fired=join(fired, msg(" or "))))
+        text.append(msg("; a kicker of {kicker} fires {fired}", kicker=roll.kicker, fired=join(fired, msg(" or "))))
     return join(text, "")
 
 

@@ -12,13 +12,14 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import N_, Summary, Text, _, join, msg, msgn, retire
+from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
+from . import wording
 from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import dump, load
 
@@ -94,7 +95,7 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
     state["turn"]["move"] = {"bands": m.bands, "free": m.free_bands, "used": 0, "mode": None, "ended": m.bands == 0,
                              "result": r.result.name}
     remember(sheet, ctx, "combat_move_roll", r)
-    text = msg("stumbles: no movement") if m.bands == 0 else _may_move(n=m.bands, free=m.free_bands)
+    text = msg("stumbles: no movement") if m.bands == 0 else wording.may_move(n=m.bands, free=m.free_bands)
     return f_.done(state, params, join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
                    dice=recorder.rolled,
                    outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
@@ -296,13 +297,3 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
 
 def stop_odds(sheet_data: dict[str, Any], params: StopParams, ctx: Context) -> Odds:
     return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foe's Agility"), columns=shift_now(ctx))
-
-
-def _may_move(**a: Any) -> Text:
-    return msgn("may move up to {n} band with the action, or {free} as a free action",
-                "may move up to {n} bands with the action, or {free} as a free action", a.get("n", 1), free=a["free"])
-
-
-# Entries logged before the counts had plural forms.
-retire("may move up to 1 band with the action, or {free} as a free action", lambda a: _may_move(**a))
-retire("may move up to {n} bands with the action, or {free} as a free action", lambda a: _may_move(**a))

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from app.i18n import N_, Summary, _, join, msg, msgn, retire
+from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.art.combat import DODGE_DIFFICULTY
@@ -20,6 +20,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
+from . import wording
 from .fight_attacks import defense_pending, fate_list, fate_rolls, weapon_of
 from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
 from .sheet import ArtSheet, attr, dump, load
@@ -214,13 +215,12 @@ def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[st
             return join([text, msg("{name}'s own weapon is knocked away", name=me["name"])], "; ")
         return text
     if params.maneuver == "force_back":
-        return (msgn("pushes {name} back {n} foot", "pushes {name} back {n} feet", n, name=name) if n > 0
-                else msgn("{name} pushes {me} back {n} foot", "{name} pushes {me} back {n} feet", -n, name=name,
-                          me=me["name"]))
+        return (wording.pushes_back(n=n, name=name) if n > 0
+                else wording.pushed_back(n=-n, name=name, me=me["name"]))
     if params.maneuver == "pin":
         if n <= 0:
             return msg("no pin")
-        return msgn("{name} is pinned for {n} round", "{name} is pinned for {n} rounds", n, name=name)
+        return wording.pinned(n=n, name=name)
     if params.maneuver == "takedown":
         if n > 0:
             target["prone"] = True
@@ -302,15 +302,3 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
 def dodge_odds(sheet_data: dict[str, Any], params: DodgeParams, ctx: Context) -> Odds:
     return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": DODGE_DIFFICULTY.name}), ctx,
                     attribute="AGI", columns=shift_now(ctx))
-
-
-# Entries logged before the counts had plural forms.
-retire("pushes {name} back {n} feet",
-       lambda a: msgn("pushes {name} back {n} foot", "pushes {name} back {n} feet", a["n"], name=a["name"]))
-retire("{name} pushes {me} back {n} feet", lambda a: msgn("{name} pushes {me} back {n} foot",
-                                                          "{name} pushes {me} back {n} feet", a["n"], name=a["name"],
-                                                          me=a["me"]))
-retire("{name} is pinned for 1 round",
-       lambda a: msgn("{name} is pinned for {n} round", "{name} is pinned for {n} rounds", 1, name=a["name"]))
-retire("{name} is pinned for {n} rounds",
-       lambda a: msgn("{name} is pinned for {n} round", "{name} is pinned for {n} rounds", a["n"], name=a["name"]))

@@ -148,7 +148,7 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
             continue
         unmet = art.unmet_requirements(name, {k: v or 0 for k, v in sheet.attributes.items()}, list(sheet.perks))
         if unmet:
-            notes.append(msg("kicker {k} would fire {perk}, but it needs {needs}", k=kicker, perk=msg(name),
+            notes.append(msg("a kicker of {k} would fire {perk}, but it needs {needs}", k=kicker, perk=msg(name),
                              needs=core.unmet_text(unmet)))
         elif name in FREE_ATTACKS and target is None:
             continue
@@ -158,7 +158,7 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
         notes.append(_grant(state, f, usable[0], target))
     elif usable:
         f["perk_choice"] = {"options": usable, "target": target}
-        notes.append(msg("kicker {k}: {name} chooses one of {perks}", k=kicker, name=f["name"],
+        notes.append(msg("a kicker of {k}: {name} chooses one of {perks}", k=kicker, name=f["name"],
                          perks=join([msg(p) for p in usable], " / ")))
     return notes
 

@@ -68,7 +68,7 @@ def roll(sheet: ArtSheet, params: CombatRoll, dice: Any, ctx: Context, *, label:
         parts: list[Any] = [msg("{label} (row {row}): rolled {roll} → {result}", label=label, row=roll_.row,
                                 roll=f"{roll_.roll:02d}", result=level_word(roll_.result))]
         if rolled.perks or rolled.items:
-            parts.append(msg("; kicker {kicker} fires {fired}", kicker=roll_.kicker,
+            parts.append(msg("; a kicker of {kicker} fires {fired}", kicker=roll_.kicker,
                              fired=join([*rolled.perks, *rolled.items], msg(" or "))))
         text: Summary = join(parts, "")
     else:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, msgn, retire
+from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.art.rounds import FREE_ACTION_DIFFICULTY
@@ -21,6 +21,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
+from . import wording
 from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import check_slots, dump, fame_left, level_word, load
 
@@ -84,7 +85,7 @@ def settle_initiative(state: dict[str, Any], dice: Dice) -> list[Summary]:
             notes.append(msg("lose their first turn: {names}", names=", ".join(lost)))
     # by the players' highest roll (foes do not roll, and their Alertness stays the narrator's)
     highest = max(Level[p["initiative"]] for p in players)
-    notes.append(_encounter_range(art.encounter_range(highest)))
+    notes.append(wording.encounter_range(n=art.encounter_range(highest)))
     state["phase"] = "rounds"
     notes += f_.start_round(state, 0)
     return notes
@@ -284,14 +285,3 @@ def resolve_initiative_setting(sheet: dict[str, Any], params: InitiativeSettingP
             else msg("Combats use the full initiative order"))
     return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text,
                       settings={**ctx.campaign_settings, "simplified_initiative": params.simplified})
-
-
-def _encounter_range(n: int) -> Summary:
-    return msgn("the text's encounter range for the highest roll: {n} band",
-                "the text's encounter range for the highest roll: {n} bands", n)
-
-
-# Entries logged before the count had plural forms.
-retire("the text's encounter range for the highest roll: {n} bands", lambda a: msgn(
-    "the text's encounter range for the highest roll: {n} band",
-    "the text's encounter range for the highest roll: {n} bands", a["n"]))

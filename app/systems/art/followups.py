@@ -17,6 +17,7 @@ from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from . import wording
 from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .complex import revise_step
 from .sheet import ArtSheet, Skill, dump, fame_left, level_word, load
@@ -89,7 +90,8 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     sheet.last_roll = last
     label, meaning = art.interpret(last["successes"])
     summary = join([msg("improves #{seq} to {level} with {cost} Fame ({label})", seq=params.entry_seq,
-                        level=level_word(new), cost=cost, label=label), *consequence], "; ")
+                        level=level_word(new), cost=cost, label=wording.outcome_words(last["successes"])),
+                    *consequence], "; ")
     return Resolution(request=params.model_dump(), dice=[],
                       outcome={"entry_seq": params.entry_seq, "result": new.name, "fame": cost,
                                "successes": last["successes"], "label": label, "meaning": meaning,

@@ -21,7 +21,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import complex as complex_
-from . import core
+from . import core, wording
 from .sheet import FOE_TRAITS, ArtSheet, attr, dump, level_name, level_word, load, table_of
 
 Adjust = Field(default=0, ge=-3, le=3)
@@ -213,9 +213,10 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
                           table=table_of(ctx.campaign_settings))
     label, meaning = art.interpret(roll.successes)
     rolled = msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}")
-    summary = msg("rolls for {name}: {trait_name} {level} = trait {trait} vs {difficulty}: {rolled} → {result}, {label}",
-                  name=name, trait_name=msg(FOE_TRAITS[code]), level=level_word(henchman.levels[code]), trait=trait,
-                  difficulty=level_word(difficulty), rolled=rolled, result=level_word(roll.result), label=label)
+    summary = msg("rolls for {name}: {trait_name} {level} = trait {trait} against {difficulty}: {rolled} → {result} "
+                  "({label})", name=name, trait_name=msg(FOE_TRAITS[code]), level=level_word(henchman.levels[code]),
+                  trait=trait, difficulty=level_word(difficulty), rolled=rolled, result=level_word(roll.result),
+                  label=wording.outcome_words(roll.successes))
     return Resolution(request=params.model_dump(), dice=recorder.rolled,
                       outcome={"trait": trait, "row": roll.row, "roll": roll.roll, "kicker": roll.kicker,
                                "result": roll.result.name, "successes": roll.successes, "label": label,
@@ -234,11 +235,11 @@ def chance_of(sheet: ArtSheet, spec: core.RollSpec, settings: Mapping[str, Any])
     if spec.take25:
         result = table.read(row, 25)
         chance = 1.0 if art.count(spec.difficulty, result) > 0 else 0.0
-        text = _("row {row}, taking 25: {result} vs {difficulty}").format(
+        text = _("row {row}, taking 25: {result} against {difficulty}").format(
             row=row, result=_(level_name(result)), difficulty=_(level_name(spec.difficulty)))
     else:
         chance = float(art.exact_chance(trait, spec.difficulty, table, fame_before=spec.fame_before))
-        text = _("row {row} vs {difficulty}").format(row=row, difficulty=_(level_name(spec.difficulty)))
+        text = _("row {row} against {difficulty}").format(row=row, difficulty=_(level_name(spec.difficulty)))
     if sheet.fatigue:
         text += _(" (fatigue −{n})").format(n=sheet.fatigue)
     return Odds(chance=chance, text=f"{percent(chance)} — {text}",

@@ -179,7 +179,7 @@ def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
     secret = rolling.TraitRollParams(attribute="STR", opponent_id=play.foe)
     assert rolling.trait_roll_odds(sheet, secret, Context()).chance is None
     given = rolling.trait_roll_odds(sheet, secret.model_copy(update={"foe_level": "PR"}), Context())
-    assert given.chance == plain.chance and "vs Poor" in given.text
+    assert given.chance == plain.chance and "row 9 against Poor" in given.text
     mapped = secret.model_copy(update={"foe_levels": ["99:STR=GT", f"{play.foe}:STR=PR,ALE=IN"]})
     assert rolling.trait_roll_odds(sheet, mapped, Context()).chance == plain.chance
     their_alertness = mapped.model_copy(update={"opponent_attribute": "ALE"})
@@ -210,7 +210,7 @@ def test_the_narrators_page_shows_the_chance_against_a_foe_and_a_players_does_no
     odds = art.nora.get(f"{art.base}/characters/{cid}/odds/trait_roll",
                         params=[("attribute", "STR"), ("opponent_id", str(foe_id)), ("difficulty", "PR"),
                                 ("foe_levels", f"{foe_id}:{levels}")])
-    assert "% — row 9 vs Poor" in odds.text
+    assert "% — row 9 against Poor" in odds.text
     odds = art.pia.get(f"{art.base}/characters/{cid}/odds/trait_roll",
                        params={"attribute": "STR", "opponent_id": str(foe_id), "difficulty": "PR"})
     assert "the narrator knows the level" in odds.text

@@ -229,7 +229,7 @@ def test_travel_shadowing_and_tracking(scene: Scene) -> None:
     scene.step("nora", "explore_scale", None, scale="hours")
     # A mounted ride: Strength against Catastrophic; Passable is 4 columns under Awesome: 4 hours.
     body = scene.declare("otto", "Tom", [face(STR, Level.PS)], kind="travel", mode="mounted", destination="the mine")
-    assert "Strength (row 9) vs Catastrophic" in said(body) and "arrives at the mine, 4 phases (4 hours)" in \
+    assert "Strength (row 9) against Catastrophic: rolled 63 → Passable (6 successes)" in said(body) and "arrives at the mine, 4 phases (4 hours)" in \
         said(body)
     assert scene.token("Tom")["place"] == "the mine"
 
@@ -253,7 +253,7 @@ def test_travel_shadowing_and_tracking(scene: Scene) -> None:
     assert "finds the tracks" in said(body)
     assert scene.sheet("Lia")["complex"]["modifier"] == 0  # the successes lower the difficulty instead
     body = scene.declare("ulla", "Lia", [face(STA, Level.PR)], kind="track")
-    assert "Stamina (row 10) vs Good" in said(body) and "loses the scent, 2 phases" in said(body)
+    assert "Stamina (row 10) against Good" in said(body) and "loses the scent, 2 phases" in said(body)
     assert scene.sheet("Lia")["complex"]["over"]
     assert scene.to_act() == ["Lia"]  # at phase 2, before Maren (3) and Tom (4)
     with pytest.raises(BadRequest, match="trail has grown cold"):
