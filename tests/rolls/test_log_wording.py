@@ -148,3 +148,16 @@ def test_logged_as_is_translated(table: Table, client: TestClient) -> None:
     """"Logged as #…" after a correction: in the reader's language (tests/rolls/test_table_page.py checks the page)."""
     assert i18n.translations("de").gettext("Logged as #{seq}.") == "Als #{seq} protokolliert."
     assert i18n.translations("da").gettext("Logged as #{seq}.") == "Logget som #{seq}."
+
+
+@pytest.mark.parametrize("lang,expected", [
+    ("en", "sustained: 5 successes, 1 failure (goal 10)"),
+    ("de", "anhaltend: 5 Erfolge, 1 Fehlschlag (Ziel 10)"),
+    ("da", "vedvarende: 5 succeser, 1 fiasko (mål 10)"),
+])
+def test_a_sustained_tally_says_successes_and_failures_in_words(lang: str, expected: str) -> None:
+    from app.systems.art import wording
+
+    assert render(wording.sustained(successes=5, failures=1, goal=10), lang) == expected
+    old = {"msg": "sustained: {successes}s/{failures}f of {goal}", "args": {"successes": 5, "failures": 1, "goal": 10}}
+    assert render(old, lang) == expected

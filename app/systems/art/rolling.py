@@ -137,12 +137,8 @@ def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: c
     tally.update(successes=result.successes, failures=result.failures, finished=result.finished,
                  succeeded=result.succeeded)
     sheet.sustained = tally
-    if not result.finished:
-        return msg("sustained: {successes}s/{failures}f of {goal}", successes=result.successes,
-                   failures=result.failures, goal=key["goal"])
-    return msg(N_("sustained: {successes}s/{failures}f of {goal} — done, succeeds") if result.succeeded else
-               N_("sustained: {successes}s/{failures}f of {goal} — done, fails"), successes=result.successes,
-               failures=result.failures, goal=key["goal"])
+    return wording.sustained(successes=result.successes, failures=result.failures, goal=key["goal"],
+                             done=None if not result.finished else result.succeeded)
 
 
 def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.i18n import Text, msg, msgn, retire
+from app.i18n import N_, Text, msg, msgn, retire
 
 
 def outcome_words(successes: int) -> Text:
@@ -62,6 +62,17 @@ def pinned(**a: Any) -> Text:
     return msgn("{name} is pinned for {n} round", "{name} is pinned for {n} rounds", a.get("n", 1), name=a["name"])
 
 
+def sustained(**a: Any) -> Text:
+    """A sustained action's tally: "sustained: 5 successes, 1 failure (goal 10)", then "— done, succeeds"."""
+    done = a.get("done")
+    counts = {"successes": msgn("{n} success", "{n} successes", a["successes"]),
+              "failures": msgn("{n} failure", "{n} failures", a["failures"]), "goal": a["goal"]}
+    if done is None:
+        return msg("sustained: {successes}, {failures} (goal {goal})", **counts)
+    return msg(N_("sustained: {successes}, {failures} (goal {goal}) — done, succeeds") if done else
+               N_("sustained: {successes}, {failures} (goal {goal}) — done, fails"), **counts)
+
+
 # Entries logged before the counts had plural forms, or with the text's abbreviations.
 retire("may move up to 1 band with the action, or {free} as a free action", lambda a: may_move(**a))
 retire("may move up to {n} bands with the action, or {free} as a free action", lambda a: may_move(**a))
@@ -84,3 +95,6 @@ retire("kicker {k}: {name} chooses one of {perks}", lambda a: msg("a kicker of {
 for _message in ("{head}: the last step — the action ends with {label}", "{title} now ends with {label}",
                  "improves #{seq} to {level} with {cost} Fame ({label})"):
     retire(_message, _with_words(_message))
+retire("sustained: {successes}s/{failures}f of {goal}", lambda a: sustained(**a))
+retire("sustained: {successes}s/{failures}f of {goal} — done, succeeds", lambda a: sustained(**a, done=True))
+retire("sustained: {successes}s/{failures}f of {goal} — done, fails", lambda a: sustained(**a, done=False))

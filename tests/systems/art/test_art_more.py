@@ -183,7 +183,7 @@ def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
     mapped = secret.model_copy(update={"foe_levels": ["99:STR=GT", f"{play.foe}:STR=PR,ALE=IN"]})
     assert rolling.trait_roll_odds(sheet, mapped, Context()).chance == plain.chance
     their_alertness = mapped.model_copy(update={"opponent_attribute": "ALE"})
-    assert "vs Inferior" in rolling.trait_roll_odds(sheet, their_alertness, Context()).text
+    assert "against Inferior" in rolling.trait_roll_odds(sheet, their_alertness, Context()).text
     junk = secret.model_copy(update={"foe_levels": [f"{play.foe}:STR=nonsense", "garbage"]})
     assert rolling.trait_roll_odds(sheet, junk, Context()).chance is None
 
