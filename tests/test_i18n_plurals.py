@@ -169,3 +169,19 @@ def test_a_failed_risk_counts_its_evens_and_scars_in_each_language(app: Any, fac
         text = i18n.log_line(body, lang)
         assert all(part in text for part in parts), (lang, text)
         assert not PSEUDO_PLURAL.search(text), text
+
+
+@pytest.mark.parametrize("lang,one,two", [
+    ("en", "Band 5 is beyond the range (1 band).", "Band 5 is beyond the range (2 bands)."),
+    ("de", "Band 5 liegt außer Reichweite (1 Band).", "Band 5 liegt außer Reichweite (2 Bänder)."),
+    ("da", "Bælte 5 er uden for rækkevidden (1 bælte).", "Bælte 5 er uden for rækkevidden (2 bælter)."),
+])
+def test_a_refusal_with_a_count_reads_in_the_readers_plural_form(lang: str, one: str, two: str) -> None:
+    """Python strings (`ngettext` now, not stored): the ART's "(1 bands)"."""
+    from app.systems.art import wording
+
+    i18n.set_locale(lang)
+    try:
+        assert (wording.beyond_range(5, 1), wording.beyond_range(5, 2)) == (one, two)
+    finally:
+        i18n.set_locale("en")

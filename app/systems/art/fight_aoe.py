@@ -17,6 +17,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
+from . import wording
 from .fight_attacks import fate_list, fate_rolls, take, weapon_of
 from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .sheet import ArtSheet, attr, dump, load
@@ -75,7 +76,7 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
             stats["range"]
     distance = abs(params.band - me["band"])
     if params.band >= state["bands"] or distance > max_range:
-        raise ActionError(_("Band {band} is beyond the range ({n} bands).").format(band=params.band, n=max_range),
+        raise ActionError(wording.beyond_range(params.band, max_range),
                           field="band")
     damage = _damage_level(params.damage)
     recorder = RecordingDice(dice)
@@ -106,7 +107,7 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
     if params.origin is not None:
         distance = abs(params.band - params.origin)
         if distance > max_range:
-            raise ActionError(_("Band {band} is beyond the range ({n} bands).").format(band=params.band, n=max_range),
+            raise ActionError(wording.beyond_range(params.band, max_range),
                               field="band")
         params = params.model_copy(update={"shown_difficulty": art.aoe_difficulty(max_range, distance).name})
     return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the range"), columns=shift_now(ctx))
@@ -128,8 +129,7 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
         raise ActionError(_("Adventurers roll their own AOE attacks."), field="band")
     distance = abs(params.band - me["band"])
     if params.band >= state["bands"] or distance > params.max_range:
-        raise ActionError(_("Band {band} is beyond the range ({n} bands).").format(band=params.band,
-                                                                                   n=params.max_range), field="band")
+        raise ActionError(wording.beyond_range(params.band, params.max_range), field="band")
     players = f_.in_band(state, params.band, "adventurer")
     if not players:
         raise ActionError(_("No adventurer is in band {band} to roll Fate.").format(band=params.band), field="band")

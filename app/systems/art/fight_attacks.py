@@ -22,6 +22,7 @@ from app.systems.base import ActionError, Context, Odds, RecordingDice, Resoluti
 from . import fight as f_
 from . import fight_grapple as fg
 from . import fight_perks as fp
+from . import wording
 from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
 from .fight_pvp import defense_trait, pvp_attack_odds
 from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
@@ -93,8 +94,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     stats = weapon_of(sheet, params.weapon)
     distance = abs(target["band"] - me["band"])
     if not in_range(stats, distance):
-        raise ActionError(_("{name} is out of reach of {weapon} ({d} bands away).").format(
-            name=target["name"], weapon=stats["name"], d=distance), field="target")
+        raise ActionError(wording.out_of_reach(target["name"], stats["name"], distance), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
         return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack,
                               fate_rolls=fate_rolls)

@@ -10,13 +10,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, _, join, msg, msgn, render, retire
+from app.i18n import N_, _, join, msg, msgn, ngettext, render, retire
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
-from . import core
+from . import core, wording
 from .combat import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
 
@@ -61,9 +61,8 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
         breakfall = min(sheet.perks.get("Breakfall", 0), 2)
         damage = art.falling_damage(params.feet, params.surface, breakfall=breakfall)
         surface = msg(art.FALLING_SURFACES[params.surface])
-        cause = (msg("falls {feet} feet ({surface}), Breakfall −{breakfall}", feet=params.feet, surface=surface,
-                     breakfall=breakfall) if breakfall
-                 else msg("falls {feet} feet ({surface})", feet=params.feet, surface=surface))
+        cause = (wording.falls(feet=params.feet, surface=surface, breakfall=breakfall) if breakfall
+                 else wording.falls(feet=params.feet, surface=surface))
         if damage is None:
             return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
                               summary=msg("{cause}: under 10 feet, no damage", cause=cause), sheet=dump(sheet))
@@ -175,7 +174,8 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
     if params.change == 0:
         raise ActionError(_("Add or remove at least one point."), field="change")
     if sheet.fatigue + params.change < 0:
-        raise ActionError(_("There are only {fatigue} points of fatigue to remove.")
+        raise ActionError(ngettext("There is only {fatigue} point of fatigue to remove.",
+                                   "There are only {fatigue} points of fatigue to remove.", sheet.fatigue)
                           .format(fatigue=sheet.fatigue), field="change")
     sheet.fatigue += params.change
     verb = (N_("takes {n} fatigue (now −{fatigue} on all rolls)") if params.change > 0
@@ -208,7 +208,8 @@ def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamage
     round_no = int(burning.get("round", 0)) + 1
     rounds = params.rounds if params.rounds is not None else burning.get("rounds")
     if rounds is not None and rounds < round_no:
-        raise ActionError(_("This is round {round_no}: the damage cannot last only {rounds} rounds.")
+        raise ActionError(ngettext("This is round {round_no}: the damage cannot last only {rounds} round.",
+                                   "This is round {round_no}: the damage cannot last only {rounds} rounds.", rounds)
                           .format(round_no=round_no, rounds=rounds), field="rounds")
     damage = art.sustained_damage(round_no)[-1]
     done = mark(sheet, damage)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from app.i18n import N_, Text, msg, msgn, retire
+from app.i18n import N_, Text, msg, msgn, ngettext, retire
 
 
 def outcome_words(successes: int) -> Text:
@@ -73,6 +73,25 @@ def sustained(**a: Any) -> Text:
                N_("sustained: {successes}, {failures} (goal {goal}) — done, fails"), **counts)
 
 
+def falls(**a: Any) -> Text:
+    if a.get("breakfall"):
+        return msgn("falls {n} foot ({surface}), Breakfall −{breakfall}", "falls {n} feet ({surface}), Breakfall "
+                    "−{breakfall}", a["feet"], surface=a["surface"], breakfall=a["breakfall"])
+    return msgn("falls {n} foot ({surface})", "falls {n} feet ({surface})", a["feet"], surface=a["surface"])
+
+
+def beyond_range(band: int, bands: int) -> str:
+    """A refusal, in the reader's language now."""
+    return ngettext("Band {band} is beyond the range ({n} band).", "Band {band} is beyond the range ({n} bands).",
+                    bands).format(band=band, n=bands)
+
+
+def out_of_reach(name: str, weapon: str, bands: int) -> str:
+    return ngettext("{name} is out of reach of {weapon} ({d} band away).",
+                    "{name} is out of reach of {weapon} ({d} bands away).", bands).format(name=name, weapon=weapon,
+                                                                                        d=bands)
+
+
 # Entries logged before the counts had plural forms, or with the text's abbreviations.
 retire("may move up to 1 band with the action, or {free} as a free action", lambda a: may_move(**a))
 retire("may move up to {n} bands with the action, or {free} as a free action", lambda a: may_move(**a))
@@ -98,3 +117,5 @@ for _message in ("{head}: the last step — the action ends with {label}", "{tit
 retire("sustained: {successes}s/{failures}f of {goal}", lambda a: sustained(**a))
 retire("sustained: {successes}s/{failures}f of {goal} — done, succeeds", lambda a: sustained(**a, done=True))
 retire("sustained: {successes}s/{failures}f of {goal} — done, fails", lambda a: sustained(**a, done=False))
+retire("falls {feet} feet ({surface}), Breakfall −{breakfall}", lambda a: falls(**a))
+retire("falls {feet} feet ({surface})", lambda a: falls(**a))
