@@ -161,3 +161,15 @@ def test_a_sustained_tally_says_successes_and_failures_in_words(lang: str, expec
     assert render(wording.sustained(successes=5, failures=1, goal=10), lang) == expected
     old = {"msg": "sustained: {successes}s/{failures}f of {goal}", "args": {"successes": 5, "failures": 1, "goal": 10}}
     assert render(old, lang) == expected
+
+
+@pytest.mark.parametrize("lang,word", [("en", "Good"), ("de", "Gut"), ("da", "God")])
+def test_an_art_total_is_its_level_in_words(lang: str, word: str) -> None:
+    """The big total under an ART roll was the level's code ("GD")."""
+    body = {"character": "Maren", "system": "art", "summary": msg("rolls {roll}", roll="73"),
+            "outcome": {"total": "GD", "result": "GD"}}
+    html = _entry_html(body, lang)
+    assert f'<p class="total" aria-label="{i18n.translations(lang).gettext("Total")}">{word}</p>' in html
+    dice = _entry_html({"system": "dice", "summary": msg("rolled {detail}", detail="2d6 [3, 4] = 7"),
+                        "outcome": {"total": 7}})
+    assert '>7</p>' in dice
