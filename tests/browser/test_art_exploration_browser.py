@@ -60,7 +60,7 @@ def test_a_player_declares_and_the_others_see_it_live(tabs: Tabs) -> None:
     form.get_by_label("What does Maren do?").fill("Search the shelves")
     form.get_by_label("Attribute").select_option("DEX")
     form.get_by_label("Difficulty").select_option("PS")
-    expect(form.locator(".art-odds")).to_contain_text("row 7 vs Passable")
+    expect(form.locator(".art-odds")).to_contain_text("row 7 against Passable")
     expect(form.locator(".art-odds")).to_contain_text("%")
     problems += check_page(pia, "art-xp-acting", [".art-xp-declare form button[type=submit]",
                                                   ".art-xp-turn > form button[type=submit]"])

@@ -47,13 +47,13 @@ def test_the_scene_page_gives_the_forms_to_the_acting_players_only(art: Art) -> 
     odds = art.pia.get(f"{art.base}/characters/{maren}/odds/explore_declare", params={
         "encounter_id": scene, "version": 1, "kind": "action", "attribute": "DEX", "difficulty": "PS"})
     assert odds.status_code == 200
-    assert f"{float(exact_chance(7, Level.PS)) * 100:.1f}%" in odds.text and "row 7 vs Passable" in odds.text
+    assert f"{float(exact_chance(7, Level.PS)) * 100:.1f}%" in odds.text and "row 7 against Passable" in odds.text
 
     # Maren declares (taking 25 on row 7 reads Pathetic: 4 failures against Passable, 4 phases).
     r = _declare(art, art.pia, scene, maren, 1, kind="action", task="Search the shelves", attribute="DEX",
                  difficulty="PS", take25="true")
     assert r.status_code == 200, r.text
-    assert "Search the shelves — Dexterity (row 7) vs Passable: takes 25 → Pathetic" in r.text
+    assert "Search the shelves — Dexterity (row 7) against Passable: takes 25 → Pathetic (4 failures)" in r.text
     assert "fails, 4 phases (20 minutes), until phase 4" in r.text and "Your turn, Maren" not in r.text
     assert "Waiting for Tom" in r.text
     otto = art.otto.get(url).text

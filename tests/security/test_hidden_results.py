@@ -157,7 +157,7 @@ CASES = [
     Case("dice-roll", "dice", "roll", {"expression": "3d1000"}, [613, 547, 281], [1, 2, 3], changes_sheet=False,
          secrets={"success": ["1441", "613", "547", "281"]}),
     Case("cat-test_fate", "cat", "test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"},
-         [2, 4, 6, 6], [3, 3, 5, 3], secrets={"failure": ["scar(s) to place"]}),
+         [2, 4, 6, 6], [3, 3, 5, 3], secrets={"failure": ["scars to place"]}),
     Case("art-trait_roll", "art", "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [73], [2]),
     Case("art-trait_roll-foe", "art", "trait_roll", {"attribute": "ALE", "opponent_id": "{foe}"}, [99], [2]),
     Case("art-defend", "art", "defend", {"attack": "PR"}, [99], [2]),
