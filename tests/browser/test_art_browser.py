@@ -51,7 +51,7 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     # The narrator's prompt (Agility vs Inferior) is answered on the sheet with its values locked.
     prompt = page.locator(".art-prompt")
     expect(prompt).to_contain_text("Agility")
-    expect(prompt.locator(".art-odds")).to_contain_text("vs Inferior")
+    expect(prompt.locator(".art-odds")).to_contain_text("against Inferior")
     prompt.get_by_role("button", name="Roll").click()
     expect(page.locator(".result")).to_contain_text("rolls Agility")
     expect(page.locator(".art-prompt")).to_have_count(0)
@@ -63,7 +63,7 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     page.locator("#tr-diff").select_option("GT")
     roll_form.get_by_role("button", name="Roll").click()
     expect(page.locator(".result")).to_contain_text("rolls Charm")
-    expect(page.locator("#art-last")).to_contain_text("vs Great")
+    expect(page.locator("#art-last")).to_contain_text("against Great")
     problems += check_page(pia, "art-last-roll", [])
 
     # Creation: the balanced picker, with an error next to its field.
