@@ -15,7 +15,7 @@ from .actions import ACTIONS
 from .demo import seed_demo
 from .explore_track import EXPLORATION_RULINGS
 from .fight import encounter_view
-from .fight_moves import move_options
+from .fight_moves import foe_move_options, move_options
 from .sheet import (
     FOE_TRAITS,
     LEVEL_CODES,
@@ -99,7 +99,7 @@ SYSTEM = RuleSystem(
         "skill_costs": art.STARTING_SKILL_COSTS, "surfaces": art.FALLING_SURFACES,
         "difficulty_challenge": {level.name: text for level, text in art.DIFFICULTY_CHALLENGE.items()},
         "sanity": {level.name: text for level, (text, _example) in art.SANITY_DIFFICULTY.items()},
-        "move_options": move_options,
+        "move_options": move_options, "foe_move_options": foe_move_options, "weapon_classes": art.WEAPON_CLASSES,
         "sustained_next": lambda done: art.sustained_damage(int(done) + 1)[-1].display_name,
     },
 )

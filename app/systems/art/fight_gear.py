@@ -1,0 +1,50 @@
+"""Arming in a combat: an adventurer whose sheet holds no weapon at all takes up the starting weapon it was made
+without (a class from ch. 2's Weapon Class table at the cost its Fortune allows), ready, on its own turn and
+without spending the action, so a character created without gear never stalls at "Attack". A character who has
+a weapon draws it instead (the free action "Draw a weapon", fight_turns.py).
+
+art-engine.md, ch. 2 "Gear", "Fortune", "Weapons & Attack" (Weapon Class, Weapon Attack).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from app.i18n import _, msg
+from app.rules import art
+from app.systems.base import ActionError, Context, Resolution
+from app.rules.dice import Dice
+
+from . import fight as f_
+from .creation import starting_weapon
+from .fight_roll import StepParams
+from .sheet import check_slots, dump, load
+
+
+class ArmParams(StepParams):
+    weapon_class: str = Field(default="", max_length=40)
+
+
+def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: Context) -> Resolution:
+    """Starting gear the sheet lacks: only while it holds no weapon at all (any weapon it has is drawn, not
+    replaced), on the character's own turn; it costs no action and no roll."""
+    state = f_.copy_state(ctx)
+    me = f_.require_turn(state, ctx, free=True)
+    if me["side"] != "adventurer":
+        raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
+    sheet = load(sheet_data)
+    if any(item.type == "weapon" for item in sheet.gear):
+        raise ActionError(_("{name} carries a weapon: draw it (a free action).").format(name=me["name"]),
+                          field="weapon_class")
+    if params.weapon_class not in art.WEAPON_CLASSES:
+        raise ActionError(_("Choose a weapon class from the list."), field="weapon_class")
+    item = starting_weapon(sheet, params.weapon_class)
+    gear = [*sheet.gear, item]
+    check_slots(gear)
+    sheet.gear = gear
+    summary = msg("{name} takes up the starting weapon the sheet lacked: {weapon} ({cost}), ready",
+                  name=me["name"], weapon=msg(params.weapon_class), cost=msg(item.cost or ""))
+    return f_.done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost},
+                   sheet=dump(sheet))
