@@ -47,11 +47,12 @@ def finish_attributes(sheet: ArtSheet) -> ArtSheet:
     return sheet
 
 
-def starting_weapon(sheet: ArtSheet, weapon_class: str, slot: str = "ready") -> Item:
+def starting_weapon(sheet: ArtSheet, weapon_class: str) -> Item:
     """A weapon of a class from ch. 2's Weapon Class table at the best cost the adventurer's Fortune (and, for a
     two-handed ranged weapon, Strength) allows, named by its class in the player's language."""
     cost = art.starting_weapon_cost(weapon_class, sheet.fortune or FORTUNE_RANKS[0], sheet.attributes["STR"] or 0)
-    return Item(name=_(weapon_class), slot=slot, type="weapon", cost=cost, weapon=art.WEAPON_CLASSES[weapon_class])
+    return Item.model_validate({"name": _(weapon_class), "slot": "ready", "type": "weapon", "cost": cost,
+                                "weapon": art.WEAPON_CLASSES[weapon_class]})
 
 
 def _gear_choice(fields: Mapping[str, Any]) -> dict[str, Any] | None:

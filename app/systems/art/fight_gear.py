@@ -14,8 +14,8 @@ from pydantic import Field
 
 from app.i18n import _, msg
 from app.rules import art
-from app.systems.base import ActionError, Context, Resolution
 from app.rules.dice import Dice
+from app.systems.base import ActionError, Context, Resolution
 
 from . import fight as f_
 from .creation import starting_weapon
