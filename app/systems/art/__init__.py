@@ -67,6 +67,10 @@ RULINGS: tuple[str, ...] = (
        "group is one token with one Health track, attacking with its members' Attack added up; a foe's move does not "
        "use its action; sneaking is against the foes within 2 bands; ties in who an AOE hits follow the track's order."),
     N_("Combat log lines never name a foe's level, whoever acted: the log is public."),
+    N_("Starting gear: the creation form offers a weapon class from the Weapon Class table and armor, each at the "
+       "best cost the adventurer may equip (their Fortune, lowered only where their Strength falls short of the "
+       "weapon's or armor's requirement); the weapon is ready. A character whose sheet holds no weapon at all takes "
+       "one up the same way on its turn in a combat, without its action."),
 )
 
 
