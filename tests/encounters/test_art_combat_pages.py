@@ -279,8 +279,8 @@ def test_a_weapon_at_hand_is_drawn_from_the_attack_panel(combat: Combat) -> None
 def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> None:
     """Issue 21, point 4: with the Ogre in another band, the first option was Tom (a teammate), preselected."""
     art = combat.art
-    art.act(art.pia, combat.maren, "add_item", {"name": "Bow", "slot": "ready", "type": "weapon",
-                                                 "cost": "Struggling", "weapon": "ranged_2h"})
+    art.act(art.pia, combat.maren, "add_item", {"name": "Pistol", "slot": "ready", "type": "weapon",
+                                                 "cost": "Struggling", "weapon": "ranged_1h"})  # range 2
     combat.initiative()
     assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=3).status_code == 200
     combat.to_maren()
@@ -289,6 +289,18 @@ def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> N
     assert [o for o in options if o[1]] == [(str(combat.ogre), True, "Foes")]
     assert (str(combat.tom), False, "Allies (friendly fire)") in options
     assert [o[2] for o in options] == ["Foes", "Allies (friendly fire)"]  # the enemy first, the ally apart
+    # the odds line says before the tap when the chosen weapon cannot reach the target (a sword, two bands)
+    r = art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "ready", "type": "weapon",
+                                                     "cost": "Struggling", "weapon": "melee_1h"})
+    assert r.status_code == 200 and [g["name"] for g in art.sheet(combat.maren)["gear"]] == ["Pistol", "Sword"], r.text
+    odds = f"{art.base}/characters/{combat.maren}/odds/combat_attack"
+    asked = {"encounter_id": combat.id, "version": combat.version(), "target": combat.ogre}
+    far = art.pia.get(odds, params={**asked, "weapon": 1}).text
+    assert "Ogre is out of reach of Sword (2 bands away)." in far
+    near = art.pia.get(odds, params={**asked, "weapon": 0}).text
+    assert "out of reach" not in near and "the narrator knows the level" in near
+    r = combat.act(art.pia, "combat_attack", combat.maren, target=combat.ogre, weapon=1)
+    assert r.status_code == 422 and "Ogre is out of reach of Sword (2 bands away)." in r.text  # the same rule
 
 
 def test_the_foes_move_offers_only_the_bands_it_reaches(combat: Combat) -> None:
