@@ -186,7 +186,7 @@ def test_the_first_fight_from_new_characters_on_phones(browser: Any, scripted: t
     expect(p.locator("#atk-weapon option:checked")).to_contain_text("Blade")
     assert selected_target(pia).startswith("Goblin")
     assert p.locator("#atk-target optgroup").nth(1).get_attribute("label") == "Allies (friendly fire)"
-    expect(p.locator("#combat-attack-panel .odds")).to_contain_text("Goblin is out of reach of Blade (4 bands away)")
+    expect(p.locator("#combat-attack-panel .odds")).to_contain_text("Cannot attack: Goblin is out of reach of Blade (4 bands away)")
     problems += check(pia, "maren-turn", ["#combat-attack", "#combat-move-roll", "#combat-end-turn"])
     problems += whole_track_in_view(pia, "maren-turn")
     tap(pia, "#combat-move-roll", face(9, "GD"))

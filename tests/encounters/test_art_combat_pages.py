@@ -296,7 +296,7 @@ def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> N
     odds = f"{art.base}/characters/{combat.maren}/odds/combat_attack"
     asked = {"encounter_id": combat.id, "version": combat.version(), "target": combat.ogre}
     far = art.pia.get(odds, params={**asked, "weapon": 1}).text
-    assert "Ogre is out of reach of Sword (2 bands away)." in far
+    assert "Cannot attack:" in far and "Ogre is out of reach of Sword (2 bands away)." in far
     near = art.pia.get(odds, params={**asked, "weapon": 0}).text
     assert "out of reach" not in near and "the narrator knows the level" in near
     r = combat.act(art.pia, "combat_attack", combat.maren, target=combat.ogre, weapon=1)

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import Field
 
-from app.i18n import _, msg
+from app.i18n import N_, _, msg
 from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, Resolution
@@ -63,5 +63,5 @@ def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: 
         distance = abs(target["band"] - me["band"])
         if not in_range(stats, distance):
             return Odds(text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
-                name=target["name"], weapon=stats["name"], d=distance))
+                name=target["name"], weapon=stats["name"], d=distance), details={"label": N_("Cannot attack:")})
     return attack_odds(sheet_data, params, ctx)
