@@ -23,7 +23,8 @@ from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, pa
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 SWORD = {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"}
-TRACK = ("art-track-wrap", "art-range-track", "art-band", "art-token", "art-feature")  # the range track scrolls sideways by design
+# The range track scrolls sideways on a laptop only; on a phone it runs down the screen (nothing may overflow).
+TRACK = ("art-track-wrap", "art-range-track", "art-band", "art-token", "art-feature")
 
 
 @pytest.fixture
@@ -43,7 +44,7 @@ def check(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"art-combat-{name}-{width}.png"), full_page=True)
     page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
-    problems = page_problems(page, f"art-combat-{name}", width, overflow_ok=TRACK)
+    problems = page_problems(page, f"art-combat-{name}", width, overflow_ok=TRACK if width > 600 else ())
     for selector in buttons:
         for i in range(page.locator(selector).count()):
             box = page.locator(selector).nth(i).bounding_box()

@@ -9,6 +9,8 @@ import re
 import pytest
 from utils.art import PAIRS, Art, balanced
 
+from app.rules import art as art_rules
+
 
 def test_the_balanced_picker_creates_an_adventurer(art: Art) -> None:
     page = art.pia.get(f"{art.base}/characters/new/art")
@@ -138,3 +140,34 @@ def test_follow_ups_are_checked_by_the_server(art: Art) -> None:
     assert r.status_code == 422 and "latest roll" in r.text
     r = art.api(art.t.other, "inspire", cid, entry_seq=1, choice="attribute")
     assert r.status_code == 403
+
+
+@pytest.mark.parametrize("method", ["balanced", "random"])
+def test_the_creation_form_offers_starting_gear_and_equips_it(art: Art, method: str) -> None:
+    """Issue 21, point 3: a character made through the page had no gear. The form now offers a weapon class
+    (ch. 2's Weapon Class table, a Blade unless changed) and the best armor; both go on the sheet once the
+    Fortune is known (at once for the balanced method, after the roll for the random one)."""
+    page = art.pia.get(f"{art.base}/characters/new/art?method={method}").text
+    assert 'name="starting_weapon"' in page and re.search(r'<option value="Blade" selected>', page)
+    assert re.search(r'name="starting_armor" value="on" checked', page)
+    assert 'value="Machine gun"' in page and 'value="none"' in page
+    fields = balanced(starting_weapon="Handgun", starting_armor="on") if method == "balanced" else {
+        "name": "Dice-born", "sheet_kind": "adventurer", "method": "random", "starting_weapon": "Handgun",
+        "starting_armor": "on"}
+    r = art.create(art.pia, fields)
+    assert r.status_code == 303, r.text
+    cid = int(r.headers["location"].rsplit("/", 1)[1])
+    if method == "random":
+        assert art.sheet(cid)["gear"] == []
+        assert art.act(art.pia, cid, "roll_attributes", {}).status_code == 200
+    sheet = art.sheet(cid)
+    [gun] = sheet["gear"]
+    assert (gun["name"], gun["weapon"], gun["slot"], gun["cost"]) == ("Handgun", "ranged_1h", "ready", sheet["fortune"])
+    assert sheet["armor"] == art_rules.starting_armor(sheet["fortune"], sheet["attributes"]["STR"])
+    assert "Handgun" in art.pia.get(f"{art.base}/characters/{cid}").text
+
+
+def test_a_weapon_class_not_on_the_list_is_shown_next_to_the_field(art: Art) -> None:
+    r = art.create(art.pia, balanced(starting_weapon="Lightsaber"))
+    assert r.status_code == 422
+    assert re.search(r'id="starting_weapon".*?Choose a weapon class from the list\.', r.text, re.S)

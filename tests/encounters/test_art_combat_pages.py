@@ -229,3 +229,87 @@ def test_protect_and_play_dead_buttons_only_for_whoever_may_use_them(combat: Com
         assert combat.act(art.pia, "combat_play_dead", combat.maren).status_code == 200
     pia, nora = art.pia.get(combat.url).text, art.nora.get(combat.url).text
     assert "(playing dead)" in pia and "fools:" not in pia and "seen through by:" in nora
+
+
+def _options(html: str, select_id: str) -> list[tuple[str, bool, str]]:
+    """(value, selected, the optgroup's label) of each option in the select with this id."""
+    found = re.search(rf'<select id="{select_id}"[^>]*>(.*?)</select>', html, re.S)
+    assert found, f"no select #{select_id}"
+    out, group = [], ""
+    for tag in re.finditer(r'<optgroup label="([^"]*)">|<option value="([^"]*)"([^>]*)>', found.group(1)):
+        if tag.group(1) is not None:
+            group = tag.group(1)
+        else:
+            out.append((tag.group(2), "selected" in tag.group(3), group))
+    return out
+
+
+def test_a_character_made_without_gear_arms_on_the_combat_page(combat: Combat) -> None:
+    """Issue 21, point 3: Maren was made without gear. Her Attack panel offered 'draw one (a free action below)'
+    with nothing below; now it offers her starting weapon (a class at her Fortune), then the attack."""
+    art = combat.art
+    combat.initiative()
+    combat.to_maren()
+    pia = art.pia.get(combat.url).text
+    assert "a free action below" not in pia and 'id="combat-attack"' not in pia
+    panel = re.search(r'id="combat-attack-panel".*?</details>', pia, re.S).group(0)
+    assert 'id="combat-arm"' in panel and ("Blade", True, "Melee") in _options(panel, "arm-class")
+    r = combat.act(art.pia, "combat_arm", combat.maren, weapon_class="Blade")
+    assert r.status_code == 200, r.text
+    assert "takes up the starting weapon the sheet lacked: Blade (Struggling), ready" in r.text
+    assert 'id="combat-attack"' in r.text and 'id="combat-arm"' not in r.text
+    assert art.sheet(combat.maren)["gear"][0]["slot"] == "ready"
+
+
+def test_a_weapon_at_hand_is_drawn_from_the_attack_panel(combat: Combat) -> None:
+    art = combat.art
+    r = art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "at_hand", "type": "weapon",
+                                                     "cost": "Struggling", "weapon": "melee_1h"})
+    assert r.status_code == 200, r.text
+    combat.initiative()
+    combat.to_maren()
+    pia = art.pia.get(combat.url).text
+    panel = re.search(r'id="combat-attack-panel".*?</details>', pia, re.S).group(0)
+    assert 'id="combat-draw"' in panel and pia.count('id="combat-draw"') == 1 and 'id="combat-arm"' not in panel
+    with faces(face(7, "GD")):
+        r = combat.act(art.pia, "combat_free_action", combat.maren, what="draw", item=0)
+    assert r.status_code == 200 and 'id="combat-attack"' in r.text
+
+
+def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> None:
+    """Issue 21, point 4: with the Ogre in another band, the first option was Tom (a teammate), preselected."""
+    art = combat.art
+    art.act(art.pia, combat.maren, "add_item", {"name": "Pistol", "slot": "ready", "type": "weapon",
+                                                 "cost": "Struggling", "weapon": "ranged_1h"})  # range 2
+    combat.initiative()
+    assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=3).status_code == 200
+    combat.to_maren()
+    pia = art.pia.get(combat.url).text
+    options = _options(pia, "atk-target")
+    assert [o for o in options if o[1]] == [(str(combat.ogre), True, "Foes")]
+    assert (str(combat.tom), False, "Allies (friendly fire)") in options
+    assert [o[2] for o in options] == ["Foes", "Allies (friendly fire)"]  # the enemy first, the ally apart
+    # the odds line says before the tap when the chosen weapon cannot reach the target (a sword, two bands)
+    r = art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "ready", "type": "weapon",
+                                                     "cost": "Struggling", "weapon": "melee_1h"})
+    assert r.status_code == 200 and [g["name"] for g in art.sheet(combat.maren)["gear"]] == ["Pistol", "Sword"], r.text
+    odds = f"{art.base}/characters/{combat.maren}/odds/combat_attack"
+    asked = {"encounter_id": combat.id, "version": combat.version(), "target": combat.ogre}
+    far = art.pia.get(odds, params={**asked, "weapon": 1}).text
+    assert "Cannot attack:" in far and "Ogre is out of reach of Sword (2 bands away)." in far
+    near = art.pia.get(odds, params={**asked, "weapon": 0}).text
+    assert "out of reach" not in near and "the narrator knows the level" in near
+    r = combat.act(art.pia, "combat_attack", combat.maren, target=combat.ogre, weapon=1)
+    assert r.status_code == 422 and "Ogre is out of reach of Sword (2 bands away)." in r.text  # the same rule
+
+
+def test_the_foes_move_offers_only_the_bands_it_reaches(combat: Combat) -> None:
+    """Issue 21, point 5: the Ogre (Great Agility: 4 bands) leaves band 1, where Maren and Tom stand (2 to leave),
+    and band 3 is rough (it ends the move): it reaches 0, 2 and 3. The form listed every band 0-5."""
+    art = combat.art
+    combat.initiative()
+    assert combat.turn() == combat.ogre
+    nora = art.nora.get(combat.url).text
+    assert [o[0] for o in _options(nora, "fm-band")] == ["0", "2", "3"]
+    r = combat.act(art.nora, "combat_foe_move", combat.ogre, band=4)  # the server still refuses it
+    assert r.status_code == 422 and "cannot get that far" in r.text

@@ -165,3 +165,38 @@ def thrown_range(strength: int) -> tuple[int, int]:
         if strength >= row[0]:
             found = row
     return found[1], found[2]
+
+
+# ch. 2, "Weapon Class" (class: type). The class decides the hands and melee or ranged; its examples are the
+# text's own ("Sword, knife", "Hatchet, fire axe", ...). A shotgun is read from the Shotgun column.
+WEAPON_CLASSES: dict[str, str] = {
+    N_("Blade"): "melee_1h", N_("Greatsword"): "melee_2h", N_("Axe"): "melee_1h", N_("Great Axe"): "melee_2h",
+    N_("Club"): "melee_1h", N_("Staff"): "melee_2h", N_("Javelin"): "melee_1h", N_("Spear"): "melee_2h",
+    N_("Hammer"): "melee_1h", N_("Great Hammer"): "melee_2h", N_("Whip"): "melee_1h", N_("Flail"): "melee_1h",
+    N_("Pick"): "melee_2h", N_("Sling"): "ranged_1h", N_("Bow"): "ranged_2h", N_("Crossbow"): "ranged_2h",
+    N_("Handgun"): "ranged_1h", N_("Rifle"): "ranged_2h", N_("Shotgun"): "shotgun",
+    N_("Machine Pistol"): "ranged_1h", N_("Machine gun"): "ranged_2h",
+}
+
+
+def starting_weapon_cost(weapon_class: str, fortune: str, strength: int) -> str:
+    """The Fortune cost of a starting weapon of this class: the best the text allows, your Fortune ("you can
+    equip any gear that has a cost up to your character's Fortune", ch. 2 "Fortune"), lowered for a two-handed
+    ranged weapon to the best rank whose "2h Ranged STR Req." your Strength meets ("You cannot use a weapon if
+    you do not have the required Strength"; Destitute to Struggling require none)."""
+    if weapon_class not in WEAPON_CLASSES:
+        raise ArtRuleError("weapon_class", N_("{weapon_class!r} is not a weapon class"), weapon_class=weapon_class)
+    rank = fortune_rank(fortune)
+    if WEAPON_CLASSES[weapon_class] in ("ranged_2h", "shotgun"):
+        while rank > 0 and WEAPON_ATTACK[rank].ranged_2h_str_required > strength:
+            rank -= 1
+    return FORTUNE_RANKS[rank]
+
+
+def starting_armor(fortune: str, strength: int) -> str | None:
+    """The best armor a new adventurer may wear: cost up to their Fortune and STR Required up to their Strength
+    (ch. 2, "Armor"). None when that is Destitute armor, which is the same as wearing none."""
+    rank = fortune_rank(fortune)
+    while rank > 0 and ARMOR[rank][1] > strength:
+        rank -= 1
+    return FORTUNE_RANKS[rank] if rank > 0 else None

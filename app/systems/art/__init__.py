@@ -15,7 +15,7 @@ from .actions import ACTIONS
 from .demo import seed_demo
 from .explore_track import EXPLORATION_RULINGS
 from .fight import encounter_view
-from .fight_moves import move_options
+from .fight_moves import foe_move_options, move_options
 from .sheet import (
     FOE_TRAITS,
     LEVEL_CODES,
@@ -67,6 +67,10 @@ RULINGS: tuple[str, ...] = (
        "group is one token with one Health track, attacking with its members' Attack added up; a foe's move does not "
        "use its action; sneaking is against the foes within 2 bands; ties in who an AOE hits follow the track's order."),
     N_("Combat log lines never name a foe's level, whoever acted: the log is public."),
+    N_("Starting gear: the creation form offers a weapon class from the Weapon Class table and armor, each at the "
+       "best cost the adventurer may equip (their Fortune, lowered only where their Strength falls short of the "
+       "weapon's or armor's requirement); the weapon is ready. A character whose sheet holds no weapon at all takes "
+       "one up the same way on its turn in a combat, without its action."),
 )
 
 
@@ -99,7 +103,7 @@ SYSTEM = RuleSystem(
         "skill_costs": art.STARTING_SKILL_COSTS, "surfaces": art.FALLING_SURFACES,
         "difficulty_challenge": {level.name: text for level, text in art.DIFFICULTY_CHALLENGE.items()},
         "sanity": {level.name: text for level, (text, _example) in art.SANITY_DIFFICULTY.items()},
-        "move_options": move_options,
+        "move_options": move_options, "foe_move_options": foe_move_options, "weapon_classes": art.WEAPON_CLASSES,
         "sustained_next": lambda done: art.sustained_damage(int(done) + 1)[-1].display_name,
     },
 )

@@ -13,6 +13,7 @@ from . import complex as complex_
 from . import fight_aoe as fx
 from . import fight_attacks as fa
 from . import fight_free as ff
+from . import fight_gear as fgear
 from . import fight_grapple as fg
 from . import fight_grapple_hit as fgh
 from . import fight_moves as fm
@@ -97,6 +98,7 @@ ACTIONS: tuple[Action, ...] = (
     Action("combat_end_turn", "End the turn", ft.EndTurnParams, ft.resolve_end_turn, encounter="step"),
     Action("combat_free_action", "Free action", ft.FreeActionParams, ft.resolve_free_action,
            odds=ft.free_action_odds, encounter="step"),
+    Action("combat_arm", "Take up a starting weapon", fgear.ArmParams, fgear.resolve_arm, encounter="step"),
     Action("combat_move_roll", "Roll to move", fm.MoveRollParams, fm.resolve_move_roll, odds=fm.move_roll_odds,
            encounter="step"),
     Action("combat_move", "Move", fm.MoveParams, fm.resolve_move, encounter="step"),
@@ -104,7 +106,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("combat_foe_move", "Move a foe", fm.FoeMoveParams, fm.resolve_foe_move, narrator_only=True,
            encounter="step"),
     Action("combat_stop", "Stop the foe", fm.StopParams, fm.resolve_stop, odds=fm.stop_odds, encounter="step"),
-    Action("combat_attack", "Attack", fa.AttackParams, fa.resolve_attack, odds=fa.attack_odds, encounter="step"),
+    Action("combat_attack", "Attack", fa.AttackParams, fa.resolve_attack, odds=fgear.attack_odds_in_reach,
+           encounter="step"),
     Action("combat_foe_attack", "A foe attacks", fa.FoeAttackParams, fa.resolve_foe_attack, narrator_only=True,
            encounter="step"),
     Action("combat_defend", "Defense roll", fa.DefendParams, fa.resolve_defend, odds=fa.defend_odds,

@@ -14,11 +14,11 @@ from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg, rule_message
 from app.rules import art
-from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, Level
+from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, FORTUNE_RANKS, Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
-from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Skill, dump, load
+from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Item, Skill, dump, load
 
 MAX_STARTING_SKILLS = 6  # rows on the creation form
 
@@ -32,14 +32,39 @@ def _text(fields: Mapping[str, Any], name: str) -> str:
 
 def finish_attributes(sheet: ArtSheet) -> ArtSheet:
     """Once every attribute has a score: Health from Stamina, Fortune from Fate, Fame 1, experience =
-    Intelligence (ch. 2)."""
+    Intelligence (ch. 2); then the starting gear chosen at creation, which needs the Fortune."""
     scores = {code: value for code, value in sheet.attributes.items() if value is not None}
     sheet.health = [box.name for box in art.health_track(scores["STA"])]
     sheet.checked = [False] * len(sheet.health)
     sheet.fortune = art.starting_fortune(scores["FAT"])
     sheet.fame = art.STARTING_FAME
     sheet.xp = art.starting_experience(scores["INT"])
+    choice, sheet.starting_gear = sheet.starting_gear or {}, None
+    if choice.get("weapon"):
+        sheet.gear = [*sheet.gear, starting_weapon(sheet, choice["weapon"])]
+    if choice.get("armor"):
+        sheet.armor = art.starting_armor(sheet.fortune, scores["STR"])
     return sheet
+
+
+def starting_weapon(sheet: ArtSheet, weapon_class: str) -> Item:
+    """A weapon of a class from ch. 2's Weapon Class table at the best cost the adventurer's Fortune (and, for a
+    two-handed ranged weapon, Strength) allows, named by its class in the player's language."""
+    cost = art.starting_weapon_cost(weapon_class, sheet.fortune or FORTUNE_RANKS[0], sheet.attributes["STR"] or 0)
+    return Item.model_validate({"name": _(weapon_class), "slot": "ready", "type": "weapon", "cost": cost,
+                                "weapon": art.WEAPON_CLASSES[weapon_class]})
+
+
+def _gear_choice(fields: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The creation form's starting gear: a weapon class (or none) and whether to wear the best armor.
+    A form without the fields (an API client listing its gear itself) chooses none."""
+    weapon = _text(fields, "starting_weapon")
+    if weapon in ("", "none"):
+        weapon = ""
+    elif weapon not in art.WEAPON_CLASSES:
+        raise ActionError(_("Choose a weapon class from the list."), field="starting_weapon")
+    armor = _text(fields, "starting_armor") in ("1", "on", "true")
+    return {"weapon": weapon, "armor": armor} if weapon or armor else None
 
 
 def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
@@ -125,12 +150,13 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     if what != "adventurer":
         raise ActionError(_("Create an adventurer or a foe."), field="sheet_kind")
     method = _text(fields, "method") or "balanced"
+    gear = _gear_choice(fields)
     if method == "random":
         # The scores are rolled on the sheet, through the rules service, so the log shows the dice.
-        return dump(ArtSheet(method="random"))
+        return dump(ArtSheet(method="random", starting_gear=gear))
     if method != "balanced":
         raise ActionError(_("Choose the balanced or the random method."), field="method")
-    sheet = finish_attributes(ArtSheet(method="balanced", attributes=dict(_balanced(fields))))
+    sheet = finish_attributes(ArtSheet(method="balanced", attributes=dict(_balanced(fields)), starting_gear=gear))
     sheet.skills, sheet.xp = _starting_skills(fields, sheet.xp)
     return dump(sheet)
 
@@ -162,6 +188,7 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
         rolled[code] = recorder.roll(6) + recorder.roll(6)
         sheet.attributes[code] = rolled[code]
     done = all(value is not None for value in sheet.attributes.values())
+    had = len(sheet.gear)
     if done:
         finish_attributes(sheet)
     parts = join(msg("{name} {score}", name=msg(ATTRIBUTES[code]), score=score) for code, score in rolled.items())
@@ -169,5 +196,10 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
     if done:
         summary = join([summary, msg("; Health {track}, Fortune {fortune}, {xp} xp", track="/".join(sheet.health),
                                      fortune=msg(sheet.fortune) if sheet.fortune else "—", xp=sheet.xp)], "")
+        gear = [msg("{weapon} ({cost})", weapon=item.name, cost=msg(item.cost or "")) for item in sheet.gear[had:]]
+        if sheet.armor:
+            gear.append(msg("{cost} armor", cost=msg(sheet.armor)))
+        if gear:
+            summary = join([summary, msg("; starting gear: {items}", items=join(gear))], "")
     return Resolution(request={"attribute": params.attribute}, dice=recorder.rolled,
                       outcome={"scores": rolled, "complete": done}, summary=summary, sheet=dump(sheet))

@@ -73,6 +73,18 @@ def move_options(state: Mapping[str, Any]) -> dict[str, list[int]]:
     return {"free": free, "action": action}
 
 
+def foe_move_options(state: Mapping[str, Any], agility: str) -> list[int]:
+    """For the narrator's page: the bands the foe on turn can reach this round (its Agility on the movement
+    table, ruling 18) — the same `reachable` the step checks, so the page offers only what the server takes."""
+    turn = state.get("turn") or {}
+    if state.get("phase") != "rounds" or not turn or turn.get("move"):
+        return []
+    me = f_.fighter(state, turn["id"])
+    if me["side"] != "foe" or "no_move" in me["now"]:
+        return []
+    return reachable(state, me["id"], art.foe_movement(Level[agility]))
+
+
 class MoveRollParams(CombatRoll):
     pass
 

@@ -88,6 +88,7 @@ class ArtSheet(BaseModel):
     sustained: dict[str, Any] | None = None
     complex: dict[str, Any] | None = None  # an open (or just finished) complex action, see complex.py
     burning: dict[str, Any] | None = None  # sustained damage under way (fire, acid), see health.py
+    starting_gear: dict[str, Any] | None = None  # chosen at creation, equipped once Fortune is known (creation.py)
     # Both: the Health track (levels, low to high) and its check marks
     health: list[str] = Field(default_factory=list)
     checked: list[bool] = Field(default_factory=list)
