@@ -5,9 +5,10 @@ from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
 from app.encounters.models import Encounter
+from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.rolls.models import LogEntry, RollPrompt
 
 __all__ = [
-    "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "Encounter", "GameSession", "Invite", "LogEntry",
-    "LoginSession", "Membership", "RollPrompt", "User",
+    "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "DiscordBridge", "Encounter", "GameSession", "Invite",
+    "LogEntry", "LoginSession", "Membership", "NotifyChoice", "OutboxItem", "PushSubscription", "RollPrompt", "User",
 ]
