@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from app.i18n import N_, _
+
 # The public browser push services and Discord's webhook origins (https only).
 DEFAULT_ORIGINS = (
     "https://fcm.googleapis.com",
@@ -33,11 +35,16 @@ Resolver = Callable[[str, int], Iterable[str]]
 
 
 class OutboundRefused(ValueError):
-    """The URL may not be contacted; `reason` says why in English (the routes say it in the reader's words)."""
+    """The URL may not be contacted. `template` (an English msgid) and `values` say why; `reason` is the English
+    sentence (logs), `said()` the reader's (pages and the API)."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, template: str, **values: str) -> None:
+        self.template, self.values = template, values
+        self.reason = template.format(**values)
+        super().__init__(self.reason)
+
+    def said(self) -> str:
+        return _(self.template).format(**self.values)
 
 
 def _system_resolver(host: str, port: int) -> list[str]:
@@ -47,20 +54,20 @@ def _system_resolver(host: str, port: int) -> list[str]:
 def origin_of(url: str) -> tuple[str, str, int]:
     """(scheme, host, port) of an absolute http(s) URL; raises OutboundRefused for anything else."""
     if len(url) > 2048:
-        raise OutboundRefused("the address is too long")
+        raise OutboundRefused(N_("the address is too long"))
     try:
         parts = urlsplit(url.strip())
         port = parts.port
     except ValueError as exc:
-        raise OutboundRefused("the address is not a valid URL") from exc
+        raise OutboundRefused(N_("the address is not a valid URL")) from exc
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
-        raise OutboundRefused("only http and https addresses can be used")
+        raise OutboundRefused(N_("only http and https addresses can be used"))
     if parts.username is not None or parts.password is not None or "@" in parts.netloc:
-        raise OutboundRefused("an address with a user name or password is refused")
+        raise OutboundRefused(N_("an address with a user name or password is refused"))
     host = (parts.hostname or "").lower()
     if not host:
-        raise OutboundRefused("the address has no host")
+        raise OutboundRefused(N_("the address has no host"))
     return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
 
 
@@ -103,7 +110,7 @@ class OutboundPolicy:
         address is the listed origin)."""
         scheme, host, port = origin_of(url)
         if (scheme, host, port) not in self.origins:
-            raise OutboundRefused(f"{_origin_text(scheme, host, port)} is not on the outbound allow-list")
+            raise OutboundRefused(N_("{origin} is not on the outbound allow-list"), origin=_origin_text(scheme, host, port))
         literal = _literal(host)
         if literal is not None:
             return _origin_text(scheme, host, port)  # listed exactly, address and all
@@ -111,7 +118,7 @@ class OutboundPolicy:
             try:
                 addresses = [_literal(a.split("%", 1)[0]) for a in self.resolver(host, port)]
             except OSError as exc:
-                raise OutboundRefused(f"{host} could not be resolved") from exc
+                raise OutboundRefused(N_("{host} could not be resolved"), host=host) from exc
             if not addresses or any(a is None or not _public(a) for a in addresses):
-                raise OutboundRefused(f"{host} resolves to a private or loopback address")
+                raise OutboundRefused(N_("{host} resolves to a private or loopback address"), host=host)
         return _origin_text(scheme, host, port)

@@ -38,7 +38,7 @@ MAX_SUBSCRIPTIONS = 20
 
 
 def refused(exc: OutboundRefused, field: str) -> BadRequest:
-    return BadRequest(_("This address cannot be used: {reason}.").format(reason=exc.reason), field=field)
+    return BadRequest(_("This address cannot be used: {reason}.").format(reason=exc.said()), field=field)
 
 
 # --- subscriptions -------------------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ def queue_prompts(db: Session, campaign: Campaign, prompts: Iterable[RollPrompt]
     made_for = list(prompts)
     owners = owners_of(db, [p.character_id for p in made_for])
     names = dict(db.execute(select(Character.id, Character.name)
-                            .where(Character.id.in_([p.character_id for p in made_for]))).tuples().all())
+                            .where(Character.id.in_([p.character_id for p in made_for]))).all())
     for prompt in made_for:
         name, note = names.get(prompt.character_id, ""), prompt.note
 

@@ -9,7 +9,7 @@ from app.systems.art.fight import on_turn
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
-    if encounter["kind"] != "fight":
+    if encounter["kind"] != "combat":
         return {}
     state = encounter["state"]
     fighter = on_turn(state)
