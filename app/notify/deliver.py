@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import requests
-from pywebpush import WebPusher  # type: ignore[import-untyped]
+from pywebpush import WebPusher
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,7 +42,8 @@ class _NoRedirects(requests.Session):
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         kwargs["allow_redirects"] = False
-        return super().request(method, url, *args, **kwargs)
+        verb = method.decode() if isinstance(method, bytes) else method
+        return super().request(verb, url, *args, **kwargs)
 
 
 def _retry_after(response: requests.Response, default: float = 5.0) -> float:
@@ -65,13 +66,14 @@ def push_handler(policy: OutboundPolicy, vapid: Any, contact: str) -> Handler:
             sub = db.get(PushSubscription, item.subscription_id) if item.subscription_id else None
             if sub is None:
                 return Outcome("drop", error="the subscription is gone")
-            info = {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
+            endpoint = sub.endpoint
+            info = {"endpoint": endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
             sub_id = sub.id
         try:
-            policy.check(info["endpoint"])
+            policy.check(endpoint)
         except OutboundRefused as exc:
             return Outcome("drop", error=exc.reason)
-        scheme, host, port = origin_of(info["endpoint"])
+        scheme, host, port = origin_of(endpoint)
         audience = f"{scheme}://{host}" + ("" if port in (80, 443) else f":{port}")
         headers = dict(vapid.sign({"sub": contact, "aud": audience, "exp": int(time.time()) + 12 * 3600}))
         headers["Urgency"] = "high"

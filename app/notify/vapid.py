@@ -7,7 +7,7 @@ import base64
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
-from py_vapid import Vapid  # type: ignore[import-untyped]
+from py_vapid import Vapid
 
 
 def load_vapid(pem: str, key_file: Path) -> Vapid:
