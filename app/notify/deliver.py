@@ -4,12 +4,13 @@ contacted (a name may resolve elsewhere since it was registered); redirects are 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
-import requests
+import aiohttp
 from pywebpush import WebPusher
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -29,48 +30,48 @@ REDIRECTED = N_("The webhook answered with a redirect, which is never followed, 
                 "webhook URL Discord gives you.")
 NOT_ALLOWED = N_("The webhook's address is no longer on this server's outbound allow-list, so posting stopped.")
 
-TIMEOUT = (3.05, 5.0)  # connect, read: a dead receiver holds one worker this long at most
+TIMEOUT = aiohttp.ClientTimeout(total=None, connect=3.05, sock_read=5.0)  # a dead receiver: one task, this long
 
 
-class _NoRedirects(requests.Session):
-    """A session that never follows a redirect and ignores proxy settings from the environment."""
+class _NoRedirects:
+    """What pywebpush's send_async calls (`.post`), on our aiohttp session, never following a redirect."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.trust_env = False
-        self.max_redirects = 0
+    def __init__(self, http: aiohttp.ClientSession) -> None:
+        self.http = http
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
-        kwargs["allow_redirects"] = False
-        verb = method.decode() if isinstance(method, bytes) else method
-        return super().request(verb, url, *args, **kwargs)
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self.http.post(url, allow_redirects=False, **kwargs)
 
 
-def _retry_after(response: requests.Response, default: float = 5.0) -> float:
-    value = response.headers.get("retry-after", "")
-    try:
-        return min(3600.0, max(0.0, float(value)))
-    except ValueError:
-        pass
-    try:  # Discord also says it in the body, in seconds
-        return min(3600.0, max(0.0, float(response.json().get("retry_after"))))
-    except (ValueError, TypeError, AttributeError):
-        return default
+def _retry_after(headers: Mapping[str, str], body: Any = None, default: float = 5.0) -> float:
+    for value in (headers.get("retry-after"), body.get("retry_after") if isinstance(body, dict) else None):
+        try:
+            return min(3600.0, max(0.0, float(str(value))))
+        except ValueError:  # None, an HTTP date or nonsense: the next source, else the default
+            continue
+    return default
 
 
 def push_handler(policy: OutboundPolicy, vapid: Any, contact: str) -> Handler:
-    http = _NoRedirects()
-
-    def send(item: OutboxItem, factory: sessionmaker[Session]) -> Outcome:
+    def load(item: OutboxItem, factory: sessionmaker[Session]) -> tuple[int, str, dict[str, Any]] | None:
         with factory() as db:
             sub = db.get(PushSubscription, item.subscription_id) if item.subscription_id else None
             if sub is None:
-                return Outcome("drop", error="the subscription is gone")
-            endpoint = sub.endpoint
-            info = {"endpoint": endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
-            sub_id = sub.id
+                return None
+            return sub.id, sub.endpoint, {"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh, "auth": sub.auth}}
+
+    def forget(factory: sessionmaker[Session], sub_id: int) -> None:
+        with factory() as db:
+            db.execute(delete(PushSubscription).where(PushSubscription.id == sub_id))
+            db.commit()
+
+    async def send(item: OutboxItem, factory: sessionmaker[Session], http: aiohttp.ClientSession) -> Outcome:
+        found = await asyncio.to_thread(load, item, factory)
+        if found is None:
+            return Outcome("drop", error="the subscription is gone")
+        sub_id, endpoint, info = found
         try:
-            policy.check(endpoint)
+            await asyncio.to_thread(policy.check, endpoint)
         except OutboundRefused as exc:
             return Outcome("drop", error=exc.reason)
         scheme, host, port = origin_of(endpoint)
@@ -79,20 +80,18 @@ def push_handler(policy: OutboundPolicy, vapid: Any, contact: str) -> Handler:
         headers["Urgency"] = "high"
         data = json.dumps(item.payload, ensure_ascii=False, separators=(",", ":"))
         try:
-            response = WebPusher(info, requests_session=http).send(
+            response = await WebPusher(info, aiohttp_session=_NoRedirects(http)).send_async(
                 data, headers, ttl=24 * 3600, content_encoding="aes128gcm", timeout=TIMEOUT)
-        except requests.RequestException as exc:
+        except (aiohttp.ClientError, TimeoutError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
-        status = response.status_code
+        status = response.status
         if status in (200, 201, 202, 204):
             return DELIVERED
         if status in (404, 410):  # the push service says the subscription has ended: forget the device
-            with factory() as db:
-                db.execute(delete(PushSubscription).where(PushSubscription.id == sub_id))
-                db.commit()
+            await asyncio.to_thread(forget, factory, sub_id)
             return Outcome("drop", error=f"push service answered {status}: subscription removed")
         if status == 429:
-            return Outcome("retry", retry_after=_retry_after(response), error="429")
+            return Outcome("retry", retry_after=_retry_after(response.headers), error="429")
         if status in (400, 403, 413):
             return Outcome("drop", error=f"push service refused the message: {status}")
         return Outcome("retry", error=f"push service answered {status}")
@@ -123,41 +122,46 @@ def _escape(text: str) -> str:
 
 
 def discord_handler(policy: OutboundPolicy) -> Handler:
-    http = _NoRedirects()
-
-    def send(item: OutboxItem, factory: sessionmaker[Session]) -> Outcome:
+    def load(item: OutboxItem, factory: sessionmaker[Session]) -> tuple[str, dict[str, Any]] | None:
         assert item.campaign_id is not None
         with factory() as db:
             bridge = db.get(DiscordBridge, item.campaign_id)
             if bridge is None or not bridge.active:
-                return Outcome("drop", error="the bridge is off")
+                return None
             entry = db.scalar(select(LogEntry).where(LogEntry.campaign_id == item.campaign_id,
                                                      LogEntry.seq == int(item.payload["seq"])))
             campaign = db.get(Campaign, item.campaign_id)
             # Only what every member may read is ever posted (the writer queued only public entries; a second look).
             if entry is None or campaign is None or entry.visibility != "public":
-                return Outcome("drop", error="not a public entry")
-            message = discord_message(entry, campaign.language or "en")
-            url = bridge.webhook_url
+                return None
+            return bridge.webhook_url, discord_message(entry, campaign.language or "en")
+
+    async def send(item: OutboxItem, factory: sessionmaker[Session], http: aiohttp.ClientSession) -> Outcome:
+        assert item.campaign_id is not None
+        found = await asyncio.to_thread(load, item, factory)
+        if found is None:
+            return Outcome("drop", error="the bridge is off or the entry is not public")
+        url, message = found
         try:
-            policy.check(url)
+            await asyncio.to_thread(policy.check, url)
         except OutboundRefused as exc:
-            _turn_off(factory, item.campaign_id, NOT_ALLOWED)
+            await asyncio.to_thread(_turn_off, factory, item.campaign_id, NOT_ALLOWED)
             return Outcome("drop", error=exc.reason)
         try:
-            response = http.post(url, json=message, timeout=TIMEOUT)
-        except requests.RequestException as exc:
+            async with http.post(url, json=message, allow_redirects=False, timeout=TIMEOUT) as response:
+                status, headers = response.status, response.headers
+                body = await response.json(content_type=None) if status == 429 else None
+        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
-        status = response.status_code
         if 200 <= status < 300:
             return DELIVERED
         if status == 429:
-            return Outcome("retry", retry_after=_retry_after(response), error="429")
+            return Outcome("retry", retry_after=_retry_after(headers, body), error="429")
         if status in (401, 403, 404):
-            _turn_off(factory, item.campaign_id, GONE)
+            await asyncio.to_thread(_turn_off, factory, item.campaign_id, GONE)
             return Outcome("drop", error=f"webhook answered {status}: bridge turned off")
         if 300 <= status < 400:
-            _turn_off(factory, item.campaign_id, REDIRECTED)
+            await asyncio.to_thread(_turn_off, factory, item.campaign_id, REDIRECTED)
             return Outcome("drop", error="redirect")
         return Outcome("retry", error=f"webhook answered {status}")
 

@@ -6,21 +6,22 @@ the database's single writer on SQLite. A delivered row is deleted; a failed one
 backoff until its deadline; a 429 waits for its Retry-After. A process killed mid-send leaves its lease to expire,
 and the row is sent again (at least once; each notification's `tag` lets a device show it once).
 
-Pushes go out in parallel (a dead endpoint holds one worker for its timeout, not the others); a campaign's Discord
-entries go one at a time in seq order (only a campaign's oldest row is ever claimed).
+Pushes go out concurrently on an event loop (a dead endpoint holds one task until its timeout, not the others); a
+campaign's Discord entries go one at a time in seq order (only a campaign's oldest row is ever claimed).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import threading
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+import aiohttp
 from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,8 +43,9 @@ class Outcome:
 
 DELIVERED = Outcome("delivered")
 
-# channel → handler(item, session factory) → Outcome. A handler never raises for a receiver's failure.
-Handler = Callable[[OutboxItem, sessionmaker[Session]], Outcome]
+# channel → handler(item, session factory, http client) → Outcome, on the sender's event loop. A handler never
+# raises for a receiver's failure; its database work goes through asyncio.to_thread.
+Handler = Callable[[OutboxItem, sessionmaker[Session], aiohttp.ClientSession], Awaitable[Outcome]]
 
 
 def backoff(attempts: int) -> float:
@@ -53,68 +55,86 @@ def backoff(attempts: int) -> float:
 
 
 class OutboxSender:
-    def __init__(self, factory: sessionmaker[Session], handlers: Mapping[str, Handler], *, workers: int = 8,
+    """One thread with its own event loop: claims in a worker thread (the database is synchronous), sends on the
+    loop — up to `concurrency` at once, so a receiver that hangs holds one cheap task until its timeout, not a
+    thread the others need."""
+
+    def __init__(self, factory: sessionmaker[Session], handlers: Mapping[str, Handler], *, concurrency: int = 256,
                  poll_seconds: float = 0.5, lease_seconds: float = 60.0) -> None:
         self.factory = factory
         self.handlers = dict(handlers)
-        self.workers = workers
+        self.concurrency = concurrency
         self.poll_seconds = poll_seconds
         self.lease = timedelta(seconds=lease_seconds)
-        self._wake = threading.Event()
-        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._stopping = False
         self._inflight = 0
-        self._guard = threading.Lock()
+        self._ready = threading.Event()
 
     # --- lifecycle ---
 
     def start(self) -> None:
         if self._thread is not None:
             return
-        self._stop.clear()
-        self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="outbox")
+        self._stopping = False
+        self._ready.clear()
         self._thread = threading.Thread(target=self._run, name="outbox-sender", daemon=True)
         self._thread.start()
+        self._ready.wait(10)
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
+        self._stopping = True
+        self.wake()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=15)
             self._thread = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
 
     def wake(self, *_event: Any) -> None:
         """Something may have been queued (called after every commit that publishes): look now, not at the poll."""
-        self._wake.set()
+        loop, event = self._loop, self._wake
+        if loop is not None and event is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop closed in between: nothing to wake
+                pass
 
     # --- the loop ---
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                claimed = self.claim()
-            except Exception:  # a database hiccup must not end the sender; it tries again at the next poll
-                log.exception("outbox: claiming failed")
-                claimed = []
-            for item in claimed:
-                with self._guard:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        tasks: set[asyncio.Task[None]] = set()
+        async with aiohttp.ClientSession(trust_env=False) as http:
+            self._ready.set()
+            while not self._stopping:
+                try:
+                    claimed = await asyncio.to_thread(self.claim)
+                except Exception:  # a database hiccup must not end the sender; it tries again at the next poll
+                    log.exception("outbox: claiming failed")
+                    claimed = []
+                for item in claimed:
                     self._inflight += 1
-                assert self._pool is not None
-                self._pool.submit(self._deliver, item)
-            if not claimed:
-                self._wake.wait(self.poll_seconds)
-                self._wake.clear()
-            elif self._free() == 0:
-                self._wake.wait(0.05)
-                self._wake.clear()
+                    task = asyncio.create_task(self._deliver(item, http))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                if not claimed or self._free() == 0:
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
+                    except TimeoutError:
+                        pass
+                    self._wake.clear()
+            for task in tasks:
+                task.cancel()  # leases expire; another sender (or this one after a restart) sends them again
+            await asyncio.gather(*tasks, return_exceptions=True)
+        self._loop = None
 
     def _free(self) -> int:
-        with self._guard:
-            return max(0, self.workers * 4 - self._inflight)
+        return max(0, self.concurrency - self._inflight)
 
     def claim(self) -> list[OutboxItem]:
         """Lease what is due: pushes oldest first, and each campaign's oldest Discord row."""
@@ -144,24 +164,28 @@ class OutboxSender:
                 db.expunge(row)
             return sorted(rows, key=lambda r: r.id)
 
-    def _deliver(self, item: OutboxItem) -> None:
+    async def _deliver(self, item: OutboxItem, http: aiohttp.ClientSession) -> None:
         try:
             handler = self.handlers.get(item.channel)
             if handler is None:
                 outcome = Outcome("drop", error=f"no handler for {item.channel}")
             else:
                 try:
-                    outcome = handler(item, self.factory)
+                    outcome = await handler(item, self.factory, http)
+                except asyncio.CancelledError:
+                    raise
                 except Exception as exc:  # a bug in a handler: retried with backoff, logged
                     log.exception("outbox: delivering %s failed", item.id)
                     outcome = Outcome("retry", error=f"{type(exc).__name__}: {exc}"[:300])
-            self._settle(item, outcome)
+            await asyncio.to_thread(self._settle, item, outcome)
+        except asyncio.CancelledError:
+            pass
         except Exception:
             log.exception("outbox: settling %s failed (its lease will expire and it is sent again)", item.id)
         finally:
-            with self._guard:
-                self._inflight -= 1
-            self._wake.set()
+            self._inflight -= 1
+            if self._wake is not None:
+                self._wake.set()
 
     def _settle(self, item: OutboxItem, outcome: Outcome) -> None:
         now = utcnow()
