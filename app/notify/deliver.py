@@ -105,7 +105,10 @@ def discord_message(entry: LogEntry, language: str) -> dict[str, Any]:
     line = log_line(body, language) or ""
     who = entry.actor_name + (f" · {body['character']}" if body.get("character") else "")
     faces = entry_faces(body, entry.system)
-    dice = " ".join(f"[{f.get('value')}]" for f in faces if f.get("value") is not None)
+    # Discord's own markup: a dropped die struck through, a critical in bold.
+    dice = " ".join((f"~~{f['face']}~~" if "dropped" in f["marks"] else
+                     f"**{f['face']}**" if "critical" in f["marks"] or "success" in f["marks"] else str(f["face"]))
+                    for f in faces)
     note = render(body.get("note"), language) if body.get("note") else ""
     parts = [f"**#{entry.seq}** {_escape(who)}: {_escape(line)}"]
     if dice:

@@ -275,6 +275,10 @@ def test_discord_gets_exactly_the_public_entries_in_order_in_the_campaigns_langu
     assert bodies[0] == bodies[1]  # the 429'd post was sent again, after its Retry-After
     assert posted[1].at - posted[0].at >= 0.9
     assert all(b["allowed_mentions"] == {"parse": []} for b in bodies)
+    log = {e["seq"]: e for e in table.log(table.player)}
+    for body, seq in zip(bodies[1:], seqs, strict=True):  # the dice faces as rolled, under the line
+        faces = " ".join(str(d["face"]) for d in log[seq]["dice"])
+        assert body["content"].endswith(f"🎲 {faces}"), body["content"]
     status = client.get(f"/api/campaigns/{table.id}/discord", headers=table.narrator).json()
     assert status["active"] is True and status["problem"] is None
 
