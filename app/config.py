@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     outbox_sender: bool = True
     # How long a sender holds a claimed delivery before another may send it again (a crash mid-send).
     outbox_lease_seconds: float = Field(default=60.0, gt=0)
+    # E-mail (password resets, address confirmations): smtp://user:password@host:587 (STARTTLS when offered),
+    # smtps://…:465 (TLS), or empty — then the instance works without e-mail and says so on the account page.
+    smtp_url: str = ""
+    mail_from: str = "Fateboard <fateboard@localhost>"
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
 

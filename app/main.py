@@ -72,7 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hub = LiveHub(factory)
     policy = OutboundPolicy.parse(settings.outbound_origins)
     vapid = load_vapid(settings.vapid_private_key, settings.resolved_vapid_file())
-    outbox = OutboxSender(factory, deliver.handlers(policy, vapid, settings.push_contact),
+    outbox = OutboxSender(factory, deliver.handlers(policy, vapid, settings.push_contact,
+                                                           settings.smtp_url, settings.mail_from),
                           lease_seconds=settings.outbox_lease_seconds)
 
     @asynccontextmanager

@@ -8,9 +8,13 @@ import asyncio
 import json
 import time
 from collections.abc import Mapping
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import aiohttp
+import aiosmtplib
 from pywebpush import WebPusher
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -103,7 +107,7 @@ def discord_message(entry: LogEntry, language: str) -> dict[str, Any]:
     """What Discord shows of a public entry: who, the log line in the campaign's language, the dice faces."""
     body = entry.body
     line = log_line(body, language) or ""
-    who = entry.actor_name + (f" · {body['character']}" if body.get("character") else "")
+    who = entry.shown_actor + (f" · {body['character']}" if body.get("character") else "")
     faces = entry_faces(body, entry.system)
     # Discord's own markup: a dropped die struck through, a critical in bold.
     dice = " ".join((f"~~{f['face']}~~" if "dropped" in f["marks"] else
@@ -179,5 +183,38 @@ def _turn_off(factory: sessionmaker[Session], campaign_id: int, problem: str) ->
         db.commit()
 
 
-def handlers(policy: OutboundPolicy, vapid: Any, contact: str) -> Mapping[str, Handler]:
-    return {"push": push_handler(policy, vapid, contact), "discord": discord_handler(policy)}
+def mail_handler(smtp_url: str, sender: str) -> Handler:
+    """E-mail through the operator's SMTP server (aiosmtplib): smtp:// with STARTTLS when the server offers it,
+    smtps:// with TLS from the start."""
+    parts = urlsplit(smtp_url)
+    tls = parts.scheme == "smtps"
+    options: dict[str, Any] = {"hostname": parts.hostname or "127.0.0.1",
+                               "port": parts.port or (465 if tls else 587), "use_tls": tls,
+                               "start_tls": None if not tls else False, "timeout": 10}
+    if parts.username:
+        options.update(username=unquote(parts.username), password=unquote(parts.password or ""))
+
+    async def send(item: OutboxItem, factory: sessionmaker[Session], http: aiohttp.ClientSession) -> Outcome:
+        message = EmailMessage()
+        message["From"], message["To"] = sender, item.payload["to"]
+        message["Subject"] = item.payload["subject"]
+        message["Date"] = formatdate(localtime=False)
+        message["Message-ID"] = make_msgid(domain="fateboard")
+        message.set_content(item.payload["body"])
+        try:
+            await aiosmtplib.send(message, **options)
+        except aiosmtplib.SMTPRecipientsRefused as exc:
+            return Outcome("drop", error=f"refused: {exc}"[:300])
+        except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
+            return Outcome("retry", error=f"{type(exc).__name__}"[:300])
+        return DELIVERED
+
+    return send
+
+
+def handlers(policy: OutboundPolicy, vapid: Any, contact: str, smtp_url: str = "",
+             mail_from: str = "") -> Mapping[str, Handler]:
+    chosen = {"push": push_handler(policy, vapid, contact), "discord": discord_handler(policy)}
+    if smtp_url:
+        chosen["email"] = mail_handler(smtp_url, mail_from)
+    return chosen

@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
+from app.i18n import _
 from app.types import JSONType, UTCDateTime, utcnow
 
 
@@ -48,6 +49,12 @@ class LogEntry(Base):
     request_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     # Whom a correction is about (a void's or reveal's target entry's actor): they see it as its actor would.
     subject_id: Mapped[int | None] = mapped_column(default=None)
+
+    @property
+    def shown_actor(self) -> str:
+        """The author as pages show them: their name, or "a former member" once their account is deleted (the
+        name stays in the hashed header and the export: the chain covers it; docs/TRUST.md)."""
+        return self.actor_name if self.actor_id is not None else _("a former member")
 
     def header(self) -> dict[str, Any]:
         """What every member sees of this entry, hidden or not; all of it is in the hash (chain.HEADER_FIELDS)."""
