@@ -6,7 +6,7 @@ PORT   ?= 8000
 LANGS  := de da
 HOST   ?= 127.0.0.1
 
-.PHONY: run run-multi test lint install dev migrate seed bench messages messages-update messages-compile clean
+.PHONY: run run-multi test lint install dev migrate seed bench admin messages messages-update messages-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,10 @@ run-multi: install
 	@echo "Serving on http://$(HOST):$(PORT) with $(WORKERS) workers"
 	FATEBOARD_DATABASE_URL=$(PG_URL) FATEBOARD_BROKER=redis FATEBOARD_REDIS_URL=$(REDIS_URL) \
 		$(BIN)/python -m app.serve --host $(HOST) --port $(PORT) --workers $(WORKERS)
+
+# Self-hosters' commands (app/admin.py): make admin ARGS="reset-password USER" | "backup DIR" | "restore DIR" | "check DIR"
+admin: install
+	$(BIN)/python -m app.admin $(ARGS)
 
 # The quality gate: lint and types, then every test (CI runs exactly this through .ci/run).
 lint: dev

@@ -39,6 +39,21 @@ class Settings(BaseSettings):
     # Log entries per page: the campaign page shows the newest page, "earlier" loads the one before.
     log_page_size: int = Field(default=50, ge=1, le=500)
     sse_keepalive_seconds: float = 15.0
+    # Push and webhooks (docs/NOTIFY.md): the origins the server may contact (contract section 5; empty: the
+    # public browser push services and Discord, https only), the VAPID key (PEM; empty: read or create
+    # instance/vapid_private.pem at first start) and the contact the push services see in the VAPID claims.
+    outbound_origins: str = ""
+    vapid_private_key: str = ""
+    vapid_key_file: Path | None = None  # default: vapid_private.pem beside the secret key file
+    push_contact: str = "mailto:admin@fateboard.invalid"
+    # Run the outbox sender in this process (push and Discord deliveries). Several processes may all run it.
+    outbox_sender: bool = True
+    # How long a sender holds a claimed delivery before another may send it again (a crash mid-send).
+    outbox_lease_seconds: float = Field(default=60.0, gt=0)
+    # E-mail (password resets, address confirmations): smtp://user:password@host:587 (STARTTLS when offered),
+    # smtps://…:465 (TLS), or empty — then the instance works without e-mail and says so on the account page.
+    smtp_url: str = ""
+    mail_from: str = "Fateboard <fateboard@localhost>"
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
 
@@ -48,6 +63,9 @@ class Settings(BaseSettings):
         if value not in i18n.SUPPORTED:
             raise ValueError(f"choose one of {', '.join(i18n.SUPPORTED)}")
         return value
+
+    def resolved_vapid_file(self) -> Path:
+        return self.vapid_key_file or self.secret_key_file.parent / "vapid_private.pem"
 
     def resolved_secret_key(self) -> str:
         if self.secret_key:

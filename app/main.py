@@ -31,6 +31,11 @@ from app.inputs import InputGuard
 from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
+from app.notify import deliver
+from app.notify import routes as notify_routes
+from app.notify.outbox import OutboxSender
+from app.notify.vapid import load_vapid
+from app.outbound import OutboundPolicy
 from app.rolls import routes as roll_routes
 from app.rolls.writer import GroupWriter
 from app.security import (
@@ -65,6 +70,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     factory = make_sessionmaker(engine)
     broker = make_broker(settings)
     hub = LiveHub(factory)
+    policy = OutboundPolicy.parse(settings.outbound_origins)
+    vapid = load_vapid(settings.vapid_private_key, settings.resolved_vapid_file())
+    outbox = OutboxSender(factory, deliver.handlers(policy, vapid, settings.push_contact,
+                                                           settings.smtp_url, settings.mail_from),
+                          lease_seconds=settings.outbox_lease_seconds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -73,7 +83,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         gc.collect()
         gc.freeze()
         await broker.start(hub.dispatch, hub.resync)
+        if settings.outbox_sender:
+            outbox.start()
         yield
+        outbox.stop()
         await broker.stop()
         engine.dispose()
 
@@ -84,6 +97,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = factory
     app.state.broker = broker
     app.state.hub = hub
+    app.state.outbound = policy
+    app.state.vapid = vapid
+    app.state.outbox = outbox
+    # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
+    broker.on_publish(outbox.wake)
     app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
     app.state.throttle = Throttle(factory, max_failures=settings.signin_max_failures,
                                   window_seconds=settings.signin_window_seconds,
@@ -105,7 +123,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
-    for module in (api, account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, docs_page):
+    for module in (api, notify_routes, account_routes, campaign_routes, character_routes, encounter_routes, roll_routes,
+                   docs_page):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.
     app.include_router(live_routes.router, default_response_class=Response, responses=api.event_stream_responses())

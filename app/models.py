@@ -1,13 +1,14 @@
 """Every model, imported in one place so Alembic and create_all see the whole schema."""
 
-from app.accounts.models import ApiToken, AuthCounter, LoginSession, User
+from app.accounts.models import AccountToken, ApiToken, AuthCounter, LoginSession, User
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
 from app.encounters.models import Encounter
+from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.rolls.models import LogEntry, RollPrompt
 
 __all__ = [
-    "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "Encounter", "GameSession", "Invite", "LogEntry",
-    "LoginSession", "Membership", "RollPrompt", "User",
+    "AccountToken", "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "DiscordBridge", "Encounter", "GameSession", "Invite",
+    "LogEntry", "LoginSession", "Membership", "NotifyChoice", "OutboxItem", "PushSubscription", "RollPrompt", "User",
 ]

@@ -19,6 +19,24 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     locale: Mapped[str | None] = mapped_column(String(10), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # A confirmed address (set only through a link sent to it): where a password reset is sent.
+    email: Mapped[str | None] = mapped_column(String(254), default=None)
+
+
+class AccountToken(Base):
+    """A single-use, short-lived link: a password reset, or the confirmation of a new e-mail address. Only the
+    SHA-256 of the token is stored; `used_at` makes it single-use."""
+
+    __tablename__ = "account_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    purpose: Mapped[str] = mapped_column(String(16))  # reset | email
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str | None] = mapped_column(String(254), default=None)  # the address a confirmation confirms
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
 
 
 class LoginSession(Base):

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from app import i18n
-from app.accounts import service
+from app.accounts import recovery, service
 from app.accounts.models import User
-from app.deps import DB, CurrentUser, Gate, Htmx, MaybeUser, Throttle
+from app.config import Settings
+from app.deps import DB, AppSettings, CurrentUser, Gate, Htmx, MaybeUser, Throttle
 from app.errors import BadRequest, RetryLater
 from app.i18n import _
 from app.inputs import Id
@@ -83,19 +84,25 @@ def signout(request: Request, db: DB) -> Response:
 
 
 def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {}, "languages": i18n.LANGUAGES}
+    ctx: dict[str, Any] = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {},
+                           "languages": i18n.LANGUAGES, "mail_on": False, "email_sent": None, "email_form": None,
+                           "sole_narrated": recovery.sole_narrated(db, user)}
+    settings = extra.pop("settings", None)
+    if settings is not None:
+        ctx["mail_on"] = bool(settings.smtp_url)
     ctx.update(extra)
     return ctx
 
 
 def _account_page(request: Request, db: DB, user: User, hx: Htmx, **extra: Any) -> Response:
+    extra.setdefault("settings", request.app.state.settings)
     return render(request, "accounts/account.html", _account_context(db, user, **extra),
                   block="tokens" if hx.request else None)
 
 
 @router.get("/account")
-def account_page(request: Request, db: DB, user: CurrentUser, hx: Htmx) -> Response:
-    return _account_page(request, db, user, hx)
+def account_page(request: Request, db: DB, user: CurrentUser, hx: Htmx, settings: AppSettings) -> Response:
+    return _account_page(request, db, user, hx, settings=settings)
 
 
 @router.post("/account/tokens")
@@ -104,7 +111,8 @@ def create_token(request: Request, db: DB, user: CurrentUser, hx: Htmx, name: An
         _row, token = service.create_token(db, user, name)
     except BadRequest as exc:
         return render_failure(request, db, exc, "accounts/account.html",
-                              lambda errors: _account_context(db, user, errors=errors),
+                              lambda errors: _account_context(db, user, errors=errors,
+                                                              settings=request.app.state.settings),
                               block="tokens" if hx.request else None)
     db.commit()
     return _account_page(request, db, user, hx, new_token=token)
@@ -124,3 +132,118 @@ def set_language(request: Request, db: DB, user: CurrentUser, locale: Annotated[
     session = request.scope["fb_session"]
     set_session(request.scope, {**session, "locale": user.locale})
     return redirect(request, "/account")
+
+
+# --- getting back in (docs/TRUST.md, "Accounts") ---------------------------------------------------------------
+
+def _base(request: Request, settings: Settings) -> str:
+    return (settings.base_url or str(request.base_url)).rstrip("/")
+
+
+@router.get("/forgot")
+def forgot_page(request: Request, settings: AppSettings) -> Response:
+    return render(request, "accounts/forgot.html", {"mail_on": bool(settings.smtp_url), "sent": False,
+                                                    "errors": {}, "form": {}})
+
+
+@router.post("/forgot")
+def forgot(request: Request, db: DB, hx: Htmx, throttle: Throttle, settings: AppSettings,
+           who: Annotated[str, Form()] = "") -> Response:
+    if not settings.smtp_url:
+        return forgot_page(request, settings)
+    try:
+        if not who.strip() or len(who) > 254:
+            raise BadRequest(_("Enter your username or e-mail address."), field="who")
+        recovery.request_reset(db, throttle, who, address=client_address(request), base_url=_base(request, settings))
+    except (BadRequest, RetryLater) as exc:
+        return render_failure(request, db, exc, "accounts/forgot.html", lambda errors: {
+            "mail_on": True, "sent": False, "errors": errors, "form": {"who": who}}, key="who",
+            block="form" if hx.request else None)
+    # The same answer whether or not such an account (or its address) exists.
+    return render(request, "accounts/forgot.html", {"mail_on": True, "sent": True, "errors": {}, "form": {}},
+                  block="form" if hx.request else None)
+
+
+@router.get("/reset/{token}")
+def reset_page(request: Request, db: DB, token: str) -> Response:
+    try:
+        user = recovery.check_reset(db, token[:100])
+    except BadRequest as exc:
+        return render(request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}},
+                      status_code=404)
+    return render(request, "accounts/reset.html", {"token": token, "username": user.username, "expired": None,
+                                                   "errors": {}})
+
+
+@router.post("/reset/{token}")
+def reset(request: Request, db: DB, hx: Htmx, gate: Gate, token: str, password: Annotated[str, Form()] = "",
+          password2: Annotated[str, Form()] = "") -> Response:
+    try:
+        user = recovery.reset_password(db, token[:100], password, password2,
+                                       _GatedHasher(gate, service.password_hasher))
+    except BadRequest as exc:
+        if exc.field == "token":
+            return render(request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}},
+                          status_code=404)
+        return render_failure(request, db, exc, "accounts/reset.html", lambda errors: {
+            "token": token, "expired": None, "errors": errors}, key="password", block="form" if hx.request else None)
+    sid = service.start_login_session(db, user)  # every other session was signed out; this browser is in
+    db.commit()
+    set_session(request.scope, new_session_data(sid, user.locale))
+    return redirect(request, "/campaigns")
+
+
+class _GatedHasher:
+    """The password hasher through the argon2 gate (64 MiB a hash: a bounded number at once)."""
+
+    def __init__(self, gate: Any, hasher: Any) -> None:
+        self.gate, self.hasher = gate, hasher
+
+    def hash(self, password: str) -> str:
+        digest: str = self.gate.run(lambda: self.hasher.hash(password))
+        return digest
+
+
+@router.post("/account/email")
+def change_email(request: Request, db: DB, user: CurrentUser, hx: Htmx, settings: AppSettings,
+                 email: Annotated[str, Form()] = "") -> Response:
+    try:
+        if not settings.smtp_url:
+            raise BadRequest(_("This server sends no e-mail."), field="email")
+        recovery.request_email_change(db, user, email, _base(request, settings))
+    except BadRequest as exc:
+        return render_failure(request, db, exc, "accounts/account.html", lambda errors: _account_context(
+            db, user, errors=errors, settings=settings, email_form=email))
+    return render(request, "accounts/account.html", _account_context(db, user, settings=settings,
+                                                                     email_sent=email.strip()))
+
+
+@router.get("/account/email/{token}")
+def confirm_email(request: Request, db: DB, token: str) -> Response:
+    try:
+        recovery.confirm_email(db, token[:100])
+    except BadRequest as exc:
+        return render(request, "error.html", {"message": exc.message, "status": 404}, status_code=404)
+    return redirect(request, "/account?email=confirmed")
+
+
+@router.get("/account/export.json")
+def export_me(db: DB, user: CurrentUser) -> Response:
+    name = f"fateboard-{user.username}.json"
+    return StreamingResponse(recovery.export_chunks(db, user), media_type="application/json",
+                             headers={"Content-Disposition": f'attachment; filename="{name}"',
+                                      "Cache-Control": "no-store"})
+
+
+@router.post("/account/delete")
+def delete_me(request: Request, db: DB, user: CurrentUser, gate: Gate, settings: AppSettings,
+              password: Annotated[str, Form()] = "") -> Response:
+    try:
+        if not password or not gate.run(lambda: service.password_hasher.verify(password, user.password_hash)):
+            raise BadRequest(_("Wrong password."), field="delete_password")
+        recovery.delete_account(db, user)
+    except BadRequest as exc:
+        return render_failure(request, db, exc, "accounts/account.html", lambda errors: _account_context(
+            db, user, errors=errors, settings=settings), key="delete_password", by_field=False)
+    set_session(request.scope, new_session_data())
+    return redirect(request, "/?account=deleted")

@@ -137,6 +137,21 @@ class Throttle:
     def _remember(db: Session, keys: SigninKeys, now: datetime) -> None:
         _bump(db, keys.known, now, KNOWN_FOR, extend=True)
 
+    # Password reset -------------------------------------------------------------------------------------
+
+    def begin_reset(self, account: str, address: str) -> None:
+        """Count one "forgot my password" request (each counts, found or not, so the answer reveals nothing):
+        as many per account and address as failed sign-ins, 4x that per address over all accounts."""
+        now = utcnow()
+        with self._factory.begin() as db:
+            pair = _bump(db, f"reset:pair:{account}|{address}", now, self.window)
+            per_address = _bump(db, f"reset:address:{address}", now, self.window)
+            for count, limit in ((pair, self.max_failures), (per_address, self.max_failures * ADDRESS_FACTOR)):
+                if count.count > limit:
+                    self._refuse(count, now, lambda n: ngettext(
+                        "Too many reset requests. Wait {n} minute and try again.",
+                        "Too many reset requests. Wait {n} minutes and try again.", n))
+
     # Sign-up --------------------------------------------------------------------------------------------
 
     def begin_signup(self, address: str) -> None:

@@ -33,6 +33,14 @@ class Broker(ABC):
         except Exception as exc:  # anything: the action is committed, its answer must not become a 500
             log.warning("could not publish %s %s of campaign %s: %r (streams catch up when the broker is back)",
                         event, seq, campaign_id, exc)
+        for hook in self._hooks:
+            hook(campaign_id, event, seq)
+
+    _hooks: tuple[Listener, ...] = ()
+
+    def on_publish(self, hook: Listener) -> None:
+        """Also call `hook` in this process after every publish (the outbox sender looks for new deliveries)."""
+        self._hooks = (*self._hooks, hook)
 
     @abstractmethod
     def send(self, campaign_id: int, event: str, seq: int | None) -> None: ...

@@ -21,6 +21,7 @@ from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
+from app.notify.service import queue_discord
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.types import utcnow
@@ -130,6 +131,7 @@ def write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str
     assert inserted is not None  # an INSERT of one row always has it
     entry.id = inserted[0]
     db.execute(_MOVE_HEAD, {"campaign": acc.campaign.id, "head": entry.hash})
+    queue_discord(db, acc.campaign.id, seq, kind, visibility)
     return entry
 
 

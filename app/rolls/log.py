@@ -58,7 +58,7 @@ def log_text(entry: LogEntry, view: View) -> str:
     """The words of an entry as this viewer's log line shows them (templates/rolls/entry.html): the actor's name
     for anyone; the roll asked for, for the roller of a blind roll; the character, the summary in the reader's
     language, the named pool parts and the note only with the full view."""
-    parts = [entry.actor_name]
+    parts = [entry.shown_actor]
     body = entry.body
     if view == View.ROLLER_BLIND:
         request = body.get("request")

@@ -7,6 +7,7 @@ from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import Base
+from app.i18n import _
 from app.types import JSONType, UTCDateTime, utcnow
 
 
@@ -49,11 +50,19 @@ class LogEntry(Base):
     # Whom a correction is about (a void's or reveal's target entry's actor): they see it as its actor would.
     subject_id: Mapped[int | None] = mapped_column(default=None)
 
+    @property
+    def shown_actor(self) -> str:
+        """The author as pages show them: their name, or "a former member" once their account is deleted (the
+        name stays in the hashed header and the export: the chain covers it; docs/TRUST.md)."""
+        return self.actor_name if self.actor_id is not None else _("a former member")
+
     def header(self) -> dict[str, Any]:
         """What every member sees of this entry, hidden or not; all of it is in the hash (chain.HEADER_FIELDS)."""
         return {
             "seq": self.seq, "created_at": self.created_at.isoformat(), "actor": self.actor_name,
-            "actor_id": self.actor_id, "character_id": self.character_id, "system": self.system,
+            # The column is cleared when the author's account is deleted; the hashed body keeps the id it had.
+            "actor_id": self.actor_id if self.actor_id is not None else self.body.get("actor_id"),
+            "character_id": self.character_id, "system": self.system,
             "action": self.action, "kind": self.kind, "visibility": self.visibility, "target_seq": self.target_seq,
             "subject_id": self.subject_id,
         }

@@ -13,6 +13,7 @@ from app.characters.models import Character
 from app.characters.service import character_for
 from app.errors import BadRequest
 from app.i18n import _, rule_message
+from app.notify.service import queue_prompts
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
 from app.rolls.visibility import Visibility
@@ -25,6 +26,8 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
     prompt = new_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
                         visibility=visibility, note=note)
     db.add(prompt)
+    db.flush()
+    queue_prompts(db, acc.campaign, [prompt], actor_id=acc.user.id)
     db.commit()
     publish(acc.campaign.id, "prompts", None)
     return prompt
@@ -38,6 +41,8 @@ def create_prompts(db: Session, acc: Access, *, character_ids: list[int], system
     made = [new_prompt(db, acc, character_id=cid, system=system, action=action, locked=locked,
                        visibility=visibility, note=note) for cid in character_ids]
     db.add_all(made)
+    db.flush()
+    queue_prompts(db, acc.campaign, made, actor_id=acc.user.id)
     db.commit()
     publish(acc.campaign.id, "prompts", None)
     return made

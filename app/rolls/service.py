@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +26,14 @@ from app.encounters.models import Encounter
 from app.encounters.service import check_encounter_version, encounter_for_step, other_participants, save_encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
 from app.i18n import _, rule_message
+from app.notify.service import queue_waits
 from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.prompts import prompt_in
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
-from app.systems import Action, ActionError, Context, Resolution, get_action
+from app.systems import Action, ActionError, Context, Resolution, get_action, get_system
 from app.types import utcnow
 
 
@@ -131,6 +133,7 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 db.refresh(other)
             if encounter is not None:
                 check_encounter_version(db, encounter, params)
+            waits_before = _awaited(system.id, encounter)
             ctx = _context(db, acc, system.id, character, others, encounter, seq)
             before = copy.deepcopy({0: sheet, **{cid: dict(c.sheet) for cid, c in others.items()}}) if hidden else {}
             try:
@@ -154,6 +157,10 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 for other_id, other_sheet in resolution.others.items():
                     save_sheet(db, others[other_id], other_sheet)
             encounter = save_encounter(db, acc, action, system.id, params, encounter, resolution)
+            if encounter is not None:
+                names = {c.id: c.name for c in [*([character] if character else []), *others.values()]}
+                queue_waits(db, acc.campaign, actor_id=acc.user.id, before=waits_before,
+                            after=_awaited(system.id, encounter), encounter=encounter, names=names)
             if resolution.settings is not None:
                 if not acc.is_narrator:
                     raise Forbidden(_("Only a narrator can change the campaign's settings."))
@@ -181,6 +188,13 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
                 resolution.others):
             publish(acc.campaign.id, "sheet", changed)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
+
+
+def _awaited(system_id: str, encounter: Encounter | None) -> Mapping[int, str]:
+    if encounter is None:
+        return {}
+    return get_system(system_id).awaited({"kind": encounter.kind, "state": encounter.state,
+                                          "participants": encounter.participants})
 
 
 def _hold(before: dict[int, dict[str, Any]], character: Character | None,

@@ -160,6 +160,16 @@ class EncounterViewer:
 EncounterFilter = Callable[[Mapping[str, Any], EncounterViewer], dict[str, Any]]
 
 
+# Who must act now in one of a system's encounters: the encounter ({"kind", "state", "participants"}) → {character
+# id: what it waits for (a key that changes with each new wait)}. A wait new after a step notifies the character's
+# player (app/notify). By default an encounter waits for nobody in particular.
+Awaited = Callable[[Mapping[str, Any]], Mapping[int, str]]
+
+
+def _no_one(encounter: Mapping[str, Any]) -> Mapping[int, str]:
+    return {}
+
+
 def _whole_state(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     return dict(state)
 
@@ -191,6 +201,7 @@ class RuleSystem:
     # What a viewer sees of one of this system's encounters (state as stored → state as shown). By default all
     # of it; a system takes out what is secret (a team's script before the reveal, a foe's levels).
     encounter_view: EncounterFilter = _whole_state
+    awaited: Awaited = _no_one
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None

@@ -61,6 +61,7 @@ WALKED = {
     "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
     "/api/campaigns/{campaign_id}/export", "/api/campaigns/{campaign_id}/verify",
     "/campaigns/{campaign_id}/export.json", "/campaigns/{campaign_id}/verify",
+    "/campaigns/{campaign_id}/notify", "/api/campaigns/{campaign_id}/discord",
 }
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
@@ -76,6 +77,11 @@ SKIPPED = {
     "/api/ping": "liveness",
     "/campaigns/{campaign_id}/odds": "the odds of a dice expression (a function of the query alone)",
     "/campaigns/{campaign_id}/characters/new/{system_id}": "an empty creation form",
+    "/account/devices": "the user's own push devices",
+    "/api/push/key": "the server's public VAPID key, the same for everyone",
+    "/manifest.webmanifest": "the web app manifest (static)",
+    "/sw.js": "the service worker (static but for the shell's version)",
+    "/offline": "the offline page: no user, no campaign",
 }
 # Query strings some walked routes need.
 QUERY: dict[str, Callable[[World], dict[str, Any]]] = {

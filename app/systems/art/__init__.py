@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.i18n import N_
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
+from app.systems.art.waits import awaited
 from app.systems.base import RuleSystem, action_table
 
 from . import creation
@@ -76,6 +77,7 @@ RULINGS: tuple[str, ...] = (
 
 
 SYSTEM = RuleSystem(
+    awaited=awaited,
     id="art",
     name=N_("ART Engine"),
     labels={"kind": N_("Kind"), "method": N_("Method"), "fame": N_("Fame"), "fame_spent": N_("Fame spent"),

@@ -20,8 +20,10 @@ from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
 from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
+from app.systems.catfight.waits import awaited
 
 SYSTEM = RuleSystem(
+    awaited=awaited,
     id="catfight",
     name=N_("Cat fight"),
     labels={**STAT_NAMES, "health": N_("Health"), "fighting": N_("In a duel")},

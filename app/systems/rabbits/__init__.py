@@ -13,6 +13,7 @@ from app.systems.rabbits.conflict_script import TEMPLATE_DATA as CONFLICT_DATA
 from app.systems.rabbits.conflict_script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
 from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
+from app.systems.rabbits.waits import awaited
 
 RULINGS = (
     N_("A die showing 4–6 is a success; margins are the difference from the Ob (or between the sides)."),
@@ -48,6 +49,7 @@ RULINGS = (
 )
 
 SYSTEM = RuleSystem(
+    awaited=awaited,
     id="rabbits",
     name=N_("Rabbits"),
     labels={"fate": N_("Fate"), "persona": N_("Persona"), "fate_spent": N_("Fate spent"),

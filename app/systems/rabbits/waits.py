@@ -1,0 +1,33 @@
+"""Who a conflict waits for (notifications, app/notify): each team's captain for its disposition, every member of
+a team still scripting (any of them may script), the rabbit who rolls an action, and one whose roll waits for Fate."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from app.systems.rabbits.conflict import in_front
+from app.systems.rabbits.conflict_volley import exchanges
+
+
+def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
+    if encounter["kind"] != "conflict":
+        return {}
+    state = encounter["state"]
+    phase, volley = state.get("phase"), state.get("volley")
+    waits: dict[int, str] = {}
+    for key, team in state.get("teams", {}).items():
+        if phase == "disposition" and team.get("start") is None and team.get("roll") is None:
+            waits[team["captain"]] = "disposition"
+        elif phase == "script" and not team.get("locked") and in_front(state, key):
+            waits.update({member: f"script-{volley}" for member in team["members"]})
+    current = state.get("current")
+    if phase == "resolve" and current:
+        for ex in exchanges(current):
+            for team, side in ex["sides"].items():
+                roll = ex["rolls"].get(team)
+                if roll is None and side.get("tests"):
+                    waits[side["member"]] = f"roll-{volley}-{state.get('index')}"
+                elif roll is not None and roll.get("fate"):
+                    waits[roll["member"]] = f"fate-{volley}-{state.get('index')}"
+    return waits
