@@ -3,10 +3,12 @@ Halberd's mode scripted with each action, and a tied versus action settled as th
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pytest
 from utils.rabbits_conflict import Conflict, warren
+from utils.web import csrf_of, form_post
 
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
@@ -183,3 +185,40 @@ def test_ruling_11_the_halberds_mode_is_scripted_with_each_action(conflict: Conf
     conflict.act("otto", "conflict_roll", "Hazel", [1, 1])
     with pytest.raises(BadRequest, match="Halberd mode"):
         conflict.act("pia", "conflict_roll", "Clover", [], weapon="Halberd")
+
+
+def _signed_in(new_client: Any, username: str) -> Any:
+    browser = new_client()
+    token = csrf_of(browser, "/signin")
+    r = browser.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token},
+                     follow_redirects=False)
+    assert r.status_code == 303, r.text
+    return browser
+
+
+def test_the_conflict_page_offers_the_ties_choices_in_order(conflict: Conflict, new_client: Any) -> None:
+    """Ruling 12 on the page: each tied side's roller gets "Give the tie away" (with a trait) or "Keep the tie";
+    then (nobody can spend Fate here) the tiebreaker button."""
+    tied_attack_against_defend(conflict)
+    url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
+    pia, otto = _signed_in(new_client, "pia"), _signed_in(new_client, "otto")
+    page = pia.get(url).text
+    assert 'id="rc-tie-concede-a"' in page and 'id="rc-tie-keep-a"' in page  # Clover has a trait
+    assert 'id="rc-tie-keep-b"' not in page  # Hazel's side is Otto's to answer
+    page = otto.get(url).text
+    assert 'id="rc-tie-keep-b"' in page and 'id="rc-tie-concede-b"' not in page  # Hazel has no trait
+    version = conflict.encounter().version
+    r = form_post(pia, f"{url}/act/conflict_tie", {"character_id": str(conflict.ids["Clover"]),
+                                                   "version": str(version), "choice": "keep", "front": "0"})
+    assert r.status_code == 200, r.text
+    assert 'id="rc-tie-keep-a"' not in r.text and "Waiting for Hazel" in html.unescape(r.text)
+    conflict.act("otto", "conflict_tie", "Hazel", [], choice="keep")
+    page = otto.get(url).text
+    assert 'id="rc-tie-roll"' in page
+
+
+def test_help_states_rulings_10_to_12_and_no_longer_the_contrary_decision(client: Any) -> None:
+    """/help: the old "a tied versus test changes no disposition" is gone; rulings 10, 11 and 12 are there."""
+    text = html.unescape(client.get("/help").text)
+    assert "a tied versus test changes no disposition" not in text
+    assert "Conflicts, ruling 12" in text and "Conflicts, ruling 10" in text and "Conflicts, ruling 11" in text
