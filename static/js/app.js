@@ -582,15 +582,22 @@
       any = true;
     });
     var systems = Object.keys(ticked);
-    form.querySelectorAll("[data-call-kind]").forEach(function (el) {
-      var kind = el.getAttribute("data-call-kind");
-      var fits = !any || kind === "dice" || (systems.length === 1 && systems[0] === kind);
-      el.hidden = !fits;
+    var fits = function (kind) { return !any || kind === "dice" || (systems.length === 1 && systems[0] === kind); };
+    form.querySelectorAll("label[data-call-kind]").forEach(function (el) {
+      var ok = fits(el.getAttribute("data-call-kind"));
+      el.hidden = !ok;
       var radio = el.querySelector("input[type=radio]");
-      if (radio && !fits && radio.checked) {
+      if (radio && !ok && radio.checked) {
         var dice = form.querySelector("input[type=radio][name=call][value='dice:roll']");
         if (dice) dice.checked = true;
       }
+    });
+    // The fields of the chosen kind only (the others' values are not sent anyway).
+    var chosen = form.querySelector("input[name=call]:checked") || form.querySelector("input[type=hidden][name=call]");
+    var kind = chosen ? chosen.value.split(":")[0] : "dice";
+    form.querySelectorAll("fieldset[data-call-kind]").forEach(function (el) {
+      var own = el.getAttribute("data-call-kind");
+      el.hidden = !fits(own) || own !== kind;
     });
   }
   function fitCalls(root) {

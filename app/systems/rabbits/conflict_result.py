@@ -53,7 +53,7 @@ def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str
         a, b = rolls[x]["successes"], rolls[y]["successes"]
         if decided is None and a == b:
             ex["tie"] = {"step": "trait", "declined": [], "fate": {}, "tiebreak": None}
-            return [msg("a tie at {n} successes: a trait may give it away, then Fate, then a tiebreaker roll "
+            return [msg("a tie, {n} to {n}: a trait may give it away, then Fate, then a tiebreaker roll "
                         "(ruling 12)", n=a)], set()
         winner, margin = decided if decided is not None else (x if a > b else y, abs(a - b))
         for key in (x, y):

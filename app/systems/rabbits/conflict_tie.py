@@ -67,6 +67,8 @@ def _decide(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[st
         traits_done=len(tie["declined"]) >= 2, fate_done=not any(tie["fate"].values()),
         tiebreak=None if tb is None else (tb[x]["successes"], tb[y]["successes"]))
     tie["step"] = result.step
+    if result.step == "tiebreak":
+        tie["ability"] = tiebreak_ability(state, ex)  # shown on the button
     if not result.settled:
         return [], set()
     winner = None if result.winner is None else (x if result.winner == "a" else y)

@@ -104,7 +104,8 @@ def test_ruling_12_the_tiebreaker_rolls_health_in_a_fight(conflict: Conflict) ->
     tied_attack_against_defend(conflict)
     conflict.act("pia", "conflict_tie", "Clover", [], choice="keep")
     conflict.act("otto", "conflict_tie", "Hazel", [], choice="keep")
-    assert conflict.state()["current"]["tie"]["step"] == "tiebreak"  # no 6: nobody can spend Fate
+    tie = conflict.state()["current"]["tie"]
+    assert tie["step"] == "tiebreak" and tie["ability"] == "health"  # no 6: nobody can spend Fate
     # Health 4 for Clover, Health 3 for Hazel, rolled together: 2 against 1.
     entry = conflict.act("otto", "conflict_tie", "Hazel", [5, 5, 1, 1, 5, 1, 1], choice="tiebreak")
     assert "Health" in str(entry.body["summary"]) or "health" in str(entry.body["summary"])
