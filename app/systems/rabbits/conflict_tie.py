@@ -9,6 +9,7 @@ The exchange keeps the tie in `ex["tie"]`: step ("trait", "fate", "tiebreak"; No
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -101,6 +102,8 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     t = state["teams"][team]
     recorder = RecordingDice(dice)
     step = tie["step"]
+    sheets_now: dict[int | None, Mapping[str, Any]] = dict(ctx.others.items())
+    sheets_now[ctx.character_id] = sheet_data
     if step == "trait" and choice == "concede":
         if not params.trait.strip():
             raise ActionError(_("Choose the trait that gives the tie away."), field="trait")
@@ -118,7 +121,6 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         tie["declined"].append(team)
         line = msg("{team} keeps the tie", team=t["name"])
         if len(tie["declined"]) >= 2:
-            sheets_now = {**ctx.others, ctx.character_id: sheet_data}
             tie["fate"] = {key: fate_open(dict(sheets_now[ex["rolls"][key]["member"]]), ex["rolls"][key])
                            for key in ex["teams"]}
     elif step == "fate" and choice in ("fate", "keep"):
@@ -137,7 +139,6 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         tie["fate"][team] = False
     elif step == "tiebreak" and choice == "tiebreak":
         ability = tiebreak_ability(state, ex)
-        sheets_now = {**ctx.others, ctx.character_id: sheet_data}
         rolled: dict[str, Any] = {}
         for key in ex["teams"]:
             member = ex["rolls"][key]["member"]
