@@ -132,7 +132,7 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
             spend_fate(sheet, roll["last"], recorder, field="choice")
             roll["faces"] = list(roll["last"]["faces"])
             roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
-            line = msg("{team}: Fate rerolls the 6s {faces} → {n} successes", team=t["name"],
+            line = msg("{team}: Fate rerolls the 6s {faces}; successes now: {n}", team=t["name"],
                        faces=faces_text(roll["faces"][old:]), n=roll["successes"])
         else:
             line = msg("{team} spends no Fate on the tie", team=t["name"])
