@@ -160,6 +160,7 @@ class RollParams(PoolChoices):
     against: int | None = Field(default=None, ge=0, le=40)
     mods: int = Field(default=0, ge=-5, le=5)
     conflict_action: str = Field(default="", max_length=10)
+    mode: str = Field(default="", max_length=5)  # the Halberd's scripted mode, for the odds (ruling 11)
 
 
 def _skill(side: Mapping[str, Any], raw: str) -> str:

@@ -14,6 +14,9 @@ from app.rules.rabbits import RabbitRuleError
 from app.systems.base import ActionError
 
 
+ANY_TABLE = "any"
+
+
 def table_key(state: Mapping[str, Any]) -> str:
     """Ruling 10: the table a conflict uses — "weapons", "argument" or "none" (set at set-up; a conflict set up
     before the ruling reads it from its type, Other taking the sample weapons as it did)."""
@@ -21,11 +24,16 @@ def table_key(state: Mapping[str, Any]) -> str:
         return "none"
     if state.get("weapon_table"):
         return str(state["weapon_table"])
+    if state.get("conflict") not in rabbits.CONFLICTS:
+        return "weapons"
     return rabbits.weapon_table_key(state["conflict"], "weapons")
 
 
 def weapon_table(state: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
-    return rabbits.weapon_rows(table_key(state))
+    key = table_key(state)
+    if key == ANY_TABLE:  # the roll form's odds: the weapon's name finds its row in either table
+        return rabbits.WEAPONS + rabbits.ARGUMENT_WEAPONS
+    return rabbits.weapon_rows(key)
 
 
 def has_halberd(state: Mapping[str, Any]) -> bool:

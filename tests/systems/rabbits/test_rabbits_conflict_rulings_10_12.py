@@ -223,3 +223,20 @@ def test_help_states_rulings_10_to_12_and_no_longer_the_contrary_decision(client
     text = html.unescape(client.get("/help").text)
     assert "a tied versus test changes no disposition" not in text
     assert "Conflicts, ruling 12" in text and "Conflicts, ruling 10" in text and "Conflicts, ruling 11" in text
+
+
+def test_the_roll_forms_odds_read_the_halberds_scripted_mode(conflict: Conflict, new_client: Any) -> None:
+    """Ruling 11 in the chance shown on the roll button: axe mode's +1s counts on an Attack, spear mode's does not,
+    and a Halberd without a mode adds nothing (the roll refuses it) instead of failing."""
+    conflict.act("nora", "conflict_settings", None, weapons=True)
+    pia = _signed_in(new_client, "pia")
+    url = f"/campaigns/{conflict.campaign_id}/characters/{conflict.ids['Clover']}/odds/conflict_roll"
+    base = {"encounter_id": 1, "version": 1, "skill": "Fighter", "ob": 3, "conflict_action": "attack",
+            "weapon": "Halberd"}
+    axe = pia.get(url, params={**base, "mode": "axe"})
+    spear = pia.get(url, params={**base, "mode": "spear"})
+    none = pia.get(url, params=base)
+    assert axe.status_code == spear.status_code == none.status_code == 200
+    assert axe.text != spear.text and spear.text == none.text  # +1s in axe mode only
+    evidence = pia.get(url, params={**base, "weapon": "Evidence"})  # an argument "weapon" is found too
+    assert evidence.status_code == 200 and evidence.text == axe.text
