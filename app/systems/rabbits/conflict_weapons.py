@@ -13,7 +13,6 @@ from app.rules import rabbits
 from app.rules.rabbits import RabbitRuleError
 from app.systems.base import ActionError
 
-
 ANY_TABLE = "any"
 
 
