@@ -1,4 +1,6 @@
-"""Offline verifier: `python -m app.verify export.json [--head SEQ:HASH]` checks a downloaded export.
+"""Offline verifier: `fateboard-verify export.json [--head SEQ:HASH]` (the console script installed with the
+package, pyproject.toml [project.scripts]; the same as `python -m app.verify …` in a checkout) checks a
+downloaded export.
 
 It checks the chain (every hash recomputed from the entry's readable header and its body hash), every body
 the export carries (and that the readable fields equal it), every reveal, and that the log ends at the
@@ -25,7 +27,8 @@ def _head(text: str) -> tuple[int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.verify", description=__doc__,
+    prog = "fateboard-verify" if Path(sys.argv[0]).stem == "fateboard-verify" else "python -m app.verify"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("export", type=Path, help="a file saved with 'Export log' or GET /api/campaigns/{id}/export")
     parser.add_argument("--head", type=_head, default=None, help="SEQ:HASH of a head you noted earlier")

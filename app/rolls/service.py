@@ -96,6 +96,10 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     note = check_note(req.note)
+    if prompt is not None and prompt.note:
+        # The narrator's note on the call ("Everyone: perception check") is part of every entry answering it: in the
+        # hashed body, on the log line and in the search, hidden with the entry when the entry is hidden.
+        note = f"{prompt.note} — {note}" if note else prompt.note
     if action.narrator_only and not acc.is_narrator:
         raise Forbidden(_("Only a narrator can do that."))  # the reader's language; action names are the API's
     hidden = req.visibility != Visibility.PUBLIC

@@ -57,7 +57,7 @@
     if (id) names.push(kind + ":" + id);
     panelsFor(names).forEach(function (el) { pending.add(el); });
     if (pending.size && !timer) timer = setTimeout(flush, 120);
-    if (kind === "prompts") remotePrompts(false);
+    if (kind === "prompts" || kind === "encounter") remotePrompts(false);
     body().dispatchEvent(new CustomEvent(kind + "-changed", { detail: { id: id } }));
   }
 
@@ -152,7 +152,15 @@
         if (!fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
       }
     });
-    if (fresh) toast(fresh);
+    if (fresh) showToast(fresh);
+  }
+
+  // A challenge to a duel (data-toast: its words) leads straight to the duel; a roll prompt to itself.
+  function showToast(item, fallback) {
+    var link = item.querySelector("a.big-link");
+    if (item.dataset.toast && link) toast(null, link.getAttribute("href"), item.dataset.toast);
+    else if (fallback) toast(null, link ? link.getAttribute("href") : fallback);
+    else toast(item);
   }
 
   // A page without a prompts panel (an encounter, a system's page) asks for the campaign's prompts panel (only
@@ -172,7 +180,9 @@
 
   function remotePrompts(first) {
     var url = promptsUrl();
-    if (!url || hasPromptsPanel()) return;
+    if (!url || document.getElementById("prompts-panel")) return;
+    // A page with prompts of its own (a sheet's) takes only the challenges to a duel from the campaign's panel.
+    var onlyDuels = hasPromptsPanel();
     fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
@@ -181,18 +191,18 @@
       var fresh = null;
       var ids = [];
       doc.querySelectorAll("[data-prompt-id]").forEach(function (p) {
+        if (onlyDuels && p.dataset.promptId.indexOf("duel-") !== 0) return;
         ids.push(p.dataset.promptId);
         var isNew = !first && remoteKnown !== null && remoteKnown.indexOf(p.dataset.promptId) < 0;
         if (isNew && !fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
       });
       remoteKnown = (remoteKnown || []).concat(ids);
       if (!fresh) return;
-      var answer = fresh.querySelector("a.big-link");
-      toast(null, answer ? answer.getAttribute("href") : url.replace(/\/prompts$/, "") + "#" + fresh.id);
+      showToast(fresh, url.replace(/\/prompts$/, "") + "#" + fresh.id);
     }).catch(function () { /* the next event asks again */ });
   }
 
-  function toast(prompt, href) {
+  function toast(prompt, href, text) {
     var old = document.getElementById("toast");
     if (old) old.remove();
     var box = document.createElement("div");
@@ -201,7 +211,7 @@
     box.setAttribute("role", "alert");
     var link = document.createElement("a");
     link.href = href || "#" + prompt.id;
-    link.textContent = msg("msgPrompt", "The narrator calls for a roll: answer it");
+    link.textContent = text || msg("msgPrompt", "The narrator calls for a roll: answer it");
     if (prompt) link.addEventListener("click", function (ev) {
       ev.preventDefault();
       box.remove();
@@ -561,6 +571,44 @@
     document.querySelectorAll(".field-error[data-for=\"" + CSS.escape(field.id) + "\"]").forEach(function (e) { e.remove(); });
   });
 
+  // The narrator's "Call for a roll" (form[data-call-fit]): with characters ticked, only the kinds of roll that fit
+  // every ticked character stay shown — dice fit anyone, a system's roll only that system's characters. A chosen
+  // kind that no longer fits falls back to dice. Nothing ticked: every kind is shown (as without JS).
+  function fitCall(form) {
+    var ticked = {};
+    var any = false;
+    form.querySelectorAll("input[data-call-system]:checked").forEach(function (box) {
+      ticked[box.getAttribute("data-call-system")] = true;
+      any = true;
+    });
+    var systems = Object.keys(ticked);
+    var fits = function (kind) { return !any || kind === "dice" || (systems.length === 1 && systems[0] === kind); };
+    form.querySelectorAll("label[data-call-kind]").forEach(function (el) {
+      var ok = fits(el.getAttribute("data-call-kind"));
+      el.hidden = !ok;
+      var radio = el.querySelector("input[type=radio]");
+      if (radio && !ok && radio.checked) {
+        var dice = form.querySelector("input[type=radio][name=call][value='dice:roll']");
+        if (dice) dice.checked = true;
+      }
+    });
+    // The fields of the chosen kind only (the others' values are not sent anyway).
+    var chosen = form.querySelector("input[name=call]:checked") || form.querySelector("input[type=hidden][name=call]");
+    var kind = chosen ? chosen.value.split(":")[0] : "dice";
+    form.querySelectorAll("fieldset[data-call-kind]").forEach(function (el) {
+      var own = el.getAttribute("data-call-kind");
+      el.hidden = !fits(own) || own !== kind;
+    });
+  }
+  function fitCalls(root) {
+    (root || document).querySelectorAll("form[data-call-fit]").forEach(fitCall);
+  }
+  document.addEventListener("change", function (ev) {
+    var form = ev.target && ev.target.closest && ev.target.closest("form[data-call-fit]");
+    if (form) fitCall(form);
+  });
+  document.addEventListener("htmx:afterSettle", function () { fitCalls(); });
+
   // --- small helpers --------------------------------------------------------------------------------------
   document.addEventListener("click", function (ev) {
     var chip = ev.target.closest && ev.target.closest("[data-fill]");
@@ -618,5 +666,6 @@
     if (log) watchLog(log);
     knownPrompts = seenPrompts();
     if (holder && window.EventSource) remotePrompts(true);
+    fitCalls();
   });
 })();

@@ -27,6 +27,22 @@ from app.rules.rabbits.conflict import (
     interaction,
     maneuver_effects,
 )
+from app.rules.rabbits.conflict_ties import (
+    CONFLICT_TIE_STEPS,
+    CONFLICT_TIEBREAK,
+    CONFLICT_WEAPON_TABLE,
+    HALBERD,
+    HALBERD_MODES,
+    TIE_WON_MARGIN,
+    TIEBREAK_PICKS,
+    WEAPON_TABLES,
+    TieResult,
+    conflict_tiebreak_ability,
+    settle_tie,
+    weapon_modifier,
+    weapon_rows,
+    weapon_table_key,
+)
 from app.rules.rabbits.errors import (
     FATE_REROLL_LIMIT,
     MAX_POOL,
@@ -96,6 +112,20 @@ from app.rules.rabbits.tables import (
 )
 
 __all__ = [
+    "CONFLICT_TIE_STEPS",
+    "CONFLICT_TIEBREAK",
+    "CONFLICT_WEAPON_TABLE",
+    "HALBERD",
+    "HALBERD_MODES",
+    "TIE_WON_MARGIN",
+    "TIEBREAK_PICKS",
+    "WEAPON_TABLES",
+    "TieResult",
+    "conflict_tiebreak_ability",
+    "settle_tie",
+    "weapon_modifier",
+    "weapon_rows",
+    "weapon_table_key",
     "ABILITIES",
     "ACTIONS",
     "ACTION_OBSTACLES",

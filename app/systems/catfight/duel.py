@@ -83,10 +83,17 @@ def _after_duel(sheet: Mapping[str, Any], state: Mapping[str, Any], side: str, n
     return new
 
 
+RECENT_MAX = 40  # steps a duel page lists; a duel rarely has more (the log has them all)
+RECENT_OPENING = 2  # the challenge and who starts: kept even in a very long duel
+
+
 def _recent(state: Mapping[str, Any], text: Text) -> list[dict[str, Any]]:
-    """The last few steps in words (read in the reader's language), newest first, for the duel page (the log has
-    them all)."""
-    return ([{"round": state["round"], "text": text}] + list(state.get("recent", [])))[:6]
+    """The duel's steps in words (read in the reader's language), newest first, for the duel page's "What happened":
+    from the challenge on. Bounded: past RECENT_MAX steps the opening ones stay and the oldest others go."""
+    steps = [{"round": state["round"], "text": text}] + list(state.get("recent", []))
+    if len(steps) > RECENT_MAX:
+        steps = steps[:RECENT_MAX - RECENT_OPENING] + steps[-RECENT_OPENING:]
+    return steps
 
 
 # --- actions ---

@@ -45,7 +45,15 @@ RULINGS = (
     N_("Conflicts, rulings 5 and 6: both teams at 0 in one action both win and each owes a major compromise; "
        "otherwise the winner owes by its starting S and remaining R: R ≥ S none; R ≤ max(1, ⌊S/4⌋) major; "
        "R > S/2 minor; else a compromise. The narrator records it in words and may choose another level (logged)."),
-    N_("Conflicts: a tied versus test changes no disposition; conflict tests cost no checks in the players' turn."),
+    N_("Conflicts: conflict tests cost no checks in the players' turn."),
+    N_("Conflicts, ruling 10: the sample weapons for Fight, Fight Animal and War; the argument \"weapons\" for "
+       "Argument, Speech and Negotiation; none for Chase and Journey; for Other, the narrator's pick at set-up."),
+    N_("Conflicts, ruling 11: the Halberd's mode (axe or spear) is chosen with each scripted action and revealed "
+       "with it: axe gives its Attack, Defend and Feint modifiers, spear its Maneuver modifier."),
+    N_("Conflicts, ruling 12: a tied versus action: a trait may give the tie away, then either side may spend "
+       "Fate, then a tiebreaker roll (Will for Argument, Speech, Negotiation and War; Health for Fight, Fight "
+       "Animal, Chase and Journey; Other: the narrator's pick; Nature after a Will or Health test). Only a tied "
+       "tiebreaker changes no disposition; a won tie counts as a margin of 1."),
 )
 
 SYSTEM = RuleSystem(

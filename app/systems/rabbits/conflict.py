@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.i18n import N_, Summary, _, join, msg, render
+from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
@@ -175,8 +175,11 @@ def commitment_key(encounter_id: int, volley: int, index: int, team: str) -> str
 def committed_value(encounter_id: int, volley: int, index: int, team: str, step: Mapping[str, Any]) -> dict[str, Any]:
     """What one commitment fixes: the slot (conflict, volley, action, team) and its choice, so an opening cannot
     be moved to another slot."""
-    return {"key": commitment_key(encounter_id, volley, index, team), "action": step["action"],
-            "member": step["member"]}
+    value = {"key": commitment_key(encounter_id, volley, index, team), "action": step["action"],
+             "member": step["member"]}
+    if step.get("mode"):  # ruling 11: the Halberd's mode is fixed with the action and revealed with it
+        value["mode"] = step["mode"]
+    return value
 
 
 def opening(state: dict[str, Any], encounter_id: int, index: int, team: str) -> dict[str, Any]:
@@ -195,6 +198,9 @@ class SetupParams(BaseModel):
     conflict: str = Field(max_length=20, title=N_("Conflict"))
     title: str = Field(default="", max_length=80)
     other_skill: str = Field(default="", max_length=40, title=N_("Skill (other conflicts)"))
+    # Other conflicts: the narrator's picks (ruling 10: the weapon table; ruling 12: the tiebreaker ability).
+    weapon_table: str = Field(default="", max_length=10, title=N_("Weapon table (other conflicts)"))
+    tiebreak: str = Field(default="", max_length=10, title=N_("Tiebreaker (other conflicts)"))
     a_name: str = Field(default="", max_length=40)
     a_goal: str = Field(default="", max_length=300)
     a_members: list[int] = Field(default_factory=list, max_length=10)
@@ -268,6 +274,15 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         if not other_skill:
             raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
                               field="other_skill")
+    weapons = bool(ctx.campaign_settings.get("weapons"))
+    weapon_table, tiebreak = "none", ""
+    try:
+        if weapons:
+            weapon_table = rabbits.weapon_table_key(conflict, params.weapon_table if conflict == "other" else "")
+        if conflict == "other":
+            tiebreak = rabbits.conflict_tiebreak_ability(conflict, "skill", params.tiebreak or "will")
+    except rabbits.RabbitRuleError as exc:
+        raise ActionError(rule_message(exc), field=exc.field) from exc
     keys = [*TEAMS, *(k for k in ALL_TEAMS[2:] if getattr(params, f"{k}_members") or getattr(params, f"{k}_goal").strip()
                       or getattr(params, f"{k}_name").strip())]
     seen: set[int] = set()
@@ -287,7 +302,8 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
                                                    b=join([teams[k]["name"] for k in sides[1]], " & "))
     title = render(shown)
     state: dict[str, Any] = {
-        "conflict": conflict, "other_skill": other_skill, "weapons": bool(ctx.campaign_settings.get("weapons")),
+        "conflict": conflict, "other_skill": other_skill, "weapons": weapons, "weapon_table": weapon_table,
+        "tiebreak": tiebreak,
         "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
         "opened": [], "recent": [], "result": None, "title": shown, "fronts": fronts,
     }

@@ -10,7 +10,7 @@ from app.i18n import percent as percent_text
 from app.rules import rabbits
 from app.systems.base import ActionError, Context, Odds
 from app.systems.rabbits.conflict_volley import RollParams
-from app.systems.rabbits.conflict_weapons import weapon_mods
+from app.systems.rabbits.conflict_weapons import ANY_TABLE, weapon_mods
 from app.systems.rabbits.pools import breakdown, breakdown_text, plan_pool
 from app.systems.rabbits.sheet import load, start_rewards
 from app.systems.rabbits.versus import _versus_chances
@@ -25,9 +25,14 @@ def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> O
     plan = plan_pool(sheet, params, settings={**ctx.campaign_settings, "turn": "gm"}, session=None,
                      helper_conditions=[[] for _ in params.helpers], actor_is_narrator=True,
                      versus=params.against is not None)
-    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": ""}
-    weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "") \
-        if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
+    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": "", "weapon_table": ANY_TABLE}
+    try:
+        weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "", params.mode.strip().lower()) \
+            if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
+    except ActionError as exc:
+        if exc.field != "weapon" or not params.weapon.strip().lower().startswith("halberd"):
+            raise
+        weapon = (0, 0, "")  # a Halberd without a scripted mode adds nothing (the roll itself refuses it)
     pool = max(0, plan.pool.dice + params.mods + weapon[0])
     if params.against is not None:
         against = params.against + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice

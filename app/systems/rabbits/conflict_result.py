@@ -39,22 +39,29 @@ def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, n
         notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
 
 
-def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Summary], set[int]]:
+def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]],
+           decided: tuple[str | None, int] | None = None) -> tuple[list[Summary], set[int]]:
     """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
-    independent (each action against its Ob). Ties in a conflict's versus test change nothing (documented)."""
+    independent (each action against its Ob). A tied versus action waits for ruling 12 (conflict_tie.py: a trait,
+    then Fate, then a tiebreaker): `ex["tie"]` is opened and the result stays None until `decided` (the winner,
+    or None when the tiebreaker tied too, and the margin) comes back here."""
     rolls = ex["rolls"]
     x, y = ex["teams"]
     notes: list[Summary] = []
     results: dict[str, dict[str, Any]] = {}
     if ex["versus"]:
         a, b = rolls[x]["successes"], rolls[y]["successes"]
-        winner = x if a > b else y if b > a else None
+        if decided is None and a == b:
+            ex["tie"] = {"step": "trait", "declined": [], "fate": {}, "tiebreak": None}
+            return [msg("a tie, {n} to {n}: a trait may give it away, then Fate, then a tiebreaker roll "
+                        "(ruling 12)", n=a)], set()
+        winner, margin = decided if decided is not None else (x if a > b else y, abs(a - b))
         for key in (x, y):
-            results[key] = {"passed": None if winner is None else winner == key, "margin": abs(a - b)}
+            results[key] = {"passed": None if winner is None else winner == key, "margin": margin}
         if winner is None:
-            notes.append(msg("a tie: neither side gains"))
+            notes.append(msg("the tiebreaker tied too: no disposition changes"))
         else:
-            _effect(state, ex, winner, abs(a - b), notes)
+            _effect(state, ex, winner, margin, notes)
     else:
         for key in (x, y):
             if key in rolls:

@@ -39,7 +39,7 @@ from app.systems.rabbits.conflict import (
     team_of,
 )
 from app.systems.rabbits.conflict_volley import open_exchange
-from app.systems.rabbits.conflict_weapons import weapon_table
+from app.systems.rabbits.conflict_weapons import has_halberd, weapon_table
 
 ACTION_COUNT = 3
 
@@ -53,6 +53,10 @@ class ScriptParams(BaseModel):
     member_1: int | None = None
     member_2: int | None = None
     member_3: int | None = None
+    # Ruling 11: the Halberd's mode for each action ("axe" or "spear"; empty: no Halberd), committed with it.
+    mode_1: str = Field(default="", max_length=5)
+    mode_2: str = Field(default="", max_length=5)
+    mode_3: str = Field(default="", max_length=5)
     lock: bool = False
 
 
@@ -69,7 +73,10 @@ def _script(params: ScriptParams, members: list[int], names: Mapping[int, str]) 
         if member not in members:
             raise ActionError(_("Action {n}: choose which of the team's rabbits acts.").format(n=n),
                               field=f"member_{n}")
-        script.append({"action": action, "member": member})
+        mode = getattr(params, f"mode_{n}").strip().lower()
+        if mode and mode not in rabbits.HALBERD_MODES:
+            raise ActionError(_("Action {n}: the Halberd's mode is axe or spear.").format(n=n), field=f"mode_{n}")
+        script.append({"action": action, "member": member, **({"mode": mode} if mode else {})})
     idle = [names.get(cid, "?") for cid in members if cid not in {s["member"] for s in script}]
     if idle:
         raise ActionError(_("Every rabbit of the team acts at least once in each volley (ruling 8): give "
@@ -185,4 +192,5 @@ TEMPLATE_DATA: dict[str, Any] = {
     "conditions": rabbits.CONDITIONS, "maneuver_effects": rabbits.MANEUVER_EFFECTS, "count": ACTION_COUNT,
     "disposition_skills": disposition_skills, "disposition_bases": disposition_bases,
     "skill_options": skill_options, "weapons": weapon_table,
+    "has_halberd": has_halberd, "tiebreak_picks": rabbits.TIEBREAK_PICKS, "weapon_tables": rabbits.WEAPON_TABLES,
 }

@@ -162,6 +162,7 @@ class RollParams(PoolChoices):
     against: int | None = Field(default=None, ge=0, le=40)
     mods: int = Field(default=0, ge=-5, le=5)
     conflict_action: str = Field(default="", max_length=10)
+    mode: str = Field(default="", max_length=5)  # the Halberd's scripted mode, for the odds (ruling 11)
 
 
 def _skill(side: Mapping[str, Any], raw: str) -> str:
@@ -233,7 +234,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
                      helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
                      helper_names=helper_names(helpers, ctx.other_names),
                      actor_is_narrator=True, versus=ex["versus"], opponent_trait=bool(side["mods"].get("aided")))
-    weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"])
+    weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"], side.get("mode", ""))
     pool, lines = _pool_lines(plan, side, weapon)
     recorder = RecordingDice(dice)
     faces = rabbits.roll_pool(recorder, pool)
@@ -296,8 +297,8 @@ def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[
     notes: list[Summary] = []
     changed: set[int] = set()
     for ex in exchanges(current):
-        if ex["result"] is not None:
-            continue
+        if ex["result"] is not None or ex.get("tie"):
+            continue  # settled, or a tie waiting for ruling 12's choices (conflict_tie.py)
         rolled = all(key in ex["rolls"] for key, side in ex["sides"].items() if side["tests"])
         if not rolled or any(roll.get("fate") for roll in ex["rolls"].values()):
             continue
