@@ -39,6 +39,15 @@ class Settings(BaseSettings):
     # Log entries per page: the campaign page shows the newest page, "earlier" loads the one before.
     log_page_size: int = Field(default=50, ge=1, le=500)
     sse_keepalive_seconds: float = 15.0
+    # Where handout pictures live (app/handouts/store.py): "local" (a folder; by default `media` beside the secret
+    # key, in the instance folder) or "s3" (an S3-compatible object store, for several processes or hosts).
+    media_store: str = Field(default="local", pattern="^(local|s3)$")
+    media_dir: Path | None = None
+    s3_endpoint_url: str = ""   # empty: AWS itself; MinIO: http://minio:9000
+    s3_bucket: str = "fateboard-media"
+    s3_region: str = "us-east-1"
+    s3_access_key: str = ""     # empty: boto3's own chain (environment, instance role)
+    s3_secret_key: str = ""
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
 
@@ -48,6 +57,9 @@ class Settings(BaseSettings):
         if value not in i18n.SUPPORTED:
             raise ValueError(f"choose one of {', '.join(i18n.SUPPORTED)}")
         return value
+
+    def resolved_media_dir(self) -> Path:
+        return self.media_dir if self.media_dir is not None else self.secret_key_file.parent / "media"
 
     def resolved_secret_key(self) -> str:
         if self.secret_key:

@@ -1,0 +1,366 @@
+"""Handouts: the library, showing a picture (a chained log entry naming its SHA-256 and its recipients), the scene
+and its pins. Who may see a picture is decided here (`can_see`, `visible_handouts`), from the same facts the log
+records; who may read a log entry stays app/rolls/visibility.py's (a RECIPIENTS entry: its `to` and narrators)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from app.campaigns.models import Membership
+from app.campaigns.service import Access, in_campaign, require_narrator
+from app.errors import BadRequest, NotFound
+from app.handouts.images import CONTENT_TYPES, Prepared
+from app.handouts.models import Handout, HandoutShow, Scene, ScenePin
+from app.handouts.store import MediaStore, blob_key
+from app.i18n import N_, _, join, msg
+from app.inputs import text_problem
+from app.rolls.appending import Publish, appending, no_publish, write_entry
+from app.rolls.models import LogEntry
+from app.rolls.visibility import RECIPIENTS, Visibility
+from app.types import utcnow
+
+MAX_TITLE = 120
+MAX_LABEL = 80
+MAX_RECIPIENTS = 50
+
+# Live events (docs/ARCHITECTURE.md, "Events"): the handouts panel and library; the scene and its pins.
+HANDOUTS_EVENT = "handouts"
+SCENE_EVENT = "scene"
+
+
+def _missing() -> NotFound:
+    return NotFound(_("No such handout."))
+
+
+def clean_title(title: str) -> str:
+    title = " ".join(title.split())
+    problem = text_problem(title)
+    if problem:
+        raise BadRequest(f"{_('Title')}: {problem}.", field="title")
+    if not title:
+        raise BadRequest(_("Give the handout a title."), field="title")
+    if len(title) > MAX_TITLE:
+        raise BadRequest(_("Keep the title under 120 characters."), field="title")
+    return title
+
+
+def handout_of(db: Session, acc: Access, handout_id: int) -> Handout:
+    """A handout of this campaign that is still in the library (the same 404 for any other)."""
+    handout = in_campaign(db, acc, Handout, handout_id, _("No such handout."))
+    if handout.deleted_at is not None:
+        raise _missing()
+    return handout
+
+
+def _shown_filter(user_id: int) -> Any:
+    return or_(HandoutShow.user_id.is_(None), HandoutShow.user_id == user_id)
+
+
+def can_see(db: Session, acc: Access, handout: Handout) -> bool:
+    if handout.deleted_at is not None or handout.campaign_id != acc.campaign.id:
+        return False
+    if acc.is_narrator:
+        return True
+    return db.scalar(select(HandoutShow.id).where(HandoutShow.handout_id == handout.id,
+                                                   _shown_filter(acc.user.id)).limit(1)) is not None
+
+
+def visible_handout(db: Session, acc: Access, handout_id: int) -> Handout:
+    """A handout this viewer may see; for anyone else the same 404 as for an id that does not exist."""
+    handout = db.get(Handout, handout_id)
+    if handout is None or not can_see(db, acc, handout):
+        raise _missing()
+    return handout
+
+
+def visible_handouts(db: Session, acc: Access) -> list[Handout]:
+    """The library for narrators; for a player what was shown to them (to them or to everyone), newest first."""
+    query = select(Handout).where(Handout.campaign_id == acc.campaign.id, Handout.deleted_at.is_(None))
+    if not acc.is_narrator:
+        shown = select(HandoutShow.handout_id).where(_shown_filter(acc.user.id))
+        query = query.where(Handout.id.in_(shown))
+    return list(db.scalars(query.order_by(Handout.id.desc())))
+
+
+def recipients_of(db: Session, handout_ids: Sequence[int]) -> dict[int, set[int | None]]:
+    """For the narrator's library: whom each handout was shown to (None: everyone)."""
+    found: dict[int, set[int | None]] = {hid: set() for hid in handout_ids}
+    if handout_ids:
+        for hid, uid in db.execute(select(HandoutShow.handout_id, HandoutShow.user_id)
+                                   .where(HandoutShow.handout_id.in_(handout_ids))):
+            found[hid].add(uid)
+    return found
+
+
+def add_handout(db: Session, acc: Access, store: MediaStore, prepared: Prepared, title: str) -> Handout:
+    """Store the checked picture and its copies, then its row. Blobs are immutable and named by their hash, so
+    one written for a row that then fails to commit is harmless, and `forget_blobs` takes it away again."""
+    require_narrator(acc)
+    title = clean_title(title)
+    sha = prepared.sha256
+    store.put(blob_key(sha), prepared.data, CONTENT_TYPES[prepared.fmt])
+    for width, data in prepared.copies.items():
+        store.put(blob_key(sha, width), data, CONTENT_TYPES["webp"])
+    handout = Handout(campaign_id=acc.campaign.id, title=title, sha256=sha, fmt=prepared.fmt, width=prepared.width,
+                      height=prepared.height, size=len(prepared.data), copies=sorted(prepared.copies),
+                      created_by=acc.user.id)
+    db.add(handout)
+    db.flush()
+    return handout
+
+
+def forget_blobs(db: Session, store: MediaStore, sha: str, widths: Sequence[int]) -> None:
+    """Take a picture's blobs away unless a handout still in a library (any campaign) uses the same bytes."""
+    if db.scalar(select(Handout.id).where(Handout.sha256 == sha, Handout.deleted_at.is_(None)).limit(1)):
+        return
+    for width in (None, *widths):
+        store.delete(blob_key(sha, width))
+
+
+def _handout_outcome(handout: Handout) -> dict[str, Any]:
+    return {"handout_id": handout.id, "title": handout.title, "sha256": handout.sha256}
+
+
+def _recipients(db: Session, acc: Access, to: Literal["all"] | list[int]) -> list[int] | None:
+    """None for everyone; else the chosen members' ids, each a member of this campaign."""
+    if to == "all":
+        return None
+    if not isinstance(to, list) or not to:
+        raise BadRequest(_("Choose whom to show it to: everyone, or at least one player."), field="to")
+    chosen = sorted(set(to))
+    if len(chosen) > MAX_RECIPIENTS:
+        raise BadRequest(_("Show it to at most 50 members at once, or to everyone."), field="to")
+    members = set(db.scalars(select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id,
+                                                              Membership.user_id.in_(chosen))))
+    if members != set(chosen):
+        raise BadRequest(_("Only members of this campaign can be shown a handout."), field="to")
+    return chosen
+
+
+def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] | list[int],
+                 publish: Publish = no_publish) -> LogEntry:
+    """Show a picture: one entry (kind "handout") naming its title and SHA-256 and whom it went to, readable by
+    them and the narrators, and the rows that let them fetch it — in one commit."""
+    require_narrator(acc)
+    handout = handout_of(db, acc, handout_id)
+    chosen = _recipients(db, acc, to)
+    if chosen is None:
+        summary = msg("shows the handout “{title}” to everyone", title=handout.title)
+    else:
+        summary = msg("shows the handout “{title}” to {names}", title=handout.title,
+                      names=join(_usernames(db, chosen), ", "))
+    outcome = {**_handout_outcome(handout), "to": "all" if chosen is None else chosen}
+
+    def record(seq: int) -> None:
+        for uid in ([None] if chosen is None else chosen):
+            db.add(HandoutShow(handout_id=handout.id, user_id=uid, entry_seq=seq))
+
+    entry = _append(db, acc, kind="handout", action="show", summary=summary, outcome=outcome,
+                    visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish, change=record)
+    publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
+    return entry
+
+
+def _usernames(db: Session, user_ids: Sequence[int]) -> list[str]:
+    from app.accounts.models import User
+
+    names = dict(db.execute(select(User.id, User.username).where(User.id.in_(user_ids))).all())
+    return [names[uid] for uid in user_ids if uid in names]
+
+
+def _append(db: Session, acc: Access, *, kind: str, action: str, summary: Any, outcome: dict[str, Any],
+            visibility: str, publish: Publish, change: Callable[[int], object] | None = None) -> LogEntry:
+    """One chained entry and the state change it records, in one transaction under the log's head lock (every
+    write inside it, so no row is written before the lock is taken); published after the commit."""
+    with appending(db, acc, publish) as (seq, prev_hash):
+        if change is not None:
+            change(seq)
+            db.flush()
+        entry = write_entry(db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
+                            content={"outcome": outcome, "summary": summary})
+    return entry
+
+
+# --- the scene ------------------------------------------------------------------------------------------------
+
+def current_scene(db: Session, acc: Access) -> Handout | None:
+    scene = db.get(Scene, acc.campaign.id)
+    if scene is None or scene.handout_id is None:
+        return None
+    handout = db.get(Handout, scene.handout_id)
+    return handout if handout is not None and handout.deleted_at is None else None
+
+
+def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish = no_publish) -> LogEntry:
+    """The campaign's scene picture (or none): a public entry (kind "scene"); the picture is shown to everyone."""
+    require_narrator(acc)
+    handout = handout_of(db, acc, handout_id) if handout_id is not None else None
+
+    def change(seq: int) -> None:
+        scene = db.get(Scene, acc.campaign.id)
+        if scene is None:
+            scene = Scene(campaign_id=acc.campaign.id)
+            db.add(scene)
+        scene.handout_id = handout.id if handout else None
+        if handout is not None and not db.scalar(select(HandoutShow.id).where(
+                HandoutShow.handout_id == handout.id, HandoutShow.user_id.is_(None)).limit(1)):
+            db.add(HandoutShow(handout_id=handout.id, user_id=None, entry_seq=seq))
+
+    if handout is None:
+        summary, outcome = msg("takes the scene away"), {"handout_id": None}
+    else:
+        summary, outcome = msg("sets the scene: “{title}”", title=handout.title), _handout_outcome(handout)
+    entry = _append(db, acc, kind="scene", action="set" if handout else "clear", summary=summary, outcome=outcome,
+                    visibility=Visibility.PUBLIC, publish=publish, change=change)
+    publish(acc.campaign.id, SCENE_EVENT, None)
+    publish(acc.campaign.id, HANDOUTS_EVENT, handout.id if handout else None)
+    return entry
+
+
+def delete_handout(db: Session, acc: Access, store: MediaStore, handout_id: int,
+                   publish: Publish = no_publish) -> None:
+    """Out of the library: served to no one any more (404). The log's entries stay and still verify. The scene
+    it was is taken away first (an entry)."""
+    require_narrator(acc)
+    handout = handout_of(db, acc, handout_id)
+    scene = current_scene(db, acc)
+    if scene is not None and scene.id == handout.id:
+        set_scene(db, acc, None, publish)
+    handout.deleted_at = utcnow()
+    db.commit()
+    forget_blobs(db, store, handout.sha256, handout.copies)
+    db.commit()
+    publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
+
+
+# --- pins -----------------------------------------------------------------------------------------------------
+
+@dataclass
+class PinChange:
+    x: float | None = None
+    y: float | None = None
+    label: str | None = None
+    visible: bool | None = None
+
+
+def _coordinate(value: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0 <= value <= 1:
+        raise BadRequest(_("{name} must be a number from 0 to 1.").format(name=name), field=name)
+    return float(value)
+
+
+def _label(label: str) -> str:
+    label = " ".join(label.split())
+    problem = text_problem(label)
+    if problem:
+        raise BadRequest(f"{_('Label')}: {problem}.", field="label")
+    if not 1 <= len(label) <= MAX_LABEL:
+        raise BadRequest(_("A pin's label is 1 to 80 characters."), field="label")
+    return label
+
+
+def pins_of(db: Session, acc: Access, handout: Handout | None) -> list[ScenePin]:
+    """The scene's pins this viewer may see: narrators all, players the visible ones."""
+    if handout is None:
+        return []
+    query = select(ScenePin).where(ScenePin.campaign_id == acc.campaign.id, ScenePin.handout_id == handout.id)
+    if not acc.is_narrator:
+        query = query.where(ScenePin.visible.is_(True))
+    return list(db.scalars(query.order_by(ScenePin.id)))
+
+
+def pin_json(pin: ScenePin) -> dict[str, Any]:
+    return {"id": pin.id, "x": pin.x, "y": pin.y, "label": pin.label, "visible": pin.visible}
+
+
+def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Publish,
+               change: Callable[[int], object] | None, visible: bool) -> LogEntry:
+    """A pin's change on the log: public when the pin is (or was, for a removal) visible; else narrators only,
+    until the pin is revealed (that entry is public and names it). `change` runs under the head lock; the
+    summary and outcome are read after it, so they say what the pin is now."""
+    summaries = {
+        "create": N_("places the pin “{label}”"),
+        "update": N_("moves or renames the pin “{label}”"),
+        "reveal": N_("reveals the pin “{label}”"),
+        "hide": N_("hides the pin “{label}”"),
+        "delete": N_("removes the pin “{label}”"),
+    }
+
+    def apply(seq: int) -> None:
+        if change is not None:
+            change(seq)
+        db.flush()
+        outcome.update(pin_id=pin.id, handout_id=pin.handout_id, x=pin.x, y=pin.y, label=pin.label,
+                       visible=pin.visible if action != "delete" else False)
+        summary.update(msg(summaries[action], label=pin.label))
+        if action == "delete":
+            db.delete(pin)
+
+    outcome: dict[str, Any] = {}
+    summary: dict[str, Any] = {}
+    entry = _append(db, acc, kind="pin", action=action, summary=summary, outcome=outcome,
+                    visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR, publish=publish, change=apply)
+    publish(acc.campaign.id, SCENE_EVENT, None)
+    return entry
+
+
+def create_pin(db: Session, acc: Access, x: float, y: float, label: str, visible: bool,
+               publish: Publish = no_publish) -> tuple[ScenePin, LogEntry]:
+    require_narrator(acc)
+    scene = current_scene(db, acc)
+    if scene is None:
+        raise BadRequest(_("Set a scene first: pins are placed on the scene's picture."), field="handout_id")
+    pin = ScenePin(campaign_id=acc.campaign.id, handout_id=scene.id, x=_coordinate(x, "x"), y=_coordinate(y, "y"),
+                   label=_label(label), visible=bool(visible))
+    entry = _pin_entry(db, acc, pin, "create", publish, lambda _seq: db.add(pin), pin.visible)
+    return pin, entry
+
+
+def pin_of(db: Session, acc: Access, pin_id: int) -> ScenePin:
+    pin = in_campaign(db, acc, ScenePin, pin_id, _("No such pin."))
+    if not acc.is_narrator and not pin.visible:
+        raise NotFound(_("No such pin."))
+    return pin
+
+
+def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
+               publish: Publish = no_publish) -> tuple[ScenePin, LogEntry]:
+    require_narrator(acc)
+    pin = pin_of(db, acc, pin_id)
+    was_visible = pin.visible
+    values: dict[str, Any] = {}
+    if change.x is not None:
+        values["x"] = _coordinate(change.x, "x")
+    if change.y is not None:
+        values["y"] = _coordinate(change.y, "y")
+    if change.label is not None:
+        values["label"] = _label(change.label)
+    if change.visible is not None:
+        values["visible"] = bool(change.visible)
+    now_visible = values.get("visible", was_visible)
+    action = "update"
+    if now_visible and not was_visible:
+        action = "reveal"
+    elif was_visible and not now_visible:
+        action = "hide"
+
+    def apply(_seq: int) -> None:
+        for name, value in values.items():
+            setattr(pin, name, value)
+
+    # Hiding a visible pin is public (players saw it go); changes to a hidden pin stay with the narrators.
+    entry = _pin_entry(db, acc, pin, action, publish, apply, now_visible or was_visible)
+    return pin, entry
+
+
+def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publish) -> LogEntry:
+    require_narrator(acc)
+    pin = pin_of(db, acc, pin_id)
+    return _pin_entry(db, acc, pin, "delete", publish, None, pin.visible)
