@@ -3,6 +3,7 @@ animated GIF) and hostile ones (polyglots, truncated files, a decompression bomb
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 
@@ -66,8 +67,9 @@ SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="1
 HTML = b"<!doctype html><html><body><script>alert(document.cookie)</script></body></html>"
 
 
+@functools.cache
 def hostile() -> dict[str, bytes]:
-    """Each must be refused (and nothing stored)."""
+    """Each must be refused (and nothing stored). Made once per test run (the bomb takes a moment)."""
     small = png(32, 32, "RGB")
     jpeg = photo(64, 64, exif=False)
     return {
