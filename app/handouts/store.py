@@ -42,7 +42,7 @@ class LocalMediaStore:
         self.root = root
 
     def _path(self, key: str) -> Path:
-        key = blob_key(*_split(key))
+        key = _checked(key)
         return self.root / key[:2] / key
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
@@ -100,13 +100,13 @@ class S3MediaStore:
             self.client.create_bucket(Bucket=self.bucket)
 
     def put(self, key: str, data: bytes, content_type: str) -> None:
-        self.client.put_object(Bucket=self.bucket, Key=blob_key(*_split(key)), Body=data, ContentType=content_type)
+        self.client.put_object(Bucket=self.bucket, Key=_checked(key), Body=data, ContentType=content_type)
 
     def get(self, key: str) -> bytes | None:
         from botocore.exceptions import ClientError
 
         try:
-            answer = self.client.get_object(Bucket=self.bucket, Key=blob_key(*_split(key)))
+            answer = self.client.get_object(Bucket=self.bucket, Key=_checked(key))
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
                 return None
@@ -115,12 +115,14 @@ class S3MediaStore:
         return data
 
     def delete(self, key: str) -> None:
-        self.client.delete_object(Bucket=self.bucket, Key=blob_key(*_split(key)))
+        self.client.delete_object(Bucket=self.bucket, Key=_checked(key))
 
 
-def _split(key: str) -> tuple[str, int | None]:
-    sha, _sep, width = key.partition("-w")
-    return sha, int(width) if width.isdigit() else None
+def _checked(key: str) -> str:
+    """Only a content address (64 hex digits, maybe "-w<width>") names a blob: never a path."""
+    if not _KEY.match(key):
+        raise ValueError(f"not a media key: {key!r}")
+    return key
 
 
 def make_store(settings: Settings) -> MediaStore:
