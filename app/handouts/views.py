@@ -3,6 +3,7 @@ page), the library (the narrator screen). Each panel is a fragment with its own 
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -45,7 +46,12 @@ def library_context(db: Session, acc: Access) -> dict[str, Any]:
     shown_to: dict[int, str | list[str]] = {}
     for hid, to in service.recipients_of(db, [h.id for h in library]).items():
         shown_to[hid] = "all" if None in to else sorted(names[uid] for uid in to if uid is not None and uid in names)
+    scene = service.current_scene(db, acc)
+    # The panel is swapped by a live refresh only when this changes (app.js, data-live-version): an answer's
+    # message ("Uploaded …") stays when the refresh that follows finds the same library.
+    version = repr(([(h.id, h.title) for h in library], sorted(shown_to.items()), scene.id if scene else None))
     return {"library": library, "shown_to": shown_to,
+            "library_version": hashlib.sha256(version.encode()).hexdigest()[:12],
             "players": [u for u, role in members if role != campaigns.NARRATOR],
             "max_mb": MAX_BYTES // 1_000_000}
 

@@ -1,6 +1,6 @@
 /* Handouts and the scene (templates/handouts/). No text of its own: what it shows comes from data-* attributes.
-   - Upload: drag-and-drop or the file picker (a phone's camera roll too), sent with XMLHttpRequest for its
-     progress; the answer is the library panel, swapped in.
+   - Upload: drag-and-drop or the file picker (a phone's camera roll too), sent by HTMX as multipart with a
+     progress bar; the answer is the library panel, swapped in.
    - The viewer: a tap on a picture opens it in the native <dialog> (#handout-viewer); the phone's own pinch-zoom
      works there, and "Actual size" shows it unscaled to pan.
    - The scene (narrators): a tap on the picture marks where a new pin goes; pins are dragged to move them.
@@ -13,7 +13,7 @@
     catch (e) { return ""; }
   }
 
-  function swapPanel(id, html) {
+  function swapPanel(id, html) {  // the scene after a pin was dragged
     var doc = new DOMParser().parseFromString(html, "text/html");
     var fresh = doc.getElementById(id);
     var old = document.getElementById(id);
@@ -24,54 +24,33 @@
   }
 
   // --- upload ---------------------------------------------------------------------------------------------
-  function upload(form) {
-    var file = form.querySelector("input[type=file]");
-    var title = form.querySelector("input[name=title]");
-    var bar = form.querySelector("progress");
-    var status = form.querySelector(".upload-status");
-    var button = form.querySelector("button");
-    if (!file.files.length) { file.focus(); return; }
-    var data = new FormData();
-    data.append("title", title.value);
-    data.append("file", file.files[0]);
-    var xhr = new XMLHttpRequest();
-    xhr.open("POST", form.getAttribute("action"));
-    xhr.setRequestHeader("X-CSRF-Token", csrf());
-    xhr.setRequestHeader("HX-Request", "true");
-    bar.hidden = false;
-    bar.value = 0;
-    button.disabled = true;
-    status.textContent = form.dataset.msgUploading;
-    xhr.upload.addEventListener("progress", function (ev) {
-      if (!ev.lengthComputable) return;
-      bar.value = Math.round(100 * ev.loaded / ev.total);
-      if (ev.loaded === ev.total) status.textContent = form.dataset.msgChecking;
-    });
-    xhr.addEventListener("load", function () {
-      if (xhr.status >= 200 && xhr.status < 500 && xhr.responseText.indexOf("library-panel") >= 0) {
-        swapPanel("library-panel", xhr.responseText);
-        var result = document.querySelector("#library-panel .result, #library-panel .field-error");
-        if (result) { result.setAttribute("tabindex", "-1"); result.focus({ preventScroll: false }); }
-      } else {
-        status.textContent = form.dataset.msgFailed;
-        button.disabled = false;
-      }
-    });
-    xhr.addEventListener("error", function () {
-      status.textContent = form.dataset.msgFailed;
-      bar.hidden = true;
-      button.disabled = false;
-    });
-    xhr.send(data);
+  // The form is an HTMX form (hx-encoding multipart): app.js's handling of a request in flight, its errors and
+  // retry apply. Here: the progress bar while the file goes up, then "checking" while the server decodes it.
+  function uploadForm(ev) {
+    var elt = ev.detail && ev.detail.elt;
+    return elt && elt.matches && elt.matches("form[data-handout-upload]") ? elt : null;
   }
 
-  document.addEventListener("submit", function (ev) {
-    var form = ev.target.closest && ev.target.closest("form[data-handout-upload]");
+  document.addEventListener("htmx:beforeRequest", function (ev) {
+    var form = uploadForm(ev);
     if (!form) return;
-    ev.preventDefault();
-    ev.stopPropagation();
-    upload(form);
-  }, true);
+    var bar = form.querySelector("progress");
+    bar.hidden = false;
+    bar.value = 0;
+    form.querySelector(".upload-status").textContent = form.dataset.msgUploading;
+  });
+  document.addEventListener("htmx:xhr:progress", function (ev) {
+    var form = uploadForm(ev);
+    if (!form || !ev.detail.total) return;
+    form.querySelector("progress").value = Math.round(100 * ev.detail.loaded / ev.detail.total);
+    if (ev.detail.loaded >= ev.detail.total) form.querySelector(".upload-status").textContent = form.dataset.msgChecking;
+  });
+  document.addEventListener("htmx:sendError", function (ev) {
+    var form = uploadForm(ev);
+    if (!form) return;
+    form.querySelector("progress").hidden = true;
+    form.querySelector(".upload-status").textContent = form.dataset.msgFailed;
+  });
 
   document.addEventListener("change", function (ev) {
     var input = ev.target;
@@ -162,11 +141,26 @@
   }
 
   var dragged = null;
+  // Where the narrator tapped last: kept here too, since a live refresh of the panel (another pin, a reveal) may
+  // replace the form's hidden fields between the tap and the submit.
+  var tapped = null;
+
+  document.addEventListener("htmx:configRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (!tapped || !form.matches || !form.matches("form.pin-form")) return;
+    ev.detail.parameters.x = tapped.x.toFixed(4);
+    ev.detail.parameters.y = tapped.y.toFixed(4);
+  });
+  document.addEventListener("htmx:afterRequest", function (ev) {
+    var form = ev.detail.elt;
+    if (form.matches && form.matches("form.pin-form") && ev.detail.successful) tapped = null;
+  });
 
   function placePin(stage, ev) {
     if (dragged && dragged.moved) return;  // the click that ends a drag
     if (ev.target.closest("g.pin[data-pin]")) return;
     var at = fractionAt(stage, ev.clientX, ev.clientY);
+    tapped = at;
     var panel = stage.closest("#scene-panel");
     panel.querySelector("#pin-x").value = at.x.toFixed(4);
     panel.querySelector("#pin-y").value = at.y.toFixed(4);
