@@ -3,9 +3,10 @@ fragments. Thin: the service decides, app/handouts/upload.py receives a file, im
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Form, Header, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
 from starlette.responses import JSONResponse, Response
@@ -22,6 +23,7 @@ from app.handouts.store import MediaStore, blob_key
 from app.i18n import _
 from app.inputs import Id, parse_int
 from app.rolls.appending import Publish
+from app.rolls.chain import canonical_json
 from app.rolls.present import entry_json, viewer_view
 from app.web import render, render_failure
 
@@ -43,6 +45,47 @@ def handout_json(handout: Handout) -> dict[str, Any]:
 
 def _entry(entry: Any, acc: Access) -> dict[str, Any]:
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
+
+
+IdempotencyKey = Annotated[str | None, Header(max_length=100)]
+
+
+def _once(request: Request, key: str | None, body: StrictBody | None = None) -> service.Once:
+    """The key and what it is bound to: this method, path and body."""
+    if not key:
+        return service.Once()
+    sent = {"method": request.method, "path": request.url.path, "body": body.model_dump(mode="json") if body else None}
+    return service.Once(key, hashlib.sha256(canonical_json(sent)).hexdigest())
+
+
+def _entry_write(db: DB, acc: Access, once: service.Once, write: Any) -> JSONResponse:
+    """An entry-making write with the contract's replays: the first answer again, `"replayed": true`."""
+    replayed = False
+    entry = service.earlier(db, acc, once)
+    if entry is None:
+        try:
+            entry = write()
+        except service.Replayed as again:
+            entry = again.entry
+            replayed = True
+    else:
+        replayed = True
+    return JSONResponse({**_entry(entry, acc), "replayed": replayed}, status_code=201)
+
+
+def _pin_write(db: DB, acc: Access, once: service.Once, write: Any, status: int) -> Response:
+    """A pin write: its answer is the pin (or 204), replayed from the entry the key made."""
+    entry = service.earlier(db, acc, once)
+    if entry is None:
+        try:
+            pin = write()
+        except service.Replayed as again:
+            entry = again.entry
+        else:
+            return Response(status_code=204) if status == 204 else JSONResponse(service.pin_json(pin), status_code=status)
+    if status == 204:
+        return Response(status_code=204)
+    return JSONResponse({**service.pin_from_entry(entry), "replayed": True}, status_code=status)
 
 
 async def _upload(request: Request, user: User, campaign_id: int, publish: Publish) -> Handout:
@@ -163,10 +206,12 @@ def api_image(handout_id: Id, request: Request, acc: ApiAccess, db: DB, w: Width
 
 @api.post("/campaigns/{campaign_id}/handouts/{handout_id}/show", status_code=201,
           responses=errors(401, 403, 404, 422))
-def api_show(handout_id: Id, body: ShowIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
+def api_show(handout_id: Id, body: ShowIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
+             idempotency_key: IdempotencyKey = None) -> JSONResponse:
     """Show a handout to everyone or to chosen members: an entry (kind "handout") with its title and SHA-256,
     readable by them and the narrators."""
-    return _entry(service.show_handout(db, acc, handout_id, body.to, publish), acc)
+    once = _once(request, idempotency_key, body)
+    return _entry_write(db, acc, once, lambda: service.show_handout(db, acc, handout_id, body.to, publish, once))
 
 
 @api.delete("/campaigns/{campaign_id}/handouts/{handout_id}", status_code=204, response_class=Response,
@@ -190,28 +235,34 @@ def api_scene(acc: ApiAccess, db: DB) -> dict[str, Any]:
 
 
 @api.put("/campaigns/{campaign_id}/scene", status_code=201, responses=errors(401, 403, 404, 422))
-def api_set_scene(body: SceneIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    return _entry(service.set_scene(db, acc, body.handout_id, publish), acc)
+def api_set_scene(body: SceneIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
+                  idempotency_key: IdempotencyKey = None) -> JSONResponse:
+    once = _once(request, idempotency_key, body)
+    return _entry_write(db, acc, once, lambda: service.set_scene(db, acc, body.handout_id, publish, once))
 
 
 @api.post("/campaigns/{campaign_id}/scene/pins", status_code=201, responses=errors(401, 403, 404, 422))
-def api_create_pin(body: PinIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    pin, _entry_ = service.create_pin(db, acc, body.x, body.y, body.label, body.visible, publish)
-    return service.pin_json(pin)
+def api_create_pin(body: PinIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
+                   idempotency_key: IdempotencyKey = None) -> Response:
+    once = _once(request, idempotency_key, body)
+    return _pin_write(db, acc, once, lambda: service.create_pin(db, acc, body.x, body.y, body.label, body.visible,
+                                                                 publish, once)[0], 201)
 
 
 @api.patch("/campaigns/{campaign_id}/scene/pins/{pin_id}", responses=errors(401, 403, 404, 422))
-def api_update_pin(pin_id: Id, body: PinPatch, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    pin, _entry_ = service.update_pin(db, acc, pin_id, service.PinChange(body.x, body.y, body.label, body.visible),
-                                      publish)
-    return service.pin_json(pin)
+def api_update_pin(pin_id: Id, body: PinPatch, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
+                   idempotency_key: IdempotencyKey = None) -> Response:
+    once = _once(request, idempotency_key, body)
+    change = service.PinChange(body.x, body.y, body.label, body.visible)
+    return _pin_write(db, acc, once, lambda: service.update_pin(db, acc, pin_id, change, publish, once)[0], 200)
 
 
 @api.delete("/campaigns/{campaign_id}/scene/pins/{pin_id}", status_code=204, response_class=Response,
             responses=errors(401, 403, 404, 422))
-def api_delete_pin(pin_id: Id, acc: ApiAccess, db: DB, publish: Publisher) -> Response:
-    service.delete_pin(db, acc, pin_id, publish)
-    return Response(status_code=204)
+def api_delete_pin(pin_id: Id, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
+                   idempotency_key: IdempotencyKey = None) -> Response:
+    once = _once(request, idempotency_key)
+    return _pin_write(db, acc, once, lambda: service.delete_pin(db, acc, pin_id, publish, once), 204)
 
 
 # --- pages ----------------------------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ def _recipients(db: Session, acc: Access, to: Literal["all"] | list[int]) -> lis
 
 
 def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] | list[int],
-                 publish: Publish = no_publish) -> LogEntry:
+                 publish: Publish = no_publish, once: Once | None = None) -> LogEntry:
     """Show a picture: one entry (kind "handout") naming its title and SHA-256 and whom it went to, readable by
     them and the narrators, and the rows that let them fetch it — in one commit."""
     require_narrator(acc)
@@ -162,7 +162,8 @@ def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] |
             db.add(HandoutShow(handout_id=handout.id, user_id=uid, entry_seq=seq))
 
     entry = _append(db, acc, kind="handout", action="show", summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish, change=record)
+                    visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish, change=record,
+                    once=once)
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
     return entry
 
@@ -174,16 +175,52 @@ def _usernames(db: Session, user_ids: Sequence[int]) -> list[str]:
     return [names[uid] for uid in user_ids if uid in names]
 
 
+@dataclass(frozen=True)
+class Once:
+    """An Idempotency-Key and the digest of the request it came with (the contract: the same key and request
+    answer the first entry again, `replayed`; the same key with another request is a 422)."""
+
+    key: str | None = None
+    digest: str | None = None
+
+
+class Replayed(Exception):
+    """The key was used before for this request: nothing was done again; `entry` is the first one."""
+
+    def __init__(self, entry: LogEntry) -> None:
+        super().__init__(entry.seq)
+        self.entry = entry
+
+
+def earlier(db: Session, acc: Access, once: Once | None) -> LogEntry | None:
+    """The entry this Idempotency-Key made before (None: a new key); a 422 when it came with another request."""
+    if once is None or not once.key:
+        return None
+    existing = db.scalar(select(LogEntry).where(LogEntry.campaign_id == acc.campaign.id,
+                                                LogEntry.actor_id == acc.user.id, LogEntry.idempotency_key == once.key))
+    if existing is not None and existing.request_hash != once.digest:
+        raise BadRequest(_("This Idempotency-Key was already used for a different request: send a new key for a "
+                           "new request."), field="idempotency_key")
+    return existing
+
+
 def _append(db: Session, acc: Access, *, kind: str, action: str, summary: Any, outcome: dict[str, Any],
-            visibility: str, publish: Publish, change: Callable[[int], object] | None = None) -> LogEntry:
+            visibility: str, publish: Publish, change: Callable[[int], object] | None = None,
+            once: Once | None = None) -> LogEntry:
     """One chained entry and the state change it records, in one transaction under the log's head lock (every
-    write inside it, so no row is written before the lock is taken); published after the commit."""
+    write inside it, so no row is written before the lock is taken); published after the commit. A repeated
+    Idempotency-Key is checked under the lock too (two racing retries: one acts, the other is a replay)."""
+    once = once or Once()
     with appending(db, acc, publish) as (seq, prev_hash):
+        existing = earlier(db, acc, once)
+        if existing is not None:
+            raise Replayed(existing)  # rolls back: the seq taken is given back
         if change is not None:
             change(seq)
             db.flush()
         entry = write_entry(db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
-                            content={"outcome": outcome, "summary": summary})
+                            content={"outcome": outcome, "summary": summary}, idempotency_key=once.key,
+                            request_hash=once.digest)
     return entry
 
 
@@ -197,7 +234,8 @@ def current_scene(db: Session, acc: Access) -> Handout | None:
     return handout if handout is not None and handout.deleted_at is None else None
 
 
-def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish = no_publish) -> LogEntry:
+def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish = no_publish,
+              once: Once | None = None) -> LogEntry:
     """The campaign's scene picture (or none): a public entry (kind "scene"); the picture is shown to everyone."""
     require_narrator(acc)
     handout = handout_of(db, acc, handout_id) if handout_id is not None else None
@@ -217,7 +255,7 @@ def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish
     else:
         summary, outcome = msg("sets the scene: “{title}”", title=handout.title), _handout_outcome(handout)
     entry = _append(db, acc, kind="scene", action="set" if handout else "clear", summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC, publish=publish, change=change)
+                    visibility=Visibility.PUBLIC, publish=publish, change=change, once=once)
     publish(acc.campaign.id, SCENE_EVENT, None)
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id if handout else None)
     return entry
@@ -281,7 +319,7 @@ def pin_json(pin: ScenePin) -> dict[str, Any]:
 
 
 def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Publish,
-               change: Callable[[int], object] | None, visible: bool) -> LogEntry:
+               change: Callable[[int], object] | None, visible: bool, once: Once | None) -> LogEntry:
     """A pin's change on the log: public when the pin is (or was, for a removal) visible; else narrators only,
     until the pin is revealed (that entry is public and names it). `change` runs under the head lock; the
     summary and outcome are read after it, so they say what the pin is now."""
@@ -306,20 +344,21 @@ def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Pu
     outcome: dict[str, Any] = {}
     summary: dict[str, Any] = {}
     entry = _append(db, acc, kind="pin", action=action, summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR, publish=publish, change=apply)
+                    visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR, publish=publish, change=apply,
+                    once=once)
     publish(acc.campaign.id, SCENE_EVENT, None)
     return entry
 
 
 def create_pin(db: Session, acc: Access, x: float, y: float, label: str, visible: bool,
-               publish: Publish = no_publish) -> tuple[ScenePin, LogEntry]:
+               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
     require_narrator(acc)
     scene = current_scene(db, acc)
     if scene is None:
         raise BadRequest(_("Set a scene first: pins are placed on the scene's picture."), field="handout_id")
     pin = ScenePin(campaign_id=acc.campaign.id, handout_id=scene.id, x=_coordinate(x, "x"), y=_coordinate(y, "y"),
                    label=_label(label), visible=bool(visible))
-    entry = _pin_entry(db, acc, pin, "create", publish, lambda _seq: db.add(pin), pin.visible)
+    entry = _pin_entry(db, acc, pin, "create", publish, lambda _seq: db.add(pin), pin.visible, once)
     return pin, entry
 
 
@@ -331,7 +370,7 @@ def pin_of(db: Session, acc: Access, pin_id: int) -> ScenePin:
 
 
 def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
-               publish: Publish = no_publish) -> tuple[ScenePin, LogEntry]:
+               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
     require_narrator(acc)
     pin = pin_of(db, acc, pin_id)
     was_visible = pin.visible
@@ -356,11 +395,19 @@ def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
             setattr(pin, name, value)
 
     # Hiding a visible pin is public (players saw it go); changes to a hidden pin stay with the narrators.
-    entry = _pin_entry(db, acc, pin, action, publish, apply, now_visible or was_visible)
+    entry = _pin_entry(db, acc, pin, action, publish, apply, now_visible or was_visible, once)
     return pin, entry
 
 
-def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publish) -> LogEntry:
+def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publish,
+               once: Once | None = None) -> LogEntry:
     require_narrator(acc)
     pin = pin_of(db, acc, pin_id)
-    return _pin_entry(db, acc, pin, "delete", publish, None, pin.visible)
+    return _pin_entry(db, acc, pin, "delete", publish, None, pin.visible, once)
+
+
+def pin_from_entry(entry: LogEntry) -> dict[str, Any]:
+    """A pin as its entry recorded it (an idempotent replay answers this)."""
+    out = entry.body.get("outcome") or {}
+    return {"id": out.get("pin_id"), "x": out.get("x"), "y": out.get("y"), "label": out.get("label"),
+            "visible": out.get("visible")}

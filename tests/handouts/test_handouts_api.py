@@ -217,3 +217,30 @@ def test_delete_hides_the_picture_and_the_log_still_verifies(table: Table, tmp_p
     assert kinds == ["handout", "scene", "scene"]  # shown, set, taken away by the delete
     assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
     assert media_files(tmp_path) == []  # no other handout uses these bytes
+
+
+def test_writes_replay_with_the_same_idempotency_key(table: Table) -> None:
+    h = upload(table, pictures.photo(64, 64)).json()
+    base = f"/api/campaigns/{table.id}"
+    key = {**table.narrator, "Idempotency-Key": "show-1"}
+    first = table.client.post(f"{base}/handouts/{h['id']}/show", headers=key, json={"to": "all"})
+    again = table.client.post(f"{base}/handouts/{h['id']}/show", headers=key, json={"to": "all"})
+    assert first.status_code == again.status_code == 201
+    assert (first.json()["replayed"], again.json()["replayed"]) == (False, True)
+    assert again.json()["seq"] == first.json()["seq"]
+    other = table.client.post(f"{base}/handouts/{h['id']}/show", headers=key, json={"to": [999]})
+    assert other.status_code == 422 and other.json()["field"] == "idempotency_key"
+    table.client.put(f"{base}/scene", headers=table.narrator, json={"handout_id": h["id"]})
+    pin_key = {**table.narrator, "Idempotency-Key": "pin-1"}
+    body = {"x": 0.1, "y": 0.2, "label": "Well", "visible": False}
+    made = table.client.post(f"{base}/scene/pins", headers=pin_key, json=body)
+    repeat = table.client.post(f"{base}/scene/pins", headers=pin_key, json=body)
+    assert made.status_code == repeat.status_code == 201
+    assert repeat.json() == {**made.json(), "replayed": True}
+    gone = {**table.narrator, "Idempotency-Key": "del-1"}
+    url = f"{base}/scene/pins/{made.json()['id']}"
+    assert table.client.delete(url, headers=gone).status_code == 204
+    assert table.client.delete(url, headers=gone).status_code == 204  # the retry: the first answer again
+    assert len(table.client.get(f"{base}/scene", headers=table.narrator).json()["pins"]) == 0
+    kinds = [(e["kind"], e["action"]) for e in table.log(table.narrator)]
+    assert kinds == [("handout", "show"), ("scene", "set"), ("pin", "create"), ("pin", "delete")]
