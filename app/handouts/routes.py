@@ -101,13 +101,13 @@ async def _upload(request: Request, user: User, campaign_id: int, publish: Publi
     received = await upload.receive(request)
     try:
         def store() -> Handout:
+            service.clean_title(received.title)  # the cheap check first
             try:
                 prepared = images.prepare(received.file.file)
             except images.ImageRefused as exc:
                 raise upload.refusal(exc) from None
             with factory(expire_on_commit=False) as db:
                 acc = campaigns.access(db, user, campaign_id)
-                service.clean_title(received.title)
                 handout = service.add_handout(db, acc, _store(request), prepared, received.title)
                 try:
                     db.commit()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from app.errors import BadRequest, FateboardError
 from app.handouts.images import MAX_BYTES, ImageRefused
@@ -72,6 +72,8 @@ async def receive(request: Request) -> Upload:
         form = await parser.parse()
     except _Cut:
         raise _too_large() from None
+    except ClientDisconnect:  # the browser went away mid-upload: nothing kept (no one is left to read the answer)
+        raise BadRequest(_("The upload was interrupted. Try again."), field="file") from None
     except MultiPartException:
         raise BadRequest(_("The form could not be read: send one file and a title."), field="file") from None
     file, title = form.get("file"), form.get("title")

@@ -244,3 +244,36 @@ def test_writes_replay_with_the_same_idempotency_key(table: Table) -> None:
     assert len(table.client.get(f"{base}/scene", headers=table.narrator).json()["pins"]) == 0
     kinds = [(e["kind"], e["action"]) for e in table.log(table.narrator)]
     assert kinds == [("handout", "show"), ("scene", "set"), ("pin", "create"), ("pin", "delete")]
+
+
+def test_a_body_without_a_length_is_cut_off_as_it_streams_in(table: Table, tmp_path: Path) -> None:
+    """No Content-Length (chunked): the route counts the bytes as they arrive and stops past the limit."""
+    boundary = "fateboardboundary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nBig\r\n--{boundary}\r\n"
+            f"Content-Disposition: form-data; name=\"file\"; filename=\"big.png\"\r\n"
+            f"Content-Type: image/png\r\n\r\n").encode()
+    sent = {"bytes": 0}
+
+    def body():
+        yield head + pictures.png(32, 32, "RGB")
+        for _ in range(30):  # 30 MiB, if the server read it all
+            sent["bytes"] += 1 << 20
+            yield b"\x00" * (1 << 20)
+        yield f"\r\n--{boundary}--\r\n".encode()
+
+    r = table.client.post(f"/api/campaigns/{table.id}/handouts", content=body(),
+                          headers={**table.narrator, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert r.status_code == 413, r.text
+    assert media_files(tmp_path) == []
+
+
+def test_the_title_is_checked_like_any_text(table: Table, tmp_path: Path) -> None:
+    r = upload(table, pictures.photo(64, 64), title="Map\x00of the mill")
+    assert (r.status_code, r.json()["field"]) == (422, "title")
+    r = upload(table, pictures.photo(64, 64), title="x" * 121)
+    assert (r.status_code, r.json()["field"]) == (422, "title")
+    assert media_files(tmp_path) == []
+    # the upload paths alone skip the body check: NUL in another multipart form is still refused up front
+    r = table.client.post(f"/api/campaigns/{table.id}/characters", headers=table.narrator,
+                          files={"file": ("a", b"\x00", "image/png")})
+    assert r.status_code == 422
