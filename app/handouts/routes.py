@@ -12,7 +12,7 @@ from pydantic import Field, StrictBool, StrictFloat, StrictInt
 from starlette.responses import JSONResponse, Response
 
 from app.accounts.models import User
-from app.api import StrictBody, errors, stream_errors
+from app.api import ErrorBody, StrictBody, errors, stream_errors
 from app.campaigns import service as campaigns
 from app.campaigns.service import Access
 from app.deps import DB, ApiAccess, ApiUser, CurrentUser, Htmx, MemberAccess, Publisher
@@ -179,7 +179,8 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-dat
 
 
 @api.post("/campaigns/{campaign_id}/handouts", status_code=201, openapi_extra=UPLOAD_BODY,
-          responses={**errors(401, 403, 404, 422), 413: {"description": "The file is over 20 MB or 40 megapixels."}})
+          responses={**errors(401, 403, 404, 422),
+                     413: {"model": ErrorBody, "description": "The file is over 20 MB or 40 megapixels."}})
 async def api_upload(campaign_id: Id, request: Request, user: ApiUser, db: DB, publish: Publisher) -> JSONResponse:
     """A picture for the library (narrator): PNG, JPEG, WebP or GIF (first frame), at most 20 MB and 40
     megapixels, re-encoded without its metadata. Shown to no one yet."""
@@ -196,8 +197,9 @@ def api_list(acc: ApiAccess, db: DB) -> dict[str, Any]:
 
 @api.get("/campaigns/{campaign_id}/handouts/{handout_id}/image", response_class=Response,
          responses={200: {"content": {"image/png": {}, "image/jpeg": {}, "image/webp": {}},
-                          "description": "The picture; with ?w= a copy that wide (never wider than the picture)."},
-                    304: {"description": "Not modified (If-None-Match)."}, **stream_errors(401, 404, 422)})
+                          "description": "The picture; with ?w= a copy that wide (never wider than the picture). "
+                                         "With If-None-Match naming its ETag: 304 Not Modified, no body."},
+                    **stream_errors(401, 404, 422)})
 def api_image(handout_id: Id, request: Request, acc: ApiAccess, db: DB, w: Width = None) -> Response:
     handout = service.visible_handout(db, acc, handout_id)
     db.close()
