@@ -17,7 +17,7 @@ from app.campaigns import service as campaigns
 from app.campaigns.service import Access
 from app.deps import DB, ApiAccess, ApiUser, CurrentUser, Htmx, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError
-from app.handouts import images, service, upload, views
+from app.handouts import images, pins, service, upload, views
 from app.handouts.models import Handout
 from app.handouts.store import MediaStore, blob_key
 from app.i18n import _
@@ -82,10 +82,10 @@ def _pin_write(db: DB, acc: Access, once: service.Once, write: Any, status: int)
         except service.Replayed as again:
             entry = again.entry
         else:
-            return Response(status_code=204) if status == 204 else JSONResponse(service.pin_json(pin), status_code=status)
+            return Response(status_code=204) if status == 204 else JSONResponse(pins.pin_json(pin), status_code=status)
     if status == 204:
         return Response(status_code=204)
-    return JSONResponse({**service.pin_from_entry(entry), "replayed": True}, status_code=status)
+    return JSONResponse({**pins.pin_from_entry(entry), "replayed": True}, status_code=status)
 
 
 async def _upload(request: Request, user: User, campaign_id: int, publish: Publish) -> Handout:
@@ -124,6 +124,9 @@ async def _upload(request: Request, user: User, campaign_id: int, publish: Publi
     return handout
 
 
+_EXTENSIONS = {"png": "png", "jpeg": "jpg"}  # the name a saved picture gets (python -m app.verify --media)
+
+
 def image_response(request: Request, store: MediaStore, handout: Handout, width: int | None) -> Response:
     """The picture (or a copy `width` wide, never wider than the picture), private to the viewer's browser,
     with an ETag so a phone asks again but downloads nothing it has."""
@@ -131,7 +134,7 @@ def image_response(request: Request, store: MediaStore, handout: Handout, width:
         width = None
     etag = f'"{handout.sha256}{f"-w{width}" if width else ""}"'
     headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
-               "Content-Disposition": f'inline; filename="handout-{handout.id}.{"png" if handout.fmt == "png" else "jpg"}"'}
+               "Content-Disposition": f'inline; filename="handout-{handout.id}.{_EXTENSIONS[handout.fmt]}"'}
     if etag in [tag.strip() for tag in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers=headers)
     if width is None:
@@ -227,7 +230,7 @@ def api_delete(handout_id: Id, request: Request, acc: ApiAccess, db: DB, publish
 def _scene_json(db: DB, acc: Access) -> dict[str, Any]:
     ctx = views.scene_context(db, acc)
     return {"handout": handout_json(ctx["scene"]) if ctx["scene"] else None,
-            "pins": [service.pin_json(p) for p in ctx["pins"]]}
+            "pins": [pins.pin_json(p) for p in ctx["pins"]]}
 
 
 @api.get("/campaigns/{campaign_id}/scene", responses=errors(401, 404, 422))
@@ -247,7 +250,7 @@ def api_set_scene(body: SceneIn, request: Request, acc: ApiAccess, db: DB, publi
 def api_create_pin(body: PinIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
                    idempotency_key: IdempotencyKey = None) -> Response:
     once = _once(request, idempotency_key, body)
-    return _pin_write(db, acc, once, lambda: service.create_pin(db, acc, body.x, body.y, body.label, body.visible,
+    return _pin_write(db, acc, once, lambda: pins.create_pin(db, acc, body.x, body.y, body.label, body.visible,
                                                                  publish, once)[0], 201)
 
 
@@ -255,8 +258,8 @@ def api_create_pin(body: PinIn, request: Request, acc: ApiAccess, db: DB, publis
 def api_update_pin(pin_id: Id, body: PinPatch, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
                    idempotency_key: IdempotencyKey = None) -> Response:
     once = _once(request, idempotency_key, body)
-    change = service.PinChange(body.x, body.y, body.label, body.visible)
-    return _pin_write(db, acc, once, lambda: service.update_pin(db, acc, pin_id, change, publish, once)[0], 200)
+    change = pins.PinChange(body.x, body.y, body.label, body.visible)
+    return _pin_write(db, acc, once, lambda: pins.update_pin(db, acc, pin_id, change, publish, once)[0], 200)
 
 
 @api.delete("/campaigns/{campaign_id}/scene/pins/{pin_id}", status_code=204, response_class=Response,
@@ -264,7 +267,7 @@ def api_update_pin(pin_id: Id, body: PinPatch, request: Request, acc: ApiAccess,
 def api_delete_pin(pin_id: Id, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
                    idempotency_key: IdempotencyKey = None) -> Response:
     once = _once(request, idempotency_key)
-    return _pin_write(db, acc, once, lambda: service.delete_pin(db, acc, pin_id, publish, once), 204)
+    return _pin_write(db, acc, once, lambda: pins.delete_pin(db, acc, pin_id, publish, once), 204)
 
 
 # --- pages ----------------------------------------------------------------------------------------------------
@@ -363,7 +366,7 @@ def page_create_pin(request: Request, db: DB, acc: MemberAccess, publish: Publis
         px, py = _fraction(x, "x"), _fraction(y, "y")
         if px is None or py is None:
             raise BadRequest(_("Tap the picture where the pin goes, then name it."), field="label")
-        service.create_pin(db, acc, px, py, label, visible == "1", publish)
+        pins.create_pin(db, acc, px, py, label, visible == "1", publish)
 
     return _panel(request, db, acc, "scene", create)
 
@@ -373,12 +376,12 @@ def page_update_pin(pin_id: Id, request: Request, db: DB, acc: MemberAccess, pub
                     x: Annotated[str, Form(max_length=24)] = "", y: Annotated[str, Form(max_length=24)] = "",
                     label: Annotated[str | None, Form(max_length=200)] = None,
                     visible: Annotated[str, Form(max_length=8)] = "") -> Response:
-    change = service.PinChange(label=label, visible={"1": True, "0": False}.get(visible))
-    return _panel(request, db, acc, "scene", lambda: service.update_pin(
-        db, acc, pin_id, service.PinChange(_fraction(x, "x"), _fraction(y, "y"), change.label, change.visible),
+    change = pins.PinChange(label=label, visible={"1": True, "0": False}.get(visible))
+    return _panel(request, db, acc, "scene", lambda: pins.update_pin(
+        db, acc, pin_id, pins.PinChange(_fraction(x, "x"), _fraction(y, "y"), change.label, change.visible),
         publish))
 
 
 @router.post("/campaigns/{campaign_id}/scene/pins/{pin_id}/delete")
 def page_delete_pin(pin_id: Id, request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
-    return _panel(request, db, acc, "scene", lambda: service.delete_pin(db, acc, pin_id, publish))
+    return _panel(request, db, acc, "scene", lambda: pins.delete_pin(db, acc, pin_id, publish))

@@ -1,10 +1,10 @@
-"""Handouts: the library, showing a picture (a chained log entry naming its SHA-256 and its recipients), the scene
-and its pins. Who may see a picture is decided here (`can_see`, `visible_handouts`), from the same facts the log
-records; who may read a log entry stays app/rolls/visibility.py's (a RECIPIENTS entry: its `to` and narrators)."""
+"""Handouts: the library, showing a picture (a chained log entry naming its SHA-256 and its recipients) and the
+scene (its pins: app/handouts/pins.py). Who may see a picture is decided here (`can_see`, `visible_handouts`),
+from the same facts the log records; who may read a log entry stays app/rolls/visibility.py's (a RECIPIENTS
+entry: its `to` and narrators)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,9 +16,9 @@ from app.campaigns.models import Membership
 from app.campaigns.service import Access, in_campaign, require_narrator
 from app.errors import BadRequest, NotFound
 from app.handouts.images import CONTENT_TYPES, Prepared
-from app.handouts.models import Handout, HandoutShow, Scene, ScenePin
+from app.handouts.models import Handout, HandoutShow, Scene
 from app.handouts.store import MediaStore, blob_key
-from app.i18n import N_, _, join, msg
+from app.i18n import _, join, msg
 from app.inputs import text_problem
 from app.rolls.appending import Publish, appending, no_publish, write_entry
 from app.rolls.models import LogEntry
@@ -26,7 +26,6 @@ from app.rolls.visibility import RECIPIENTS, Visibility
 from app.types import utcnow
 
 MAX_TITLE = 120
-MAX_LABEL = 80
 MAX_RECIPIENTS = 50
 
 # Live events (docs/ARCHITECTURE.md, "Events"): the handouts panel and library; the scene and its pins.
@@ -161,9 +160,9 @@ def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] |
         for uid in ([None] if chosen is None else chosen):
             db.add(HandoutShow(handout_id=handout.id, user_id=uid, entry_seq=seq))
 
-    entry = _append(db, acc, kind="handout", action="show", summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish, change=record,
-                    once=once)
+    entry = log_change(db, acc, kind="handout", action="show", summary=summary, outcome=outcome,
+                       visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish,
+                       change=record, once=once)
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
     return entry
 
@@ -204,7 +203,7 @@ def earlier(db: Session, acc: Access, once: Once | None) -> LogEntry | None:
     return existing
 
 
-def _append(db: Session, acc: Access, *, kind: str, action: str, summary: Any, outcome: dict[str, Any],
+def log_change(db: Session, acc: Access, *, kind: str, action: str, summary: Any, outcome: dict[str, Any],
             visibility: str, publish: Publish, change: Callable[[int], object] | None = None,
             once: Once | None = None) -> LogEntry:
     """One chained entry and the state change it records, in one transaction under the log's head lock (every
@@ -254,8 +253,8 @@ def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish
         summary, outcome = msg("takes the scene away"), {"handout_id": None}
     else:
         summary, outcome = msg("sets the scene: “{title}”", title=handout.title), _handout_outcome(handout)
-    entry = _append(db, acc, kind="scene", action="set" if handout else "clear", summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC, publish=publish, change=change, once=once)
+    entry = log_change(db, acc, kind="scene", action="set" if handout else "clear", summary=summary,
+                       outcome=outcome, visibility=Visibility.PUBLIC, publish=publish, change=change, once=once)
     publish(acc.campaign.id, SCENE_EVENT, None)
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id if handout else None)
     return entry
@@ -275,139 +274,3 @@ def delete_handout(db: Session, acc: Access, store: MediaStore, handout_id: int,
     forget_blobs(db, store, handout.sha256, handout.copies)
     db.commit()
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
-
-
-# --- pins -----------------------------------------------------------------------------------------------------
-
-@dataclass
-class PinChange:
-    x: float | None = None
-    y: float | None = None
-    label: str | None = None
-    visible: bool | None = None
-
-
-def _coordinate(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= 1:
-        raise BadRequest(_("{name} must be a number from 0 to 1.").format(name=name), field=name)
-    return float(value)
-
-
-def _label(label: str) -> str:
-    label = " ".join(label.split())
-    problem = text_problem(label)
-    if problem:
-        raise BadRequest(f"{_('Label')}: {problem}.", field="label")
-    if not 1 <= len(label) <= MAX_LABEL:
-        raise BadRequest(_("A pin's label is 1 to 80 characters."), field="label")
-    return label
-
-
-def pins_of(db: Session, acc: Access, handout: Handout | None) -> list[ScenePin]:
-    """The scene's pins this viewer may see: narrators all, players the visible ones."""
-    if handout is None:
-        return []
-    query = select(ScenePin).where(ScenePin.campaign_id == acc.campaign.id, ScenePin.handout_id == handout.id)
-    if not acc.is_narrator:
-        query = query.where(ScenePin.visible.is_(True))
-    return list(db.scalars(query.order_by(ScenePin.id)))
-
-
-def pin_json(pin: ScenePin) -> dict[str, Any]:
-    return {"id": pin.id, "x": pin.x, "y": pin.y, "label": pin.label, "visible": pin.visible}
-
-
-def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Publish,
-               change: Callable[[int], object] | None, visible: bool, once: Once | None) -> LogEntry:
-    """A pin's change on the log: public when the pin is (or was, for a removal) visible; else narrators only,
-    until the pin is revealed (that entry is public and names it). `change` runs under the head lock; the
-    summary and outcome are read after it, so they say what the pin is now."""
-    summaries = {
-        "create": N_("places the pin “{label}”"),
-        "update": N_("moves or renames the pin “{label}”"),
-        "reveal": N_("reveals the pin “{label}”"),
-        "hide": N_("hides the pin “{label}”"),
-        "delete": N_("removes the pin “{label}”"),
-    }
-
-    def apply(seq: int) -> None:
-        if change is not None:
-            change(seq)
-        db.flush()
-        outcome.update(pin_id=pin.id, handout_id=pin.handout_id, x=pin.x, y=pin.y, label=pin.label,
-                       visible=pin.visible if action != "delete" else False)
-        summary.update(msg(summaries[action], label=pin.label))
-        if action == "delete":
-            db.delete(pin)
-
-    outcome: dict[str, Any] = {}
-    summary: dict[str, Any] = {}
-    entry = _append(db, acc, kind="pin", action=action, summary=summary, outcome=outcome,
-                    visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR, publish=publish, change=apply,
-                    once=once)
-    publish(acc.campaign.id, SCENE_EVENT, None)
-    return entry
-
-
-def create_pin(db: Session, acc: Access, x: float, y: float, label: str, visible: bool,
-               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
-    require_narrator(acc)
-    scene = current_scene(db, acc)
-    if scene is None:
-        raise BadRequest(_("Set a scene first: pins are placed on the scene's picture."), field="handout_id")
-    pin = ScenePin(campaign_id=acc.campaign.id, handout_id=scene.id, x=_coordinate(x, "x"), y=_coordinate(y, "y"),
-                   label=_label(label), visible=bool(visible))
-    entry = _pin_entry(db, acc, pin, "create", publish, lambda _seq: db.add(pin), pin.visible, once)
-    return pin, entry
-
-
-def pin_of(db: Session, acc: Access, pin_id: int) -> ScenePin:
-    pin = in_campaign(db, acc, ScenePin, pin_id, _("No such pin."))
-    if not acc.is_narrator and not pin.visible:
-        raise NotFound(_("No such pin."))
-    return pin
-
-
-def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
-               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
-    require_narrator(acc)
-    pin = pin_of(db, acc, pin_id)
-    was_visible = pin.visible
-    values: dict[str, Any] = {}
-    if change.x is not None:
-        values["x"] = _coordinate(change.x, "x")
-    if change.y is not None:
-        values["y"] = _coordinate(change.y, "y")
-    if change.label is not None:
-        values["label"] = _label(change.label)
-    if change.visible is not None:
-        values["visible"] = bool(change.visible)
-    now_visible = values.get("visible", was_visible)
-    action = "update"
-    if now_visible and not was_visible:
-        action = "reveal"
-    elif was_visible and not now_visible:
-        action = "hide"
-
-    def apply(_seq: int) -> None:
-        for name, value in values.items():
-            setattr(pin, name, value)
-
-    # Hiding a visible pin is public (players saw it go); changes to a hidden pin stay with the narrators.
-    entry = _pin_entry(db, acc, pin, action, publish, apply, now_visible or was_visible, once)
-    return pin, entry
-
-
-def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publish,
-               once: Once | None = None) -> LogEntry:
-    require_narrator(acc)
-    pin = pin_of(db, acc, pin_id)
-    return _pin_entry(db, acc, pin, "delete", publish, None, pin.visible, once)
-
-
-def pin_from_entry(entry: LogEntry) -> dict[str, Any]:
-    """A pin as its entry recorded it (an idempotent replay answers this)."""
-    out = entry.body.get("outcome") or {}
-    return {"id": out.get("pin_id"), "x": out.get("x"), "y": out.get("y"), "label": out.get("label"),
-            "visible": out.get("visible")}

@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.campaigns import service as campaigns
 from app.campaigns.service import Access
-from app.handouts import service
+from app.handouts import pins, service
 from app.handouts.images import MAX_BYTES
 from app.handouts.models import Handout
 
@@ -31,7 +31,7 @@ def srcset(handout: Handout) -> str:
 
 def scene_context(db: Session, acc: Access) -> dict[str, Any]:
     scene = service.current_scene(db, acc)
-    return {"scene": scene, "pins": service.pins_of(db, acc, scene)}
+    return {"scene": scene, "pins": pins.pins_of(db, acc, scene)}
 
 
 def shown_context(db: Session, acc: Access) -> dict[str, Any]:
