@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from fastapi import FastAPI
 from starlette.testclient import TestClient
 from utils import pictures
 from utils.web import signed_in
@@ -76,7 +77,7 @@ def test_the_narrator_uploads_shows_and_sets_the_scene_through_the_pages(client:
     assert 'class="scene-stage"' not in pia.get(f"/campaigns/{cid}").text
 
 
-def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[], TestClient], app: object) -> None:
+def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[], TestClient], app: FastAPI) -> None:
     cid, b, _ids = seated(client, new_client)
     nora, pia = b["nora"], b["pia"]
     r = nora.post(f"/campaigns/{cid}/handouts", data={"title": "Valley"}, headers={"HX-Request": "true"},
@@ -99,7 +100,7 @@ def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[
     assert post(pia, f"/campaigns/{cid}/scene/pins/{pid}", {"visible": "0"}).status_code == 403
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}/delete")
     assert r.status_code == 200 and "bear" not in r.text
-    with app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+    with app.state.sessionmaker() as db:
         from sqlalchemy import select
 
         from app.rolls.models import LogEntry
