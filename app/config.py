@@ -54,6 +54,15 @@ class Settings(BaseSettings):
     # smtps://…:465 (TLS), or empty — then the instance works without e-mail and says so on the account page.
     smtp_url: str = ""
     mail_from: str = "Fateboard <fateboard@localhost>"
+    # Where handout pictures live (app/handouts/store.py): "local" (a folder; by default `media` beside the secret
+    # key, in the instance folder) or "s3" (an S3-compatible object store, for several processes or hosts).
+    media_store: str = Field(default="local", pattern="^(local|s3)$")
+    media_dir: Path | None = None
+    s3_endpoint_url: str = ""   # empty: AWS itself; MinIO: http://minio:9000
+    s3_bucket: str = "fateboard-media"
+    s3_region: str = "us-east-1"
+    s3_access_key: str = ""     # empty: boto3's own chain (environment, instance role)
+    s3_secret_key: str = ""
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
 
@@ -66,6 +75,8 @@ class Settings(BaseSettings):
 
     def resolved_vapid_file(self) -> Path:
         return self.vapid_key_file or self.secret_key_file.parent / "vapid_private.pem"
+    def resolved_media_dir(self) -> Path:
+        return self.media_dir if self.media_dir is not None else self.secret_key_file.parent / "media"
 
     def resolved_secret_key(self) -> str:
         if self.secret_key:

@@ -26,6 +26,8 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.encounters import routes as encounter_routes
 from app.errors import FateboardError, NotSignedIn, error_message
+from app.handouts import routes as handout_routes
+from app.handouts.store import make_store
 from app.i18n import _
 from app.inputs import InputGuard
 from app.live import routes as live_routes
@@ -103,6 +105,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
     broker.on_publish(outbox.wake)
     app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
+    app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)
     app.state.throttle = Throttle(factory, max_failures=settings.signin_max_failures,
                                   window_seconds=settings.signin_window_seconds,
                                   signups_per_hour=settings.signup_max_per_hour)
@@ -123,7 +126,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
-    for module in (api, notify_routes, account_routes, campaign_routes, character_routes, encounter_routes, roll_routes,
+    app.include_router(handout_routes.api)
+    for module in (api, notify_routes, account_routes, campaign_routes, character_routes, encounter_routes,
+                   handout_routes, roll_routes,
                    docs_page):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.

@@ -5,10 +5,12 @@ from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
 from app.encounters.models import Encounter
+from app.handouts.models import Handout, HandoutShow, Scene, ScenePin
 from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.rolls.models import LogEntry, RollPrompt
 
 __all__ = [
-    "AccountToken", "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "DiscordBridge", "Encounter", "GameSession", "Invite",
-    "LogEntry", "LoginSession", "Membership", "NotifyChoice", "OutboxItem", "PushSubscription", "RollPrompt", "User",
+    "AccountToken", "ApiToken", "AuthCounter", "Base", "Campaign", "Character", "DiscordBridge", "Encounter",
+    "GameSession", "Handout", "HandoutShow", "Invite", "LogEntry", "LoginSession", "Membership", "NotifyChoice",
+    "OutboxItem", "PushSubscription", "RollPrompt", "Scene", "ScenePin", "User",
 ]

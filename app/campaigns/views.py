@@ -13,6 +13,7 @@ from app.campaigns.service import Access
 from app.characters import service as characters
 from app.encounters import service as encounters
 from app.forms import editable_fields
+from app.handouts import views as handout_views
 from app.i18n import LANGUAGES
 from app.rolls import log as rolllog
 from app.rolls import prompts
@@ -43,6 +44,7 @@ def table_context(db: Session, acc: Access, *, log_page_size: int | None = None,
         "adjustable": lambda ch: (editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
                                   if ch.system in SYSTEMS else []),
     }
+    ctx.update(handout_views.table_panels(db, acc))  # the scene at the top, the handouts one was shown
     if log_page_size is not None:
         ctx.update(rolllog.page(db, acc, limit=log_page_size, where=log_filter))
         ctx["game_sessions"] = service.sessions(db, acc.campaign.id)
@@ -62,6 +64,7 @@ def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
         "prompts": prompts.open_prompts(db, acc), "encounters": encounters.active_encounters(db, acc),
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "called": [],
+        **handout_views.scene_context(db, acc), **handout_views.library_context(db, acc),  # the handout library
     }
     ctx.update(extra)
     return ctx

@@ -10,11 +10,20 @@ from app import i18n
 from app.rolls.chain import HIDDEN_FIELDS
 from app.rolls.faces import entry_marks
 from app.rolls.models import LogEntry
-from app.rolls.visibility import View, view_of
+from app.rolls.visibility import RECIPIENTS, View, view_of
 
 
 def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
-    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id)
+    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id,
+                   readers=entry_readers(entry))
+
+
+def entry_readers(entry: LogEntry) -> list[int]:
+    """Whom a RECIPIENTS entry (a handout shown to chosen members) is addressed to: its outcome's `to`."""
+    if entry.visibility != RECIPIENTS:
+        return []
+    to = (entry.body.get("outcome") or {}).get("to")
+    return [r for r in to if isinstance(r, int) and not isinstance(r, bool)] if isinstance(to, list) else []
 
 
 WITHHELD = "withheld"

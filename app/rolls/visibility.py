@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 
 from app.i18n import N_
@@ -23,6 +24,11 @@ VISIBILITY_LABELS = {
 }
 
 
+# Not a choice a roll offers (so not in Visibility): a handout shown to chosen members (app/handouts) is read by
+# those members (`readers`: the entry's `outcome.to`) and the narrators.
+RECIPIENTS = "recipients"
+
+
 class View(StrEnum):
     FULL = "full"          # everything
     ROLLER_BLIND = "blind"  # the roller of a blind roll: what was asked, not what came up
@@ -30,8 +36,9 @@ class View(StrEnum):
 
 
 def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool,
-            subject_id: int | None = None) -> View:
-    """`subject_id`: whom a correction is about (the voided entry's roller), who sees it as its actor would."""
+            subject_id: int | None = None, readers: Collection[int] = ()) -> View:
+    """`subject_id`: whom a correction is about (the voided entry's roller), who sees it as its actor would.
+    `readers`: the members a RECIPIENTS entry was addressed to."""
     is_actor = viewer_id in {actor_id, subject_id} - {None}
     if visibility == Visibility.PUBLIC:
         return View.FULL
@@ -43,4 +50,6 @@ def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: 
         return View.ROLLER_BLIND if is_actor else View.HIDDEN
     if visibility == Visibility.SELF:
         return View.FULL if is_actor else View.HIDDEN
+    if visibility == RECIPIENTS:
+        return View.FULL if is_narrator or viewer_id in readers else View.HIDDEN
     return View.HIDDEN

@@ -4,7 +4,7 @@
      (a phone asleep, a server restart) we reconnect with ?after=<last seq>, so nothing is missed or shown twice.
    - Live panels: every element with data-live="<event> …" is fetched again (from data-live-url, default: this
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
-     sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
+     sheet:<id>, encounter, handouts, scene). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
      control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
@@ -38,6 +38,8 @@
   }
 
   // --- live panels ----------------------------------------------------------------------------------------
+  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `handouts` and `scene`: app/handouts.
+  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "handouts", "scene"];
   var pending = new Set();
   var timer = null;
 
@@ -267,7 +269,7 @@
       if (source) source.close();
       source = new EventSource(url + "?after=" + last);
       source.addEventListener("entry", onEntry);
-      ["prompts", "session", "members", "characters", "sheet", "encounter"].forEach(function (kind) {
+      LIVE_EVENTS.forEach(function (kind) {
         source.addEventListener(kind, function (ev) { announce(kind, ev.data); });
       });
       source.onopen = function () {
@@ -275,7 +277,7 @@
         delay = 1000;
         // After a reconnect, anything may have changed while we were away.
         if (opened) {
-          ["prompts", "session", "members", "characters", "sheet", "encounter"].forEach(function (k) { announce(k, ""); });
+          LIVE_EVENTS.forEach(function (k) { announce(k, ""); });
         }
         opened = true;
       };

@@ -12,6 +12,7 @@ applied. A GET route that is neither walked nor listed in SKIPPED fails test_eve
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -62,7 +63,11 @@ WALKED = {
     "/api/campaigns", "/api/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
     "/api/campaigns/{campaign_id}/export", "/api/campaigns/{campaign_id}/verify",
     "/campaigns/{campaign_id}/export.json", "/campaigns/{campaign_id}/verify",
-    "/campaigns/{campaign_id}/notify", "/api/campaigns/{campaign_id}/discord",
+    "/campaigns/{campaign_id}/notify", "/api/campaigns/{campaign_id}/discord", "/account/export.json",
+    # handouts and the scene (app/handouts): the panels, the pictures (also by guessed ids), the API
+    "/campaigns/{campaign_id}/handouts", "/campaigns/{campaign_id}/scene",
+    "/campaigns/{campaign_id}/handouts/{handout_id}/image", "/api/campaigns/{campaign_id}/handouts",
+    "/api/campaigns/{campaign_id}/handouts/{handout_id}/image", "/api/campaigns/{campaign_id}/scene",
 }
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
@@ -83,6 +88,9 @@ SKIPPED = {
     "/manifest.webmanifest": "the web app manifest (static)",
     "/sw.js": "the service worker (static but for the shell's version)",
     "/offline": "the offline page: no user, no campaign",
+    "/forgot": "the forgotten-password form",
+    "/reset/{token}": "a password reset form (a single-use link)",
+    "/account/email/{token}": "confirms an e-mail address (a single-use link), then redirects",
 }
 # Query strings some walked routes need.
 QUERY: dict[str, Callable[[World], dict[str, Any]]] = {
@@ -385,7 +393,7 @@ class World:
         out: dict[str, str] = {}
         values = {"campaign_id": [self.campaign_id], "character_id": sorted(self.ids.values()),
                   "action_id": [self.case.action], "system_id": sorted({self.case.system, "dice"}),
-                  "encounter_id": self.encounters}
+                  "encounter_id": self.encounters, "handout_id": [1, 2, 3]}
         walked = WALKED if full else {"/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
                                       "/api/campaigns/{campaign_id}/export"}
         for path in sorted(get_routes(self.app) & walked):
@@ -395,7 +403,10 @@ class World:
                     r = self.api.get(url, params=query, headers=self.tokens[viewer])
                 else:
                     r = self.browsers[viewer].get(url, params=query, follow_redirects=False)
-                out[f"GET {url}"] = f"{r.status_code}\n{normalise(r.text)}"
+                # A picture is compared by its bytes' hash (the two worlds' pictures differ).
+                shown = hashlib.sha256(r.content).hexdigest() if r.headers.get("content-type", "").startswith(
+                    "image/") else normalise(r.text)
+                out[f"GET {url}"] = f"{r.status_code}\n{shown}"
         cookie = "; ".join(f"{k}={v}" for k, v in self.browsers[viewer].cookies.items())
         until = self.last_seq()
         for path, headers in (("/campaigns/{campaign_id}/stream", {"cookie": cookie}),
@@ -883,3 +894,72 @@ def test_a_teams_script_reaches_no_one_outside_it_before_every_team_has_locked(
         assert_same(snapshots["1"][viewer], snapshots["3"][viewer], viewer, "team B's script")
     # The comparison can fail: the team itself sees its own script, which differs between the worlds.
     assert snapshots["1"]["pia"] != snapshots["2"]["pia"] and snapshots["1"]["otto"] != snapshots["3"]["otto"]
+
+
+# --- handouts and the scene (issue 25): a picture shown to one player, hidden pins ---------------------------
+
+HANDOUT_WORLDS = {  # two worlds that differ only in the secret: the picture and its title, a hidden pin's label
+    "success": {"title": "Map of the drowned mill", "colour": (200, 30, 30), "pin": ("Secret cave", 0.2, 0.3)},
+    "failure": {"title": "Letter from the duke", "colour": (30, 30, 200), "pin": ("Hidden crypt", 0.7, 0.8)},
+}
+
+
+def _picture(colour: tuple[int, int, int]) -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (1200, 800), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_a_handout_shown_to_one_player_and_hidden_pins_reach_no_one_else(database_url: str, tmp_path: Path,
+                                                                         _close_worlds: list[World]) -> None:
+    """The narrator uploads a picture, shows it to pia only, sets another picture as the scene and places a
+    hidden pin on it. otto's renderings of every route (the pictures by id, guessed ones too) are identical in
+    both worlds and name neither title nor pin; pia's name her picture, not the pin; after the pin is revealed
+    both players read it."""
+    case = CASES[0]
+    played: dict[str, dict[str, dict[str, str]]] = {}
+    for outcome, secret in HANDOUT_WORLDS.items():
+        world = World(database_url, tmp_path, f"handout-{outcome}", case)
+        _close_worlds.append(world)
+        cid, nora = world.campaign_id, world.tokens["nora"]
+        shown = world.api.post(f"/api/campaigns/{cid}/handouts", headers=nora, data={"title": secret["title"]},
+                               files={"file": ("a.png", _picture(secret["colour"]), "image/png")})
+        assert shown.status_code == 201, shown.text
+        scene = world.api.post(f"/api/campaigns/{cid}/handouts", headers=nora, data={"title": "The valley"},
+                               files={"file": ("s.png", _picture((20, 120, 20)), "image/png")})
+        assert scene.status_code == 201, scene.text
+        r = world.api.post(f"/api/campaigns/{cid}/handouts/{shown.json()['id']}/show", headers=nora,
+                           json={"to": [world.user_ids["pia"]]})
+        assert (r.status_code, r.json()["visibility"]) == (201, "recipients"), r.text
+        assert world.api.put(f"/api/campaigns/{cid}/scene", headers=nora,
+                             json={"handout_id": scene.json()["id"]}).status_code == 201
+        label, x, y = secret["pin"]
+        pin = world.api.post(f"/api/campaigns/{cid}/scene/pins", headers=nora,
+                             json={"x": x, "y": y, "label": label, "visible": False})
+        assert pin.status_code == 201, pin.text
+        played[outcome] = {viewer: world.snapshot(viewer) for viewer in ROLES}
+        sha = shown.json()["sha256"]
+        for key, text in played[outcome]["otto"].items():
+            for hidden in (secret["title"], label, sha):
+                assert not shows(text, hidden), f"otto sees {hidden!r} in {key}"
+        for key, text in played[outcome]["pia"].items():
+            assert not shows(text, label), f"pia sees the hidden pin in {key}"
+        pia_page = played[outcome]["pia"][f"GET /campaigns/{cid}"]
+        assert shows(pia_page, secret["title"]) and shows(played[outcome]["nora"][f"GET /campaigns/{cid}"], label)
+        image = f"/api/campaigns/{cid}/handouts/{shown.json()['id']}/image"
+        assert world.api.get(image, headers=world.tokens["pia"]).status_code == 200
+        assert world.api.get(image, headers=world.tokens["otto"]).status_code == 404
+        # Revealed, the pin reaches both players (its entry is public and names it).
+        r = world.api.patch(f"/api/campaigns/{cid}/scene/pins/{pin.json()['id']}", headers=nora,
+                            json={"visible": True})
+        assert r.status_code == 200, r.text
+        for viewer in ("pia", "otto"):
+            assert label in world.browsers[viewer].get(f"/campaigns/{cid}").text
+            assert label in world.api.get(f"/api/campaigns/{cid}/scene", headers=world.tokens[viewer]).text
+        world.close()
+    for viewer in ("otto",):
+        assert_same(played["success"][viewer], played["failure"][viewer], viewer, "a handout shown to pia")

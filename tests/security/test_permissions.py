@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
+from utils import pictures
 from utils.coin_system import COIN
 from utils.routes import registered_routes
 from utils.tables import Table
@@ -111,6 +112,27 @@ ROUTES = [
     Route("POST", "/api/campaigns/{campaign_id}/characters/{character_id}/adjust", "narrator",
           {"changes": {"notes": "x"}, "reason": "gift"}),
     Route("POST", "/api/invites/{code}/accept", "signed_in"),
+    # handouts and the scene (the World's handout is shown to everyone and is the scene, with one pin). The
+    # uploads (POST …/handouts, multipart) are held to the same rules in tests/handouts/.
+    Route("GET", "/campaigns/{campaign_id}/handouts", "member"),
+    Route("GET", "/campaigns/{campaign_id}/scene", "member"),
+    Route("GET", "/campaigns/{campaign_id}/handouts/{handout_id}/image", "member"),
+    Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/show", "narrator", {"to": "all"}),
+    Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/delete", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/scene/pins", "narrator", {"x": "0.5", "y": "0.5", "label": "Gate"}),
+    Route("POST", "/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator", {"label": "Old gate"}),
+    Route("POST", "/campaigns/{campaign_id}/scene/pins/{pin_id}/delete", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/scene", "narrator", {"handout_id": "{handout_id}"}),
+    Route("GET", "/api/campaigns/{campaign_id}/handouts", "member"),
+    Route("GET", "/api/campaigns/{campaign_id}/handouts/{handout_id}/image", "member"),
+    Route("POST", "/api/campaigns/{campaign_id}/handouts/{handout_id}/show", "narrator", {"to": "all"}),
+    Route("DELETE", "/api/campaigns/{campaign_id}/handouts/{handout_id}", "narrator"),
+    Route("GET", "/api/campaigns/{campaign_id}/scene", "member"),
+    Route("PUT", "/api/campaigns/{campaign_id}/scene", "narrator", {"handout_id": "{handout_id}"}),
+    Route("POST", "/api/campaigns/{campaign_id}/scene/pins", "narrator",
+          {"x": 0.5, "y": 0.5, "label": "Gate", "visible": True}),
+    Route("PATCH", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator", {"label": "Old gate"}),
+    Route("DELETE", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator"),
 ]
 
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
@@ -140,6 +162,17 @@ class World:
                                   headers=t.narrator).json()["id"]
         invite = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()
         self.invite, self.code = invite["id"], invite["code"]
+        # A handout shown to everyone as the scene, with a visible pin.
+        r = client.post(f"/api/campaigns/{t.id}/handouts", headers=t.narrator, data={"title": "Map"},
+                        files={"file": ("map.png", pictures.png(64, 48, "RGB"), "image/png")})
+        assert r.status_code == 201, r.text
+        self.handout = r.json()["id"]
+        assert client.put(f"/api/campaigns/{t.id}/scene", headers=t.narrator,
+                          json={"handout_id": self.handout}).status_code == 201
+        r = client.post(f"/api/campaigns/{t.id}/scene/pins", headers=t.narrator,
+                        json={"x": 0.2, "y": 0.2, "label": "Well", "visible": True})
+        assert r.status_code == 201, r.text
+        self.pin = r.json()["id"]
         campaign = client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()
         self.ids = {m["username"].removesuffix(suffix) if suffix else m["username"]: m["id"]
                     for m in campaign["members"]}
@@ -165,7 +198,7 @@ class World:
         t = self.table
         known = {"campaign_id": t.id, "character_id": t.pia_char, "prompt_id": self.prompt, "invite_id": self.invite,
                  "user_id": self.ids["tess"], "code": self.code, "seq": 3, "encounter_id": self.encounter,
-                 "coin_char": self.coin_char, **(values or {})}
+                 "coin_char": self.coin_char, "handout_id": self.handout, "pin_id": self.pin, **(values or {})}
         return text.format(**known)
 
     def call(self, route: Route, role: str):
@@ -174,7 +207,7 @@ class World:
         if route.api:  # JSON bodies are strictly typed: an id is a number, not text
             body = {k: int(v) if isinstance(v, str) and v.isdigit() else v for k, v in body.items()}
             client = self.table.client
-            return client.request(route.method, path, json=body if route.method == "POST" else None,
+            return client.request(route.method, path, json=body if route.method in ("POST", "PUT", "PATCH") else None,
                                   headers=self.headers[role])
         browser = self.browsers[role]
         if route.method == "GET":
