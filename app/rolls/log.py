@@ -99,9 +99,12 @@ def character_entries(db: Session, campaign_id: int, character_id: int, limit: i
     return rows
 
 
-def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500) -> list[LogEntry]:
-    return list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
-                           .order_by(LogEntry.seq).limit(limit)))
+def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500,
+                  system: str | None = None) -> list[LogEntry]:
+    query = select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
+    if system is not None:  # the (campaign, system, seq) index
+        query = query.where(LogEntry.system == system)
+    return list(db.scalars(query.order_by(LogEntry.seq).limit(limit)))
 
 
 def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
@@ -171,8 +174,8 @@ def _search(db: Session, acc: Access, before: int | None, limit: int,
     return list(reversed(found)), cursor
 
 
-def visible_json(db: Session, acc: Access, after: int, limit: int) -> list[dict[str, Any]]:
-    rows = entries_after(db, acc.campaign.id, after, limit)
+def visible_json(db: Session, acc: Access, after: int, limit: int, system: str | None = None) -> list[dict[str, Any]]:
+    rows = entries_after(db, acc.campaign.id, after, limit, system)
     return [entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator)) for r in rows]
 
 

@@ -10,11 +10,12 @@ from app import i18n
 from app.rolls.chain import HIDDEN_FIELDS
 from app.rolls.faces import entry_marks
 from app.rolls.models import LogEntry
-from app.rolls.visibility import View, view_of
+from app.rolls.visibility import READER_LISTS, View, readers_of, view_of
 
 
 def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
-    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id)
+    readers = readers_of(entry.body) if entry.visibility in READER_LISTS else None
+    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id, readers)
 
 
 WITHHELD = "withheld"
