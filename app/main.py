@@ -41,6 +41,7 @@ from app.security import (
     SessionCookieMiddleware,
     parse_networks,
 )
+from app.talk import routes as talk_routes
 from app.web import HTMX, STATIC, redirect, render
 
 
@@ -105,7 +106,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
-    for module in (api, account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, docs_page):
+    for module in (api, account_routes, campaign_routes, character_routes, encounter_routes, roll_routes, talk_routes,
+                   docs_page):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.
     app.include_router(live_routes.router, default_response_class=Response, responses=api.event_stream_responses())

@@ -18,6 +18,16 @@ def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
     return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id, readers)
 
 
+def talk_marks(entry: LogEntry, viewer_id: int) -> tuple[bool, bool]:
+    """For a talk entry: whether the viewer wrote it (edit, withdraw) and whether it @mentions them. A page's
+    rendering of the line depends on these (and its view), so the stream's render cache keys on them too."""
+    if entry.system != "talk":
+        return False, False
+    request = entry.body.get("request")
+    mentions = request.get("mentions") if isinstance(request, dict) else None
+    return entry.actor_id == viewer_id, isinstance(mentions, list) and viewer_id in mentions
+
+
 WITHHELD = "withheld"
 
 

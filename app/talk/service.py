@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel
@@ -29,7 +29,7 @@ from app.characters.models import Character
 from app.characters.service import can_act, character_in
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
-from app.i18n import N_, _, msg
+from app.i18n import N_, _, msg, number
 from app.rolls import chain
 from app.rolls import service as rules
 from app.rolls.appending import Publish, appending, no_publish, write_entry, writer_lock
@@ -82,7 +82,7 @@ def clean_text(text: str, field_name: str = "text") -> str:
         raise BadRequest(_("Write something first."), field=field_name)
     if len(text) > MAX_LENGTH:
         raise BadRequest(_("A message has at most {n} characters (this one has {count}).").format(
-            n=MAX_LENGTH, count=len(text)), field=field_name)
+            n=number(MAX_LENGTH), count=number(len(text))), field=field_name)
     if any((ord(c) < 32 and c not in "\n\t") or ord(c) == 127 for c in text):
         raise BadRequest(_("The text holds control characters: take them out."), field=field_name)
     return text
@@ -151,6 +151,7 @@ class Audience:
     visibility: str
     readers: list[int] | None = None       # whisper and team: exactly these user ids
     to: list[int] | None = None            # whisper
+    to_names: list[str] | None = None      # whisper: the recipients' usernames, for the readers' pages
     team: dict[str, Any] | None = None     # team: {"encounter_id", "key", "name"}
     member_names: dict[str, int] = field(default_factory=dict)
 
@@ -214,11 +215,10 @@ def _audience(db: Session, acc: Access, req: MessageRequest) -> Audience:
             raise BadRequest(_("Choose whom to whisper to."), field="to")
         if len(req.to or []) > MAX_TO:
             raise BadRequest(_("A whisper goes to at most {n} members.").format(n=MAX_TO), field="to")
-        member_ids = set(db.scalars(select(Membership.user_id).where(
-            Membership.campaign_id == acc.campaign.id, Membership.user_id.in_(to))))
-        if set(to) - member_ids:
+        names = {user.id: user.username for user, _role in members(db, acc.campaign.id)}
+        if set(to) - set(names):
             raise BadRequest(_("You can only whisper to members of this campaign."), field="to")
-        return Audience(WHISPER, readers=sorted({acc.user.id, *to}), to=to)
+        return Audience(WHISPER, readers=sorted({acc.user.id, *to}), to=to, to_names=[names[u] for u in to])
     if req.visibility == TEAM:
         if req.encounter_id is None:
             raise BadRequest(_("Choose the conflict whose team you talk to."), field="encounter_id")
@@ -274,6 +274,8 @@ def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_k
     request: dict[str, Any] = {"mode": req.mode, "mentions": mentions}
     if audience.readers is not None:
         request["readers"] = audience.readers
+    if audience.to_names is not None:
+        request["to_names"] = audience.to_names
     try:
         with appending(db, acc, publish) as (seq, prev_hash):
             _replay(db, acc, idempotency_key, digest)
@@ -394,45 +396,6 @@ def retract_message(db: Session, acc: Access, seq: int, *, idempotency_key: str 
 
 
 # --- reads ------------------------------------------------------------------------------------------------------
-
-@dataclass
-class TalkState:
-    """What became of a message: its edits (oldest first) and whether it was withdrawn."""
-
-    edits: list[LogEntry] = field(default_factory=list)
-    withdrawn: bool = False
-
-    def latest(self, message: LogEntry) -> str:
-        if self.edits:
-            return str((self.edits[-1].body.get("outcome") or {}).get("text") or "")
-        return str((message.body.get("outcome") or {}).get("text") or "")
-
-    def history(self, message: LogEntry) -> list[tuple[datetime, str]]:
-        """The earlier texts, newest first (what the message said before its latest edit)."""
-        texts = [(message.created_at, str((message.body.get("outcome") or {}).get("text") or ""))]
-        texts += [(e.created_at, str((e.body.get("outcome") or {}).get("text") or "")) for e in self.edits]
-        return list(reversed(texts[:-1]))
-
-
-def talk_states(db: Session, campaign_id: int, seqs: Sequence[int]) -> dict[int, TalkState]:
-    """The edits and withdrawals of these messages (one query; an edit is read by exactly the message's readers,
-    so whoever may read a message may read its history)."""
-    if not seqs:
-        return {}
-    states: dict[int, TalkState] = {seq: TalkState() for seq in seqs}
-    rows = db.scalars(select(LogEntry).where(
-        LogEntry.campaign_id == campaign_id, LogEntry.kind.in_(("edit", "retract")),
-        LogEntry.target_seq >= min(seqs), LogEntry.target_seq <= max(seqs)).order_by(LogEntry.seq))
-    for row in rows:
-        state = states.get(row.target_seq or 0)
-        if state is None:
-            continue
-        if row.kind == "edit":
-            state.edits.append(row)
-        else:
-            state.withdrawn = True
-    return states
-
 
 def member_choices(db: Session, acc: Access) -> list[tuple[int, str]]:
     """Whom the viewer can whisper to or @mention: the other members, by name."""

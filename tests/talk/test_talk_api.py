@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-
-from app.talk import service as talk
 from utils.rabbits_conflict import warren
 from utils.tables import Table
+
+from app.talk import service as talk
 
 HIDDEN = ("request", "dice", "outcome", "summary", "note", "text")
 
@@ -25,8 +25,6 @@ def say(table: Table, who: dict[str, str], text: str, key: str | None = None, **
 
 def me(table: Table, who: dict[str, str]) -> int:
     members = table.client.get(f"/api/campaigns/{table.id}", headers=who).json()["members"]
-    token_user = table.client.get(f"/api/campaigns/{table.id}", headers=who).json()
-    del token_user
     names = {"narrator": "nora", "player": "pia", "other": "otto"}
     who_name = next(n for k, n in names.items() if getattr(table, k) is who)
     return next(m["id"] for m in members if m["username"] == who_name)
@@ -95,7 +93,7 @@ def test_a_whisper_is_read_by_exactly_its_author_and_recipients(table: Table) ->
     narrator_sees = table.log(table.narrator)[0]
     assert all(narrator_sees[k] is None for k in HIDDEN)  # a narrator not named does not read it
     raw = json.dumps(narrator_sees)
-    assert "meet me" not in raw and f'"to"' not in raw
+    assert "meet me" not in raw and '"to"' not in raw
     export = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.narrator).json()
     assert "meet me" not in json.dumps(export) and export["entries"][0]["body"] is None
 
