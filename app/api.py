@@ -278,7 +278,8 @@ async def post_message(campaign_id: Id, body: MessageIn, request: Request,
     def work(db: Session, publish: Publish) -> dict[str, Any]:
         acc = _token_access(request, db, campaign_id)
         req = talk.MessageRequest.model_validate(body.model_dump())
-        return _posted_json(talk.post_message(db, acc, req, idempotency_key=idempotency_key, publish=publish), acc)
+        return _posted_json(talk.post_message(db, acc, req, idempotency_key=idempotency_key, publish=publish,
+                                              rate=request.app.state.settings.talk_rate_limit), acc)
 
     return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
 

@@ -80,7 +80,7 @@ def _post(request: Request, db: DB, acc: Access, publish: Publish, form: FormDat
         on = _sheet_character(db, acc, str(form.get("character") or ""))
         req, shown = _request_from_form(form)
         posted = service.post_message(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
-                                      publish=publish)
+                                      publish=publish, rate=request.app.state.settings.talk_rate_limit)
     except FateboardError as exc:
         if encounter is not None:
             return render_failure(request, db, exc, TEAM, lambda errors: {

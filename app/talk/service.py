@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any, Literal, cast
 
 from pydantic import BaseModel
-from sqlalchemy import Table, case, select
+from sqlalchemy import Table, bindparam, case, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -107,20 +107,29 @@ def digest_of(*parts: Any) -> str:
 _COUNTERS = cast(Table, AuthCounter.__table__)
 
 
-def _count_post(db: Session, acc: Access) -> None:
-    """Count one accepted post in this transaction (the shared counter table of app/accounts/throttle.py:
-    one atomic upsert, so every process counts exactly); the 31st in a window is refused with Retry-After and,
-    because the transaction then rolls back, is not counted."""
-    now = utcnow()
-    insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
-    stmt = insert(_COUNTERS).values(key=f"talk:{acc.campaign.id}:{acc.user.id}", count=1, expires_at=now + WINDOW)
-    expired = _COUNTERS.c.expires_at <= now
-    upsert = stmt.on_conflict_do_update(index_elements=[_COUNTERS.c.key], set_={
+def _count_statement(dialect: str) -> Any:
+    """The counter's upsert for one dialect, built once (SQLAlchemy then reuses its compiled form)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(_COUNTERS).values(key=bindparam("key"), count=1, expires_at=bindparam("expires"))
+    expired = _COUNTERS.c.expires_at <= bindparam("now")
+    return stmt.on_conflict_do_update(index_elements=[_COUNTERS.c.key], set_={
         "count": case((expired, 1), else_=_COUNTERS.c.count + 1),
         "expires_at": case((expired, stmt.excluded.expires_at), else_=_COUNTERS.c.expires_at),
     }).returning(_COUNTERS.c.count, _COUNTERS.c.expires_at)
-    count, expires_at = db.execute(upsert).one()
-    if count > RATE:
+
+
+_COUNT = {name: _count_statement(name) for name in ("sqlite", "postgresql")}
+
+
+def _count_post(db: Session, acc: Access, rate: int = RATE) -> None:
+    """Count one accepted post in this transaction (the shared counter table of app/accounts/throttle.py:
+    one atomic upsert, so every process counts exactly); the one over `rate` in a window is refused with
+    Retry-After and, because the transaction then rolls back, is not counted."""
+    now = utcnow()
+    dialect = "postgresql" if db.get_bind().dialect.name == "postgresql" else "sqlite"
+    count, expires_at = db.execute(_COUNT[dialect], {"key": f"talk:{acc.campaign.id}:{acc.user.id}",
+                                                     "expires": now + WINDOW, "now": now}).one()
+    if count > rate:
         wait = max(1, math.ceil((expires_at - now).total_seconds()))
         raise TooManyRequests(_("That is a lot of talk: wait {n} seconds, then send it again.").format(n=wait),
                               retry_after=wait, field="text")
@@ -251,11 +260,13 @@ def _mentions(db: Session, acc: Access, text: str, audience: Audience) -> list[i
 # --- writes -----------------------------------------------------------------------------------------------------
 
 def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_key: str | None = None,
-                 publish: Publish = no_publish, dice: Dice | None = None) -> Posted:
-    """A message, or (text `/r …`, `/roll …`) a dice roll through the rules service."""
+                 publish: Publish = no_publish, dice: Dice | None = None, rate: int = RATE) -> Posted:
+    """A message, or (text `/r …`, `/roll …`) a dice roll through the rules service. `rate`: accepted posts per
+    member per campaign in WINDOW (Settings.talk_rate_limit)."""
     rolled = roll_text(req.text)
     if rolled is not None:
-        return _post_roll(db, acc, req, rolled, idempotency_key=idempotency_key, publish=publish, dice=dice)
+        return _post_roll(db, acc, req, rolled, idempotency_key=idempotency_key, publish=publish, dice=dice,
+                          rate=rate)
     text = clean_text(req.text)
     character: Character | None = None
     if req.as_character_id is not None:
@@ -279,7 +290,7 @@ def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_k
     try:
         with appending(db, acc, publish) as (seq, prev_hash):
             _replay(db, acc, idempotency_key, digest)
-            _count_post(db, acc)
+            _count_post(db, acc, rate)
             entry = write_entry(db, acc, seq, prev_hash, kind="message", system=SYSTEM, action=req.mode,
                                 visibility=audience.visibility, character=character,
                                 idempotency_key=idempotency_key, request_hash=digest,
@@ -300,7 +311,7 @@ def speaker(db: Session, acc: Access, character_id: int) -> Character:
 
 
 def _post_roll(db: Session, acc: Access, req: MessageRequest, rolled: tuple[str, str], *,
-               idempotency_key: str | None, publish: Publish, dice: Dice | None) -> Posted:
+               idempotency_key: str | None, publish: Publish, dice: Dice | None, rate: int) -> Posted:
     expression, note = rolled
     if req.visibility not in ("public", "narrator"):
         raise BadRequest(_("A roll is shown to everyone or to you and the narrators, never whispered."),
@@ -317,7 +328,7 @@ def _post_roll(db: Session, acc: Access, req: MessageRequest, rolled: tuple[str,
     # so this process's writers queue in one order; a refused or failed roll rolls the count back.
     with writer_lock(db, acc.campaign.id):
         try:
-            _count_post(db, acc)
+            _count_post(db, acc, rate)
             result = rules.perform_action(db, acc, action, dice=dice, idempotency_key=idempotency_key,
                                           publish=publish)
         except BaseException:
