@@ -322,7 +322,7 @@
     var text = log.getAttribute("data-filter-q");  // the search: what this viewer's line shows (log.log_text)
     if (text) {
       var shown = "";
-      node.querySelectorAll(".summary, .details, .note").forEach(function (p) { shown += " " + p.textContent; });
+      node.querySelectorAll(".summary, .details, .note, .talk-text").forEach(function (p) { shown += " " + p.textContent; });
       if (shown.toLowerCase().indexOf(text.toLowerCase()) < 0) return false;
     }
     var kind = log.getAttribute("data-filter-kind");  // talk / rolls / ic / whispers: the entry's data-kinds
