@@ -190,6 +190,57 @@ def fill_mixed(database_url: str, campaign_id: int, entries: int) -> None:
         engine.dispose()
 
 
+def inproc(calls: int) -> dict[str, float]:
+    """CPU per post without sockets or the event loop (steadier than throughput on a busy machine): the service
+    calls of a message and of a dice roll, each in its own session and commit, alternating in rounds."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    from app.accounts.service import create_user
+    from app.campaigns import service as campaigns
+    from app.config import Settings
+    from app.main import create_app
+    from app.models import Base
+    from app.rolls import service as rolls
+    from app.talk import service as talk
+
+    tmp = Path(tempfile.mkdtemp(prefix="talk-inproc"))
+    app = create_app(Settings(database_url=f"sqlite:///{tmp / 'inproc.db'}", secret_key="bench",
+                              secret_key_file=tmp / "key"))
+    Base.metadata.create_all(app.state.engine)
+    factory = app.state.sessionmaker
+    with factory() as db:
+        user = create_user(db, "inproc", "correct horse")
+        campaign = campaigns.create_campaign(db, user, name="In process", systems=["dice"])
+        db.commit()
+        user_id, campaign_id = user.id, campaign.id
+    message = talk.MessageRequest(text=MESSAGE["text"])
+    roll = rolls.ActionRequest(system="dice", action="roll", params={"expression": "2d6+1"})
+
+    def one(kind: str) -> None:
+        with factory() as db:
+            from app.accounts.models import User
+            acc = campaigns.access(db, db.get(User, user_id), campaign_id)
+            if kind == "message":
+                talk.post_message(db, acc, message, rate=10**9)
+            else:
+                rolls.perform_action(db, acc, roll)
+
+    totals = {"message": 0.0, "action": 0.0}
+    for kind in ("message", "action"):
+        for _ in range(50):
+            one(kind)
+    for _ in range(4):
+        for kind in ("action", "message"):
+            t0 = time.process_time()
+            for _ in range(calls // 4):
+                one(kind)
+            totals[kind] += time.process_time() - t0
+    app.state.engine.dispose()
+    cleanup(tmp, keep=False)
+    return {f"{k}_ms": round(1000 * v / (calls // 4 * 4), 3) for k, v in totals.items()}
+
+
 async def page_times(server: Any, small: Any, big: Any, n: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     async with httpx2.AsyncClient(base_url=server.url, timeout=60) as client:
@@ -214,6 +265,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=7, help="players besides the narrator: streams = players+1")
     parser.add_argument("--entries", type=int, default=100_000, help="entries of the long campaign (default 100,000)")
     parser.add_argument("--page-requests", type=int, default=20)
+    parser.add_argument("--inproc-calls", type=int, default=2000, help="service calls per kind in-process")
     server_arguments(parser)
     args = parser.parse_args()
     args.server_env = [*args.server_env, "FATEBOARD_TALK_RATE_LIMIT=100000000"]
@@ -235,6 +287,9 @@ def main() -> int:
     finally:
         stop_server(server)
         cleanup(work, keep=args.keep_workdir)
+    cpu = inproc(args.inproc_calls)
+    print(f"in-process CPU per post: message {cpu['message_ms']} ms, dice action {cpu['action_ms']} ms",
+          file=sys.stderr)
     ratio = talk["messages"]["rps"] / max(talk["actions"]["rps"], 1e-9)
     small_p50 = min(pages["small"]["p50"], pages["small_again"]["p50"])
     big_p50 = min(pages["big"]["p50"], pages["big_again"]["p50"])
@@ -249,7 +304,9 @@ def main() -> int:
            verdict("campaign page, long/short", page_ratio, TARGET_PAGE_RATIO, higher_is_better=False)]
     ok = talk["streams_complete"] == talk["streams"] and talk["verify"].get("passed", False)
     print(("MET" if ok else "MISSED") + ": every stream got every entry, the chain checks", file=sys.stderr)
-    summary_line({"bench": "talk", "machine": info, "talk": talk, "pages": pages, "ratio": round(ratio, 3),
+    verdict("in-process CPU, message/dice action", cpu["message_ms"] / cpu["action_ms"], 1.0, higher_is_better=False)
+    summary_line({"bench": "talk", "machine": info, "talk": talk, "pages": pages, "inproc": cpu,
+                  "ratio": round(ratio, 3),
                   "page_ratio": round(page_ratio, 3), "met": all(met) and ok})
     return 0
 
