@@ -267,3 +267,34 @@ def test_a_narrator_run_team_is_read_by_the_narrator(app: Any, client: TestClien
                     json={"text": "the fox circles", "visibility": "team", "encounter_id": conflict.encounter_id})
     assert r.status_code == 201, r.text
     assert r.json()["outcome"]["text"] == "the fox circles"
+
+
+def test_the_verifier_checks_talk_history_from_the_headers(table: Table) -> None:
+    """Edits and withdrawals point at an earlier message of the same visibility; only its author edits; nothing
+    after a withdrawal (app/rolls/chain.py, _TalkHistory) — checked from the headers, so for every reader."""
+    from app.rolls import chain
+
+    seq = say(table, table.player, "first").json()["seq"]
+    table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "second"}, headers=table.player)
+    table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/retract", headers=table.narrator)
+    export = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.other).json()
+    assert chain.verify_entries(export["entries"], head=export["head"]).ok
+    entries = export["entries"]
+    # A forged history (the links recomputed, so only the talk check can notice): the edit by someone else.
+    forged = [dict(e) for e in entries]
+    forged[1]["actor_id"] = forged[0]["actor_id"] + 1000
+    forged[1]["body"], forged[1]["salt"] = None, None
+    prev = chain.GENESIS_HASH
+    for e in forged:
+        e["prev_hash"] = prev
+        e["hash"] = prev = chain.entry_hash(prev, e, e["body_hash"])
+    checked = chain.verify_entries(forged, head={"seq": len(forged), "hash": prev})
+    assert not checked.ok and any("someone else wrote" in p for p in checked.problems), checked.problems
+    # An edit of a roll is no edit of a message.
+    forged[1]["actor_id"], forged[1]["target_seq"] = entries[1]["actor_id"], 99
+    prev = chain.GENESIS_HASH
+    for e in forged:
+        e["prev_hash"] = prev
+        e["hash"] = prev = chain.entry_hash(prev, e, e["body_hash"])
+    checked = chain.verify_entries(forged, head={"seq": len(forged), "hash": prev})
+    assert any("no earlier message" in p for p in checked.problems), checked.problems
