@@ -161,7 +161,15 @@ def test_two_phones_and_a_laptop_hold_a_conversation(tabs: Tabs) -> None:
     _shot(pia, "team-de")
     _shot(nora, "team-en", 1280)
 
-    problems = check_page(pia, "talk-conflict-de", ["#team-talk button[type=submit]"])
+    # The composer on a sheet speaks as that character by default.
+    pia.page.goto(f"{base}{table}/characters/{chars['Clover']}")
+    expect(pia.page.locator("#talk-as")).to_have_value(str(chars["Clover"]))
+    _send(pia, "Ich schnuppere am Tor.")
+    said = api_log(base, cid, who["uma"])[-1]
+    assert said["kind"] == "message" and said["outcome"]["as"] == "Clover" and said["action"] == "ic"
+    problems = check_page(pia, "talk-sheet-de", ["#composer-panel button[type=submit]"])
+    pia.page.goto(conflict)
+    problems += check_page(pia, "talk-conflict-de", ["#team-talk button[type=submit]"])
     pia.page.goto(base + table)
     problems += check_page(pia, "talk-campaign-de", ["#composer-panel button[type=submit]"])
     assert not problems, problems
