@@ -4,13 +4,15 @@
      (a phone asleep, a server restart) we reconnect with ?after=<last seq>, so nothing is missed or shown twice.
    - Live panels: every element with data-live="<event> …" is fetched again (from data-live-url, default: this
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
-     sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
+     sheet:<id>, encounter, talk). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
      control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
    - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
      panel asks for the campaign's), and a vibration where the phone can.
-   - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
+   - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box.
+   - Table talk: an edit or withdrawal arriving fetches its message's line again; the composer sends on Enter
+     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names. */
 (function () {
   "use strict";
 
