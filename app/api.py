@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
@@ -21,6 +21,7 @@ from app.rolls import service as rolls
 from app.rolls.appending import Publish
 from app.rolls.present import entry_json, viewer_view
 from app.security import client_address
+from app.talk import service as talk
 
 router = APIRouter(prefix="/api")
 
@@ -40,7 +41,8 @@ _ERROR_WORDS = {
     404: "No such campaign (or you are not a member), character, entry, prompt or invite.",
     409: "It conflicts with the current state: the sheet or encounter changed, or it was done already.",
     422: "The request is not valid: a field's value, type or size, or text with NUL / broken Unicode.",
-    429: "Too many failed sign-ins or sign-ups: wait (see Retry-After) and try again.",
+    429: "Too many requests (failed sign-ins, sign-ups, or more than 30 messages in 10 seconds): wait (see "
+         "Retry-After) and try again.",
     503: "The server is busy checking passwords: wait (see Retry-After) and try again.",
 }
 
@@ -130,6 +132,21 @@ class ActionIn(rolls.ActionRequest):
     character_id: StrictId | None = None
     prompt_id: StrictId | None = None
     expected_version: StrictSeq | None = None
+
+
+class MessageIn(StrictBody):
+    """Table talk (docs/API.md, "Table talk"). `text` starting with `/r ` or `/roll ` is a dice roll."""
+
+    text: str = Field(max_length=20_000)
+    mode: Literal["ooc", "ic"] = "ooc"
+    as_character_id: StrictId | None = None
+    visibility: Literal["public", "narrator", "whisper", "team"] = "public"
+    to: list[StrictId] | None = Field(default=None, max_length=talk.MAX_TO)
+    encounter_id: StrictId | None = None
+
+
+class EditIn(StrictBody):
+    text: str = Field(max_length=20_000)
 
 
 def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
@@ -223,12 +240,7 @@ async def perform_action(campaign_id: Id, body: ActionIn, request: Request,
     # The hot path: authentication, access and the action run as one job of the group-commit writer
     # (app/rolls/writer.py), answered once the batch it is in is committed.
     def work(db: Session, publish: Publish) -> dict[str, Any]:
-        scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
-        acc = campaigns.access_by_token(db, accounts.token_digest(token.strip()), campaign_id) \
-            if scheme.lower() == "bearer" and token else None
-        if acc is None:  # the long way round names the problem: no valid token (401) or not a member (404)
-            acc = campaigns.access(db, api_user(request, db), campaign_id)
-        request.state.user = acc.user
+        acc = _token_access(request, db, campaign_id)
         result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
         entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
         return {**entry, "replayed": result.replayed}
@@ -237,10 +249,75 @@ async def perform_action(campaign_id: Id, body: ActionIn, request: Request,
     return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
 
 
+def _token_access(request: Request, db: Session, campaign_id: int) -> campaigns.Access:
+    """A group-writer job's authentication: the token's access in one query, else the long way round, which
+    names the problem (no valid token: 401; not a member: 404)."""
+    scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
+    acc = campaigns.access_by_token(db, accounts.token_digest(token.strip()), campaign_id) \
+        if scheme.lower() == "bearer" and token else None
+    if acc is None:
+        acc = campaigns.access(db, api_user(request, db), campaign_id)
+    request.state.user = acc.user
+    return acc
+
+
+def _posted_json(posted: talk.Posted, acc: campaigns.Access) -> dict[str, Any]:
+    return {**entry_json(posted.entry, viewer_view(posted.entry, acc.user.id, acc.is_narrator)),
+            "replayed": posted.replayed}
+
+
+@router.post("/campaigns/{campaign_id}/messages", status_code=201, tags=["talk"], response_model=None,
+             responses=errors(401, 403, 404, 409, 422, 429))
+async def post_message(campaign_id: Id, body: MessageIn, request: Request,
+                       idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+    """Say something at the table: out of character (`mode: "ooc"`) or in character (`"ic"`, `as_character_id`);
+    to everyone, the narrators, a whisper (`to`: member ids) or your team in a Rabbits conflict (`encounter_id`).
+    Returns the log entry (`kind: "message"`). A text starting with `/r ` or `/roll ` is a dice roll (`# note`)
+    and returns that action entry. At most 30 posts per member per 10 seconds per campaign (429, Retry-After)."""
+
+    def work(db: Session, publish: Publish) -> dict[str, Any]:
+        acc = _token_access(request, db, campaign_id)
+        req = talk.MessageRequest.model_validate(body.model_dump())
+        return _posted_json(talk.post_message(db, acc, req, idempotency_key=idempotency_key, publish=publish,
+                                              rate=request.app.state.settings.talk_rate_limit), acc)
+
+    return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
+
+
+@router.post("/campaigns/{campaign_id}/messages/{seq}/edit", status_code=201, tags=["talk"], response_model=None,
+             responses=errors(401, 403, 404, 409, 422))
+async def edit_message(campaign_id: Id, seq: Id, body: EditIn, request: Request,
+                       idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+    """A new text for your message: an entry `kind: "edit"` with `target_seq`; the earlier texts stay."""
+
+    def work(db: Session, publish: Publish) -> dict[str, Any]:
+        acc = _token_access(request, db, campaign_id)
+        return _posted_json(talk.edit_message(db, acc, seq, body.text, idempotency_key=idempotency_key,
+                                              publish=publish), acc)
+
+    return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
+
+
+@router.post("/campaigns/{campaign_id}/messages/{seq}/retract", status_code=201, tags=["talk"], response_model=None,
+             responses=errors(401, 403, 404, 409, 422))
+async def retract_message(campaign_id: Id, seq: Id, request: Request,
+                          idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+    """Withdraw a message (its author, or a narrator who may read it): an entry `kind: "retract"`."""
+
+    def work(db: Session, publish: Publish) -> dict[str, Any]:
+        acc = _token_access(request, db, campaign_id)
+        return _posted_json(talk.retract_message(db, acc, seq, idempotency_key=idempotency_key, publish=publish),
+                            acc)
+
+    return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
+
+
 @router.get("/campaigns/{campaign_id}/log", tags=["log"], responses=errors(401, 404, 422))
 def get_log(acc: ApiAccess, db: DB, after: Annotated[Seq, Query()] = 0,
-            limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
-    return {"entries": rolllog.visible_json(db, acc, after, limit)}
+            limit: Annotated[int, Query(ge=1, le=500)] = 100,
+            kind: Annotated[Literal["message"] | None, Query()] = None) -> dict[str, Any]:
+    """Entries after `after`, oldest first. `kind=message`: talk only (messages, edits, withdrawals)."""
+    return {"entries": rolllog.visible_json(db, acc, after, limit, system="talk" if kind == "message" else None)}
 
 
 @router.get("/campaigns/{campaign_id}/export", tags=["log"], response_model=None,

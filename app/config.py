@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     argon2_max_wait_seconds: float = Field(default=5.0, gt=0)
     # Log entries per page: the campaign page shows the newest page, "earlier" loads the one before.
     log_page_size: int = Field(default=50, ge=1, le=500)
+    # Table talk: accepted posts (messages and /r rolls) per member per campaign in 10 seconds (TABLE-API.md: 30).
+    talk_rate_limit: int = Field(default=30, ge=1)
     sse_keepalive_seconds: float = 15.0
     # Push and webhooks (docs/NOTIFY.md): the origins the server may contact (contract section 5; empty: the
     # public browser push services and Discord, https only), the VAPID key (PEM; empty: read or create

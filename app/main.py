@@ -48,6 +48,7 @@ from app.security import (
     SessionCookieMiddleware,
     parse_networks,
 )
+from app.talk import routes as talk_routes
 from app.web import HTMX, STATIC, redirect, render
 
 
@@ -128,7 +129,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
     app.include_router(handout_routes.api)
     for module in (api, notify_routes, account_routes, campaign_routes, character_routes, encounter_routes,
-                   handout_routes, roll_routes,
+                   handout_routes, roll_routes, talk_routes,
                    docs_page):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.

@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from app import i18n
 from app.errors import FateboardError, RetryLater
 from app.systems import SYSTEMS
+from app.talk import text as talk_text
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -47,6 +48,7 @@ def make_env() -> Environment:
     env.filters["percent"] = i18n.percent  # a chance 0..1
     env.filters["tr"] = i18n.render  # a summary or message (app.i18n.msg), or a plain string
     env.filters["log_line"] = i18n.log_line  # a log entry's body → its summary
+    env.filters["talk_html"] = talk_text.to_html  # a message's words: the safe Markdown subset (app/talk/text.py)
     env.globals["encounter_title"] = i18n.encounter_title  # in the reader's language where the system named it
     env.globals["session_title"] = i18n.session_title  # "Session 3: Alley", never "Session 3: Session 3: Alley"
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:

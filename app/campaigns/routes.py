@@ -18,7 +18,7 @@ from app.errors import FateboardError
 from app.i18n import msg, session_own_title
 from app.inputs import Id, OptionalId, parse_int
 from app.rolls.appending import Publish, append_note
-from app.rolls.log import LogFilter, search_text
+from app.rolls.log import LogFilter, log_kind, search_text
 from app.security import set_session
 from app.web import HTMX, redirect, render, render_failure
 
@@ -59,9 +59,10 @@ def create_campaign(request: Request, db: DB, user: CurrentUser, hx: Htmx, name:
 def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, character: OptionalId = None,
                   player: OptionalId = None, session: OptionalId = None,
                   system: Annotated[str | None, Query(max_length=32)] = None,
-                  q: Annotated[str | None, Query(max_length=200)] = None) -> Response:
+                  q: Annotated[str | None, Query(max_length=200)] = None,
+                  kind: Annotated[str | None, Query(max_length=16)] = None) -> Response:
     where = LogFilter(character=character, player=player, session=session, system=system or None,
-                      text=search_text(q))
+                      kind=log_kind(kind), text=search_text(q))
     return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size, log_filter=where))
 
 

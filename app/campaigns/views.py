@@ -20,6 +20,7 @@ from app.rolls import prompts
 from app.rolls.log import LogFilter
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS
+from app.talk.views import composer_context
 
 TABLE = "campaigns/table.html"
 NARRATOR_SCREEN = "campaigns/narrator.html"
@@ -41,6 +42,7 @@ def table_context(db: Session, acc: Access, *, log_page_size: int | None = None,
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
         "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
         "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
+        "composer": lambda: composer_context(db, acc),  # templates/talk/composer.html, only when rendered
         "adjustable": lambda ch: (editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
                                   if ch.system in SYSTEMS else []),
     }

@@ -18,6 +18,7 @@ from app.rolls import log as rolllog
 from app.rolls import prompts
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS, RuleSystem, get_system
+from app.talk.views import composer_context
 
 
 def template_for(system: RuleSystem, page: str) -> str:
@@ -44,6 +45,7 @@ def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) 
         "encounters": [e for e in active_encounters(db, acc)
                        if character.id in {p.get("character_id") for p in e.participants}],
         "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+        "composer": lambda: composer_context(db, acc, character=character),  # talk/composer.html, when rendered
     }
     ctx.update(extra)
     return ctx

@@ -12,6 +12,7 @@ from app.campaigns.service import Access
 from app.encounters import service
 from app.encounters.models import Encounter
 from app.systems import get_system
+from app.talk.views import team_panel_context
 
 
 def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: Any) -> dict[str, Any]:
@@ -23,6 +24,8 @@ def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: A
         "characters": service.participant_characters(db, encounter),
         "controls": controls, "idempotency_key": secrets.token_urlsafe(16),
         "errors": {}, "result": None,
+        # A Rabbits conflict's team talk (templates/talk/team.html), only when the page renders it.
+        "team_talk": (lambda: team_panel_context(db, acc, encounter)) if "teams" in (encounter.state or {}) else None,
     }
     ctx.update(extra)
     return ctx

@@ -35,7 +35,8 @@ from app.inputs import Seq, parse_int, request_problem
 from app.live.hub import Credential, LiveHub, Subscriber
 from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
-from app.rolls.present import entry_json, viewer_view
+from app.rolls.present import entry_json, talk_marks, viewer_view
+from app.rolls.visibility import View
 from app.security import SessionCookieMiddleware, add_security_headers
 
 router = APIRouter()
@@ -79,7 +80,9 @@ class Viewer:
 def page_format(hub: LiveHub, viewer: int) -> Format:
     def fmt(entry: LogEntry, narrator: bool) -> str:
         view = viewer_view(entry, viewer, narrator)
-        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}:{i18n.get_locale()}")
+        own, mentioned = talk_marks(entry, viewer) if view == View.FULL else (False, False)  # talk lines
+        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}:{int(own)}{int(mentioned)}:"
+                                             f"{i18n.get_locale()}")
         return hub.render_once(key, lambda: entry_html(entry, viewer, narrator))
 
     return fmt

@@ -90,8 +90,10 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
     trusted_seen = False
     commitments: dict[str, tuple[int, str]] = {}
     openings: list[tuple[int, Mapping[str, Any]]] = []
+    talk = _TalkHistory()
     for entry in entries:
         _check_entry(entry, result, prev)
+        talk.check(entry, result)
         seq = entry.get("seq")
         if isinstance(seq, int):
             revealed_hashes[seq] = str(entry.get("body_hash"))
@@ -142,6 +144,37 @@ def _check_entry(entry: Mapping[str, Any], result: Verification, prev: str) -> N
         for name in HIDDEN_FIELDS:
             if entry.get(name) is not None and entry.get(name) != body.get(name):
                 result.fail(N_("entry {seq}: '{name}' differs from the hashed body"), seq=seq, name=name)
+
+
+class _TalkHistory:
+    """Table talk's edits and withdrawals, from the headers every reader has (docs/LOG_FORMAT.md, "Table talk"):
+    each points at an earlier message with the same visibility; only its author edits it; a message is withdrawn
+    once, and never edited after that."""
+
+    def __init__(self) -> None:
+        self.messages: dict[int, tuple[Any, Any]] = {}  # seq -> (author id, visibility)
+        self.withdrawn: set[int] = set()
+
+    def check(self, entry: Mapping[str, Any], result: Verification) -> None:
+        kind, seq = entry.get("kind"), entry.get("seq")
+        if kind == "message" and isinstance(seq, int):
+            self.messages[seq] = (entry.get("actor_id"), entry.get("visibility"))
+        if kind not in ("edit", "retract"):
+            return
+        target = entry.get("target_seq")
+        message = self.messages.get(target) if isinstance(target, int) else None
+        if message is None or not isinstance(target, int):
+            result.fail(N_("entry {seq}: {kind} of entry {target}, which is no earlier message"), seq=seq, kind=kind,
+                        target=target)
+            return
+        if entry.get("visibility") != message[1]:
+            result.fail(N_("entry {seq}: its visibility differs from message {target}'s"), seq=seq, target=target)
+        if target in self.withdrawn:
+            result.fail(N_("entry {seq}: message {target} was already withdrawn"), seq=seq, target=target)
+        if kind == "edit" and entry.get("actor_id") != message[0]:
+            result.fail(N_("entry {seq}: edits message {target}, which someone else wrote"), seq=seq, target=target)
+        if kind == "retract":
+            self.withdrawn.add(target)
 
 
 def _check_reveal(seq: int, body: Mapping[str, Any], hashes: Mapping[int, str], result: Verification) -> None:

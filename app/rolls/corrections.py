@@ -28,6 +28,9 @@ def entry_by_seq(db: Session, campaign_id: int, seq: int) -> LogEntry:
     return entry
 
 
+TALK_KINDS = ("message", "edit", "retract")  # app/talk: table talk's entries
+
+
 def _correction_of(db: Session, campaign_id: int, kind: str, seq: int) -> int | None:
     return db.scalar(select(LogEntry.seq).where(LogEntry.campaign_id == campaign_id, LogEntry.kind == kind,
                                                 LogEntry.target_seq == seq))
@@ -57,6 +60,9 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publi
     also be revealed by its roller."""
     target = entry_by_seq(db, acc.campaign.id, seq)
     own = target.actor_id == acc.user.id
+    if target.kind in TALK_KINDS:
+        # Talk is read by whom its author chose (a whisper's readers, a team): nobody reveals it to others.
+        raise BadRequest(_("Talk is never revealed: its readers were chosen when it was written."))
     if target.visibility == Visibility.PUBLIC:
         raise BadRequest(_("Entry #{seq} is already public.").format(seq=seq))
     if target.visibility == Visibility.SELF and not own:

@@ -15,9 +15,13 @@ from app.campaigns.service import Access
 from app.rolls import chain
 from app.rolls.faces import entry_details, entry_faces
 from app.rolls.models import LogEntry
-from app.rolls.present import entry_json, viewer_view
-from app.rolls.visibility import View
+from app.rolls.present import entry_json, talk_marks, viewer_view
+from app.rolls.visibility import READER_LISTS, View
+from app.talk.history import TalkState, talk_states
 from app.web import render_text
+
+# The log filter's kinds (talk / rolls / in character / whispers), each a condition on header fields.
+KINDS = ("talk", "rolls", "ic", "whispers")
 
 
 @dataclass(frozen=True)
@@ -30,22 +34,30 @@ class LogFilter:
     player: int | None = None
     session: int | None = None
     system: str | None = None
+    kind: str | None = None  # one of KINDS
     # Text search (`q`): matched against what this viewer's rendering of an entry shows (log_text), so a search
     # never finds what the viewer cannot read. Not an index: each request reads at most SEARCH_WINDOW entries.
     text: str | None = None
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.character, self.player, self.session, self.system, self.text))
+        return any(v is not None for v in (self.character, self.player, self.session, self.system, self.kind,
+                                           self.text))
 
     def query(self) -> dict[str, str]:
         return {k: str(v) for k, v in (("character", self.character), ("player", self.player),
-                                       ("session", self.session), ("system", self.system), ("q", self.text))
+                                       ("session", self.session), ("system", self.system), ("kind", self.kind),
+                                       ("q", self.text))
                 if v is not None}
 
 
 SEARCH_WINDOW = 1000  # entries one search request reads at most (then: "search earlier", from where it stopped)
 SEARCH_CHUNK = 250
 SEARCH_MAX_LENGTH = 100
+
+
+def log_kind(value: str | None) -> str | None:
+    """The log filter's kind (talk, rolls, ic, whispers); anything else (the select's "all") is no filter."""
+    return value if value in KINDS else None
 
 
 def search_text(value: str | None) -> str | None:
@@ -83,6 +95,14 @@ def entries_before(db: Session, campaign_id: int, before: int | None, limit: int
             query = query.where(LogEntry.game_session_id == where.session)
         if where.system is not None:
             query = query.where(LogEntry.system == where.system)
+        if where.kind == "talk":
+            query = query.where(LogEntry.system == "talk")
+        elif where.kind == "rolls":
+            query = query.where(LogEntry.kind == "action")
+        elif where.kind == "ic":
+            query = query.where(LogEntry.system == "talk", LogEntry.action == "ic")
+        elif where.kind == "whispers":
+            query = query.where(LogEntry.visibility.in_(tuple(READER_LISTS)))
     if before is not None:
         query = query.where(LogEntry.seq < before)
     rows = list(db.scalars(query.order_by(LogEntry.seq.desc()).limit(limit)))
@@ -99,9 +119,12 @@ def character_entries(db: Session, campaign_id: int, character_id: int, limit: i
     return rows
 
 
-def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500) -> list[LogEntry]:
-    return list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
-                           .order_by(LogEntry.seq).limit(limit)))
+def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500,
+                  system: str | None = None) -> list[LogEntry]:
+    query = select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
+    if system is not None:  # the (campaign, system, seq) index
+        query = query.where(LogEntry.system == system)
+    return list(db.scalars(query.order_by(LogEntry.seq).limit(limit)))
 
 
 def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
@@ -112,13 +135,19 @@ def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
         LogEntry.target_seq >= seqs[0], LogEntry.target_seq <= seqs[-1])))
 
 
-def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool = False) -> str:
+def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool = False,
+               talk: TalkState | None = None, talk_error: str | None = None) -> str:
+    """`talk`: a message's edits and withdrawal (a message shown without it reads as first written — the live
+    stream's case: its edits follow as entries of their own, which refresh it)."""
     view = viewer_view(entry, viewer_id, is_narrator)
     full = view == View.FULL
+    own, mentioned = talk_marks(entry, viewer_id) if full else (False, False)
     return render_text("rolls/entry.html", entry=entry, view=view.value, is_narrator=is_narrator,
                        voided=voided and view != View.HIDDEN, viewer_id=viewer_id,
                        faces=entry_faces(entry.body, entry.system) if full else [],
-                       details=entry_details(entry.body) if full else [])
+                       details=entry_details(entry.body) if full else [],
+                       talk=(talk or TalkState()) if full and entry.kind == "message" else None,
+                       own=own, mentioned=mentioned, talk_error=talk_error)
 
 
 def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
@@ -132,12 +161,14 @@ def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
     else:
         rows = entries_before(db, acc.campaign.id, before, limit, where)
     voided = voided_among(db, acc.campaign.id, [r.seq for r in rows])
+    states = talk_states(db, acc.campaign.id, [r.seq for r in rows if r.kind == "message"])
     first_seq = rows[0].seq if rows else None
     has_earlier = bool(rows) and rows[0].seq > 1 and (len(rows) == limit or not where)
     if searched_to is not None:  # the search stopped at its window: go on from where it stopped
         first_seq, has_earlier = searched_to, searched_to > 1
     return {
-        "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided) for r in rows],
+        "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided, states.get(r.seq))
+                         for r in rows],
         "first_seq": first_seq,
         # The stream resumes after the newest entry there is, whatever the filter shows.
         "last_seq": (rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq)) if not where
@@ -171,8 +202,8 @@ def _search(db: Session, acc: Access, before: int | None, limit: int,
     return list(reversed(found)), cursor
 
 
-def visible_json(db: Session, acc: Access, after: int, limit: int) -> list[dict[str, Any]]:
-    rows = entries_after(db, acc.campaign.id, after, limit)
+def visible_json(db: Session, acc: Access, after: int, limit: int, system: str | None = None) -> list[dict[str, Any]]:
+    rows = entries_after(db, acc.campaign.id, after, limit, system)
     return [entry_json(r, viewer_view(r, acc.user.id, acc.is_narrator)) for r in rows]
 
 

@@ -10,12 +10,18 @@ from app import i18n
 from app.rolls.chain import HIDDEN_FIELDS
 from app.rolls.faces import entry_marks
 from app.rolls.models import LogEntry
-from app.rolls.visibility import RECIPIENTS, View, view_of
+from app.rolls.visibility import READER_LISTS, RECIPIENTS, View, readers_of, view_of
 
 
 def viewer_view(entry: LogEntry, viewer_id: int, is_narrator: bool) -> View:
-    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id,
-                   readers=entry_readers(entry))
+    """The one call every screen makes: an entry's view for one viewer. Entries with a list of readers carry it:
+    whispers and team talk in `request.readers`, a handout shown to chosen members in `outcome.to`."""
+    readers: frozenset[int] | None = None
+    if entry.visibility in READER_LISTS:
+        readers = readers_of(entry.body)
+    elif entry.visibility == RECIPIENTS:
+        readers = frozenset(entry_readers(entry))
+    return view_of(entry.visibility, entry.actor_id, viewer_id, is_narrator, entry.subject_id, readers)
 
 
 def entry_readers(entry: LogEntry) -> list[int]:
@@ -24,6 +30,16 @@ def entry_readers(entry: LogEntry) -> list[int]:
         return []
     to = (entry.body.get("outcome") or {}).get("to")
     return [r for r in to if isinstance(r, int) and not isinstance(r, bool)] if isinstance(to, list) else []
+
+
+def talk_marks(entry: LogEntry, viewer_id: int) -> tuple[bool, bool]:
+    """For a talk entry: whether the viewer wrote it (edit, withdraw) and whether it @mentions them. A page's
+    rendering of the line depends on these (and its view), so the stream's render cache keys on them too."""
+    if entry.system != "talk":
+        return False, False
+    request = entry.body.get("request")
+    mentions = request.get("mentions") if isinstance(request, dict) else None
+    return entry.actor_id == viewer_id, isinstance(mentions, list) and viewer_id in mentions
 
 
 WITHHELD = "withheld"

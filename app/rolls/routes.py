@@ -79,8 +79,10 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: OptionalId = None,
             player: OptionalId = None, session: OptionalId = None,
             system: Annotated[str | None, Query(max_length=32)] = None,
-            q: Annotated[str | None, Query(max_length=200)] = None) -> Response:
+            q: Annotated[str | None, Query(max_length=200)] = None,
+            kind: Annotated[str | None, Query(max_length=16)] = None) -> Response:
     where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None,
+                              kind=rolllog.log_kind(kind),
                               text=rolllog.search_text(q))
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from enum import StrEnum
 
 from app.i18n import N_
@@ -27,6 +26,10 @@ VISIBILITY_LABELS = {
 # Not a choice a roll offers (so not in Visibility): a handout shown to chosen members (app/handouts) is read by
 # those members (`readers`: the entry's `outcome.to`) and the narrators.
 RECIPIENTS = "recipients"
+# Table talk's two audiences with a list of readers (app/talk): never a roll's visibility (Visibility above).
+WHISPER = "whisper"  # the author and the members named in `to`; nobody else, narrators included
+TEAM = "team"        # the members of one team of a Rabbits conflict (a narrator only on a narrator-run team)
+READER_LISTS = frozenset({WHISPER, TEAM})
 
 
 class View(StrEnum):
@@ -36,9 +39,13 @@ class View(StrEnum):
 
 
 def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool,
-            subject_id: int | None = None, readers: Collection[int] = ()) -> View:
+            subject_id: int | None = None, readers: frozenset[int] | None = None) -> View:
     """`subject_id`: whom a correction is about (the voided entry's roller), who sees it as its actor would.
-    `readers`: the members a RECIPIENTS entry was addressed to."""
+    `readers`: for a whisper or team talk, the user ids fixed (in the hashed, salted body) when it was written —
+    exactly they read it; being the actor or a narrator counts for nothing there. For a RECIPIENTS entry (a
+    handout shown to chosen members), those members besides the narrators."""
+    if visibility in READER_LISTS:
+        return View.FULL if readers is not None and viewer_id in readers else View.HIDDEN
     is_actor = viewer_id in {actor_id, subject_id} - {None}
     if visibility == Visibility.PUBLIC:
         return View.FULL
@@ -51,5 +58,15 @@ def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: 
     if visibility == Visibility.SELF:
         return View.FULL if is_actor else View.HIDDEN
     if visibility == RECIPIENTS:
-        return View.FULL if is_narrator or viewer_id in readers else View.HIDDEN
+        return View.FULL if is_narrator or (readers is not None and viewer_id in readers) else View.HIDDEN
     return View.HIDDEN
+
+
+def readers_of(body: object) -> frozenset[int] | None:
+    """The reader list an entry's body carries (`request.readers`: whispers, team talk, their edits and
+    withdrawals), or None."""
+    request = body.get("request") if isinstance(body, dict) else None
+    readers = request.get("readers") if isinstance(request, dict) else None
+    if not isinstance(readers, list):
+        return None
+    return frozenset(r for r in readers if isinstance(r, int) and not isinstance(r, bool))

@@ -4,13 +4,15 @@
      (a phone asleep, a server restart) we reconnect with ?after=<last seq>, so nothing is missed or shown twice.
    - Live panels: every element with data-live="<event> …" is fetched again (from data-live-url, default: this
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
-     sheet:<id>, encounter, handouts, scene). Events: docs/ARCHITECTURE.md, "Live updates".
+     sheet:<id>, encounter, handouts, scene, talk). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
      control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
    - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
      panel asks for the campaign's), and a vibration where the phone can.
-   - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box. */
+   - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box.
+   - Table talk: an edit or withdrawal arriving fetches its message's line again; the composer sends on Enter
+     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names. */
 (function () {
   "use strict";
 
@@ -234,6 +236,32 @@
     setTimeout(function () { if (box.isConnected) box.remove(); }, 15000);
   }
 
+  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `talk`: team talk changed.
+  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "talk"];
+
+  // An edit or a withdrawal of a message (templates/talk/_line.html) arrived: fetch the message's line again
+  // (its own URL answers only a reader of it) and put it where the page shows it.
+  function refreshTalk(node) {
+    var marker = node.querySelector && node.querySelector("[data-refresh-entry]");
+    if (!marker) return;
+    var shown = document.querySelectorAll("#entry-" + CSS.escape(marker.dataset.refreshEntry));
+    if (!shown.length) return;
+    fetch(marker.dataset.refreshUrl, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+      return r.ok ? r.text() : null;
+    }).then(function (html) {
+      if (!html) return;
+      shown.forEach(function (old) {
+        if (!old.isConnected) return;
+        var tpl = document.createElement("template");
+        tpl.innerHTML = html.trim();
+        var fresh = tpl.content.firstElementChild;
+        if (!fresh) return;
+        old.replaceWith(fresh);
+        if (window.htmx) window.htmx.process(fresh);
+      });
+    }).catch(function () { /* the next page load shows it */ });
+  }
+
   // --- the stream -----------------------------------------------------------------------------------------
   // `holder` carries data-stream and data-last-seq; if it is the log (#log-entries), entries are shown in it.
   function startLog(holder) {
@@ -259,6 +287,7 @@
       if (log.dataset.filtered && !matches(log, node)) return;
       log.appendChild(node);
       applyVoids(node);
+      refreshTalk(node);
       if (window.htmx) window.htmx.process(node);
       if (stick) log.scrollTop = log.scrollHeight;
       else showJump(log);
@@ -307,9 +336,11 @@
     var text = log.getAttribute("data-filter-q");  // the search: what this viewer's line shows (log.log_text)
     if (text) {
       var shown = "";
-      node.querySelectorAll(".summary, .details, .note").forEach(function (p) { shown += " " + p.textContent; });
+      node.querySelectorAll(".summary, .details, .note, .talk-text").forEach(function (p) { shown += " " + p.textContent; });
       if (shown.toLowerCase().indexOf(text.toLowerCase()) < 0) return false;
     }
+    var kind = log.getAttribute("data-filter-kind");  // talk / rolls / ic / whispers: the entry's data-kinds
+    if (kind && (node.getAttribute("data-kinds") || "").split(" ").indexOf(kind) < 0) return false;
     return ["character", "player", "session", "system"].every(function (k) {
       var want = log.getAttribute("data-filter-" + k);
       return !want || node.getAttribute("data-" + k) === want;
@@ -646,6 +677,79 @@
       time.setAttribute("title", time.textContent);
       time.textContent = full;
     }
+  });
+
+  // --- the talk composer (templates/talk/composer.html, team.html) ------------------------------------------
+  // Enter sends where there is a real keyboard (a desktop); Shift+Enter, and Enter on a phone, is a new line.
+  var desktop = window.matchMedia ? window.matchMedia("(hover: hover) and (pointer: fine)") : null;
+  document.addEventListener("keydown", function (ev) {
+    var area = ev.target;
+    if (!area || !area.matches || !area.matches("textarea[data-talk-text]")) return;
+    if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    if (!desktop || !desktop.matches) return;
+    ev.preventDefault();
+    var form = area.closest("form");
+    if (form && area.value.trim()) form.requestSubmit();
+  });
+
+  var oddsTimer = null;
+  function talkOdds(area) {
+    var out = document.getElementById(area.getAttribute("aria-describedby") || "");
+    var url = area.dataset.oddsUrl;
+    if (!out || !url) return;
+    var roll = /^\s*\/(r|roll)\s+([^#]*)/i.exec(area.value);
+    clearTimeout(oddsTimer);
+    if (!roll || !roll[2].trim()) { out.hidden = true; out.textContent = ""; return; }
+    oddsTimer = setTimeout(function () {
+      fetch(url + "?expression=" + encodeURIComponent(roll[2].trim()), { credentials: "same-origin" }).then(function (r) {
+        return r.text();
+      }).then(function (html) {
+        out.innerHTML = html;  // our server's odds fragment (templates/rolls/odds.html)
+        out.hidden = false;
+      }).catch(function () { out.hidden = true; });
+    }, 250);
+  }
+
+  function mentionPrefix(area) {
+    var before = area.value.slice(0, area.selectionStart || 0);
+    var found = /(^|[^\w@])@(\w*)$/.exec(before);
+    return found ? found[2] : null;
+  }
+
+  function talkMentions(area) {
+    var list = area.closest("form") && area.closest("form").querySelector("[data-mention-list]");
+    if (!list) return;
+    var prefix = mentionPrefix(area);
+    var any = false;
+    list.querySelectorAll("[data-mention]").forEach(function (b) {
+      var fits = prefix !== null && b.dataset.mention.toLowerCase().indexOf(prefix.toLowerCase()) === 0;
+      b.hidden = !fits;
+      any = any || fits;
+    });
+    list.hidden = !any;
+  }
+
+  document.addEventListener("input", function (ev) {
+    var area = ev.target;
+    if (!area || !area.matches || !area.matches("textarea[data-talk-text]")) return;
+    area.rows = Math.min(6, Math.max(1, area.value.split("\n").length));
+    talkOdds(area);
+    talkMentions(area);
+  });
+
+  document.addEventListener("click", function (ev) {
+    var pick = ev.target.closest && ev.target.closest("[data-mention]");
+    if (!pick) return;
+    var form = pick.closest("form");
+    var area = form && form.querySelector("textarea[data-talk-text]");
+    if (!area) return;
+    var prefix = mentionPrefix(area) || "";
+    var at = (area.selectionStart || 0) - prefix.length;
+    area.value = area.value.slice(0, at) + pick.dataset.mention + " " + area.value.slice(area.selectionStart || 0);
+    var caret = at + pick.dataset.mention.length + 1;
+    area.focus();
+    area.setSelectionRange(caret, caret);
+    pick.closest("[data-mention-list]").hidden = true;
   });
 
   // A form swapped in a moment ago may be submitted before htmx has taken it over (a fast tap on a phone):

@@ -68,6 +68,9 @@ WALKED = {
     "/campaigns/{campaign_id}/handouts", "/campaigns/{campaign_id}/scene",
     "/campaigns/{campaign_id}/handouts/{handout_id}/image", "/api/campaigns/{campaign_id}/handouts",
     "/api/campaigns/{campaign_id}/handouts/{handout_id}/image", "/api/campaigns/{campaign_id}/scene",
+    # Table talk (app/talk): the composer, a message's line (every seq of the scenario), a conflict's team talk.
+    "/campaigns/{campaign_id}/talk/composer", "/campaigns/{campaign_id}/talk/{seq}",
+    "/campaigns/{campaign_id}/encounters/{encounter_id}/talk",
 }
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
@@ -393,7 +396,8 @@ class World:
         out: dict[str, str] = {}
         values = {"campaign_id": [self.campaign_id], "character_id": sorted(self.ids.values()),
                   "action_id": [self.case.action], "system_id": sorted({self.case.system, "dice"}),
-                  "encounter_id": self.encounters, "handout_id": [1, 2, 3]}
+                  "encounter_id": self.encounters, "handout_id": [1, 2, 3],
+                  "seq": list(range(1, self.last_seq() + 1))}
         walked = WALKED if full else {"/campaigns/{campaign_id}", "/api/campaigns/{campaign_id}/log",
                                       "/api/campaigns/{campaign_id}/export"}
         for path in sorted(get_routes(self.app) & walked):
@@ -963,3 +967,109 @@ def test_a_handout_shown_to_one_player_and_hidden_pins_reach_no_one_else(databas
         world.close()
     for viewer in ("otto",):
         assert_same(played["success"][viewer], played["failure"][viewer], viewer, "a handout shown to pia")
+
+
+# --- table talk: whispers and team talk (issue 24) ----------------------------------------------------------
+
+TALK_CASE = Case("talk", "rabbits", "conflict_roll", {}, [], [], changes_sheet=False)
+TALK_ROLES = (*ROLES, "ida", "uma")  # two more players: a whisper's other recipient, and a bystander
+
+
+class TalkWorld(ConflictWorld):
+    """The conflict world (team A: pia's Clover, team B: otto's Hazel) with two more players, ida and uma."""
+
+    def __init__(self, database_url: str, tmp_path: Path, name: str, case: Case) -> None:
+        super().__init__(database_url, tmp_path, name, case)
+        from app.accounts.service import create_user
+
+        with self.factory() as db:
+            for extra in ("ida", "uma"):
+                user = create_user(db, extra, "correct horse")
+                db.flush()
+                campaigns.accept_invite(db, user, campaigns.create_invite(db, self.acc(db, "nora")).code)
+                self.user_ids[extra] = user.id
+            db.commit()
+        for extra in ("ida", "uma"):
+            browser = self.browsers[extra] = self._client()
+            r = browser.post("/signin", data={"username": extra, "password": "correct horse",
+                                              "csrf_token": csrf_of(browser, "/signin")}, follow_redirects=False)
+            assert r.status_code == 303, r.text
+            r = self.api.post("/api/tokens", json={"username": extra, "password": "correct horse"})
+            self.tokens[extra] = {"Authorization": f"Bearer {r.json()['token']}"}
+
+    def say(self, who: str, data: dict[str, str | list[str]], panel: str = "") -> str:
+        browser = self.browsers[who]
+        headers = {"X-CSRF-Token": csrf_of(browser, "/account"), "HX-Request": "true"}
+        r = browser.post(f"/campaigns/{self.campaign_id}/talk", data={**data, "panel": panel}, headers=headers)
+        assert r.status_code == 200, r.text[:2000]
+        return r.text
+
+
+# World A and world B differ only in the words and the recipients of what pia says.
+TALK = {
+    "a": {"to": ("otto",), "whisper": "The key is under the mat @otto", "edit": "The key is in the well",
+          "withdrawn": "Forget the lantern", "team": "We feint at the gate first"},
+    "b": {"to": ("ida", "otto"), "whisper": "Meet me at the mill at dawn @ida", "edit": "Meet me at the ford",
+          "withdrawn": "Bring rope and salt", "team": "Hold the burrow and wait"},
+}
+
+
+def play_talk(world: TalkWorld, words: dict[str, Any]) -> dict[str, str]:
+    """pia whispers (and edits it), whispers again and withdraws it, and talks to her team in the conflict —
+    each through the composer's form or the line's edit and withdraw forms."""
+    fragments = {}
+    to = [str(world.user_ids[n]) for n in words["to"]]
+    fragments["whisper"] = world.say("pia", {"text": words["whisper"], "audience": "whisper", "to": to,
+                                             "as": str(world.ids["mine"])})
+    seq = world.last_seq()
+    fragments["edit"] = world.post_form("pia", f"/campaigns/{world.campaign_id}/talk/{seq}/edit",
+                                        {"text": words["edit"]})
+    world.say("pia", {"text": words["withdrawn"], "audience": "whisper", "to": to})
+    fragments["retract"] = world.post_form("pia", f"/campaigns/{world.campaign_id}/talk/{world.last_seq()}/retract",
+                                           {})
+    eid = world.encounters[0]
+    fragments["team"] = world.say("pia", {"text": words["team"], "audience": f"team:{eid}",
+                                          "encounter": str(eid)}, panel="team")
+    return fragments
+
+
+def test_whispers_and_team_talk_reach_no_one_else(database_url: str, tmp_path: Path,
+                                                   _close_worlds: list[World]) -> None:
+    """Two worlds that differ only in the words and the recipients: nora (the narrator, named in no whisper
+    and on no players' team) and uma (a bystander) must not tell them apart on any route, stream, the API,
+    the export or a search — nor find a word of it. otto reads the whispers (and not team A's talk)."""
+    snapshots: dict[str, dict[str, dict[str, str]]] = {}
+    for name, words in TALK.items():
+        world = TalkWorld(database_url, tmp_path, f"talk-{name}", TALK_CASE)
+        _close_worlds.append(world)
+        world.start()
+        fragments = play_talk(world, words)
+        snapshots[name] = {viewer: world.snapshot(viewer, viewer in ("nora", "uma")) for viewer in TALK_ROLES}
+        for viewer in ("nora", "uma", "otto"):  # the search finds words of talk only for its readers
+            for word in ("mat", "mill", "well", "ford", "lantern", "rope", "feint", "burrow"):
+                r = world.browsers[viewer].get(f"/campaigns/{world.campaign_id}", params={"q": word})
+                snapshots[name][viewer][f"SEARCH {word}"] = normalise(r.text)
+        kinds = [world.entry(seq).kind for seq in range(1, world.last_seq() + 1)][-5:]
+        assert kinds == ["message", "edit", "message", "retract", "message"], kinds
+        export = world.api.get(f"/api/campaigns/{world.campaign_id}/export", headers=world.tokens["uma"]).json()
+        checked = chain.verify_entries(export["entries"], head=export["head"])
+        assert checked.ok, checked.problems
+        # Readers read it: otto the whispers (not the withdrawn words on a page), pia everything.
+        otto = snapshots[name]["otto"]
+        assert shows(otto[f"GET /campaigns/{world.campaign_id}"], words["edit"])
+        assert not shows(otto[f"GET /campaigns/{world.campaign_id}"], words["withdrawn"])
+        assert shows(otto[f"GET /api/campaigns/{world.campaign_id}/export"], words["whisper"])
+        assert not shows(otto[f"GET /api/campaigns/{world.campaign_id}/export"], words["team"])
+        assert shows(fragments["team"], words["team"])
+        ida_log = snapshots[name]["ida"][f"GET /api/campaigns/{world.campaign_id}/log"]
+        assert shows(ida_log, words["whisper"]) == (name == "b")  # ida is a recipient in world B only
+        world.close()
+    secrets = [w for words in TALK.values() for k, w in words.items() if k != "to"]
+    for viewer in ("nora", "uma"):
+        for name in TALK:
+            for key, text in snapshots[name][viewer].items():
+                for secret in secrets:
+                    assert not shows(text, secret), f"{viewer} sees {secret!r} in {key} (world {name})"
+        assert_same(snapshots["a"][viewer], snapshots["b"][viewer], viewer, "a whisper's words and readers")
+    # The comparison can fail: the readers' renderings differ between the worlds.
+    assert snapshots["a"]["otto"] != snapshots["b"]["otto"] and snapshots["a"]["pia"] != snapshots["b"]["pia"]

@@ -28,6 +28,8 @@ RULES = {
     "own_character": {"anonymous": "signin", "outsider": 404, "other": 403, "player": OK, "narrator": OK},
     # like own_character, but another player is told nothing exists (odds reveal a sheet's numbers)
     "own_character_hidden": {"anonymous": "signin", "outsider": 404, "other": 404, "player": OK, "narrator": OK},
+    # a message's author only (table talk: the player wrote message #4); not even a narrator edits it
+    "author": {"anonymous": "signin", "outsider": 404, "other": 403, "player": OK, "narrator": 403},
 }
 
 
@@ -93,6 +95,19 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/systems/{system_id}", "member", values={"system_id": "cat"}),
     Route("POST", "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}", "narrator", {"weeks": "1"},
           values={"system_id": "cat", "action_id": "advance_time"}),
+    # Table talk (app/talk): the player's public message is #4; retract: its author or a narrator
+    Route("GET", "/campaigns/{campaign_id}/talk/composer", "member"),
+    Route("POST", "/campaigns/{campaign_id}/talk", "member", {"text": "hello"}),
+    Route("GET", "/campaigns/{campaign_id}/talk/{seq}", "member", values={"seq": "4"}),
+    Route("POST", "/campaigns/{campaign_id}/talk/{seq}/edit", "author", {"text": "hello again"}, values={"seq": "4"}),
+    Route("POST", "/campaigns/{campaign_id}/talk/{seq}/retract", "own_character", values={"seq": "4"},
+          fresh_world_per_role=True),
+    Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/talk", "member"),
+    Route("POST", "/api/campaigns/{campaign_id}/messages", "member", {"text": "hello"}),
+    Route("POST", "/api/campaigns/{campaign_id}/messages/{seq}/edit", "author", {"text": "hello again"},
+          values={"seq": "4"}),
+    Route("POST", "/api/campaigns/{campaign_id}/messages/{seq}/retract", "own_character", values={"seq": "4"},
+          fresh_world_per_role=True),
     # JSON API
     Route("GET", "/api/campaigns", "signed_in"),
     Route("POST", "/api/campaigns", "signed_in", {"name": "Via API"}),
@@ -162,6 +177,8 @@ class World:
                                   headers=t.narrator).json()["id"]
         invite = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()
         self.invite, self.code = invite["id"], invite["code"]
+        r = client.post(f"/api/campaigns/{t.id}/messages", json={"text": "Evening, all."}, headers=t.player)
+        assert r.status_code == 201 and r.json()["seq"] == 4, r.text  # the talk rows' message
         # A handout shown to everyone as the scene, with a visible pin.
         r = client.post(f"/api/campaigns/{t.id}/handouts", headers=t.narrator, data={"title": "Map"},
                         files={"file": ("map.png", pictures.png(64, 48, "RGB"), "image/png")})
