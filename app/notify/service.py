@@ -199,6 +199,26 @@ def queue_prompts(db: Session, campaign: Campaign, prompts: Iterable[RollPrompt]
     return made
 
 
+def queue_talk(db: Session, campaign: Campaign, *, seq: int, author: str, actor_id: int, whispered: Iterable[int],
+               mentioned: Iterable[int]) -> int:
+    """A whisper waits for its recipients and an @mention for whoever it names (only members who may read the line:
+    app/talk decides). The notification says who, never what: a whisper's words stay in the log."""
+    whisper_to = set(whispered)
+    made = 0
+    if whisper_to:
+        made += queue_push(db, campaign, whisper_to, actor_id=actor_id, url=f"/campaigns/{campaign.id}",
+                           tag=f"whisper-{campaign.id}-{seq}", words=lambda: (
+                               _("{name} whispers to you").format(name=author),
+                               _("Open {campaign} to read it.").format(campaign=campaign.name)))
+    named = set(mentioned) - whisper_to
+    if named:
+        made += queue_push(db, campaign, named, actor_id=actor_id, url=f"/campaigns/{campaign.id}",
+                           tag=f"mention-{campaign.id}-{seq}", words=lambda: (
+                               _("{name} mentions you").format(name=author),
+                               _("Open {campaign} to read it.").format(campaign=campaign.name)))
+    return made
+
+
 # --- the Discord bridge --------------------------------------------------------------------------------------
 
 def masked(url: str) -> str:

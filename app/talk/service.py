@@ -30,6 +30,7 @@ from app.characters.service import can_act, character_in
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 from app.i18n import N_, _, msg, number
+from app.notify.service import queue_talk
 from app.rolls import chain
 from app.rolls import service as rules
 from app.rolls.appending import Publish, appending, no_publish, write_entry, writer_lock
@@ -295,6 +296,8 @@ def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_k
                                 visibility=audience.visibility, character=character,
                                 idempotency_key=idempotency_key, request_hash=digest,
                                 content={"request": request, "outcome": outcome, "summary": text})
+            queue_talk(db, acc.campaign, seq=seq, author=acc.user.username, actor_id=acc.user.id,
+                       whispered=(audience.to or []) if audience.visibility == WHISPER else [], mentioned=mentions)
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if audience.visibility == TEAM:

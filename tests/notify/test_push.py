@@ -310,3 +310,28 @@ def test_a_webhook_outside_the_allow_list_is_refused(client: TestClient, receive
     for url in ("https://discord.com/api/webhooks/1/x", "http://127.0.0.1:1/hook", "http://localhost/hook"):
         r = client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": url}, headers=table.narrator)
         assert r.status_code == 422 and r.json()["field"] == "webhook_url", url
+
+
+def test_a_whisper_and_a_mention_notify_exactly_their_readers_and_say_who_not_what(
+        client: TestClient, app: Any, receiver: Receiver, sender: Any) -> None:
+    table = Table(client)
+    members = {m["username"]: m["id"] for m in client.get(f"/api/campaigns/{table.id}",
+                                                          headers=table.narrator).json()["members"]}
+    for name, token in (("nora", table.narrator), ("pia", table.player), ("otto", table.other)):
+        assert client.post("/api/push/subscriptions", json=receiver.browser(name).subscription(),
+                           headers=token).status_code == 201
+    url = f"/api/campaigns/{table.id}/messages"
+    # A whisper to Otto that names @nora: the narrator may not read a players' whisper, so only Otto hears of it.
+    r = client.post(url, json={"text": "Psst @nora, the key is under the mat", "visibility": "whisper",
+                               "to": [members["otto"]]}, headers=table.player)
+    assert r.status_code == 201, r.text
+    settle(app)
+    assert [x.path for x in receiver.received] == ["/push/otto"]
+    push = receiver.pushes("otto")[0]
+    assert push["title"] == "pia whispers to you" and "key" not in push["body"] and "mat" not in push["body"]
+    assert push["url"] == f"/campaigns/{table.id}" and push["tag"] == f"whisper-{table.id}-{r.json()['seq']}"
+    # A public line that mentions @nora: she hears of it; the author does not.
+    r = client.post(url, json={"text": "@nora shall we roll? @otto too"}, headers=table.other)
+    settle(app)
+    assert sorted(x.path for x in receiver.received[1:]) == ["/push/nora"]
+    assert receiver.pushes("nora")[0]["title"] == "otto mentions you"
