@@ -44,7 +44,7 @@ def session_or_token_user(request: Request, db: DB) -> User:
         return api_user(request, db)
     user = user_for_session(db, request.scope["fb_session"].get("sid"))
     if user is None:
-        raise NotSignedIn(_("Sign in, or send a valid API token."))
+        raise NotSignedIn(_("Sign in, or send a valid API token: 'Authorization: Bearer <token>'."))
     if request.method not in ("GET", "HEAD"):
         token = request.headers.get(CSRF_HEADER, "")
         origin = request.headers.get("origin")

@@ -281,6 +281,9 @@ def test_discord_gets_exactly_the_public_entries_in_order_in_the_campaigns_langu
         assert body["content"].endswith(f"🎲 {faces}"), body["content"]
     status = client.get(f"/api/campaigns/{table.id}/discord", headers=table.narrator).json()
     assert status["active"] is True and status["problem"] is None
+    assert client.get(f"/api/campaigns/{table.id}/discord", headers=table.player).status_code == 403
+    assert client.get(f"/api/campaigns/{table.id}/discord", headers=table.outsider).status_code == 404
+    assert client.delete(f"/api/campaigns/{table.id}/discord", headers=table.player).status_code == 403
 
 
 def test_a_deleted_webhook_turns_the_bridge_off_and_says_so(client: TestClient, app: Any, receiver: Receiver) -> None:
@@ -335,3 +338,23 @@ def test_a_whisper_and_a_mention_notify_exactly_their_readers_and_say_who_not_wh
     settle(app)
     assert sorted(x.path for x in receiver.received[1:]) == ["/push/nora"]
     assert receiver.pushes("nora")[0]["title"] == "otto mentions you"
+
+
+def test_a_device_is_removed_only_by_its_owner_and_a_bridge_only_by_a_narrator(
+        client: TestClient, new_client: Any, receiver: Receiver) -> None:
+    from utils.web import signed_in
+
+    table = Table(client)
+    sub = client.post("/api/push/subscriptions", json=receiver.browser("pia").subscription(),
+                      headers=table.player).json()["id"]
+    otto, pia = signed_in(new_client, "otto"), signed_in(new_client, "pia")
+    assert otto.post(f"/account/devices/{sub}/remove").status_code == 404
+    assert "A browser" in pia.get("/account/devices").text or "Linux" in pia.get("/account/devices").text
+    assert pia.post(f"/account/devices/{sub}/remove").status_code == 200
+    assert "No device gets notifications yet." in pia.get("/account/devices").text
+    assert client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": f"{receiver.origin}/hook"},
+                      headers=table.narrator).status_code == 200
+    assert pia.post(f"/campaigns/{table.id}/discord/remove").status_code == 403
+    nora = signed_in(new_client, "nora")
+    assert nora.post(f"/campaigns/{table.id}/discord/remove").status_code == 200
+    assert client.get(f"/api/campaigns/{table.id}/discord", headers=table.narrator).status_code == 404

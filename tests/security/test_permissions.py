@@ -7,6 +7,7 @@ missing from ROUTES fails test_every_route_is_in_the_matrix, so new routes canno
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from fastapi.routing import APIRoute
@@ -17,7 +18,10 @@ from utils.routes import registered_routes
 from utils.tables import Table
 from utils.web import api_token, csrf_of
 
+from app.config import Settings
+
 ROLES = ("anonymous", "outsider", "other", "player", "narrator")
+LOOPBACK = "http://127.0.0.1:9"  # the outbound allow-list of this module's app (settings below)
 OK = "ok"
 
 # rule -> expected per role ("ok" = any 2xx; "signin" = redirected to sign in; a number = that status)
@@ -148,13 +152,31 @@ ROUTES = [
           {"x": 0.5, "y": 0.5, "label": "Gate", "visible": True}),
     Route("PATCH", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator", {"label": "Old gate"}),
     Route("DELETE", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator"),
+    # notifications (app/notify): a member's choice, the narrator's Discord bridge (to the loopback origin the
+    # settings below list: registered, never contacted), a device's push subscription; account recovery's pages
+    Route("GET", "/campaigns/{campaign_id}/notify", "member"),
+    Route("POST", "/campaigns/{campaign_id}/notify", "member", {"push": "none"}),
+    Route("POST", "/campaigns/{campaign_id}/discord", "narrator", {"webhook_url": LOOPBACK + "/hook", "post": "rolls"}),
+    Route("PUT", "/api/campaigns/{campaign_id}/discord", "narrator", {"webhook_url": LOOPBACK + "/hook",
+                                                                      "post": ["rolls", "talk"]}),
+    Route("POST", "/api/push/subscriptions", "signed_in", {"endpoint": LOOPBACK + "/push/device", "keys": {
+        "p256dh": "B" + "A" * 86, "auth": "A" * 22}}),
+    Route("GET", "/account/devices", "signed_in"),
+    Route("GET", "/account/export.json", "signed_in"),
 ]
 
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
 # tests/campaigns), static assets and docs (public).
 ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
              "/signout", "/join/{code}", "/", "/docs", "/help", "/api/ping", "/api/users", "/api/tokens",
-             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json"}
+             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json",
+             # public: the VAPID key, the manifest, the service worker, the offline page (tests/notify,
+             # tests/browser/test_notify_browser.py); one's own device or bridge, removed (tests/notify/test_push.py)
+             "/api/push/key", "/manifest.webmanifest", "/sw.js", "/offline", "/api/push/subscriptions/{subscription_id}",
+             "/account/devices/{subscription_id}/remove", "/api/campaigns/{campaign_id}/discord",
+             "/campaigns/{campaign_id}/discord/remove",
+             # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
+             "/forgot", "/reset/{token}", "/account/email/{token}", "/account/email", "/account/delete"}
 
 
 class World:
@@ -248,6 +270,14 @@ def _assert_outcome(response, expected, route: Route, role: str) -> None:
             assert response.status_code == 303 and response.headers["location"].startswith("/signin"), where
     else:
         assert response.status_code == expected, where
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    """The usual test settings, with a loopback origin on the outbound allow-list (registered, never sent to)."""
+    return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
+                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000, outbound_origins=LOOPBACK,
+                    outbox_sender=False)
 
 
 @pytest.fixture(autouse=True)
