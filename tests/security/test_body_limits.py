@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from utils.server import LiveServer, start_server, stop_server
 from utils.web import api_token
 
-from app.security import BODY_LIMITS, MiB, BodyLimitMiddleware
+from app.security import BODY_LIMITS, BodyLimitMiddleware, MiB
 
 BIG = 100 * MiB  # what the attack of issue 21 sent, four at a time
 PIECE = 64 * 1024
