@@ -407,7 +407,7 @@ class BodyLimitMiddleware:
 
     def limit(self, method: str, path: str) -> int:
         for route_method, pattern, max_bytes in self.routes:
-            if route_method == method and pattern.match(path):
+            if route_method == method and pattern.fullmatch(path):
                 return max_bytes
         return self.max_bytes
 

@@ -342,6 +342,7 @@ def test_the_limit_of_a_route_comes_from_the_one_table() -> None:
     assert guard.limit("POST", "/campaigns/12/handouts") == 21 * MiB
     assert guard.limit("PUT", "/campaigns/12/handouts") == MiB  # the method is part of the row
     assert guard.limit("POST", "/campaigns/12/handouts/3") == MiB  # anchored
+    assert guard.limit("POST", "/campaigns/12/handouts\n") == MiB  # the whole path, not "$ before a newline"
     assert guard.limit("POST", "/campaigns/١٢/handouts") == MiB  # \d is ASCII only
     assert all(row.why for row in BODY_LIMITS)
 
