@@ -37,6 +37,8 @@ class FateboardHttpProtocol(HttpToolsProtocol):
     httptools would otherwise gather a 200 MB header line in memory), and a deadline for it: a connection that
     has not finished a request's head `head_timeout()` seconds after it opened (or after that request's first
     byte) is closed, with 408 if it had begun one (uvicorn times out idle connections only between requests).
+    And a connection whose request body was not read to its end is closed once the answer has gone out (a GET
+    with a trickled body would otherwise hold it as long as the trickle lasts).
     Bodies are BodyLimitMiddleware's (app/security.py). `make run` and `python -m app.serve` use it; with
     uvicorn's CLI: `--http app.serve:FateboardHttpProtocol`. docs/LIMITS.md ("Request heads")."""
 
@@ -74,6 +76,13 @@ class FateboardHttpProtocol(HttpToolsProtocol):
         self._head_open = False
         self._disarm_head_timer()
         super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        # A body the app never read (a GET's: nothing reads those) and that has not ended: uvicorn would keep
+        # reading and dropping it for as long as it trickles in. Hang up instead; the answer has gone out.
+        if self.cycle is not None and self.cycle.more_body and not self.transport.is_closing():
+            self.transport.close()
+        super().on_response_complete()
 
     def _arm_head_timer(self) -> None:
         if self._head_timer is None:

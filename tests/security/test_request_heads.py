@@ -136,3 +136,28 @@ def test_keep_alive_requests_and_a_stream_outlive_the_head_deadline(served: tupl
         assert c.get("/api/ping").status_code == 200
         time.sleep(TIMEOUT + 0.5)  # under uvicorn's 5 s keep-alive
         assert c.get("/api/ping").status_code == 200
+
+
+@pytest.mark.server
+def test_an_unread_body_that_trickles_on_does_not_hold_the_connection(served: tuple[int, int]) -> None:
+    """Nothing reads a GET's body, so its answer goes out at once; the connection then closes rather than
+    drop a trickle for as long as it lasts (uvicorn's keep-alive timer restarts with every byte)."""
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET /api/ping HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n")
+        answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        sock.settimeout(0.2)
+        closed = False
+        for _ in range(30):  # a byte every 0.2 s, 6 s in all: longer than any timer that might close it
+            try:
+                sock.sendall(b"1\r\na\r\n")
+                if sock.recv(4096) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                continue
+            except OSError:
+                closed = True
+                break
+        assert closed
