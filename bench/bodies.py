@@ -6,6 +6,7 @@ over its warmed idle RSS (sampled every 20 ms, and VmHWM), and the ping's latenc
 
     .venv/bin/python bench/bodies.py                                    # this checkout
     .venv/bin/python bench/bodies.py --server-root /tmp/fateboard-main  # another source tree (e.g. main)
+    .venv/bin/python bench/bodies.py --layer                            # the middleware's own cost per request
 
 Targets: every body answered 413, RSS growth ≤ 64 MiB, ping p99 ≤ 100 ms. Each client keeps sending new bodies
 for `--duration` seconds (at least one each), so the ping has a window to be measured in even when the 413s
@@ -197,6 +198,46 @@ async def warm(port: int) -> None:
     await client.close()
 
 
+def layer_cost(n: int = 200_000) -> dict[str, float]:
+    """The middleware's own CPU per request, in-process against a bare stand-in app (µs): a GET (a page view,
+    a ping) and a small POST body. Steadier than any figure through a server on a shared machine."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from app.security import BodyLimitMiddleware
+
+    async def bare(scope: Any, receive: Any, send: Any) -> None:
+        if scope["method"] == "POST":
+            await receive()
+        await send({"type": "http.response.start"})
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b'{"a": 1}', "more_body": False}
+
+    async def send(message: Any) -> None:
+        pass
+
+    guard = BodyLimitMiddleware(bare, max_bytes=1024 * 1024)
+    headers = [(b"host", b"x"), (b"accept", b"*/*"), (b"authorization", b"Bearer x")]
+    scopes = {"get": {"type": "http", "method": "GET", "path": "/api/ping", "headers": headers},
+              "post": {"type": "http", "method": "POST", "path": "/api/campaigns/1/actions",
+                       "headers": [*headers, (b"content-type", b"application/json"), (b"content-length", b"8")]}}
+
+    async def per_call(app: Any, scope: dict[str, Any]) -> float:
+        started = time.process_time()
+        for _ in range(n):
+            await app(scope, receive, send)
+        return (time.process_time() - started) / n * 1e6
+
+    async def run() -> dict[str, float]:
+        out = {}
+        for name, scope in scopes.items():
+            base = min([await per_call(bare, scope) for _ in range(3)])
+            with_guard = min([await per_call(guard, scope) for _ in range(3)])
+            out[f"{name}_extra_us"] = round(with_guard - base, 2)
+        return out
+
+    return asyncio.run(run())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     server_arguments(parser)
@@ -206,7 +247,11 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.1, help="seconds a client waits between its bodies")
     parser.add_argument("--timeout", type=float, default=300.0, help="the longest wait for one body's answer")
     parser.add_argument("--modes", default="plain,chunked")
+    parser.add_argument("--layer", action="store_true", help="only the middleware's own CPU per GET and per POST")
     args = parser.parse_args()
+    if args.layer:
+        summary_line({"bench": "bodies-layer", **layer_cost()})
+        return
     info, tmp, _url, backend, server = launch(args, "fb-bodies-")
     results: dict[str, Any] = {}
     ok = False
