@@ -6,4 +6,5 @@ COPY . .
 RUN pip install --no-cache-dir -e '.[postgres,redis,s3]'
 EXPOSE 8000
 # Migrations run on start; then one uvicorn worker per container (scale out with more containers + Redis).
-CMD ["sh", "-c", "alembic upgrade head && uvicorn app.asgi:app --host 0.0.0.0 --port 8000 --no-proxy-headers --timeout-graceful-shutdown 3"]
+# app/serve.py: uvicorn with bounded request heads (docs/LIMITS.md), no proxy headers of its own, TCP_NODELAY.
+CMD ["sh", "-c", "alembic upgrade head && python -m app.serve --host 0.0.0.0 --port 8000 --workers 1"]

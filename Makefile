@@ -30,9 +30,13 @@ migrate: install
 seed: migrate
 	$(BIN)/python -m app.demo
 
+# One process through app/serve.py: uvicorn with httptools bounded (a request head of 64 KB at most, and within
+# FATEBOARD_BODY_TIMEOUT_SECONDS), TCP_NODELAY, no proxy headers of its own; bodies are bounded by the app
+# (docs/LIMITS.md). uvicorn's keep-alive timeout stays at its 5 s; no --limit-concurrency (the live streams are
+# connections too).
 run: seed
 	@echo "Serving on http://$(HOST):$(PORT)"
-	$(BIN)/uvicorn app.asgi:app --host $(HOST) --port $(PORT) --no-proxy-headers --timeout-graceful-shutdown 3
+	$(BIN)/python -m app.serve --host $(HOST) --port $(PORT) --workers 1
 
 # Several worker processes behind one port (app/serve.py): PostgreSQL and the Redis broker, which every process
 # needs to hear the others' entries. `make run-multi PG_URL=… REDIS_URL=… WORKERS=2`.

@@ -18,11 +18,23 @@ class Settings(BaseSettings):
     # Empty: read (or create once) instance/secret_key, so sessions survive restarts on a dev machine.
     secret_key: str = ""
     secret_key_file: Path = Path("instance/secret_key")
-    cookie_secure: bool = False
+    # The session cookie's `Secure` flag and the Strict-Transport-Security header. Unset: both follow from an
+    # https `base_url`, or from the request's own scheme (https when uvicorn holds the TLS, or when a proxy in
+    # `trusted_proxies` says X-Forwarded-Proto: https). true/false: forced either way (docs/LIMITS.md).
+    cookie_secure: bool | None = None
+    # HSTS max-age in seconds, sent with every response of a site served over https; 0: never sent.
+    hsts_seconds: int = Field(default=365 * 24 * 60 * 60, ge=0)
     session_max_age: int = 60 * 60 * 24 * 30
     broker: str = Field(default="memory", pattern="^(memory|redis)$")
     redis_url: str = "redis://127.0.0.1:6379/0"
     base_url: str = ""
+    # Request bodies (docs/LIMITS.md, app/security.py BODY_LIMITS for the routes that take more): larger ones
+    # are refused with 413 before they are read; a body must keep arriving (no pause longer than the
+    # timeout, and at least `body_min_rate` bytes per second on average after the first `body_timeout`
+    # seconds), else 408.
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
+    body_timeout_seconds: float = Field(default=10.0, gt=0)
+    body_min_rate: int = Field(default=8 * 1024, ge=1)
     # The sign-in throttle (docs/LIMITS.md): failures per account from one address inside the window
     # before HTTP 429; an address may fail 4x that over all accounts, an account 20x that from all addresses.
     signin_max_failures: int = Field(default=5, ge=1)
@@ -67,6 +79,11 @@ class Settings(BaseSettings):
     s3_secret_key: str = ""
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
+
+    @field_validator("cookie_secure", mode="before")
+    @classmethod
+    def _unset_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("default_locale")
     @classmethod

@@ -41,11 +41,13 @@ from app.outbound import OutboundPolicy
 from app.rolls import routes as roll_routes
 from app.rolls.writer import GroupWriter
 from app.security import (
+    BodyLimitMiddleware,
     CompressMiddleware,
     CSRFMiddleware,
     ProxyHeadersMiddleware,
     SecurityHeadersMiddleware,
     SessionCookieMiddleware,
+    Transport,
     parse_networks,
 )
 from app.talk import routes as talk_routes
@@ -114,15 +116,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                        max_wait=settings.argon2_max_wait_seconds)
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
+    transport = Transport.of(settings.base_url, settings.cookie_secure, settings.hsts_seconds)
     app.add_middleware(InputGuard)  # innermost: it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
-                       max_age=settings.session_max_age, secure=settings.cookie_secure,
+                       max_age=settings.session_max_age, transport=transport,
                        default_locale=settings.default_locale)
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, transport=transport)
     app.add_middleware(CompressMiddleware)
-    # Outermost: everything inside sees the client's real address and scheme.
+    # Everything inside sees the client's real address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
+    # Outermost (inside only Starlette's error layer; the streams' dispatcher in front serves GETs only, which
+    # carry no body anything reads): an oversized or trickling body is refused before any layer reads or holds it.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
+                       timeout=settings.body_timeout_seconds, min_rate=settings.body_min_rate,
+                       default_locale=settings.default_locale)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
