@@ -70,7 +70,7 @@ class SubscriptionIn(BaseModel):
     device: str = Field(default="", max_length=120)
 
 
-@router.get("/api/push/key", tags=["push"])
+@router.get("/api/push/key", tags=["push"], responses=errors(422))
 def push_key(request: Request) -> dict[str, str]:
     """The VAPID public key a browser subscribes with (no authentication needed)."""
     return {"public_key": public_key(request.app.state.vapid)}
