@@ -28,9 +28,6 @@ TOM = {"human_name": "Sir Reginald", "cat_name": "Tom", "secret_name": "Nightpaw
        "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"}
 
 
-# Playwright's screenshot hides the text caret by styling inputs and leaves `style=""` on them; htmx's settle step
-# later copies that attribute onto the swapped-in inputs, which the strict CSP (rightly) reports. Clear the
-# screenshot's leftovers so the CSP check below sees only what the app itself does.
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], int]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
     r = httpx2.post(base + "/api/campaigns", json={"name": "Rooftops", "systems": ["cat"]}, headers=who["nora"])
