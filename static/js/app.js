@@ -6,7 +6,8 @@
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
      sheet:<id>, encounter). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
-     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
+     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something),
+     and so do the sections the player opened (<details> with an id: a sheet's folds), as on a live refresh.
    - A refused form (a 4xx, swapped by HTMX or a whole page): its first error is scrolled into view and its field
      focused (and marked aria-invalid, described by the error).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
@@ -330,6 +331,7 @@
   var KEEP = "select, input[type=radio], input[type=checkbox], input[type=number], input[name=expression]";
   var lastFocus = null;
   var focusInTarget = false;
+  var openFolds = [];
   var snapshot = null;
 
   function describe(el) {
@@ -557,6 +559,11 @@
       var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
       if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
     }
+    // The sections the player opened (a sheet's folds: <details id=…>) stay open in what replaces them.
+    openFolds = [];
+    if (target && target.querySelectorAll) {
+      target.querySelectorAll("details[id][open]").forEach(function (d) { openFolds.push(d.id); });
+    }
     var active = document.activeElement;
     // Focus on <body> here means an earlier swap took it and has not settled yet (two live swaps in a row):
     // keep what that one saw, so its settle can still put focus back.
@@ -569,6 +576,11 @@
   document.addEventListener("htmx:afterSettle", function (ev) {
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
     var target = ev.detail.target;
+    openFolds.forEach(function (id) {
+      var fold = document.getElementById(id);
+      if (fold && fold.tagName === "DETAILS") fold.open = true;
+    });
+    openFolds = [];
     var seen = lastFocus, inTarget = focusInTarget;  // what had focus before this swap (once: then forgotten)
     lastFocus = null;
     focusInTarget = false;
