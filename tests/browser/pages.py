@@ -50,6 +50,18 @@ class Tab:
         self.errors: list[str] = []
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"{self.name}: uncaught {exc}"))
+        # A destructive one-tap button asks first (hx-confirm): the person says yes unless a test says otherwise
+        # (accept_dialogs = False); every question asked is kept.
+        self.dialogs: list[str] = []
+        self.accept_dialogs = True
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        if self.accept_dialogs:
+            dialog.accept()
+        else:
+            dialog.dismiss()
 
     def _console(self, msg: Any) -> None:
         if msg.type != "error":
@@ -109,8 +121,9 @@ def api_invite(base: str, campaign_id: int, narrator: dict[str, str]) -> str:
     return r.json()["code"]
 
 
-def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, str]], name: str = "Night Watch") -> int:
-    r = httpx2.post(base + "/api/campaigns", json={"name": name, "systems": []}, headers=narrator)
+def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, str]], name: str = "Night Watch",
+                 systems: tuple[str, ...] = ()) -> int:
+    r = httpx2.post(base + "/api/campaigns", json={"name": name, "systems": list(systems)}, headers=narrator)
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
     for player in players:

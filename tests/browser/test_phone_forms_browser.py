@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .pages import SHOTS, DEMO_PASSWORD, Tabs, api_user, character_named, seed_demo, sign_in
+from .pages import DEMO_PASSWORD, SHOTS, Tabs, api_user, character_named, seed_demo, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
