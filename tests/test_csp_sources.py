@@ -57,3 +57,17 @@ def test_no_script_writes_a_style_attribute(path: Path) -> None:
     source = re.sub(r"/\*.*?\*/|//[^\n]*", "", path.read_text(encoding="utf-8"), flags=re.S)
     found = SCRIPT_STYLE.search(source)
     assert found is None, f"{path.name} writes a style attribute: {found.group(0) if found else ''} (toggle a class)"
+
+
+def test_htmx_applies_no_inline_style() -> None:
+    """htmx would inject its indicator <style> and, while settling a swap, copy a style attribute someone else put
+    on an element (a screenshot's caret style, a browser extension) onto the new one: both refused by the CSP."""
+    import json
+
+    base = (ROOT / "templates" / "base.html").read_text(encoding="utf-8")
+    found = re.search(r"<meta name=\"htmx-config\" content='([^']*)'>", base)
+    assert found
+    config = json.loads(found.group(1))
+    assert config["includeIndicatorStyles"] is False
+    assert "style" not in config["attributesToSettle"] and "class" in config["attributesToSettle"]
+    assert ".htmx-indicator" in (ROOT / "static" / "css" / "app.css").read_text(encoding="utf-8")
