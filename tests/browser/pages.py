@@ -93,14 +93,16 @@ class Tabs:
         return [e for tab in self.opened for e in tab.csp_violations()]
 
 
-# A refused request is part of a flow the tests visit on purpose (a form answered 4xx with the error next to its
-# field): Chromium logs the response's status and htmx logs its responseError. Nothing else is expected.
-REFUSED = re.compile(r"status of 4\d\d|Response Status Error Code 4\d\d from ")
+# A request that did not succeed is part of flows the tests visit on purpose (a form answered 4xx with the error
+# next to its field, a 503 or a dropped network answered with a retry): Chromium logs the failed load and htmx its
+# responseError. Nothing else is expected.
+REFUSED = re.compile(r"Failed to load resource: |Response Status Error Code \d{3} from |"
+                     r": htmx:(sendError|afterRequest|timeout|responseError), ")
 
 
 def page_level_problems(tabs: Tabs) -> list[str]:
     """What no browser test may leave behind (conftest.py checks it after every test): a CSP violation (the
-    app breaking its own policy), an uncaught exception, or a console error that is not a refused request."""
+    app breaking its own policy), an uncaught exception, or a console error that is not a failed request."""
     return [e for e in tabs.errors() if "CSP violation" in e or "Content Security Policy" in e or not REFUSED.search(e)]
 
 
