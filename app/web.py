@@ -129,6 +129,8 @@ def render(request: Request, template: str, context: dict[str, Any] | None = Non
            status_code: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
     """A whole page, or with `block` one of its blocks as an HTMX fragment — from the same template."""
     ctx = {**base_context(request), **(context or {})}
+    if block is None and status_code >= 400:
+        ctx["refused"] = True  # base.html marks the page: static/js/app.js brings its first error into view
     if block is None:
         html = ENV.get_template(template).render(ctx)
     else:

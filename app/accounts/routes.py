@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response, StreamingResponse
 
 from app import i18n
-from app.accounts import recovery, service
+from app.accounts import passwords, recovery, service
 from app.accounts.models import User
 from app.config import Settings
 from app.deps import DB, AppSettings, CurrentUser, Gate, Htmx, MaybeUser, Throttle
@@ -24,8 +24,8 @@ router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is 
 def _form_error(request: Request, db: DB, hx: Htmx, template: str, exc: BadRequest | RetryLater, next: str,
                 username: str) -> Response:
     return render_failure(request, db, exc, template, lambda errors: {
-        "next": same_origin_path(next), "form": {"username": username}, "errors": errors},
-        block="form" if hx.request else None)
+        "next": same_origin_path(next), "form": {"username": username}, "errors": errors,
+        "min_password": passwords.MIN_PASSWORD}, block="form" if hx.request else None)
 
 
 @router.get("/signin")
@@ -54,7 +54,8 @@ def signin(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Thrott
 
 @router.get("/signup")
 def signup_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
-    return render(request, "accounts/signup.html", {"next": same_origin_path(next), "errors": {}, "form": {}})
+    return render(request, "accounts/signup.html", {"next": same_origin_path(next), "errors": {}, "form": {},
+                                                    "min_password": passwords.MIN_PASSWORD})
 
 
 @router.post("/signup")

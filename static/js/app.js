@@ -6,7 +6,10 @@
      page) when the stream says one of its events happened (entry, prompts, session, members, characters,
      sheet:<id>, encounter, handouts, scene, talk). Events: docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
-     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something).
+     control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something),
+     and so do the sections the player opened (<details> with an id: a sheet's folds), as on a live refresh.
+   - A refused form (a 4xx, swapped by HTMX or a whole page): its first error is scrolled into view and its field
+     focused (and marked aria-invalid, described by the error).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
    - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
      panel asks for the campaign's), and a vibration where the phone can.
@@ -371,6 +374,7 @@
   var KEEP = "select, input[type=radio], input[type=checkbox], input[type=number], input[name=expression]";
   var lastFocus = null;
   var focusInTarget = false;
+  var openFolds = [];
   var snapshot = null;
 
   function describe(el) {
@@ -458,6 +462,75 @@
     result.focus({ preventScroll: true });
   }
 
+  // A refused form (the server renders each error next to its field): its first error comes into view and its
+  // field takes focus, after an HTMX swap and on a whole page answered 4xx (body[data-refused], app/web.py) alike,
+  // so a tap that was refused never looks like a tap that did nothing. Field errors first, then a form's own.
+  var CONTROL = "input:not([type=hidden]), select, textarea";
+  var errorCount = 0;
+
+  function usable(el) {
+    return el && !el.disabled && el.getClientRects().length > 0;
+  }
+
+  function firstError(scope) {
+    var root = scope && scope.isConnected ? scope : document;
+    var lists = [".field-error", ".error[role=alert]"];
+    for (var i = 0; i < lists.length; i++) {
+      var found = root.querySelectorAll(lists[i]);
+      for (var j = 0; j < found.length; j++) {
+        if (found[j].closest(".request-error")) continue;  // a network failure: showFailure focuses its retry
+        return found[j];
+      }
+    }
+    return null;
+  }
+
+  // The field an error belongs to: the one data-for names or that aria-describedby points from; else the nearest
+  // control before the error (an error follows its field, or a row holding its fields); else the first one after
+  // it in the same group (an error at the head of a fieldset); else the first control of the error's form.
+  function fieldFor(err) {
+    var named = err.dataset.for ? document.getElementById(err.dataset.for) : null;
+    if (!named && err.id) named = document.querySelector("[aria-describedby~=\"" + CSS.escape(err.id) + "\"]");
+    if (named) return named;
+    var n;
+    for (n = err.previousElementSibling; n; n = n.previousElementSibling) {
+      if (n.matches(".field-error, .error, .help, .muted, legend")) continue;
+      if (n.matches(CONTROL)) return n;
+      var inside = n.querySelector(CONTROL);
+      if (inside) return inside;
+      if (n.tagName === "LABEL" && n.control) return n.control;
+    }
+    for (n = err.nextElementSibling; n; n = n.nextElementSibling) {
+      if (n.matches(CONTROL)) return n;
+      var after = n.querySelector(CONTROL);
+      if (after) return after;
+    }
+    var form = err.closest("form");
+    return form ? form.querySelector(CONTROL) : null;
+  }
+
+  function revealError(scope) {
+    var err = firstError(scope);
+    if (!err) return false;
+    for (var d = err.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) d.open = true;
+    var field = fieldFor(err);
+    if (field) {
+      for (var f = field.closest("details"); f; f = f.parentElement && f.parentElement.closest("details")) f.open = true;
+    }
+    if (!err.id) err.id = "form-error-" + (++errorCount);
+    err.scrollIntoView({ block: "center" });
+    if (usable(field)) {
+      field.setAttribute("aria-invalid", "true");
+      var described = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+      if (described.indexOf(err.id) < 0) field.setAttribute("aria-describedby", described.concat([err.id]).join(" "));
+      field.focus({ preventScroll: true });
+    } else {
+      err.setAttribute("tabindex", "-1");
+      err.focus({ preventScroll: true });
+    }
+    return true;
+  }
+
   function clearFailure(elt) {
     var holder = elt && elt.closest && (elt.closest("form") || elt);
     if (!holder) return;
@@ -529,6 +602,11 @@
       var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
       if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
     }
+    // The sections the player opened (a sheet's folds: <details id=…>) stay open in what replaces them.
+    openFolds = [];
+    if (target && target.querySelectorAll) {
+      target.querySelectorAll("details[id][open]").forEach(function (d) { openFolds.push(d.id); });
+    }
     var active = document.activeElement;
     // Focus on <body> here means an earlier swap took it and has not settled yet (two live swaps in a row):
     // keep what that one saw, so its settle can still put focus back.
@@ -541,19 +619,21 @@
   document.addEventListener("htmx:afterSettle", function (ev) {
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
     var target = ev.detail.target;
+    openFolds.forEach(function (id) {
+      var fold = document.getElementById(id);
+      if (fold && fold.tagName === "DETAILS") fold.open = true;
+    });
+    openFolds = [];
     var seen = lastFocus, inTarget = focusInTarget;  // what had focus before this swap (once: then forgotten)
     lastFocus = null;
     focusInTarget = false;
     if (verb !== "get") {
       if (snapshot) { restoreSnapshot(snapshot); snapshot = null; }
-      var result = findResult(target && target.isConnected ? target : document.querySelector("#" + CSS.escape((target && target.id) || "none")));
-      if (!result && target && target.id) result = findResult(document.getElementById(target.id));
+      var swapped = target && target.isConnected ? target : (target && target.id ? document.getElementById(target.id) : null);
+      var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
+      if (status >= 400 && status < 500 && revealError(swapped)) return;
+      var result = findResult(swapped);
       if (result) { showResult(result); return; }
-      var err = document.querySelector("[role=alert].error, .field-error");
-      if (err && target && target.id && document.getElementById(target.id) && document.getElementById(target.id).contains(err)) {
-        var field = err.previousElementSibling;
-        if (field && /INPUT|SELECT|TEXTAREA/.test(field.tagName)) { field.focus(); return; }
-      }
     }
     // Focus stays where it was (a refetched encounter keeps "Defend" focused), never drops to the body.
     if (!document.activeElement || document.activeElement === body() || !document.activeElement.isConnected) {
@@ -766,6 +846,7 @@
   }, true);
 
   document.addEventListener("DOMContentLoaded", function () {
+    if (body().hasAttribute("data-refused")) revealError(document.querySelector("main"));
     var holder = document.querySelector("[data-stream]");
     if (holder && window.EventSource) startLog(holder);
     var log = document.getElementById("log-entries");

@@ -4,7 +4,12 @@ Skipped unless TEST_CHROMIUM names a Chromium binary (CI: TEST_CHROMIUM=/usr/bin
 only: the database_url fixture is overridden below, so no PostgreSQL variant is collected (the routes underneath
 are the ones the API tests already run on both databases). Screenshots go to test-artifacts/screenshots/ for a
 person to look at. The pages run under a strict CSP, so waits use expect(), never a JavaScript string predicate
-(Playwright evaluates those with eval, which the CSP rightly refuses)."""
+(Playwright evaluates those with eval, which the CSP rightly refuses).
+
+Every browser test is held to the page-level rules here, whatever it asserts itself: each tab collects its console
+errors, uncaught exceptions and `securitypolicyviolation` events (pages.Tab), and a test whose tabs saw a CSP
+violation, an uncaught exception or a console error other than a refused request's status fails
+(pytest_runtest_call below)."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 from utils.server import LiveServer
 
-from .pages import LAUNCH_ARGS, Tabs
+from .pages import LAUNCH_ARGS, Tabs, page_level_problems
 
 CHROMIUM = os.environ.get("TEST_CHROMIUM", "")
 NO_CHROMIUM = "browser tests: set TEST_CHROMIUM=/usr/bin/chromium (a Chromium binary) to run them"
@@ -32,6 +37,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """After the test's own body: no CSP report, no uncaught exception, no unexpected console error in any tab
+    it opened (a failure of the test itself, not of its teardown)."""
+    result = yield
+    tabs = getattr(item, "funcargs", {}).get("tabs")
+    if isinstance(tabs, Tabs):
+        problems = page_level_problems(tabs)
+        assert not problems, "page-level problems in the browser:\n" + "\n".join(problems)
+    return result
 
 
 @pytest.fixture

@@ -84,6 +84,7 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     problems += check_page(nora, "art-foe", ["form button[type=submit]"])
     nora.page.goto(f"{base}{sheet_path}")
     expect(nora.page.locator(".art-call")).to_be_visible()
+    nora.page.locator(".art-call > summary").click()  # folded at the top of the sheet: one tap opens it
     problems += check_page(nora, "art-sheet-narrator", [".art-call button[type=submit]"])
     nora.page.goto(f"{base}/campaigns/{campaign_id}/systems/art")
     problems += check_page(nora, "art-campaign", ["#system button[type=submit]"])

@@ -28,9 +28,6 @@ TOM = {"human_name": "Sir Reginald", "cat_name": "Tom", "secret_name": "Nightpaw
        "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"}
 
 
-# Playwright's screenshot hides the text caret by styling inputs and leaves `style=""` on them; htmx's settle step
-# later copies that attribute onto the swapped-in inputs, which the strict CSP (rightly) reports. Clear the
-# screenshot's leftovers so the CSP check below sees only what the app itself does.
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], int]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
     r = httpx2.post(base + "/api/campaigns", json={"name": "Rooftops", "systems": ["cat"]}, headers=who["nora"])
@@ -88,6 +85,7 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     sign_in(nora, base, "nora", next=table)
     nora.page.goto(f"{base}{table}/characters/{smoke}")
     expect(nora.page.locator(".cat-secret")).to_contain_text("Ashwhisker")
+    nora.page.locator("#cat-narrator > summary").click()  # the narrator's tools, folded at the top of the sheet
     call = nora.page.locator("details", has_text="Call for a test of fate")
     call.locator("select[name='locked.trait']").select_option("legs")
     call.locator("select[name='locked.difficulty']").select_option("hard")
@@ -126,6 +124,7 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
 
     # A fight: Pia challenges Tom; Otto answers on his own phone.
     page.goto(f"{base}{table}/characters/{smoke}")
+    page.locator("#cat-challenge > summary").click()  # folded below the test of fate
     page.locator("#ch-opp").select_option(str(tom))
     page.locator("#ch-weapon").select_option("claws")
     page.get_by_role("button", name="Challenge").click()

@@ -107,6 +107,7 @@ def test_forms_keep_checkboxes_and_numbers_but_not_what_spends(tabs: Tabs) -> No
     # ART: a skill ticked and a modifier typed survive the roll; Fame spent before it goes back to 0.
     form = page.locator("form.art-roll", has=page.locator("#tr-attr"))
     form.get_by_label("Climbing").check()
+    page.locator("#tr-extras > summary").click()  # Fame, the modifier and taking 25 fold inside the form
     page.locator("#tr-mod").fill("2")
     page.locator("#tr-fame").fill("1")
     _axe(pia, "results-art-form-phone", problems)

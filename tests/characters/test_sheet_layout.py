@@ -1,5 +1,8 @@
 """The one sheet layout (templates/characters/_sheet_page.html): every rule system's sheet extends it, so the
-live hooks are on every sheet, and a prompt the narrator calls for reaches the player's open sheet live."""
+live hooks are on every sheet, and a prompt the narrator calls for reaches the player's open sheet live. Every sheet
+puts what a player does most first (issue 21): its key numbers ([data-key]) and its main roll ([data-primary]) come
+before any other card, the rest folds (<details class="card fold">); a narrator's call ([data-narrator-call]) comes
+first for the narrator. tests/browser/test_sheet_layout_browser.py measures it on a 390x844 screen."""
 
 from __future__ import annotations
 
@@ -7,12 +10,12 @@ import queue
 import re
 import threading
 from html.parser import HTMLParser
-from typing import Any
 
 import httpx2
 import pytest
 from jinja2 import nodes
 from utils.server import LiveServer
+from utils.sheets import CASES
 from utils.web import CSRF_RE
 
 from app.characters.routes import template_for
@@ -21,25 +24,6 @@ from app.web import ENV
 
 LAYOUT = "characters/_sheet_page.html"
 PASSWORD = "correct horse"
-
-# Per system: a player's new sheet (the creation fields) and a prompt the narrator calls for on it.
-ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
-             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
-CASES: dict[str, tuple[dict[str, Any], str, dict[str, Any]]] = {
-    "dice": ({}, "roll", {"expression": "2d6"}),
-    "cat": ({"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
-             "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
-             "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
-             "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"},
-            "test_fate", {"trait": "legs", "difficulty": "hard"}),
-    "catfight": ({"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}, "challenge", {}),
-    "rabbits": ({"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}, "test",
-                {"skill": "Scout"}),
-    "art": ({"sheet_kind": "adventurer", "method": "balanced",
-             **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)}},
-            "trait_roll", {"attribute": "AGI", "difficulty": "IN"}),
-}
-
 
 def _source(name: str) -> str:
     assert ENV.loader is not None
@@ -180,3 +164,106 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     assert f"section prompt-{prompt_id}" in after.inside, after.inside
     assert re.search(r"Now!", browser.get(url).text)
     browser.close()
+
+
+class _Cards(HTMLParser):
+    """The cards of #sheet in order (sections and details with the class card), with their markers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cards: list[dict[str, str | None]] = []
+        self.depth = 0  # inside #sheet: its element depth (0 = not yet)
+        self.card_depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag in ("input", "br", "img", "meta", "link", "option"):
+            return
+        if not self.depth:
+            if a.get("id") == "sheet":
+                self.depth = 1
+            return
+        self.depth += 1
+        classes = (a.get("class") or "").split()
+        if tag in ("section", "details") and "card" in classes and not self.card_depth:
+            self.cards.append({"tag": tag, **a})
+            self.card_depth = self.depth
+        elif "data-prompts" in a and not self.card_depth:
+            self.cards.append({"tag": tag, **a})
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("input", "br", "img", "meta", "link", "option") or not self.depth:
+            return
+        if self.card_depth == self.depth:
+            self.card_depth = 0
+        self.depth -= 1
+
+
+def _cards(html: str) -> list[dict[str, str | None]]:
+    parser = _Cards()
+    parser.feed(html)
+    return parser.cards
+
+
+def _first_screen(cards: list[dict[str, str | None]], narrator: bool) -> list[str]:
+    """Problems: cards before the main roll other than the key numbers, the prompts and the narrator's call."""
+    problems = []
+    marks = [next((k for k in ("data-primary", "data-key", "data-narrator-call", "data-prompts") if k in c), "")
+             for c in cards]
+    if "data-primary" not in marks:
+        return ["no main roll marked data-primary"]
+    before = marks[:marks.index("data-primary")]
+    problems += [f"a card before the main roll: {cards[i]}" for i, m in enumerate(before) if not m]
+    if "data-key" not in before and "data-key" in marks:
+        problems.append("the key numbers come after the main roll")
+    if narrator and "data-narrator-call" in marks and "data-narrator-call" not in before:
+        problems.append("the narrator's call comes after the main roll")
+    folds_before = [cards[i] for i in range(len(before)) if "fold" in (cards[i].get("class") or "").split()
+                    and marks[i] != "data-narrator-call"]
+    problems += [f"a fold before the main roll: {c}" for c in folds_before]
+    return problems
+
+
+def test_the_first_screen_check_fails_a_sheet_that_puts_the_roll_last() -> None:
+    last = ('<div id="sheet"><section class="card" data-key></section><section class="card"><h2>Traits</h2>'
+            '</section><section class="card" data-primary><button>Roll</button></section></div>')
+    assert _first_screen(_cards(last), narrator=False) == [
+        "a card before the main roll: {'tag': 'section', 'class': 'card'}"]
+    folded_first = ('<div id="sheet"><section class="card" data-key></section><details class="card fold" data-x>'
+                    '<summary>Traits</summary></details><section class="card" data-primary></section></div>')
+    assert _first_screen(_cards(folded_first), narrator=False)
+    first = ('<div id="sheet"><section class="card" data-key></section><section class="card" data-primary>'
+             '</section><details class="card fold"><summary>Traits</summary></details></div>')
+    assert _first_screen(_cards(first), narrator=False) == []
+    assert _first_screen(_cards('<div id="sheet"><section class="card"></section></div>'), narrator=False)
+    call_last = first.replace("</div>", '<details class="card fold" data-narrator-call></details></div>')
+    assert _first_screen(_cards(call_last), narrator=True) == ["the narrator's call comes after the main roll"]
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("system_id", list(SYSTEMS))
+def test_every_sheet_puts_its_main_roll_first(live_server: LiveServer, system_id: str) -> None:
+    """A new character's sheet, for its player and for the narrator: key numbers, (the narrator's call), the main
+    roll, and only then everything else, folded."""
+    base = live_server.url
+    sheet, _action, _locked = CASES[system_id]
+    nora, pia = _token(base, "nora"), _token(base, "pia")
+    systems = [] if system_id == "dice" else [system_id]
+    cid = httpx2.post(base + "/api/campaigns", json={"name": "First screen", "systems": systems},
+                      headers=nora).json()["id"]
+    code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+    assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia).status_code == 200
+    r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=pia,
+                    json={"name": "Hero", "system": system_id, "sheet": sheet})
+    assert r.status_code == 201, r.text
+    for who, narrator in (("pia", False), ("nora", True)):
+        browser = _signed_in(base, who)
+        try:
+            page = browser.get(f"/campaigns/{cid}/characters/{r.json()['id']}")
+        finally:
+            browser.close()
+        assert page.status_code == 200
+        cards = _cards(page.text)
+        assert cards, page.text[:500]
+        problems = _first_screen(cards, narrator)
+        assert not problems, (who, problems)
