@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from starlette.testclient import TestClient
 from utils.art import Art
 from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
+from utils.settings import test_settings
 from utils.tables import Table
 
 from app.config import Settings
@@ -45,10 +46,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    # Many tests sign up more than the 10 accounts an address may make per hour; tests/accounts/test_throttle.py
-    # checks that limit with its default.
-    return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000)
+    return test_settings(database_url, tmp_path)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
+from utils.settings import test_settings
 from utils.tables import Table
 from utils.web import csrf_of, signed_in
 
@@ -37,9 +38,8 @@ def mailbox() -> Iterator[Any]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, mailbox: Any) -> Settings:
-    return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000, smtp_url=mailbox.url,
-                    base_url="http://testserver", mail_from="Fateboard <table@example.org>")
+    return test_settings(database_url, tmp_path, smtp_url=mailbox.url, base_url="http://testserver",
+                         mail_from="Fateboard <table@example.org>")
 
 
 def confirm_address(client: TestClient, mailbox: Any, email: str) -> None:

@@ -17,6 +17,7 @@ from utils.art import FOE, Play
 from utils.art_fight import Fight
 from utils.push_service import Receiver
 from utils.rabbits_conflict import warren
+from utils.settings import test_settings
 from utils.tables import Table, seat_table
 from utils.web import api_token
 
@@ -40,9 +41,7 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, receiver: Receiver) -> Settings:
-    return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000, outbound_origins=receiver.origin,
-                    outbox_lease_seconds=2)
+    return test_settings(database_url, tmp_path, outbound_origins=receiver.origin, outbox_lease_seconds=2)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 from utils import pictures
 from utils.coin_system import COIN
 from utils.routes import registered_routes
+from utils.settings import test_settings
 from utils.tables import Table
 from utils.web import api_token, csrf_of
 
@@ -275,9 +276,7 @@ def _assert_outcome(response, expected, route: Route, role: str) -> None:
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
     """The usual test settings, with a loopback origin on the outbound allow-list (registered, never sent to)."""
-    return Settings(database_url=database_url, secret_key="test-secret", secret_key_file=tmp_path / "key",
-                    sse_keepalive_seconds=0.5, signup_max_per_hour=100_000, outbound_origins=LOOPBACK,
-                    outbox_sender=False)
+    return test_settings(database_url, tmp_path, outbound_origins=LOOPBACK, outbox_sender=False)
 
 
 @pytest.fixture(autouse=True)
