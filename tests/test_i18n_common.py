@@ -129,9 +129,11 @@ def test_a_log_entrys_visibility_badge_is_translated(table: Table, new_client: A
 
 # --- the dice notation's errors ----------------------------------------------------------------------------
 
-BAD = ["3d", "2d6+", "d0", "4d6kh5", "1d6kh2", "1d6dl2", "abc", "", "0d6", "2d6 x", "2d6x", "2d6!x", "2d6kh1x",
-       "2d6>3x", "3d6d1", "3d6d", "3d6kh", "3d6dl", "1d6>=", "2d6+-1", "1d1!", "4d6kh3!", "2d6>3kh1", "1001d6",
-       "2d1001", "+".join(["1"] * 21), "1" * 201, "+".join(["d%!k1>=1"] * 20), "2d6 5"]
+BAD = ["3d", "2d6+", "d0", "4d6kh5", "1d6kh2", "1d6dl2", "abc", "", "0d6", "2d6 @", "2d6x", "2d6!x", "2d6kh1x",
+       "2d6>3x", "3d6d7", "3d6d", "3d6kh", "3d6dl", "1d6>=", "2d6+-1", "1d1!", "4d6kh3kh2", "2d6f1", "1001d6",
+       "2d1001", "+".join(["1"] * 21), "1" * 201, "+".join(["d%!k1>=1"] * 20), "2d6 5", "2d6!!p", "1d6r<6",
+       "{1d6*2}k1", "(" * 9 + "1" + ")" * 9, "2d6**2", "1d20+5[", "1d6mi4ma2", "2d6 d4", "1d6!>1", "(1d6",
+       "{1d6,2"]
 
 
 def _error(text: str) -> notation.NotationError:

@@ -418,8 +418,9 @@ class _Parser:
                     self._pos += 1  # rpg-dice-roller's min / max
                 if getattr(dice, which) is not None:
                     raise self._twice(column, N_("a minimum (mi)") if two == "mi" else N_("a maximum (ma)"))
-                bound = self._required_number(N_(
-                    "at column {column}: expected a number after mi/ma (like mi2), found {found}"))
+                bound = self._required_number(
+                    N_("at column {column}: expected a number after mi/ma (like mi2), found {found}"),
+                    N_("at column {column}: expected a number after mi/ma (like mi2), found the end"))
                 dice = replace(dice, minimum=bound) if two == "mi" else replace(dice, maximum=bound)
             elif char == "e":
                 if dice.explode is not None:
@@ -527,15 +528,15 @@ class _Parser:
         else:
             return default
         target = self._required_number(
-            N_("at column {column}: expected a target number after the comparison, found {found}"))
+            N_("at column {column}: expected a target number after the comparison, found {found}"),
+            N_("at column {column}: expected a target number after the comparison, found the end"), "a target number")
         return Compare(op, target)
 
-    def _required_number(self, template: str) -> int:
+    def _required_number(self, template: str, end_template: str, expected: str = "a number") -> int:
         column = self._column()
         number = self._number()
         if number is None:
-            end_template = template.replace("{found}", "the end")
-            raise self._error(template, end_template, "a number")
+            raise self._error(template, end_template, expected)
         if number > MAX_NUMBER:
             raise LimitError(N_("at column {column}: a number may be at most {limit}"), column=column,
                              limit=MAX_NUMBER, expected=f"a number up to {MAX_NUMBER}")
