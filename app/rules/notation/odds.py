@@ -823,9 +823,11 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
     zero = Fraction(0)
     if node.keep is None:
         return sum((r[0] for r in ranges), zero), sum((r[1] for r in ranges), zero)
+    # The kept totals are the highest (or lowest) `wanted`: at least the `wanted` highest (lowest) lows, at most
+    # the `wanted` highest (lowest) highs.
     wanted = node.keep.kept_of(len(ranges))
-    lows: list[Fraction] = sorted(r[0] for r in ranges)
-    highs: list[Fraction] = sorted((r[1] for r in ranges), reverse=True)
+    lows: list[Fraction] = sorted((r[0] for r in ranges), reverse=node.keep.from_top)
+    highs: list[Fraction] = sorted((r[1] for r in ranges), reverse=node.keep.from_top)
     return sum(lows[:wanted], zero), sum(highs[:wanted], zero)
 
 

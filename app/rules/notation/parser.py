@@ -222,9 +222,9 @@ class _Parser:
         char = self._peek()
         node: Node
         if char == "(":
-            node = Paren(self._nested(self._sum_in, ")"))
+            node = self._group("(", ")")
         elif char == "{":
-            node = self._group()
+            node = self._group("{", "}")
         elif char in _DIGITS or char == "d":
             node = self._number_or_dice()
         elif char.isalpha() and self._function_name() is not None:
@@ -268,8 +268,9 @@ class _Parser:
             self._pos += 1
             return
         if closing == ")":
-            raise self._error(N_("at column {column}: expected ) or an operator, found {found}"),
-                              N_("at column {column}: expected ) or an operator, found the end"), ") or an operator")
+            raise self._error(N_("at column {column}: expected ), a comma or an operator, found {found}"),
+                              N_("at column {column}: expected ), a comma or an operator, found the end"),
+                              "), a comma or an operator")
         raise self._error(N_("at column {column}: expected a comma, }} or an operator, found {found}"),
                           N_("at column {column}: expected a comma, }} or an operator, found the end"),
                           "a comma, } or an operator")
@@ -297,7 +298,8 @@ class _Parser:
 
     # --- groups --------------------------------------------------------------------------------------------
 
-    def _group(self) -> Group:
+    def _group(self, opening: str, closing: str) -> Group | Paren:
+        """`{a, b}` (Roll20's group), `(a)` (parentheses) or `(a, b)` / `(a,)` (Avrae's set: a group)."""
         start = self._column()
         if self._depth >= MAX_DEPTH:
             raise LimitError(N_("at column {column}: parentheses, groups and functions may be nested at most "
@@ -305,11 +307,18 @@ class _Parser:
         self._depth += 1
         self._pos += 1
         items = [self._sum_in()]
+        is_set = opening == "{"
         while self._peek() == ",":
+            is_set = True
             self._pos += 1
+            self._skip_blanks()
+            if opening == "(" and self._peek() == ")":
+                break  # Avrae's one-item set, (2d6,)
             items.append(self._sum_in())
-        self._expect("}")
+        self._expect(closing)
         self._depth -= 1
+        if not is_set:
+            return Paren(items[0])
         group = Group(tuple(items))
         while True:
             column = self._column()
