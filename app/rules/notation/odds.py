@@ -51,6 +51,7 @@ from app.rules.notation.tree import (
     Node,
     Number,
     Paren,
+    walk,
 )
 
 # Work units (roughly one big-number operation each) a dice term's exact mean may cost before it is worked out in
@@ -712,6 +713,9 @@ def bounds_of(node: Node, cap: int) -> tuple[Fraction, Fraction]:
         return apply_function(node.name, low), apply_function(node.name, high)
     if isinstance(node, Binary):
         (a, b), (c, d) = bounds_of(node.left, cap), bounds_of(node.right, cap)
+        if a == b and c == d and (c != 0 or node.op in ("+", "-", "*")):
+            value = _OPS[node.op](a, c)
+            return value, value
         if node.op == "+":
             return a + c, b + d
         if node.op == "-":
@@ -728,8 +732,15 @@ def bounds_of(node: Node, cap: int) -> tuple[Fraction, Fraction]:
                 return Fraction(math.floor(low)), Fraction(math.floor(high))
             return low, high
         biggest = max(abs(c), abs(d))
+        if c == d and c.denominator == 1 and _whole(node.left):
+            biggest -= 1  # a whole number's remainder by a whole number is at most one less
         return max(-biggest, min(Fraction(0), a)), min(biggest, max(Fraction(0), b))
     return _group_bounds(node, cap)
+
+
+def _whole(node: Node) -> bool:
+    """Whether a node's value is always a whole number (only / makes fractions)."""
+    return not any(isinstance(item, Binary) and item.op == "/" for item in walk(node))
 
 
 def _dice_bounds(node: Dice, cap: int, score: Score) -> tuple[Fraction, Fraction]:
@@ -738,10 +749,11 @@ def _dice_bounds(node: Dice, cap: int, score: Score) -> tuple[Fraction, Fraction
     low, high = min(scores), max(scores)
     n = node.count
     extra = 1 if node.reroll_add is not None else 0
+    always = node.reroll_add is not None and all(node.reroll_add.met_by(v) for v in values)
     explode = node.explode
     if explode is None:
-        return _span(_kept_range(node.keep, n, n + extra), low, high)
-    if explode.kind == "!!":
+        return _span(_kept_range(node.keep, n + (1 if always else 0), n + extra), low, high)
+    if explode.kind == "!!" and (node.keep is not None or node.success is not None):
         chain_low = min(values) if min(values) >= 0 else min(values) * (cap + 1)
         chain_high = max(values) * (cap + 1) if max(values) > 0 else max(values)
         chain = counting_range(node) if node.success is not None else (chain_low, chain_high)
@@ -812,7 +824,22 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                 term_lows.append(min(sign * v for v in values))
                 term_highs.append(max(sign * v for v in values))
         if node.success is not None:
-            return Fraction(-pool_high if node.failure is not None else 0), Fraction(pool_high)
+            score = counting(node.success, node.failure, offset)
+            low_total = high_total = 0
+            for sign, term in terms:
+                if isinstance(term, Dice):
+                    signed: Score = score if sign > 0 else (lambda v: score(-v))
+                    if term.explode is not None and term.explode.kind == "!!":
+                        values = list(die_pmf(term)) + [max(die_pmf(term)) * (cap + 1)]
+                        scores = [signed(v) for v in values]
+                        extra = 1 if term.reroll_add is not None else 0
+                        span = _span((term.count, term.count + extra), min(scores), max(scores))
+                    else:
+                        span = _dice_bounds(Dice(term.count, term.sides, term.fate, term.rerolls, term.minimum,
+                                                 term.maximum, term.explode, term.reroll_add), cap, signed)
+                    low_total += int(span[0])
+                    high_total += int(span[1])
+            return Fraction(low_total), Fraction(high_total)
         low, high = min(term_lows), max(term_highs)
         kept = _kept_range(node.keep, sum(t.count for _, t in terms if isinstance(t, Dice)), pool_high)
         span = _span(kept, low, high)
