@@ -33,11 +33,7 @@ from typing import Any
 
 from app.rules.notation.errors import EXPLOSION_CAP, REROLL_CAP
 from app.rules.notation.evaluate import apply_function
-from app.rules.notation.order_stats import (
-    binomial_counts,
-    expected_min_float,
-    mixed_count_pmf,
-)
+from app.rules.notation.order_stats import binomial_counts, binomial_window, mixed_count_pmf
 from app.rules.notation.parser import as_expression, pool_terms
 from app.rules.notation.tree import (
     Binary,
@@ -57,8 +53,8 @@ from app.rules.notation.tree import (
 # Work units (roughly one big-number operation each) a dice term's exact mean may cost before it is worked out in
 # floats instead; every term of up to 10 dice fits.
 EXACT_BUDGET = 100_000
-# Work units one describe_odds call may spend, all nodes together: at most about 0.2 s of CPU.
-ODDS_BUDGET = 300_000
+# Work units one describe_odds call may spend, all nodes together: at most about half a second of CPU.
+ODDS_BUDGET = 100_000
 
 Pmf = dict[Fraction, Fraction]
 Score = Callable[[Any], int]
@@ -247,10 +243,23 @@ class _Class:
             if not step:
                 continue
             p = float(below)
-            width = min(n + 1, int(21 * math.sqrt(n * p * (1 - p))) + 3)
-            budget.charge(width + n // 50)
+            if p >= 1.0:
+                low, pmf = n, [1.0]
+            elif p <= 0.0:
+                low, pmf = 0, [1.0]
+            else:
+                low, pmf = binomial_window(n, p)
+            budget.charge(n + len(pmf))
+            # S_j = sum over k of min(k, j) P(N = k), for every j at once.
+            tail = 1.0
+            running = 0.0
             for j in range(n + 1):
-                out[j] += step * expected_min_float(n, p, j)
+                if j:
+                    k = j - 1
+                    chance = pmf[k - low] if 0 <= k - low < len(pmf) else 0.0
+                    running += k * chance
+                    tail -= chance
+                out[j] += step * (running + j * tail)
         return out
 
 
