@@ -103,7 +103,7 @@ def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
     low, high, mean = odds["min"], odds["max"], odds["mean"]
     details: dict[str, Any] = {"min": low, "max": high, "mean": mean, "reading": read_aloud(expr)}
     if odds["divides_by_zero"]:
-        details["warning"] = _("The divisor can come up 0: such a roll is refused, so roll it and see.")
+        details["warning"] = _("The divisor can come up 0: a roll that divides by 0 is refused, and nothing is logged.")
     if not isinstance(low, int | float) or not isinstance(high, int | float):
         return Odds(text=_("the range depends on a divisor that can be 0 — roll it to see"), details=details)
     if not isinstance(mean, int | float):  # None: over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
