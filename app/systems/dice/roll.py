@@ -92,9 +92,10 @@ def say(phrase: notation.Phrase) -> str:
         return phrase.english()
 
 
-def read_aloud(expr: notation.Expression) -> list[str]:
-    """How the expression was read, part by part, in the reader's language."""
-    return [f"{part.notation}: " + "; ".join(say(clause) for clause in part.clauses) for part in notation.reading(expr)]
+def read_aloud(expr: notation.Expression) -> list[dict[str, str]]:
+    """How the expression was read, part by part ({notation, text}), in the reader's language."""
+    return [{"notation": part.notation, "text": "; ".join(say(clause) for clause in part.clauses)}
+            for part in notation.reading(expr)]
 
 
 def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
