@@ -40,6 +40,13 @@ def _timed(fn: object, repeat: int) -> float:
     return best
 
 
+def _cold_odds(expr: notation.Expression) -> None:
+    odds._describe.cache_clear()
+    odds.die_pmf.cache_clear()
+    notation.describe_odds(expr)
+    notation.reading(expr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -49,16 +56,9 @@ def main() -> None:
     stages: dict[str, list[tuple[float, str]]] = {"parse": [], "roll": [], "odds": []}
     for text in texts:
         expr = notation.parse(text)
-        stages["parse"].append((_timed(lambda: notation.parse(text), args.repeat), text))
-        stages["roll"].append((_timed(lambda: notation.roll(expr, Seeded(1)), args.repeat), text))
-
-        def cold_odds() -> None:
-            odds._describe.cache_clear()
-            odds.die_pmf.cache_clear()
-            notation.describe_odds(expr)
-            notation.reading(expr)
-
-        stages["odds"].append((_timed(cold_odds, args.repeat), text))
+        stages["parse"].append((_timed(lambda t=text: notation.parse(t), args.repeat), text))
+        stages["roll"].append((_timed(lambda e=expr: notation.roll(e, Seeded(1)), args.repeat), text))
+        stages["odds"].append((_timed(lambda e=expr: _cold_odds(e), args.repeat), text))
     summary = {"expressions": len(texts)}
     for stage, found in stages.items():
         values = sorted(t for t, _ in found)
