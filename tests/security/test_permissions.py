@@ -116,7 +116,7 @@ ROUTES = [
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
 # tests/campaigns), static assets and docs (public).
 ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
-             "/signout", "/join/{code}", "/", "/docs", "/help", "/api/ping", "/api/users", "/api/tokens",
+             "/signout", "/join/{code}", "/", "/docs", "/help", "/help/notation", "/api/ping", "/api/users", "/api/tokens",
              "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json"}
 
 
