@@ -32,6 +32,28 @@ def _notation_faces(detail: str) -> list[dict[str, Any]]:
     return out
 
 
+_DICE_MARKS = frozenset({"rerolled", "dropped", "exploded", "success", "failure"})
+
+
+def _dice_marks(faces: list[dict[str, Any]], outcome: dict[str, Any]) -> None:
+    """The dice roller's marks: per roll in the outcome (`marks`, and `shown` where a roll counts as another value:
+    a Fate die's -1/0/+1, a penetrating die less 1, mi/ma), or — entries from before those — read from the line."""
+    marks, shown = outcome.get("marks"), outcome.get("shown")
+    if isinstance(marks, list) and len(marks) == len(faces):
+        values = _ints(shown) if shown is not None else None
+        for index, (face, found) in enumerate(zip(faces, marks, strict=True)):
+            if isinstance(found, list):
+                face["marks"] = [mark for mark in found if mark in _DICE_MARKS]
+            if values is not None and len(values) == len(faces) and values[index] != face["face"]:
+                face["face"] = values[index]
+        return
+    if isinstance(outcome.get("detail"), str):
+        seen_faces = _notation_faces(outcome["detail"])
+        if len(seen_faces) == len(faces):
+            for face, seen in zip(faces, seen_faces, strict=True):
+                face["marks"] = seen["marks"]
+
+
 def _outcome(body: dict[str, Any]) -> dict[str, Any]:
     outcome = body.get("outcome")
     return outcome if isinstance(outcome, dict) else {}
@@ -70,11 +92,8 @@ def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
     faces: list[dict[str, Any]] = [{"face": d["face"], "sides": d.get("sides"), "marks": []} for d in rolled]
     if system == "rabbits":
         faces = _rerolled(outcome, len(rolled)) or faces
-    if system == "dice" and isinstance(outcome.get("detail"), str):
-        shown = _notation_faces(outcome["detail"])
-        if len(shown) == len(faces):
-            for face, seen in zip(faces, shown, strict=True):
-                face["marks"] = seen["marks"]
+    if system == "dice":
+        _dice_marks(faces, outcome)
     for face in faces:
         sides, value, marks = face.get("sides"), face["face"], face["marks"]
         if system == "cat" and value % 2 == 0:

@@ -149,6 +149,8 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             if hidden and resolution.settings is not None:
                 raise BadRequest(_("Changing the campaign's settings is seen by everyone: make this one public."),
                                  field="visibility")
+            if resolution.note:
+                note = check_note(" — ".join(part for part in (note, resolution.note) if part))
             held = _hold(before, character, resolution) if hidden else None
             if held and req.visibility == Visibility.SELF:
                 # Its changes wait for a reveal only the roller could make: they could keep rolling until they

@@ -57,6 +57,9 @@ class Resolution:
     # This system's campaign settings after the action (e.g. an uploaded table, a regeneration interval),
     # or None to leave them as they are. Stored in campaign.settings[<system id>].
     settings: Mapping[str, Any] | None = None
+    # A note the action found in its own params (the dice roller's `2d6 # sneak`): the entry's note, after the
+    # request's note field when both are given.
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,7 @@ SKIPPED = {
     "/account": "the user's own tokens and language",
     "/join/{code}": "an invite's landing page: the campaign's name",
     "/help": "the rulings of the systems (static)",
+    "/help/notation": "the dice notation reference (static, docs/NOTATION*.md)",
     "/docs": "OpenAPI UI (static)",
     "/openapi.json": "the API schema (static)",
     "/api/ping": "liveness",

@@ -169,7 +169,7 @@ ROUTES = [
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
 # tests/campaigns), static assets and docs (public).
 ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
-             "/signout", "/join/{code}", "/", "/docs", "/help", "/api/ping", "/api/users", "/api/tokens",
+             "/signout", "/join/{code}", "/", "/docs", "/help", "/help/notation", "/api/ping", "/api/users", "/api/tokens",
              "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json",
              # public: the VAPID key, the manifest, the service worker, the offline page (tests/notify,
              # tests/browser/test_notify_browser.py); one's own device or bridge, removed (tests/notify/test_push.py)

@@ -1,61 +1,93 @@
-"""Generic dice expressions ("4d6kh3+2") for any table: parse, roll with the dice passed in, odds.
+"""Generic dice expressions for any table — the Roll20 family of notation, and Avrae's spellings where they do not
+clash: parse, roll with the dice passed in, read in words, odds. docs/NOTATION.md is the reference (every operator
+with an example); parser.py has the grammar.
 
-Syntax, case-insensitive (no rules text covers it; this docstring is its reference):
-
-* `NdS` rolls N dice of S sides (N defaults to 1): `d20`, `3d6`. `d%` is `d100` (one roll(100); 100 is "00").
-* Terms are whole numbers or dice, joined by `+` and `-`: `1d20 - 2 + d4`. The first term may carry a
-  sign too (`-d4+3`). Spaces and tabs are allowed at either end and around `+`/`-`, not inside a term.
-* Modifiers follow the sides in this order, each at most once:
-  1. `!` explode: every die showing its top face adds one more die, which may explode again (rolled
-     straight after the die it came from). At most EXPLOSION_CAP (100) dice are added per term; a
-     term that hit the cap says so (TermResult.capped). A d1 cannot explode.
-  2. keep/drop over every die rolled, explosions included: `khN`/`kN` keep highest, `klN` keep lowest,
-     `dhN` drop highest, `dlN` drop lowest; 1 <= N <= number of dice written (before explosions).
-  3. a success condition `>=T`, `>T`, `<=T`, `<T`, `=T`: the term is worth the number of kept dice
-     meeting it.
-  So `5d10!kh3>=8` explodes, keeps the 3 highest, then counts those showing 8 or more.
-* Limits: 200 characters (both as typed and as canonical() writes it, so a canonical text always
-  parses again), 20 terms, 1000 dice in the whole expression (the N of each term, before
-  explosions), 1000 sides. Breaking one raises LimitError, any other bad text NotationError.
-* canonical() writes lower case, no spaces, the dice count always (1d20), d% as 1d100, k as kh,
-  no leading zeros and no leading +.
+Stages, one per module: parser (text → tree.py's nodes) → evaluate (roll) → odds (bounds, exact mean, with
+order_stats.py and a work budget); describe says how an expression was read. The package imports nothing of the
+app (tests/test_imports.py, tests/test_layering.py).
 """
 
+from app.rules.notation.describe import Part, Phrase, reading
 from app.rules.notation.errors import (
     EXPLOSION_CAP,
+    MAX_DEPTH,
     MAX_DICE,
+    MAX_LABEL,
     MAX_LENGTH,
+    MAX_NOTE,
+    MAX_NUMBER,
     MAX_SIDES,
     MAX_TERMS,
+    REROLL_CAP,
     LimitError,
     NotationError,
+    RollError,
 )
-from app.rules.notation.evaluate import RollResult, TermResult, faces_text, roll
+from app.rules.notation.evaluate import DieRoll, RollResult, TermResult, english, faces_text, number_text, roll
 from app.rules.notation.odds import bounds, describe_odds, mean
 from app.rules.notation.parser import canonical, parse
-from app.rules.notation.tree import Condition, ConstantTerm, DiceTerm, Expression, Keep, Term
+from app.rules.notation.tree import (
+    Binary,
+    Call,
+    Compare,
+    Condition,
+    ConstantTerm,
+    Dice,
+    DiceTerm,
+    Explode,
+    Expression,
+    Group,
+    Keep,
+    Negate,
+    Number,
+    Paren,
+    Reroll,
+    Term,
+)
 
 __all__ = [
     "EXPLOSION_CAP",
+    "MAX_DEPTH",
     "MAX_DICE",
+    "MAX_LABEL",
     "MAX_LENGTH",
+    "MAX_NOTE",
+    "MAX_NUMBER",
     "MAX_SIDES",
     "MAX_TERMS",
+    "REROLL_CAP",
+    "Binary",
+    "Call",
+    "Compare",
     "Condition",
     "ConstantTerm",
+    "Dice",
     "DiceTerm",
+    "DieRoll",
+    "Explode",
     "Expression",
+    "Group",
     "Keep",
     "LimitError",
+    "Negate",
     "NotationError",
+    "Number",
+    "Paren",
+    "Part",
+    "Phrase",
+    "Reroll",
+    "RollError",
     "RollResult",
     "Term",
     "TermResult",
     "bounds",
     "canonical",
     "describe_odds",
+    "english",
     "faces_text",
     "mean",
+    "number_text",
     "parse",
+    "reading",
     "roll",
 ]

@@ -10,11 +10,16 @@ from typing import Any
 
 from app.rules.text import RuleText
 
-MAX_LENGTH = 200
-MAX_TERMS = 20
-MAX_DICE = 1000
+MAX_LENGTH = 200  # the formula, as typed and as canonical() spells it
+MAX_NOTE = 500  # the note after it (the same as a roll's note field)
+MAX_LABEL = 50  # one label, [fire]
+MAX_TERMS = 20  # numbers and dice
+MAX_DICE = 1100  # the dice written (N of each NdS), before explosions and rerolls
 MAX_SIDES = 1000
-EXPLOSION_CAP = 100
+MAX_NUMBER = 1_000_000  # a number written in the formula, and a compare point's target
+MAX_DEPTH = 8  # parentheses, groups and functions inside each other
+EXPLOSION_CAP = 100  # extra dice (or, compounding, extra rolls) one dice term may add by exploding
+REROLL_CAP = 10  # times one die may be rerolled by r (the last roll stands)
 
 
 class NotationError(RuleText, ValueError):
@@ -55,3 +60,7 @@ class LimitError(NotationError):
 def _rebuild(cls: type[NotationError], template: str, column: int, expected: str | None,
              values: dict[str, Any]) -> NotationError:
     return cls(template, column=column, expected=expected, **values)
+
+
+class RollError(NotationError):
+    """An expression that parsed but could not be rolled as it came up (a divisor of 0)."""

@@ -1,87 +1,79 @@
-"""Expected sums over the lowest r of b independent uniform dice (order statistics).
+"""Expected kept sums over pools of independent dice (order statistics), exactly or in floating point.
 
-For dice uniform on 1..faces and a per-face score g, the r-th lowest die X(r) satisfies
-P(X(r) <= x) = P(Binomial(b, x/faces) >= r), so by summation by parts
+For a pool sorted ascending X(1) <= … <= X(N) and a per-value score g, with support values x_1 < … < x_V and
+step_i = g(x_i) - g(x_(i+1)) (g past the top taken as 0), summation by parts gives
 
-    E[g(X(r))] = sum over x of (g(x) - g(x+1)) * P(Binomial(b, x/faces) >= r),   g(faces+1) = 0.
+    E[g(X(1)) + … + g(X(j))] = sum over i of step_i * E[min(N_i, j)],   N_i = how many dice show x_i or less,
 
-Callers pass those differences as `steps` (x -> g(x) - g(x+1), nonzero entries only): a face-sum has
-one step per face, a success count only one or two, which keeps counting cheap.
+and N_i is a binomial per class of identical dice (a sum of them for a mixed pool). The highest j are all N
+minus the lowest N - j. Binomial weights are integers C(n,k) a^k (d-a)^(n-k) over d^n when the class's
+probability of "x_i or less" is a/d, so the exact sums stay in integers until the end.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
-# Float mode ignores binomial probabilities this far below the mode; they cannot move a mean
-# that is shown to two decimals (and stay far below 1e-12 even summed over every rank).
+# Float mode ignores binomial probabilities this far below the mode; they cannot move a mean that is shown to
+# two decimals (and stay far below 1e-12 even summed over every rank).
 _NEGLIGIBLE = 1e-22
 
 
-def lowest_sums_exact(b: int, faces: int, steps: dict[int, int]) -> tuple[list[int], int]:
-    """E[sum of g over the lowest r of b dice] for r = 0..b, as integer numerators over faces**b.
-
-    Numerators rather than fractions: callers need only a few ranks, and normalising a fraction of
-    numbers this large costs far more than the sums themselves.
-    """
-    whole = faces**b
-    per_rank = [0] * (b + 1)
-    for x, step in steps.items():
-        if x == faces:
-            # Every die is <= the top face, so the tail probability is 1 for every rank.
-            for rank in range(1, b + 1):
-                per_rank[rank] += step * whole
-            continue
-        tail = 0
-        terms = _binomial_counts(b, x, faces)
-        for rank in range(b, 0, -1):
-            tail += terms[rank]
-            per_rank[rank] += step * tail
-    sums = [0]
-    for rank in range(1, b + 1):
-        sums.append(sums[-1] + per_rank[rank])
-    return sums, whole
-
-
-def _binomial_counts(b: int, x: int, faces: int) -> list[int]:
-    """C(b, j) x^j (faces-x)^(b-j) for j = 0..b: outcomes with exactly j dice at or below x."""
-    other = faces - x
-    term = other**b
+def binomial_counts(n: int, a: int, d: int) -> list[int]:
+    """C(n,k) a^k (d-a)^(n-k) for k = 0..n: outcomes (out of d^n) with exactly k dice in an event of a/d."""
+    if a == 0:
+        return [d**n] + [0] * n
+    if a == d:
+        return [0] * n + [d**n]
+    other = d - a
+    term = other**n
     counts = [term]
-    for j in range(b):
+    for k in range(n):
         # Exact: the quotient is the next count, and the numerator is that count times the divisor.
-        term = term * (b - j) * x // ((j + 1) * other)
+        term = term * (n - k) * a // ((k + 1) * other)
         counts.append(term)
     return counts
 
 
-def lowest_sums_float(b: int, faces: int, steps: dict[int, float]) -> list[float]:
-    """Float twin of lowest_sums_exact, skipping negligible binomial tails, for terms too big to do exactly."""
-    per_rank = [0.0] * (b + 2)
-    below_window = [0.0] * (b + 2)  # difference array: a step added to every rank 1..lo
-    for x, step in steps.items():
-        if x == faces:
-            below_window[1] += step
-            below_window[b + 1] -= step
-            continue
-        low, pmf = _binomial_window(b, x / faces)
-        below_window[1] += step
-        below_window[low + 1] -= step
-        tail = 0.0
-        for offset in range(len(pmf) - 1, 0, -1):
-            tail += pmf[offset]
-            per_rank[low + offset] += step * tail
-    sums = [0.0]
-    running = 0.0
-    level = 0.0
-    for rank in range(1, b + 1):
-        level += below_window[rank]
-        running += per_rank[rank] + level
-        sums.append(running)
-    return sums
+def expected_min_exact(n: int, p: Fraction, j: int, offset: int = 0) -> Fraction:
+    """E[min(offset + B, j)] for B ~ Binomial(n, p)."""
+    if j <= offset:
+        return Fraction(j)
+    counts = binomial_counts(n, p.numerator, p.denominator)
+    numerator = sum(min(offset + k, j) * count for k, count in enumerate(counts))
+    return Fraction(numerator, p.denominator**n)
 
 
-def _binomial_window(n: int, p: float) -> tuple[int, list[float]]:
+def expected_min_float(n: int, p: float, j: int, offset: int = 0) -> float:
+    if j <= offset:
+        return float(j)
+    if p <= 0.0:
+        return float(min(offset, j))
+    if p >= 1.0:
+        return float(min(offset + n, j))
+    low, pmf = binomial_window(n, p)
+    return sum(min(offset + low + i, j) * weight for i, weight in enumerate(pmf))
+
+
+def mixed_count_pmf(classes: list[tuple[int, Fraction]]) -> list[Fraction]:
+    """P(N = k) for N a sum of independent Binomial(n, p) over the classes (exact)."""
+    pmf = [Fraction(1)]
+    for n, p in classes:
+        counts = binomial_counts(n, p.numerator, p.denominator)
+        whole = p.denominator**n
+        part = [Fraction(count, whole) for count in counts]
+        out = [Fraction(0)] * (len(pmf) + n)
+        for i, a in enumerate(pmf):
+            if a:
+                for k, b in enumerate(part):
+                    if b:
+                        out[i + k] += a * b
+        pmf = out
+    return pmf
+
+
+def binomial_window(n: int, p: float) -> tuple[int, list[float]]:
     """(low, pmf) with pmf[i] = P(Binomial(n, p) = low + i) over the non-negligible range."""
     mode = min(n, int((n + 1) * p))
     log_peak = (
