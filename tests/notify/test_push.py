@@ -183,6 +183,20 @@ def test_a_conflict_notifies_each_captain_to_roll_disposition(app: Any, receiver
     settle(app)
     assert sorted(r.path for r in receiver.received) == ["/push/otto", "/push/pia"]
     assert receiver.pushes("otto")[0]["title"].startswith("Dit træk")
+    # Pia's captain rolls: nothing new waits for anyone else (Otto's disposition was already due).
+    table.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
+    settle(app)
+    assert len(receiver.received) == 2
+    # Otto's roll ends the disposition: both teams now script — Pia hears of it; Otto acted, so he does not.
+    table.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
+    settle(app)
+    assert [r.path for r in receiver.received[2:]] == ["/push/pia"]
+    script = receiver.pushes("pia")[1]
+    assert script["url"].endswith(f"/encounters/{table.encounter().id}") and script["tag"].endswith("-script-1")
+    # Pia locks her team's script: Otto's team still scripts (no new wait); nobody is told again.
+    table.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover", "Clover", "Clover"])
+    settle(app)
+    assert len(receiver.received) == 3
 
 
 # --- refusals, dead endpoints, redirects, 410 ----------------------------------------------------------------
