@@ -43,8 +43,9 @@
   }
 
   // --- live panels ----------------------------------------------------------------------------------------
-  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `handouts` and `scene`: app/handouts.
-  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "handouts", "scene"];
+  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `handouts` and `scene`: app/handouts;
+  // `talk`: team talk changed (app/talk).
+  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "handouts", "scene", "talk"];
   var pending = new Set();
   var timer = null;
 
@@ -238,9 +239,6 @@
     if (navigator.vibrate) { try { navigator.vibrate([120, 60, 120]); } catch (e) { /* not allowed */ } }
     setTimeout(function () { if (box.isConnected) box.remove(); }, 15000);
   }
-
-  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `talk`: team talk changed.
-  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "talk"];
 
   // An edit or a withdrawal of a message (templates/talk/_line.html) arrived: fetch the message's line again
   // (its own URL answers only a reader of it) and put it where the page shows it.
