@@ -97,7 +97,7 @@ class Tabs:
 # next to its field, a 503 or a dropped network answered with a retry): Chromium logs the failed load and htmx its
 # responseError. Nothing else is expected.
 REFUSED = re.compile(r"Failed to load resource: |Response Status Error Code \d{3} from |"
-                     r": htmx:(sendError|afterRequest|timeout|responseError), ")
+                     r": htmx:(sendError|sendAbort|afterRequest|timeout|responseError), ")
 
 
 def page_level_problems(tabs: Tabs) -> list[str]:
