@@ -5,6 +5,7 @@ the member's choice and the narrator's Discord bridge; account page: devices) wo
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,10 @@ import pytest
 from playwright.sync_api import expect
 from utils.server import LiveServer
 
-from .conftest import CHROMIUM
 from .pages import LAUNCH_ARGS, PASSWORD, PHONE, REPORT_CSP, Tabs, api_campaign, api_user, check_page, sign_in
 
 pytestmark = pytest.mark.browser
+CHROMIUM = os.environ.get("TEST_CHROMIUM", "")
 
 
 def test_the_app_is_installable_and_its_service_worker_caches_only_the_shell(browser: Any, live_server: LiveServer,

@@ -26,7 +26,7 @@ ABBREVIATION = re.compile(r"\b\d+[sf]\b")  # the text's "2s", "1f"
 
 def _entry_html(body: dict[str, Any], lang: str = "en", **extra: Any) -> str:
     entry = SimpleNamespace(seq=7, kind="action", visibility="public", character_id=3, actor_id=2, game_session_id=None,
-                            system=body.get("system", "art"), target_seq=None, campaign_id=1, actor_name="juno",
+                            system=body.get("system", "art"), target_seq=None, campaign_id=1, actor_name="juno", shown_actor="juno",
                             created_at=datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc), body=body)
     i18n.set_locale(lang)
     try:
