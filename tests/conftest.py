@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from starlette.testclient import TestClient
 from utils.art import Art
 from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
-from utils.settings import test_settings
+from utils.settings import app_settings
 from utils.tables import Table
 
 from app.config import Settings
@@ -46,7 +46,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
-    return test_settings(database_url, tmp_path)
+    return app_settings(database_url, tmp_path)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import select, update
 from starlette.testclient import TestClient
-from utils.settings import test_settings
+from utils.settings import app_settings
 from utils.tables import Table
 from utils.web import csrf_of, signed_in
 
@@ -38,7 +38,7 @@ def mailbox() -> Iterator[Any]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, mailbox: Any) -> Settings:
-    return test_settings(database_url, tmp_path, smtp_url=mailbox.url, base_url="http://testserver",
+    return app_settings(database_url, tmp_path, smtp_url=mailbox.url, base_url="http://testserver",
                          mail_from="Fateboard <table@example.org>")
 
 

@@ -17,7 +17,7 @@ from utils.art import FOE, Play
 from utils.art_fight import Fight
 from utils.push_service import Receiver
 from utils.rabbits_conflict import warren
-from utils.settings import test_settings
+from utils.settings import app_settings
 from utils.tables import Table, seat_table
 from utils.web import api_token
 
@@ -41,7 +41,7 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, receiver: Receiver) -> Settings:
-    return test_settings(database_url, tmp_path, outbound_origins=receiver.origin, outbox_lease_seconds=2)
+    return app_settings(database_url, tmp_path, outbound_origins=receiver.origin, outbox_lease_seconds=2)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from utils import pictures
 from utils.coin_system import COIN
 from utils.routes import registered_routes
-from utils.settings import test_settings
+from utils.settings import app_settings
 from utils.tables import Table
 from utils.web import api_token, csrf_of
 
@@ -276,7 +276,7 @@ def _assert_outcome(response, expected, route: Route, role: str) -> None:
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
     """The usual test settings, with a loopback origin on the outbound allow-list (registered, never sent to)."""
-    return test_settings(database_url, tmp_path, outbound_origins=LOOPBACK, outbox_sender=False)
+    return app_settings(database_url, tmp_path, outbound_origins=LOOPBACK, outbox_sender=False)
 
 
 @pytest.fixture(autouse=True)
