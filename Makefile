@@ -55,6 +55,7 @@ admin: install
 
 # The quality gate: lint and types, then every test (CI runs exactly this through .ci/run).
 lint: dev
+	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/mypy
 

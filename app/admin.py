@@ -57,11 +57,16 @@ def heads(database_url: str) -> dict[str, Any]:
     try:
         with make_sessionmaker(engine)() as db:
             for campaign in db.scalars(select(Campaign).order_by(Campaign.id)):
-                entries = (entry_json(row, View.FULL, with_body=True, narrator=True)
-                           for row in _all_rows(db, campaign.id))
+                entries = (
+                    entry_json(row, View.FULL, with_body=True, narrator=True) for row in _all_rows(db, campaign.id)
+                )
                 result = chain.verify_entries(entries, head={"seq": campaign.last_seq, "hash": campaign.head_hash})
-                out[str(campaign.id)] = {"seq": campaign.last_seq, "hash": campaign.head_hash, "ok": result.ok,
-                                         "problems": result.problems[:5]}
+                out[str(campaign.id)] = {
+                    "seq": campaign.last_seq,
+                    "hash": campaign.head_hash,
+                    "ok": result.ok,
+                    "problems": result.problems[:5],
+                }
     finally:
         engine.dispose()
     return out
@@ -86,13 +91,18 @@ def backup(settings: Settings, target: Path) -> dict[str, Any]:
         source.close()
         snapshot = f"sqlite:///{target / DB_FILE}"
     else:
-        subprocess.run(["pg_dump", "--format=custom", "--no-owner", f"--file={target / PG_FILE}", _pg_url(url)],
-                       check=True, capture_output=True, timeout=3600)
+        subprocess.run(
+            ["pg_dump", "--format=custom", "--no-owner", f"--file={target / PG_FILE}", _pg_url(url)],
+            check=True,
+            capture_output=True,
+            timeout=3600,
+        )
         snapshot = ""
     _copy_instance(settings.secret_key_file.parent, target / "instance")
     noted = heads(snapshot) if snapshot else {}
-    (target / HEADS).write_text(json.dumps({"database": "sqlite" if snapshot else "postgresql", "heads": noted},
-                                           indent=1))
+    (target / HEADS).write_text(
+        json.dumps({"database": "sqlite" if snapshot else "postgresql", "heads": noted}, indent=1)
+    )
     return noted
 
 
@@ -111,19 +121,27 @@ def restore(settings: Settings, source: Path) -> None:
     else:
         if not (source / PG_FILE).exists():
             raise SystemExit(f"{source} holds no PostgreSQL backup ({PG_FILE})")
-        subprocess.run(["pg_restore", "--no-owner", "--exit-on-error", f"--dbname={_pg_url(url)}",
-                        str(source / PG_FILE)], check=True, capture_output=True, timeout=3600)
+        subprocess.run(
+            ["pg_restore", "--no-owner", "--exit-on-error", f"--dbname={_pg_url(url)}", str(source / PG_FILE)],
+            check=True,
+            capture_output=True,
+            timeout=3600,
+        )
     _copy_instance(source / "instance", settings.secret_key_file.parent)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m app.admin", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m app.admin", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     reset = commands.add_parser("reset-password", help="print a one-time link to choose a new password")
     reset.add_argument("username")
-    for name, text in (("backup", "snapshot the instance into DIR"), ("restore", "restore DIR into this instance"),
-                       ("check", "verify every chain in a backup against its heads")):
+    for name, text in (
+        ("backup", "snapshot the instance into DIR"),
+        ("restore", "restore DIR into this instance"),
+        ("check", "verify every chain in a backup against its heads"),
+    ):
         commands.add_parser(name, help=text).add_argument("dir", type=Path)
     args = parser.parse_args(argv)
     settings = Settings()

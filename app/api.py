@@ -42,7 +42,7 @@ _ERROR_WORDS = {
     409: "It conflicts with the current state: the sheet or encounter changed, or it was done already.",
     422: "The request is not valid: a field's value, type or size, or text with NUL / broken Unicode.",
     429: "Too many requests (failed sign-ins, sign-ups, or more than 30 messages in 10 seconds): wait (see "
-         "Retry-After) and try again.",
+    "Retry-After) and try again.",
     503: "The server is busy checking passwords: wait (see Retry-After) and try again.",
 }
 
@@ -56,25 +56,34 @@ def stream_errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The same for a route whose success is not JSON (FastAPI would file a `model` under the route's own
     media type): errors are JSON all the same. ErrorBody is in the components, every other route uses it."""
     schema = {"$ref": "#/components/schemas/ErrorBody"}
-    return {code: {"description": _ERROR_WORDS[code], "content": {"application/json": {"schema": schema}}}
-            for code in codes}
+    return {
+        code: {"description": _ERROR_WORDS[code], "content": {"application/json": {"schema": schema}}} for code in codes
+    }
 
 
 # One Server-Sent Event, as OpenAPI 3.2's `itemSchema` describes the items of a stream (FastAPI's own shape).
 SSE_EVENT: dict[str, Any] = {
     "type": "object",
-    "properties": {"id": {"type": "string"}, "event": {"type": "string", "enum": ["entry", "prompts", "encounter"]},
-                   "data": {"type": "string"}, "retry": {"type": "integer", "minimum": 0}},
+    "properties": {
+        "id": {"type": "string"},
+        "event": {"type": "string", "enum": ["entry", "prompts", "encounter"]},
+        "data": {"type": "string"},
+        "retry": {"type": "integer", "minimum": 0},
+    },
 }
 
 
 def event_stream_responses() -> dict[int | str, dict[str, Any]]:
     """The live routes' `responses`: events on success (the routes' response class has no media type, so
     this is the only content documented), JSON errors otherwise."""
-    return {200: {"description": "Server-Sent Events: `entry` (id = seq, data = the entry as JSON), `prompts`, "
-                                 "`encounter` (data = its id).",
-                  "content": {"text/event-stream": {"itemSchema": SSE_EVENT}}},
-            **stream_errors(401, 404, 422)}
+    return {
+        200: {
+            "description": "Server-Sent Events: `entry` (id = seq, data = the entry as JSON), `prompts`, "
+            "`encounter` (data = its id).",
+            "content": {"text/event-stream": {"itemSchema": SSE_EVENT}},
+        },
+        **stream_errors(401, 404, 422),
+    }
 
 
 class StrictBody(BaseModel):
@@ -153,14 +162,30 @@ def _campaign_json(acc: campaigns.Access, db: DB) -> dict[str, Any]:
     c = acc.campaign
     game = campaigns.current_session(db, c.id)
     return {
-        "id": c.id, "name": c.name, "description": c.description, "systems": c.systems, "language": c.language,
-        "role": acc.role, "last_seq": c.last_seq, "head": c.head_hash,
-        "session": {"number": game.number, "title": game.title, "started_at": game.started_at.isoformat()} if game else None,
+        "id": c.id,
+        "name": c.name,
+        "description": c.description,
+        "systems": c.systems,
+        "language": c.language,
+        "role": acc.role,
+        "last_seq": c.last_seq,
+        "head": c.head_hash,
+        "session": {"number": game.number, "title": game.title, "started_at": game.started_at.isoformat()}
+        if game
+        else None,
         "members": [{"id": u.id, "username": u.username, "role": r} for u, r in campaigns.members(db, c.id)],
-        "characters": [{"id": ch.id, "name": ch.name, "system": ch.system, "kind": ch.kind, "owner_id": ch.owner_id,
-                        "version": ch.version,
-                        "sheet": characters.visible_sheet(acc, ch)}
-                       for ch in characters.characters_for(db, acc)],
+        "characters": [
+            {
+                "id": ch.id,
+                "name": ch.name,
+                "system": ch.system,
+                "kind": ch.kind,
+                "owner_id": ch.owner_id,
+                "version": ch.version,
+                "sheet": characters.visible_sheet(acc, ch),
+            }
+            for ch in characters.characters_for(db, acc)
+        ],
     }
 
 
@@ -184,16 +209,20 @@ def create_token(body: Credentials, request: Request, db: DB, throttle: Throttle
 
 @router.post("/campaigns", status_code=201, tags=["campaigns"], responses=errors(401, 422))
 def create_campaign(body: CampaignIn, user: ApiUser, db: DB) -> dict[str, Any]:
-    campaign = campaigns.create_campaign(db, user, name=body.name, description=body.description,
-                                         systems=body.systems, language=body.language)
+    campaign = campaigns.create_campaign(
+        db, user, name=body.name, description=body.description, systems=body.systems, language=body.language
+    )
     db.commit()
     return _campaign_json(campaigns.access(db, user, campaign.id), db)
 
 
 @router.get("/campaigns", tags=["campaigns"], responses=errors(401, 422))
 def list_campaigns(user: ApiUser, db: DB) -> dict[str, Any]:
-    return {"campaigns": [{"id": c.id, "name": c.name, "role": r, "systems": c.systems}
-                          for c, r in campaigns.campaigns_for(db, user)]}
+    return {
+        "campaigns": [
+            {"id": c.id, "name": c.name, "role": r, "systems": c.systems} for c, r in campaigns.campaigns_for(db, user)
+        ]
+    }
 
 
 @router.get("/campaigns/{campaign_id}", tags=["campaigns"], responses=errors(401, 404, 422))
@@ -201,40 +230,65 @@ def get_campaign(acc: ApiAccess, db: DB) -> dict[str, Any]:
     return _campaign_json(acc, db)
 
 
-@router.post("/campaigns/{campaign_id}/invites", status_code=201, tags=["campaigns"],
-             responses=errors(401, 403, 404, 422))
+@router.post(
+    "/campaigns/{campaign_id}/invites", status_code=201, tags=["campaigns"], responses=errors(401, 403, 404, 422)
+)
 def create_invite(body: InviteIn, acc: ApiAccess, db: DB, request: Request) -> dict[str, Any]:
     invite = campaigns.create_invite(db, acc, expires_in_hours=body.expires_in_hours, max_uses=body.max_uses)
     db.commit()
     base = request.app.state.settings.base_url or str(request.base_url).rstrip("/")
-    return {"code": invite.code, "url": f"{base}/join/{invite.code}", "id": invite.id,
-            "expires_at": invite.expires_at.isoformat() if invite.expires_at else None, "max_uses": invite.max_uses}
+    return {
+        "code": invite.code,
+        "url": f"{base}/join/{invite.code}",
+        "id": invite.id,
+        "expires_at": invite.expires_at.isoformat() if invite.expires_at else None,
+        "max_uses": invite.max_uses,
+    }
 
 
 @router.post("/invites/{code}/accept", tags=["campaigns"], responses=errors(401, 404, 422))
-def accept_invite(code: Annotated[str, Path(max_length=64)], user: ApiUser, db: DB,
-                  publish: Publisher) -> dict[str, Any]:
+def accept_invite(
+    code: Annotated[str, Path(max_length=64)], user: ApiUser, db: DB, publish: Publisher
+) -> dict[str, Any]:
     campaign = campaigns.accept_invite(db, user, code)
     db.commit()
     publish(campaign.id, "members", None)
     return {"campaign_id": campaign.id, "name": campaign.name}
 
 
-@router.post("/campaigns/{campaign_id}/characters", status_code=201, tags=["characters"],
-             responses=errors(401, 404, 422))
+@router.post(
+    "/campaigns/{campaign_id}/characters", status_code=201, tags=["characters"], responses=errors(401, 404, 422)
+)
 def create_character(body: CharacterIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    ch = characters.create_character(db, acc, name=body.name, system=body.system, sheet=body.sheet,
-                                     kind=body.kind, owner_id=body.owner_id)
+    ch = characters.create_character(
+        db, acc, name=body.name, system=body.system, sheet=body.sheet, kind=body.kind, owner_id=body.owner_id
+    )
     db.commit()
     publish(acc.campaign.id, "characters", ch.id)
-    return {"id": ch.id, "name": ch.name, "system": ch.system, "kind": ch.kind, "owner_id": ch.owner_id,
-            "sheet": ch.sheet, "version": ch.version}
+    return {
+        "id": ch.id,
+        "name": ch.name,
+        "system": ch.system,
+        "kind": ch.kind,
+        "owner_id": ch.owner_id,
+        "sheet": ch.sheet,
+        "version": ch.version,
+    }
 
 
-@router.post("/campaigns/{campaign_id}/actions", status_code=201, tags=["log"], response_model=None,
-             responses=errors(401, 403, 404, 409, 422))
-async def perform_action(campaign_id: Id, body: ActionIn, request: Request,
-                         idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+@router.post(
+    "/campaigns/{campaign_id}/actions",
+    status_code=201,
+    tags=["log"],
+    response_model=None,
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def perform_action(
+    campaign_id: Id,
+    body: ActionIn,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header(max_length=100)] = None,
+) -> JSONResponse:
     """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
 
     # The hot path: authentication, access and the action run as one job of the group-commit writer
@@ -253,8 +307,11 @@ def _token_access(request: Request, db: Session, campaign_id: int) -> campaigns.
     """A group-writer job's authentication: the token's access in one query, else the long way round, which
     names the problem (no valid token: 401; not a member: 404)."""
     scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
-    acc = campaigns.access_by_token(db, accounts.token_digest(token.strip()), campaign_id) \
-        if scheme.lower() == "bearer" and token else None
+    acc = (
+        campaigns.access_by_token(db, accounts.token_digest(token.strip()), campaign_id)
+        if scheme.lower() == "bearer" and token
+        else None
+    )
     if acc is None:
         acc = campaigns.access(db, api_user(request, db), campaign_id)
     request.state.user = acc.user
@@ -262,14 +319,25 @@ def _token_access(request: Request, db: Session, campaign_id: int) -> campaigns.
 
 
 def _posted_json(posted: talk.Posted, acc: campaigns.Access) -> dict[str, Any]:
-    return {**entry_json(posted.entry, viewer_view(posted.entry, acc.user.id, acc.is_narrator)),
-            "replayed": posted.replayed}
+    return {
+        **entry_json(posted.entry, viewer_view(posted.entry, acc.user.id, acc.is_narrator)),
+        "replayed": posted.replayed,
+    }
 
 
-@router.post("/campaigns/{campaign_id}/messages", status_code=201, tags=["talk"], response_model=None,
-             responses=errors(401, 403, 404, 409, 422, 429))
-async def post_message(campaign_id: Id, body: MessageIn, request: Request,
-                       idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+@router.post(
+    "/campaigns/{campaign_id}/messages",
+    status_code=201,
+    tags=["talk"],
+    response_model=None,
+    responses=errors(401, 403, 404, 409, 422, 429),
+)
+async def post_message(
+    campaign_id: Id,
+    body: MessageIn,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header(max_length=100)] = None,
+) -> JSONResponse:
     """Say something at the table: out of character (`mode: "ooc"`) or in character (`"ic"`, `as_character_id`);
     to everyone, the narrators, a whisper (`to`: member ids) or your team in a Rabbits conflict (`encounter_id`).
     Returns the log entry (`kind: "message"`). A text starting with `/r ` or `/roll ` is a dice roll (`# note`)
@@ -278,93 +346,155 @@ async def post_message(campaign_id: Id, body: MessageIn, request: Request,
     def work(db: Session, publish: Publish) -> dict[str, Any]:
         acc = _token_access(request, db, campaign_id)
         req = talk.MessageRequest.model_validate(body.model_dump())
-        return _posted_json(talk.post_message(db, acc, req, idempotency_key=idempotency_key, publish=publish,
-                                              rate=request.app.state.settings.talk_rate_limit), acc)
+        return _posted_json(
+            talk.post_message(
+                db,
+                acc,
+                req,
+                idempotency_key=idempotency_key,
+                publish=publish,
+                rate=request.app.state.settings.talk_rate_limit,
+            ),
+            acc,
+        )
 
     return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
 
 
-@router.post("/campaigns/{campaign_id}/messages/{seq}/edit", status_code=201, tags=["talk"], response_model=None,
-             responses=errors(401, 403, 404, 409, 422))
-async def edit_message(campaign_id: Id, seq: Id, body: EditIn, request: Request,
-                       idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+@router.post(
+    "/campaigns/{campaign_id}/messages/{seq}/edit",
+    status_code=201,
+    tags=["talk"],
+    response_model=None,
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def edit_message(
+    campaign_id: Id,
+    seq: Id,
+    body: EditIn,
+    request: Request,
+    idempotency_key: Annotated[str | None, Header(max_length=100)] = None,
+) -> JSONResponse:
     """A new text for your message: an entry `kind: "edit"` with `target_seq`; the earlier texts stay."""
 
     def work(db: Session, publish: Publish) -> dict[str, Any]:
         acc = _token_access(request, db, campaign_id)
-        return _posted_json(talk.edit_message(db, acc, seq, body.text, idempotency_key=idempotency_key,
-                                              publish=publish), acc)
+        return _posted_json(
+            talk.edit_message(db, acc, seq, body.text, idempotency_key=idempotency_key, publish=publish), acc
+        )
 
     return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
 
 
-@router.post("/campaigns/{campaign_id}/messages/{seq}/retract", status_code=201, tags=["talk"], response_model=None,
-             responses=errors(401, 403, 404, 409, 422))
-async def retract_message(campaign_id: Id, seq: Id, request: Request,
-                          idempotency_key: Annotated[str | None, Header(max_length=100)] = None) -> JSONResponse:
+@router.post(
+    "/campaigns/{campaign_id}/messages/{seq}/retract",
+    status_code=201,
+    tags=["talk"],
+    response_model=None,
+    responses=errors(401, 403, 404, 409, 422),
+)
+async def retract_message(
+    campaign_id: Id, seq: Id, request: Request, idempotency_key: Annotated[str | None, Header(max_length=100)] = None
+) -> JSONResponse:
     """Withdraw a message (its author, or a narrator who may read it): an entry `kind: "retract"`."""
 
     def work(db: Session, publish: Publish) -> dict[str, Any]:
         acc = _token_access(request, db, campaign_id)
-        return _posted_json(talk.retract_message(db, acc, seq, idempotency_key=idempotency_key, publish=publish),
-                            acc)
+        return _posted_json(talk.retract_message(db, acc, seq, idempotency_key=idempotency_key, publish=publish), acc)
 
     return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
 
 
 @router.get("/campaigns/{campaign_id}/log", tags=["log"], responses=errors(401, 404, 422))
-def get_log(acc: ApiAccess, db: DB, after: Annotated[Seq, Query()] = 0,
-            limit: Annotated[int, Query(ge=1, le=500)] = 100,
-            kind: Annotated[Literal["message"] | None, Query()] = None) -> dict[str, Any]:
+def get_log(
+    acc: ApiAccess,
+    db: DB,
+    after: Annotated[Seq, Query()] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    kind: Annotated[Literal["message"] | None, Query()] = None,
+) -> dict[str, Any]:
     """Entries after `after`, oldest first. `kind=message`: talk only (messages, edits, withdrawals)."""
     return {"entries": rolllog.visible_json(db, acc, after, limit, system="talk" if kind == "message" else None)}
 
 
-@router.get("/campaigns/{campaign_id}/export", tags=["log"], response_model=None,
-            responses={200: {"description": "The export: `campaign`, `format`, `head` and `entries`.",
-                             "content": {"application/json": {"schema": {"type": "object"}}}},
-                       **stream_errors(401, 404, 422)})
+@router.get(
+    "/campaigns/{campaign_id}/export",
+    tags=["log"],
+    response_model=None,
+    responses={
+        200: {
+            "description": "The export: `campaign`, `format`, `head` and `entries`.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **stream_errors(401, 404, 422),
+    },
+)
 def export(request: Request, acc: ApiAccess, db: DB) -> StreamingResponse:
     """Every entry you may see, with bodies and salts where you may see them; hashes for all. Streamed: the
     log may be long, and memory stays flat."""
     db.close()  # the stream reads with its own short sessions
-    return StreamingResponse(rolllog.export_stream(request.app.state.sessionmaker, acc),
-                             media_type="application/json")
+    return StreamingResponse(rolllog.export_stream(request.app.state.sessionmaker, acc), media_type="application/json")
 
 
 @router.get("/campaigns/{campaign_id}/verify", tags=["log"], responses=errors(401, 404, 422))
 def verify(acc: ApiAccess, db: DB) -> dict[str, Any]:
     """The server checks every entry (hidden bodies included, without showing them) against the campaign's head."""
     result = rolllog.verify(db, acc)
-    return {"ok": result.ok, "count": result.count, "head": result.head, "head_seq": acc.campaign.last_seq,
-            "bodies_checked": result.bodies_checked, "reveals_checked": result.reveals_checked,
-            "problems": [rule_message(problem) for problem in result.details]}  # Accept-Language
+    return {
+        "ok": result.ok,
+        "count": result.count,
+        "head": result.head,
+        "head_seq": acc.campaign.last_seq,
+        "bodies_checked": result.bodies_checked,
+        "reveals_checked": result.reveals_checked,
+        "problems": [rule_message(problem) for problem in result.details],
+    }  # Accept-Language
 
 
-@router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"],
-             responses=errors(401, 403, 404, 422))
+@router.post("/campaigns/{campaign_id}/prompts", status_code=201, tags=["log"], responses=errors(401, 403, 404, 422))
 def call_for_roll(body: PromptIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
-    prompt = prompts.create_prompt(db, acc, character_id=body.character_id, system=body.system, action=body.action,
-                                 locked=body.locked, visibility=body.visibility, note=body.note, publish=publish)
+    prompt = prompts.create_prompt(
+        db,
+        acc,
+        character_id=body.character_id,
+        system=body.system,
+        action=body.action,
+        locked=body.locked,
+        visibility=body.visibility,
+        note=body.note,
+        publish=publish,
+    )
     return {"id": prompt.id, "character_id": prompt.character_id, "locked": prompt.locked, "status": prompt.status}
 
 
-@router.post("/campaigns/{campaign_id}/entries/{seq}/void", status_code=201, tags=["log"],
-             responses=errors(401, 403, 404, 409, 422))
+@router.post(
+    "/campaigns/{campaign_id}/entries/{seq}/void",
+    status_code=201,
+    tags=["log"],
+    responses=errors(401, 403, 404, 409, 422),
+)
 def void_entry(seq: Id, body: VoidIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = corrections.void_entry(db, acc, seq, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))
 
 
-@router.post("/campaigns/{campaign_id}/entries/{seq}/reveal", status_code=201, tags=["log"],
-             responses=errors(401, 403, 404, 409, 422))
+@router.post(
+    "/campaigns/{campaign_id}/entries/{seq}/reveal",
+    status_code=201,
+    tags=["log"],
+    responses=errors(401, 403, 404, 409, 422),
+)
 def reveal_entry(seq: Id, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = corrections.reveal_entry(db, acc, seq, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator), with_body=True)
 
 
-@router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust", status_code=201, tags=["characters"],
-             responses=errors(401, 403, 404, 409, 422))
+@router.post(
+    "/campaigns/{campaign_id}/characters/{character_id}/adjust",
+    status_code=201,
+    tags=["characters"],
+    responses=errors(401, 403, 404, 409, 422),
+)
 def adjust(character_id: Id, body: AdjustIn, acc: ApiAccess, db: DB, publish: Publisher) -> dict[str, Any]:
     entry = corrections.adjust_sheet(db, acc, character_id, body.changes, body.reason, publish=publish)
     return entry_json(entry, viewer_view(entry, acc.user.id, acc.is_narrator))

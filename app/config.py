@@ -72,10 +72,10 @@ class Settings(BaseSettings):
     # key, in the instance folder) or "s3" (an S3-compatible object store, for several processes or hosts).
     media_store: str = Field(default="local", pattern="^(local|s3)$")
     media_dir: Path | None = None
-    s3_endpoint_url: str = ""   # empty: AWS itself; MinIO: http://minio:9000
+    s3_endpoint_url: str = ""  # empty: AWS itself; MinIO: http://minio:9000
     s3_bucket: str = "fateboard-media"
     s3_region: str = "us-east-1"
-    s3_access_key: str = ""     # empty: boto3's own chain (environment, instance role)
+    s3_access_key: str = ""  # empty: boto3's own chain (environment, instance role)
     s3_secret_key: str = ""
     # The language of a page when neither the user's setting nor Accept-Language names one we have.
     default_locale: str = "en"
@@ -94,6 +94,7 @@ class Settings(BaseSettings):
 
     def resolved_vapid_file(self) -> Path:
         return self.vapid_key_file or self.secret_key_file.parent / "vapid_private.pem"
+
     def resolved_media_dir(self) -> Path:
         return self.media_dir if self.media_dir is not None else self.secret_key_file.parent / "media"
 

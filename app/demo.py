@@ -39,22 +39,45 @@ class DemoSeeder:
         acc = self.accesses.get(role)
         if acc is None:  # no second player in this campaign: the narrator keeps the character
             acc, kind = self.accesses["narrator"], "npc"
-        character = create_character(self.db, acc, name=name, system=self.system,
-                                     sheet=dict(sheet) if sheet is not None else None, kind=kind)
+        character = create_character(
+            self.db, acc, name=name, system=self.system, sheet=dict(sheet) if sheet is not None else None, kind=kind
+        )
         self.db.commit()
         return character.id
 
-    def act(self, role: Role, action: str, character_id: int | None = None, params: Mapping[str, Any] | None = None,
-            *, note: str = "", visibility: str = "public", dice_faces: list[int] | None = None) -> None:
-        request = rolls.ActionRequest(system=self.system, action=action, character_id=character_id,
-                                      params=dict(params or {}), note=note,
-                                      visibility=Visibility(visibility))
-        rolls.perform_action(self.db, self.accesses[role], request,
-                             dice=ScriptedDice(dice_faces) if dice_faces is not None else None)
+    def act(
+        self,
+        role: Role,
+        action: str,
+        character_id: int | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        note: str = "",
+        visibility: str = "public",
+        dice_faces: list[int] | None = None,
+    ) -> None:
+        request = rolls.ActionRequest(
+            system=self.system,
+            action=action,
+            character_id=character_id,
+            params=dict(params or {}),
+            note=note,
+            visibility=Visibility(visibility),
+        )
+        rolls.perform_action(
+            self.db, self.accesses[role], request, dice=ScriptedDice(dice_faces) if dice_faces is not None else None
+        )
 
     def prompt(self, role: Role, character_id: int, action: str, locked: Mapping[str, Any], note: str = "") -> None:
-        prompts.create_prompt(self.db, self.accesses[role], character_id=character_id, system=self.system,
-                            action=action, locked=dict(locked), note=note)
+        prompts.create_prompt(
+            self.db,
+            self.accesses[role],
+            character_id=character_id,
+            system=self.system,
+            action=action,
+            locked=dict(locked),
+            note=note,
+        )
 
 
 def seed(settings: Settings) -> tuple[int, bool]:
@@ -67,17 +90,23 @@ def seed(settings: Settings) -> tuple[int, bool]:
                 return (campaign.id if campaign else 0), False
             users = {name: create_user(db, name, PASSWORD) for name in DEMO_USERS}
             campaign = campaigns.create_campaign(
-                db, users["nora"], name="Demo: The Lantern Road",
+                db,
+                users["nora"],
+                name="Demo: The Lantern Road",
                 description="A demo table: roll some dice, call for a roll, watch the log update live.",
-                systems=list(SYSTEMS))
+                systems=list(SYSTEMS),
+            )
             db.flush()
             nora = campaigns.access(db, users["nora"], campaign.id)
             for name in ("pia", "otto"):
                 invite = campaigns.create_invite(db, nora)
                 campaigns.accept_invite(db, users[name], invite.code)
             db.commit()
-            accesses = {"narrator": nora, "player": campaigns.access(db, users["pia"], campaign.id),
-                        "other_player": campaigns.access(db, users["otto"], campaign.id)}
+            accesses = {
+                "narrator": nora,
+                "player": campaigns.access(db, users["pia"], campaign.id),
+                "other_player": campaigns.access(db, users["otto"], campaign.id),
+            }
             append_note(db, nora, kind="session", action="start", summary=msg("started the demo"))
             # Each rule system adds its own examples (characters, foes, rolls, an encounter) to the demo.
             for system in SYSTEMS.values():

@@ -46,7 +46,9 @@ def api_user(request: Request, db: DB) -> User:
     scheme, _sep, token = request.headers.get("authorization", "").partition(" ")
     user = user_for_token(db, token.strip()) if scheme.lower() == "bearer" and token else None
     if user is None:
-        raise NotSignedIn(_("Send a valid API token: 'Authorization: Bearer <token>' (create one on your account page)."))
+        raise NotSignedIn(
+            _("Send a valid API token: 'Authorization: Bearer <token>' (create one on your account page).")
+        )
     request.state.user = user
     return user
 

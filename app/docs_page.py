@@ -28,12 +28,17 @@ def _operations(schema: dict[str, Any]) -> list[dict[str, Any]]:
     for path, methods in schema.get("paths", {}).items():
         for method, op in methods.items():
             body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
-            ops.append({
-                "method": method.upper(), "path": path, "summary": op.get("summary", ""),
-                "description": op.get("description", ""), "tag": (op.get("tags") or ["other"])[0],
-                "params": [p["name"] + (" (" + p["in"] + ")") for p in op.get("parameters", [])],
-                "body": body.get("$ref", "").rsplit("/", 1)[-1] if body else None,
-            })
+            ops.append(
+                {
+                    "method": method.upper(),
+                    "path": path,
+                    "summary": op.get("summary", ""),
+                    "description": op.get("description", ""),
+                    "tag": (op.get("tags") or ["other"])[0],
+                    "params": [p["name"] + (" (" + p["in"] + ")") for p in op.get("parameters", [])],
+                    "body": body.get("$ref", "").rsplit("/", 1)[-1] if body else None,
+                }
+            )
     return sorted(ops, key=lambda o: (o["tag"], o["path"], o["method"]))
 
 
@@ -52,8 +57,10 @@ def _schemas(schema: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     out = {}
     for name, spec in schema.get("components", {}).get("schemas", {}).items():
         required = set(spec.get("required", []))
-        out[name] = [{"name": field, "type": type_name(f), "required": field in required}
-                     for field, f in spec.get("properties", {}).items()]
+        out[name] = [
+            {"name": field, "type": type_name(f), "required": field in required}
+            for field, f in spec.get("properties", {}).items()
+        ]
     return out
 
 

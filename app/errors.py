@@ -100,13 +100,33 @@ NOT_VALID = N_("{field} is not valid.")
 EMPTY = N_("{field} must not be empty.")
 # Labels of request fields that have no `title` in their model (the JSON API's and the forms' common names).
 COMMON_LABELS: dict[str, str] = {
-    "name": N_("Name"), "system": N_("System"), "action": N_("Action"), "params": N_("Options"),
-    "sheet": N_("Sheet"), "kind": N_("Kind"), "note": N_("Note"), "reason": N_("Reason"),
-    "visibility": N_("Who sees it"), "expression": N_("Dice"), "difficulty": N_("Difficulty"),
-    "lives": N_("Lives"), "character_id": N_("Character"), "owner_id": N_("Owner"), "ob": N_("Obstacle"),
-    "campaign_id": N_("Campaign"), "encounter_id": N_("Encounter"),
-    "after": N_("After entry"), "limit": N_("How many"), "username": N_("Username"), "password": N_("Password"), "locale": N_("Language"), "systems": N_("Systems"),
-    "skill": N_("Skill"), "trait": N_("Trait"), "title": N_("Title"), "body": N_("The request body"),
+    "name": N_("Name"),
+    "system": N_("System"),
+    "action": N_("Action"),
+    "params": N_("Options"),
+    "sheet": N_("Sheet"),
+    "kind": N_("Kind"),
+    "note": N_("Note"),
+    "reason": N_("Reason"),
+    "visibility": N_("Who sees it"),
+    "expression": N_("Dice"),
+    "difficulty": N_("Difficulty"),
+    "lives": N_("Lives"),
+    "character_id": N_("Character"),
+    "owner_id": N_("Owner"),
+    "ob": N_("Obstacle"),
+    "campaign_id": N_("Campaign"),
+    "encounter_id": N_("Encounter"),
+    "after": N_("After entry"),
+    "limit": N_("How many"),
+    "username": N_("Username"),
+    "password": N_("Password"),
+    "locale": N_("Language"),
+    "systems": N_("Systems"),
+    "skill": N_("Skill"),
+    "trait": N_("Trait"),
+    "title": N_("Title"),
+    "body": N_("The request body"),
 }
 
 
@@ -129,8 +149,9 @@ def _expected(ctx: Mapping[str, Any]) -> str:
     return ", ".join(found) if found else str(ctx.get("expected", ""))
 
 
-def error_message(err: Mapping[str, Any], model: type[BaseModel] | None = None,
-                  labels: Mapping[str, str] | None = None) -> str:
+def error_message(
+    err: Mapping[str, Any], model: type[BaseModel] | None = None, labels: Mapping[str, str] | None = None
+) -> str:
     """One pydantic error (an item of `exc.errors()`) in the reader's language, naming the field by its label."""
     ctx = dict(err.get("ctx") or {})
     cause = ctx.get("error")
@@ -156,8 +177,9 @@ def error_message(err: Mapping[str, Any], model: type[BaseModel] | None = None,
     return text[:1].upper() + text[1:]
 
 
-def validation_message(exc: ValidationError, model: type[BaseModel] | None = None,
-                       labels: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+def validation_message(
+    exc: ValidationError, model: type[BaseModel] | None = None, labels: Mapping[str, str] | None = None
+) -> tuple[str, str | None]:
     """The first problem of a pydantic error, in the reader's language, and the field it belongs to. `model`
     (its fields' `title`s) and `labels` (a system's sheet labels) name the field as the form does."""
     err = exc.errors()[0]

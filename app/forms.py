@@ -64,9 +64,18 @@ def form_id(form: FormData, name: str, *, low: int = 1) -> int | None:
         raise BadRequest(f"{field_label(name)}: {rule_message(exc)}") from None
 
 
-def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *, system_id: str, action_id: str,
-                  character_id: int | None = None, extra_params: dict[str, Any] | None = None,
-                  visibility: Visibility | None = None) -> rolls.ActionResult:
+def act_from_form(
+    db: Session,
+    acc: Access,
+    publish: Publish,
+    form: FormData,
+    *,
+    system_id: str,
+    action_id: str,
+    character_id: int | None = None,
+    extra_params: dict[str, Any] | None = None,
+    visibility: Visibility | None = None,
+) -> rolls.ActionResult:
     """Every action form (sheet, system page, encounter) goes through here: the form becomes the action's
     params and the rules service does the rest. Raises FateboardError; the caller re-renders with it."""
     try:
@@ -74,13 +83,18 @@ def act_from_form(db: Session, acc: Access, publish: Publish, form: FormData, *,
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     req = rolls.ActionRequest(
-        system=system_id, action=action.id,
+        system=system_id,
+        action=action.id,
         character_id=character_id if character_id is not None else form_id(form, "character_id"),
         params={**params_from_form(action.params, form), **(extra_params or {})},
-        visibility=visibility or form_visibility(form.get("visibility")), note=str(form.get("note") or ""),
-        prompt_id=form_id(form, "prompt_id"), expected_version=form_id(form, "expected_version", low=0))
-    return rolls.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
-                                publish=publish)
+        visibility=visibility or form_visibility(form.get("visibility")),
+        note=str(form.get("note") or ""),
+        prompt_id=form_id(form, "prompt_id"),
+        expected_version=form_id(form, "expected_version", low=0),
+    )
+    return rolls.perform_action(
+        db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")), publish=publish
+    )
 
 
 def field_kind(annotation: Any) -> Kind | None:
@@ -110,8 +124,9 @@ class FormField:
     label: str = ""  # the field in the reader's language (the system's `labels`), what the form shows
 
 
-def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any],
-                    labels: Mapping[str, str] | None = None) -> list[FormField]:
+def editable_fields(
+    model: type[BaseModel], sheet: Mapping[str, Any], labels: Mapping[str, str] | None = None
+) -> list[FormField]:
     """The sheet's fields a text form can edit, with their current values as the form shows them and their
     labels in the reader's language (`labels`: the system's, English msgids)."""
     fields = []
@@ -125,8 +140,14 @@ def editable_fields(model: type[BaseModel], sheet: Mapping[str, Any],
     return fields
 
 
-def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: str, error_field: str,
-                  labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+def sheet_changes(
+    model: type[BaseModel],
+    form: Mapping[str, Any],
+    *,
+    prefix: str,
+    error_field: str,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """The `prefix`ed form fields as typed sheet changes. A field the form cannot edit, or a value that is
     not of the field's type, raises BadRequest with field "<error_field>-<name>" (shown next to it), naming the
     field by its label (`labels`: the system's, English msgids)."""
@@ -134,7 +155,7 @@ def sheet_changes(model: type[BaseModel], form: Mapping[str, Any], *, prefix: st
     for key, raw in form.items():
         if not key.startswith(prefix):
             continue
-        name = key[len(prefix):]
+        name = key[len(prefix) :]
         info = model.model_fields.get(name)
         kind = field_kind(info.annotation) if info is not None else None
         where = f"{error_field}-{name}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -188,8 +188,24 @@ def render(value: Any, locale: str | None = None) -> str:
 
 
 # Arguments that name an entry, a session or a position: shown as they are ("#1234"), never grouped.
-_NOT_GROUPED = frozenset({"seq", "target", "head", "first", "against", "committed", "expected", "previous",
-                          "number", "session", "band", "square", "row", "year"})
+_NOT_GROUPED = frozenset(
+    {
+        "seq",
+        "target",
+        "head",
+        "first",
+        "against",
+        "committed",
+        "expected",
+        "previous",
+        "number",
+        "session",
+        "band",
+        "square",
+        "row",
+        "year",
+    }
+)
 
 
 class _Grouped(int):
@@ -208,8 +224,11 @@ class _Grouped(int):
 def _format(message: str, args: Mapping[str, Any], loc: str, plural: tuple[str, int] | None = None) -> str:
     """`message` in `loc` with its arguments; with `plural` (the plural msgid, the count) the reader's plural
     form of it (English: the singular for 1, else the plural)."""
-    values = {key: _grouped(value, loc) if key not in _NOT_GROUPED else _arg(value, loc)
-              for key, value in args.items()} if isinstance(args, Mapping) else {}
+    values = (
+        {key: _grouped(value, loc) if key not in _NOT_GROUPED else _arg(value, loc) for key, value in args.items()}
+        if isinstance(args, Mapping)
+        else {}
+    )
     if plural is None:
         templates = (translations(loc).gettext(message), message)
     else:
@@ -230,10 +249,16 @@ def _format(message: str, args: Mapping[str, Any], loc: str, plural: tuple[str, 
 def _one_stop(template: str, values: dict[str, Any]) -> dict[str, Any]:
     """A sentence that ends on a value itself ending with a full stop (what a person typed: "We found the
     route.", a rule's sentence) keeps one stop, not "route..": the value's own is dropped there."""
+
     def stops(key: str) -> bool:
         return any(mark in template for mark in (f"{{{key}}}.", f"%({key})s."))
-    return {key: value[:-1] if isinstance(value, str) and value.endswith(".") and not value.endswith("..")
-            and stops(key) else value for key, value in values.items()}
+
+    return {
+        key: value[:-1]
+        if isinstance(value, str) and value.endswith(".") and not value.endswith("..") and stops(key)
+        else value
+        for key, value in values.items()
+    }
 
 
 def _grouped(value: Any, loc: str) -> Any:
@@ -255,6 +280,7 @@ def _arg(value: Any, loc: str) -> Any:
 
 # --- numbers, percentages, dates in the reader's format (Babel) ----------------------------------------------
 
+
 def number(value: float | int, locale: str | None = None, digits: int = 1) -> str:
     """1234.5 → "1,234.5" (en), "1.234,5" (de, da); at most `digits` decimals."""
     pattern = "#,##0" + ("." + "#" * digits if digits else "")
@@ -274,7 +300,7 @@ def time_of(dt: datetime | None, locale: str | None = None) -> str:
     """A log line's time (hours and minutes, UTC), in the reader's format."""
     if dt is None:
         return ""
-    return format_time(_utc(dt), format="short", tzinfo=timezone.utc, locale=locale or get_locale())
+    return format_time(_utc(dt), format="short", tzinfo=UTC, locale=locale or get_locale())
 
 
 def datetime_of(dt: datetime | None, locale: str | None = None) -> str:
@@ -292,7 +318,7 @@ def date_of(dt: datetime | date | None, locale: str | None = None) -> str:
 
 
 def _utc(dt: datetime) -> datetime:
-    return dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt
+    return dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt
 
 
 def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
@@ -331,13 +357,13 @@ def session_own_title(number: int, title: str | None) -> str:
     text = (title or "").strip()
     for name in _SESSION_WORDS:
         head = f"{name} {number}".casefold()
-        if text.casefold().startswith(head) and not text[len(head):len(head) + 1].isdigit():
-            return text[len(head):].lstrip(" :.-–—·").strip()
+        if text.casefold().startswith(head) and not text[len(head) : len(head) + 1].isdigit():
+            return text[len(head) :].lstrip(" :.-–—·").strip()
     return text
 
 
 def session_title(number: int, title: str | None = None, locale: str | None = None) -> str:
-    """"Session 3: Alley" in the reader's language, never "Session 3: Session 3: Alley"."""
+    """ "Session 3: Alley" in the reader's language, never "Session 3: Session 3: Alley"."""
     loc = locale if locale in SUPPORTED else get_locale()
     word = translations(loc).gettext(_SESSION) % {"n": number}
     own = session_own_title(number, title)
@@ -350,8 +376,7 @@ def rule_message(exc: BaseException | RuleText) -> str:
     template, values = getattr(exc, "template", None), getattr(exc, "values", None)
     if isinstance(template, str):
         try:
-            words = {key: gettext(value) if isinstance(value, Word) else value
-                     for key, value in (values or {}).items()}
+            words = {key: gettext(value) if isinstance(value, Word) else value for key, value in (values or {}).items()}
             return gettext(template).format(**words)
         except (KeyError, IndexError, ValueError, AttributeError):
             pass

@@ -49,8 +49,9 @@ def parse_int(value: object, field: str, *, low: int = 1, high: int = MAX_INT, s
         return None
     digits = text[1:] if signed and text[:1] == "-" else text
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 10) or not low <= int(text) <= high:
-        raise BadRequest(i18n.gettext("Enter a whole number from {low} to {high}.").format(low=low, high=high),
-                         field=field)
+        raise BadRequest(
+            i18n.gettext("Enter a whole number from {low} to {high}.").format(low=low, high=high), field=field
+        )
     return int(text)
 
 
@@ -123,8 +124,11 @@ STREAMED_UPLOADS = re.compile(r"^(?:/api)?/campaigns/[0-9]{1,10}/handouts$")
 
 
 def streamed_upload(scope: Scope) -> bool:
-    return (scope["method"] == "POST" and STREAMED_UPLOADS.match(scope.get("path", "")) is not None
-            and Headers(scope=scope).get("content-type", "").startswith("multipart/form-data"))
+    return (
+        scope["method"] == "POST"
+        and STREAMED_UPLOADS.match(scope.get("path", "")) is not None
+        and Headers(scope=scope).get("content-type", "").startswith("multipart/form-data")
+    )
 
 
 def request_problem(scope: Scope, body: bytes | None) -> tuple[str, str] | None:
@@ -194,7 +198,8 @@ async def _refuse(scope: Scope, send: Send, field: str, problem: str) -> None:
     headers = Headers(scope=scope)
     message = f"{field}: {problem}." if field else f"{problem[:1].upper()}{problem[1:]}."
     wants_html = not scope["path"].startswith("/api/") and (
-        "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request)
+        "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request
+    )
     if wants_html:
         payload = f'<p class="error" role="alert">{escape(message)}</p>'.encode()
         content_type = b"text/html; charset=utf-8"
@@ -204,8 +209,13 @@ async def _refuse(scope: Scope, send: Send, field: str, problem: str) -> None:
             body["field"] = field
         payload = json.dumps(body).encode()
         content_type = b"application/json"
-    await send({"type": "http.response.start", "status": 422,
-                "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 422,
+            "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
 
 

@@ -77,9 +77,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     hub = LiveHub(factory)
     policy = OutboundPolicy.parse(settings.outbound_origins)
     vapid = load_vapid(settings.vapid_private_key, settings.resolved_vapid_file())
-    outbox = OutboxSender(factory, deliver.handlers(policy, vapid, settings.push_contact,
-                                                           settings.smtp_url, settings.mail_from),
-                          lease_seconds=settings.outbox_lease_seconds)
+    outbox = OutboxSender(
+        factory,
+        deliver.handlers(policy, vapid, settings.push_contact, settings.smtp_url, settings.mail_from),
+        lease_seconds=settings.outbox_lease_seconds,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -95,8 +97,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.stop()
         engine.dispose()
 
-    app = FateboardApp(title="Fateboard", version="0.1.0", lifespan=lifespan, docs_url=None, redoc_url=None,
-                       description="A tabletop with a server-side rules service and a hash-chained live roll log.")
+    app = FateboardApp(
+        title="Fateboard",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        description="A tabletop with a server-side rules service and a hash-chained live roll log.",
+    )
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessionmaker = factory
@@ -109,36 +117,57 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     broker.on_publish(outbox.wake)
     app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
     app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)
-    app.state.throttle = Throttle(factory, max_failures=settings.signin_max_failures,
-                                  window_seconds=settings.signin_window_seconds,
-                                  signups_per_hour=settings.signup_max_per_hour)
-    app.state.argon2_gate = Argon2Gate(settings.argon2_concurrency, max_waiting=settings.argon2_max_waiting,
-                                       max_wait=settings.argon2_max_wait_seconds)
+    app.state.throttle = Throttle(
+        factory,
+        max_failures=settings.signin_max_failures,
+        window_seconds=settings.signin_window_seconds,
+        signups_per_hour=settings.signup_max_per_hour,
+    )
+    app.state.argon2_gate = Argon2Gate(
+        settings.argon2_concurrency, max_waiting=settings.argon2_max_waiting, max_wait=settings.argon2_max_wait_seconds
+    )
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
     transport = Transport.of(settings.base_url, settings.cookie_secure, settings.hsts_seconds)
     app.add_middleware(InputGuard)  # innermost: it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
-    app.add_middleware(SessionCookieMiddleware, secret_key=settings.resolved_secret_key(),
-                       max_age=settings.session_max_age, transport=transport,
-                       default_locale=settings.default_locale)
+    app.add_middleware(
+        SessionCookieMiddleware,
+        secret_key=settings.resolved_secret_key(),
+        max_age=settings.session_max_age,
+        transport=transport,
+        default_locale=settings.default_locale,
+    )
     app.add_middleware(SecurityHeadersMiddleware, transport=transport)
     app.add_middleware(CompressMiddleware)
     # Everything inside sees the client's real address and scheme.
     app.add_middleware(ProxyHeadersMiddleware, trusted=parse_networks(settings.trusted_proxies))
     # Outermost (inside only Starlette's error layer; the streams' dispatcher in front serves GETs only, which
     # carry no body anything reads): an oversized or trickling body is refused before any layer reads or holds it.
-    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
-                       timeout=settings.body_timeout_seconds, min_rate=settings.body_min_rate,
-                       default_locale=settings.default_locale)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        timeout=settings.body_timeout_seconds,
+        min_rate=settings.body_min_rate,
+        default_locale=settings.default_locale,
+    )
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
     app.include_router(handout_routes.api)
-    for module in (api, notify_routes, account_routes, campaign_routes, character_routes, encounter_routes,
-                   handout_routes, roll_routes, talk_routes,
-                   docs_page):
+    for module in (
+        api,
+        notify_routes,
+        account_routes,
+        campaign_routes,
+        character_routes,
+        encounter_routes,
+        handout_routes,
+        roll_routes,
+        talk_routes,
+        docs_page,
+    ):
         app.include_router(module.router)
     # The live routes answer with Server-Sent Events (text/event-stream), and their errors as the API's.
     app.include_router(live_routes.router, default_response_class=Response, responses=api.event_stream_responses())
@@ -161,9 +190,14 @@ def install_error_handlers(app: FastAPI) -> None:
             return JSONResponse(body, status_code=exc.status_code, headers=headers)
         if isinstance(exc, NotSignedIn):
             return redirect(request, "/signin?next=" + quote(request.url.path, safe="/"))
-        return render(request, "error.html", {"message": exc.message, "status": exc.status_code},
-                      block="message" if HTMX.of(request).request else None,
-                      status_code=exc.status_code, headers=headers)
+        return render(
+            request,
+            "error.html",
+            {"message": exc.message, "status": exc.status_code},
+            block="message" if HTMX.of(request).request else None,
+            status_code=exc.status_code,
+            headers=headers,
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> Response:
@@ -179,15 +213,23 @@ def install_error_handlers(app: FastAPI) -> None:
             if fields and fields[0]:
                 body["field"] = fields[0]
             return JSONResponse(body, status_code=422)
-        return render(request, "error.html", {"message": message, "status": 422},
-                      block="message" if HTMX.of(request).request else None, status_code=422)
+        return render(
+            request,
+            "error.html",
+            {"message": message, "status": 422},
+            block="message" if HTMX.of(request).request else None,
+            status_code=422,
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         # 400: FastAPI could not read the body (not UTF-8, not JSON) — invalid input, a 422 like the rest.
         status = 422 if exc.status_code == 400 else exc.status_code
-        message = {400: _("The request body could not be read: send UTF-8 JSON."), 404: _("There is nothing here."),
-                   405: _("That method is not allowed here.")}.get(exc.status_code, str(exc.detail))
+        message = {
+            400: _("The request body could not be read: send UTF-8 JSON."),
+            404: _("There is nothing here."),
+            405: _("That method is not allowed here."),
+        }.get(exc.status_code, str(exc.detail))
         if _wants_json(request):
             return JSONResponse({"detail": message}, status_code=status)
         return render(request, "error.html", {"message": message, "status": status}, status_code=status)

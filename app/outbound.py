@@ -110,7 +110,9 @@ class OutboundPolicy:
         address is the listed origin)."""
         scheme, host, port = origin_of(url)
         if (scheme, host, port) not in self.origins:
-            raise OutboundRefused(N_("{origin} is not on the outbound allow-list"), origin=_origin_text(scheme, host, port))
+            raise OutboundRefused(
+                N_("{origin} is not on the outbound allow-list"), origin=_origin_text(scheme, host, port)
+            )
         literal = _literal(host)
         if literal is not None:
             return _origin_text(scheme, host, port)  # listed exactly, address and all

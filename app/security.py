@@ -87,8 +87,15 @@ class Transport:
 
 
 class SessionCookieMiddleware:
-    def __init__(self, app: ASGIApp, *, secret_key: str, max_age: int, transport: Transport = Transport(),
-                 default_locale: str = i18n.DEFAULT) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        secret_key: str,
+        max_age: int,
+        transport: Transport = Transport(),
+        default_locale: str = i18n.DEFAULT,
+    ) -> None:
         self.app = app
         self.default_locale = default_locale
         self.serializer = URLSafeTimedSerializer(secret_key, salt="fateboard.session")
@@ -117,8 +124,9 @@ class SessionCookieMiddleware:
         scope["fb_session"] = data or new_session_data()
         scope["fb_session_dirty"] = data is None
         # Set here, in the request's own context, so the threadpool running sync routes inherits it.
-        i18n.set_locale(i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale"),
-                                       self.default_locale))
+        i18n.set_locale(
+            i18n.negotiate(headers.get("accept-language"), scope["fb_session"].get("locale"), self.default_locale)
+        )
 
         if scope["path"].startswith("/api/"):
             # The JSON API authenticates with bearer tokens only: no cookie to read or to set.
@@ -157,10 +165,10 @@ class CSRFMiddleware:
         expected = scope["fb_session"]["csrf"]
         body: bytes | None = None
         token = headers.get(CSRF_HEADER)
-        if problem is None and token is None:
-            if headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-                body = await _read_body(receive)
-                token = parse_qs(body.decode("latin-1")).get(CSRF_FIELD, [None])[0]
+        form = headers.get("content-type", "").startswith("application/x-www-form-urlencoded")
+        if problem is None and token is None and form:
+            body = await _read_body(receive)
+            token = parse_qs(body.decode("latin-1")).get(CSRF_FIELD, [None])[0]
         if problem is None and not (token and hmac.compare_digest(token, expected)):
             problem = i18n.gettext("This form has expired. Reload the page and try again.")
         if problem is not None:
@@ -219,8 +227,13 @@ async def _forbidden(scope: Scope, send: Send, message: str, headers: Headers) -
     else:
         payload = json.dumps({"detail": message}).encode()
         content_type = b"application/json"
-    await send({"type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [(b"content-type", content_type), (b"content-length", str(len(payload)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": payload})
 
 
@@ -260,14 +273,16 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def parse_networks(value: str) -> tuple[Network, ...]:
-    """"10.0.0.5, 172.16.0.0/12" → networks; a typo stops the start-up instead of trusting nobody quietly."""
+    """ "10.0.0.5, 172.16.0.0/12" → networks; a typo stops the start-up instead of trusting nobody quietly."""
     networks = []
     for item in value.split(","):
         if item.strip():
             try:
                 networks.append(ipaddress.ip_network(item.strip(), strict=False))
             except ValueError as exc:
-                raise ValueError(f"FATEBOARD_TRUSTED_PROXIES: {item.strip()!r} is not an IP address or network") from exc
+                raise ValueError(
+                    f"FATEBOARD_TRUSTED_PROXIES: {item.strip()!r} is not an IP address or network"
+                ) from exc
     return tuple(networks)
 
 
@@ -366,7 +381,9 @@ class RouteBodyLimit:
 # row that matches wins, every other request gets the default. Add a row when a route needs more, say why, and
 # add it to docs/LIMITS.md ("Request bodies").
 BODY_LIMITS: tuple[RouteBodyLimit, ...] = (
-    RouteBodyLimit("POST", r"^/api/campaigns/\d+/handouts$", 21 * MiB, "a handout picture (up to 20 MB) and its fields"),
+    RouteBodyLimit(
+        "POST", r"^/api/campaigns/\d+/handouts$", 21 * MiB, "a handout picture (up to 20 MB) and its fields"
+    ),
     RouteBodyLimit("POST", r"^/campaigns/\d+/handouts$", 21 * MiB, "the same upload from the campaign page"),
 )
 
@@ -392,8 +409,16 @@ class BodyLimitMiddleware:
     raises, and what it still tries to send goes nowhere. /api answers in JSON, the pages with the error page,
     in the reader's language."""
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int, routes: tuple[RouteBodyLimit, ...] = BODY_LIMITS,
-                 timeout: float = 10.0, min_rate: int = 8 * 1024, default_locale: str = i18n.DEFAULT) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_bytes: int,
+        routes: tuple[RouteBodyLimit, ...] = BODY_LIMITS,
+        timeout: float = 10.0,
+        min_rate: int = 8 * 1024,
+        default_locale: str = i18n.DEFAULT,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.routes = tuple((r.method, re.compile(r.path, re.ASCII), r.max_bytes) for r in routes)
@@ -448,22 +473,37 @@ class BodyLimitMiddleware:
             i18n.set_locale(i18n.negotiate(headers.get("accept-language"), None, self.default_locale))
         if status == 413:
             message = i18n.gettext("This is too large to send: at most {size} can be sent here at once.").format(
-                size=_megabytes(limit))
+                size=_megabytes(limit)
+            )
         else:
-            message = i18n.gettext("The data arrived too slowly, so the server stopped waiting. Check your "
-                                   "connection and try again.")
+            message = i18n.gettext(
+                "The data arrived too slowly, so the server stopped waiting. Check your connection and try again."
+            )
         if scope["path"].startswith("/api/"):
             payload = json.dumps({"detail": message, "field": None}).encode()
             content_type = b"application/json"
         else:
             htmx = HTMX.from_headers(headers)
             csrf = scope.get("fb_session", {}).get("csrf", "")
-            payload = render_text("error.html", "message" if htmx.request else None, message=message,
-                                  status=status, csrf_token=csrf, user=None, htmx=htmx).encode()
+            payload = render_text(
+                "error.html",
+                "message" if htmx.request else None,
+                message=message,
+                status=status,
+                csrf_token=csrf,
+                user=None,
+                htmx=htmx,
+            ).encode()
             content_type = b"text/html; charset=utf-8"
-        response: dict[str, Any] = {"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", content_type), (b"content-length", str(len(payload)).encode()),
-            (b"connection", b"close")]}
+        response: dict[str, Any] = {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type),
+                (b"content-length", str(len(payload)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
         add_security_headers(MutableHeaders(scope=response))
         await send(response)
         await send({"type": "http.response.body", "body": payload})
@@ -480,8 +520,19 @@ class _GuardedBody:
     """One request's `receive` and `send` while its body arrives: counts the bytes against the limit, keeps the
     deadline, and once it answered (or the client left) stops the app's reading and drops what it sends."""
 
-    __slots__ = ("guard", "scope", "_receive", "_send", "limit", "loop", "start", "received", "complete",
-                 "started", "stopped")
+    __slots__ = (
+        "guard",
+        "scope",
+        "_receive",
+        "_send",
+        "limit",
+        "loop",
+        "start",
+        "received",
+        "complete",
+        "started",
+        "stopped",
+    )
 
     def __init__(self, guard: BodyLimitMiddleware, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         self.guard, self.scope, self._receive, self._send, self.limit = guard, scope, receive, send, limit

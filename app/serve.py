@@ -63,8 +63,10 @@ class FateboardHttpProtocol(HttpToolsProtocol):
             self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
                 self.logger.warning("Request head over %d bytes refused.", MAX_HEAD_BYTES)
-                self._answer_and_close(b"431 Request Header Fields Too Large", "The request's address and headers "
-                                       f"are too large ({MAX_HEAD_BYTES // 1024} KB at most).")
+                self._answer_and_close(
+                    b"431 Request Header Fields Too Large",
+                    f"The request's address and headers are too large ({MAX_HEAD_BYTES // 1024} KB at most).",
+                )
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -104,9 +106,10 @@ class FateboardHttpProtocol(HttpToolsProtocol):
 
     def _answer_and_close(self, status: bytes, message: str) -> None:
         body = message.encode()
-        self.transport.write(b"HTTP/1.1 " + status + b"\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                             b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n"
-                             + body)
+        self.transport.write(
+            b"HTTP/1.1 " + status + b"\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body
+        )
         self.transport.close()
 
 
@@ -118,17 +121,27 @@ def listening_socket(config: uvicorn.Config) -> socket.socket:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m app.serve", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m app.serve", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--log-level", default="info")
     parser.add_argument("--no-access-log", action="store_true")
     args = parser.parse_args(argv)
-    config = uvicorn.Config("app.asgi:app", host=args.host, port=args.port, workers=args.workers, loop="uvloop",
-                            http=FateboardHttpProtocol, proxy_headers=False, timeout_graceful_shutdown=3,
-                            log_level=args.log_level, access_log=not args.no_access_log)
+    config = uvicorn.Config(
+        "app.asgi:app",
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        loop="uvloop",
+        http=FateboardHttpProtocol,
+        proxy_headers=False,
+        timeout_graceful_shutdown=3,
+        log_level=args.log_level,
+        access_log=not args.no_access_log,
+    )
     # Every worker signs session cookies with the same key: make sure the key file exists before they start
     # (each would otherwise race to create its own, and a cookie from one would fail on the other).
     Settings().resolved_secret_key()

@@ -2,11 +2,11 @@
 with the package, pyproject.toml [project.scripts]; the same as `python -m app.verify …` in a checkout) checks a
 downloaded export.
 
-It checks the chain (every hash recomputed from the entry's readable header and its body hash), every body
-the export carries (and that the readable fields equal it), every reveal, and that the log ends at the
-export's head, and every opened commitment (a conflict's scripted actions). With `--head` (a head you noted earlier, e.g. from the campaign page) it also checks that the
-history up to that entry is the one you saw: a rewritten or truncated log fails. See docs/LOG_FORMAT.md for
-what it cannot see (bodies of entries hidden from you).
+It checks the chain (every hash recomputed from the entry's readable header and its body hash), every body the
+export carries (and that the readable fields equal it), every reveal, and that the log ends at the export's head,
+and every opened commitment (a conflict's scripted actions). With `--head` (a head you noted earlier, e.g. from the
+campaign page) it also checks that the history up to that entry is the one you saw: a rewritten or truncated log
+fails. See docs/LOG_FORMAT.md for what it cannot see (bodies of entries hidden from you).
 
 With `--media DIR` it also checks the pictures saved beside the export: a file named after a handout's SHA-256
 (any extension) or as the server names its download (`handout-<id>.png`, `.jpg`) must hash to the SHA-256 that
@@ -63,19 +63,23 @@ def check_media(entries: Iterable[dict[str, Any]], directory: Path) -> tuple[int
         if digest == sha:
             matched += 1
         else:
-            problems.append(f"{path.name}: handout {hid} (\u201c{title}\u201d, entry #{seq}) has SHA-256 {sha} in the "
-                            f"log, but this file's bytes hash to {digest}")
+            problems.append(
+                f"{path.name}: handout {hid} (\u201c{title}\u201d, entry #{seq}) has SHA-256 {sha} in the "
+                f"log, but this file's bytes hash to {digest}"
+            )
     return matched, problems
 
 
 def main(argv: list[str] | None = None) -> int:
     prog = "fateboard-verify" if Path(sys.argv[0]).stem == "fateboard-verify" else "python -m app.verify"
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("export", type=Path, help="a file saved with 'Export log' or GET /api/campaigns/{id}/export")
     parser.add_argument("--head", type=_head, default=None, help="SEQ:HASH of a head you noted earlier")
-    parser.add_argument("--media", type=Path, default=None,
-                        help="a folder of handout pictures to check against the SHA-256 in the log")
+    parser.add_argument(
+        "--media", type=Path, default=None, help="a folder of handout pictures to check against the SHA-256 in the log"
+    )
     args = parser.parse_args(argv)
     try:
         data = json.loads(args.export.read_text(encoding="utf-8"))
@@ -84,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         result = verify_entries(entries, head=head, trusted=args.head)
         matched, media_problems = check_media(entries, args.media) if args.media else (0, [])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        print(f"cannot read {args.media if isinstance(exc, OSError) and args.media else args.export}: {exc}",
-              file=sys.stderr)
+        print(
+            f"cannot read {args.media if isinstance(exc, OSError) and args.media else args.export}: {exc}",
+            file=sys.stderr,
+        )
         return 2
     for problem in [*result.problems, *media_problems]:
         print(f"FAIL {problem}")

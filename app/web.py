@@ -33,8 +33,14 @@ def make_env() -> Environment:
     # Templates are read once per process: checking every template file's mtime on each render cost about a fifth
     # of a sheet page's server time (docs/PERFORMANCE.md). FATEBOARD_TEMPLATE_RELOAD=1 checks again (editing).
     reload = os.environ.get("FATEBOARD_TEMPLATE_RELOAD", "") not in ("", "0")
-    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html"]),
-                      extensions=["jinja2.ext.i18n"], trim_blocks=True, lstrip_blocks=True, auto_reload=reload)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(["html"]),
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=reload,
+    )
     # Added to the environment by the i18n extension above, so not in Environment's type.
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
@@ -111,8 +117,12 @@ class HTMX:
     @classmethod
     def from_headers(cls, h: Mapping[str, str]) -> HTMX:
         """The one place that reads the HX-* request headers (plain ASGI middleware passes its Headers)."""
-        return cls(request=h.get("hx-request") == "true", target=h.get("hx-target"),
-                   trigger=h.get("hx-trigger"), boosted=h.get("hx-boosted") == "true")
+        return cls(
+            request=h.get("hx-request") == "true",
+            target=h.get("hx-target"),
+            trigger=h.get("hx-trigger"),
+            boosted=h.get("hx-boosted") == "true",
+        )
 
 
 def base_context(request: Request) -> dict[str, Any]:
@@ -125,22 +135,35 @@ def base_context(request: Request) -> dict[str, Any]:
     }
 
 
-def render(request: Request, template: str, context: dict[str, Any] | None = None, *, block: str | None = None,
-           status_code: int = 200, headers: dict[str, str] | None = None) -> HTMLResponse:
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any] | None = None,
+    *,
+    block: str | None = None,
+    status_code: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
     """A whole page, or with `block` one of its blocks as an HTMX fragment — from the same template."""
     ctx = {**base_context(request), **(context or {})}
     if block is None and status_code >= 400:
         ctx["refused"] = True  # base.html marks the page: static/js/app.js brings its first error into view
-    if block is None:
-        html = ENV.get_template(template).render(ctx)
-    else:
-        html = render_block(ENV, template, block, ctx)
+    html = ENV.get_template(template).render(ctx) if block is None else render_block(ENV, template, block, ctx)
     return HTMLResponse(html, status_code=status_code, headers=headers)
 
 
-def render_failure(request: Request, db: Session, exc: FateboardError, template: str,
-                   context: Callable[[dict[str, str]], dict[str, Any]], *, key: str = "form", by_field: bool = True,
-                   block: str | None = None, field_key: str | None = None) -> HTMLResponse:
+def render_failure(
+    request: Request,
+    db: Session,
+    exc: FateboardError,
+    template: str,
+    context: Callable[[dict[str, str]], dict[str, Any]],
+    *,
+    key: str = "form",
+    by_field: bool = True,
+    block: str | None = None,
+    field_key: str | None = None,
+) -> HTMLResponse:
     """The one path for a refused form: roll back, then render the form again (or its `block`) with the error
     next to its field — `exc.field`, else `key`; with by_field=False always `key` — and the error's status
     (Retry-After too when it has one). `context(errors)` builds the template's context after the rollback,

@@ -78,15 +78,21 @@ class Phase:
         return max(self.finished - self.started, 1e-9)
 
     def report(self) -> dict[str, object]:
-        return {"requests_ok": self.ok, "errors": self.errors, "seconds": round(self.elapsed, 2),
-                "rps": round(self.ok / self.elapsed, 1), "latency_ms": latency_summary_ms(self.latencies),
-                "server_cpu_pct": round(100 * self.server_cpu / self.elapsed, 1),
-                "loadgen_cpu_pct": round(100 * self.client_cpu / self.elapsed, 1),
-                "error_samples": self.error_samples[:3]}
+        return {
+            "requests_ok": self.ok,
+            "errors": self.errors,
+            "seconds": round(self.elapsed, 2),
+            "rps": round(self.ok / self.elapsed, 1),
+            "latency_ms": latency_summary_ms(self.latencies),
+            "server_cpu_pct": round(100 * self.server_cpu / self.elapsed, 1),
+            "loadgen_cpu_pct": round(100 * self.client_cpu / self.elapsed, 1),
+            "error_samples": self.error_samples[:3],
+        }
 
 
 def process_cpu_seconds(pid: int) -> float:
     """utime + stime of a process and its live children (uvicorn --workers), from /proc (0 if unavailable)."""
+
     def own(p: int | str) -> tuple[int, float]:
         fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         return int(fields[1]), sum(int(x) for x in fields[11:13]) / os.sysconf("SC_CLK_TCK")
@@ -104,8 +110,17 @@ def process_cpu_seconds(pid: int) -> float:
     return total
 
 
-async def run_phase(name: str, send: Sender, *, concurrency: int, duration: float, max_requests: int | None,
-                    expect: int, server_pid: int, hard_limit: float) -> Phase:
+async def run_phase(
+    name: str,
+    send: Sender,
+    *,
+    concurrency: int,
+    duration: float,
+    max_requests: int | None,
+    expect: int,
+    server_pid: int,
+    hard_limit: float,
+) -> Phase:
     phase = Phase(name)
     issued = 0
     deadline = time.perf_counter() + (duration if max_requests is None else hard_limit)
@@ -150,13 +165,22 @@ class RawSenders:
         body = json.dumps(ROLL).encode()
         path = f"/api/campaigns/{table.campaign_id}/actions"
         people = table.everyone
-        self.action_req = [self.conns[i].build("POST", path, people[i % len(people)], body)
-                           for i in range(concurrency)]
+        self.action_req = [self.conns[i].build("POST", path, people[i % len(people)], body) for i in range(concurrency)]
         self.ping_req = [c.build("GET", "/api/ping") for c in self.conns]
         # Each player tests their own cat's fate (the narrator's connections act for player 1's cat).
-        self.cat_req = [self.conns[i].build("POST", path, people[i % len(people)],
-                                            json.dumps(cat_test(table.cats[max(0, i % len(people) - 1)])).encode())
-                        for i in range(concurrency)] if table.cats else []
+        self.cat_req = (
+            [
+                self.conns[i].build(
+                    "POST",
+                    path,
+                    people[i % len(people)],
+                    json.dumps(cat_test(table.cats[max(0, i % len(people) - 1)])).encode(),
+                )
+                for i in range(concurrency)
+            ]
+            if table.cats
+            else []
+        )
 
     async def cat(self, i: int) -> int:
         return await self._send(i, self.cat_req[i])
@@ -191,8 +215,11 @@ class HttpxSenders:
         self.people = table.everyone
         self.body = json.dumps(ROLL).encode()
         # As with the raw client: each player tests their own cat (the narrator acts for player 1's cat).
-        self.cat_body = [json.dumps(cat_test(table.cats[max(0, i % len(self.people) - 1)])).encode()
-                         for i in range(concurrency)] if table.cats else []
+        self.cat_body = (
+            [json.dumps(cat_test(table.cats[max(0, i % len(self.people) - 1)])).encode() for i in range(concurrency)]
+            if table.cats
+            else []
+        )
 
     async def _post(self, i: int, body: bytes) -> int:
         headers = {**self.people[i % len(self.people)], "Content-Type": "application/json"}
@@ -212,39 +239,51 @@ class HttpxSenders:
 
 
 async def measure(server: Server, table: Table, args: argparse.Namespace) -> dict[str, Phase]:
-    senders = RawSenders(server, table, args.concurrency) if args.client == "raw" else \
-        HttpxSenders(server, table, args.concurrency)
+    senders = (
+        RawSenders(server, table, args.concurrency)
+        if args.client == "raw"
+        else HttpxSenders(server, table, args.concurrency)
+    )
     common = {"concurrency": args.concurrency, "server_pid": server.pid, "hard_limit": args.max_seconds}
     phases: dict[str, Phase] = {}
     try:
         if args.warmup > 0:
             print(f"warm-up: {args.warmup:g} s ping, {args.warmup:g} s actions", file=sys.stderr)
-            phases["warmup_ping"] = await run_phase("warmup_ping", senders.ping, duration=args.warmup,
-                                                    max_requests=None, expect=200, **common)
-            phases["warmup_actions"] = await run_phase("warmup_actions", senders.action, duration=args.warmup,
-                                                       max_requests=None, expect=201, **common)
+            phases["warmup_ping"] = await run_phase(
+                "warmup_ping", senders.ping, duration=args.warmup, max_requests=None, expect=200, **common
+            )
+            phases["warmup_actions"] = await run_phase(
+                "warmup_actions", senders.action, duration=args.warmup, max_requests=None, expect=201, **common
+            )
         if not args.skip_ping:
             print(f"ping: {args.concurrency} clients", file=sys.stderr)
-            phases["ping"] = await run_phase("ping", senders.ping, duration=args.duration,
-                                             max_requests=args.requests, expect=200, **common)
+            phases["ping"] = await run_phase(
+                "ping", senders.ping, duration=args.duration, max_requests=args.requests, expect=200, **common
+            )
         print(f"actions: {args.concurrency} clients", file=sys.stderr)
-        phases["actions"] = await run_phase("actions", senders.action, duration=args.duration,
-                                            max_requests=args.requests, expect=201, **common)
+        phases["actions"] = await run_phase(
+            "actions", senders.action, duration=args.duration, max_requests=args.requests, expect=201, **common
+        )
         if not args.only_main:
             print(f"cat test of fate: {args.concurrency} clients", file=sys.stderr)
-            phases["cat"] = await run_phase("cat", senders.cat, duration=args.duration,
-                                            max_requests=args.requests, expect=201, **common)
+            phases["cat"] = await run_phase(
+                "cat", senders.cat, duration=args.duration, max_requests=args.requests, expect=201, **common
+            )
     finally:
         await senders.close()
     if not args.only_main:
         for clients in (1, 64):
-            extra = RawSenders(server, table, clients) if args.client == "raw" else \
-                HttpxSenders(server, table, clients)
+            extra = RawSenders(server, table, clients) if args.client == "raw" else HttpxSenders(server, table, clients)
             try:
                 print(f"actions: {clients} client(s)", file=sys.stderr)
                 phases[f"actions_{clients}"] = await run_phase(
-                    f"actions_{clients}", extra.action, duration=args.duration / 2, max_requests=args.requests,
-                    expect=201, **{**common, "concurrency": clients})
+                    f"actions_{clients}",
+                    extra.action,
+                    duration=args.duration / 2,
+                    max_requests=args.requests,
+                    expect=201,
+                    **{**common, "concurrency": clients},
+                )
             finally:
                 await extra.close()
     return phases
@@ -254,27 +293,52 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--concurrency", type=int, default=32, help="concurrent clients (default 32)")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per measured phase (default 10)")
-    parser.add_argument("--requests", type=int, default=None,
-                        help="a fixed number of requests per measured phase instead of --duration")
+    parser.add_argument(
+        "--requests", type=int, default=None, help="a fixed number of requests per measured phase instead of --duration"
+    )
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds of warm-up per endpoint (default 2)")
     parser.add_argument("--players", type=int, default=4, help="players besides the narrator (default 4)")
-    parser.add_argument("--client", choices=("raw", "httpx"), default="raw",
-                        help="raw asyncio HTTP/1.1 (default, least client CPU) or httpx2.AsyncClient")
-    parser.add_argument("--database-url", default="",
-                        help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
+    parser.add_argument(
+        "--client",
+        choices=("raw", "httpx"),
+        default="raw",
+        help="raw asyncio HTTP/1.1 (default, least client CPU) or httpx2.AsyncClient",
+    )
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)",
+    )
     parser.add_argument("--skip-ping", action="store_true", help="do not measure the /api/ping baseline")
-    parser.add_argument("--only-main", action="store_true",
-                        help="only ping and actions at --concurrency (no Cat, 1-client and 64-client phases)")
+    parser.add_argument(
+        "--only-main",
+        action="store_true",
+        help="only ping and actions at --concurrency (no Cat, 1-client and 64-client phases)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
-    parser.add_argument("--server-wrapper", default="",
-                        help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)')
+    parser.add_argument(
+        "--server-wrapper",
+        default="",
+        help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)',
+    )
     parser.add_argument("--max-seconds", type=float, default=300.0, help="hard cap on a --requests phase")
-    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis")
-    parser.add_argument("--keep-workdir", action="store_true",
-                        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong")
-    parser.add_argument("--server-root", default="",
-                        help="run the app from another source tree (an experimental copy); default: this one")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis",
+    )
+    parser.add_argument(
+        "--keep-workdir",
+        action="store_true",
+        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong",
+    )
+    parser.add_argument(
+        "--server-root",
+        default="",
+        help="run the app from another source tree (an experimental copy); default: this one",
+    )
     args = parser.parse_args()
     if args.concurrency < 1 or args.duration <= 0 or (args.requests is not None and args.requests < 1):
         parser.error("concurrency, duration and requests must be positive")
@@ -295,23 +359,31 @@ def main() -> int:
     ratio = round(act["rps"] / base["rps"], 3) if base and base["rps"] else None  # type: ignore[operator]
 
     print()
-    print(f"backend {backend}, {args.workers} worker(s), {args.concurrency} clients, client={args.client}, "
-          f"{info['nproc']} cores, python {info['python']}, "
-          + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}"))
-    print(f"{'endpoint':<10}{'ok':>8}{'err':>6}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"
-          f"{'srv cpu':>9}{'gen cpu':>9}")
+    print(
+        f"backend {backend}, {args.workers} worker(s), {args.concurrency} clients, client={args.client}, "
+        f"{info['nproc']} cores, python {info['python']}, "
+        + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}")
+    )
+    print(
+        f"{'endpoint':<10}{'ok':>8}{'err':>6}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}"
+        f"{'srv cpu':>9}{'gen cpu':>9}"
+    )
     extra = {name: phases[name].report() for name in ("cat", "actions_1", "actions_64") if name in phases}
     for label, rep in (("ping", base), ("actions", act), *extra.items()):
         if rep is None:
             continue
         lat = {k: "-" if v is None else v for k, v in rep["latency_ms"].items()}  # type: ignore[union-attr]
-        print(f"{label:<10}{rep['requests_ok']:>8}{rep['errors']:>6}{rep['rps']:>9}{lat['p50']:>9}{lat['p95']:>9}"
-              f"{lat['p99']:>9}{lat['max']:>9}{rep['server_cpu_pct']:>8}%{rep['loadgen_cpu_pct']:>8}%")
+        print(
+            f"{label:<10}{rep['requests_ok']:>8}{rep['errors']:>6}{rep['rps']:>9}{lat['p50']:>9}{lat['p95']:>9}"
+            f"{lat['p99']:>9}{lat['max']:>9}{rep['server_cpu_pct']:>8}%{rep['loadgen_cpu_pct']:>8}%"
+        )
     if ratio is not None:
         print(f"actions/ping throughput ratio: {ratio}")
-    print(f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
-          f"(gapless chain: {check['gapless_chain']}); successful actions seen by the client: {check['expected']} "
-          f"-> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}")
+    print(
+        f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
+        f"(gapless chain: {check['gapless_chain']}); successful actions seen by the client: {check['expected']} "
+        f"-> {'PASS' if check['passed'] else 'FAIL'} {check['problems'] or ''}"
+    )
     scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
     print(f"targets{scope}:")
     targets: dict[str, str] = {}
@@ -320,31 +392,57 @@ def main() -> int:
         targets[key] = "MET" if verdict(name, value, limit, higher_is_better=higher) else "MISSED"
 
     target("actions_per_s>=1000", f"actions/s at {args.concurrency} clients", act["rps"], TARGET_RPS, True)
-    target("p99_ms<=50", f"actions p99 ms at {args.concurrency} clients", act["latency_ms"]["p99"],
-           TARGET_P99_MS, False)
+    target(
+        "p99_ms<=50", f"actions p99 ms at {args.concurrency} clients", act["latency_ms"]["p99"], TARGET_P99_MS, False
+    )
     if ratio is not None:
         target("ratio_to_ping>=0.4", "actions/ping throughput ratio", ratio, TARGET_RATIO, True)
     if "actions_1" in extra:
-        target("p50_ms_1_client<=1.5", "actions p50 ms at 1 client", extra["actions_1"]["latency_ms"]["p50"],
-               TARGET_P50_1_MS, False)
+        target(
+            "p50_ms_1_client<=1.5",
+            "actions p50 ms at 1 client",
+            extra["actions_1"]["latency_ms"]["p50"],
+            TARGET_P50_1_MS,
+            False,
+        )
     if "actions_64" in extra:
-        target("p99_ms_64_clients<=100", "actions p99 ms at 64 clients", extra["actions_64"]["latency_ms"]["p99"],
-               TARGET_P99_64_MS, False)
+        target(
+            "p99_ms_64_clients<=100",
+            "actions p99 ms at 64 clients",
+            extra["actions_64"]["latency_ms"]["p99"],
+            TARGET_P99_64_MS,
+            False,
+        )
     cat_slowdown = None
     if "cat" in extra and extra["cat"]["rps"]:
         cat_slowdown = round(act["rps"] / extra["cat"]["rps"], 3)
-        target("cat_within_1.5x", "dice actions/s / Cat test-of-fate actions/s", cat_slowdown,
-               TARGET_CAT_SLOWDOWN, False)
+        target(
+            "cat_within_1.5x", "dice actions/s / Cat test-of-fate actions/s", cat_slowdown, TARGET_CAT_SLOWDOWN, False
+        )
     errors = act["errors"] + sum(rep["errors"] for rep in extra.values())
     target("errors==0", "action errors (every phase)", errors, 0, False)
     target("log_intact", "log intact (1 = verify ok, count = successes = last_seq)", int(check["passed"]), 1, True)
-    summary_line({
-        "bench": "actions", "backend": backend, "concurrency": args.concurrency, "client": args.client,
-        "workers": args.workers, "server_root": args.server_root or None, "server_env": args.server_env,
-        "duration": args.duration, "requests": args.requests, "machine": info,
-        "actions": act, "ping": base, "ratio_actions_to_ping": ratio, "phases": extra,
-        "dice_over_cat": cat_slowdown, "log_check": check, "targets": targets,
-    })
+    summary_line(
+        {
+            "bench": "actions",
+            "backend": backend,
+            "concurrency": args.concurrency,
+            "client": args.client,
+            "workers": args.workers,
+            "server_root": args.server_root or None,
+            "server_env": args.server_env,
+            "duration": args.duration,
+            "requests": args.requests,
+            "machine": info,
+            "actions": act,
+            "ping": base,
+            "ratio_actions_to_ping": ratio,
+            "phases": extra,
+            "dice_over_cat": cat_slowdown,
+            "log_check": check,
+            "targets": targets,
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir or not (check["passed"] and errors == 0))
     return 0
 

@@ -27,6 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import contextlib
+
 from common import (  # noqa: E402
     HOST,
     RawHTTP,
@@ -74,7 +76,7 @@ async def one_body(port: int, size: int, chunked: bool, timeout: float) -> dict[
     sock.setblocking(False)
     await loop.sock_connect(sock, (HOST, port))
     framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}"
-    head = (f"POST {PATH} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n")
+    head = f"POST {PATH} HTTP/1.1\r\nHost: {HOST}:{port}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
     piece = b"[" + b"1," * (PIECE // 2 - 1) + b"1"  # JSON-ish bytes; never parsed as a whole anyway
     sent = 0
     answered_at: float | None = None
@@ -117,14 +119,17 @@ async def one_body(port: int, size: int, chunked: bool, timeout: float) -> dict[
         error = "timeout"
     finally:
         sender.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await sender
-        except asyncio.CancelledError:
-            pass
         sock.close()
     end = answered_at or time.perf_counter()
-    return {"status": status, "error": error, "seconds": end - t0, "sent_mb": sent_when_answered / 1e6,
-            "sent_fraction": sent_when_answered / size}
+    return {
+        "status": status,
+        "error": error,
+        "seconds": end - t0,
+        "sent_mb": sent_when_answered / 1e6,
+        "sent_fraction": sent_when_answered / size,
+    }
 
 
 async def run_mode(port: int, pid: int, args: Any, chunked: bool) -> dict[str, Any]:
@@ -175,16 +180,22 @@ async def run_mode(port: int, pid: int, args: Any, chunked: bool) -> dict[str, A
         statuses[key] = statuses.get(key, 0) + 1
     seconds = sorted(b["seconds"] for b in bodies)
     return {
-        "bodies": len(bodies), "statuses": statuses, "window_s": round(window, 2),
-        "server_cpu_s": round(cpu, 2), "server_cpu_ms_per_body": round(cpu * 1000 / max(1, len(bodies)), 2),
+        "bodies": len(bodies),
+        "statuses": statuses,
+        "window_s": round(window, 2),
+        "server_cpu_s": round(cpu, 2),
+        "server_cpu_ms_per_body": round(cpu * 1000 / max(1, len(bodies)), 2),
         "loadavg_1m": round(os.getloadavg()[0], 2),
-        "idle_rss_mib": round(idle / 1024, 1), "peak_rss_mib": round(peak / 1024, 1),
-        "rss_growth_mib": round((peak - idle) / 1024, 1), "hwm_mib": round(after["VmHWM"] / 1024, 1),
+        "idle_rss_mib": round(idle / 1024, 1),
+        "peak_rss_mib": round(peak / 1024, 1),
+        "rss_growth_mib": round((peak - idle) / 1024, 1),
+        "hwm_mib": round(after["VmHWM"] / 1024, 1),
         "rss_after_mib": round(after["VmRSS"] / 1024, 1),
         "answer_ms": latency_summary_ms(seconds),
         "sent_when_answered_mb_max": round(max(b["sent_mb"] for b in bodies), 1),
         "sent_when_answered_fraction_max": round(max(b["sent_fraction"] for b in bodies), 3),
-        "ping_ms": latency_summary_ms(pings), "pings": len(pings),
+        "ping_ms": latency_summary_ms(pings),
+        "pings": len(pings),
     }
 
 
@@ -217,9 +228,15 @@ def layer_cost(n: int = 200_000) -> dict[str, float]:
 
     guard = BodyLimitMiddleware(bare, max_bytes=1024 * 1024)
     headers = [(b"host", b"x"), (b"accept", b"*/*"), (b"authorization", b"Bearer x")]
-    scopes = {"get": {"type": "http", "method": "GET", "path": "/api/ping", "headers": headers},
-              "post": {"type": "http", "method": "POST", "path": "/api/campaigns/1/actions",
-                       "headers": [*headers, (b"content-type", b"application/json"), (b"content-length", b"8")]}}
+    scopes = {
+        "get": {"type": "http", "method": "GET", "path": "/api/ping", "headers": headers},
+        "post": {
+            "type": "http",
+            "method": "POST",
+            "path": "/api/campaigns/1/actions",
+            "headers": [*headers, (b"content-type", b"application/json"), (b"content-length", b"8")],
+        },
+    }
 
     async def per_call(app: Any, scope: dict[str, Any]) -> float:
         started = time.process_time()
@@ -267,14 +284,28 @@ def main() -> None:
     met = {}
     for mode, r in results.items():
         refused = r["statuses"].get("413", 0)
-        met[f"{mode}_all_413"] = verdict(f"{mode}: bodies answered 413 (of {r['bodies']})", refused,
-                                         r["bodies"], higher_is_better=True)
-        met[f"{mode}_rss"] = verdict(f"{mode}: server RSS growth MiB", r["rss_growth_mib"], TARGET_RSS_MIB,
-                                     higher_is_better=False)
-        met[f"{mode}_ping"] = verdict(f"{mode}: ping p99 ms meanwhile", r["ping_ms"]["p99"], TARGET_PING_P99_MS,
-                                      higher_is_better=False)
-    summary_line({"bench": "bodies", "machine": info, "backend": backend, "server_root": args.server_root or ".",
-                  "clients": args.clients, "mb": args.mb, "duration_s": args.duration, **results, "met": met})
+        met[f"{mode}_all_413"] = verdict(
+            f"{mode}: bodies answered 413 (of {r['bodies']})", refused, r["bodies"], higher_is_better=True
+        )
+        met[f"{mode}_rss"] = verdict(
+            f"{mode}: server RSS growth MiB", r["rss_growth_mib"], TARGET_RSS_MIB, higher_is_better=False
+        )
+        met[f"{mode}_ping"] = verdict(
+            f"{mode}: ping p99 ms meanwhile", r["ping_ms"]["p99"], TARGET_PING_P99_MS, higher_is_better=False
+        )
+    summary_line(
+        {
+            "bench": "bodies",
+            "machine": info,
+            "backend": backend,
+            "server_root": args.server_root or ".",
+            "clients": args.clients,
+            "mb": args.mb,
+            "duration_s": args.duration,
+            **results,
+            "met": met,
+        }
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Everything here talks to 127.0.0.1 only, and every wait is bounded in time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import os
@@ -32,15 +33,33 @@ PASSWORD = "correct horse battery"
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
 # A rule-system action that changes the sheet: the Cat's test of fate (it writes Style; not a dangerous one,
 # whose scars would block the next test until placed).
-NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
-           "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
-           "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
-           "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"}
+NEW_CAT = {
+    "human_name": "Mister Buttons",
+    "cat_name": "Smoke",
+    "secret_name": "Ashwhisker",
+    "rank_claws": "strong",
+    "rank_coat": "good",
+    "rank_face": "best",
+    "rank_fangs": "strong",
+    "rank_legs": "strong",
+    "rank_tail": "good",
+    "rep_name_1": "Best mouser",
+    "rep_rank_1": "3",
+    "rep_name_2": "Never lost",
+    "rep_rank_2": "2",
+    "rep_name_3": "Friend of the baker",
+    "rep_rank_3": "2",
+}
 
 
 def cat_test(character_id: int) -> dict[str, Any]:
-    return {"system": "cat", "action": "test_fate", "character_id": character_id, "visibility": "public",
-            "params": {"trait": "claws", "difficulty": "moderate"}}
+    return {
+        "system": "cat",
+        "action": "test_fate",
+        "character_id": character_id,
+        "visibility": "public",
+        "params": {"trait": "claws", "difficulty": "moderate"},
+    }
 
 
 # --------------------------------------------------------------------------------------------- the server
@@ -89,32 +108,77 @@ def prepare_database(database_url: str | None, workdir: Path) -> str:
     return database_url
 
 
-def start_server(database_url: str, workdir: Path, *, workers: int = 1, keepalive: float = 15.0,
-                 wrapper: str = "", extra_env: dict[str, str] | None = None, timeout: float = 120.0,
-                 root: Path | str | None = None) -> Server:
+def start_server(
+    database_url: str,
+    workdir: Path,
+    *,
+    workers: int = 1,
+    keepalive: float = 15.0,
+    wrapper: str = "",
+    extra_env: dict[str, str] | None = None,
+    timeout: float = 120.0,
+    root: Path | str | None = None,
+) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
     `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
     `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout."""
     root = Path(root) if root else ROOT
     port = free_port()
-    env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "bench-secret",
-           "FATEBOARD_SECRET_KEY_FILE": str(workdir / "secret_key"),
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive),
-           "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",  # every bench user signs up from 127.0.0.1
-           **(extra_env or {})}
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
-                   capture_output=True, timeout=120)
+    env = {
+        **os.environ,
+        "FATEBOARD_DATABASE_URL": database_url,
+        "FATEBOARD_SECRET_KEY": "bench-secret",
+        "FATEBOARD_SECRET_KEY_FILE": str(workdir / "secret_key"),
+        "FATEBOARD_SSE_KEEPALIVE_SECONDS": str(keepalive),
+        "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",  # every bench user signs up from 127.0.0.1
+        **(extra_env or {}),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
     if workers > 1:
         # Several processes: app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
-        cmd = [*shlex.split(wrapper), sys.executable, "-m", "app.serve", "--host", HOST, "--port", str(port),
-               "--workers", str(workers), "--log-level", "warning", "--no-access-log"]
+        cmd = [
+            *shlex.split(wrapper),
+            sys.executable,
+            "-m",
+            "app.serve",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ]
     else:
-        cmd = [*shlex.split(wrapper), sys.executable, "-m", "uvicorn", "app.asgi:app", "--host", HOST, "--port",
-               str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "2", "--log-level", "warning",
-               "--no-access-log"]
+        cmd = [
+            *shlex.split(wrapper),
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app.asgi:app",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--no-proxy-headers",
+            "--timeout-graceful-shutdown",
+            "2",
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://{HOST}:{port}"
     deadline = time.monotonic() + timeout
@@ -147,8 +211,14 @@ def launch(args: Any, prefix: str) -> tuple[dict[str, Any], Path, str, str, Serv
     tmp = workdir(prefix)
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
-    server = start_server(database_url, tmp, wrapper=args.server_wrapper, root=args.server_root or None,
-                          workers=args.workers, extra_env=dict(kv.split("=", 1) for kv in args.server_env))
+    server = start_server(
+        database_url,
+        tmp,
+        wrapper=args.server_wrapper,
+        root=args.server_root or None,
+        workers=args.workers,
+        extra_env=dict(kv.split("=", 1) for kv in args.server_env),
+    )
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     return info, tmp, database_url, backend, server
 
@@ -204,14 +274,16 @@ def _token(client: httpx2.Client, name: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
 
-def make_table(base_url: str, players: int, name: str = "Bench Night", *, cats: bool = False,
-               prefix: str = "") -> Table:
+def make_table(
+    base_url: str, players: int, name: str = "Bench Night", *, cats: bool = False, prefix: str = ""
+) -> Table:
     """A narrator and `players` players (joined by invite), all through the JSON API; with `cats`, the
     campaign also plays the Cat and every player has a cat."""
     with httpx2.Client(base_url=base_url, timeout=30) as client:
         narrator = _token(client, f"{prefix}narrator")
-        r = client.post("/api/campaigns", json={"name": name, "systems": ["dice", "cat"] if cats else ["dice"]},
-                        headers=narrator)
+        r = client.post(
+            "/api/campaigns", json={"name": name, "systems": ["dice", "cat"] if cats else ["dice"]}, headers=narrator
+        )
         assert r.status_code == 201, r.text
         cid = r.json()["id"]
         table = Table(cid, narrator, names=["narrator"])
@@ -223,8 +295,11 @@ def make_table(base_url: str, players: int, name: str = "Bench Night", *, cats: 
             table.players.append(who)
             table.names.append(f"{prefix}player{i + 1}")
             if cats:
-                r = client.post(f"/api/campaigns/{cid}/characters", headers=who,
-                                json={"name": f"Smoke {i + 1}", "system": "cat", "sheet": NEW_CAT})
+                r = client.post(
+                    f"/api/campaigns/{cid}/characters",
+                    headers=who,
+                    json={"name": f"Smoke {i + 1}", "system": "cat", "sheet": NEW_CAT},
+                )
                 assert r.status_code == 201, r.text
                 table.cats.append(r.json()["id"])
     return table
@@ -245,10 +320,16 @@ def verify_log(base_url: str, table: Table, expected: int) -> dict[str, Any]:
             time.sleep(1)
     body = r.json()
     count = body.get("count")
-    return {"status": r.status_code, "ok": bool(body.get("ok")), "count": count, "expected": expected,
-            "last_seq": after, "problems": (body.get("problems") or [])[:5],
-            "gapless_chain": r.status_code == 200 and bool(body.get("ok")) and count == after,
-            "passed": r.status_code == 200 and bool(body.get("ok")) and count == expected and after == expected}
+    return {
+        "status": r.status_code,
+        "ok": bool(body.get("ok")),
+        "count": count,
+        "expected": expected,
+        "last_seq": after,
+        "problems": (body.get("problems") or [])[:5],
+        "gapless_chain": r.status_code == 200 and bool(body.get("ok")) and count == after,
+        "passed": r.status_code == 200 and bool(body.get("ok")) and count == expected and after == expected,
+    }
 
 
 # --------------------------------------------------------------------------------------------- raw client
@@ -269,14 +350,11 @@ class RawHTTP:
     async def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-            try:
+            with contextlib.suppress(OSError):
                 await self.writer.wait_closed()
-            except OSError:
-                pass
         self.reader = self.writer = None
 
-    def build(self, method: str, path: str, headers: dict[str, str] | None = None,
-              body: bytes | None = None) -> bytes:
+    def build(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None) -> bytes:
         lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: keep-alive"]
         for k, v in (headers or {}).items():
             lines.append(f"{k}: {v}")
@@ -351,30 +429,42 @@ def _run(cmd: list[str]) -> str:
 def machine() -> dict[str, Any]:
     mem = _run(["free", "-h"]).splitlines()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": _run(["nproc"]),
         "memory": " ".join(mem[1].split()[:2]) if len(mem) > 1 else "?",
         "python": platform.python_version(),
         "loadavg_1m_before": round(os.getloadavg()[0], 2),  # the machine may be shared: >0.5 means noise
         "commit": _run(["git", "rev-parse", "--short", "HEAD"]),
         "dirty": bool(_run(["git", "status", "--porcelain", "--untracked-files=no"])),
-        "cpu": next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                     if line.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?",
+        "cpu": next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")
+            ),
+            "?",
+        )
+        if Path("/proc/cpuinfo").exists()
+        else "?",
     }
 
 
 def warn_if_busy(info: dict[str, Any]) -> None:
     load = info.get("loadavg_1m_before", 0.0)
     if load > 1.0:
-        print(f"WARNING: 1-minute load average {load} before the run: other work on this machine will skew "
-              "the numbers", file=sys.stderr)
+        print(
+            f"WARNING: 1-minute load average {load} before the run: other work on this machine will skew the numbers",
+            file=sys.stderr,
+        )
 
 
 def verdict(name: str, value: float | None, limit: float, *, higher_is_better: bool) -> bool:
     met = value is not None and (value >= limit if higher_is_better else value <= limit)
     op = ">=" if higher_is_better else "<="
-    print(f"TARGET {name}: {'n/a' if value is None else f'{value:g}'} (want {op} {limit:g}) -> "
-          f"{'MET' if met else 'MISSED'}")
+    print(
+        f"TARGET {name}: {'n/a' if value is None else f'{value:g}'} (want {op} {limit:g}) -> "
+        f"{'MET' if met else 'MISSED'}"
+    )
     return met
 
 
@@ -393,8 +483,9 @@ class Seeded:
     cats: dict[int, int]  # member index -> their cat's id (campaigns that play the Cat)
 
 
-def seed_tables(database_url: str, campaigns: int, members: int, *, cats_every: int = 2,
-                prefix: str = "m") -> list[Seeded]:
+def seed_tables(
+    database_url: str, campaigns: int, members: int, *, cats_every: int = 2, prefix: str = "m"
+) -> list[Seeded]:
     """Many campaigns straight through the services (argon2 at test cost: thousands of accounts through the
     API would spend minutes hashing). Every member gets an API token; every `cats_every`-th campaign also
     plays the Cat and its players have cats. Works against a running server's database (SQLite WAL or
@@ -418,8 +509,9 @@ def seed_tables(database_url: str, campaigns: int, members: int, *, cats_every: 
                 names = [f"{prefix}{c}n"] + [f"{prefix}{c}p{i}" for i in range(1, members)]
                 users = [accounts.create_user(db, name, PASSWORD) for name in names]
                 cat = c % cats_every == 0
-                campaign = campaign_service.create_campaign(db, users[0], name=f"Table {c}",
-                                                            systems=["dice", "cat"] if cat else ["dice"])
+                campaign = campaign_service.create_campaign(
+                    db, users[0], name=f"Table {c}", systems=["dice", "cat"] if cat else ["dice"]
+                )
                 db.flush()
                 narrator = campaign_service.access(db, users[0], campaign.id)
                 for user in users[1:]:
@@ -445,8 +537,11 @@ async def signed_in_cookie(client: Any, username: str) -> str:
     page = await client.get("/signin")
     token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
     assert token, "no CSRF token on /signin"
-    r = await client.post("/signin", data={"username": username, "password": PASSWORD, "csrf_token": token.group(1),
-                                           "next": "/"}, follow_redirects=False)
+    r = await client.post(
+        "/signin",
+        data={"username": username, "password": PASSWORD, "csrf_token": token.group(1), "next": "/"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     return "; ".join(f"{k}={v}" for k, v in client.cookies.items())
 

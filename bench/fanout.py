@@ -23,6 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import contextlib
+
 import httpx2  # noqa: E402
 from common import (  # noqa: E402
     HOST,
@@ -68,8 +70,9 @@ def _handle_lines(stream: Stream, lines: list[str], state: dict[str, object]) ->
             state.clear()
 
 
-async def httpx_stream(client: httpx2.AsyncClient, path: str, headers: dict[str, str], stream: Stream,
-                       want: int, stop: asyncio.Event) -> None:
+async def httpx_stream(
+    client: httpx2.AsyncClient, path: str, headers: dict[str, str], stream: Stream, want: int, stop: asyncio.Event
+) -> None:
     try:
         async with client.stream("GET", path, headers=headers) as response:
             stream.status = response.status_code
@@ -88,8 +91,9 @@ async def httpx_stream(client: httpx2.AsyncClient, path: str, headers: dict[str,
         stream.ready.set()
 
 
-async def raw_stream(port: int, path: str, headers: dict[str, str], stream: Stream, want: int,
-                     stop: asyncio.Event) -> None:
+async def raw_stream(
+    port: int, path: str, headers: dict[str, str], stream: Stream, want: int, stop: asyncio.Event
+) -> None:
     """The same stream on a bare asyncio connection (chunked transfer decoded by hand): minimal client CPU."""
     writer = None
     try:
@@ -134,19 +138,21 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
     stop = asyncio.Event()
     limits = httpx2.Limits(max_connections=args.streams + 10, max_keepalive_connections=args.streams + 10)
     timeout = httpx2.Timeout(30.0, connect=30.0, pool=60.0)
-    async with httpx2.AsyncClient(base_url=server_url, limits=limits, timeout=timeout) as client, \
-            httpx2.AsyncClient(base_url=server_url, timeout=30.0) as poster:
+    async with (
+        httpx2.AsyncClient(base_url=server_url, limits=limits, timeout=timeout) as client,
+        httpx2.AsyncClient(base_url=server_url, timeout=30.0) as poster,
+    ):
         if args.client == "raw":
-            tasks = [asyncio.create_task(raw_stream(port, path, people[s.user], s, args.actions, stop))
-                     for s in streams]
+            tasks = [
+                asyncio.create_task(raw_stream(port, path, people[s.user], s, args.actions, stop)) for s in streams
+            ]
         else:
-            tasks = [asyncio.create_task(httpx_stream(client, path, people[s.user], s, args.actions, stop))
-                     for s in streams]
+            tasks = [
+                asyncio.create_task(httpx_stream(client, path, people[s.user], s, args.actions, stop)) for s in streams
+            ]
         t_connect = time.perf_counter()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in streams)), args.connect_timeout)
-        except TimeoutError:
-            pass
         connected = sum(1 for s in streams if s.status == 200 and s.error is None)
         connect_seconds = time.perf_counter() - t_connect
         print(f"{connected}/{args.streams} streams open in {connect_seconds:.2f} s", file=sys.stderr)
@@ -220,16 +226,28 @@ async def run(server_url: str, port: int, table: Table, args: argparse.Namespace
     last_arrival = [max(v) for v in per_action.values() if v]
     errors = [s.error for s in streams if s.error]
     return {
-        "streams": args.streams, "streams_connected": connected, "connect_seconds": round(connect_seconds, 2),
-        "users": len(people), "actions_sent": args.actions, "actions_ok": len(sent), "post_errors": post_errors[:3],
+        "streams": args.streams,
+        "streams_connected": connected,
+        "connect_seconds": round(connect_seconds, 2),
+        "users": len(people),
+        "actions_sent": args.actions,
+        "actions_ok": len(sent),
+        "post_errors": post_errors[:3],
         "posting_seconds": round(posting_seconds, 2),
-        "pairs_expected": len(sent) * args.streams, "pairs_received": len(latencies),
+        "pairs_expected": len(sent) * args.streams,
+        "pairs_received": len(latencies),
         "arrival_ms": latency_summary_ms(latencies),
-        "first_stream_ms": latency_summary_ms(first_arrival), "last_stream_ms": latency_summary_ms(last_arrival),
+        "first_stream_ms": latency_summary_ms(first_arrival),
+        "last_stream_ms": latency_summary_ms(last_arrival),
         "post_ms": latency_summary_ms(post_latency),
-        "streams_exact_in_order": exact, "missing": missing, "duplicates": duplicates, "extra": extra,
-        "streams_out_of_order": out_of_order, "data_seq_mismatch": data_mismatch,
-        "stream_errors": len(errors), "stream_error_samples": errors[:3],
+        "streams_exact_in_order": exact,
+        "missing": missing,
+        "duplicates": duplicates,
+        "extra": extra,
+        "streams_out_of_order": out_of_order,
+        "data_seq_mismatch": data_mismatch,
+        "stream_errors": len(errors),
+        "stream_error_samples": errors[:3],
         "all_exactly_once_in_order": exact == args.streams and len(sent) == args.actions and data_mismatch == 0,
     }
 
@@ -240,22 +258,41 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=50, help="actions to post (default 50)")
     parser.add_argument("--spacing", type=float, default=0.1, help="seconds between actions (default 0.1)")
     parser.add_argument("--players", type=int, default=7, help="players besides the narrator (default 7)")
-    parser.add_argument("--client", choices=("httpx", "raw"), default="httpx",
-                        help="httpx2 streaming (default) or bare asyncio connections (less client CPU)")
-    parser.add_argument("--database-url", default="",
-                        help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)")
+    parser.add_argument(
+        "--client",
+        choices=("httpx", "raw"),
+        default="httpx",
+        help="httpx2 streaming (default) or bare asyncio connections (less client CPU)",
+    )
+    parser.add_argument(
+        "--database-url",
+        default="",
+        help="default: a temp SQLite file; a PostgreSQL URL on 127.0.0.1 is WIPED (schema public)",
+    )
     parser.add_argument("--per-action", action="store_true", help="print first/median/last arrival per action")
     parser.add_argument("--connect-timeout", type=float, default=60.0)
-    parser.add_argument("--drain-timeout", type=float, default=20.0,
-                        help="seconds to wait after the last POST for late entries")
+    parser.add_argument(
+        "--drain-timeout", type=float, default=20.0, help="seconds to wait after the last POST for late entries"
+    )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     parser.add_argument("--server-wrapper", default="", help="prefix for the uvicorn command (profiling)")
-    parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis")
-    parser.add_argument("--keep-workdir", action="store_true",
-                        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong")
-    parser.add_argument("--server-root", default="",
-                        help="run the app from another source tree (an experimental copy); default: this one")
+    parser.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra environment for the server process (repeatable), e.g. FATEBOARD_BROKER=redis",
+    )
+    parser.add_argument(
+        "--keep-workdir",
+        action="store_true",
+        help="keep the temp dir (SQLite file, server log); kept anyway when the run went wrong",
+    )
+    parser.add_argument(
+        "--server-root",
+        default="",
+        help="run the app from another source tree (an experimental copy); default: this one",
+    )
     args = parser.parse_args()
     if args.streams < 1 or args.actions < 1 or not 0 <= args.spacing <= 5:
         parser.error("streams and actions must be positive, spacing between 0 and 5 s")
@@ -270,32 +307,59 @@ def main() -> int:
 
     arr = result["arrival_ms"]
     print()
-    print(f"backend {backend}, {result['streams_connected']}/{args.streams} streams over {result['users']} users, "
-          f"{result['actions_ok']}/{args.actions} actions every {args.spacing:g} s, client={args.client}, "
-          f"{info['nproc']} cores, python {info['python']}, "
-          + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}"))
-    print(f"arrival latency over {result['pairs_received']}/{result['pairs_expected']} (action, stream) pairs: "
-          f"p50 {arr['p50']} ms, p95 {arr['p95']} ms, p99 {arr['p99']} ms, max {arr['max']} ms")  # type: ignore[index]
+    print(
+        f"backend {backend}, {result['streams_connected']}/{args.streams} streams over {result['users']} users, "
+        f"{result['actions_ok']}/{args.actions} actions every {args.spacing:g} s, client={args.client}, "
+        f"{info['nproc']} cores, python {info['python']}, "
+        + (f"server tree {args.server_root}" if args.server_root else f"commit {info['commit']}")
+    )
+    print(
+        f"arrival latency over {result['pairs_received']}/{result['pairs_expected']} (action, stream) pairs: "
+        f"p50 {arr['p50']} ms, p95 {arr['p95']} ms, p99 {arr['p99']} ms, max {arr['max']} ms"
+    )  # type: ignore[index]
     first, last, post = result["first_stream_ms"], result["last_stream_ms"], result["post_ms"]
-    print(f"per action: first stream p50 {first['p50']} ms, last stream p50 {last['p50']} ms / "  # type: ignore[index]
-          f"max {last['max']} ms; POST p50 {post['p50']} ms")  # type: ignore[index]
-    print(f"delivery: {result['streams_exact_in_order']}/{args.streams} streams got every entry exactly once in "
-          f"order (missing {result['missing']}, duplicates {result['duplicates']}, extra {result['extra']}, "
-          f"out of order {result['streams_out_of_order']}, stream errors {result['stream_errors']})")
-    print(f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
-          f"(gapless chain: {check['gapless_chain']}); POSTs answered 201: {check['expected']} -> "
-          f"{'PASS' if check['passed'] else 'FAIL'}")
+    print(
+        f"per action: first stream p50 {first['p50']} ms, last stream p50 {last['p50']} ms / "  # type: ignore[index]
+        f"max {last['max']} ms; POST p50 {post['p50']} ms"
+    )  # type: ignore[index]
+    print(
+        f"delivery: {result['streams_exact_in_order']}/{args.streams} streams got every entry exactly once in "
+        f"order (missing {result['missing']}, duplicates {result['duplicates']}, extra {result['extra']}, "
+        f"out of order {result['streams_out_of_order']}, stream errors {result['stream_errors']})"
+    )
+    print(
+        f"log check: verify ok={check['ok']} count={check['count']} last_seq={check['last_seq']} "
+        f"(gapless chain: {check['gapless_chain']}); POSTs answered 201: {check['expected']} -> "
+        f"{'PASS' if check['passed'] else 'FAIL'}"
+    )
     scope = "" if backend == "sqlite" else " (targets are set for SQLite; shown for comparison)"
     print(f"targets{scope}:")
-    met_p99 = verdict(f"arrival p99 ms at {args.streams} streams", arr["p99"], TARGET_P99_MS,  # type: ignore[index]
-                      higher_is_better=False)
+    met_p99 = verdict(
+        f"arrival p99 ms at {args.streams} streams",
+        arr["p99"],
+        TARGET_P99_MS,  # type: ignore[index]
+        higher_is_better=False,
+    )
     met_all = bool(result["all_exactly_once_in_order"])
     print(f"TARGET every stream gets every entry exactly once, in order: {'MET' if met_all else 'MISSED'}")
-    summary_line({"bench": "fanout", "backend": backend, "client": args.client, "spacing": args.spacing,
-                  "workers": args.workers, "server_root": args.server_root or None, "server_env": args.server_env,
-                  "machine": info, **result, "log_check": check,
-                  "targets": {"arrival_p99_ms<=250": "MET" if met_p99 else "MISSED",
-                              "exactly_once_in_order": "MET" if met_all else "MISSED"}})
+    summary_line(
+        {
+            "bench": "fanout",
+            "backend": backend,
+            "client": args.client,
+            "spacing": args.spacing,
+            "workers": args.workers,
+            "server_root": args.server_root or None,
+            "server_env": args.server_env,
+            "machine": info,
+            **result,
+            "log_check": check,
+            "targets": {
+                "arrival_p99_ms<=250": "MET" if met_p99 else "MISSED",
+                "exactly_once_in_order": "MET" if met_all else "MISSED",
+            },
+        }
+    )
     clean = check["passed"] and bool(result["all_exactly_once_in_order"])
     cleanup(tmp, keep=args.keep_workdir or not clean)
     return 0

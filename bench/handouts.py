@@ -92,8 +92,10 @@ class Listener(threading.Thread):
         self.stop = False
 
     def run(self) -> None:
-        with httpx2.Client(base_url=self.base, timeout=60) as client, \
-                client.stream("GET", f"/api/campaigns/{self.cid}/events", headers=self.who) as stream:
+        with (
+            httpx2.Client(base_url=self.base, timeout=60) as client,
+            client.stream("GET", f"/api/campaigns/{self.cid}/events", headers=self.who) as stream,
+        ):
             self.ready.set()
             event = ""
             for line in stream.iter_lines():
@@ -122,13 +124,18 @@ def upload_to_visible(base: str, pid: int, runs: int) -> dict[str, Any]:
         for i in range(runs):
             cpu_before = cpu_seconds(pid)
             start = time.perf_counter()
-            r = client.post(f"/api/campaigns/{table.campaign_id}/handouts", headers=table.narrator,
-                            data={"title": f"Photo {i}"}, files={"file": ("photo.jpg", photo, "image/jpeg")})
+            r = client.post(
+                f"/api/campaigns/{table.campaign_id}/handouts",
+                headers=table.narrator,
+                data={"title": f"Photo {i}"},
+                files={"file": ("photo.jpg", photo, "image/jpeg")},
+            )
             assert r.status_code == 201, r.text
             uploaded = time.perf_counter()
             hid = r.json()["id"]
-            r = client.post(f"/api/campaigns/{table.campaign_id}/handouts/{hid}/show", headers=table.narrator,
-                            json={"to": "all"})
+            r = client.post(
+                f"/api/campaigns/{table.campaign_id}/handouts/{hid}/show", headers=table.narrator, json={"to": "all"}
+            )
             assert r.status_code == 201, r.text
             deadline = time.perf_counter() + 30
             while hid not in listener.seen and time.perf_counter() < deadline:
@@ -137,19 +144,33 @@ def upload_to_visible(base: str, pid: int, runs: int) -> dict[str, Any]:
             uploads.append(uploaded - start)
             cpu.append(cpu_seconds(pid) - cpu_before)
     listener.stop = True
-    return {"photo_bytes": len(photo), "photo_pixels": "4000x3000", "runs": runs,
-            "upload_to_visible_s": {"median": round(statistics.median(times), 3), "max": round(max(times), 3),
-                                    "all": [round(t, 3) for t in times]},
-            "upload_alone_s": {"median": round(statistics.median(uploads), 3)},
-            "server_cpu_s_per_upload_and_view": {"median": round(statistics.median(cpu), 3)}, "table": table}
+    return {
+        "photo_bytes": len(photo),
+        "photo_pixels": "4000x3000",
+        "runs": runs,
+        "upload_to_visible_s": {
+            "median": round(statistics.median(times), 3),
+            "max": round(max(times), 3),
+            "all": [round(t, 3) for t in times],
+        },
+        "upload_alone_s": {"median": round(statistics.median(uploads), 3)},
+        "server_cpu_s_per_upload_and_view": {"median": round(statistics.median(cpu), 3)},
+        "table": table,
+    }
 
 
 async def _post_many(base: str, table: Any, files: list[bytes]) -> list[int]:
     async with httpx2.AsyncClient(base_url=base, timeout=300) as client:
+
         async def one(i: int, data: bytes) -> int:
-            r = await client.post(f"/api/campaigns/{table.campaign_id}/handouts", headers=table.narrator,
-                                  data={"title": f"Big {i}"}, files={"file": (f"big{i}", data, "image/png")})
+            r = await client.post(
+                f"/api/campaigns/{table.campaign_id}/handouts",
+                headers=table.narrator,
+                data={"title": f"Big {i}"},
+                files={"file": (f"big{i}", data, "image/png")},
+            )
             return r.status_code
+
         return list(await asyncio.gather(*(one(i, d) for i, d in enumerate(files))))
 
 
@@ -171,9 +192,15 @@ def memory_under_uploads(base: str, pid: int, table: Any, files: list[bytes]) ->
     elapsed = time.perf_counter() - start
     done.set()
     sampler.join()
-    return {"files": len(files), "bytes_each": len(files[0]), "statuses": statuses, "seconds": round(elapsed, 2),
-            "idle_rss_mib": round(idle / 1024, 1), "peak_rss_mib": round(peak / 1024, 1),
-            "peak_above_idle_mib": round((peak - idle) / 1024, 1)}
+    return {
+        "files": len(files),
+        "bytes_each": len(files[0]),
+        "statuses": statuses,
+        "seconds": round(elapsed, 2),
+        "idle_rss_mib": round(idle / 1024, 1),
+        "peak_rss_mib": round(peak / 1024, 1),
+        "peak_above_idle_mib": round((peak - idle) / 1024, 1),
+    }
 
 
 def phone_bytes(base: str, table: Any) -> dict[str, Any]:
@@ -187,9 +214,13 @@ def phone_bytes(base: str, table: Any) -> dict[str, Any]:
         again = client.get(h["url"], headers={**table.players[0], "If-None-Match": etag})
     # A 390-pixel phone: the panel's thumbnail (sizes 45vw = 176 px) picks w480 at 2x and w960 at 3x; the
     # full-screen viewer (100vw = 390 px) picks w960 at 2x and w1600 at 3x.
-    return {"bytes": sizes, "phone_2x_view_bytes": sizes["w480"] + sizes["w960"],
-            "phone_3x_view_bytes": sizes["w960"] + sizes["w1600"], "second_look": again.status_code,
-            "second_look_bytes": len(again.content)}
+    return {
+        "bytes": sizes,
+        "phone_2x_view_bytes": sizes["w480"] + sizes["w960"],
+        "phone_3x_view_bytes": sizes["w960"] + sizes["w1600"],
+        "second_look": again.status_code,
+        "second_look_bytes": len(again.content),
+    }
 
 
 def main() -> None:
@@ -211,21 +242,41 @@ def main() -> None:
         megapixels = memory_under_uploads(server.url, server.pid, table, [forty] * 4)
     finally:
         stop_server(server)
-    print(f"upload-to-visible: median {visible['upload_to_visible_s']['median']} s, max "
-          f"{visible['upload_to_visible_s']['max']} s ({visible['photo_bytes']:,} bytes, 12 MP); server CPU "
-          f"{visible['server_cpu_s_per_upload_and_view']['median']} s each")
-    print(f"4 x {pngs['bytes_each']:,}-byte PNGs at once: peak RSS {pngs['peak_rss_mib']} MiB "
-          f"(+{pngs['peak_above_idle_mib']} MiB), {pngs['statuses']}")
-    print(f"4 x 40-megapixel JPEGs at once: peak RSS {megapixels['peak_rss_mib']} MiB "
-          f"(+{megapixels['peak_above_idle_mib']} MiB), {megapixels['statuses']}")
-    print(f"a phone's view: {phone['bytes']} -> 2x {phone['phone_2x_view_bytes']:,} B, 3x "
-          f"{phone['phone_3x_view_bytes']:,} B; a second look: {phone['second_look']}")
+    print(
+        f"upload-to-visible: median {visible['upload_to_visible_s']['median']} s, max "
+        f"{visible['upload_to_visible_s']['max']} s ({visible['photo_bytes']:,} bytes, 12 MP); server CPU "
+        f"{visible['server_cpu_s_per_upload_and_view']['median']} s each"
+    )
+    print(
+        f"4 x {pngs['bytes_each']:,}-byte PNGs at once: peak RSS {pngs['peak_rss_mib']} MiB "
+        f"(+{pngs['peak_above_idle_mib']} MiB), {pngs['statuses']}"
+    )
+    print(
+        f"4 x 40-megapixel JPEGs at once: peak RSS {megapixels['peak_rss_mib']} MiB "
+        f"(+{megapixels['peak_above_idle_mib']} MiB), {megapixels['statuses']}"
+    )
+    print(
+        f"a phone's view: {phone['bytes']} -> 2x {phone['phone_2x_view_bytes']:,} B, 3x "
+        f"{phone['phone_3x_view_bytes']:,} B; a second look: {phone['second_look']}"
+    )
     verdict("upload-to-visible median (s)", visible["upload_to_visible_s"]["median"], 1.0, higher_is_better=False)
     verdict("peak RSS above idle, 4 x 20 MB (MiB)", pngs["peak_above_idle_mib"], 400, higher_is_better=False)
-    verdict("phone bytes (3x) / original", round(phone["phone_3x_view_bytes"] / phone["bytes"]["original"], 3), 0.5,
-            higher_is_better=False)
-    summary_line({"bench": "handouts", "machine": info, "upload_to_visible": visible, "phone": phone,
-                  "memory_4x20MB_png": pngs, "memory_4x40MP_jpeg": megapixels})
+    verdict(
+        "phone bytes (3x) / original",
+        round(phone["phone_3x_view_bytes"] / phone["bytes"]["original"], 3),
+        0.5,
+        higher_is_better=False,
+    )
+    summary_line(
+        {
+            "bench": "handouts",
+            "machine": info,
+            "upload_to_visible": visible,
+            "phone": phone,
+            "memory_4x20MB_png": pngs,
+            "memory_4x40MP_jpeg": megapixels,
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir)
 
 

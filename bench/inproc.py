@@ -30,17 +30,34 @@ from app.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.models import Base  # noqa: E402
 
-ROLL = json.dumps({"system": "dice", "action": "roll", "params": {"expression": "2d6+1"},
-                   "visibility": "public"}).encode()
+ROLL = json.dumps(
+    {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
+).encode()
 
 
 async def call(app: Any, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in
-                         {**headers, "host": "127.0.0.1", "content-length": str(len(body)),
-                          "content-type": "application/json"}.items()],
-             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (k.lower().encode(), v.encode())
+            for k, v in {
+                **headers,
+                "host": "127.0.0.1",
+                "content-length": str(len(body)),
+                "content-type": "application/json",
+            }.items()
+        ],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
     sent = False
 
     async def receive() -> dict[str, Any]:
@@ -68,6 +85,7 @@ async def setup(app: Any, players: int) -> tuple[int, list[dict[str, str]], list
     """A campaign (dice and Cat) with a narrator and `players` players, each with a cat; returns the campaign,
     the narrator's and players' auth headers, and one Cat test-of-fate body per header (the narrator tests
     player 1's cat)."""
+
     async def post(path: str, data: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
         status, body = await call(app, "POST", path, headers or {}, json.dumps(data).encode())
         assert status in (200, 201), (path, status, body)
@@ -84,14 +102,26 @@ async def setup(app: Any, players: int) -> tuple[int, list[dict[str, str]], list
     for i, who in enumerate(tokens[1:], start=1):
         code = (await post(f"/api/campaigns/{cid}/invites", {}, tokens[0]))["code"]
         await post(f"/api/invites/{code}/accept", {}, who)
-        cats.append((await post(f"/api/campaigns/{cid}/characters",
-                                {"name": f"Smoke {i}", "system": "cat", "sheet": NEW_CAT}, who))["id"])
+        cats.append(
+            (
+                await post(
+                    f"/api/campaigns/{cid}/characters", {"name": f"Smoke {i}", "system": "cat", "sheet": NEW_CAT}, who
+                )
+            )["id"]
+        )
     bodies = [json.dumps(cat_test(cats[max(0, i - 1)])).encode() for i in range(len(tokens))]
     return cid, tokens, bodies
 
 
-async def load(app: Any, n: int, concurrency: int, method: str, path: str, tokens: list[dict[str, str]],
-               body: bytes | list[bytes] = b"") -> tuple[float, float, int]:
+async def load(
+    app: Any,
+    n: int,
+    concurrency: int,
+    method: str,
+    path: str,
+    tokens: list[dict[str, str]],
+    body: bytes | list[bytes] = b"",
+) -> tuple[float, float, int]:
     """`body` is one body for every caller, or one per token (caller i sends token i's)."""
     left = n
     errors = 0
@@ -113,8 +143,12 @@ async def load(app: Any, n: int, concurrency: int, method: str, path: str, token
 
 async def main_async(args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="fb-inproc-"))
-    settings = Settings(database_url=args.database_url or f"sqlite:///{tmp / 'bench.db'}", secret_key="x",
-                        secret_key_file=tmp / "key", signup_max_per_hour=100_000)
+    settings = Settings(
+        database_url=args.database_url or f"sqlite:///{tmp / 'bench.db'}",
+        secret_key="x",
+        secret_key_file=tmp / "key",
+        signup_max_per_hour=100_000,
+    )
     app = create_app(settings)
     Base.metadata.create_all(app.state.engine)
     async with app.router.lifespan_context(app):
@@ -126,14 +160,18 @@ async def main_async(args: argparse.Namespace) -> None:
         print(f"ping:   {1000 * cpu / args.pings:.3f} ms CPU each, {args.pings / wall:.0f}/s, {err} errors")
         print(f"pid {os.getpid()}: actions start", flush=True)
         cpu, wall, err = await load(app, args.actions, args.concurrency, "POST", path, tokens, ROLL)
-        print(f"action: {1000 * cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
-              f"({args.concurrency} callers)")
+        print(
+            f"action: {1000 * cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
+            f"({args.concurrency} callers)"
+        )
         if args.cat:
             await load(app, 200, args.concurrency, "POST", path, tokens, cat_bodies)
             print(f"pid {os.getpid()}: cat actions start", flush=True)
             cat_cpu, wall, err = await load(app, args.actions, args.concurrency, "POST", path, tokens, cat_bodies)
-            print(f"cat:    {1000 * cat_cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
-                  f"({args.concurrency} callers); {cat_cpu / cpu:.2f}x the dice action's CPU")
+            print(
+                f"cat:    {1000 * cat_cpu / args.actions:.3f} ms CPU each, {args.actions / wall:.0f}/s, {err} errors "
+                f"({args.concurrency} callers); {cat_cpu / cpu:.2f}x the dice action's CPU"
+            )
         status, body = await call(app, "GET", f"/api/campaigns/{cid}/verify", tokens[0])
         result = json.loads(body)
         print(f"verify: ok={result['ok']} count={result['count']} head_seq={result['head_seq']}")

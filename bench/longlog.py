@@ -60,27 +60,57 @@ def fill_log(database_url: str, campaign_id: int, entries: int) -> None:
     engine = make_engine(database_url)
     try:
         with engine.begin() as conn:
-            members = conn.execute(select(User.id, User.username).join(Membership, Membership.user_id == User.id)
-                                   .where(Membership.campaign_id == campaign_id)).all()
-            chars = conn.execute(select(Character.id, Character.name, Character.owner_id)
-                                 .where(Character.campaign_id == campaign_id)).all()
+            members = conn.execute(
+                select(User.id, User.username)
+                .join(Membership, Membership.user_id == User.id)
+                .where(Membership.campaign_id == campaign_id)
+            ).all()
+            chars = conn.execute(
+                select(Character.id, Character.name, Character.owner_id).where(Character.campaign_id == campaign_id)
+            ).all()
             prev, rows = chain.GENESIS_HASH, []
             for seq in range(1, entries + 1):
                 user_id, username = members[seq % len(members)]
                 char = chars[seq % len(chars)] if chars and seq % 2 else None
                 faces = [(seq * 7) % 6 + 1, (seq * 11) % 6 + 1]
                 now = utcnow()
-                body = {"kind": "action", "system": "dice", "action": "roll", "seq": seq,
-                        "created_at": now.isoformat(), "actor": username, "actor_id": user_id,
-                        "character_id": char.id if char else None, "character": char.name if char else None,
-                        "session": None, "target_seq": None, "request": {"expression": "2d6+1"},
-                        "dice": [{"sides": 6, "face": f} for f in faces],
-                        "outcome": {"total": sum(faces) + 1}, "summary": f"2d6+1 = {sum(faces) + 1}", "note": None}
-                entry = LogEntry(campaign_id=campaign_id, seq=seq, created_at=now, actor_id=user_id,
-                                 actor_name=username, character_id=body["character_id"], game_session_id=None,
-                                 kind="action", system="dice", action="roll", visibility="public",
-                                 target_seq=None, subject_id=None, body=body, salt=chain.new_salt(),
-                                 idempotency_key=None, request_hash=None)
+                body = {
+                    "kind": "action",
+                    "system": "dice",
+                    "action": "roll",
+                    "seq": seq,
+                    "created_at": now.isoformat(),
+                    "actor": username,
+                    "actor_id": user_id,
+                    "character_id": char.id if char else None,
+                    "character": char.name if char else None,
+                    "session": None,
+                    "target_seq": None,
+                    "request": {"expression": "2d6+1"},
+                    "dice": [{"sides": 6, "face": f} for f in faces],
+                    "outcome": {"total": sum(faces) + 1},
+                    "summary": f"2d6+1 = {sum(faces) + 1}",
+                    "note": None,
+                }
+                entry = LogEntry(
+                    campaign_id=campaign_id,
+                    seq=seq,
+                    created_at=now,
+                    actor_id=user_id,
+                    actor_name=username,
+                    character_id=body["character_id"],
+                    game_session_id=None,
+                    kind="action",
+                    system="dice",
+                    action="roll",
+                    visibility="public",
+                    target_seq=None,
+                    subject_id=None,
+                    body=body,
+                    salt=chain.new_salt(),
+                    idempotency_key=None,
+                    request_hash=None,
+                )
                 entry.body_hash = chain.body_hash(entry.salt, body)
                 entry.prev_hash = prev
                 entry.hash = prev = chain.entry_hash(prev, entry.header(), entry.body_hash)
@@ -148,10 +178,13 @@ async def measure(server: Any, table: Any, char_id: int, last_seq: int, args: ar
         # The log search: a word on every entry (a page of matches at once), and one on none, which reads the
         # whole bounded window (app/rolls/log.py, SEARCH_WINDOW) before it answers "searched back to #N".
         out["log_search_hit"] = await timed(client, args.repeat, f"/campaigns/{cid}/log?before={middle}&q=2d6", cookie)
-        out["log_search_window"] = await timed(client, args.repeat, f"/campaigns/{cid}/log?before={middle}&q=zzz",
-                                               cookie)
-        times = [await replay(client, f"/api/campaigns/{cid}/events", bearer, max(0, last_seq - 100), 100)
-                 for _ in range(max(3, args.repeat // 4))]
+        out["log_search_window"] = await timed(
+            client, args.repeat, f"/campaigns/{cid}/log?before={middle}&q=zzz", cookie
+        )
+        times = [
+            await replay(client, f"/api/campaigns/{cid}/events", bearer, max(0, last_seq - 100), 100)
+            for _ in range(max(3, args.repeat // 4))
+        ]
         out["replay_last_100"] = latency_summary_ms(times)
         for name, path in (("export", f"/api/campaigns/{cid}/export"), ("verify", f"/api/campaigns/{cid}/verify")):
             with PeakRSS(server.pid) as rss:
@@ -162,8 +195,12 @@ async def measure(server: Any, table: Any, char_id: int, last_seq: int, args: ar
                     async for chunk in r.aiter_raw():
                         size += len(chunk)
                 seconds = time.perf_counter() - t0
-            out[name] = {"seconds": round(seconds, 3), "ms_per_1000_entries": round(1e6 * seconds / max(1, last_seq), 2),
-                         "bytes": size, "rss_growth_kib": max(0, rss.peak - rss.base)}
+            out[name] = {
+                "seconds": round(seconds, 3),
+                "ms_per_1000_entries": round(1e6 * seconds / max(1, last_seq), 2),
+                "bytes": size,
+                "rss_growth_kib": max(0, rss.peak - rss.base),
+            }
         verify = (await client.get(f"/api/campaigns/{cid}/verify", headers=bearer)).json()
         out["verify_ok"] = verify["ok"] and verify["count"] == last_seq
     return out
@@ -183,8 +220,10 @@ def main() -> int:
         for table, n in zip(tables, (args.small, args.entries)):
             t0 = time.perf_counter()
             fill_log(database_url, table.campaign_id, n)
-            print(f"campaign {table.campaign_id}: {n} entries written in {time.perf_counter() - t0:.1f} s",
-                  file=sys.stderr)
+            print(
+                f"campaign {table.campaign_id}: {n} entries written in {time.perf_counter() - t0:.1f} s",
+                file=sys.stderr,
+            )
         for table, n in zip(tables, (args.small, args.entries)):
             results[n] = asyncio.run(measure(server, table, table.cats[1], n, args))
     finally:
@@ -199,19 +238,35 @@ def main() -> int:
         targets[f"{name}_within_20%"] = verdict(f"{name} p50 ratio", ratio, TARGET_PAGE_RATIO, higher_is_better=False)
     for name in ("export", "verify"):
         per_small, per_big = small[name]["ms_per_1000_entries"], big[name]["ms_per_1000_entries"]
-        print(f"  {name:<16} {small[name]['seconds']:>8}s {big[name]['seconds']:>8}s  ms/1000 entries {per_small} vs "
-              f"{per_big}; server RSS growth {small[name]['rss_growth_kib']} vs {big[name]['rss_growth_kib']} KiB")
-        targets[f"{name}_linear"] = verdict(f"{name} ms per 1000 entries, big / small", round(per_big / per_small, 3),
-                                            TARGET_LINEAR_RATIO, higher_is_better=False)
-        targets[f"{name}_bounded_memory"] = verdict(f"{name} server RSS growth KiB", big[name]["rss_growth_kib"],
-                                                    TARGET_RSS_GROWTH_KIB, higher_is_better=False)
+        print(
+            f"  {name:<16} {small[name]['seconds']:>8}s {big[name]['seconds']:>8}s  ms/1000 entries {per_small} vs "
+            f"{per_big}; server RSS growth {small[name]['rss_growth_kib']} vs {big[name]['rss_growth_kib']} KiB"
+        )
+        targets[f"{name}_linear"] = verdict(
+            f"{name} ms per 1000 entries, big / small",
+            round(per_big / per_small, 3),
+            TARGET_LINEAR_RATIO,
+            higher_is_better=False,
+        )
+        targets[f"{name}_bounded_memory"] = verdict(
+            f"{name} server RSS growth KiB", big[name]["rss_growth_kib"], TARGET_RSS_GROWTH_KIB, higher_is_better=False
+        )
     for name in ("log_search_hit", "log_search_window"):  # reported, not a target: bounded, not flat
         print(f"  {name:<16} {small[name]['p50']:>9} {big[name]['p50']:>9}  p50 ms")
-    targets["verify_ok"] = verdict("verify ok on both (1 = yes)", int(small["verify_ok"] and big["verify_ok"]), 1,
-                                   higher_is_better=True)
-    summary_line({"bench": "longlog", "backend": backend, "machine": info, "entries": args.entries,
-                  "small": args.small, "results": {str(k): v for k, v in results.items()},
-                  "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()}})
+    targets["verify_ok"] = verdict(
+        "verify ok on both (1 = yes)", int(small["verify_ok"] and big["verify_ok"]), 1, higher_is_better=True
+    )
+    summary_line(
+        {
+            "bench": "longlog",
+            "backend": backend,
+            "machine": info,
+            "entries": args.entries,
+            "small": args.small,
+            "results": {str(k): v for k, v in results.items()},
+            "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()},
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir)
     return 0
 

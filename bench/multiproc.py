@@ -53,8 +53,9 @@ class Spread(RawSenders):
         for i in range(concurrency):
             table = tables[i % len(tables)]
             who = table.everyone[(i // len(tables)) % len(table.everyone)]
-            self.action_req.append(self.conns[i].build("POST", f"/api/campaigns/{table.campaign_id}/actions",
-                                                       who, body))
+            self.action_req.append(
+                self.conns[i].build("POST", f"/api/campaigns/{table.campaign_id}/actions", who, body)
+            )
 
 
 async def load(server: Any, tables: list[Table], args: argparse.Namespace) -> dict[str, Any]:
@@ -64,13 +65,27 @@ async def load(server: Any, tables: list[Table], args: argparse.Namespace) -> di
         for s in range(args.streams_per_campaign):
             stream = Stream(len(streams), s % len(table.everyone))
             streams.append((table, stream))
-            tasks.append(asyncio.create_task(raw_stream(
-                server.port, f"/api/campaigns/{table.campaign_id}/events?after=0", table.everyone[stream.user],
-                stream, 10**9, asyncio.Event())))
+            tasks.append(
+                asyncio.create_task(
+                    raw_stream(
+                        server.port,
+                        f"/api/campaigns/{table.campaign_id}/events?after=0",
+                        table.everyone[stream.user],
+                        stream,
+                        10**9,
+                        asyncio.Event(),
+                    )
+                )
+            )
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for _t, s in streams)), 60)
     senders = Spread(server, tables, args.concurrency)
-    common = {"concurrency": args.concurrency, "server_pid": server.pid, "hard_limit": 300.0,
-              "max_requests": None, "expect": 201}
+    common = {
+        "concurrency": args.concurrency,
+        "server_pid": server.pid,
+        "hard_limit": 300.0,
+        "max_requests": None,
+        "expect": 201,
+    }
     try:
         await run_phase("warmup", senders.action, duration=args.warmup, **common)
         phase = await run_phase("actions", senders.action, duration=args.duration, **common)
@@ -83,8 +98,9 @@ async def load(server: Any, tables: list[Table], args: argparse.Namespace) -> di
 
     with httpx2.Client(base_url=server.url, timeout=30) as client:
         for table in tables:
-            last[table.campaign_id] = client.get(f"/api/campaigns/{table.campaign_id}",
-                                                 headers=table.narrator).json()["last_seq"]
+            last[table.campaign_id] = client.get(f"/api/campaigns/{table.campaign_id}", headers=table.narrator).json()[
+                "last_seq"
+            ]
     while time.monotonic() < deadline:
         if all(len(s.arrivals) >= last[t.campaign_id] for t, s in streams):
             break
@@ -163,25 +179,46 @@ def main() -> int:
         return 0
     runs = {w: one_run(w, args, tmp) for w in (1, 2)}
     print()
-    print(f"PostgreSQL + Redis, {args.campaigns} campaigns, {args.concurrency} clients, "
-          f"{args.streams_per_campaign} streams per campaign, {info['nproc']} cores")
-    print(f"{'workers':<9}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'streams exact':>15}{'server cpu':>12}")
+    print(
+        f"PostgreSQL + Redis, {args.campaigns} campaigns, {args.concurrency} clients, "
+        f"{args.streams_per_campaign} streams per campaign, {info['nproc']} cores"
+    )
+    print(
+        f"{'workers':<9}{'actions/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'streams exact':>15}{'server cpu':>12}"
+    )
     for w, r in runs.items():
-        print(f"{w:<9}{r['rps']:>10}{r['latency_ms']['p50']:>9}{r['latency_ms']['p99']:>9}{r['errors']:>8}"
-              f"{r['streams_exact']:>8}/{r['streams']:<6}{r['server_cpu_pct']:>11}%")
+        print(
+            f"{w:<9}{r['rps']:>10}{r['latency_ms']['p50']:>9}{r['latency_ms']['p99']:>9}{r['errors']:>8}"
+            f"{r['streams_exact']:>8}/{r['streams']:<6}{r['server_cpu_pct']:>11}%"
+        )
     speedup = round(runs[2]["rps"] / runs[1]["rps"], 3) if runs[1]["rps"] else None
     targets = {
         "speedup>=1.6": verdict("actions/s with 2 workers / with 1", speedup, TARGET_SPEEDUP, higher_is_better=True),
-        "streams_exact": verdict("streams that got every entry once, in order (missing)",
-                                 sum(r["streams"] - r["streams_exact"] for r in runs.values()), 0,
-                                 higher_is_better=False),
+        "streams_exact": verdict(
+            "streams that got every entry once, in order (missing)",
+            sum(r["streams"] - r["streams_exact"] for r in runs.values()),
+            0,
+            higher_is_better=False,
+        ),
         "errors==0": verdict("action errors", sum(r["errors"] for r in runs.values()), 0, higher_is_better=False),
-        "log_intact": verdict("campaigns whose log verifies gapless (missing)",
-                              sum(not ok for r in runs.values() for ok in r["checks"]), 0, higher_is_better=False),
+        "log_intact": verdict(
+            "campaigns whose log verifies gapless (missing)",
+            sum(not ok for r in runs.values() for ok in r["checks"]),
+            0,
+            higher_is_better=False,
+        ),
     }
-    summary_line({"bench": "multiproc", "machine": info, "campaigns": args.campaigns,
-                  "concurrency": args.concurrency, "runs": {str(w): r for w, r in runs.items()}, "speedup": speedup,
-                  "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()}})
+    summary_line(
+        {
+            "bench": "multiproc",
+            "machine": info,
+            "campaigns": args.campaigns,
+            "concurrency": args.concurrency,
+            "runs": {str(w): r for w, r in runs.items()},
+            "speedup": speedup,
+            "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()},
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir)
     return 0
 

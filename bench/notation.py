@@ -51,8 +51,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    texts = [e["expression"] for e in json.loads(CORPUS.read_text("utf-8")) if "refused" not in e
-             and not e.get("roll_error")]
+    texts = [
+        e["expression"] for e in json.loads(CORPUS.read_text("utf-8")) if "refused" not in e and not e.get("roll_error")
+    ]
     stages: dict[str, list[tuple[float, str]]] = {"parse": [], "roll": [], "odds": []}
     for text in texts:
         expr = notation.parse(text)

@@ -34,8 +34,9 @@ from common import (  # noqa: E402
 
 TARGET_KB = 60.0
 TARGET_P99_MS = 20.0
-PHONE_UA = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 "
-            "Mobile Safari/537.36")
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36"
+)
 ASSET_RE = re.compile(r'(?:src|href)="([^"#]+)"')
 
 
@@ -57,8 +58,14 @@ async def weigh(client: httpx2.AsyncClient, path: str, headers: dict[str, str]) 
         raw = response.num_bytes_downloaded  # as received: compressed when the server compressed it
         head = sum(len(k) + len(v) + 4 for k, v in response.headers.raw) + 20
         wire += raw + head
-        items.append({"path": urlsplit(str(response.url)).path, "status": response.status_code, "bytes": raw,
-                      "encoding": response.headers.get("content-encoding", "identity")})
+        items.append(
+            {
+                "path": urlsplit(str(response.url)).path,
+                "status": response.status_code,
+                "bytes": raw,
+                "encoding": response.headers.get("content-encoding", "identity"),
+            }
+        )
     return {"kb": round(wire / 1000, 1), "items": items, "foreign": foreign}
 
 
@@ -69,8 +76,9 @@ async def viewers(url: str, path: str, cookie: str, n: int, seconds: float) -> t
 
     async def one() -> None:
         nonlocal errors
-        async with httpx2.AsyncClient(base_url=url, timeout=30, headers={"Cookie": cookie,
-                                                                         "User-Agent": PHONE_UA}) as c:
+        async with httpx2.AsyncClient(
+            base_url=url, timeout=30, headers={"Cookie": cookie, "User-Agent": PHONE_UA}
+        ) as c:
             while time.perf_counter() < stop:
                 t0 = time.perf_counter()
                 r = await c.get(path)
@@ -90,10 +98,16 @@ async def run(server: Any, table: Any, args: argparse.Namespace) -> dict[str, An
         client.cookies.clear()
         headers = {"Cookie": cookie, "User-Agent": PHONE_UA, "Accept-Encoding": "gzip, br"}
         for _ in range(3):  # a few entries on the sheet, as in play
-            await client.post(f"/api/campaigns/{table.campaign_id}/actions",
-                              headers={"Authorization": f"Bearer {table.tokens[1]}"},
-                              json={"system": "cat", "action": "test_fate", "character_id": table.cats[1],
-                                    "params": {"trait": "claws", "difficulty": "moderate"}})
+            await client.post(
+                f"/api/campaigns/{table.campaign_id}/actions",
+                headers={"Authorization": f"Bearer {table.tokens[1]}"},
+                json={
+                    "system": "cat",
+                    "action": "test_fate",
+                    "character_id": table.cats[1],
+                    "params": {"trait": "claws", "difficulty": "moderate"},
+                },
+            )
         weight = await weigh(client, path, headers)
     await viewers(server.url, path, cookie, args.viewers, 1.0)  # warm-up
     times, errors = await viewers(server.url, path, cookie, args.viewers, args.duration)
@@ -117,15 +131,28 @@ def main() -> int:
         print(f"  {item['path']:<40} {item['bytes']:>8} B  {item['encoding']}")
     print(f"sheet page at {args.viewers} viewers: {result['requests']} requests, {result['latency_ms']}")
     targets = {
-        "kb<=60": verdict("KB transferred for a first load of the sheet page", result["kb"], TARGET_KB,
-                          higher_is_better=False),
+        "kb<=60": verdict(
+            "KB transferred for a first load of the sheet page", result["kb"], TARGET_KB, higher_is_better=False
+        ),
         "no_third_party": verdict("requests to other hosts", len(result["foreign"]), 0, higher_is_better=False),
-        "p99_ms<=20": verdict(f"sheet page p99 ms at {args.viewers} viewers", result["latency_ms"]["p99"],
-                              TARGET_P99_MS, higher_is_better=False),
+        "p99_ms<=20": verdict(
+            f"sheet page p99 ms at {args.viewers} viewers",
+            result["latency_ms"]["p99"],
+            TARGET_P99_MS,
+            higher_is_better=False,
+        ),
         "errors==0": verdict("errors", result["errors"], 0, higher_is_better=False),
     }
-    summary_line({"bench": "pages", "backend": backend, "machine": info, "viewers": args.viewers, **result,
-                  "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()}})
+    summary_line(
+        {
+            "bench": "pages",
+            "backend": backend,
+            "machine": info,
+            "viewers": args.viewers,
+            **result,
+            "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()},
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir)
     return 0
 

@@ -40,15 +40,17 @@ def arrivals(receiver: Receiver, tags: set[str], timeout: float) -> dict[str, fl
     return seen
 
 
-def call_rolls(client: httpx2.Client, cid: int, narrator: dict[str, str], characters: list[int],
-               pace: float) -> dict[str, float]:
+def call_rolls(
+    client: httpx2.Client, cid: int, narrator: dict[str, str], characters: list[int], pace: float
+) -> dict[str, float]:
     """One roll call per character, `pace` seconds apart: tag -> when its request was sent (the action that
     makes the player's turn starts then; the push's latency includes the action itself)."""
     sent: dict[str, float] = {}
     for character in characters:
         started = time.monotonic()
-        r = client.post(f"/api/campaigns/{cid}/prompts", json={"character_id": character, "note": "bench"},
-                        headers=narrator)
+        r = client.post(
+            f"/api/campaigns/{cid}/prompts", json={"character_id": character, "note": "bench"}, headers=narrator
+        )
         assert r.status_code == 201, r.text
         sent[f"prompt-{r.json()['id']}"] = started
         rest = pace - (time.monotonic() - started)
@@ -86,13 +88,17 @@ def main() -> None:
         characters: list[int] = []
         with httpx2.Client(base_url=server.url, timeout=30) as client:
             for i, who in enumerate(table.players):
-                r = client.post(f"/api/campaigns/{table.campaign_id}/characters", headers=who,
-                                json={"name": f"Hero {i + 1}", "system": "dice"})
+                r = client.post(
+                    f"/api/campaigns/{table.campaign_id}/characters",
+                    headers=who,
+                    json={"name": f"Hero {i + 1}", "system": "dice"},
+                )
                 assert r.status_code == 201, r.text
                 characters.append(r.json()["id"])
                 browser = receiver.browser(f"u{i}")
-                assert client.post("/api/push/subscriptions", json=browser.subscription(),
-                                   headers=who).status_code == 201
+                assert (
+                    client.post("/api/push/subscriptions", json=browser.subscription(), headers=who).status_code == 201
+                )
             print(f"{args.users} users subscribed", file=sys.stderr)
 
             acked = call_rolls(client, table.campaign_id, table.narrator, characters, args.pace)
@@ -112,7 +118,7 @@ def main() -> None:
                 receiver.delay[f"/push/u{i}"] = 6.0  # past the sender's 5 s read timeout
             acked_dead = call_rolls(client, table.campaign_id, table.narrator, characters, args.pace)
             # Roll calls go out in the characters' order: the first `dead` are for the hanging endpoints.
-            live = dict(list(acked_dead.items())[args.dead:])
+            live = dict(list(acked_dead.items())[args.dead :])
             seen_live = arrivals(receiver, set(live), 30)
             alive = latency_summary_ms([seen_live[t] - live[t] for t in live if t in seen_live])
     finally:
@@ -125,10 +131,22 @@ def main() -> None:
         verdict("pushes lost", lost_paced, 0, higher_is_better=False),
         verdict("push p99 with dead endpoints beside (ms)", alive["p99"], 1000, higher_is_better=False),
     ]
-    summary_line({"benchmark": "push", "backend": backend, "machine": info, "users": args.users,
-                  "paced_pace_s": args.pace, "paced_ms": paced, "lost": lost_paced,
-                  "burst_deliveries_per_s": throughput, "burst_delivered": len(seen_burst),
-                  "dead_endpoints": args.dead, "with_dead_ms": alive, "met": all(ok)})
+    summary_line(
+        {
+            "benchmark": "push",
+            "backend": backend,
+            "machine": info,
+            "users": args.users,
+            "paced_pace_s": args.pace,
+            "paced_ms": paced,
+            "lost": lost_paced,
+            "burst_deliveries_per_s": throughput,
+            "burst_delivered": len(seen_burst),
+            "dead_endpoints": args.dead,
+            "with_dead_ms": alive,
+            "met": all(ok),
+        }
+    )
 
 
 if __name__ == "__main__":

@@ -33,12 +33,23 @@ from app.main import create_app  # noqa: E402
 from app.models import Base  # noqa: E402
 
 
-async def open_stream(app: Any, path: str, headers: dict[str, str], started: asyncio.Event,
-                      stop: asyncio.Event) -> None:
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in {**headers, "host": "127.0.0.1"}.items()],
-             "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000)}
+async def open_stream(
+    app: Any, path: str, headers: dict[str, str], started: asyncio.Event, stop: asyncio.Event
+) -> None:
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in {**headers, "host": "127.0.0.1"}.items()],
+        "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }
 
     async def receive() -> dict[str, Any]:
         await stop.wait()
@@ -100,8 +111,13 @@ def report(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, n: int, to
 
 async def main_async(args: argparse.Namespace) -> None:
     tmp = Path(tempfile.mkdtemp(prefix="fb-streammem-"))
-    settings = Settings(database_url=f"sqlite:///{tmp / 'bench.db'}", secret_key="x", secret_key_file=tmp / "key",
-                        signup_max_per_hour=100_000, sse_keepalive_seconds=3600)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp / 'bench.db'}",
+        secret_key="x",
+        secret_key_file=tmp / "key",
+        signup_max_per_hour=100_000,
+        sse_keepalive_seconds=3600,
+    )
     app = create_app(settings)
     Base.metadata.create_all(app.state.engine)
     async with app.router.lifespan_context(app):
@@ -112,15 +128,17 @@ async def main_async(args: argparse.Namespace) -> None:
         stop = asyncio.Event()
         # Warm up (first-use caches, compiled statements), then measure.
         warm = [asyncio.Event() for _ in range(20)]
-        tasks = [asyncio.create_task(open_stream(app, path, tokens[i % len(tokens)], e, stop))
-                 for i, e in enumerate(warm)]
+        tasks = [
+            asyncio.create_task(open_stream(app, path, tokens[i % len(tokens)], e, stop)) for i, e in enumerate(warm)
+        ]
         await asyncio.gather(*(e.wait() for e in warm))
         gc.collect()
         tracemalloc.start(1)
         before = tracemalloc.take_snapshot()
         events = [asyncio.Event() for _ in range(args.streams)]
-        tasks += [asyncio.create_task(open_stream(app, path, tokens[i % len(tokens)], e, stop))
-                  for i, e in enumerate(events)]
+        tasks += [
+            asyncio.create_task(open_stream(app, path, tokens[i % len(tokens)], e, stop)) for i, e in enumerate(events)
+        ]
         await asyncio.gather(*(e.wait() for e in events))
         await asyncio.sleep(0.5)
         gc.collect()

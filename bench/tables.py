@@ -50,9 +50,17 @@ TARGET_KB_PER_STREAM = 50.0
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}
 
 
-async def member(port: int, campaign_id: int, token: str, cat_id: int | None, args: argparse.Namespace,
-                 stop_at: float, sent: dict[tuple[int, int], float], latencies: list[float],
-                 errors: list[str]) -> None:
+async def member(
+    port: int,
+    campaign_id: int,
+    token: str,
+    cat_id: int | None,
+    args: argparse.Namespace,
+    stop_at: float,
+    sent: dict[tuple[int, int], float],
+    latencies: list[float],
+    errors: list[str],
+) -> None:
     conn = RawHTTP(HOST, port)
     path = f"/api/campaigns/{campaign_id}/actions"
     headers = {"Authorization": f"Bearer {token}"}
@@ -93,8 +101,14 @@ async def sign_in_narrators(url: str, seeded: list[Any]) -> list[tuple[int, str]
         return cookies
 
 
-async def pages(url: str, seeded: list[Any], cookies: list[tuple[int, str]], stop_at: float,
-                latencies: list[float], errors: list[str]) -> None:
+async def pages(
+    url: str,
+    seeded: list[Any],
+    cookies: list[tuple[int, str]],
+    stop_at: float,
+    latencies: list[float],
+    errors: list[str],
+) -> None:
     """A few browsers: narrators' campaign pages (HTML, session cookie) and campaign JSON, one every ~0.25 s."""
     async with httpx2.AsyncClient(base_url=url, timeout=30) as client:
         i = 0
@@ -105,8 +119,9 @@ async def pages(url: str, seeded: list[Any], cookies: list[tuple[int, str]], sto
                 req = client.get(f"/campaigns/{cid}", headers={"Cookie": cookie})
             else:
                 table = seeded[i % len(seeded)]
-                req = client.get(f"/api/campaigns/{table.campaign_id}",
-                                 headers={"Authorization": f"Bearer {table.tokens[0]}"})
+                req = client.get(
+                    f"/api/campaigns/{table.campaign_id}", headers={"Authorization": f"Bearer {table.tokens[0]}"}
+                )
             t0 = time.perf_counter()
             try:
                 r = await req
@@ -132,9 +147,18 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
         for m, token in enumerate(table.tokens):
             stream = Stream(len(streams), m)
             streams.append((table.campaign_id, stream))
-            tasks.append(asyncio.create_task(raw_stream(
-                server.port, f"/api/campaigns/{table.campaign_id}/events?after=0",
-                {"Authorization": f"Bearer {token}"}, stream, 10**9, asyncio.Event())))
+            tasks.append(
+                asyncio.create_task(
+                    raw_stream(
+                        server.port,
+                        f"/api/campaigns/{table.campaign_id}/events?after=0",
+                        {"Authorization": f"Bearer {token}"},
+                        stream,
+                        10**9,
+                        asyncio.Event(),
+                    )
+                )
+            )
             if len(tasks) % 100 == 0:
                 await asyncio.sleep(0.05)  # do not open 1,200 connections in one burst
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for _c, s in streams)), 120)
@@ -142,8 +166,10 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     cpu_open = process_cpu_seconds(server.pid) - cpu_open  # the server's CPU for opening every stream
     await asyncio.sleep(3.0)
     rss_streams = rss_kb(server.pid)
-    print(f"{len(streams)} streams open in {open_seconds:.1f} s; server RSS {rss_before} -> {rss_streams} KiB",
-          file=sys.stderr)
+    print(
+        f"{len(streams)} streams open in {open_seconds:.1f} s; server RSS {rss_before} -> {rss_streams} KiB",
+        file=sys.stderr,
+    )
 
     sent: dict[tuple[int, int], float] = {}
     act_lat: list[float] = []
@@ -154,9 +180,13 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     cpu_load = process_cpu_seconds(server.pid)
     gc.collect()
     gc.freeze()
-    workers = [asyncio.create_task(member(server.port, t.campaign_id, token, t.cats.get(m), args, stop_at, sent,
-                                          act_lat, errors))
-               for t in seeded for m, token in enumerate(t.tokens)]
+    workers = [
+        asyncio.create_task(
+            member(server.port, t.campaign_id, token, t.cats.get(m), args, stop_at, sent, act_lat, errors)
+        )
+        for t in seeded
+        for m, token in enumerate(t.tokens)
+    ]
     workers.append(asyncio.create_task(pages(server.url, seeded, cookies, stop_at, page_lat, errors)))
     await asyncio.gather(*workers)
     elapsed = time.perf_counter() - started
@@ -178,17 +208,27 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
     arrivals = [t - sent[(c, seq)] for c, s in streams for seq, t in s.arrivals if (c, seq) in sent]
     exact = sum(1 for c, s in streams if [seq for seq, _ in s.arrivals] == list(range(1, last.get(c, 0) + 1)))
     return {
-        "streams": len(streams), "streams_exact": exact, "open_seconds": round(open_seconds, 2),
+        "streams": len(streams),
+        "streams_exact": exact,
+        "open_seconds": round(open_seconds, 2),
         "stream_errors": [s.error for _c, s in streams if s.error][:3],
-        "rss_kib_before_streams": rss_before, "rss_kib_with_streams": rss_streams,
+        "rss_kib_before_streams": rss_before,
+        "rss_kib_with_streams": rss_streams,
         "kib_per_idle_stream": round((rss_streams - rss_before) / max(1, len(streams)), 1),
-        "actions": len(act_lat), "actions_per_s": round(len(act_lat) / elapsed, 1),
-        "action_ms": latency_summary_ms(act_lat), "arrival_ms": latency_summary_ms(arrivals),
-        "server_cpu_open_s": round(cpu_open, 2), "server_cpu_ms_per_stream_opened": round(
-            1000 * cpu_open / max(1, len(streams)), 3), "server_cpu_s": round(cpu_load, 2),
+        "actions": len(act_lat),
+        "actions_per_s": round(len(act_lat) / elapsed, 1),
+        "action_ms": latency_summary_ms(act_lat),
+        "arrival_ms": latency_summary_ms(arrivals),
+        "server_cpu_open_s": round(cpu_open, 2),
+        "server_cpu_ms_per_stream_opened": round(1000 * cpu_open / max(1, len(streams)), 3),
+        "server_cpu_s": round(cpu_load, 2),
         "server_cpu_ms_per_action": round(1000 * cpu_load / max(1, len(act_lat)), 2),
-        "arrivals": len(arrivals), "pages": len(page_lat), "page_ms": latency_summary_ms(page_lat),
-        "errors": len(errors), "error_samples": errors[:5], "entries": sum(last.values()),
+        "arrivals": len(arrivals),
+        "pages": len(page_lat),
+        "page_ms": latency_summary_ms(page_lat),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "entries": sum(last.values()),
     }
 
 
@@ -205,36 +245,61 @@ def main() -> int:
     try:
         t0 = time.perf_counter()
         seeded = seed_tables(database_url, args.campaigns, args.members)
-        print(f"seeded {args.campaigns} campaigns x {args.members} members in {time.perf_counter() - t0:.1f} s",
-              file=sys.stderr)
+        print(
+            f"seeded {args.campaigns} campaigns x {args.members} members in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+        )
         result = asyncio.run(run(server, seeded, args))
     finally:
         stop_server(server)
     print()
-    print(f"backend {backend}, {args.campaigns} campaigns x {args.members} members, think {args.think} s, "
-          f"{args.duration:g} s, {info['nproc']} cores")
+    print(
+        f"backend {backend}, {args.campaigns} campaigns x {args.members} members, think {args.think} s, "
+        f"{args.duration:g} s, {info['nproc']} cores"
+    )
     print(f"actions {result['actions']} ({result['actions_per_s']}/s): {result['action_ms']}")
     print(f"entry to stream ({result['arrivals']} arrivals): {result['arrival_ms']}")
     print(f"pages {result['pages']}: {result['page_ms']}")
-    print(f"server CPU: {result['server_cpu_ms_per_stream_opened']} ms per stream opened, "
-          f"{result['server_cpu_s']} s under load = {result['server_cpu_ms_per_action']} ms per action "
-          f"(with its pages' share and its {args.members} deliveries)")
-    print(f"streams {result['streams_exact']}/{result['streams']} exact; {result['kib_per_idle_stream']} KiB per idle "
-          f"stream; errors {result['errors']} {result['error_samples'][:2]}")
+    print(
+        f"server CPU: {result['server_cpu_ms_per_stream_opened']} ms per stream opened, "
+        f"{result['server_cpu_s']} s under load = {result['server_cpu_ms_per_action']} ms per action "
+        f"(with its pages' share and its {args.members} deliveries)"
+    )
+    print(
+        f"streams {result['streams_exact']}/{result['streams']} exact; {result['kib_per_idle_stream']} KiB per idle "
+        f"stream; errors {result['errors']} {result['error_samples'][:2]}"
+    )
     targets = {
-        "action_p99_ms<=50": verdict("action p99 ms", result["action_ms"]["p99"], TARGET_ACTION_P99_MS,
-                                     higher_is_better=False),
-        "arrival_p99_ms<=100": verdict("entry-to-every-stream p99 ms", result["arrival_ms"]["p99"],
-                                       TARGET_ARRIVAL_P99_MS, higher_is_better=False),
-        "kib_per_idle_stream<=50": verdict("KiB per idle stream", result["kib_per_idle_stream"], TARGET_KB_PER_STREAM,
-                                           higher_is_better=False),
+        "action_p99_ms<=50": verdict(
+            "action p99 ms", result["action_ms"]["p99"], TARGET_ACTION_P99_MS, higher_is_better=False
+        ),
+        "arrival_p99_ms<=100": verdict(
+            "entry-to-every-stream p99 ms", result["arrival_ms"]["p99"], TARGET_ARRIVAL_P99_MS, higher_is_better=False
+        ),
+        "kib_per_idle_stream<=50": verdict(
+            "KiB per idle stream", result["kib_per_idle_stream"], TARGET_KB_PER_STREAM, higher_is_better=False
+        ),
         "errors==0": verdict("errors", result["errors"], 0, higher_is_better=False),
-        "streams_exact": verdict("streams missing an entry or out of order", result["streams"] - result["streams_exact"],
-                                 0, higher_is_better=False),
+        "streams_exact": verdict(
+            "streams missing an entry or out of order",
+            result["streams"] - result["streams_exact"],
+            0,
+            higher_is_better=False,
+        ),
     }
-    summary_line({"bench": "tables", "backend": backend, "machine": info, "campaigns": args.campaigns,
-                  "members": args.members, "think": args.think, "duration": args.duration, **result,
-                  "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()}})
+    summary_line(
+        {
+            "bench": "tables",
+            "backend": backend,
+            "machine": info,
+            "campaigns": args.campaigns,
+            "members": args.members,
+            "think": args.think,
+            "duration": args.duration,
+            **result,
+            "targets": {k: "MET" if v else "MISSED" for k, v in targets.items()},
+        }
+    )
     cleanup(tmp, keep=args.keep_workdir or result["errors"] > 0)
     return 0
 

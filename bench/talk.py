@@ -54,10 +54,14 @@ class Senders:
     def __init__(self, port: int, campaign_id: int, people: list[dict[str, str]], concurrency: int) -> None:
         self.conns = [RawHTTP(HOST, port) for _ in range(concurrency)]
         actions, messages = f"/api/campaigns/{campaign_id}/actions", f"/api/campaigns/{campaign_id}/messages"
-        self.action_req = [c.build("POST", actions, people[i % len(people)], json.dumps(ROLL).encode())
-                           for i, c in enumerate(self.conns)]
-        self.message_req = [c.build("POST", messages, people[i % len(people)], json.dumps(MESSAGE).encode())
-                            for i, c in enumerate(self.conns)]
+        self.action_req = [
+            c.build("POST", actions, people[i % len(people)], json.dumps(ROLL).encode())
+            for i, c in enumerate(self.conns)
+        ]
+        self.message_req = [
+            c.build("POST", messages, people[i % len(people)], json.dumps(MESSAGE).encode())
+            for i, c in enumerate(self.conns)
+        ]
 
     async def _send(self, i: int, raw: bytes) -> int:
         try:
@@ -83,8 +87,9 @@ async def throughput(server: Any, table: Any, args: argparse.Namespace) -> dict[
     streams = [Stream(i, i) for i in range(len(people))]
     stop = asyncio.Event()
     path = f"/api/campaigns/{table.campaign_id}/events?after=0"
-    tasks = [asyncio.create_task(raw_stream(server.port, path, people[i], s, 10**9, stop))
-             for i, s in enumerate(streams)]
+    tasks = [
+        asyncio.create_task(raw_stream(server.port, path, people[i], s, 10**9, stop)) for i, s in enumerate(streams)
+    ]
     await asyncio.wait_for(asyncio.gather(*(s.ready.wait() for s in streams)), 30)
     senders = Senders(server.port, table.campaign_id, people, args.concurrency)
     common = {"concurrency": args.concurrency, "server_pid": server.pid, "hard_limit": 120.0, "max_requests": None}
@@ -102,23 +107,33 @@ async def throughput(server: Any, table: Any, args: argparse.Namespace) -> dict[
         last_seq = (await client.get(f"/api/campaigns/{table.campaign_id}", headers=table.narrator)).json()["last_seq"]
     deadline = time.perf_counter() + 60
     while time.perf_counter() < deadline and any(
-            (s.arrivals[-1][0] if s.arrivals else 0) < last_seq and not s.error for s in streams):
+        (s.arrivals[-1][0] if s.arrivals else 0) < last_seq and not s.error for s in streams
+    ):
         await asyncio.sleep(0.2)
     stop.set()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     complete = [sorted({seq for seq, _t in s.arrivals}) == list(range(1, last_seq + 1)) for s in streams]
-    result: dict[str, Any] = {"streams": len(streams), "streams_complete": sum(complete), "last_seq": last_seq,
-                              "stream_errors": [s.error for s in streams if s.error][:3]}
+    result: dict[str, Any] = {
+        "streams": len(streams),
+        "streams_complete": sum(complete),
+        "last_seq": last_seq,
+        "stream_errors": [s.error for s in streams if s.error][:3],
+    }
     for name, runs in phases.items():
         ok = sum(p.ok for p in runs)
         seconds = sum(p.elapsed for p in runs)
         lat = [x for p in runs for x in p.latencies]
-        result[name] = {"rps": round(ok / seconds, 1), "requests_ok": ok, "errors": sum(p.errors for p in runs),
-                        "latency_ms": latency_summary_ms(lat), "rounds_rps": [p.report()["rps"] for p in runs],
-                        "server_cpu_pct": round(100 * sum(p.server_cpu for p in runs) / seconds, 1),
-                        "error_samples": [e for p in runs for e in p.error_samples][:3]}
+        result[name] = {
+            "rps": round(ok / seconds, 1),
+            "requests_ok": ok,
+            "errors": sum(p.errors for p in runs),
+            "latency_ms": latency_summary_ms(lat),
+            "rounds_rps": [p.report()["rps"] for p in runs],
+            "server_cpu_pct": round(100 * sum(p.server_cpu for p in runs) / seconds, 1),
+            "error_samples": [e for p in runs for e in p.error_samples][:3],
+        }
     result["verify"] = verify_log(server.url, table, last_seq)
     return result
 
@@ -139,23 +154,40 @@ def fill_mixed(database_url: str, campaign_id: int, entries: int) -> None:
     engine = make_engine(database_url)
     try:
         with engine.begin() as conn:
-            members = conn.execute(select(User.id, User.username).join(Membership, Membership.user_id == User.id)
-                                   .where(Membership.campaign_id == campaign_id).order_by(User.id)).all()
+            members = conn.execute(
+                select(User.id, User.username)
+                .join(Membership, Membership.user_id == User.id)
+                .where(Membership.campaign_id == campaign_id)
+                .order_by(User.id)
+            ).all()
             prev, rows, last_message = chain.GENESIS_HASH, [], None
             for seq in range(1, entries + 1):
                 user_id, username = members[seq % len(members)]
                 other = members[(seq + 1) % len(members)][0]
                 now = utcnow()
                 shape = seq % 4
-                body: dict[str, Any] = {"seq": seq, "created_at": now.isoformat(), "actor": username,
-                                        "actor_id": user_id, "character_id": None, "character": None, "session": None,
-                                        "target_seq": None, "dice": None, "note": None}
+                body: dict[str, Any] = {
+                    "seq": seq,
+                    "created_at": now.isoformat(),
+                    "actor": username,
+                    "actor_id": user_id,
+                    "character_id": None,
+                    "character": None,
+                    "session": None,
+                    "target_seq": None,
+                    "dice": None,
+                    "note": None,
+                }
                 visibility, kind, system, action, target = "public", "message", "talk", "ooc", None
                 if shape == 0:
                     faces = [(seq * 7) % 6 + 1, (seq * 11) % 6 + 1]
                     kind, system, action = "action", "dice", "roll"
-                    body.update(request={"expression": "2d6+1"}, dice=[{"sides": 6, "face": f} for f in faces],
-                                outcome={"total": sum(faces) + 1}, summary=f"2d6+1 = {sum(faces) + 1}")
+                    body.update(
+                        request={"expression": "2d6+1"},
+                        dice=[{"sides": 6, "face": f} for f in faces],
+                        outcome={"total": sum(faces) + 1},
+                        summary=f"2d6+1 = {sum(faces) + 1}",
+                    )
                 elif shape == 3 and last_message is not None:
                     kind, action, target = "edit", "edit", last_message
                     text = f"Edited line {seq}"
@@ -173,11 +205,25 @@ def fill_mixed(database_url: str, campaign_id: int, entries: int) -> None:
                 body.update(kind=kind, system=system, action=action, target_seq=target)
                 if kind == "edit":
                     visibility = "public"
-                entry = LogEntry(campaign_id=campaign_id, seq=seq, created_at=now, actor_id=user_id,
-                                 actor_name=username, character_id=None, game_session_id=None, kind=kind,
-                                 system=system, action=action, visibility=visibility, target_seq=target,
-                                 subject_id=None, body=body, salt=chain.new_salt(), idempotency_key=None,
-                                 request_hash=None)
+                entry = LogEntry(
+                    campaign_id=campaign_id,
+                    seq=seq,
+                    created_at=now,
+                    actor_id=user_id,
+                    actor_name=username,
+                    character_id=None,
+                    game_session_id=None,
+                    kind=kind,
+                    system=system,
+                    action=action,
+                    visibility=visibility,
+                    target_seq=target,
+                    subject_id=None,
+                    body=body,
+                    salt=chain.new_salt(),
+                    idempotency_key=None,
+                    request_hash=None,
+                )
                 entry.body_hash = chain.body_hash(entry.salt, body)
                 entry.prev_hash = prev
                 entry.hash = prev = chain.entry_hash(prev, entry.header(), entry.body_hash)
@@ -205,8 +251,9 @@ def inproc(calls: int) -> dict[str, float]:
     from app.talk import service as talk
 
     tmp = Path(tempfile.mkdtemp(prefix="talk-inproc"))
-    app = create_app(Settings(database_url=f"sqlite:///{tmp / 'inproc.db'}", secret_key="bench",
-                              secret_key_file=tmp / "key"))
+    app = create_app(
+        Settings(database_url=f"sqlite:///{tmp / 'inproc.db'}", secret_key="bench", secret_key_file=tmp / "key")
+    )
     Base.metadata.create_all(app.state.engine)
     factory = app.state.sessionmaker
     with factory() as db:
@@ -220,6 +267,7 @@ def inproc(calls: int) -> dict[str, float]:
     def one(kind: str) -> None:
         with factory() as db:
             from app.accounts.models import User
+
             acc = campaigns.access(db, db.get(User, user_id), campaign_id)
             if kind == "message":
                 talk.post_message(db, acc, message, rate=10**9)
@@ -288,26 +336,42 @@ def main() -> int:
         stop_server(server)
         cleanup(work, keep=args.keep_workdir)
     cpu = inproc(args.inproc_calls)
-    print(f"in-process CPU per post: message {cpu['message_ms']} ms, dice action {cpu['action_ms']} ms",
-          file=sys.stderr)
+    print(
+        f"in-process CPU per post: message {cpu['message_ms']} ms, dice action {cpu['action_ms']} ms", file=sys.stderr
+    )
     ratio = talk["messages"]["rps"] / max(talk["actions"]["rps"], 1e-9)
     small_p50 = min(pages["small"]["p50"], pages["small_again"]["p50"])
     big_p50 = min(pages["big"]["p50"], pages["big_again"]["p50"])
     page_ratio = big_p50 / max(small_p50, 1e-9)
-    print(f"messages {talk['messages']['rps']}/s vs dice actions {talk['actions']['rps']}/s (ratio {ratio:.2f}); "
-          f"message p99 {talk['messages']['latency_ms']['p99']} ms; streams complete "
-          f"{talk['streams_complete']}/{talk['streams']}; page p50 {big_p50} ms ({args.entries:,}) vs {small_p50} ms "
-          f"(100), ratio {page_ratio:.2f}", file=sys.stderr)
-    met = [verdict("messages/s vs dice actions/s", ratio, TARGET_RATIO, higher_is_better=True),
-           verdict("message p99 ms at 32 clients", talk["messages"]["latency_ms"]["p99"], TARGET_P99_MS,
-                   higher_is_better=False),
-           verdict("campaign page, long/short", page_ratio, TARGET_PAGE_RATIO, higher_is_better=False)]
+    print(
+        f"messages {talk['messages']['rps']}/s vs dice actions {talk['actions']['rps']}/s (ratio {ratio:.2f}); "
+        f"message p99 {talk['messages']['latency_ms']['p99']} ms; streams complete "
+        f"{talk['streams_complete']}/{talk['streams']}; page p50 {big_p50} ms ({args.entries:,}) vs {small_p50} ms "
+        f"(100), ratio {page_ratio:.2f}",
+        file=sys.stderr,
+    )
+    met = [
+        verdict("messages/s vs dice actions/s", ratio, TARGET_RATIO, higher_is_better=True),
+        verdict(
+            "message p99 ms at 32 clients", talk["messages"]["latency_ms"]["p99"], TARGET_P99_MS, higher_is_better=False
+        ),
+        verdict("campaign page, long/short", page_ratio, TARGET_PAGE_RATIO, higher_is_better=False),
+    ]
     ok = talk["streams_complete"] == talk["streams"] and talk["verify"].get("passed", False)
     print(("MET" if ok else "MISSED") + ": every stream got every entry, the chain checks", file=sys.stderr)
     verdict("in-process CPU, message/dice action", cpu["message_ms"] / cpu["action_ms"], 1.0, higher_is_better=False)
-    summary_line({"bench": "talk", "machine": info, "talk": talk, "pages": pages, "inproc": cpu,
-                  "ratio": round(ratio, 3),
-                  "page_ratio": round(page_ratio, 3), "met": all(met) and ok})
+    summary_line(
+        {
+            "bench": "talk",
+            "machine": info,
+            "talk": talk,
+            "pages": pages,
+            "inproc": cpu,
+            "ratio": round(ratio, 3),
+            "page_ratio": round(page_ratio, 3),
+            "met": all(met) and ok,
+        }
+    )
     return 0
 
 

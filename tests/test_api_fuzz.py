@@ -48,10 +48,9 @@ def test_openapi_fuzz(app: FastAPI, client: TestClient, database_url: str) -> No
             operation = result.ok()
             in_campaign = "{campaign_id}" in operation.path
             for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
-                for fixed in ([None, {"campaign_id": table.id}] if in_campaign else [None]):
+                for fixed in [None, {"campaign_id": table.id}] if in_campaign else [None]:
                     strategy = operation.as_strategy(generation_mode=mode, path_parameters=fixed)
-                    _run(strategy, headers, stats, failures, deadline,
-                         stream=operation.path.endswith("/events"))
+                    _run(strategy, headers, stats, failures, deadline, stream=operation.path.endswith("/events"))
     finally:
         shutdown_lifespans()  # schemathesis keeps the app's lifespan running otherwise
 
@@ -61,11 +60,17 @@ def test_openapi_fuzz(app: FastAPI, client: TestClient, database_url: str) -> No
     assert not failures, "\n\n".join(failures[:5])
 
 
-def _run(strategy, headers: dict[str, str], stats: Counter[str], failures: list[str], deadline: float, *,
-         stream: bool) -> None:
+def _run(
+    strategy, headers: dict[str, str], stats: Counter[str], failures: list[str], deadline: float, *, stream: bool
+) -> None:
     @seed(SEED)
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(case=strategy)
     def one(case: schemathesis.Case) -> None:
         if time.monotonic() > deadline:
@@ -87,4 +92,3 @@ def _run(strategy, headers: dict[str, str], stats: Counter[str], failures: list[
         one()
     except Unsatisfiable:  # nothing to make invalid (an operation without parameters or body)
         stats["operations_without_negative_cases"] += 1
-

@@ -35,8 +35,11 @@ def _source(name: str) -> str:
 
 
 def _form(source: str, ending: str) -> str:
-    found = [m.group(0) for m in re.finditer(r"<form\b[^>]*>", source)
-             if re.search(r'hx-post="[^"]*' + re.escape(ending) + '"', m.group(0))]
+    found = [
+        m.group(0)
+        for m in re.finditer(r"<form\b[^>]*>", source)
+        if re.search(r'hx-post="[^"]*' + re.escape(ending) + '"', m.group(0))
+    ]
     assert len(found) == 1, (ending, found)
     return found[0]
 

@@ -44,8 +44,12 @@ def _key(message_id: object) -> str:
 @pytest.fixture(scope="module")
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     out = tmp_path_factory.mktemp("pot") / "messages.pot"
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-o", str(out), "."],
-                   cwd=ROOT, check=True, capture_output=True)  # babel.cfg names the keywords (msg, N_, msgn)
+    subprocess.run(
+        [sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg", "-o", str(out), "."],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )  # babel.cfg names the keywords (msg, N_, msgn)
     return _read(out)
 
 
@@ -54,8 +58,10 @@ def test_the_pot_matches_the_code(extracted: Catalog) -> None:
     fresh = _ids(extracted)
     new = sorted(map(_key, fresh - committed))
     gone = sorted(map(_key, committed - fresh))
-    assert not new and not gone, f"run `make messages messages-update`: new in the code {new[:40]} " \
-                                 f"({len(new)}), no longer in the code {gone[:40]} ({len(gone)})"
+    assert not new and not gone, (
+        f"run `make messages messages-update`: new in the code {new[:40]} "
+        f"({len(new)}), no longer in the code {gone[:40]} ({len(gone)})"
+    )
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -63,8 +69,11 @@ def test_every_msgid_has_a_translation(lang: str, extracted: Catalog) -> None:
     po = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
     assert po.is_file(), f"no catalog for {lang}: run `make messages messages-update`"
     catalog = _read(po)
-    translated = {m.id for m in catalog if m.id and not m.fuzzy and
-                  (all(m.string) if isinstance(m.string, tuple | list) else m.string)}
+    translated = {
+        m.id
+        for m in catalog
+        if m.id and not m.fuzzy and (all(m.string) if isinstance(m.string, tuple | list) else m.string)
+    }
     missing = sorted(_key(m) for m in _ids(extracted) - translated)
     assert not missing, f"{len(missing)} msgids without a {lang} translation, e.g. {missing[:60]}"
 
@@ -93,8 +102,11 @@ def test_placeholders_match(lang: str) -> None:
         strings = [m.string] if isinstance(m.string, str) else list(m.string)
         expected = set(placeholders(ids[-1])) | set(placeholders(ids[0]))
         for s in strings:
-            if s and set(placeholders(s)) - expected or (s and not isinstance(m.id, tuple)
-                                                         and set(placeholders(s)) != expected):
+            if (
+                s
+                and set(placeholders(s)) - expected
+                or (s and not isinstance(m.id, tuple) and set(placeholders(s)) != expected)
+            ):
                 wrong.append((ids[0], s))
     assert not wrong, f"{lang}: placeholders differ in {len(wrong)} translations, e.g. {wrong[:10]}"
 
@@ -102,9 +114,13 @@ def test_placeholders_match(lang: str) -> None:
 def _mo_messages(path: Path) -> dict[object, object]:
     with open(path, "rb") as f:
         catalog = read_mo(f)
-    return {(tuple(m.id) if isinstance(m.id, list | tuple) else m.id):
-            (tuple(m.string) if isinstance(m.string, list | tuple) else m.string)
-            for m in catalog if m.id and m.string}
+    return {
+        (tuple(m.id) if isinstance(m.id, list | tuple) else m.id): (
+            tuple(m.string) if isinstance(m.string, list | tuple) else m.string
+        )
+        for m in catalog
+        if m.id and m.string
+    }
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -113,18 +129,25 @@ def test_the_committed_mo_matches_the_po(lang: str, tmp_path: Path) -> None:
     mo = po.with_suffix(".mo")
     assert po.is_file() and mo.is_file(), f"run `make messages-compile` for {lang} and commit messages.mo"
     fresh = tmp_path / "messages.mo"
-    subprocess.run([sys.executable, "-m", "babel.messages.frontend", "compile", "-i", str(po), "-o", str(fresh),
-                    "-l", lang], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "babel.messages.frontend", "compile", "-i", str(po), "-o", str(fresh), "-l", lang],
+        check=True,
+        capture_output=True,
+    )
     assert _mo_messages(mo) == _mo_messages(fresh), f"{lang}: messages.mo is older than messages.po"
 
 
 # --- the mechanism (passes whatever the catalogs hold) ----------------------------------------------------------
 
+
 def test_a_message_is_stored_neutral_and_rendered_per_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     class German:
         def gettext(self, message: str) -> str:
-            return {"{name} tests {trait}": "{name} prüft {trait}", "Legs": "Beine",
-                    "%(cat)s rolls %(face)s": "%(cat)s würfelt %(face)s"}.get(message, message)
+            return {
+                "{name} tests {trait}": "{name} prüft {trait}",
+                "Legs": "Beine",
+                "%(cat)s rolls %(face)s": "%(cat)s würfelt %(face)s",
+            }.get(message, message)
 
     monkeypatch.setattr(i18n, "translations", lambda loc: German() if loc == "de" else i18n.NullTranslations())
     line = msg("{name} tests {trait}", name="Tom", trait=msg("Legs"))

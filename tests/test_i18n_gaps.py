@@ -54,8 +54,11 @@ def test_invite_problems_are_in_the_readers_language(client: TestClient, new_cli
 
 def test_the_odds_hint_is_in_the_readers_language(client: TestClient, new_client: Any) -> None:
     t = Table(client, systems=("rabbits",))
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
-                    json={"name": "Clover", "system": "rabbits", "sheet": {"nature": 4, "skills": {"Scout": 3}}})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters",
+        headers=t.player,
+        json={"name": "Clover", "system": "rabbits", "sheet": {"nature": 4, "skills": {"Scout": 3}}},
+    )
     clover = r.json()["id"]
     pia = browser(new_client, "pia", "da")
     r = pia.get(f"/campaigns/{t.id}/characters/{clover}/odds/test", params={"skill": "Scout", "ob": "lots"})
@@ -105,6 +108,7 @@ def test_chain_failures_are_translated() -> None:
 
 # --- validation messages (pydantic) in the reader's language ------------------------------------------------
 
+
 class Table3:
     """nora narrates (English); greta (de) and dorte (da) play; a rabbit and a cat each, made through the API."""
 
@@ -112,39 +116,55 @@ class Table3:
         self.t = Table(client, systems=("rabbits", "cat"), names=("nora", "greta", "dorte"))
         self.client = client
         self.base = f"/campaigns/{self.t.id}"
-        self.browsers = {"nora": signed_in(new_client, "nora"), "greta": browser(new_client, "greta", "de"),
-                         "dorte": browser(new_client, "dorte", "da")}
-        self.rabbit = {who: self.character(token, f"Rabbit {who}", "rabbits", {"nature": 4, "skills": {"Scout": 3}})
-                       for who, token in (("greta", self.t.player), ("dorte", self.t.other))}
-        r = self.browsers["greta"].post(f"{self.base}/characters/new/cat", data={"name": "Smoke", **NEW_CAT},
-                                        follow_redirects=False)
+        self.browsers = {
+            "nora": signed_in(new_client, "nora"),
+            "greta": browser(new_client, "greta", "de"),
+            "dorte": browser(new_client, "dorte", "da"),
+        }
+        self.rabbit = {
+            who: self.character(token, f"Rabbit {who}", "rabbits", {"nature": 4, "skills": {"Scout": 3}})
+            for who, token in (("greta", self.t.player), ("dorte", self.t.other))
+        }
+        r = self.browsers["greta"].post(
+            f"{self.base}/characters/new/cat", data={"name": "Smoke", **NEW_CAT}, follow_redirects=False
+        )
         assert r.status_code == 303, r.text
         self.cat = int(r.headers["location"].rsplit("/", 1)[1])
 
     def character(self, token: dict[str, str], name: str, system: str, sheet: dict[str, Any]) -> int:
-        r = self.client.post(f"/api/campaigns/{self.t.id}/characters", headers=token,
-                             json={"name": name, "system": system, "sheet": sheet})
+        r = self.client.post(
+            f"/api/campaigns/{self.t.id}/characters",
+            headers=token,
+            json={"name": name, "system": system, "sheet": sheet},
+        )
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
     def post(self, who: str, path: str, data: dict[str, Any]):
-        return self.browsers[who].post(f"{self.base}{path}", data=data, headers={"HX-Request": "true"},
-                                       follow_redirects=False)
+        return self.browsers[who].post(
+            f"{self.base}{path}", data=data, headers={"HX-Request": "true"}, follow_redirects=False
+        )
 
 
 def errors_of(html: str) -> list[str]:
     import re
+
     return [re.sub(r"<[^>]+>", "", e).strip() for e in re.findall(r'class="[^"]*error[^"]*"[^>]*>(.*?)</', html, re.S)]
 
 
 def test_a_bad_form_value_is_named_in_the_readers_language(client: TestClient, new_client: Any) -> None:
     table = Table3(client, new_client)
-    expect = {"greta": ("Hindernis muss eine ganze Zahl sein.", "Hindernis darf höchstens 20 sein."),
-              "dorte": ("Forhindring skal være et helt tal.", "Forhindring må højst være 20.")}
+    expect = {
+        "greta": ("Hindernis muss eine ganze Zahl sein.", "Hindernis darf höchstens 20 sein."),
+        "dorte": ("Forhindring skal være et helt tal.", "Forhindring må højst være 20."),
+    }
     for who, lang in (("greta", "de"), ("dorte", "da")):
         for ob, wanted in zip(("lots", "99"), expect[who]):
-            r = table.post(who, f"/characters/{table.rabbit[who]}/act/test",
-                           {"skill": "Scout", "ob": ob, "idempotency_key": f"{who}-{ob}"})
+            r = table.post(
+                who,
+                f"/characters/{table.rabbit[who]}/act/test",
+                {"skill": "Scout", "ob": ob, "idempotency_key": f"{who}-{ob}"},
+            )
             assert r.status_code == 422, r.text
             found = errors_of(r.text)
             assert wanted in found, found
@@ -168,19 +188,30 @@ def test_the_narrators_adjust_form_names_the_field_in_her_language(client: TestC
 
 def test_the_api_says_it_in_the_accept_language(client: TestClient, new_client: Any) -> None:
     table = Table3(client, new_client)
-    body = {"system": "cat", "action": "test_fate", "character_id": table.cat,
-            "params": {"trait": "legs", "difficulty": "insane"}}
-    r = client.post(f"/api/campaigns/{table.t.id}/actions", json=body, headers={**table.t.player,
-                                                                                   "Accept-Language": "de"})
+    body = {
+        "system": "cat",
+        "action": "test_fate",
+        "character_id": table.cat,
+        "params": {"trait": "legs", "difficulty": "insane"},
+    }
+    r = client.post(
+        f"/api/campaigns/{table.t.id}/actions", json=body, headers={**table.t.player, "Accept-Language": "de"}
+    )
     assert r.status_code == 422, r.text
     detail = r.json()["detail"]
     assert detail.startswith("Schwierigkeit muss eins hiervon sein: easy, moderate, hard"), detail
-    r = client.post(f"/api/campaigns/{table.t.id}/characters/{table.cat}/adjust", json={"changes": {"lives": -1},
-                    "reason": "test"}, headers={**table.t.narrator, "Accept-Language": "da"})
+    r = client.post(
+        f"/api/campaigns/{table.t.id}/characters/{table.cat}/adjust",
+        json={"changes": {"lives": -1}, "reason": "test"},
+        headers={**table.t.narrator, "Accept-Language": "da"},
+    )
     assert r.status_code == 422 and r.json()["detail"] == "Liv skal være mindst 0.", r.text
     # FastAPI's own check of a request body (RequestValidationError): a missing field.
-    r = client.post(f"/api/campaigns/{table.t.id}/actions", json={"system": "cat"},
-                    headers={**table.t.player, "Accept-Language": "de"})
+    r = client.post(
+        f"/api/campaigns/{table.t.id}/actions",
+        json={"system": "cat"},
+        headers={**table.t.player, "Accept-Language": "de"},
+    )
     assert r.status_code == 422 and "ist erforderlich" in r.json()["detail"], r.text
     assert "Field required" not in r.text
 
@@ -192,6 +223,7 @@ def test_sheet_validators_complain_translatably() -> None:
     from app.errors import validation_message
     from app.systems.catfight.sheet import CatSheet
     from app.systems.rabbits.sheet import RabbitSheet
+
     i18n.set_locale("de")
     with pytest.raises(ValidationError) as caught:
         CatSheet.model_validate({"attack": 20, "defend": 20, "jump": 20, "sneak": 20, "quickness": 20})
@@ -206,9 +238,11 @@ def test_sheet_validators_complain_translatably() -> None:
 
 # --- the narrator's "Adjust sheet" form: labels, not sheet keys -------------------------------------------------
 
+
 def test_every_adjustable_field_has_a_label() -> None:
     from app.forms import editable_fields
     from app.systems import SYSTEMS
+
     for system in SYSTEMS.values():
         sheet = system.sheet.model_construct().model_dump()
         for f in editable_fields(system.sheet, sheet, system.labels):
@@ -217,13 +251,26 @@ def test_every_adjustable_field_has_a_label() -> None:
 
 def test_the_adjust_form_shows_labels_in_the_narrators_language(client: TestClient, new_client: Any) -> None:
     import re
+
     t = Table(client, systems=("cat", "catfight", "rabbits", "art"), names=("nora", "greta", "dorte"))
-    for system, sheet in (("rabbits", {"nature": 4, "skills": {"Scout": 3}}),
-                          ("catfight", {"attack": 14, "defend": 14, "jump": 14, "sneak": 14, "quickness": 14}),
-                          ("art", {"sheet_kind": "foe", **{f"level_{code}": "PR" for code in FOE_TRAITS},
-                                   "health_0": "PR", "damage_rating": "1"})):
-        r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.narrator,
-                        json={"name": f"{system} one", "system": system, "sheet": sheet, "kind": "npc"})
+    for system, sheet in (
+        ("rabbits", {"nature": 4, "skills": {"Scout": 3}}),
+        ("catfight", {"attack": 14, "defend": 14, "jump": 14, "sneak": 14, "quickness": 14}),
+        (
+            "art",
+            {
+                "sheet_kind": "foe",
+                **{f"level_{code}": "PR" for code in FOE_TRAITS},
+                "health_0": "PR",
+                "damage_rating": "1",
+            },
+        ),
+    ):
+        r = client.post(
+            f"/api/campaigns/{t.id}/characters",
+            headers=t.narrator,
+            json={"name": f"{system} one", "system": system, "sheet": sheet, "kind": "npc"},
+        )
         assert r.status_code == 201, r.text
     nora = signed_in(new_client, "nora")
     r = nora.post(f"/campaigns/{t.id}/characters/new/cat", data={"name": "Smoke", **NEW_CAT}, follow_redirects=False)
@@ -242,17 +289,26 @@ def test_the_adjust_form_shows_labels_in_the_narrators_language(client: TestClie
 
 # --- encounter titles the system made up: in each reader's language ---------------------------------------------
 
+
 def test_made_up_encounter_titles_are_in_the_readers_language(art: Any) -> None:
     from utils.art import FOE
+
     maren = art.hero(art.pia)
-    r = art.client.post(f"/api/campaigns/{art.t.id}/characters", headers=art.t.narrator,
-                        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)})
+    r = art.client.post(
+        f"/api/campaigns/{art.t.id}/characters",
+        headers=art.t.narrator,
+        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)},
+    )
     goblin = r.json()["id"]
-    for action, params in (("combat_setup", {"adventurers": [maren], "foes": [goblin], "bands": 8,
-                                             "adventurer_band": 2, "foe_band": 2}),
-                           ("explore_start", {"scale": "minutes", "participants": [maren]})):
-        r = art.client.post(f"/api/campaigns/{art.t.id}/actions", headers=art.t.narrator,  # an English narrator
-                            json={"system": "art", "action": action, "params": params})
+    for action, params in (
+        ("combat_setup", {"adventurers": [maren], "foes": [goblin], "bands": 8, "adventurer_band": 2, "foe_band": 2}),
+        ("explore_start", {"scale": "minutes", "participants": [maren]}),
+    ):
+        r = art.client.post(
+            f"/api/campaigns/{art.t.id}/actions",
+            headers=art.t.narrator,  # an English narrator
+            json={"system": "art", "action": action, "params": params},
+        )
         assert r.status_code == 201, r.text
     for lang, words in (("de", ("Kampf: Goblin", "Erkundung")), ("da", ("Kamp: Goblin", "Udforskning"))):
         assert art.pia.post("/account/language", data={"locale": lang}, follow_redirects=False).status_code == 303

@@ -70,24 +70,45 @@ def test_babel_cfg_extracts_counted_log_lines_with_both_forms() -> None:
 
 def test_a_counted_message_is_stored_with_its_count() -> None:
     line = msgn("{name} keeps the roll ({n} success)", "{name} keeps the roll ({n} successes)", 2, name="Hazel")
-    assert line == {"msg": "{name} keeps the roll ({n} success)", "plural": "{name} keeps the roll ({n} successes)",
-                    "n": 2, "args": {"n": 2, "name": "Hazel"}}
+    assert line == {
+        "msg": "{name} keeps the roll ({n} success)",
+        "plural": "{name} keeps the roll ({n} successes)",
+        "n": 2,
+        "args": {"n": 2, "name": "Hazel"},
+    }
     with pytest.raises(TypeError):
         msgn("{n} scar", "{n} scars", True)
 
 
 # Each line for one and for two, in each language (the committed catalogs).
 CASES: list[tuple[Any, Any, dict[str, tuple[str, str]]]] = [
-    (lambda n: msgn("{name} keeps the roll ({n} success)", "{name} keeps the roll ({n} successes)", n, name="Hazel"),
-     None, {"en": ("Hazel keeps the roll (1 success)", "Hazel keeps the roll (2 successes)"),
+    (
+        lambda n: msgn("{name} keeps the roll ({n} success)", "{name} keeps the roll ({n} successes)", n, name="Hazel"),
+        None,
+        {
+            "en": ("Hazel keeps the roll (1 success)", "Hazel keeps the roll (2 successes)"),
             "de": ("Hazel behält den Wurf (1 Erfolg)", "Hazel behält den Wurf (2 Erfolge)"),
-            "da": ("Hazel beholder slaget (1 succes)", "Hazel beholder slaget (2 succeser)")}),
-    (lambda n: msgn(", {n} scar to place", ", {n} scars to place", n), None,
-     {"en": (", 1 scar to place", ", 2 scars to place"), "de": (", 1 Narbe zu verteilen", ", 2 Narben zu verteilen"),
-      "da": (", 1 ar at placere", ", 2 ar at placere")}),
-    (lambda n: msgn("{n} phase ({time})", "{n} phases ({time})", n, time=msgn("{n} minute", "{n} minutes", 5 * n)),
-     None, {"en": ("1 phase (5 minutes)", "2 phases (10 minutes)"), "de": ("1 Phase (5 Minuten)", "2 Phasen (10 Minuten)"),
-            "da": ("1 fase (5 minutter)", "2 faser (10 minutter)")}),
+            "da": ("Hazel beholder slaget (1 succes)", "Hazel beholder slaget (2 succeser)"),
+        },
+    ),
+    (
+        lambda n: msgn(", {n} scar to place", ", {n} scars to place", n),
+        None,
+        {
+            "en": (", 1 scar to place", ", 2 scars to place"),
+            "de": (", 1 Narbe zu verteilen", ", 2 Narben zu verteilen"),
+            "da": (", 1 ar at placere", ", 2 ar at placere"),
+        },
+    ),
+    (
+        lambda n: msgn("{n} phase ({time})", "{n} phases ({time})", n, time=msgn("{n} minute", "{n} minutes", 5 * n)),
+        None,
+        {
+            "en": ("1 phase (5 minutes)", "2 phases (10 minutes)"),
+            "de": ("1 Phase (5 Minuten)", "2 Phasen (10 Minuten)"),
+            "da": ("1 fase (5 minutter)", "2 faser (10 minutter)"),
+        },
+    ),
 ]
 
 
@@ -106,11 +127,21 @@ def test_an_entry_stored_before_the_plural_forms_reads_in_them(lang: str) -> Non
     old = {"msg": "{name} keeps the roll ({n} successes)", "args": {"name": "Hazel", "n": 1}}
     new = msgn("{name} keeps the roll ({n} success)", "{name} keeps the roll ({n} successes)", 1, name="Hazel")
     assert render(old, lang) == render(new, lang)
-    fight = {"msg": "{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes "
-                    "{a_scars} scar(s), {b} takes {b_scars}",
-             "args": {"a": "Tom", "a_weapon": {"msg": "Claws"}, "a_evens": 2, "b": "Mia", "b_weapon": {"msg": "Fangs"},
-                      "b_evens": 1, "result": {"msg": "{name} wins", "args": {"name": "Tom"}}, "a_scars": 1,
-                      "b_scars": 2}}
+    fight = {
+        "msg": "{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes "
+        "{a_scars} scar(s), {b} takes {b_scars}",
+        "args": {
+            "a": "Tom",
+            "a_weapon": {"msg": "Claws"},
+            "a_evens": 2,
+            "b": "Mia",
+            "b_weapon": {"msg": "Fangs"},
+            "b_evens": 1,
+            "result": {"msg": "{name} wins", "args": {"name": "Tom"}},
+            "a_scars": 1,
+            "b_scars": 2,
+        },
+    }
     text = render(fight, lang)
     assert "(s)" not in text and "Tom" in text and "Mia" in text
     if lang == "en":
@@ -120,22 +151,30 @@ def test_an_entry_stored_before_the_plural_forms_reads_in_them(lang: str) -> Non
 
 
 def test_a_typed_sentence_keeps_one_full_stop() -> None:
-    """"route..": a sentence ending on what a person typed ("No safe route.") does not add a second stop."""
-    line = msg("The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.",
-               reason="No safe route.")
-    assert render(line, "en") == "The narrator called the conflict off: No safe route. Nobody wins and no " \
-                                 "compromise is owed."
+    """ "route..": a sentence ending on what a person typed ("No safe route.") does not add a second stop."""
+    line = msg(
+        "The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.",
+        reason="No safe route.",
+    )
+    assert (
+        render(line, "en") == "The narrator called the conflict off: No safe route. Nobody wins and no "
+        "compromise is owed."
+    )
     for lang in ("de", "da"):
         assert not DOUBLED_STOP.search(render(line, lang))
     assert render(msg("{a}.", a="wait..."), "en") == "wait...."  # an ellipsis is not a full stop
 
 
-@pytest.mark.parametrize("faces,en,de,da", [
-    ([5, 1], "(1 success)", "(1 Erfolg)", "(1 succes)"),
-    ([5, 6], "(2 successes)", "(2 Erfolge)", "(2 succeser)"),
-])
-def test_a_roll_counting_successes_reads_in_each_language(client: TestClient, faces: list[int], en: str, de: str,
-                                                          da: str) -> None:
+@pytest.mark.parametrize(
+    "faces,en,de,da",
+    [
+        ([5, 1], "(1 success)", "(1 Erfolg)", "(1 succes)"),
+        ([5, 6], "(2 successes)", "(2 Erfolge)", "(2 succeser)"),
+    ],
+)
+def test_a_roll_counting_successes_reads_in_each_language(
+    client: TestClient, faces: list[int], en: str, de: str, da: str
+) -> None:
     """Through the service and the API: the stored summary carries the count, each reader their plural form."""
     t = Table(client)
     with scripted(faces):
@@ -149,16 +188,26 @@ def test_a_roll_counting_successes_reads_in_each_language(client: TestClient, fa
         assert "(s)" not in entry["text"]
 
 
-@pytest.mark.parametrize("faces,en,de,da", [
-    ([2, 1, 3, 5], ("4 dice", "1 even of 2 needed", "1 scar to place"), ("4 Würfel", "1 gerade von 2 nötigen",
-                                                                        "1 Narbe zu verteilen"),
-     ("4 terninger", "1 lige af 2 nødvendige", "1 ar at placere")),
-    ([2, 3, 5, 3], ("4 dice", "1 even of 2 needed", "3 scars to place"), ("4 Würfel", "1 gerade von 2 nötigen",
-                                                                         "3 Narben zu verteilen"),
-     ("4 terninger", "1 lige af 2 nødvendige", "3 ar at placere")),
-])
-def test_a_failed_risk_counts_its_evens_and_scars_in_each_language(app: Any, faces: list[int], en: tuple[str, ...],
-                                                                   de: tuple[str, ...], da: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    "faces,en,de,da",
+    [
+        (
+            [2, 1, 3, 5],
+            ("4 dice", "1 even of 2 needed", "1 scar to place"),
+            ("4 Würfel", "1 gerade von 2 nötigen", "1 Narbe zu verteilen"),
+            ("4 terninger", "1 lige af 2 nødvendige", "1 ar at placere"),
+        ),
+        (
+            [2, 3, 5, 3],
+            ("4 dice", "1 even of 2 needed", "3 scars to place"),
+            ("4 Würfel", "1 gerade von 2 nötigen", "3 Narben zu verteilen"),
+            ("4 terninger", "1 lige af 2 nødvendige", "3 ar at placere"),
+        ),
+    ],
+)
+def test_a_failed_risk_counts_its_evens_and_scars_in_each_language(
+    app: Any, faces: list[int], en: tuple[str, ...], de: tuple[str, ...], da: tuple[str, ...]
+) -> None:
     """The issue's "1 even(s) of 2" and "3 scar(s) to place", through the rules service."""
     from utils.cat import CatTable
 
@@ -171,11 +220,14 @@ def test_a_failed_risk_counts_its_evens_and_scars_in_each_language(app: Any, fac
         assert not PSEUDO_PLURAL.search(text), text
 
 
-@pytest.mark.parametrize("lang,one,two", [
-    ("en", "Band 5 is beyond the range (1 band).", "Band 5 is beyond the range (2 bands)."),
-    ("de", "Band 5 liegt außer Reichweite (1 Band).", "Band 5 liegt außer Reichweite (2 Bänder)."),
-    ("da", "Bælte 5 er uden for rækkevidden (1 bælte).", "Bælte 5 er uden for rækkevidden (2 bælter)."),
-])
+@pytest.mark.parametrize(
+    "lang,one,two",
+    [
+        ("en", "Band 5 is beyond the range (1 band).", "Band 5 is beyond the range (2 bands)."),
+        ("de", "Band 5 liegt außer Reichweite (1 Band).", "Band 5 liegt außer Reichweite (2 Bänder)."),
+        ("da", "Bælte 5 er uden for rækkevidden (1 bælte).", "Bælte 5 er uden for rækkevidden (2 bælter)."),
+    ],
+)
 def test_a_refusal_with_a_count_reads_in_the_readers_plural_form(lang: str, one: str, two: str) -> None:
     """Python strings (`ngettext` now, not stored): the ART's "(1 bands)"."""
     from app.systems.art import wording

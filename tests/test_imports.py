@@ -12,9 +12,24 @@ import pytest
 APP = Path(__file__).resolve().parent.parent / "app"
 
 # What a module in app/systems/ may never import, even inside a function: the features, the web, the database.
-NOT_FROM_SYSTEMS = ("app.accounts", "app.campaigns", "app.characters", "app.encounters", "app.rolls", "app.live",
-                    "app.web", "app.api", "app.main", "app.deps", "app.db", "app.demo",
-                    "fastapi", "starlette", "sqlalchemy", "jinja2")
+NOT_FROM_SYSTEMS = (
+    "app.accounts",
+    "app.campaigns",
+    "app.characters",
+    "app.encounters",
+    "app.rolls",
+    "app.live",
+    "app.web",
+    "app.api",
+    "app.main",
+    "app.deps",
+    "app.db",
+    "app.demo",
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "jinja2",
+)
 # app/rules/ is pure: nothing of the app but app.rules itself, and none of the web stack.
 NOT_FROM_RULES = (*NOT_FROM_SYSTEMS, "app.systems", "jinja2_fragments", "uvicorn", "httpx")
 
@@ -31,7 +46,8 @@ def modules() -> dict[str, Path]:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def import_nodes(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
@@ -87,7 +103,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
                 return cycle
         path.pop()

@@ -20,8 +20,11 @@ HUGE = "9999999999999999999999999"
 
 
 def signin(client: TestClient, username: str) -> TestClient:
-    r = client.post("/signin", data={"username": username, "password": "correct horse",
-                                     "csrf_token": csrf_of(client, "/signin")}, follow_redirects=False)
+    r = client.post(
+        "/signin",
+        data={"username": username, "password": "correct horse", "csrf_token": csrf_of(client, "/signin")},
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     return client
 
@@ -31,10 +34,16 @@ def entries(app, campaign_id: int) -> int:
         return db.scalar(select(func.count(LogEntry.id)).where(LogEntry.campaign_id == campaign_id)) or 0
 
 
-@pytest.mark.parametrize("path", [
-    f"/api/campaigns/{HUGE}", f"/api/campaigns/{MAX_INT + 1}", "/api/campaigns/0",
-    "/api/campaigns/{id}/log?after=2147483648", f"/api/campaigns/{{id}}/events?after={HUGE}",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/api/campaigns/{HUGE}",
+        f"/api/campaigns/{MAX_INT + 1}",
+        "/api/campaigns/0",
+        "/api/campaigns/{id}/log?after=2147483648",
+        f"/api/campaigns/{{id}}/events?after={HUGE}",
+    ],
+)
 def test_integers_out_of_range_in_paths_and_queries_are_422(table: Table, path: str) -> None:
     r = table.client.get(path.format(id=table.id), headers=table.narrator)
     assert r.status_code == 422, r.text
@@ -42,15 +51,25 @@ def test_integers_out_of_range_in_paths_and_queries_are_422(table: Table, path: 
     assert "2147483647" in detail or "must be at least" in detail, detail  # "Campaign must be at least 1."
 
 
-@pytest.mark.parametrize("extra", [
-    '"character_id": 9223372036854775808', '"character_id": true', '"prompt_id": "7"',
-    '"expected_version": 2147483648', '"params": {"expression": "1d6", "opponent_id": 1099511627776}',
-    '"params": {"expression": "1d6", "depth": 1e999}', '"params": {"expression": "1d6", "depth": NaN}',
-])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        '"character_id": 9223372036854775808',
+        '"character_id": true',
+        '"prompt_id": "7"',
+        '"expected_version": 2147483648',
+        '"params": {"expression": "1d6", "opponent_id": 1099511627776}',
+        '"params": {"expression": "1d6", "depth": 1e999}',
+        '"params": {"expression": "1d6", "depth": NaN}',
+    ],
+)
 def test_json_numbers_out_of_range_or_of_the_wrong_type_are_422(app, table: Table, extra: str) -> None:
     payload = '{"system": "dice", "action": "roll", "params": {"expression": "1d6"}, ' + extra + "}"
-    r = table.client.post(f"/api/campaigns/{table.id}/actions", content=payload,
-                          headers={**table.narrator, "Content-Type": "application/json"})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/actions",
+        content=payload,
+        headers={**table.narrator, "Content-Type": "application/json"},
+    )
     assert r.status_code == 422, r.text
     assert set(r.json()) <= {"detail", "field", "errors"}
     assert entries(app, table.id) == 0
@@ -61,8 +80,7 @@ def test_max_uses_true_is_not_one(table: Table) -> None:
     assert r.status_code == 422 and r.json()["field"] == "max_uses", r.text
 
 
-def test_unicode_digits_and_huge_numbers_in_forms_are_422_next_to_the_field(app, table: Table,
-                                                                            new_client) -> None:
+def test_unicode_digits_and_huge_numbers_in_forms_are_422_next_to_the_field(app, table: Table, new_client) -> None:
     nora = signin(new_client(), "nora")
     base = f"/campaigns/{table.id}"
     for value in ("²", "١", HUGE, "-1", "1.5"):
@@ -70,8 +88,11 @@ def test_unicode_digits_and_huge_numbers_in_forms_are_422_next_to_the_field(app,
         assert r.status_code == 422, (value, r.text)
         assert "Enter a whole number from 1 to 2147483647." in r.text
         # (the generic sheet shows no form for the dice roll, so only the status is there to see)
-        r = form_post(nora, f"{base}/characters/{table.pia_char}/act/roll",
-                      {"expression": "1d6", "expected_version": value, "idempotency_key": "k"})
+        r = form_post(
+            nora,
+            f"{base}/characters/{table.pia_char}/act/roll",
+            {"expression": "1d6", "expected_version": value, "idempotency_key": "k"},
+        )
         assert r.status_code == 422, (value, r.text)
         r = form_post(nora, f"{base}/characters/{table.pia_char}/act/roll", {"expression": "1d6", "prompt_id": value})
         assert r.status_code == 422, (value, r.text)
@@ -86,15 +107,18 @@ def test_unicode_digits_and_huge_numbers_in_forms_are_422_next_to_the_field(app,
 
 @pytest.mark.parametrize("header", ["²", "10000000000000000000000000", "-3", "x"])
 def test_a_bad_last_event_id_is_422_before_the_stream_starts(table: Table, header: str) -> None:
-    r = table.client.get(f"/api/campaigns/{table.id}/events", headers={**table.narrator, "Last-Event-ID": header.encode()})
+    r = table.client.get(
+        f"/api/campaigns/{table.id}/events", headers={**table.narrator, "Last-Event-ID": header.encode()}
+    )
     assert r.status_code == 422, r.text
     assert r.json()["field"] == "Last-Event-ID"
 
 
 def test_owner_must_be_a_member(app, table: Table, new_client) -> None:
     for owner in (424242, MAX_INT):
-        r = table.client.post(f"/api/campaigns/{table.id}/characters", json={"name": "Ghost", "owner_id": owner},
-                              headers=table.narrator)
+        r = table.client.post(
+            f"/api/campaigns/{table.id}/characters", json={"name": "Ghost", "owner_id": owner}, headers=table.narrator
+        )
         assert r.status_code == 422 and r.json()["field"] == "owner_id", r.text
     nora = signin(new_client(), "nora")
     r = form_post(nora, f"/campaigns/{table.id}/characters", {"name": "Ghost", "system": "dice", "owner_id": "424242"})
@@ -109,8 +133,11 @@ def test_text_with_lone_surrogates_or_nul_is_422(app, table: Table, text: str) -
     raw = ('"' + "".join(c if 32 <= ord(c) < 127 else f"\\u{ord(c):04x}" for c in text) + '"').encode()
     assert table.roll(who).status_code == 201
     calls = [
-        ("POST", f"/api/campaigns/{table.id}/actions",
-         b'{"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": ' + raw + b"}"),
+        (
+            "POST",
+            f"/api/campaigns/{table.id}/actions",
+            b'{"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": ' + raw + b"}",
+        ),
         ("POST", "/api/campaigns", b'{"name": ' + raw + b"}"),
         ("POST", f"/api/campaigns/{table.id}/entries/1/void", b'{"reason": ' + raw + b"}"),
         ("POST", "/api/tokens", b'{"username": ' + raw + b', "password": "correct horse"}'),
@@ -125,15 +152,19 @@ def test_text_with_lone_surrogates_or_nul_is_422(app, table: Table, text: str) -
 
 def test_nul_in_forms_queries_paths_and_headers_is_422(app, table: Table, new_client) -> None:
     anonymous = new_client()
-    r = anonymous.post("/signin", data={"username": "no\x00body", "password": "x",
-                                        "csrf_token": csrf_of(anonymous, "/signin")})
+    r = anonymous.post(
+        "/signin", data={"username": "no\x00body", "password": "x", "csrf_token": csrf_of(anonymous, "/signin")}
+    )
     assert r.status_code == 422 and "username" in r.text
     r = table.client.post("/api/invites/%00/accept", headers=table.narrator)
     assert r.status_code == 422
     r = table.client.get(f"/api/campaigns/{table.id}/log?after=1%00", headers=table.narrator)
     assert r.status_code == 422
-    r = table.client.post(f"/api/campaigns/{table.id}/actions", headers={**table.narrator, "Idempotency-Key": "a\x00"},
-                          json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/actions",
+        headers={**table.narrator, "Idempotency-Key": "a\x00"},
+        json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}},
+    )
     assert r.status_code == 422 and r.json()["field"] == "idempotency-key"
     nora = signin(new_client(), "nora")
     r = form_post(nora, f"/campaigns/{table.id}/roll", {"expression": "1d6", "note": "x\x00y"})
@@ -153,26 +184,43 @@ def test_adjust_sheet_form_round_trips_and_names_a_bad_field(app, client: TestCl
     table = Table(client, systems=(system,))
     with app.state.sessionmaker() as db:
         user_id = db.scalar(select(Character.owner_id).where(Character.id == table.pia_char))
-        ch = Character(campaign_id=table.id, owner_id=user_id, system=system, name="Sheet",
-                       kind="pc", sheet=SYSTEMS[system].default_sheet())
+        ch = Character(
+            campaign_id=table.id,
+            owner_id=user_id,
+            system=system,
+            name="Sheet",
+            kind="pc",
+            sheet=SYSTEMS[system].default_sheet(),
+        )
         db.add(ch)
         db.commit()
         cid = ch.id
     nora = signin(new_client(), "nora")
     page = nora.get(f"/campaigns/{table.id}").text
     form = dict(re.findall(rf'id="adj-{cid}-[^"]+" name="(sheet\.[^"]+)" value="([^"]*)"', page))
-    form.update(re.findall(rf'<select id="adj-{cid}-[^"]+" name="(sheet\.[^"]+)">\s*<option value="(true|false)"'
-                           rf'(?: selected)?', page))
+    form.update(
+        re.findall(
+            rf'<select id="adj-{cid}-[^"]+" name="(sheet\.[^"]+)">\s*<option value="(true|false)"'
+            rf"(?: selected)?",
+            page,
+        )
+    )
     assert form, "the form offers the fields a text box can edit"
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {**form, "reason": "as it was"})
     assert r.status_code == 200, r.text  # it used to be a 422: every field went back as text
-    int_field, label = next((f.name, f.label) for f in __import__("app.forms", fromlist=["x"]).editable_fields(
-        SYSTEMS[system].sheet, SYSTEMS[system].default_sheet(), SYSTEMS[system].labels) if f.kind == "int")
-    r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust",
-                  {**form, f"sheet.{int_field}": "²", "reason": "typo"})
+    int_field, label = next(
+        (f.name, f.label)
+        for f in __import__("app.forms", fromlist=["x"]).editable_fields(
+            SYSTEMS[system].sheet, SYSTEMS[system].default_sheet(), SYSTEMS[system].labels
+        )
+        if f.kind == "int"
+    )
+    r = form_post(
+        nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {**form, f"sheet.{int_field}": "²", "reason": "typo"}
+    )
     assert r.status_code == 422
     assert f"{label}: enter a whole number." in r.text  # the field's label ("Lives"), not its key
-    field_html = r.text[r.text.index(f'id="adj-{cid}-{int_field}"'):]
+    field_html = r.text[r.text.index(f'id="adj-{cid}-{int_field}"') :]
     assert field_html.index("enter a whole number") < field_html.index("</form>")  # next to its field
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {"sheet.ranks": "x", "reason": "r"})
     assert r.status_code == 422 if system == "cat" else r.status_code in (200, 422)

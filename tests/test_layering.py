@@ -47,18 +47,25 @@ def test_a_route_module_imports_no_other_route_module(path: Path) -> None:
     assert routes_imports(path.read_text("utf-8"), _module_name(path)) == []
 
 
-@pytest.mark.parametrize("source", [
-    "from app.campaigns.routes import table_context",
-    "from app.characters import routes",
-    "import app.characters.routes as other",
-    "from ..campaigns.routes import table_context",
-    "from ..campaigns import routes",
-    "def later():\n    from app.characters.routes import act_from_form",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from app.campaigns.routes import table_context",
+        "from app.characters import routes",
+        "import app.characters.routes as other",
+        "from ..campaigns.routes import table_context",
+        "from ..campaigns import routes",
+        "def later():\n    from app.characters.routes import act_from_form",
+    ],
+)
 def test_the_check_sees_every_way_to_import_a_route_module(source: str) -> None:
     assert routes_imports(source, "app.rolls.routes") != []
 
 
 def test_the_check_lets_services_and_views_through() -> None:
-    source = "from app.campaigns.views import table_context\nfrom app.rolls import service\nfrom app.forms import act_from_form"
+    source = (
+        "from app.campaigns.views import table_context\n"
+        "from app.rolls import service\n"
+        "from app.forms import act_from_form"
+    )
     assert routes_imports(source, "app.rolls.routes") == []

@@ -46,8 +46,10 @@ def _resolve(path: Path, module: str, level: int) -> Path | None:
     else:
         bases = [TESTS, *(d for d in sorted(TESTS.rglob("*")) if d.is_dir() and not (d / "__init__.py").exists())]
     for base in bases:
-        for candidate in (base.joinpath(*parts).with_suffix(".py") if parts else None,
-                          base.joinpath(*parts, "__init__.py")):
+        for candidate in (
+            base.joinpath(*parts).with_suffix(".py") if parts else None,
+            base.joinpath(*parts, "__init__.py"),
+        ):
             if candidate is not None and candidate.is_file() and TESTS in candidate.parents:
                 return candidate
     return None
@@ -61,14 +63,21 @@ def _is_fixture(decorator: ast.expr) -> bool:
 
 
 def _fixtures(tree: ast.Module) -> set[str]:
-    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and any(_is_fixture(d) for d in node.decorator_list)}
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(_is_fixture(d) for d in node.decorator_list)
+    }
 
 
 def test_nothing_imports_a_conftest_module() -> None:
-    found = [f"{path.relative_to(TESTS)}:{line} imports {module}"
-             for path, tree in _modules() for line, target, module, _ in _imports(path, tree)
-             if module.split(".")[-1] == "conftest" or (target is not None and target.name == "conftest.py")]
+    found = [
+        f"{path.relative_to(TESTS)}:{line} imports {module}"
+        for path, tree in _modules()
+        for line, target, module, _ in _imports(path, tree)
+        if module.split(".")[-1] == "conftest" or (target is not None and target.name == "conftest.py")
+    ]
     assert not found, "builders come from tests/utils/, fixtures reach tests by name:\n" + "\n".join(found)
 
 
@@ -86,8 +95,14 @@ def test_no_fixture_is_imported_from_the_module_that_defines_it() -> None:
 
 
 def test_each_test_folder_mirrors_a_part_of_app() -> None:
-    folders = [p.relative_to(TESTS) for p in sorted(TESTS.rglob("*")) if p.is_dir() and "__pycache__" not in p.parts
-               and p.relative_to(TESTS).parts[0] not in NOT_MIRRORS]
-    strays = [f"tests/{f}/" for f in folders
-              if not (APP / f / "__init__.py").is_file() and not (APP / f).with_suffix(".py").is_file()]
+    folders = [
+        p.relative_to(TESTS)
+        for p in sorted(TESTS.rglob("*"))
+        if p.is_dir() and "__pycache__" not in p.parts and p.relative_to(TESTS).parts[0] not in NOT_MIRRORS
+    ]
+    strays = [
+        f"tests/{f}/"
+        for f in folders
+        if not (APP / f / "__init__.py").is_file() and not (APP / f).with_suffix(".py").is_file()
+    ]
     assert not strays, "each folder under tests/ mirrors a package or module of app/: " + ", ".join(strays)

@@ -20,8 +20,11 @@ def _body(html: str) -> str:
 
 def test_a_refused_whole_page_is_marked(client: TestClient) -> None:
     token = csrf_of(client, "/signup")
-    r = client.post("/signup", data={"username": "ada", "password": "short", "password2": "short",
-                                     "csrf_token": token}, follow_redirects=False)
+    r = client.post(
+        "/signup",
+        data={"username": "ada", "password": "short", "password2": "short", "csrf_token": token},
+        follow_redirects=False,
+    )
     assert r.status_code == 422, r.text
     assert "data-refused" in _body(r.text)
     assert 'class="error field-error"' in r.text

@@ -61,30 +61,42 @@ class TwoLanguages:
         return self.browsers[who].post(path, data=data, headers={"HX-Request": "true"}, follow_redirects=False)
 
     def character(self, who: str, name: str, system: str, sheet: dict[str, Any], kind: str = "pc") -> int:
-        r = self.client.post(f"/api/campaigns/{self.t.id}/characters", headers=self.tokens[who],
-                             json={"name": name, "system": system, "sheet": sheet, "kind": kind})
+        r = self.client.post(
+            f"/api/campaigns/{self.t.id}/characters",
+            headers=self.tokens[who],
+            json={"name": name, "system": system, "sheet": sheet, "kind": kind},
+        )
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
     def art_hero(self, who: str, name: str) -> int:
         """Through the ART creation page (the balanced picker)."""
         browser = self.browsers[who]
-        r = browser.post(f"{self.base}/characters/new/art", follow_redirects=False,
-                         data={**balanced(name), "csrf_token": browser.headers["X-CSRF-Token"]})
+        r = browser.post(
+            f"{self.base}/characters/new/art",
+            follow_redirects=False,
+            data={**balanced(name), "csrf_token": browser.headers["X-CSRF-Token"]},
+        )
         assert r.status_code == 303, r.text
         return int(r.headers["location"].rsplit("/", 1)[1])
 
     def act(self, who: str, character: int, action: str, faces: list[int], **data: Any):
         """A sheet form (`/characters/{id}/act/{action}`), with these dice."""
         with scripted(faces):
-            r = self.post(who, f"{self.base}/characters/{character}/act/{action}",
-                          {"idempotency_key": f"{who}-{action}-{self.last_seq()}", **data})
+            r = self.post(
+                who,
+                f"{self.base}/characters/{character}/act/{action}",
+                {"idempotency_key": f"{who}-{action}-{self.last_seq()}", **data},
+            )
         assert r.status_code == 200, r.text
         return r
 
     def log(self, who: str = "nora", lang: str = "en") -> list[dict[str, Any]]:
-        r = self.client.get(f"/api/campaigns/{self.t.id}/log", params={"limit": 500},
-                            headers={**self.tokens[who], "Accept-Language": lang})
+        r = self.client.get(
+            f"/api/campaigns/{self.t.id}/log",
+            params={"limit": 500},
+            headers={**self.tokens[who], "Accept-Language": lang},
+        )
         assert r.status_code == 200, r.text
         return r.json()["entries"]
 
@@ -99,6 +111,7 @@ class TwoLanguages:
 
 # --- the duel: Greta's Tecka against the narrator's Mimi, each tap through the duel page's form ---
 
+
 def _view(table: TwoLanguages, who: str, encounter: int) -> str:
     r = table.browsers[who].get(f"{table.base}/encounters/{encounter}/view")
     assert r.status_code == 200, r.text
@@ -110,8 +123,11 @@ def _tap(table: TwoLanguages, who: str, encounter: int, cat: int, move: str, fac
     assert f'name="move" value="{move}"' in page, (who, move, re.findall(r'name="move" value="(\w+)"', page))
     version = re.search(r'name="version" value="(\d+)"', page).group(1)  # type: ignore[union-attr]
     with scripted(faces):
-        r = table.post(who, f"{table.base}/encounters/{encounter}/act/move", {
-            "character_id": cat, "version": version, "move": move, "idempotency_key": f"duel-{version}"})
+        r = table.post(
+            who,
+            f"{table.base}/encounters/{encounter}/act/move",
+            {"character_id": cat, "version": version, "move": move, "idempotency_key": f"duel-{version}"},
+        )
     assert r.status_code == 200, r.text
 
 
@@ -140,8 +156,10 @@ def _percentages(text: str) -> list[str]:
 
 def _play(table: TwoLanguages) -> dict[str, Any]:
     t = table
-    cats = {"tecka": t.character("greta", "Tecka", "catfight", {s: TECKA[s] for s in STATS}),
-            "mimi": t.character("nora", "Mimi", "catfight", MIMI, kind="npc")}
+    cats = {
+        "tecka": t.character("greta", "Tecka", "catfight", {s: TECKA[s] for s in STATS}),
+        "mimi": t.character("nora", "Mimi", "catfight", MIMI, kind="npc"),
+    }
     hazel = t.character("greta", "Hazel", "rabbits", RABBIT)
     clover = t.character("dorte", "Clover", "rabbits", RABBIT)
     smoke = t.character("greta", "Smoke", "cat", NEW_CAT)
@@ -150,8 +168,11 @@ def _play(table: TwoLanguages) -> dict[str, Any]:
     odds: list[str] = []
 
     # Greta challenges from her cat's sheet, then plays every move on the duel page.
-    r = t.post("greta", f"{t.base}/characters/{cats['tecka']}/act/challenge",
-               {"opponent_id": cats["mimi"], "idempotency_key": "challenge"})
+    r = t.post(
+        "greta",
+        f"{t.base}/characters/{cats['tecka']}/act/challenge",
+        {"opponent_id": cats["mimi"], "idempotency_key": "challenge"},
+    )
     assert r.status_code == 200, r.text
     encounter = int(re.search(r"/encounters/(\d+)", r.text).group(1))  # type: ignore[union-attr]
     for who, cat, move, faces in DUEL:
@@ -163,8 +184,10 @@ def _play(table: TwoLanguages) -> dict[str, Any]:
 
     # Dorte: Scout 3 + Hazel's help + 1 Persona = 5 dice against Ob 3; Fate rerolls the 6; still a failure, and
     # the narrator gives her rabbit a condition.
-    odds_page = t.browsers["dorte"].get(f"{t.base}/characters/{clover}/odds/test",
-                                        params={"skill": "Scout", "ob": "3", "helpers": str(hazel), "persona": "1"})
+    odds_page = t.browsers["dorte"].get(
+        f"{t.base}/characters/{clover}/odds/test",
+        params={"skill": "Scout", "ob": "3", "helpers": str(hazel), "persona": "1"},
+    )
     assert odds_page.status_code == 200, odds_page.text
     t.act("dorte", clover, "test", [6, 1, 2, 3, 1], skill="Scout", ob="3", helpers=str(hazel), persona="1")
     tested = t.log()[-1]
@@ -181,8 +204,9 @@ def _play(table: TwoLanguages) -> dict[str, Any]:
     for who, cat, hero in (("greta", smoke, maren), ("dorte", tiger, tom)):
         query = {"trait": "legs", "difficulty": "moderate", "advantage": "0", "style_points": "0"}
         cat_odds = t.browsers[who].get(f"{t.base}/characters/{cat}/odds/test_fate", params=query)
-        art_odds = t.browsers[who].get(f"{t.base}/characters/{hero}/odds/trait_roll",
-                                       params={"attribute": "STR", "difficulty": "PR"})
+        art_odds = t.browsers[who].get(
+            f"{t.base}/characters/{hero}/odds/trait_roll", params={"attribute": "STR", "difficulty": "PR"}
+        )
         assert cat_odds.status_code == 200 and art_odds.status_code == 200
         if who == "greta":
             odds += _percentages(cat_odds.text) + _percentages(art_odds.text)
@@ -211,8 +235,10 @@ def _plain(fragment: str) -> str:
 def _lines(page: str) -> dict[int, str]:
     """Each log entry's line as shown: who may see it, its summary and its details (the dice marks), as plain
     text."""
-    return {int(m.group(1)): " ".join(_plain(p.group(2) or p.group(4)) for p in PART.finditer(m.group(0)))
-            for m in ENTRY.finditer(page)}
+    return {
+        int(m.group(1)): " ".join(_plain(p.group(2) or p.group(4)) for p in PART.finditer(m.group(0)))
+        for m in ENTRY.finditer(page)
+    }
 
 
 def _visible(page: str) -> str:
@@ -245,8 +271,9 @@ def _read(table: TwoLanguages, who: str) -> dict[str, dict[int, str]]:
     assert fragment.status_code == 200, fragment.text
     cookie = "; ".join(f"{k}={v}" for k, v in browser.cookies.items())
     page_stream = t.client.portal.call(read_stream, t.client.app, f"{t.base}/stream", {"cookie": cookie}, last)
-    api_stream = t.client.portal.call(read_stream, t.client.app, f"/api/campaigns/{t.t.id}/events",
-                                      {**t.tokens[who], "Accept-Language": lang}, last)
+    api_stream = t.client.portal.call(
+        read_stream, t.client.app, f"/api/campaigns/{t.t.id}/events", {**t.tokens[who], "Accept-Language": lang}, last
+    )
     return {
         "page": _lines(page.text),
         "fragment": _lines(fragment.text),
@@ -257,8 +284,9 @@ def _read(table: TwoLanguages, who: str) -> dict[str, dict[int, str]]:
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the plain suite's database; no server
-def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language(client: TestClient,
-                                                                                  new_client: Any) -> None:
+def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language(
+    client: TestClient, new_client: Any
+) -> None:
     table = TwoLanguages(client, new_client)
     played = _play(table)
     entries = table.log()
@@ -292,16 +320,22 @@ def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language
                 if lang == "da":
                     left = sorted(set(left) | (words(line or "") & DUEL_VALUES))
                 if left:
-                    problems.append(f"#{seq} {entry['system']}/{entry['action']} {who} ({lang}, {source}): "
-                                    f"English {left} in {line!r}")
+                    problems.append(
+                        f"#{seq} {entry['system']}/{entry['action']} {who} ({lang}, {source}): "
+                        f"English {left} in {line!r}"
+                    )
         if read["greta"]["fragment"].get(seq) == read["dorte"]["fragment"].get(seq):
-            problems.append(f"#{seq} {entry['system']}/{entry['action']}: the same text in de and da: "
-                            f"{read['greta']['fragment'].get(seq)!r}")
+            problems.append(
+                f"#{seq} {entry['system']}/{entry['action']}: the same text in de and da: "
+                f"{read['greta']['fragment'].get(seq)!r}"
+            )
     # The pages each of them opens at this table: the campaign page, every sheet, the duel, the systems' pages.
     campaign = client.get(f"/api/campaigns/{table.t.id}", headers=table.t.narrator).json()
     pages = [table.base] + [f"{table.base}/characters/{c['id']}" for c in campaign["characters"]]
-    pages += [f"{table.base}/encounters/{e}" for e in sorted({(e["request"] or {}).get("encounter_id") for e in entries}
-                                                             - {None})]
+    pages += [
+        f"{table.base}/encounters/{e}"
+        for e in sorted({(e["request"] or {}).get("encounter_id") for e in entries} - {None})
+    ]
     pages += [f"{table.base}/systems/{s}" for s in ("catfight", "rabbits", "cat", "art")]
     for who, lang in READERS.items():
         for path in pages:
@@ -311,4 +345,3 @@ def test_a_german_and_a_danish_player_read_the_same_table_each_in_their_language
                 problems.append(f"{path} {who} ({lang}): English {left}")
     report = "\n".join(dict.fromkeys(problems))
     assert not problems, f"{len(problems)} problems:\n{report}"
-

@@ -41,16 +41,22 @@ def is_common(password: str) -> bool:
 def check_new_password(password: str, username: str) -> None:
     """Raise BadRequest (field "password") with a reason a person can act on."""
     if len(password) < MIN_PASSWORD:
-        raise BadRequest(_("Use at least {min_password} characters.").format(min_password=MIN_PASSWORD),
-                         field="password")
+        raise BadRequest(
+            _("Use at least {min_password} characters.").format(min_password=MIN_PASSWORD), field="password"
+        )
     if len(password) > MAX_PASSWORD:
         raise BadRequest(_("That password is too long (1024 characters at most)."), field="password")
     name = username.strip().lower()
     if name and name in password.lower():
         raise BadRequest(_("Your password must not contain your username."), field="password")
     if is_common(password):
-        raise BadRequest(_("That password is on a list of common passwords that attackers try first. "
-                           "A few unrelated words make a strong one."), field="password")
+        raise BadRequest(
+            _(
+                "That password is on a list of common passwords that attackers try first. "
+                "A few unrelated words make a strong one."
+            ),
+            field="password",
+        )
 
 
 class Argon2Gate:

@@ -44,15 +44,25 @@ def _digest(token: str) -> str:
 
 def _new_token(db: Session, user: User, purpose: str, lifetime: timedelta, email: str | None = None) -> str:
     token = secrets.token_urlsafe(32)
-    db.add(AccountToken(user_id=user.id, purpose=purpose, token_hash=_digest(token), email=email,
-                        expires_at=utcnow() + lifetime))
+    db.add(
+        AccountToken(
+            user_id=user.id, purpose=purpose, token_hash=_digest(token), email=email, expires_at=utcnow() + lifetime
+        )
+    )
     return token
 
 
 def queue_mail(db: Session, *, to: str, subject: str, body: str) -> None:
     now = utcnow()
-    db.add(OutboxItem(channel="email", payload={"to": to, "subject": subject, "body": body}, tag="mail",
-                      due_at=now, deadline_at=now + MAIL_DEADLINE))
+    db.add(
+        OutboxItem(
+            channel="email",
+            payload={"to": to, "subject": subject, "body": body},
+            tag="mail",
+            due_at=now,
+            deadline_at=now + MAIL_DEADLINE,
+        )
+    )
 
 
 class _Speaking:
@@ -69,6 +79,7 @@ class _Speaking:
 
 # --- e-mail address ------------------------------------------------------------------------------------------
 
+
 def request_email_change(db: Session, user: User, email: str, base_url: str) -> None:
     """Send a confirmation link to the new address; the account's address changes only when it is followed."""
     email = email.strip()
@@ -76,10 +87,15 @@ def request_email_change(db: Session, user: User, email: str, base_url: str) -> 
         raise BadRequest(_("Enter an e-mail address like name@example.org."), field="email")
     token = _new_token(db, user, "email", CONFIRM_FOR, email=email)
     with _Speaking(user.locale):
-        queue_mail(db, to=email, subject=_("Confirm your e-mail address for Fateboard"), body=_(
-            "Hello {name},\n\nfollow this link to use this address for your Fateboard account (it works for 24 "
-            "hours):\n\n{link}\n\nIf you did not ask for this, ignore this message.").format(
-                name=user.username, link=f"{base_url}/account/email/{token}"))
+        queue_mail(
+            db,
+            to=email,
+            subject=_("Confirm your e-mail address for Fateboard"),
+            body=_(
+                "Hello {name},\n\nfollow this link to use this address for your Fateboard account (it works for 24 "
+                "hours):\n\n{link}\n\nIf you did not ask for this, ignore this message."
+            ).format(name=user.username, link=f"{base_url}/account/email/{token}"),
+        )
     db.commit()
 
 
@@ -95,6 +111,7 @@ def confirm_email(db: Session, token: str) -> User:
 
 # --- password reset ------------------------------------------------------------------------------------------
 
+
 def request_reset(db: Session, throttle: Throttle, who: str, *, address: str, base_url: str) -> None:
     """Forgot your password: the same answer whether or not the account (or its address) exists. Throttled like
     sign-in (per account and address), so it cannot flood anyone's mailbox."""
@@ -105,10 +122,15 @@ def request_reset(db: Session, throttle: Throttle, who: str, *, address: str, ba
         return
     token = _new_token(db, user, "reset", RESET_FOR)
     with _Speaking(user.locale):
-        queue_mail(db, to=user.email, subject=_("Reset your Fateboard password"), body=_(
-            "Hello {name},\n\nfollow this link to choose a new password (it works once, for 30 minutes):\n\n"
-            "{link}\n\nIf you did not ask for this, ignore this message: your password stays as it is.").format(
-                name=user.username, link=f"{base_url}/reset/{token}"))
+        queue_mail(
+            db,
+            to=user.email,
+            subject=_("Reset your Fateboard password"),
+            body=_(
+                "Hello {name},\n\nfollow this link to choose a new password (it works once, for 30 minutes):\n\n"
+                "{link}\n\nIf you did not ask for this, ignore this message: your password stays as it is."
+            ).format(name=user.username, link=f"{base_url}/reset/{token}"),
+        )
     db.commit()
 
 
@@ -123,8 +145,9 @@ def admin_reset_link(db: Session, username: str, base_url: str) -> str:
 
 
 def _usable(db: Session, token: str, purpose: str) -> AccountToken:
-    row = db.scalar(select(AccountToken).where(AccountToken.token_hash == _digest(token or ""),
-                                               AccountToken.purpose == purpose))
+    row = db.scalar(
+        select(AccountToken).where(AccountToken.token_hash == _digest(token or ""), AccountToken.purpose == purpose)
+    )
     if row is None or row.used_at is not None or row.expires_at <= utcnow():
         raise BadRequest(_("This link has expired or was used already. Ask for a new one."), field="token")
     return row
@@ -146,47 +169,90 @@ def reset_password(db: Session, token: str, password: str, password2: str, hashe
     if password != password2:
         raise BadRequest(_("The two passwords differ."), field="password2")
     check_new_password(password, user.username)
-    done = cast(CursorResult[Any], db.execute(
-        update(AccountToken).where(AccountToken.id == row.id, AccountToken.used_at.is_(None))
-        .values(used_at=utcnow()))).rowcount
+    done = cast(
+        CursorResult[Any],
+        db.execute(
+            update(AccountToken)
+            .where(AccountToken.id == row.id, AccountToken.used_at.is_(None))
+            .values(used_at=utcnow())
+        ),
+    ).rowcount
     if not done:  # used by a concurrent request a moment ago
         raise BadRequest(_("This link has expired or was used already. Ask for a new one."), field="token")
     user.password_hash = hasher.hash(password)
     db.execute(delete(LoginSession).where(LoginSession.user_id == user.id))
-    db.execute(update(AccountToken).where(AccountToken.user_id == user.id, AccountToken.purpose == "reset",
-                                          AccountToken.used_at.is_(None)).values(used_at=utcnow()))
+    db.execute(
+        update(AccountToken)
+        .where(AccountToken.user_id == user.id, AccountToken.purpose == "reset", AccountToken.used_at.is_(None))
+        .values(used_at=utcnow())
+    )
     db.commit()
     return user
 
 
 # --- everything about me -------------------------------------------------------------------------------------
 
+
 def export_chunks(db: Session, user: User) -> Iterator[str]:
     """Everything about me as JSON, in pieces (bounded memory however long the logs): the account, my memberships,
     my characters as I may read them, and my log entries as I may read them (a blind roll of mine: what I asked,
     not the result) — through the same functions every page uses (visible_sheet, present.entry_json)."""
-    yield json.dumps({"account": {"username": user.username, "email": user.email, "locale": user.locale,
-                                  "created_at": user.created_at.isoformat()}, "exported_at": utcnow().isoformat()},
-                     ensure_ascii=False)[:-1]
-    rows = db.execute(select(Membership, Campaign).join(Campaign, Campaign.id == Membership.campaign_id)
-                      .where(Membership.user_id == user.id).order_by(Campaign.id)).all()
-    yield ', "memberships": ' + json.dumps([{"campaign_id": c.id, "campaign": c.name, "role": m.role,
-                                             "joined_at": m.joined_at.isoformat()} for m, c in rows],
-                                           ensure_ascii=False)
+    yield json.dumps(
+        {
+            "account": {
+                "username": user.username,
+                "email": user.email,
+                "locale": user.locale,
+                "created_at": user.created_at.isoformat(),
+            },
+            "exported_at": utcnow().isoformat(),
+        },
+        ensure_ascii=False,
+    )[:-1]
+    rows = db.execute(
+        select(Membership, Campaign)
+        .join(Campaign, Campaign.id == Membership.campaign_id)
+        .where(Membership.user_id == user.id)
+        .order_by(Campaign.id)
+    ).all()
+    yield ', "memberships": ' + json.dumps(
+        [
+            {"campaign_id": c.id, "campaign": c.name, "role": m.role, "joined_at": m.joined_at.isoformat()}
+            for m, c in rows
+        ],
+        ensure_ascii=False,
+    )
     accesses = {c.id: access(db, user, c.id) for _m, c in rows}
     characters = db.scalars(select(Character).where(Character.owner_id == user.id).order_by(Character.id)).all()
-    yield ', "characters": ' + json.dumps([
-        {"id": ch.id, "campaign_id": ch.campaign_id, "name": ch.name, "system": ch.system,
-         "sheet": visible_sheet(accesses[ch.campaign_id], ch)}
-        for ch in characters if ch.campaign_id in accesses], ensure_ascii=False, default=str)
+    yield ', "characters": ' + json.dumps(
+        [
+            {
+                "id": ch.id,
+                "campaign_id": ch.campaign_id,
+                "name": ch.name,
+                "system": ch.system,
+                "sheet": visible_sheet(accesses[ch.campaign_id], ch),
+            }
+            for ch in characters
+            if ch.campaign_id in accesses
+        ],
+        ensure_ascii=False,
+        default=str,
+    )
     yield ', "entries": ['
     first = True
     for campaign_id, acc in accesses.items():
-        query = (select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.actor_id == user.id)
-                 .order_by(LogEntry.seq).execution_options(yield_per=500))
+        query = (
+            select(LogEntry)
+            .where(LogEntry.campaign_id == campaign_id, LogEntry.actor_id == user.id)
+            .order_by(LogEntry.seq)
+            .execution_options(yield_per=500)
+        )
         for entry in db.scalars(query):
-            shown = {"campaign_id": campaign_id,
-                     **entry_json(entry, viewer_view(entry, user.id, acc.is_narrator), narrator=acc.is_narrator)}
+            shown = {
+                "campaign_id": campaign_id,
+                **entry_json(entry, viewer_view(entry, user.id, acc.is_narrator), narrator=acc.is_narrator),
+            }
             yield ("" if first else ", ") + json.dumps(shown, ensure_ascii=False, default=str)
             first = False
     yield "]}"
@@ -194,12 +260,14 @@ def export_chunks(db: Session, user: User) -> Iterator[str]:
 
 # --- leaving ---------------------------------------------------------------------------------------------------
 
+
 def sole_narrated(db: Session, user: User) -> list[Campaign]:
     """Campaigns this user narrates with no other narrator: handed over or deleted before the account goes."""
     mine = select(Membership.campaign_id).where(Membership.user_id == user.id, Membership.role == "narrator")
-    others = (select(Membership.campaign_id).where(Membership.role == "narrator", Membership.user_id != user.id))
-    return list(db.scalars(select(Campaign).where(Campaign.id.in_(mine), Campaign.id.not_in(others))
-                           .order_by(Campaign.id)))
+    others = select(Membership.campaign_id).where(Membership.role == "narrator", Membership.user_id != user.id)
+    return list(
+        db.scalars(select(Campaign).where(Campaign.id.in_(mine), Campaign.id.not_in(others)).order_by(Campaign.id))
+    )
 
 
 def delete_account(db: Session, user: User) -> None:
@@ -208,8 +276,12 @@ def delete_account(db: Session, user: User) -> None:
     show their author as "a former member" (docs/TRUST.md)."""
     blocking = sole_narrated(db, user)
     if blocking:
-        raise BadRequest(_("First hand over or delete the campaigns you narrate alone: {names}.").format(
-            names=", ".join(c.name for c in blocking)), field="password")
+        raise BadRequest(
+            _("First hand over or delete the campaigns you narrate alone: {names}.").format(
+                names=", ".join(c.name for c in blocking)
+            ),
+            field="password",
+        )
     db.execute(update(Character).where(Character.owner_id == user.id).values(owner_id=None))
     db.execute(delete(ApiToken).where(ApiToken.user_id == user.id))
     db.delete(user)

@@ -21,11 +21,22 @@ from app.web import redirect, render, render_failure, same_origin_path
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
-def _form_error(request: Request, db: DB, hx: Htmx, template: str, exc: BadRequest | RetryLater, next: str,
-                username: str) -> Response:
-    return render_failure(request, db, exc, template, lambda errors: {
-        "next": same_origin_path(next), "form": {"username": username}, "errors": errors,
-        "min_password": passwords.MIN_PASSWORD}, block="form" if hx.request else None)
+def _form_error(
+    request: Request, db: DB, hx: Htmx, template: str, exc: BadRequest | RetryLater, next: str, username: str
+) -> Response:
+    return render_failure(
+        request,
+        db,
+        exc,
+        template,
+        lambda errors: {
+            "next": same_origin_path(next),
+            "form": {"username": username},
+            "errors": errors,
+            "min_password": passwords.MIN_PASSWORD,
+        },
+        block="form" if hx.request else None,
+    )
 
 
 @router.get("/signin")
@@ -36,9 +47,17 @@ def signin_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
 
 
 @router.post("/signin")
-def signin(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Throttle, gate: Gate,
-           username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
-           next: Annotated[str, Form()] = "/") -> Response:
+def signin(
+    request: Request,
+    db: DB,
+    user: MaybeUser,
+    hx: Htmx,
+    throttle: Throttle,
+    gate: Gate,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/",
+) -> Response:
     try:
         account = service.authenticate(db, throttle, gate, username, password, address=client_address(request))
     except (BadRequest, RetryLater) as exc:
@@ -54,14 +73,26 @@ def signin(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Thrott
 
 @router.get("/signup")
 def signup_page(request: Request, user: MaybeUser, next: str = "/") -> Response:
-    return render(request, "accounts/signup.html", {"next": same_origin_path(next), "errors": {}, "form": {},
-                                                    "min_password": passwords.MIN_PASSWORD})
+    return render(
+        request,
+        "accounts/signup.html",
+        {"next": same_origin_path(next), "errors": {}, "form": {}, "min_password": passwords.MIN_PASSWORD},
+    )
 
 
 @router.post("/signup")
-def signup(request: Request, db: DB, user: MaybeUser, hx: Htmx, throttle: Throttle, gate: Gate,
-           username: Annotated[str, Form()] = "", password: Annotated[str, Form()] = "",
-           password2: Annotated[str, Form()] = "", next: Annotated[str, Form()] = "/") -> Response:
+def signup(
+    request: Request,
+    db: DB,
+    user: MaybeUser,
+    hx: Htmx,
+    throttle: Throttle,
+    gate: Gate,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    password2: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/",
+) -> Response:
     try:
         if password != password2:
             raise BadRequest(_("The two passwords differ."), field="password2")
@@ -85,9 +116,16 @@ def signout(request: Request, db: DB) -> Response:
 
 
 def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {"tokens": service.list_tokens(db, user), "new_token": None, "errors": {},
-                           "languages": i18n.LANGUAGES, "mail_on": False, "email_sent": None, "email_form": None,
-                           "sole_narrated": recovery.sole_narrated(db, user)}
+    ctx: dict[str, Any] = {
+        "tokens": service.list_tokens(db, user),
+        "new_token": None,
+        "errors": {},
+        "languages": i18n.LANGUAGES,
+        "mail_on": False,
+        "email_sent": None,
+        "email_form": None,
+        "sole_narrated": recovery.sole_narrated(db, user),
+    }
     settings = extra.pop("settings", None)
     if settings is not None:
         ctx["mail_on"] = bool(settings.smtp_url)
@@ -97,8 +135,9 @@ def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
 
 def _account_page(request: Request, db: DB, user: User, hx: Htmx, **extra: Any) -> Response:
     extra.setdefault("settings", request.app.state.settings)
-    return render(request, "accounts/account.html", _account_context(db, user, **extra),
-                  block="tokens" if hx.request else None)
+    return render(
+        request, "accounts/account.html", _account_context(db, user, **extra), block="tokens" if hx.request else None
+    )
 
 
 @router.get("/account")
@@ -111,10 +150,14 @@ def create_token(request: Request, db: DB, user: CurrentUser, hx: Htmx, name: An
     try:
         _row, token = service.create_token(db, user, name)
     except BadRequest as exc:
-        return render_failure(request, db, exc, "accounts/account.html",
-                              lambda errors: _account_context(db, user, errors=errors,
-                                                              settings=request.app.state.settings),
-                              block="tokens" if hx.request else None)
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/account.html",
+            lambda errors: _account_context(db, user, errors=errors, settings=request.app.state.settings),
+            block="tokens" if hx.request else None,
+        )
     db.commit()
     return _account_page(request, db, user, hx, new_token=token)
 
@@ -137,19 +180,22 @@ def set_language(request: Request, db: DB, user: CurrentUser, locale: Annotated[
 
 # --- getting back in (docs/TRUST.md, "Accounts") ---------------------------------------------------------------
 
+
 def _base(request: Request, settings: Settings) -> str:
     return (settings.base_url or str(request.base_url)).rstrip("/")
 
 
 @router.get("/forgot")
 def forgot_page(request: Request, settings: AppSettings) -> Response:
-    return render(request, "accounts/forgot.html", {"mail_on": bool(settings.smtp_url), "sent": False,
-                                                    "errors": {}, "form": {}})
+    return render(
+        request, "accounts/forgot.html", {"mail_on": bool(settings.smtp_url), "sent": False, "errors": {}, "form": {}}
+    )
 
 
 @router.post("/forgot")
-def forgot(request: Request, db: DB, hx: Htmx, throttle: Throttle, settings: AppSettings,
-           who: Annotated[str, Form()] = "") -> Response:
+def forgot(
+    request: Request, db: DB, hx: Htmx, throttle: Throttle, settings: AppSettings, who: Annotated[str, Form()] = ""
+) -> Response:
     if not settings.smtp_url:
         return forgot_page(request, settings)
     try:
@@ -157,12 +203,22 @@ def forgot(request: Request, db: DB, hx: Htmx, throttle: Throttle, settings: App
             raise BadRequest(_("Enter your username or e-mail address."), field="who")
         recovery.request_reset(db, throttle, who, address=client_address(request), base_url=_base(request, settings))
     except (BadRequest, RetryLater) as exc:
-        return render_failure(request, db, exc, "accounts/forgot.html", lambda errors: {
-            "mail_on": True, "sent": False, "errors": errors, "form": {"who": who}}, key="who",
-            block="form" if hx.request else None)
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/forgot.html",
+            lambda errors: {"mail_on": True, "sent": False, "errors": errors, "form": {"who": who}},
+            key="who",
+            block="form" if hx.request else None,
+        )
     # The same answer whether or not such an account (or its address) exists.
-    return render(request, "accounts/forgot.html", {"mail_on": True, "sent": True, "errors": {}, "form": {}},
-                  block="form" if hx.request else None)
+    return render(
+        request,
+        "accounts/forgot.html",
+        {"mail_on": True, "sent": True, "errors": {}, "form": {}},
+        block="form" if hx.request else None,
+    )
 
 
 @router.get("/reset/{token}")
@@ -170,24 +226,42 @@ def reset_page(request: Request, db: DB, token: str) -> Response:
     try:
         user = recovery.check_reset(db, token[:100])
     except BadRequest as exc:
-        return render(request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}},
-                      status_code=404)
-    return render(request, "accounts/reset.html", {"token": token, "username": user.username, "expired": None,
-                                                   "errors": {}})
+        return render(
+            request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}}, status_code=404
+        )
+    return render(
+        request, "accounts/reset.html", {"token": token, "username": user.username, "expired": None, "errors": {}}
+    )
 
 
 @router.post("/reset/{token}")
-def reset(request: Request, db: DB, hx: Htmx, gate: Gate, token: str, password: Annotated[str, Form()] = "",
-          password2: Annotated[str, Form()] = "") -> Response:
+def reset(
+    request: Request,
+    db: DB,
+    hx: Htmx,
+    gate: Gate,
+    token: str,
+    password: Annotated[str, Form()] = "",
+    password2: Annotated[str, Form()] = "",
+) -> Response:
     try:
-        user = recovery.reset_password(db, token[:100], password, password2,
-                                       _GatedHasher(gate, service.password_hasher))
+        user = recovery.reset_password(
+            db, token[:100], password, password2, _GatedHasher(gate, service.password_hasher)
+        )
     except BadRequest as exc:
         if exc.field == "token":
-            return render(request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}},
-                          status_code=404)
-        return render_failure(request, db, exc, "accounts/reset.html", lambda errors: {
-            "token": token, "expired": None, "errors": errors}, key="password", block="form" if hx.request else None)
+            return render(
+                request, "accounts/reset.html", {"token": "", "expired": exc.message, "errors": {}}, status_code=404
+            )
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/reset.html",
+            lambda errors: {"token": token, "expired": None, "errors": errors},
+            key="password",
+            block="form" if hx.request else None,
+        )
     sid = service.start_login_session(db, user)  # every other session was signed out; this browser is in
     db.commit()
     set_session(request.scope, new_session_data(sid, user.locale))
@@ -206,17 +280,24 @@ class _GatedHasher:
 
 
 @router.post("/account/email")
-def change_email(request: Request, db: DB, user: CurrentUser, hx: Htmx, settings: AppSettings,
-                 email: Annotated[str, Form()] = "") -> Response:
+def change_email(
+    request: Request, db: DB, user: CurrentUser, hx: Htmx, settings: AppSettings, email: Annotated[str, Form()] = ""
+) -> Response:
     try:
         if not settings.smtp_url:
             raise BadRequest(_("This server sends no e-mail."), field="email")
         recovery.request_email_change(db, user, email, _base(request, settings))
     except BadRequest as exc:
-        return render_failure(request, db, exc, "accounts/account.html", lambda errors: _account_context(
-            db, user, errors=errors, settings=settings, email_form=email))
-    return render(request, "accounts/account.html", _account_context(db, user, settings=settings,
-                                                                     email_sent=email.strip()))
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/account.html",
+            lambda errors: _account_context(db, user, errors=errors, settings=settings, email_form=email),
+        )
+    return render(
+        request, "accounts/account.html", _account_context(db, user, settings=settings, email_sent=email.strip())
+    )
 
 
 @router.get("/account/email/{token}")
@@ -231,20 +312,35 @@ def confirm_email(request: Request, db: DB, token: str) -> Response:
 @router.get("/account/export.json")
 def export_me(db: DB, user: CurrentUser) -> Response:
     name = f"fateboard-{user.username}.json"
-    return StreamingResponse(recovery.export_chunks(db, user), media_type="application/json",
-                             headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                      "Cache-Control": "no-store"})
+    return StreamingResponse(
+        recovery.export_chunks(db, user),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
+    )
 
 
 @router.post("/account/delete")
-def delete_me(request: Request, db: DB, user: CurrentUser, gate: Gate, settings: AppSettings,
-              password: Annotated[str, Form()] = "") -> Response:
+def delete_me(
+    request: Request,
+    db: DB,
+    user: CurrentUser,
+    gate: Gate,
+    settings: AppSettings,
+    password: Annotated[str, Form()] = "",
+) -> Response:
     try:
         if not password or not gate.run(lambda: service.password_hasher.verify(password, user.password_hash)):
             raise BadRequest(_("Wrong password."), field="delete_password")
         recovery.delete_account(db, user)
     except BadRequest as exc:
-        return render_failure(request, db, exc, "accounts/account.html", lambda errors: _account_context(
-            db, user, errors=errors, settings=settings), key="delete_password", by_field=False)
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/account.html",
+            lambda errors: _account_context(db, user, errors=errors, settings=settings),
+            key="delete_password",
+            by_field=False,
+        )
     set_session(request.scope, new_session_data())
     return redirect(request, "/?account=deleted")

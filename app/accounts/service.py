@@ -22,6 +22,7 @@ from app.types import utcnow
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 TOKEN_PREFIX = "fb_"
 
+
 def make_password_hasher() -> PasswordHash:
     """argon2id with pwdlib's defaults (64 MiB, 3 passes)."""
     return PasswordHash((Argon2Hasher(),))
@@ -65,8 +66,7 @@ def create_user(db: Session, username: str, password: str) -> User:
     return _add_user(db, username, password_hasher.hash(password))
 
 
-def register(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *,
-             address: str) -> User:
+def register(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *, address: str) -> User:
     """A sign-up from the web or the API: checked, then counted against the address's hourly sign-ups (so
     a typo costs nothing), then hashed through the gate. Committed, and the address is known to the account
     (app/accounts/throttle.py)."""
@@ -83,8 +83,9 @@ def register(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, p
     return user
 
 
-def authenticate(db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *,
-                 address: str) -> User:
+def authenticate(
+    db: Session, throttle: Throttle, gate: Argon2Gate, username: str, password: str, *, address: str
+) -> User:
     """Check a password under the throttle (app/accounts/throttle.py): TooManyRequests before the check
     when this account, address or pair has failed too often; ServiceBusy when the gate is full."""
     key = username_key(username)
@@ -151,8 +152,11 @@ def list_tokens(db: Session, user: User) -> list[ApiToken]:
 
 
 # Built once (every API request runs it): SQLAlchemy then reuses its compiled form and cache key.
-_USER_FOR_TOKEN = (select(User).join(ApiToken, ApiToken.user_id == User.id)
-                   .where(ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None)))
+_USER_FOR_TOKEN = (
+    select(User)
+    .join(ApiToken, ApiToken.user_id == User.id)
+    .where(ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None))
+)
 
 
 def user_for_token(db: Session, token: str) -> User | None:

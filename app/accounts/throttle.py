@@ -51,8 +51,12 @@ class SigninKeys:
 
     @classmethod
     def of(cls, account: str, address: str) -> SigninKeys:
-        return cls(pair=f"signin:pair:{account}|{address}", account=f"signin:account:{account}",
-                   address=f"signin:address:{address}", known=f"signin:known:{account}|{address}")
+        return cls(
+            pair=f"signin:pair:{account}|{address}",
+            account=f"signin:account:{account}",
+            address=f"signin:address:{address}",
+            known=f"signin:known:{account}|{address}",
+        )
 
 
 def _bump(db: Session, key: str, now: datetime, window: timedelta, *, extend: bool = False) -> Count:
@@ -61,23 +65,27 @@ def _bump(db: Session, key: str, now: datetime, window: timedelta, *, extend: bo
     insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
     stmt = insert(_TABLE).values(key=key, count=1, expires_at=now + window)
     expired = _TABLE.c.expires_at <= now
-    upsert = stmt.on_conflict_do_update(index_elements=[_TABLE.c.key], set_={
-        "count": case((expired, 1), else_=_TABLE.c.count + 1),
-        "expires_at": stmt.excluded.expires_at if extend else case((expired, stmt.excluded.expires_at),
-                                                                    else_=_TABLE.c.expires_at),
-    }).returning(_TABLE.c.count, _TABLE.c.expires_at)
+    upsert = stmt.on_conflict_do_update(
+        index_elements=[_TABLE.c.key],
+        set_={
+            "count": case((expired, 1), else_=_TABLE.c.count + 1),
+            "expires_at": stmt.excluded.expires_at
+            if extend
+            else case((expired, stmt.excluded.expires_at), else_=_TABLE.c.expires_at),
+        },
+    ).returning(_TABLE.c.count, _TABLE.c.expires_at)
     count, expires_at = db.execute(upsert).one()
     return Count(key, count, expires_at)
 
 
 def _give_back(db: Session, keys: Iterable[str]) -> None:
-    db.execute(update(_TABLE).where(_TABLE.c.key.in_(list(keys)), _TABLE.c.count > 0)
-               .values(count=_TABLE.c.count - 1))
+    db.execute(update(_TABLE).where(_TABLE.c.key.in_(list(keys)), _TABLE.c.count > 0).values(count=_TABLE.c.count - 1))
 
 
 class Throttle:
-    def __init__(self, factory: sessionmaker[Session], *, max_failures: int, window_seconds: int,
-                 signups_per_hour: int) -> None:
+    def __init__(
+        self, factory: sessionmaker[Session], *, max_failures: int, window_seconds: int, signups_per_hour: int
+    ) -> None:
         self._factory = factory
         self.max_failures = max_failures
         self.window = timedelta(seconds=window_seconds)
@@ -96,21 +104,39 @@ class Throttle:
             account_count = _bump(db, keys.account, now, self.window)
             address_count = _bump(db, keys.address, now, self.window)
             if pair.count > self.max_failures:
-                self._refuse(pair, now, lambda n: ngettext(
-                    "Too many failed sign-ins. Wait {n} minute and try again.",
-                    "Too many failed sign-ins. Wait {n} minutes and try again.", n))
+                self._refuse(
+                    pair,
+                    now,
+                    lambda n: ngettext(
+                        "Too many failed sign-ins. Wait {n} minute and try again.",
+                        "Too many failed sign-ins. Wait {n} minutes and try again.",
+                        n,
+                    ),
+                )
             known = db.scalar(select(_TABLE.c.count).where(_TABLE.c.key == keys.known, _TABLE.c.expires_at > now))
             if not known:
                 if account_count.count > self.max_failures * ACCOUNT_FACTOR:
-                    self._refuse(account_count, now, lambda n: ngettext(
-                        "Too many failed sign-ins for this account. Wait {n} minute, or sign in from a network "
-                        "you have used before.",
-                        "Too many failed sign-ins for this account. Wait {n} minutes, or sign in from a network "
-                        "you have used before.", n))
+                    self._refuse(
+                        account_count,
+                        now,
+                        lambda n: ngettext(
+                            "Too many failed sign-ins for this account. Wait {n} minute, or sign in from a network "
+                            "you have used before.",
+                            "Too many failed sign-ins for this account. Wait {n} minutes, or sign in from a network "
+                            "you have used before.",
+                            n,
+                        ),
+                    )
                 if address_count.count > self.max_failures * ADDRESS_FACTOR:
-                    self._refuse(address_count, now, lambda n: ngettext(
-                        "Too many failed sign-ins from your network. Wait {n} minute and try again.",
-                        "Too many failed sign-ins from your network. Wait {n} minutes and try again.", n))
+                    self._refuse(
+                        address_count,
+                        now,
+                        lambda n: ngettext(
+                            "Too many failed sign-ins from your network. Wait {n} minute and try again.",
+                            "Too many failed sign-ins from your network. Wait {n} minutes and try again.",
+                            n,
+                        ),
+                    )
             if pair.count == 1:
                 db.execute(delete(_TABLE).where(_TABLE.c.expires_at < now))  # now and then: forget old windows
 
@@ -148,9 +174,15 @@ class Throttle:
             per_address = _bump(db, f"reset:address:{address}", now, self.window)
             for count, limit in ((pair, self.max_failures), (per_address, self.max_failures * ADDRESS_FACTOR)):
                 if count.count > limit:
-                    self._refuse(count, now, lambda n: ngettext(
-                        "Too many reset requests. Wait {n} minute and try again.",
-                        "Too many reset requests. Wait {n} minutes and try again.", n))
+                    self._refuse(
+                        count,
+                        now,
+                        lambda n: ngettext(
+                            "Too many reset requests. Wait {n} minute and try again.",
+                            "Too many reset requests. Wait {n} minutes and try again.",
+                            n,
+                        ),
+                    )
 
     # Sign-up --------------------------------------------------------------------------------------------
 
@@ -160,9 +192,15 @@ class Throttle:
         with self._factory.begin() as db:
             count = _bump(db, f"signup:address:{address}", now, timedelta(hours=1))
             if count.count > self.signups_per_hour:
-                self._refuse(count, now, lambda n: ngettext(
-                    "Too many new accounts from your network. Wait {n} minute and try again.",
-                    "Too many new accounts from your network. Wait {n} minutes and try again.", n))
+                self._refuse(
+                    count,
+                    now,
+                    lambda n: ngettext(
+                        "Too many new accounts from your network. Wait {n} minute and try again.",
+                        "Too many new accounts from your network. Wait {n} minutes and try again.",
+                        n,
+                    ),
+                )
 
     def cancel_signup(self, address: str) -> None:
         with self._factory.begin() as db:

@@ -39,16 +39,30 @@ def campaign_list(request: Request, db: DB, user: CurrentUser) -> Response:
 
 
 @router.post("/campaigns")
-def create_campaign(request: Request, db: DB, user: CurrentUser, hx: Htmx, name: Annotated[str, Form()] = "",
-                    description: Annotated[str, Form()] = "", systems: Annotated[list[str] | None, Form()] = None,
-                    language: Annotated[str, Form()] = "en") -> Response:
+def create_campaign(
+    request: Request,
+    db: DB,
+    user: CurrentUser,
+    hx: Htmx,
+    name: Annotated[str, Form()] = "",
+    description: Annotated[str, Form()] = "",
+    systems: Annotated[list[str] | None, Form()] = None,
+    language: Annotated[str, Form()] = "en",
+) -> Response:
     try:
-        campaign = service.create_campaign(db, user, name=name, description=description, systems=systems or [],
-                                           language=language)
+        campaign = service.create_campaign(
+            db, user, name=name, description=description, systems=systems or [], language=language
+        )
     except FateboardError as exc:
         form = {"name": name, "description": description, "systems": systems or [], "language": language}
-        return render_failure(request, db, exc, "campaigns/list.html", lambda errors: campaign_list_context(
-            db, user, errors=errors, form=form), block="create" if hx.request else None)
+        return render_failure(
+            request,
+            db,
+            exc,
+            "campaigns/list.html",
+            lambda errors: campaign_list_context(db, user, errors=errors, form=form),
+            block="create" if hx.request else None,
+        )
     db.commit()
     if user.locale and request.scope["fb_session"].get("locale") != user.locale:
         set_session(request.scope, {**request.scope["fb_session"], "locale": user.locale})
@@ -56,13 +70,26 @@ def create_campaign(request: Request, db: DB, user: CurrentUser, hx: Htmx, name:
 
 
 @router.get("/campaigns/{campaign_id}")
-def campaign_page(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, character: OptionalId = None,
-                  player: OptionalId = None, session: OptionalId = None,
-                  system: Annotated[str | None, Query(max_length=32)] = None,
-                  q: Annotated[str | None, Query(max_length=200)] = None,
-                  kind: Annotated[str | None, Query(max_length=16)] = None) -> Response:
-    where = LogFilter(character=character, player=player, session=session, system=system or None,
-                      kind=log_kind(kind), text=search_text(q))
+def campaign_page(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    settings: AppSettings,
+    character: OptionalId = None,
+    player: OptionalId = None,
+    session: OptionalId = None,
+    system: Annotated[str | None, Query(max_length=32)] = None,
+    q: Annotated[str | None, Query(max_length=200)] = None,
+    kind: Annotated[str | None, Query(max_length=16)] = None,
+) -> Response:
+    where = LogFilter(
+        character=character,
+        player=player,
+        session=session,
+        system=system or None,
+        kind=log_kind(kind),
+        text=search_text(q),
+    )
     return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size, log_filter=where))
 
 
@@ -71,16 +98,24 @@ def narrator_screen(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, NARRATOR_SCREEN, narrator_context(db, acc))
 
 
-def _do(request: Request, db: DB, acc: Access, hx: HTMX, block: str, action: Callable[[], object],
-        publish: Publish | None = None) -> Response:
+def _do(
+    request: Request,
+    db: DB,
+    acc: Access,
+    hx: HTMX,
+    block: str,
+    action: Callable[[], object],
+    publish: Publish | None = None,
+) -> Response:
     """Run a narrator/member action; re-render its panel, with the error next to the field if it failed.
     With `publish`, the live stream tells every open page that this panel changed (event = the block)."""
     try:
         action()
         db.commit()
     except FateboardError as exc:
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key=block, block=block)
+        return render_failure(
+            request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors), key=block, block=block
+        )
     if publish is not None:
         publish(acc.campaign.id, block, None)
     if not hx.request:
@@ -89,12 +124,19 @@ def _do(request: Request, db: DB, acc: Access, hx: HTMX, block: str, action: Cal
 
 
 @router.post("/campaigns/{campaign_id}/invites")
-def create_invite(request: Request, db: DB, acc: MemberAccess, hx: Htmx, expires_in_hours: Annotated[str, Form()] = "",
-                  max_uses: Annotated[str, Form()] = "") -> Response:
+def create_invite(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    hx: Htmx,
+    expires_in_hours: Annotated[str, Form()] = "",
+    max_uses: Annotated[str, Form()] = "",
+) -> Response:
     def act() -> None:
         hours = parse_int(expires_in_hours, "expires_in_hours", low=0)
         uses = parse_int(max_uses, "max_uses", low=0)
         service.create_invite(db, acc, expires_in_hours=hours, max_uses=uses)
+
     return _do(request, db, acc, hx, "members", act)
 
 
@@ -114,15 +156,23 @@ def promote_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publis
 
 
 @router.post("/campaigns/{campaign_id}/sessions/start")
-def start_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher,
-                  title: Annotated[str, Form()] = "") -> Response:
+def start_session(
+    request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, title: Annotated[str, Form()] = ""
+) -> Response:
     def act() -> None:
         game = service.start_session(db, acc, title)  # flushed, committed with its entry
         own = session_own_title(game.number, game.title)  # "Session 1: Alley" typed: "Alley"
-        append_note(db, acc, kind="session", action="start",
-                    summary=msg("started session {number}: {title}", number=game.number, title=own) if own
-                    else msg("started session {number}", number=game.number),
-                    publish=publish)
+        append_note(
+            db,
+            acc,
+            kind="session",
+            action="start",
+            summary=msg("started session {number}: {title}", number=game.number, title=own)
+            if own
+            else msg("started session {number}", number=game.number),
+            publish=publish,
+        )
+
     return _do(request, db, acc, hx, "session", act, publish)
 
 
@@ -130,19 +180,35 @@ def start_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish
 def end_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher) -> Response:
     def act() -> None:
         game = service.running_session(db, acc)
-        append_note(db, acc, kind="session", action="end", summary=msg("ended session {number}", number=game.number),
-                    publish=publish, also=lambda: service.end_session(db, acc))
+        append_note(
+            db,
+            acc,
+            kind="session",
+            action="end",
+            summary=msg("ended session {number}", number=game.number),
+            publish=publish,
+            also=lambda: service.end_session(db, acc),
+        )
+
     return _do(request, db, acc, hx, "session", act, publish)
 
 
 @router.post("/campaigns/{campaign_id}/characters")
-def create_character(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher,
-                     name: Annotated[str, Form()] = "",
-                     system: Annotated[str, Form()] = "dice", kind: Annotated[str, Form()] = "pc",
-                     owner_id: Annotated[str, Form()] = "") -> Response:
+def create_character(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    hx: Htmx,
+    publish: Publisher,
+    name: Annotated[str, Form()] = "",
+    system: Annotated[str, Form()] = "dice",
+    kind: Annotated[str, Form()] = "pc",
+    owner_id: Annotated[str, Form()] = "",
+) -> Response:
     def act() -> None:
         owner = parse_int(owner_id, "owner_id")
         characters.create_character(db, acc, name=name, system=system, kind=kind, owner_id=owner)
+
     return _do(request, db, acc, hx, "characters", act, publish)
 
 
@@ -151,9 +217,12 @@ def join_page(request: Request, db: DB, user: MaybeUser, code: str) -> Response:
     """Before signing in too: the campaign's name and narrators, then sign-in or sign-up, which come back here."""
     problem, campaign = service.join_preview(db, code)
     narrators = [u.username for u, role in service.members(db, campaign.id) if role == "narrator"] if campaign else []
-    return render(request, "campaigns/join.html", {"code": code, "problem": problem, "campaign": campaign,
-                                                   "narrators": narrators, "next": f"/join/{code}"},
-                  status_code=404 if problem else 200)
+    return render(
+        request,
+        "campaigns/join.html",
+        {"code": code, "problem": problem, "campaign": campaign, "narrators": narrators, "next": f"/join/{code}"},
+        status_code=404 if problem else 200,
+    )
 
 
 @router.post("/join/{code}")
@@ -162,8 +231,13 @@ def join(request: Request, db: DB, user: CurrentUser, publish: Publisher, code: 
         campaign = service.accept_invite(db, user, code, i18n.accepted(request.headers.get("accept-language")))
     except FateboardError as exc:
         problem = exc.message
-        return render_failure(request, db, exc, "campaigns/join.html",
-                              lambda _errors: {"code": code, "problem": problem, "campaign": None})
+        return render_failure(
+            request,
+            db,
+            exc,
+            "campaigns/join.html",
+            lambda _errors: {"code": code, "problem": problem, "campaign": None},
+        )
     db.commit()
     publish(campaign.id, "members", None)
     return redirect(request, f"/campaigns/{campaign.id}")

@@ -36,17 +36,26 @@ class Access:
 
 
 # Built once (every request to a campaign runs it): SQLAlchemy then reuses its compiled form and cache key.
-_ACCESS = (select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
-           .where(Campaign.id == bindparam("campaign"), Membership.user_id == bindparam("user")))
+_ACCESS = (
+    select(Campaign, Membership.role)
+    .join(Membership, Membership.campaign_id == Campaign.id)
+    .where(Campaign.id == bindparam("campaign"), Membership.user_id == bindparam("user"))
+)
 # The API's hot path in one query: token -> user -> membership -> campaign.
-_ACCESS_BY_TOKEN = (select(User, Campaign, Membership.role)
-                    .join(ApiToken, ApiToken.user_id == User.id)
-                    .join(Membership, Membership.user_id == User.id)
-                    .join(Campaign, Campaign.id == Membership.campaign_id)
-                    .where(ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None),
-                           Campaign.id == bindparam("campaign")))
-_CURRENT_SESSION = (select(GameSession).where(GameSession.campaign_id == bindparam("campaign"),
-                                              GameSession.ended_at.is_(None)).order_by(GameSession.number.desc()))
+_ACCESS_BY_TOKEN = (
+    select(User, Campaign, Membership.role)
+    .join(ApiToken, ApiToken.user_id == User.id)
+    .join(Membership, Membership.user_id == User.id)
+    .join(Campaign, Campaign.id == Membership.campaign_id)
+    .where(
+        ApiToken.token_hash == bindparam("digest"), ApiToken.revoked_at.is_(None), Campaign.id == bindparam("campaign")
+    )
+)
+_CURRENT_SESSION = (
+    select(GameSession)
+    .where(GameSession.campaign_id == bindparam("campaign"), GameSession.ended_at.is_(None))
+    .order_by(GameSession.number.desc())
+)
 
 
 def access(db: Session, user: User | None, campaign_id: int) -> Access:
@@ -68,8 +77,7 @@ def access_by_token(db: Session, token_digest: str, campaign_id: int) -> Access 
     return Access(campaign=row[1], user=row[0], role=row[2])
 
 
-def in_campaign(db: Session, acc: Access, model: type[T], row_id: int, message: str,
-                field: str | None = None) -> T:
+def in_campaign(db: Session, acc: Access, model: type[T], row_id: int, message: str, field: str | None = None) -> T:
     """A row (character, encounter, prompt…) of the caller's campaign; the same 404 for one of another campaign
     as for one that does not exist."""
     row = db.get(model, row_id)
@@ -86,13 +94,14 @@ def require_narrator(acc: Access) -> None:
 def clean_systems(systems: list[str]) -> list[str]:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
-        raise BadRequest(_("Unknown rule system: {names}.").format(names=', '.join(unknown)), field="systems")
+        raise BadRequest(_("Unknown rule system: {names}.").format(names=", ".join(unknown)), field="systems")
     chosen = list(dict.fromkeys([*ALWAYS_ON, *systems]))
     return chosen
 
 
-def create_campaign(db: Session, user: User, *, name: str, description: str = "", systems: list[str] | None = None,
-                    language: str = "en") -> Campaign:
+def create_campaign(
+    db: Session, user: User, *, name: str, description: str = "", systems: list[str] | None = None, language: str = "en"
+) -> Campaign:
     name = name.strip()
     if not name:
         raise BadRequest(_("Give the campaign a name."), field="name")
@@ -101,9 +110,15 @@ def create_campaign(db: Session, user: User, *, name: str, description: str = ""
     if len(description) > 5000:
         raise BadRequest(_("Keep the description under 5,000 characters."), field="description")
     if language not in LANGUAGES:
-        raise BadRequest(_("Choose one of: {languages}.").format(languages=', '.join(LANGUAGES)), field="language")
-    campaign = Campaign(name=name, description=description.strip(), systems=clean_systems(systems or []),
-                        language=language, created_by=user.id, settings={})
+        raise BadRequest(_("Choose one of: {languages}.").format(languages=", ".join(LANGUAGES)), field="language")
+    campaign = Campaign(
+        name=name,
+        description=description.strip(),
+        systems=clean_systems(systems or []),
+        language=language,
+        created_by=user.id,
+        settings={},
+    )
     db.add(campaign)
     db.flush()
     db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=NARRATOR))
@@ -112,23 +127,28 @@ def create_campaign(db: Session, user: User, *, name: str, description: str = ""
 
 def campaigns_for(db: Session, user: User) -> list[tuple[Campaign, str]]:
     rows = db.execute(
-        select(Campaign, Membership.role).join(Membership, Membership.campaign_id == Campaign.id)
-        .where(Membership.user_id == user.id).order_by(Campaign.created_at.desc(), Campaign.id.desc())
+        select(Campaign, Membership.role)
+        .join(Membership, Membership.campaign_id == Campaign.id)
+        .where(Membership.user_id == user.id)
+        .order_by(Campaign.created_at.desc(), Campaign.id.desc())
     ).all()
     return [(c, r) for c, r in rows]
 
 
 def members(db: Session, campaign_id: int) -> list[tuple[User, str]]:
     rows = db.execute(
-        select(User, Membership.role).join(Membership, Membership.user_id == User.id)
-        .where(Membership.campaign_id == campaign_id).order_by(Membership.role, User.username_key)
+        select(User, Membership.role)
+        .join(Membership, Membership.user_id == User.id)
+        .where(Membership.campaign_id == campaign_id)
+        .order_by(Membership.role, User.username_key)
     ).all()
     return [(u, r) for u, r in rows]
 
 
 def narrator_ids(db: Session, campaign_id: int) -> set[int]:
-    return set(db.scalars(select(Membership.user_id).where(
-        Membership.campaign_id == campaign_id, Membership.role == NARRATOR)))
+    return set(
+        db.scalars(select(Membership.user_id).where(Membership.campaign_id == campaign_id, Membership.role == NARRATOR))
+    )
 
 
 def _membership(db: Session, campaign_id: int, user_id: int) -> Membership:
@@ -151,15 +171,22 @@ def promote_member(db: Session, acc: Access, user_id: int) -> None:
     _membership(db, acc.campaign.id, user_id).role = NARRATOR
 
 
-def create_invite(db: Session, acc: Access, *, expires_in_hours: int | None = None, max_uses: int | None = None) -> Invite:
+def create_invite(
+    db: Session, acc: Access, *, expires_in_hours: int | None = None, max_uses: int | None = None
+) -> Invite:
     require_narrator(acc)
     if expires_in_hours is not None and not 1 <= expires_in_hours <= 24 * 365:
         raise BadRequest(_("Expiry must be between 1 hour and a year."), field="expires_in_hours")
     if max_uses is not None and not 1 <= max_uses <= 1000:
         raise BadRequest(_("Uses must be between 1 and 1,000."), field="max_uses")
     expires = utcnow() + timedelta(hours=expires_in_hours) if expires_in_hours else None
-    invite = Invite(campaign_id=acc.campaign.id, code=secrets.token_urlsafe(18), created_by=acc.user.id,
-                    expires_at=expires, max_uses=max_uses)
+    invite = Invite(
+        campaign_id=acc.campaign.id,
+        code=secrets.token_urlsafe(18),
+        created_by=acc.user.id,
+        expires_at=expires,
+        max_uses=max_uses,
+    )
     db.add(invite)
     db.flush()
     return invite
@@ -211,13 +238,19 @@ def accept_invite(db: Session, user: User, code: str, browser_language: str | No
     invite = find_invite(db, code)
     campaign = db.get(Campaign, invite.campaign_id)
     assert campaign is not None
-    already = db.scalar(select(Membership.id).where(Membership.campaign_id == campaign.id, Membership.user_id == user.id))
+    already = db.scalar(
+        select(Membership.id).where(Membership.campaign_id == campaign.id, Membership.user_id == user.id)
+    )
     if already is None:
         # Count the use atomically, so a use limit holds under concurrent joins.
-        used = cast(CursorResult[Any], db.execute(
-            update(Invite).where(Invite.id == invite.id, (Invite.max_uses.is_(None)) | (Invite.uses < Invite.max_uses))
-            .values(uses=Invite.uses + 1)
-        )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
+        used = cast(
+            CursorResult[Any],
+            db.execute(
+                update(Invite)
+                .where(Invite.id == invite.id, (Invite.max_uses.is_(None)) | (Invite.uses < Invite.max_uses))
+                .values(uses=Invite.uses + 1)
+            ),
+        ).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
         if not used:
             raise NotFound(_("This invite link has been used up. Ask the narrator for a new one."))
         db.add(Membership(campaign_id=campaign.id, user_id=user.id, role=PLAYER))
@@ -232,8 +265,11 @@ def accept_invite(db: Session, user: User, code: str, browser_language: str | No
 
 def sessions(db: Session, campaign_id: int) -> list[GameSession]:
     """The campaign's game sessions, newest first (the log's session filter)."""
-    return list(db.scalars(select(GameSession).where(GameSession.campaign_id == campaign_id)
-                           .order_by(GameSession.number.desc())))
+    return list(
+        db.scalars(
+            select(GameSession).where(GameSession.campaign_id == campaign_id).order_by(GameSession.number.desc())
+        )
+    )
 
 
 def current_session(db: Session, campaign_id: int) -> GameSession | None:
@@ -244,7 +280,9 @@ def start_session(db: Session, acc: Access, title: str = "") -> GameSession:
     require_narrator(acc)
     if current_session(db, acc.campaign.id) is not None:
         raise Conflict(_("A session is already running: end it first."))
-    number = (db.scalar(select(func.max(GameSession.number)).where(GameSession.campaign_id == acc.campaign.id)) or 0) + 1
+    number = (
+        db.scalar(select(func.max(GameSession.number)).where(GameSession.campaign_id == acc.campaign.id)) or 0
+    ) + 1
     session = GameSession(campaign_id=acc.campaign.id, number=number, title=title.strip()[:120], started_by=acc.user.id)
     db.add(session)
     db.flush()

@@ -26,12 +26,15 @@ TABLE = "campaigns/table.html"
 NARRATOR_SCREEN = "campaigns/narrator.html"
 
 
-def table_context(db: Session, acc: Access, *, log_page_size: int | None = None, log_filter: LogFilter | None = None,
-                  **extra: Any) -> dict[str, Any]:
+def table_context(
+    db: Session, acc: Access, *, log_page_size: int | None = None, log_filter: LogFilter | None = None, **extra: Any
+) -> dict[str, Any]:
     """Everything the campaign page shows; fragments re-render parts of it from the same template. The log
     (`log_page_size` entries) only for the whole page: a panel's fragment need not render 50 entries."""
     ctx: dict[str, Any] = {
-        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator,
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
         "members": service.members(db, acc.campaign.id),
         "invites": service.invites(db, acc.campaign.id) if acc.is_narrator else [],
         "game_session": service.current_session(db, acc.campaign.id),
@@ -40,11 +43,18 @@ def table_context(db: Session, acc: Access, *, log_page_size: int | None = None,
         "prompts": prompts.open_prompts(db, acc),
         "encounters": encounters.active_encounters(db, acc),
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
-        "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "result": None,
-        "idempotency_key": secrets.token_urlsafe(16), "invite_problem": service.invite_problem,
+        "visibilities": VISIBILITY_LABELS,
+        "errors": {},
+        "form": {},
+        "result": None,
+        "idempotency_key": secrets.token_urlsafe(16),
+        "invite_problem": service.invite_problem,
         "composer": lambda: composer_context(db, acc),  # templates/talk/composer.html, only when rendered
-        "adjustable": lambda ch: (editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
-                                  if ch.system in SYSTEMS else []),
+        "adjustable": lambda ch: (
+            editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
+            if ch.system in SYSTEMS
+            else []
+        ),
     }
     ctx.update(handout_views.table_panels(db, acc))  # the scene at the top, the handouts one was shown
     if log_page_size is not None:
@@ -61,12 +71,21 @@ def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
     chars = characters.characters_for(db, acc)
     owners = {u.id: u.username for u, _role in service.members(db, acc.campaign.id)}
     ctx: dict[str, Any] = {
-        "acc": acc, "campaign": acc.campaign, "is_narrator": True, "characters": chars, "owners": owners,
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": True,
+        "characters": chars,
+        "owners": owners,
         "sheets": {c.id: characters.visible_sheet(acc, c) for c in chars},
-        "prompts": prompts.open_prompts(db, acc), "encounters": encounters.active_encounters(db, acc),
+        "prompts": prompts.open_prompts(db, acc),
+        "encounters": encounters.active_encounters(db, acc),
         "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
-        "visibilities": VISIBILITY_LABELS, "errors": {}, "form": {}, "called": [],
-        **handout_views.scene_context(db, acc), **handout_views.library_context(db, acc),  # the handout library
+        "visibilities": VISIBILITY_LABELS,
+        "errors": {},
+        "form": {},
+        "called": [],
+        **handout_views.scene_context(db, acc),
+        **handout_views.library_context(db, acc),  # the handout library
     }
     ctx.update(extra)
     return ctx
@@ -74,7 +93,12 @@ def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
 
 def campaign_list_context(db: Session, user: User, **extra: Any) -> dict[str, Any]:
     """The list of one's campaigns and the form for a new one."""
-    ctx: dict[str, Any] = {"campaigns": service.campaigns_for(db, user), "systems": SYSTEMS, "languages": LANGUAGES,
-                           "errors": {}, "form": {}}
+    ctx: dict[str, Any] = {
+        "campaigns": service.campaigns_for(db, user),
+        "systems": SYSTEMS,
+        "languages": LANGUAGES,
+        "errors": {},
+        "form": {},
+    }
     ctx.update(extra)
     return ctx

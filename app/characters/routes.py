@@ -39,28 +39,38 @@ def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: Id) ->
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
-async def act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id,
-              action_id: str) -> Response:
+async def act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id, action_id: str
+) -> Response:
     form = await request.form()
     return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
 
 
-def _act(request: Request, db: DB, acc: Access, publish: Publish, character_id: int, action_id: str,
-         form: FormData) -> Response:
+def _act(
+    request: Request, db: DB, acc: Access, publish: Publish, character_id: int, action_id: str, form: FormData
+) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
     template = template_for(system, "sheet")
     try:
-        result = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id,
-                               character_id=character.id)
+        result = act_from_form(
+            db, acc, publish, form, system_id=system.id, action_id=action_id, character_id=character.id
+        )
     except FateboardError as exc:
-        return render_failure(request, db, exc, template, lambda errors: sheet_context(
-            db, acc, character, errors=errors, form={k: v for k, v in form.items()}, failed_action=action_id),
-            key=action_id, block="sheet")
+        return render_failure(
+            request,
+            db,
+            exc,
+            template,
+            lambda errors: sheet_context(
+                db, acc, character, errors=errors, form=dict(form.items()), failed_action=action_id
+            ),
+            key=action_id,
+            block="sheet",
+        )
     db.refresh(character)
     entry = result.entry
-    shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed,
-                        encounter_id=result.encounter_id)
+    shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed, encounter_id=result.encounter_id)
     return render(request, template, sheet_context(db, acc, character, result=shown), block="sheet")
 
 
@@ -81,8 +91,7 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 
 
-def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any,
-                  settings: dict[str, Any]) -> Context:
+def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any, settings: dict[str, Any]) -> Context:
     """The odds of an encounter step read the encounter's state (a perk's bonus, a grapple) and the other
     adventurers' sheets (a player attacked by a player: their Defense is no secret). Foes' sheets stay out:
     their levels are the narrator's."""
@@ -94,11 +103,23 @@ def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any,
         encounter = None
     if encounter is None:
         return Context(campaign_settings=settings, character_id=character.id)
-    others = {cid: dict(c.sheet) for cid, c in other_participants(db, encounter, character).items()
-              if c.kind != "npc" and (c.sheet or {}).get("kind") != "foe"}
-    return Context(campaign_settings=settings, character_id=character.id, others=others,
-                   encounter={"id": encounter.id, "kind": encounter.kind, "state": dict(encounter.state),
-                              "participants": list(encounter.participants), "version": encounter.version})
+    others = {
+        cid: dict(c.sheet)
+        for cid, c in other_participants(db, encounter, character).items()
+        if c.kind != "npc" and (c.sheet or {}).get("kind") != "foe"
+    }
+    return Context(
+        campaign_settings=settings,
+        character_id=character.id,
+        others=others,
+        encounter={
+            "id": encounter.id,
+            "kind": encounter.kind,
+            "state": dict(encounter.state),
+            "participants": list(encounter.participants),
+            "version": encounter.version,
+        },
+    )
 
 
 @router.get("/campaigns/{campaign_id}/characters/new/{system_id}")
@@ -113,19 +134,35 @@ async def create(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish:
     return await run_in_threadpool(_create, request, db, acc, publish, hx.request, system_id, form)
 
 
-def _create(request: Request, db: DB, acc: Access, publish: Publish, fragment: bool, system_id: str,
-            form: FormData) -> Response:
+def _create(
+    request: Request, db: DB, acc: Access, publish: Publish, fragment: bool, system_id: str, form: FormData
+) -> Response:
     system = campaign_system(acc, system_id)
-    fields = {k: (form.getlist(k) if len(form.getlist(k)) > 1 else v) for k, v in form.items()
-              if k not in FORM_KEYS and k not in ("name", "kind", "owner_id")}
+    fields = {
+        k: (form.getlist(k) if len(form.getlist(k)) > 1 else v)
+        for k, v in form.items()
+        if k not in FORM_KEYS and k not in ("name", "kind", "owner_id")
+    }
     try:
-        character = service.create_character(db, acc, name=str(form.get("name", "")), system=system.id, sheet=fields,
-                                             kind=str(form.get("kind") or "pc"),
-                                             owner_id=parse_int(form.get("owner_id"), "owner_id"))
+        character = service.create_character(
+            db,
+            acc,
+            name=str(form.get("name", "")),
+            system=system.id,
+            sheet=fields,
+            kind=str(form.get("kind") or "pc"),
+            owner_id=parse_int(form.get("owner_id"), "owner_id"),
+        )
         db.commit()
     except FateboardError as exc:
-        return render_failure(request, db, exc, template_for(system, "create"), lambda errors: create_context(
-            acc, system, errors=errors, form={k: v for k, v in form.items()}), block="form" if fragment else None)
+        return render_failure(
+            request,
+            db,
+            exc,
+            template_for(system, "create"),
+            lambda errors: create_context(acc, system, errors=errors, form=dict(form.items())),
+            block="form" if fragment else None,
+        )
     publish(acc.campaign.id, "characters", character.id)
     return redirect(request, f"/campaigns/{acc.campaign.id}/characters/{character.id}")
 
@@ -141,14 +178,16 @@ def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> 
 
 
 @router.post("/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}")
-async def system_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, system_id: str,
-                     action_id: str) -> Response:
+async def system_act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, system_id: str, action_id: str
+) -> Response:
     form = await request.form()
     return await run_in_threadpool(_system_act, request, db, acc, publish, system_id, action_id, form)
 
 
-def _system_act(request: Request, db: DB, acc: Access, publish: Publish, system_id: str, action_id: str,
-                form: FormData) -> Response:
+def _system_act(
+    request: Request, db: DB, acc: Access, publish: Publish, system_id: str, action_id: str, form: FormData
+) -> Response:
     system = campaign_system(acc, system_id)
     if not system.has_pages:
         raise NotFound(_("This rule system has no page of its own."))
@@ -156,9 +195,17 @@ def _system_act(request: Request, db: DB, acc: Access, publish: Publish, system_
     try:
         done = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id)
     except FateboardError as exc:
-        return render_failure(request, db, exc, template, lambda errors: system_context(
-            db, acc, system, errors=errors, form={k: v for k, v in form.items()}), key=action_id, block="system")
+        return render_failure(
+            request,
+            db,
+            exc,
+            template,
+            lambda errors: system_context(db, acc, system, errors=errors, form=dict(form.items())),
+            key=action_id,
+            block="system",
+        )
     db.refresh(acc.campaign)
-    result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed,
-                         encounter_id=done.encounter_id)
+    result = result_card(
+        done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed, encounter_id=done.encounter_id
+    )
     return render(request, template, system_context(db, acc, system, result=result), block="system")

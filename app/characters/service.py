@@ -18,8 +18,16 @@ from app.i18n import _, rule_message
 from app.systems import ActionError, get_system
 
 
-def create_character(db: Session, acc: Access, *, name: str, system: str, sheet: dict[str, Any] | None = None,
-                     owner_id: int | None = None, kind: str = "pc") -> Character:
+def create_character(
+    db: Session,
+    acc: Access,
+    *,
+    name: str,
+    system: str,
+    sheet: dict[str, Any] | None = None,
+    owner_id: int | None = None,
+    kind: str = "pc",
+) -> Character:
     name = name.strip()
     if not name:
         raise BadRequest(_("Give the character a name."), field="name")
@@ -35,10 +43,18 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
         raise BadRequest(_("A character is a player character or a narrator's character."), field="kind")
     if not acc.is_narrator and (kind == "npc" or (owner_id not in (None, acc.user.id))):
         raise BadRequest(_("Players create their own player characters only."), field="kind")
-    if owner_id is not None and owner_id != acc.user.id and db.scalar(select(Membership.id).where(
-            Membership.campaign_id == acc.campaign.id, Membership.user_id == owner_id)) is None:
-        raise BadRequest(_("The owner must be a member of this campaign (owner_id {id} is not).").format(id=owner_id),
-                         field="owner_id")
+    if (
+        owner_id is not None
+        and owner_id != acc.user.id
+        and db.scalar(
+            select(Membership.id).where(Membership.campaign_id == acc.campaign.id, Membership.user_id == owner_id)
+        )
+        is None
+    ):
+        raise BadRequest(
+            _("The owner must be a member of this campaign (owner_id {id} is not).").format(id=owner_id),
+            field="owner_id",
+        )
     try:
         clean = rule_system.new_sheet(sheet or {})
     except ValidationError as exc:
@@ -46,8 +62,14 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
         raise BadRequest(message, field=field) from exc
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc
-    character = Character(campaign_id=acc.campaign.id, owner_id=owner_id or acc.user.id, system=rule_system.id,
-                          name=name, kind=kind, sheet=clean)
+    character = Character(
+        campaign_id=acc.campaign.id,
+        owner_id=owner_id or acc.user.id,
+        system=rule_system.id,
+        name=name,
+        kind=kind,
+        sheet=clean,
+    )
     db.add(character)
     db.flush()
     return character
@@ -55,8 +77,11 @@ def create_character(db: Session, acc: Access, *, name: str, system: str, sheet:
 
 def characters_for(db: Session, acc: Access) -> list[Character]:
     """Everyone sees the cast list; sheets the caller may not open are marked by `can_act`."""
-    return list(db.scalars(select(Character).where(Character.campaign_id == acc.campaign.id)
-                           .order_by(Character.kind, Character.name)))
+    return list(
+        db.scalars(
+            select(Character).where(Character.campaign_id == acc.campaign.id).order_by(Character.kind, Character.name)
+        )
+    )
 
 
 def can_act(acc: Access, character: Character) -> bool:
@@ -90,15 +115,20 @@ def character_for(db: Session, acc: Access, character_id: int, *, system: str | 
     if not can_act(acc, character):
         raise Forbidden(_("You can only act for your own characters."), field="character_id")
     if system is not None and character.system != system:
-        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=get_system(system).name), field="character_id")
+        raise BadRequest(
+            _("{name} is not a {system} character.").format(name=character.name, system=get_system(system).name),
+            field="character_id",
+        )
     return character
 
 
 # Built once (SQLAlchemy caches its compiled form): the sheet write of every action that changes a sheet.
 _characters = cast(Table, Character.__table__)
-_SAVE_SHEET = (update(_characters)
-               .where(_characters.c.id == bindparam("b_id"), _characters.c.version == bindparam("b_seen"))
-               .values(sheet=bindparam("b_sheet"), version=bindparam("b_next")))
+_SAVE_SHEET = (
+    update(_characters)
+    .where(_characters.c.id == bindparam("b_id"), _characters.c.version == bindparam("b_seen"))
+    .values(sheet=bindparam("b_sheet"), version=bindparam("b_next"))
+)
 
 
 def save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None:
@@ -109,10 +139,13 @@ def save_sheet(db: Session, character: Character, sheet: dict[str, Any]) -> None
     committed state."""
     seen = character.version
     stored = json.loads(json.dumps(sheet))
-    done = cast(CursorResult[Any], db.connection().execute(
-        _SAVE_SHEET, {"b_id": character.id, "b_seen": seen, "b_sheet": stored, "b_next": seen + 1})).rowcount
+    done = cast(
+        CursorResult[Any],
+        db.connection().execute(
+            _SAVE_SHEET, {"b_id": character.id, "b_seen": seen, "b_sheet": stored, "b_next": seen + 1}
+        ),
+    ).rowcount
     if not done:
         raise Conflict(_("The sheet changed while you were rolling: reload and try again."))
     set_committed_value(character, "sheet", stored)
     set_committed_value(character, "version", seen + 1)
-

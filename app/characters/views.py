@@ -36,15 +36,25 @@ def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) 
     entries = rolllog.character_entries(db, acc.campaign.id, character.id)
     can_act = service.can_act(acc, character)
     ctx: dict[str, Any] = {
-        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "character": character,
-        "system": system, "sheet": service.visible_sheet(acc, character), "can_act": can_act,
-        "prompts": prompts.open_prompts_for(db, character) if can_act else [], "visibilities": VISIBILITY_LABELS,
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "character": character,
+        "system": system,
+        "sheet": service.visible_sheet(acc, character),
+        "can_act": can_act,
+        "prompts": prompts.open_prompts_for(db, character) if can_act else [],
+        "visibilities": VISIBILITY_LABELS,
         "entries_html": [rolllog.entry_html(e, acc.user.id, acc.is_narrator) for e in entries],
         "characters": [c for c in service.characters_for(db, acc) if c.system == character.system],
         # This character's active encounters (a duel it is in), for a link to each.
-        "encounters": [e for e in active_encounters(db, acc)
-                       if character.id in {p.get("character_id") for p in e.participants}],
-        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+        "encounters": [
+            e for e in active_encounters(db, acc) if character.id in {p.get("character_id") for p in e.participants}
+        ],
+        "idempotency_key": secrets.token_urlsafe(16),
+        "errors": {},
+        "form": {},
+        "result": None,
         "composer": lambda: composer_context(db, acc, character=character),  # talk/composer.html, when rendered
     }
     ctx.update(extra)
@@ -52,20 +62,32 @@ def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) 
 
 
 def create_context(acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {"acc": acc, "campaign": acc.campaign, "system": system, "is_narrator": acc.is_narrator,
-                           "errors": {}, "form": {}}
+    ctx: dict[str, Any] = {
+        "acc": acc,
+        "campaign": acc.campaign,
+        "system": system,
+        "is_narrator": acc.is_narrator,
+        "errors": {},
+        "form": {},
+    }
     ctx.update(extra)
     return ctx
 
 
 def system_context(db: Session, acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:
     ctx: dict[str, Any] = {
-        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "system": system,
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "system": system,
         "settings": dict((acc.campaign.settings or {}).get(system.id, {})),
         "characters": [c for c in service.characters_for(db, acc) if c.system == system.id],
         "can_act": {c.id for c in service.actable_characters(db, acc)},
         "encounters": [e for e in active_encounters(db, acc) if e.system == system.id],
-        "idempotency_key": secrets.token_urlsafe(16), "errors": {}, "form": {}, "result": None,
+        "idempotency_key": secrets.token_urlsafe(16),
+        "errors": {},
+        "form": {},
+        "result": None,
     }
     ctx.update(extra)
     return ctx

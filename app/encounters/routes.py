@@ -36,25 +36,43 @@ def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: Id
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}")
-async def encounter_act(request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: Id,
-                        action_id: str) -> Response:
+async def encounter_act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: Id, action_id: str
+) -> Response:
     form = await request.form()
     return await run_in_threadpool(_act, request, db, acc, publish, encounter_id, action_id, form)
 
 
-def _act(request: Request, db: DB, acc: Access, publish: Publish, encounter_id: int, action_id: str,
-         form: FormData) -> Response:
+def _act(
+    request: Request, db: DB, acc: Access, publish: Publish, encounter_id: int, action_id: str, form: FormData
+) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
     template = template_for(encounter)
     try:
-        done = act_from_form(db, acc, publish, form, system_id=encounter.system, action_id=action_id,
-                             extra_params={"encounter_id": encounter.id}, visibility=Visibility.PUBLIC)
+        done = act_from_form(
+            db,
+            acc,
+            publish,
+            form,
+            system_id=encounter.system,
+            action_id=action_id,
+            extra_params={"encounter_id": encounter.id},
+            visibility=Visibility.PUBLIC,
+        )
         result = result_card(done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed)
     except FateboardError as exc:
         # Every refusal shows above the moves ("move"), or next to its field where the page has one for it
         # ("move_field" names it): after the rollback the page shows where things stand.
-        return render_failure(request, db, exc, template, lambda errors: encounter_context(
-            db, acc, encounter, errors=errors), key="move", by_field=False, block="encounter",
-            field_key="move_field")
+        return render_failure(
+            request,
+            db,
+            exc,
+            template,
+            lambda errors: encounter_context(db, acc, encounter, errors=errors),
+            key="move",
+            by_field=False,
+            block="encounter",
+            field_key="move_field",
+        )
     db.refresh(encounter)
     return render(request, template, encounter_context(db, acc, encounter, result=result), block="encounter")

@@ -23,8 +23,13 @@ def encounter_in(db: Session, acc: Access, encounter_id: int) -> Encounter:
 
 
 def active_encounters(db: Session, acc: Access) -> list[Encounter]:
-    return list(db.scalars(select(Encounter).where(Encounter.campaign_id == acc.campaign.id,
-                                                   Encounter.status == "active").order_by(Encounter.id)))
+    return list(
+        db.scalars(
+            select(Encounter)
+            .where(Encounter.campaign_id == acc.campaign.id, Encounter.status == "active")
+            .order_by(Encounter.id)
+        )
+    )
 
 
 def participant_characters(db: Session, encounter: Encounter) -> dict[int, Character]:
@@ -47,8 +52,9 @@ def visible_state(acc: Access, encounter: Encounter, controls: set[int]) -> dict
     return get_system(encounter.system).encounter_view(encounter.state, viewer)
 
 
-def encounter_for_step(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
-                   character: Character | None) -> Encounter | None:
+def encounter_for_step(
+    db: Session, acc: Access, action: Action, params: BaseModel, system_id: str, character: Character | None
+) -> Encounter | None:
     if action.encounter != "step":
         return None
     encounter = db.get(Encounter, getattr(params, "encounter_id", None))
@@ -64,8 +70,11 @@ def encounter_for_step(db: Session, acc: Access, action: Action, params: BaseMod
 def other_participants(db: Session, encounter: Encounter, character: Character | None) -> dict[int, Character]:
     """The encounter's participants other than the acting character: their sheets come in ctx.others and a
     step may change them (Resolution.others)."""
-    return {cid: other for cid, other in participant_characters(db, encounter).items()
-            if other.campaign_id == encounter.campaign_id and (character is None or cid != character.id)}
+    return {
+        cid: other
+        for cid, other in participant_characters(db, encounter).items()
+        if other.campaign_id == encounter.campaign_id and (character is None or cid != character.id)
+    }
 
 
 def check_encounter_version(db: Session, encounter: Encounter, params: BaseModel) -> None:
@@ -78,8 +87,15 @@ def check_encounter_version(db: Session, encounter: Encounter, params: BaseModel
         raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
 
 
-def save_encounter(db: Session, acc: Access, action: Action, system_id: str, params: BaseModel,
-                    encounter: Encounter | None, resolution: Resolution) -> Encounter | None:
+def save_encounter(
+    db: Session,
+    acc: Access,
+    action: Action,
+    system_id: str,
+    params: BaseModel,
+    encounter: Encounter | None,
+    resolution: Resolution,
+) -> Encounter | None:
     """Create or advance the encounter in the action's transaction (a stale version is "already resolved")."""
     data = resolution.encounter
     if action.encounter is None:
@@ -88,20 +104,30 @@ def save_encounter(db: Session, acc: Access, action: Action, system_id: str, par
         raise BadRequest(_("That action did not say what became of the encounter."))
     status = "over" if data.get("over") else "active"
     if action.encounter == "create":
-        created = Encounter(campaign_id=acc.campaign.id, system=system_id, kind=data["kind"],
-                            title=str(data.get("title", ""))[:120], participants=list(data["participants"]),
-                            state=dict(data["state"]), status=status, created_by=acc.user.id)
+        created = Encounter(
+            campaign_id=acc.campaign.id,
+            system=system_id,
+            kind=data["kind"],
+            title=str(data.get("title", ""))[:120],
+            participants=list(data["participants"]),
+            state=dict(data["state"]),
+            status=status,
+            created_by=acc.user.id,
+        )
         db.add(created)
         db.flush()
         return created
     assert encounter is not None
     seen = getattr(params, "version", None)
-    done = cast(CursorResult[Any], db.execute(
-        update(Encounter).where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
-        .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
-    )).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
+    done = cast(
+        CursorResult[Any],
+        db.execute(
+            update(Encounter)
+            .where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
+            .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
+        ),
+    ).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
     if not done:
         raise Conflict(_("Already resolved: that move was made a moment ago. Here is where things stand now."))
     db.refresh(encounter)
     return encounter
-

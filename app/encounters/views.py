@@ -19,11 +19,17 @@ def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: A
     # Templates read `state` (what this viewer may see), never `encounter.state` (tests/encounters checks).
     controls = service.controlled_by(db, acc, encounter)  # one query: the filter and the buttons both need it
     ctx: dict[str, Any] = {
-        "acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "encounter": encounter,
-        "state": service.visible_state(acc, encounter, controls), "system": get_system(encounter.system),
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "encounter": encounter,
+        "state": service.visible_state(acc, encounter, controls),
+        "system": get_system(encounter.system),
         "characters": service.participant_characters(db, encounter),
-        "controls": controls, "idempotency_key": secrets.token_urlsafe(16),
-        "errors": {}, "result": None,
+        "controls": controls,
+        "idempotency_key": secrets.token_urlsafe(16),
+        "errors": {},
+        "result": None,
         # A Rabbits conflict's team talk (templates/talk/team.html), only when the page renders it.
         "team_talk": (lambda: team_panel_context(db, acc, encounter)) if "teams" in (encounter.state or {}) else None,
     }
@@ -33,4 +39,6 @@ def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: A
 
 def template_for(encounter: Encounter) -> str:
     """The system's own view, or the generic one (participants and state) for a system without pages."""
-    return f"{encounter.system}/encounter.html" if get_system(encounter.system).has_pages else "encounters/encounter.html"
+    return (
+        f"{encounter.system}/encounter.html" if get_system(encounter.system).has_pages else "encounters/encounter.html"
+    )

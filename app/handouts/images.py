@@ -17,10 +17,10 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from app.rules.text import N_, RuleText
 
-MAX_BYTES = 20_000_000           # 20 MB as people count them (the body cap allows 21 MiB with the form around it)
-MAX_PIXELS = 40_000_000          # 40 megapixels
-COPY_WIDTHS = (480, 960, 1600)   # a phone, a phone's retina screen, a laptop
-MAX_SCALED_WIDTH = 4096          # ?w= 1..4096
+MAX_BYTES = 20_000_000  # 20 MB as people count them (the body cap allows 21 MiB with the form around it)
+MAX_PIXELS = 40_000_000  # 40 megapixels
+COPY_WIDTHS = (480, 960, 1600)  # a phone, a phone's retina screen, a laptop
+MAX_SCALED_WIDTH = 4096  # ?w= 1..4096
 
 # Pillow's own guard, at our limit: above it Pillow warns (we turn the warning into an error), above twice it raises.
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
@@ -32,8 +32,18 @@ CONTENT_TYPES = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
 _DECODING = threading.BoundedSemaphore(2)
 
 # What an archive or a page looks like, in bytes after a JPEG's end (a GIFAR, a PNG/JPEG + HTML polyglot).
-_FOREIGN = (b"pk\x03\x04", b"pk\x05\x06", b"<html", b"<script", b"<svg", b"<!doctype", b"<?xml", b"<body",
-            b"<iframe", b"<?php")
+_FOREIGN = (
+    b"pk\x03\x04",
+    b"pk\x05\x06",
+    b"<html",
+    b"<script",
+    b"<svg",
+    b"<!doctype",
+    b"<?xml",
+    b"<body",
+    b"<iframe",
+    b"<?php",
+)
 
 
 class ImageRefused(RuleText, ValueError):
@@ -46,8 +56,8 @@ class ImageRefused(RuleText, ValueError):
 
 @dataclass
 class Prepared:
-    data: bytes                  # the stored picture, as served without ?w=
-    fmt: str                     # png | jpeg
+    data: bytes  # the stored picture, as served without ?w=
+    fmt: str  # png | jpeg
     width: int
     height: int
     copies: dict[int, bytes] = field(default_factory=dict)  # width -> a WebP copy (only widths below the picture's)
@@ -76,11 +86,21 @@ def prepare(source: IO[bytes]) -> Prepared:
             raise ImageRefused(413, N_("The picture has more than 40 megapixels.")) from None
         except UnidentifiedImageError:
             raise ImageRefused(422, N_("Only PNG, JPEG, WebP and GIF pictures can be shown.")) from None
-        except (SyntaxError, OSError, ValueError, EOFError, IndexError, KeyError,
-                TypeError, ZeroDivisionError, MemoryError):
+        except (
+            SyntaxError,
+            OSError,
+            ValueError,
+            EOFError,
+            IndexError,
+            KeyError,
+            TypeError,
+            ZeroDivisionError,
+            MemoryError,
+        ):
             # Pillow's decoders report a damaged file with any of these.
-            raise ImageRefused(422, N_("The file is damaged or cut short: it could not be read as a picture.")) \
-                from None
+            raise ImageRefused(
+                422, N_("The file is damaged or cut short: it could not be read as a picture.")
+            ) from None
 
 
 def _prepare(source: IO[bytes], size: int) -> Prepared:
@@ -107,8 +127,9 @@ def _prepare(source: IO[bytes], size: int) -> Prepared:
     keep_png = lossless or picture.mode == "RGBA"
     data = _encode(picture, "png" if keep_png else "jpeg")
     copies = {w: _encode(copy, "webp") for w, copy in _copies(picture).items()}
-    return Prepared(data=data, fmt="png" if keep_png else "jpeg", width=picture.width, height=picture.height,
-                    copies=copies)
+    return Prepared(
+        data=data, fmt="png" if keep_png else "jpeg", width=picture.width, height=picture.height, copies=copies
+    )
 
 
 def _check_pixels(dims: tuple[int, int]) -> None:
@@ -150,8 +171,13 @@ def _check_ending(fmt: str, raw: bytes) -> None:
             return
     elif not tail.strip(b"\x00"):
         return  # padding some encoders leave
-    raise ImageRefused(422, N_("The file holds something else after the picture (an archive or a web page?). "
-                               "Save the picture on its own and upload that."))
+    raise ImageRefused(
+        422,
+        N_(
+            "The file holds something else after the picture (an archive or a web page?). "
+            "Save the picture on its own and upload that."
+        ),
+    )
 
 
 def _end_of(fmt: str, raw: bytes) -> int | None:
@@ -219,7 +245,7 @@ def _jpeg_end(raw: bytes) -> int | None:
             continue
         if pos + 4 > n:
             return None
-        length = int.from_bytes(raw[pos + 2:pos + 4], "big")
+        length = int.from_bytes(raw[pos + 2 : pos + 4], "big")
         pos += 2 + length
         if marker == 0xDA:  # start of scan: skip the coded data up to the next real marker
             while True:

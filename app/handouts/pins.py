@@ -34,8 +34,12 @@ class PinChange:
 
 
 def _coordinate(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or not 0 <= value <= 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= 1
+    ):
         raise BadRequest(_("{name} must be a number from 0 to 1.").format(name=name), field=name)
     return float(value)
 
@@ -64,8 +68,16 @@ def pin_json(pin: ScenePin) -> dict[str, Any]:
     return {"id": pin.id, "x": pin.x, "y": pin.y, "label": pin.label, "visible": pin.visible}
 
 
-def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Publish,
-               change: Callable[[int], object] | None, visible: bool, once: Once | None) -> LogEntry:
+def _pin_entry(
+    db: Session,
+    acc: Access,
+    pin: ScenePin,
+    action: str,
+    publish: Publish,
+    change: Callable[[int], object] | None,
+    visible: bool,
+    once: Once | None,
+) -> LogEntry:
     """A pin's change on the log: public when the pin is (or was, for a removal) visible; else narrators only,
     until the pin is revealed (that entry is public and names it). `change` runs under the head lock; the
     summary and outcome are read after it, so they say what the pin is now."""
@@ -81,29 +93,58 @@ def _pin_entry(db: Session, acc: Access, pin: ScenePin, action: str, publish: Pu
         if change is not None:
             change(seq)
         db.flush()
-        outcome.update(pin_id=pin.id, handout_id=pin.handout_id, x=pin.x, y=pin.y, label=pin.label,
-                       visible=pin.visible if action != "delete" else False)
+        outcome.update(
+            pin_id=pin.id,
+            handout_id=pin.handout_id,
+            x=pin.x,
+            y=pin.y,
+            label=pin.label,
+            visible=pin.visible if action != "delete" else False,
+        )
         summary.update(msg(summaries[action], label=pin.label))
         if action == "delete":
             db.delete(pin)
 
     outcome: dict[str, Any] = {}
     summary: dict[str, Any] = {}
-    entry = log_change(db, acc, kind="pin", action=action, summary=summary, outcome=outcome,
-                       visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR, publish=publish,
-                       change=apply, once=once)
+    entry = log_change(
+        db,
+        acc,
+        kind="pin",
+        action=action,
+        summary=summary,
+        outcome=outcome,
+        visibility=Visibility.PUBLIC if visible else Visibility.NARRATOR,
+        publish=publish,
+        change=apply,
+        once=once,
+    )
     publish(acc.campaign.id, SCENE_EVENT, None)
     return entry
 
 
-def create_pin(db: Session, acc: Access, x: float, y: float, label: str, visible: bool,
-               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
+def create_pin(
+    db: Session,
+    acc: Access,
+    x: float,
+    y: float,
+    label: str,
+    visible: bool,
+    publish: Publish = no_publish,
+    once: Once | None = None,
+) -> tuple[ScenePin, LogEntry]:
     require_narrator(acc)
     scene = current_scene(db, acc)
     if scene is None:
         raise BadRequest(_("Set a scene first: pins are placed on the scene's picture."), field="handout_id")
-    pin = ScenePin(campaign_id=acc.campaign.id, handout_id=scene.id, x=_coordinate(x, "x"), y=_coordinate(y, "y"),
-                   label=_label(label), visible=bool(visible))
+    pin = ScenePin(
+        campaign_id=acc.campaign.id,
+        handout_id=scene.id,
+        x=_coordinate(x, "x"),
+        y=_coordinate(y, "y"),
+        label=_label(label),
+        visible=bool(visible),
+    )
     entry = _pin_entry(db, acc, pin, "create", publish, lambda _seq: db.add(pin), pin.visible, once)
     return pin, entry
 
@@ -115,8 +156,9 @@ def pin_of(db: Session, acc: Access, pin_id: int) -> ScenePin:
     return pin
 
 
-def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
-               publish: Publish = no_publish, once: Once | None = None) -> tuple[ScenePin, LogEntry]:
+def update_pin(
+    db: Session, acc: Access, pin_id: int, change: PinChange, publish: Publish = no_publish, once: Once | None = None
+) -> tuple[ScenePin, LogEntry]:
     require_narrator(acc)
     pin = pin_of(db, acc, pin_id)
     was_visible = pin.visible
@@ -145,8 +187,9 @@ def update_pin(db: Session, acc: Access, pin_id: int, change: PinChange,
     return pin, entry
 
 
-def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publish,
-               once: Once | None = None) -> LogEntry:
+def delete_pin(
+    db: Session, acc: Access, pin_id: int, publish: Publish = no_publish, once: Once | None = None
+) -> LogEntry:
     require_narrator(acc)
     pin = pin_of(db, acc, pin_id)
     return _pin_entry(db, acc, pin, "delete", publish, None, pin.visible, once)
@@ -155,5 +198,10 @@ def delete_pin(db: Session, acc: Access, pin_id: int, publish: Publish = no_publ
 def pin_from_entry(entry: LogEntry) -> dict[str, Any]:
     """A pin as its entry recorded it (an idempotent replay answers this)."""
     out = entry.body.get("outcome") or {}
-    return {"id": out.get("pin_id"), "x": out.get("x"), "y": out.get("y"), "label": out.get("label"),
-            "visible": out.get("visible")}
+    return {
+        "id": out.get("pin_id"),
+        "x": out.get("x"),
+        "y": out.get("y"),
+        "label": out.get("label"),
+        "visible": out.get("visible"),
+    }

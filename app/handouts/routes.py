@@ -39,8 +39,14 @@ def _store(request: Request) -> MediaStore:
 
 
 def handout_json(handout: Handout) -> dict[str, Any]:
-    return {"id": handout.id, "title": handout.title, "sha256": handout.sha256, "width": handout.width,
-            "height": handout.height, "url": views.image_url(handout, api=True)}
+    return {
+        "id": handout.id,
+        "title": handout.title,
+        "sha256": handout.sha256,
+        "width": handout.width,
+        "height": handout.height,
+        "url": views.image_url(handout, api=True),
+    }
 
 
 def _entry(entry: Any, acc: Access) -> dict[str, Any]:
@@ -100,6 +106,7 @@ async def _upload(request: Request, user: User, campaign_id: int, publish: Publi
     await run_in_threadpool(check)
     received = await upload.receive(request)
     try:
+
         def store() -> Handout:
             service.clean_title(received.title)  # the cheap check first
             try:
@@ -133,8 +140,12 @@ def image_response(request: Request, store: MediaStore, handout: Handout, width:
     if width is not None and width >= handout.width:
         width = None
     etag = f'"{handout.sha256}{f"-w{width}" if width else ""}"'
-    headers = {"ETag": etag, "Cache-Control": "private, no-cache", "X-Content-Type-Options": "nosniff",
-               "Content-Disposition": f'inline; filename="handout-{handout.id}.{_EXTENSIONS[handout.fmt]}"'}
+    headers = {
+        "ETag": etag,
+        "Cache-Control": "private, no-cache",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Disposition": f'inline; filename="handout-{handout.id}.{_EXTENSIONS[handout.fmt]}"',
+    }
     if etag in [tag.strip() for tag in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers=headers)
     if width is None:
@@ -153,6 +164,7 @@ def image_response(request: Request, store: MediaStore, handout: Handout, width:
 
 
 # --- the JSON API ---------------------------------------------------------------------------------------------
+
 
 class ShowIn(StrictBody):
     to: Literal["all"] | list[StrictInt] = Field(description='"all", or a list of member user ids')
@@ -176,14 +188,34 @@ class PinPatch(StrictBody):
     visible: StrictBool | None = None
 
 
-UPLOAD_BODY = {"requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
-    "type": "object", "required": ["file", "title"],
-    "properties": {"file": {"type": "string", "format": "binary"}, "title": {"type": "string", "maxLength": 120}}}}}}}
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file", "title"],
+                    "properties": {
+                        "file": {"type": "string", "format": "binary"},
+                        "title": {"type": "string", "maxLength": 120},
+                    },
+                }
+            }
+        },
+    }
+}
 
 
-@api.post("/campaigns/{campaign_id}/handouts", status_code=201, openapi_extra=UPLOAD_BODY,
-          responses={**errors(401, 403, 404, 422),
-                     413: {"model": ErrorBody, "description": "The file is over 20 MB or 40 megapixels."}})
+@api.post(
+    "/campaigns/{campaign_id}/handouts",
+    status_code=201,
+    openapi_extra=UPLOAD_BODY,
+    responses={
+        **errors(401, 403, 404, 422),
+        413: {"model": ErrorBody, "description": "The file is over 20 MB or 40 megapixels."},
+    },
+)
 async def api_upload(campaign_id: Id, request: Request, user: ApiUser, db: DB, publish: Publisher) -> JSONResponse:
     """A picture for the library (narrator): PNG, JPEG, WebP or GIF (first frame), at most 20 MB and 40
     megapixels, re-encoded without its metadata. Shown to no one yet."""
@@ -198,29 +230,46 @@ def api_list(acc: ApiAccess, db: DB) -> dict[str, Any]:
     return {"handouts": [handout_json(h) for h in service.visible_handouts(db, acc)]}
 
 
-@api.get("/campaigns/{campaign_id}/handouts/{handout_id}/image", response_class=Response,
-         responses={200: {"content": {"image/png": {}, "image/jpeg": {}, "image/webp": {}},
-                          "description": "The picture; with ?w= a copy that wide (never wider than the picture). "
-                                         "With If-None-Match naming its ETag: 304 Not Modified, no body."},
-                    **stream_errors(401, 404, 422)})
+@api.get(
+    "/campaigns/{campaign_id}/handouts/{handout_id}/image",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"image/png": {}, "image/jpeg": {}, "image/webp": {}},
+            "description": "The picture; with ?w= a copy that wide (never wider than the picture). "
+            "With If-None-Match naming its ETag: 304 Not Modified, no body.",
+        },
+        **stream_errors(401, 404, 422),
+    },
+)
 def api_image(handout_id: Id, request: Request, acc: ApiAccess, db: DB, w: Width = None) -> Response:
     handout = service.visible_handout(db, acc, handout_id)
     db.close()
     return image_response(request, _store(request), handout, w)
 
 
-@api.post("/campaigns/{campaign_id}/handouts/{handout_id}/show", status_code=201,
-          responses=errors(401, 403, 404, 422))
-def api_show(handout_id: Id, body: ShowIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
-             idempotency_key: IdempotencyKey = None) -> JSONResponse:
+@api.post("/campaigns/{campaign_id}/handouts/{handout_id}/show", status_code=201, responses=errors(401, 403, 404, 422))
+def api_show(
+    handout_id: Id,
+    body: ShowIn,
+    request: Request,
+    acc: ApiAccess,
+    db: DB,
+    publish: Publisher,
+    idempotency_key: IdempotencyKey = None,
+) -> JSONResponse:
     """Show a handout to everyone or to chosen members: an entry (kind "handout") with its title and SHA-256,
     readable by them and the narrators."""
     once = _once(request, idempotency_key, body)
     return _entry_write(db, acc, once, lambda: service.show_handout(db, acc, handout_id, body.to, publish, once))
 
 
-@api.delete("/campaigns/{campaign_id}/handouts/{handout_id}", status_code=204, response_class=Response,
-            responses=errors(401, 403, 404, 422))
+@api.delete(
+    "/campaigns/{campaign_id}/handouts/{handout_id}",
+    status_code=204,
+    response_class=Response,
+    responses=errors(401, 403, 404, 422),
+)
 def api_delete(handout_id: Id, request: Request, acc: ApiAccess, db: DB, publish: Publisher) -> Response:
     """Out of the library; the picture is served to no one any more. The log's entries stay."""
     service.delete_handout(db, acc, _store(request), handout_id, publish)
@@ -229,8 +278,10 @@ def api_delete(handout_id: Id, request: Request, acc: ApiAccess, db: DB, publish
 
 def _scene_json(db: DB, acc: Access) -> dict[str, Any]:
     ctx = views.scene_context(db, acc)
-    return {"handout": handout_json(ctx["scene"]) if ctx["scene"] else None,
-            "pins": [pins.pin_json(p) for p in ctx["pins"]]}
+    return {
+        "handout": handout_json(ctx["scene"]) if ctx["scene"] else None,
+        "pins": [pins.pin_json(p) for p in ctx["pins"]],
+    }
 
 
 @api.get("/campaigns/{campaign_id}/scene", responses=errors(401, 404, 422))
@@ -240,45 +291,68 @@ def api_scene(acc: ApiAccess, db: DB) -> dict[str, Any]:
 
 
 @api.put("/campaigns/{campaign_id}/scene", status_code=201, responses=errors(401, 403, 404, 422))
-def api_set_scene(body: SceneIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
-                  idempotency_key: IdempotencyKey = None) -> JSONResponse:
+def api_set_scene(
+    body: SceneIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher, idempotency_key: IdempotencyKey = None
+) -> JSONResponse:
     once = _once(request, idempotency_key, body)
     return _entry_write(db, acc, once, lambda: service.set_scene(db, acc, body.handout_id, publish, once))
 
 
 @api.post("/campaigns/{campaign_id}/scene/pins", status_code=201, responses=errors(401, 403, 404, 422))
-def api_create_pin(body: PinIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
-                   idempotency_key: IdempotencyKey = None) -> Response:
+def api_create_pin(
+    body: PinIn, request: Request, acc: ApiAccess, db: DB, publish: Publisher, idempotency_key: IdempotencyKey = None
+) -> Response:
     once = _once(request, idempotency_key, body)
-    return _pin_write(db, acc, once, lambda: pins.create_pin(db, acc, body.x, body.y, body.label, body.visible,
-                                                                 publish, once)[0], 201)
+    return _pin_write(
+        db, acc, once, lambda: pins.create_pin(db, acc, body.x, body.y, body.label, body.visible, publish, once)[0], 201
+    )
 
 
 @api.patch("/campaigns/{campaign_id}/scene/pins/{pin_id}", responses=errors(401, 403, 404, 422))
-def api_update_pin(pin_id: Id, body: PinPatch, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
-                   idempotency_key: IdempotencyKey = None) -> Response:
+def api_update_pin(
+    pin_id: Id,
+    body: PinPatch,
+    request: Request,
+    acc: ApiAccess,
+    db: DB,
+    publish: Publisher,
+    idempotency_key: IdempotencyKey = None,
+) -> Response:
     once = _once(request, idempotency_key, body)
     change = pins.PinChange(body.x, body.y, body.label, body.visible)
     return _pin_write(db, acc, once, lambda: pins.update_pin(db, acc, pin_id, change, publish, once)[0], 200)
 
 
-@api.delete("/campaigns/{campaign_id}/scene/pins/{pin_id}", status_code=204, response_class=Response,
-            responses=errors(401, 403, 404, 422))
-def api_delete_pin(pin_id: Id, request: Request, acc: ApiAccess, db: DB, publish: Publisher,
-                   idempotency_key: IdempotencyKey = None) -> Response:
+@api.delete(
+    "/campaigns/{campaign_id}/scene/pins/{pin_id}",
+    status_code=204,
+    response_class=Response,
+    responses=errors(401, 403, 404, 422),
+)
+def api_delete_pin(
+    pin_id: Id, request: Request, acc: ApiAccess, db: DB, publish: Publisher, idempotency_key: IdempotencyKey = None
+) -> Response:
     once = _once(request, idempotency_key)
     return _pin_write(db, acc, once, lambda: pins.delete_pin(db, acc, pin_id, publish, once), 204)
 
 
 # --- pages ----------------------------------------------------------------------------------------------------
 
+
 def _panel(request: Request, db: DB, acc: Access, block: str, action: Any) -> Response:
     """Run a form's action and render its panel again, the error next to its field when it fails."""
     try:
         action()
     except FateboardError as exc:
-        return render_failure(request, db, exc, views.PANELS, lambda errs: views.panels_context(db, acc, errors=errs),
-                              key=block, block=block)
+        return render_failure(
+            request,
+            db,
+            exc,
+            views.PANELS,
+            lambda errs: views.panels_context(db, acc, errors=errs),
+            key=block,
+            block=block,
+        )
     return render(request, views.PANELS, views.panels_context(db, acc), block=block)
 
 
@@ -327,21 +401,35 @@ def _chosen(values: list[str]) -> Literal["all"] | list[int]:
 
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/show")
-def page_show(handout_id: Id, request: Request, db: DB, acc: MemberAccess, publish: Publisher,
-              to: Annotated[list[str] | None, Form()] = None) -> Response:
-    return _panel(request, db, acc, "library",
-                  lambda: service.show_handout(db, acc, handout_id, _chosen(to or []), publish))
+def page_show(
+    handout_id: Id,
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    publish: Publisher,
+    to: Annotated[list[str] | None, Form()] = None,
+) -> Response:
+    return _panel(
+        request, db, acc, "library", lambda: service.show_handout(db, acc, handout_id, _chosen(to or []), publish)
+    )
 
 
 @router.post("/campaigns/{campaign_id}/handouts/{handout_id}/delete")
 def page_delete(handout_id: Id, request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
-    return _panel(request, db, acc, "library",
-                  lambda: service.delete_handout(db, acc, _store(request), handout_id, publish))
+    return _panel(
+        request, db, acc, "library", lambda: service.delete_handout(db, acc, _store(request), handout_id, publish)
+    )
 
 
 @router.post("/campaigns/{campaign_id}/scene")
-def page_scene(request: Request, db: DB, acc: MemberAccess, publish: Publisher, hx: Htmx,
-               handout_id: Annotated[str, Form(max_length=12)] = "") -> Response:
+def page_scene(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    publish: Publisher,
+    hx: Htmx,
+    handout_id: Annotated[str, Form(max_length=12)] = "",
+) -> Response:
     chosen = parse_int(handout_id, "handout_id", low=1) if handout_id else None
     block = "scene" if hx.target == "scene-panel" else "library"
     return _panel(request, db, acc, block, lambda: service.set_scene(db, acc, chosen, publish))
@@ -358,10 +446,16 @@ def _fraction(value: str, name: str) -> float | None:
 
 
 @router.post("/campaigns/{campaign_id}/scene/pins")
-def page_create_pin(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
-                    x: Annotated[str, Form(max_length=24)] = "", y: Annotated[str, Form(max_length=24)] = "",
-                    label: Annotated[str, Form(max_length=200)] = "",
-                    visible: Annotated[str, Form(max_length=8)] = "") -> Response:
+def page_create_pin(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    publish: Publisher,
+    x: Annotated[str, Form(max_length=24)] = "",
+    y: Annotated[str, Form(max_length=24)] = "",
+    label: Annotated[str, Form(max_length=200)] = "",
+    visible: Annotated[str, Form(max_length=8)] = "",
+) -> Response:
     def create() -> None:
         px, py = _fraction(x, "x"), _fraction(y, "y")
         if px is None or py is None:
@@ -372,14 +466,27 @@ def page_create_pin(request: Request, db: DB, acc: MemberAccess, publish: Publis
 
 
 @router.post("/campaigns/{campaign_id}/scene/pins/{pin_id}")
-def page_update_pin(pin_id: Id, request: Request, db: DB, acc: MemberAccess, publish: Publisher,
-                    x: Annotated[str, Form(max_length=24)] = "", y: Annotated[str, Form(max_length=24)] = "",
-                    label: Annotated[str | None, Form(max_length=200)] = None,
-                    visible: Annotated[str, Form(max_length=8)] = "") -> Response:
+def page_update_pin(
+    pin_id: Id,
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    publish: Publisher,
+    x: Annotated[str, Form(max_length=24)] = "",
+    y: Annotated[str, Form(max_length=24)] = "",
+    label: Annotated[str | None, Form(max_length=200)] = None,
+    visible: Annotated[str, Form(max_length=8)] = "",
+) -> Response:
     change = pins.PinChange(label=label, visible={"1": True, "0": False}.get(visible))
-    return _panel(request, db, acc, "scene", lambda: pins.update_pin(
-        db, acc, pin_id, pins.PinChange(_fraction(x, "x"), _fraction(y, "y"), change.label, change.visible),
-        publish))
+    return _panel(
+        request,
+        db,
+        acc,
+        "scene",
+        lambda: pins.update_pin(
+            db, acc, pin_id, pins.PinChange(_fraction(x, "x"), _fraction(y, "y"), change.label, change.visible), publish
+        ),
+    )
 
 
 @router.post("/campaigns/{campaign_id}/scene/pins/{pin_id}/delete")

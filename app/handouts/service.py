@@ -66,8 +66,12 @@ def can_see(db: Session, acc: Access, handout: Handout) -> bool:
         return False
     if acc.is_narrator:
         return True
-    return db.scalar(select(HandoutShow.id).where(HandoutShow.handout_id == handout.id,
-                                                   _shown_filter(acc.user.id)).limit(1)) is not None
+    return (
+        db.scalar(
+            select(HandoutShow.id).where(HandoutShow.handout_id == handout.id, _shown_filter(acc.user.id)).limit(1)
+        )
+        is not None
+    )
 
 
 def visible_handout(db: Session, acc: Access, handout_id: int) -> Handout:
@@ -91,8 +95,9 @@ def recipients_of(db: Session, handout_ids: Sequence[int]) -> dict[int, set[int 
     """For the narrator's library: whom each handout was shown to (None: everyone)."""
     found: dict[int, set[int | None]] = {hid: set() for hid in handout_ids}
     if handout_ids:
-        for hid, uid in db.execute(select(HandoutShow.handout_id, HandoutShow.user_id)
-                                   .where(HandoutShow.handout_id.in_(handout_ids))):
+        for hid, uid in db.execute(
+            select(HandoutShow.handout_id, HandoutShow.user_id).where(HandoutShow.handout_id.in_(handout_ids))
+        ):
             found[hid].add(uid)
     return found
 
@@ -106,9 +111,17 @@ def add_handout(db: Session, acc: Access, store: MediaStore, prepared: Prepared,
     store.put(blob_key(sha), prepared.data, CONTENT_TYPES[prepared.fmt])
     for width, data in prepared.copies.items():
         store.put(blob_key(sha, width), data, CONTENT_TYPES["webp"])
-    handout = Handout(campaign_id=acc.campaign.id, title=title, sha256=sha, fmt=prepared.fmt, width=prepared.width,
-                      height=prepared.height, size=len(prepared.data), copies=sorted(prepared.copies),
-                      created_by=acc.user.id)
+    handout = Handout(
+        campaign_id=acc.campaign.id,
+        title=title,
+        sha256=sha,
+        fmt=prepared.fmt,
+        width=prepared.width,
+        height=prepared.height,
+        size=len(prepared.data),
+        copies=sorted(prepared.copies),
+        created_by=acc.user.id,
+    )
     db.add(handout)
     db.flush()
     return handout
@@ -135,15 +148,24 @@ def _recipients(db: Session, acc: Access, to: Literal["all"] | list[int]) -> lis
     chosen = sorted(set(to))
     if len(chosen) > MAX_RECIPIENTS:
         raise BadRequest(_("Show it to at most 50 members at once, or to everyone."), field="to")
-    members = set(db.scalars(select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id,
-                                                              Membership.user_id.in_(chosen))))
+    members = set(
+        db.scalars(
+            select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id, Membership.user_id.in_(chosen))
+        )
+    )
     if members != set(chosen):
         raise BadRequest(_("Only members of this campaign can be shown a handout."), field="to")
     return chosen
 
 
-def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] | list[int],
-                 publish: Publish = no_publish, once: Once | None = None) -> LogEntry:
+def show_handout(
+    db: Session,
+    acc: Access,
+    handout_id: int,
+    to: Literal["all"] | list[int],
+    publish: Publish = no_publish,
+    once: Once | None = None,
+) -> LogEntry:
     """Show a picture: one entry (kind "handout") naming its title and SHA-256 and whom it went to, readable by
     them and the narrators, and the rows that let them fetch it — in one commit."""
     require_narrator(acc)
@@ -152,17 +174,27 @@ def show_handout(db: Session, acc: Access, handout_id: int, to: Literal["all"] |
     if chosen is None:
         summary = msg("shows the handout “{title}” to everyone", title=handout.title)
     else:
-        summary = msg("shows the handout “{title}” to {names}", title=handout.title,
-                      names=join(_usernames(db, chosen), ", "))
+        summary = msg(
+            "shows the handout “{title}” to {names}", title=handout.title, names=join(_usernames(db, chosen), ", ")
+        )
     outcome = {**_handout_outcome(handout), "to": "all" if chosen is None else chosen}
 
     def record(seq: int) -> None:
-        for uid in ([None] if chosen is None else chosen):
+        for uid in [None] if chosen is None else chosen:
             db.add(HandoutShow(handout_id=handout.id, user_id=uid, entry_seq=seq))
 
-    entry = log_change(db, acc, kind="handout", action="show", summary=summary, outcome=outcome,
-                       visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS, publish=publish,
-                       change=record, once=once)
+    entry = log_change(
+        db,
+        acc,
+        kind="handout",
+        action="show",
+        summary=summary,
+        outcome=outcome,
+        visibility=Visibility.PUBLIC if chosen is None else RECIPIENTS,
+        publish=publish,
+        change=record,
+        once=once,
+    )
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id)
     return entry
 
@@ -195,17 +227,34 @@ def earlier(db: Session, acc: Access, once: Once | None) -> LogEntry | None:
     """The entry this Idempotency-Key made before (None: a new key); a 422 when it came with another request."""
     if once is None or not once.key:
         return None
-    existing = db.scalar(select(LogEntry).where(LogEntry.campaign_id == acc.campaign.id,
-                                                LogEntry.actor_id == acc.user.id, LogEntry.idempotency_key == once.key))
+    existing = db.scalar(
+        select(LogEntry).where(
+            LogEntry.campaign_id == acc.campaign.id,
+            LogEntry.actor_id == acc.user.id,
+            LogEntry.idempotency_key == once.key,
+        )
+    )
     if existing is not None and existing.request_hash != once.digest:
-        raise BadRequest(_("This Idempotency-Key was already used for a different request: send a new key for a "
-                           "new request."), field="idempotency_key")
+        raise BadRequest(
+            _("This Idempotency-Key was already used for a different request: send a new key for a new request."),
+            field="idempotency_key",
+        )
     return existing
 
 
-def log_change(db: Session, acc: Access, *, kind: str, action: str, summary: Any, outcome: dict[str, Any],
-            visibility: str, publish: Publish, change: Callable[[int], object] | None = None,
-            once: Once | None = None) -> LogEntry:
+def log_change(
+    db: Session,
+    acc: Access,
+    *,
+    kind: str,
+    action: str,
+    summary: Any,
+    outcome: dict[str, Any],
+    visibility: str,
+    publish: Publish,
+    change: Callable[[int], object] | None = None,
+    once: Once | None = None,
+) -> LogEntry:
     """One chained entry and the state change it records, in one transaction under the log's head lock (every
     write inside it, so no row is written before the lock is taken); published after the commit. A repeated
     Idempotency-Key is checked under the lock too (two racing retries: one acts, the other is a replay)."""
@@ -217,13 +266,24 @@ def log_change(db: Session, acc: Access, *, kind: str, action: str, summary: Any
         if change is not None:
             change(seq)
             db.flush()
-        entry = write_entry(db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
-                            content={"outcome": outcome, "summary": summary}, idempotency_key=once.key,
-                            request_hash=once.digest)
+        entry = write_entry(
+            db,
+            acc,
+            seq,
+            prev_hash,
+            kind=kind,
+            system="table",
+            action=action,
+            visibility=visibility,
+            content={"outcome": outcome, "summary": summary},
+            idempotency_key=once.key,
+            request_hash=once.digest,
+        )
     return entry
 
 
 # --- the scene ------------------------------------------------------------------------------------------------
+
 
 def current_scene(db: Session, acc: Access) -> Handout | None:
     scene = db.get(Scene, acc.campaign.id)
@@ -233,8 +293,9 @@ def current_scene(db: Session, acc: Access) -> Handout | None:
     return handout if handout is not None and handout.deleted_at is None else None
 
 
-def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish = no_publish,
-              once: Once | None = None) -> LogEntry:
+def set_scene(
+    db: Session, acc: Access, handout_id: int | None, publish: Publish = no_publish, once: Once | None = None
+) -> LogEntry:
     """The campaign's scene picture (or none): a public entry (kind "scene"); the picture is shown to everyone."""
     require_narrator(acc)
     handout = handout_of(db, acc, handout_id) if handout_id is not None else None
@@ -245,23 +306,33 @@ def set_scene(db: Session, acc: Access, handout_id: int | None, publish: Publish
             scene = Scene(campaign_id=acc.campaign.id)
             db.add(scene)
         scene.handout_id = handout.id if handout else None
-        if handout is not None and not db.scalar(select(HandoutShow.id).where(
-                HandoutShow.handout_id == handout.id, HandoutShow.user_id.is_(None)).limit(1)):
+        if handout is not None and not db.scalar(
+            select(HandoutShow.id).where(HandoutShow.handout_id == handout.id, HandoutShow.user_id.is_(None)).limit(1)
+        ):
             db.add(HandoutShow(handout_id=handout.id, user_id=None, entry_seq=seq))
 
     if handout is None:
         summary, outcome = msg("takes the scene away"), {"handout_id": None}
     else:
         summary, outcome = msg("sets the scene: “{title}”", title=handout.title), _handout_outcome(handout)
-    entry = log_change(db, acc, kind="scene", action="set" if handout else "clear", summary=summary,
-                       outcome=outcome, visibility=Visibility.PUBLIC, publish=publish, change=change, once=once)
+    entry = log_change(
+        db,
+        acc,
+        kind="scene",
+        action="set" if handout else "clear",
+        summary=summary,
+        outcome=outcome,
+        visibility=Visibility.PUBLIC,
+        publish=publish,
+        change=change,
+        once=once,
+    )
     publish(acc.campaign.id, SCENE_EVENT, None)
     publish(acc.campaign.id, HANDOUTS_EVENT, handout.id if handout else None)
     return entry
 
 
-def delete_handout(db: Session, acc: Access, store: MediaStore, handout_id: int,
-                   publish: Publish = no_publish) -> None:
+def delete_handout(db: Session, acc: Access, store: MediaStore, handout_id: int, publish: Publish = no_publish) -> None:
     """Out of the library: served to no one any more (404). The log's entries stay and still verify. The scene
     it was is taken away first (an entry)."""
     require_narrator(acc)

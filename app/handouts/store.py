@@ -81,9 +81,10 @@ class S3MediaStore:
         import boto3
         from botocore.config import Config
 
-        options: dict[str, Any] = {"region_name": settings.s3_region,
-                                   "config": Config(retries={"max_attempts": 3, "mode": "standard"},
-                                                    s3={"addressing_style": "path"})}
+        options: dict[str, Any] = {
+            "region_name": settings.s3_region,
+            "config": Config(retries={"max_attempts": 3, "mode": "standard"}, s3={"addressing_style": "path"}),
+        }
         if settings.s3_endpoint_url:
             options["endpoint_url"] = settings.s3_endpoint_url
         if settings.s3_access_key:

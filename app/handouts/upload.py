@@ -61,13 +61,15 @@ async def receive(request: Request) -> Upload:
     """The form's `file` and `title`, or a 413/422 that names the problem (nothing is kept: the temporary file
     goes away when closed)."""
     if not request.headers.get("content-type", "").startswith("multipart/form-data"):
-        raise BadRequest(_("Send the picture as a form (multipart/form-data) with the fields file and title."),
-                         field="file")
+        raise BadRequest(
+            _("Send the picture as a form (multipart/form-data) with the fields file and title."), field="file"
+        )
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
         raise _too_large()
-    parser = MultiPartParser(request.headers, _counted(request.stream()), max_files=1, max_fields=4,
-                             max_part_size=64 * 1024)
+    parser = MultiPartParser(
+        request.headers, _counted(request.stream()), max_files=1, max_fields=4, max_part_size=64 * 1024
+    )
     try:
         form = await parser.parse()
     except _Cut:

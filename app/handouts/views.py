@@ -50,10 +50,13 @@ def library_context(db: Session, acc: Access) -> dict[str, Any]:
     # The panel is swapped by a live refresh only when this changes (app.js, data-live-version): an answer's
     # message ("Uploaded …") stays when the refresh that follows finds the same library.
     version = repr(([(h.id, h.title) for h in library], sorted(shown_to.items()), scene.id if scene else None))
-    return {"library": library, "shown_to": shown_to,
-            "library_version": hashlib.sha256(version.encode()).hexdigest()[:12],
-            "players": [u for u, role in members if role != campaigns.NARRATOR],
-            "max_mb": MAX_BYTES // 1_000_000}
+    return {
+        "library": library,
+        "shown_to": shown_to,
+        "library_version": hashlib.sha256(version.encode()).hexdigest()[:12],
+        "players": [u for u, role in members if role != campaigns.NARRATOR],
+        "max_mb": MAX_BYTES // 1_000_000,
+    }
 
 
 def table_panels(db: Session, acc: Access) -> dict[str, Any]:
@@ -62,8 +65,13 @@ def table_panels(db: Session, acc: Access) -> dict[str, Any]:
 
 
 def panels_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {"acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "errors": {},
-                           **table_panels(db, acc)}
+    ctx: dict[str, Any] = {
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "errors": {},
+        **table_panels(db, acc),
+    }
     if acc.is_narrator:
         ctx.update(library_context(db, acc))
     ctx.update(extra)

@@ -31,8 +31,13 @@ class Broker(ABC):
         try:
             self.send(campaign_id, event, seq)
         except Exception as exc:  # anything: the action is committed, its answer must not become a 500
-            log.warning("could not publish %s %s of campaign %s: %r (streams catch up when the broker is back)",
-                        event, seq, campaign_id, exc)
+            log.warning(
+                "could not publish %s %s of campaign %s: %r (streams catch up when the broker is back)",
+                event,
+                seq,
+                campaign_id,
+                exc,
+            )
         for hook in self._hooks:
             hook(campaign_id, event, seq)
 

@@ -11,6 +11,7 @@ have lost messages) the next read of every campaign goes to the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -82,11 +83,9 @@ class Subscriber:
     queue: Mailbox = field(default_factory=lambda: Mailbox(maxsize=1000))
 
     def wake(self, event: str, seq: int | None) -> None:
-        try:
+        # A stuck client: the next read catches up from the database anyway.
+        with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait((event, seq))
-        except asyncio.QueueFull:
-            # A stuck client: the next read catches up from the database anyway.
-            pass
 
 
 @dataclass
@@ -138,24 +137,40 @@ class LiveHub:
                 feed.access_seq = seq
             return feed.access.get(key)
 
-    def _read_access(self, campaign_id: int, keys: list[tuple[int, Credential | None]]) -> dict[
-            tuple[int, Credential | None], str | None]:
+    def _read_access(
+        self, campaign_id: int, keys: list[tuple[int, Credential | None]]
+    ) -> dict[tuple[int, Credential | None], str | None]:
         users = {user for user, _cred in keys}
         sessions = {cred[1] for _user, cred in keys if cred and cred[0] == "session"}
         tokens = {cred[1] for _user, cred in keys if cred and cred[0] == "token"}
         with self._factory() as db:
-            roles = dict(db.execute(select(Membership.user_id, Membership.role).where(
-                Membership.campaign_id == campaign_id, Membership.user_id.in_(users))).all())
+            roles = dict(
+                db.execute(
+                    select(Membership.user_id, Membership.role).where(
+                        Membership.campaign_id == campaign_id, Membership.user_id.in_(users)
+                    )
+                ).all()
+            )
             live: set[tuple[str, str, int]] = set()
             if sessions:
-                live |= {("session", sid, uid) for sid, uid in db.execute(select(
-                    LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))).all()}
+                live |= {
+                    ("session", sid, uid)
+                    for sid, uid in db.execute(
+                        select(LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))
+                    ).all()
+                }
             if tokens:
-                live |= {("token", digest, uid) for digest, uid in db.execute(select(
-                    ApiToken.token_hash, ApiToken.user_id).where(ApiToken.token_hash.in_(tokens),
-                                                                 ApiToken.revoked_at.is_(None))).all()}
-        return {(user, cred): roles.get(user) if cred is not None and (*cred, user) in live else None
-                for user, cred in keys}
+                live |= {
+                    ("token", digest, uid)
+                    for digest, uid in db.execute(
+                        select(ApiToken.token_hash, ApiToken.user_id).where(
+                            ApiToken.token_hash.in_(tokens), ApiToken.revoked_at.is_(None)
+                        )
+                    ).all()
+                }
+        return {
+            (user, cred): roles.get(user) if cred is not None and (*cred, user) in live else None for user, cred in keys
+        }
 
     def dispatch(self, campaign_id: int, event: str, seq: int | None) -> None:
         """The broker's listener: runs on the event loop."""
@@ -214,8 +229,14 @@ class LiveHub:
 
     def _fetch(self, campaign_id: int, after: int) -> list[LogEntry]:
         with self._factory() as db:
-            return list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
-                                   .order_by(LogEntry.seq).limit(FETCH_LIMIT)))
+            return list(
+                db.scalars(
+                    select(LogEntry)
+                    .where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
+                    .order_by(LogEntry.seq)
+                    .limit(FETCH_LIMIT)
+                )
+            )
 
     def render_once(self, key: tuple[int, int, str], render: Callable[[], str]) -> str:
         text = self.render_cache.get(key)

@@ -55,8 +55,9 @@ class RedisBroker(Broker):
         self.channel = channel
         # One retry without waiting: after Redis restarts, the pooled connection is dead and the first
         # command on it fails; the retry reconnects. Down for real, a publish costs one refused connect.
-        self._publisher = redis.Redis.from_url(url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT,
-                                               retry=Retry(NoBackoff(), 1))
+        self._publisher = redis.Redis.from_url(
+            url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT, retry=Retry(NoBackoff(), 1)
+        )
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
 
@@ -92,8 +93,9 @@ class RedisBroker(Broker):
 
     async def _listen_once(self, listener: Listener, resync: Resync) -> None:
         self._subscribed.clear()
-        client = aioredis.Redis.from_url(self.url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT,
-                                         retry=AsyncRetry(NoBackoff(), 0))
+        client = aioredis.Redis.from_url(
+            self.url, socket_connect_timeout=TIMEOUT, socket_timeout=TIMEOUT, retry=AsyncRetry(NoBackoff(), 0)
+        )
         pubsub = client.pubsub()
         try:
             await pubsub.subscribe(self.channel)

@@ -54,8 +54,13 @@ def sse_message(event: str, data: str, event_id: int | None = None) -> str:
 
 def stream_headers() -> list[tuple[bytes, bytes]]:
     """The headers of every stream: what StreamingResponse and SecurityHeadersMiddleware gave it, built once."""
-    message: dict[str, Any] = {"headers": [(b"cache-control", b"no-cache"), (b"x-accel-buffering", b"no"),
-                                           (b"content-type", b"text/event-stream; charset=utf-8")]}
+    message: dict[str, Any] = {
+        "headers": [
+            (b"cache-control", b"no-cache"),
+            (b"x-accel-buffering", b"no"),
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+        ]
+    }
     add_security_headers(MutableHeaders(scope=message))
     return list(message["headers"])
 
@@ -81,8 +86,11 @@ def page_format(hub: LiveHub, viewer: int) -> Format:
     def fmt(entry: LogEntry, narrator: bool) -> str:
         view = viewer_view(entry, viewer, narrator)
         own, mentioned = talk_marks(entry, viewer) if view == View.FULL else (False, False)  # talk lines
-        key = (entry.campaign_id, entry.seq, f"html:{int(narrator)}:{view}:{int(own)}{int(mentioned)}:"
-                                             f"{i18n.get_locale()}")
+        key = (
+            entry.campaign_id,
+            entry.seq,
+            f"html:{int(narrator)}:{view}:{int(own)}{int(mentioned)}:{i18n.get_locale()}",
+        )
         return hub.render_once(key, lambda: entry_html(entry, viewer, narrator))
 
     return fmt
@@ -111,8 +119,9 @@ class EventStream(Response):
     the session or token the stream was opened with): a removed, signed-out or revoked viewer gets nothing
     more, and a new role shows from the next entry on."""
 
-    def __init__(self, hub: LiveHub, viewer: Viewer, after: int, fmt: Format, credential: Credential | None,
-                 keepalive: float) -> None:
+    def __init__(
+        self, hub: LiveHub, viewer: Viewer, after: int, fmt: Format, credential: Credential | None, keepalive: float
+    ) -> None:
         self.hub, self.viewer, self.fmt = hub, viewer, fmt
         self.last, self.narrator = after, viewer.narrator  # the last seq sent, and the role it was sent for
         self.credential, self.keepalive = credential, keepalive
@@ -185,8 +194,9 @@ async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
     sub.wake("gone", None)
 
 
-def _events(hub: LiveHub, keepalive: float, viewer: Viewer, start: int, page: bool, credential: Credential | None
-            ) -> EventStream:
+def _events(
+    hub: LiveHub, keepalive: float, viewer: Viewer, start: int, page: bool, credential: Credential | None
+) -> EventStream:
     fmt = page_format(hub, viewer.user_id) if page else api_format(hub, viewer.user_id)
     return EventStream(hub, viewer, start, fmt, credential, keepalive)
 
@@ -207,8 +217,14 @@ def page_stream(request: Request, acc: MemberAccess, hub: Hub, db: DB, after: Se
     db.close()  # a stream lives for hours: it must not hold a pooled connection (the hub reads with its own)
     viewer = Viewer.of(acc)
     start = resume_point(request.headers.get("last-event-id"), after, viewer.last_seq)
-    return _events(hub, request.app.state.settings.sse_keepalive_seconds, viewer, start, True,
-                   _session_credential(request.scope["fb_session"].get("sid")))
+    return _events(
+        hub,
+        request.app.state.settings.sse_keepalive_seconds,
+        viewer,
+        start,
+        True,
+        _session_credential(request.scope["fb_session"].get("sid")),
+    )
 
 
 @router.get(API_STREAM, tags=["log"])
@@ -217,8 +233,14 @@ def api_stream(request: Request, acc: ApiAccess, hub: Hub, db: DB, after: Seq | 
     db.close()
     viewer = Viewer.of(acc)
     start = resume_point(request.headers.get("last-event-id"), after, viewer.last_seq)
-    return _events(hub, request.app.state.settings.sse_keepalive_seconds, viewer, start, False,
-                   _token_credential(request.headers.get("authorization", "")))
+    return _events(
+        hub,
+        request.app.state.settings.sse_keepalive_seconds,
+        viewer,
+        start,
+        False,
+        _token_credential(request.headers.get("authorization", "")),
+    )
 
 
 _PAGE_PATH = compile_path(PAGE_STREAM)[0]  # the router's own patterns
@@ -284,8 +306,11 @@ class StreamDispatcher:
         if viewer is None:
             return None
         start = resume_point(last_event_id, after, viewer.last_seq)
-        credential = (_session_credential(scope["fb_session"].get("sid")) if page
-                      else _token_credential(headers.get("authorization", "")))
+        credential = (
+            _session_credential(scope["fb_session"].get("sid"))
+            if page
+            else _token_credential(headers.get("authorization", ""))
+        )
         return _events(self.state.hub, self.state.settings.sse_keepalive_seconds, viewer, start, page, credential)
 
     def _viewer(self, scope: Scope, campaign_id: int, page: bool) -> Viewer | None:

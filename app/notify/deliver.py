@@ -28,10 +28,14 @@ from app.rolls.faces import entry_faces
 from app.rolls.models import LogEntry
 
 # Why a bridge turned itself off, stored in English and shown translated (`_()` on the page and in the API).
-GONE = N_("Discord says this webhook no longer exists (or its token is wrong), so posting stopped. Paste a new "
-          "webhook URL to turn it back on.")
-REDIRECTED = N_("The webhook answered with a redirect, which is never followed, so posting stopped. Paste the "
-                "webhook URL Discord gives you.")
+GONE = N_(
+    "Discord says this webhook no longer exists (or its token is wrong), so posting stopped. Paste a new "
+    "webhook URL to turn it back on."
+)
+REDIRECTED = N_(
+    "The webhook answered with a redirect, which is never followed, so posting stopped. Paste the "
+    "webhook URL Discord gives you."
+)
 NOT_ALLOWED = N_("The webhook's address is no longer on this server's outbound allow-list, so posting stopped.")
 
 TIMEOUT = aiohttp.ClientTimeout(total=None, connect=3.05, sock_read=5.0)  # a dead receiver: one task, this long
@@ -85,7 +89,8 @@ def push_handler(policy: OutboundPolicy, vapid: Any, contact: str) -> Handler:
         data = json.dumps(item.payload, ensure_ascii=False, separators=(",", ":"))
         try:
             response = await WebPusher(info, aiohttp_session=_NoRedirects(http)).send_async(
-                data, headers, ttl=24 * 3600, content_encoding="aes128gcm", timeout=TIMEOUT)
+                data, headers, ttl=24 * 3600, content_encoding="aes128gcm", timeout=TIMEOUT
+            )
         except (aiohttp.ClientError, TimeoutError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
         status = response.status
@@ -110,9 +115,16 @@ def discord_message(entry: LogEntry, language: str) -> dict[str, Any]:
     who = entry.shown_actor + (f" · {body['character']}" if body.get("character") else "")
     faces = entry_faces(body, entry.system)
     # Discord's own markup: a dropped die struck through, a critical in bold.
-    dice = " ".join((f"~~{f['face']}~~" if "dropped" in f["marks"] else
-                     f"**{f['face']}**" if "critical" in f["marks"] or "success" in f["marks"] else str(f["face"]))
-                    for f in faces)
+    dice = " ".join(
+        (
+            f"~~{f['face']}~~"
+            if "dropped" in f["marks"]
+            else f"**{f['face']}**"
+            if "critical" in f["marks"] or "success" in f["marks"]
+            else str(f["face"])
+        )
+        for f in faces
+    )
     note = render(body.get("note"), language) if body.get("note") else ""
     parts = [f"**#{entry.seq}** {_escape(who)}: {_escape(line)}"]
     if dice:
@@ -135,8 +147,11 @@ def discord_handler(policy: OutboundPolicy) -> Handler:
             bridge = db.get(DiscordBridge, item.campaign_id)
             if bridge is None or not bridge.active:
                 return None
-            entry = db.scalar(select(LogEntry).where(LogEntry.campaign_id == item.campaign_id,
-                                                     LogEntry.seq == int(item.payload["seq"])))
+            entry = db.scalar(
+                select(LogEntry).where(
+                    LogEntry.campaign_id == item.campaign_id, LogEntry.seq == int(item.payload["seq"])
+                )
+            )
             campaign = db.get(Campaign, item.campaign_id)
             # Only what every member may read is ever posted (the writer queued only public entries; a second look).
             if entry is None or campaign is None or entry.visibility != "public":
@@ -177,8 +192,11 @@ def discord_handler(policy: OutboundPolicy) -> Handler:
 
 def _turn_off(factory: sessionmaker[Session], campaign_id: int, problem: str) -> None:
     with factory() as db:
-        db.execute(update(DiscordBridge).where(DiscordBridge.campaign_id == campaign_id)
-                   .values(active=False, problem=problem[:300]))
+        db.execute(
+            update(DiscordBridge)
+            .where(DiscordBridge.campaign_id == campaign_id)
+            .values(active=False, problem=problem[:300])
+        )
         db.execute(delete(OutboxItem).where(OutboxItem.channel == "discord", OutboxItem.campaign_id == campaign_id))
         db.commit()
 
@@ -188,9 +206,13 @@ def mail_handler(smtp_url: str, sender: str) -> Handler:
     smtps:// with TLS from the start."""
     parts = urlsplit(smtp_url)
     tls = parts.scheme == "smtps"
-    options: dict[str, Any] = {"hostname": parts.hostname or "127.0.0.1",
-                               "port": parts.port or (465 if tls else 587), "use_tls": tls,
-                               "start_tls": None if not tls else False, "timeout": 10}
+    options: dict[str, Any] = {
+        "hostname": parts.hostname or "127.0.0.1",
+        "port": parts.port or (465 if tls else 587),
+        "use_tls": tls,
+        "start_tls": None if not tls else False,
+        "timeout": 10,
+    }
     if parts.username:
         options.update(username=unquote(parts.username), password=unquote(parts.password or ""))
 
@@ -212,8 +234,9 @@ def mail_handler(smtp_url: str, sender: str) -> Handler:
     return send
 
 
-def handlers(policy: OutboundPolicy, vapid: Any, contact: str, smtp_url: str = "",
-             mail_from: str = "") -> Mapping[str, Handler]:
+def handlers(
+    policy: OutboundPolicy, vapid: Any, contact: str, smtp_url: str = "", mail_from: str = ""
+) -> Mapping[str, Handler]:
     chosen = {"push": push_handler(policy, vapid, contact), "discord": discord_handler(policy)}
     if smtp_url:
         chosen["email"] = mail_handler(smtp_url, mail_from)

@@ -58,13 +58,17 @@ class OutboxItem(Base):
     mid-send leaves the lease to expire and the row is sent again (at least once; `tag` lets a device show one)."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_due", "channel", "due_at"), Index("ix_outbox_campaign", "channel", "campaign_id", "id"))
+    __table_args__ = (
+        Index("ix_outbox_due", "channel", "due_at"),
+        Index("ix_outbox_campaign", "channel", "campaign_id", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     channel: Mapped[str] = mapped_column(String(16))  # push | discord
     campaign_id: Mapped[int | None] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), default=None)
     subscription_id: Mapped[int | None] = mapped_column(
-        ForeignKey("push_subscriptions.id", ondelete="CASCADE"), default=None, index=True)
+        ForeignKey("push_subscriptions.id", ondelete="CASCADE"), default=None, index=True
+    )
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
     tag: Mapped[str] = mapped_column(String(120), default="")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -13,6 +13,7 @@ campaign's Discord entries go one at a time in seq order (only a campaign's olde
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import threading
@@ -59,8 +60,15 @@ class OutboxSender:
     loop — up to `concurrency` at once, so a receiver that hangs holds one cheap task until its timeout, not a
     thread the others need."""
 
-    def __init__(self, factory: sessionmaker[Session], handlers: Mapping[str, Handler], *, concurrency: int = 256,
-                 poll_seconds: float = 0.5, lease_seconds: float = 60.0) -> None:
+    def __init__(
+        self,
+        factory: sessionmaker[Session],
+        handlers: Mapping[str, Handler],
+        *,
+        concurrency: int = 256,
+        poll_seconds: float = 0.5,
+        lease_seconds: float = 60.0,
+    ) -> None:
         self.factory = factory
         self.handlers = dict(handlers)
         self.concurrency = concurrency
@@ -95,10 +103,8 @@ class OutboxSender:
         """Something may have been queued (called after every commit that publishes): look now, not at the poll."""
         loop, event = self._loop, self._wake
         if loop is not None and event is not None and not loop.is_closed():
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop closed in between: nothing to wake
                 loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop closed in between: nothing to wake
-                pass
 
     # --- the loop ---
 
@@ -123,10 +129,8 @@ class OutboxSender:
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                 if not claimed or self._free() == 0:
-                    try:
+                    with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), self.poll_seconds)
-                    except TimeoutError:
-                        pass
                     self._wake.clear()
             for task in tasks:
                 task.cancel()  # leases expire; another sender (or this one after a restart) sends them again
@@ -144,18 +148,29 @@ class OutboxSender:
         now = utcnow()
         free = or_(OutboxItem.lease_until.is_(None), OutboxItem.lease_until < now)
         with self.factory() as db:
-            firsts = (select(func.min(OutboxItem.id)).where(OutboxItem.channel != "push")
-                      .group_by(OutboxItem.channel, OutboxItem.campaign_id))
-            candidates = (select(OutboxItem.id)
-                          .where(OutboxItem.due_at <= now, free,
-                                 or_(OutboxItem.channel == "push", OutboxItem.id.in_(firsts.scalar_subquery())))
-                          .order_by(OutboxItem.id).limit(room).with_for_update(skip_locked=True))
+            firsts = (
+                select(func.min(OutboxItem.id))
+                .where(OutboxItem.channel != "push")
+                .group_by(OutboxItem.channel, OutboxItem.campaign_id)
+            )
+            candidates = (
+                select(OutboxItem.id)
+                .where(
+                    OutboxItem.due_at <= now,
+                    free,
+                    or_(OutboxItem.channel == "push", OutboxItem.id.in_(firsts.scalar_subquery())),
+                )
+                .order_by(OutboxItem.id)
+                .limit(room)
+                .with_for_update(skip_locked=True)
+            )
             ids = list(db.scalars(candidates))
             if not ids:
                 db.rollback()
                 return []
             rows = db.scalars(
-                update(OutboxItem).where(OutboxItem.id.in_(ids), free)
+                update(OutboxItem)
+                .where(OutboxItem.id.in_(ids), free)
                 .values(lease_until=now + self.lease, attempts=OutboxItem.attempts + 1)
                 .returning(OutboxItem)
             ).all()
@@ -199,11 +214,23 @@ class OutboxSender:
                 due = now + timedelta(seconds=max(0.0, wait))
                 if due > item.deadline_at:
                     db.execute(delete(OutboxItem).where(OutboxItem.id == item.id))
-                    log.warning("outbox: gave up on %s %s after %d tries: %s", item.channel, item.id,
-                                item.attempts, outcome.error)
+                    log.warning(
+                        "outbox: gave up on %s %s after %d tries: %s",
+                        item.channel,
+                        item.id,
+                        item.attempts,
+                        outcome.error,
+                    )
                 else:
-                    db.execute(update(OutboxItem).where(OutboxItem.id == item.id).values(
-                        due_at=due, lease_until=None, last_error=outcome.error[:300],
-                        # A 429 is the receiver pacing us, not a failed try: it does not grow the backoff.
-                        attempts=item.attempts - 1 if outcome.retry_after is not None else item.attempts))
+                    db.execute(
+                        update(OutboxItem)
+                        .where(OutboxItem.id == item.id)
+                        .values(
+                            due_at=due,
+                            lease_until=None,
+                            last_error=outcome.error[:300],
+                            # A 429 is the receiver pacing us, not a failed try: it does not grow the backoff.
+                            attempts=item.attempts - 1 if outcome.retry_after is not None else item.attempts,
+                        )
+                    )
             db.commit()

@@ -37,6 +37,7 @@ def _policy(request: Request) -> OutboundPolicy:
 
 # --- the JSON API --------------------------------------------------------------------------------------------
 
+
 def session_or_token_user(request: Request, db: DB) -> User:
     """A Bearer token, else the page's session — which, like every form, needs the CSRF token and a same-origin
     Origin (the /api/ paths are outside the CSRF middleware, so it is checked here)."""
@@ -49,8 +50,11 @@ def session_or_token_user(request: Request, db: DB) -> User:
         token = request.headers.get(CSRF_HEADER, "")
         origin = request.headers.get("origin")
         own = f"{request.url.scheme}://{request.headers.get('host', '')}"
-        if not token or not hmac.compare_digest(token, request.scope["fb_session"]["csrf"]) or (
-                origin is not None and origin != own):
+        if (
+            not token
+            or not hmac.compare_digest(token, request.scope["fb_session"]["csrf"])
+            or (origin is not None and origin != own)
+        ):
             raise Forbidden(_("This form has expired. Reload the page and try again."))
     request.state.user = user
     return user
@@ -81,15 +85,26 @@ def add_subscription(request: Request, db: DB, user: SignedIn, body: Subscriptio
     """Push to this device when the game waits for you. The endpoint's origin must be on the outbound allow-list."""
     known = {s.endpoint: s for s in service.subscriptions_of(db, user)}
     before = known.get(body.endpoint)
-    replay = (request.headers.get("idempotency-key") and before is not None
-              and (before.p256dh, before.auth) == (body.keys.p256dh, body.keys.auth))
-    sub = service.subscribe(db, user, _policy(request), endpoint=body.endpoint, p256dh=body.keys.p256dh,
-                            auth=body.keys.auth, device=body.device or _device_of(request))
+    replay = (
+        request.headers.get("idempotency-key")
+        and before is not None
+        and (before.p256dh, before.auth) == (body.keys.p256dh, body.keys.auth)
+    )
+    sub = service.subscribe(
+        db,
+        user,
+        _policy(request),
+        endpoint=body.endpoint,
+        p256dh=body.keys.p256dh,
+        auth=body.keys.auth,
+        device=body.device or _device_of(request),
+    )
     return {"id": sub.id, **({"replayed": True} if replay else {})}
 
 
-@router.delete("/api/push/subscriptions/{subscription_id}", status_code=204, tags=["push"],
-               responses=errors(401, 403, 404, 422))
+@router.delete(
+    "/api/push/subscriptions/{subscription_id}", status_code=204, tags=["push"], responses=errors(401, 403, 404, 422)
+)
 def remove_subscription(db: DB, user: SignedIn, subscription_id: Id) -> Response:
     service.unsubscribe(db, user, subscription_id)
     return Response(status_code=204)
@@ -119,8 +134,9 @@ def get_discord(db: DB, acc: ApiAccess) -> dict[str, Any]:
     return {**shown, "problem": _(shown["problem"]) if shown["problem"] else None}
 
 
-@router.delete("/api/campaigns/{campaign_id}/discord", status_code=204, tags=["discord"],
-               responses=errors(401, 403, 404, 422))
+@router.delete(
+    "/api/campaigns/{campaign_id}/discord", status_code=204, tags=["discord"], responses=errors(401, 403, 404, 422)
+)
 def delete_discord(db: DB, acc: ApiAccess) -> Response:
     service.remove_bridge(db, acc)
     return Response(status_code=204)
@@ -137,14 +153,33 @@ def _device_of(request: Request) -> str:
 
 # --- the pages' panels ---------------------------------------------------------------------------------------
 
-def _campaign_panel(request: Request, db: DB, acc: Access, errors: dict[str, str] | None = None,
-                    form: dict[str, Any] | None = None, status_code: int = 200) -> Response:
+
+def _campaign_panel(
+    request: Request,
+    db: DB,
+    acc: Access,
+    errors: dict[str, str] | None = None,
+    form: dict[str, Any] | None = None,
+    status_code: int = 200,
+) -> Response:
     bridge = service.bridge_of(db, acc.campaign.id) if acc.is_narrator else None
-    return render(request, "notify/campaign.html", {
-        "campaign": acc.campaign, "acc": acc, "wants_push": service.wants_push(db, acc.user.id, acc.campaign.id),
-        "devices": len(service.subscriptions_of(db, acc.user)), "bridge": bridge,
-        "bridge_shown": service.bridge_json(bridge) if bridge else None, "posts": service.POSTS,
-        "errors": errors or {}, "form": form or {}}, block="panel", status_code=status_code)
+    return render(
+        request,
+        "notify/campaign.html",
+        {
+            "campaign": acc.campaign,
+            "acc": acc,
+            "wants_push": service.wants_push(db, acc.user.id, acc.campaign.id),
+            "devices": len(service.subscriptions_of(db, acc.user)),
+            "bridge": bridge,
+            "bridge_shown": service.bridge_json(bridge) if bridge else None,
+            "posts": service.POSTS,
+            "errors": errors or {},
+            "form": form or {},
+        },
+        block="panel",
+        status_code=status_code,
+    )
 
 
 @router.get("/campaigns/{campaign_id}/notify", include_in_schema=False)
@@ -161,22 +196,43 @@ def campaign_choice(request: Request, db: DB, acc: MemberAccess, push: Annotated
 
 
 @router.post("/campaigns/{campaign_id}/discord", include_in_schema=False)
-def campaign_discord(request: Request, db: DB, acc: MemberAccess, webhook_url: Annotated[str, Form()] = "",
-                     post: Annotated[list[str] | None, Form()] = None) -> Response:
+def campaign_discord(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    webhook_url: Annotated[str, Form()] = "",
+    post: Annotated[list[str] | None, Form()] = None,
+) -> Response:
     chosen = post or []
     try:
         if not webhook_url.strip():
-            raise BadRequest(_("Paste the webhook URL from Discord (Channel settings → Integrations → Webhooks)."),
-                             field="webhook_url")
+            raise BadRequest(
+                _("Paste the webhook URL from Discord (Channel settings → Integrations → Webhooks)."),
+                field="webhook_url",
+            )
         if not chosen:
             raise BadRequest(_("Choose what to post."), field="post")
         service.set_bridge(db, acc, _policy(request), webhook_url=webhook_url, post=chosen)
     except FateboardError as exc:
-        return render_failure(request, db, exc, "notify/campaign.html", lambda errs: {
-            "campaign": acc.campaign, "acc": acc, "wants_push": service.wants_push(db, acc.user.id, acc.campaign.id),
-            "devices": len(service.subscriptions_of(db, acc.user)), "bridge": service.bridge_of(db, acc.campaign.id),
-            "bridge_shown": None, "posts": service.POSTS, "errors": errs,
-            "form": {"webhook_url": webhook_url, "post": chosen}}, key="webhook_url", block="panel")
+        return render_failure(
+            request,
+            db,
+            exc,
+            "notify/campaign.html",
+            lambda errs: {
+                "campaign": acc.campaign,
+                "acc": acc,
+                "wants_push": service.wants_push(db, acc.user.id, acc.campaign.id),
+                "devices": len(service.subscriptions_of(db, acc.user)),
+                "bridge": service.bridge_of(db, acc.campaign.id),
+                "bridge_shown": None,
+                "posts": service.POSTS,
+                "errors": errs,
+                "form": {"webhook_url": webhook_url, "post": chosen},
+            },
+            key="webhook_url",
+            block="panel",
+        )
     return _campaign_panel(request, db, acc)
 
 
@@ -203,18 +259,31 @@ def remove_device(request: Request, db: DB, user: CurrentUser, subscription_id: 
 
 # --- installable: manifest, service worker, offline page -----------------------------------------------------
 
+
 @router.get("/manifest.webmanifest", include_in_schema=False)
 def manifest() -> Response:
-    icons = [{"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
-             {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
-             {"src": "/static/icons/maskable-512.png", "sizes": "512x512", "type": "image/png",
-              "purpose": "maskable"}]
-    body = {"name": "Fateboard", "short_name": "Fateboard", "id": "/", "start_url": "/campaigns", "scope": "/",
-            "display": "standalone", "background_color": "#f6f3ee", "theme_color": "#6d3fc0",
-            "description": _("A tabletop in the browser: one live log of every roll, whispered and shown."),
-            "icons": icons}
-    return Response(json.dumps(body, ensure_ascii=False), media_type="application/manifest+json",
-                    headers={"Cache-Control": "public, max-age=3600"})
+    icons = [
+        {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
+        {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
+        {"src": "/static/icons/maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+    ]
+    body = {
+        "name": "Fateboard",
+        "short_name": "Fateboard",
+        "id": "/",
+        "start_url": "/campaigns",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#f6f3ee",
+        "theme_color": "#6d3fc0",
+        "description": _("A tabletop in the browser: one live log of every roll, whispered and shown."),
+        "icons": icons,
+    }
+    return Response(
+        json.dumps(body, ensure_ascii=False),
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "public, max-age=3600"},
+    )
 
 
 def _shell_version() -> str:
@@ -233,13 +302,12 @@ def service_worker(request: Request) -> Response:
     if not _SHELL_VERSION:
         _SHELL_VERSION.append(_shell_version())
     html = render(request, "notify/sw.js", {"version": _SHELL_VERSION[0]})
-    return Response(html.body, media_type="text/javascript",
-                    headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})
+    return Response(
+        html.body, media_type="text/javascript", headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"}
+    )
 
 
 @router.get("/offline", include_in_schema=False)
 def offline(request: Request) -> Response:
     """What the service worker shows when the network is gone: no user, no campaign — it sits in a cache."""
     return render(request, "notify/offline.html", {}, headers={"Cache-Control": "no-cache"})
-
-

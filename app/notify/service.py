@@ -43,8 +43,10 @@ def refused(exc: OutboundRefused, field: str) -> BadRequest:
 
 # --- subscriptions -------------------------------------------------------------------------------------------
 
-def subscribe(db: Session, user: User, policy: OutboundPolicy, *, endpoint: str, p256dh: str, auth: str,
-              device: str = "") -> PushSubscription:
+
+def subscribe(
+    db: Session, user: User, policy: OutboundPolicy, *, endpoint: str, p256dh: str, auth: str, device: str = ""
+) -> PushSubscription:
     try:
         policy.check(endpoint)
     except OutboundRefused as exc:
@@ -52,16 +54,18 @@ def subscribe(db: Session, user: User, policy: OutboundPolicy, *, endpoint: str,
     for value, field, low, high in ((p256dh, "keys.p256dh", 80, 100), (auth, "keys.auth", 16, 32)):
         if not (low <= len(value) <= high) or not all(c.isalnum() or c in "-_=" for c in value):
             raise BadRequest(_("The subscription's key is not valid."), field=field)
-    existing = db.scalar(select(PushSubscription).where(PushSubscription.user_id == user.id,
-                                                        PushSubscription.endpoint == endpoint))
+    existing = db.scalar(
+        select(PushSubscription).where(PushSubscription.user_id == user.id, PushSubscription.endpoint == endpoint)
+    )
     if existing is not None:
         existing.p256dh, existing.auth = p256dh, auth
         db.commit()
         return existing
     count = len(db.scalars(select(PushSubscription.id).where(PushSubscription.user_id == user.id)).all())
     if count >= MAX_SUBSCRIPTIONS:
-        raise BadRequest(_("You have {n} devices signed up already: remove one first.").format(n=count),
-                         field="endpoint")
+        raise BadRequest(
+            _("You have {n} devices signed up already: remove one first.").format(n=count), field="endpoint"
+        )
     sub = PushSubscription(user_id=user.id, endpoint=endpoint, p256dh=p256dh, auth=auth, device=device[:120])
     db.add(sub)
     db.commit()
@@ -77,8 +81,9 @@ def unsubscribe(db: Session, user: User, subscription_id: int) -> None:
 
 
 def subscriptions_of(db: Session, user: User) -> list[PushSubscription]:
-    return list(db.scalars(select(PushSubscription).where(PushSubscription.user_id == user.id)
-                           .order_by(PushSubscription.id)))
+    return list(
+        db.scalars(select(PushSubscription).where(PushSubscription.user_id == user.id).order_by(PushSubscription.id))
+    )
 
 
 def wants_push(db: Session, user_id: int, campaign_id: int) -> bool:
@@ -97,6 +102,7 @@ def set_choice(db: Session, acc: Access, push: bool) -> None:
 
 # --- queuing pushes (inside the cause's transaction) ---------------------------------------------------------
 
+
 @contextmanager
 def _speaking(locale: str) -> Any:
     before = get_locale()
@@ -110,8 +116,9 @@ def _speaking(locale: str) -> Any:
 Words = Callable[[], tuple[str, str]]  # (title, body), made in the recipient's language
 
 
-def queue_push(db: Session, campaign: Campaign, user_ids: Iterable[int], *, actor_id: int | None, words: Words,
-               url: str, tag: str) -> int:
+def queue_push(
+    db: Session, campaign: Campaign, user_ids: Iterable[int], *, actor_id: int | None, words: Words, url: str, tag: str
+) -> int:
     """A push to every device of these users, except the actor and those who chose nothing for this campaign.
     Returns how many deliveries were queued."""
     users = {uid for uid in user_ids if uid is not None and uid != actor_id}
@@ -125,8 +132,13 @@ def queue_push(db: Session, campaign: Campaign, user_ids: Iterable[int], *, acto
     ).all()
     if not rows:
         return 0
-    muted = set(db.scalars(select(NotifyChoice.user_id).where(
-        NotifyChoice.campaign_id == campaign.id, NotifyChoice.user_id.in_(users), NotifyChoice.push.is_(False))))
+    muted = set(
+        db.scalars(
+            select(NotifyChoice.user_id).where(
+                NotifyChoice.campaign_id == campaign.id, NotifyChoice.user_id.in_(users), NotifyChoice.push.is_(False)
+            )
+        )
+    )
     now, made = utcnow(), 0
     said: dict[str, tuple[str, str]] = {}
     for sub_id, user_id, locale in rows:
@@ -137,9 +149,17 @@ def queue_push(db: Session, campaign: Campaign, user_ids: Iterable[int], *, acto
             with _speaking(lang):
                 said[lang] = words()
         title, body = said[lang]
-        db.add(OutboxItem(channel="push", campaign_id=campaign.id, subscription_id=sub_id, tag=tag[:120],
-                          payload={"title": title[:200], "body": body[:400], "url": url, "tag": tag[:120]},
-                          due_at=now, deadline_at=now + PUSH_DEADLINE))
+        db.add(
+            OutboxItem(
+                channel="push",
+                campaign_id=campaign.id,
+                subscription_id=sub_id,
+                tag=tag[:120],
+                payload={"title": title[:200], "body": body[:400], "url": url, "tag": tag[:120]},
+                due_at=now,
+                deadline_at=now + PUSH_DEADLINE,
+            )
+        )
         made += 1
     return made
 
@@ -149,12 +169,23 @@ def owners_of(db: Session, character_ids: Iterable[int]) -> dict[int, int]:
     ids = list(set(character_ids))
     if not ids:
         return {}
-    return {cid: owner for cid, owner in db.execute(
-        select(Character.id, Character.owner_id).where(Character.id.in_(ids))).all() if owner is not None}
+    return {
+        cid: owner
+        for cid, owner in db.execute(select(Character.id, Character.owner_id).where(Character.id.in_(ids))).all()
+        if owner is not None
+    }
 
 
-def queue_waits(db: Session, campaign: Campaign, *, actor_id: int, before: Mapping[int, str],
-                after: Mapping[int, str], encounter: Encounter, names: Mapping[int, str]) -> int:
+def queue_waits(
+    db: Session,
+    campaign: Campaign,
+    *,
+    actor_id: int,
+    before: Mapping[int, str],
+    after: Mapping[int, str],
+    encounter: Encounter,
+    names: Mapping[int, str],
+) -> int:
     """An encounter step made someone's character wait for its player: a move in a duel, a turn in a combat, a
     team's disposition, script, roll or Fate decision. `before`/`after`: the system's `awaited` answer (character
     id → what it waits for) around the step; each wait that is new after it notifies the character's owner once."""
@@ -167,16 +198,25 @@ def queue_waits(db: Session, campaign: Campaign, *, actor_id: int, before: Mappi
         owner = owners.get(cid)
         if owner is None:
             continue
-        name = names.get(cid) or next((str(p.get("name", "")) for p in encounter.participants
-                                       if p.get("character_id") == cid), "")
+        name = names.get(cid) or next(
+            (str(p.get("name", "")) for p in encounter.participants if p.get("character_id") == cid), ""
+        )
 
         def words(name: str = name) -> tuple[str, str]:
-            return (_("Your move: {name}").format(name=name),
-                    _("{title} waits for {name}.").format(title=encounter_title(encounter), name=name))
+            return (
+                _("Your move: {name}").format(name=name),
+                _("{title} waits for {name}.").format(title=encounter_title(encounter), name=name),
+            )
 
-        made += queue_push(db, campaign, [owner], actor_id=actor_id, words=words,
-                           url=f"/campaigns/{campaign.id}/encounters/{encounter.id}",
-                           tag=f"wait-{encounter.id}-{cid}-{key}")
+        made += queue_push(
+            db,
+            campaign,
+            [owner],
+            actor_id=actor_id,
+            words=words,
+            url=f"/campaigns/{campaign.id}/encounters/{encounter.id}",
+            tag=f"wait-{encounter.id}-{cid}-{key}",
+        )
     return made
 
 
@@ -185,41 +225,75 @@ def queue_prompts(db: Session, campaign: Campaign, prompts: Iterable[RollPrompt]
     made = 0
     made_for = list(prompts)
     owners = owners_of(db, [p.character_id for p in made_for])
-    names = dict(db.execute(select(Character.id, Character.name)
-                            .where(Character.id.in_([p.character_id for p in made_for]))).all())
+    names = dict(
+        db.execute(
+            select(Character.id, Character.name).where(Character.id.in_([p.character_id for p in made_for]))
+        ).all()
+    )
     for prompt in made_for:
         name, note = names.get(prompt.character_id, ""), prompt.note
 
         def words(name: str = name, note: str = note) -> tuple[str, str]:
             return _("A roll for {name}").format(name=name), note or _("The narrator calls for a roll.")
 
-        made += queue_push(db, campaign, [owners.get(prompt.character_id, 0)], actor_id=actor_id, words=words,
-                           url=f"/campaigns/{campaign.id}/characters/{prompt.character_id}",
-                           tag=f"prompt-{prompt.id}")
+        made += queue_push(
+            db,
+            campaign,
+            [owners.get(prompt.character_id, 0)],
+            actor_id=actor_id,
+            words=words,
+            url=f"/campaigns/{campaign.id}/characters/{prompt.character_id}",
+            tag=f"prompt-{prompt.id}",
+        )
     return made
 
 
-def queue_talk(db: Session, campaign: Campaign, *, seq: int, author: str, actor_id: int, whispered: Iterable[int],
-               mentioned: Iterable[int]) -> int:
+def queue_talk(
+    db: Session,
+    campaign: Campaign,
+    *,
+    seq: int,
+    author: str,
+    actor_id: int,
+    whispered: Iterable[int],
+    mentioned: Iterable[int],
+) -> int:
     """A whisper waits for its recipients and an @mention for whoever it names (only members who may read the line:
     app/talk decides). The notification says who, never what: a whisper's words stay in the log."""
     whisper_to = set(whispered)
     made = 0
     if whisper_to:
-        made += queue_push(db, campaign, whisper_to, actor_id=actor_id, url=f"/campaigns/{campaign.id}",
-                           tag=f"whisper-{campaign.id}-{seq}", words=lambda: (
-                               _("{name} whispers to you").format(name=author),
-                               _("Open {campaign} to read it.").format(campaign=campaign.name)))
+        made += queue_push(
+            db,
+            campaign,
+            whisper_to,
+            actor_id=actor_id,
+            url=f"/campaigns/{campaign.id}",
+            tag=f"whisper-{campaign.id}-{seq}",
+            words=lambda: (
+                _("{name} whispers to you").format(name=author),
+                _("Open {campaign} to read it.").format(campaign=campaign.name),
+            ),
+        )
     named = set(mentioned) - whisper_to
     if named:
-        made += queue_push(db, campaign, named, actor_id=actor_id, url=f"/campaigns/{campaign.id}",
-                           tag=f"mention-{campaign.id}-{seq}", words=lambda: (
-                               _("{name} mentions you").format(name=author),
-                               _("Open {campaign} to read it.").format(campaign=campaign.name)))
+        made += queue_push(
+            db,
+            campaign,
+            named,
+            actor_id=actor_id,
+            url=f"/campaigns/{campaign.id}",
+            tag=f"mention-{campaign.id}-{seq}",
+            words=lambda: (
+                _("{name} mentions you").format(name=author),
+                _("Open {campaign} to read it.").format(campaign=campaign.name),
+            ),
+        )
     return made
 
 
 # --- the Discord bridge --------------------------------------------------------------------------------------
+
 
 def masked(url: str) -> str:
     """The webhook's origin and path with its token masked (what pages and the API show)."""
@@ -267,8 +341,12 @@ def remove_bridge(db: Session, acc: Access) -> None:
 
 
 def bridge_json(bridge: DiscordBridge) -> dict[str, Any]:
-    return {"webhook": masked(bridge.webhook_url), "post": [p for p in bridge.post.split(",") if p],
-            "active": bridge.active, "problem": bridge.problem or None}
+    return {
+        "webhook": masked(bridge.webhook_url),
+        "post": [p for p in bridge.post.split(",") if p],
+        "active": bridge.active,
+        "problem": bridge.problem or None,
+    }
 
 
 _outbox, _bridges = cast(Table, OutboxItem.__table__), cast(Table, DiscordBridge.__table__)
@@ -276,12 +354,21 @@ _outbox, _bridges = cast(Table, OutboxItem.__table__), cast(Table, DiscordBridge
 # when the campaign has no active bridge that posts this kind (no round trip to find out first).
 _QUEUE_DISCORD = insert(_outbox).from_select(
     ["channel", "campaign_id", "payload", "tag", "created_at", "due_at", "deadline_at", "attempts", "last_error"],
-    select(literal("discord"), _bridges.c.campaign_id, bindparam("payload", type_=_outbox.c.payload.type),
-           bindparam("tag"), bindparam("now", type_=_outbox.c.created_at.type),
-           bindparam("now2", type_=_outbox.c.due_at.type), bindparam("deadline", type_=_outbox.c.deadline_at.type),
-           literal(0), literal(""))
-    .where(_bridges.c.campaign_id == bindparam("campaign"), _bridges.c.active.is_(True),
-           _bridges.c.post.like(bindparam("post"))),
+    select(
+        literal("discord"),
+        _bridges.c.campaign_id,
+        bindparam("payload", type_=_outbox.c.payload.type),
+        bindparam("tag"),
+        bindparam("now", type_=_outbox.c.created_at.type),
+        bindparam("now2", type_=_outbox.c.due_at.type),
+        bindparam("deadline", type_=_outbox.c.deadline_at.type),
+        literal(0),
+        literal(""),
+    ).where(
+        _bridges.c.campaign_id == bindparam("campaign"),
+        _bridges.c.active.is_(True),
+        _bridges.c.post.like(bindparam("post")),
+    ),
 )
 
 
@@ -292,9 +379,18 @@ def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility
     if post is None or visibility != "public":
         return
     now = utcnow()
-    db.execute(_QUEUE_DISCORD, {"payload": {"seq": seq}, "tag": f"entry-{campaign_id}-{seq}", "now": now,
-                                "now2": now, "deadline": now + DISCORD_DEADLINE, "campaign": campaign_id,
-                                "post": f"%{post}%"})
+    db.execute(
+        _QUEUE_DISCORD,
+        {
+            "payload": {"seq": seq},
+            "tag": f"entry-{campaign_id}-{seq}",
+            "now": now,
+            "now2": now,
+            "deadline": now + DISCORD_DEADLINE,
+            "campaign": campaign_id,
+            "post": f"%{post}%",
+        },
+    )
 
 
 def payload_text(payload: Mapping[str, Any]) -> str:

@@ -36,8 +36,12 @@ def no_publish(campaign_id: int, event: str, seq: int | None) -> None:
 # The hot path's statements, built once: Core on the tables (no ORM unit of work), so SQLAlchemy compiles each
 # once per dialect and reuses it (docs/PERFORMANCE.md).
 _campaigns, _entries = cast(Table, Campaign.__table__), cast(Table, LogEntry.__table__)
-_LOCK_HEAD = (update(_campaigns).where(_campaigns.c.id == bindparam("campaign"))
-              .values(last_seq=_campaigns.c.last_seq + 1).returning(_campaigns.c.last_seq, _campaigns.c.head_hash))
+_LOCK_HEAD = (
+    update(_campaigns)
+    .where(_campaigns.c.id == bindparam("campaign"))
+    .values(last_seq=_campaigns.c.last_seq + 1)
+    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash)
+)
 _MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).values(head_hash=bindparam("head"))
 _INSERT_ENTRY = insert(_entries)
 
@@ -97,19 +101,42 @@ def writer_lock(bind: Session | Connection, campaign_id: int) -> Iterator[None]:
         yield
 
 
-def write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str, system: str, action: str,
-                 visibility: str, content: dict[str, Any], character: Character | None = None,
-                 target_seq: int | None = None, subject_id: int | None = None, idempotency_key: str | None = None,
-                 request_hash: str | None = None) -> LogEntry:
+def write_entry(
+    db: Session,
+    acc: Access,
+    seq: int,
+    prev_hash: str,
+    *,
+    kind: str,
+    system: str,
+    action: str,
+    visibility: str,
+    content: dict[str, Any],
+    character: Character | None = None,
+    target_seq: int | None = None,
+    subject_id: int | None = None,
+    idempotency_key: str | None = None,
+    request_hash: str | None = None,
+) -> LogEntry:
     session = game_session(db, acc)
     now = utcnow()
     body = {
-        "kind": kind, "system": system, "action": action, "seq": seq,
-        "created_at": now.isoformat(), "actor": acc.user.username, "actor_id": acc.user.id,
-        "character_id": character.id if character else None, "character": character.name if character else None,
-        "session": session.number if session else None, "target_seq": target_seq,
-        "request": content.get("request"), "dice": content.get("dice"), "outcome": content.get("outcome"),
-        "summary": content.get("summary"), "note": content.get("note") or None,
+        "kind": kind,
+        "system": system,
+        "action": action,
+        "seq": seq,
+        "created_at": now.isoformat(),
+        "actor": acc.user.username,
+        "actor_id": acc.user.id,
+        "character_id": character.id if character else None,
+        "character": character.name if character else None,
+        "session": session.number if session else None,
+        "target_seq": target_seq,
+        "request": content.get("request"),
+        "dice": content.get("dice"),
+        "outcome": content.get("outcome"),
+        "summary": content.get("summary"),
+        "note": content.get("note") or None,
     }
     for extra in ("revealed", "held"):
         if content.get(extra) is not None:
@@ -117,10 +144,24 @@ def write_entry(db: Session, acc: Access, seq: int, prev_hash: str, *, kind: str
     salt = chain.new_salt()
     digest = chain.body_hash(salt, body)
     entry = LogEntry(
-        campaign_id=acc.campaign.id, seq=seq, created_at=now, actor_id=acc.user.id, actor_name=acc.user.username,
-        character_id=body["character_id"], game_session_id=session.id if session else None, kind=kind,
-        system=system, action=action, visibility=visibility, target_seq=target_seq, subject_id=subject_id,
-        body=body, salt=salt, body_hash=digest, prev_hash=prev_hash, idempotency_key=idempotency_key,
+        campaign_id=acc.campaign.id,
+        seq=seq,
+        created_at=now,
+        actor_id=acc.user.id,
+        actor_name=acc.user.username,
+        character_id=body["character_id"],
+        game_session_id=session.id if session else None,
+        kind=kind,
+        system=system,
+        action=action,
+        visibility=visibility,
+        target_seq=target_seq,
+        subject_id=subject_id,
+        body=body,
+        salt=salt,
+        body_hash=digest,
+        prev_hash=prev_hash,
+        idempotency_key=idempotency_key,
         request_hash=request_hash,
     )
     entry.hash = chain.entry_hash(prev_hash, entry.header(), digest)
@@ -145,17 +186,39 @@ def check_note(note: str) -> str:
     return note
 
 
-def append_note(db: Session, acc: Access, *, kind: str, action: str, summary: Summary, visibility: str = "public",
-                request: dict[str, Any] | None = None, outcome: dict[str, Any] | None = None,
-                note: str = "", character: Character | None = None, target_seq: int | None = None,
-                subject_id: int | None = None, extra: dict[str, Any] | None = None, publish: Publish = no_publish,
-                also: Callable[[], object] | None = None) -> LogEntry:
+def append_note(
+    db: Session,
+    acc: Access,
+    *,
+    kind: str,
+    action: str,
+    summary: Summary,
+    visibility: str = "public",
+    request: dict[str, Any] | None = None,
+    outcome: dict[str, Any] | None = None,
+    note: str = "",
+    character: Character | None = None,
+    target_seq: int | None = None,
+    subject_id: int | None = None,
+    extra: dict[str, Any] | None = None,
+    publish: Publish = no_publish,
+    also: Callable[[], object] | None = None,
+) -> LogEntry:
     """A narrator action or announcement (session start, void, reveal) as a chained entry.
     `also` runs after the entry is written and before the commit: its changes land with the entry or not at all."""
     with appending(db, acc, publish) as (seq, prev_hash):
         entry = write_entry(
-            db, acc, seq, prev_hash, kind=kind, system="table", action=action, visibility=visibility,
-            character=character, target_seq=target_seq, subject_id=subject_id,
+            db,
+            acc,
+            seq,
+            prev_hash,
+            kind=kind,
+            system="table",
+            action=action,
+            visibility=visibility,
+            character=character,
+            target_seq=target_seq,
+            subject_id=subject_id,
             content={"request": request, "outcome": outcome, "summary": summary, "note": note, **(extra or {})},
         )
         if also is not None:

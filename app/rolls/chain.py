@@ -25,8 +25,19 @@ FORMAT = "fateboard-log/2"
 GENESIS_HASH = "0" * 64
 HIDDEN_FIELDS = ("request", "dice", "outcome", "summary", "note")
 # What every member sees of every entry (hidden or not): all of it is in the hash.
-HEADER_FIELDS = ("seq", "created_at", "actor", "actor_id", "character_id", "system", "action", "kind",
-                 "visibility", "target_seq", "subject_id")
+HEADER_FIELDS = (
+    "seq",
+    "created_at",
+    "actor",
+    "actor_id",
+    "character_id",
+    "system",
+    "action",
+    "kind",
+    "visibility",
+    "target_seq",
+    "subject_id",
+)
 
 
 def canonical_json(body: Mapping[str, Any]) -> bytes:
@@ -77,8 +88,12 @@ class Verification:
         self.details.append(problem)
 
 
-def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, Any] | None = None,
-                   trusted: tuple[int, str] | None = None) -> Verification:
+def verify_entries(
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    head: Mapping[str, Any] | None = None,
+    trusted: tuple[int, str] | None = None,
+) -> Verification:
     """Check entries in order: seq 1, 2, 3…; each hash links to the previous and recomputes from the entry's
     readable header; every published body matches its body_hash and every readable field equals the body's;
     every reveal matches the body_hash of the entry it reveals. `head` ({seq, hash}, the campaign's head)
@@ -100,7 +115,11 @@ def verify_entries(entries: Iterable[Mapping[str, Any]], *, head: Mapping[str, A
             if trusted is not None and seq == trusted[0]:
                 trusted_seen = True
                 if entry.get("hash") != trusted[1]:
-                    result.fail(N_("entry {seq}: hash differs from the trusted head you noted ({noted}…)"), seq=seq, noted=trusted[1][:12])
+                    result.fail(
+                        N_("entry {seq}: hash differs from the trusted head you noted ({noted}…)"),
+                        seq=seq,
+                        noted=trusted[1][:12],
+                    )
         body = entry.get("body")
         if isinstance(body, Mapping) and body.get("kind") == "reveal":
             reveals.append((seq if isinstance(seq, int) else -1, body))
@@ -126,7 +145,9 @@ def _check_entry(entry: Mapping[str, Any], result: Verification, prev: str) -> N
     if seq != expected_seq:
         result.fail(N_("entry {seq}: expected seq {expected} (a gap or a reordering)"), seq=seq, expected=expected_seq)
     if entry.get("prev_hash") != prev:
-        result.fail(N_("entry {seq}: prev_hash does not match the hash of entry {previous}"), seq=seq, previous=expected_seq - 1)
+        result.fail(
+            N_("entry {seq}: prev_hash does not match the hash of entry {previous}"), seq=seq, previous=expected_seq - 1
+        )
     try:
         recomputed = entry_hash(str(entry.get("prev_hash")), entry, str(entry.get("body_hash")))
     except (TypeError, ValueError, UnicodeEncodeError):
@@ -164,8 +185,12 @@ class _TalkHistory:
         target = entry.get("target_seq")
         message = self.messages.get(target) if isinstance(target, int) else None
         if message is None or not isinstance(target, int):
-            result.fail(N_("entry {seq}: {kind} of entry {target}, which is no earlier message"), seq=seq, kind=kind,
-                        target=target)
+            result.fail(
+                N_("entry {seq}: {kind} of entry {target}, which is no earlier message"),
+                seq=seq,
+                kind=kind,
+                target=target,
+            )
             return
         if entry.get("visibility") != message[1]:
             result.fail(N_("entry {seq}: its visibility differs from message {target}'s"), seq=seq, target=target)
@@ -187,20 +212,35 @@ def _check_reveal(seq: int, body: Mapping[str, Any], hashes: Mapping[int, str], 
         return  # withheld from this reader (a hidden action's held sheet changes): nothing to check it with
     result.reveals_checked += 1
     if body_hash(str(revealed.get("salt", "")), revealed.get("body") or {}) != hashes[target]:
-        result.fail(N_("entry {seq}: the revealed body does not match entry {target}'s body_hash"), seq=seq, target=target)
+        result.fail(
+            N_("entry {seq}: the revealed body does not match entry {target}'s body_hash"), seq=seq, target=target
+        )
 
 
 def _check_head(head: Mapping[str, Any], result: Verification) -> None:
     seq, digest = head.get("seq"), head.get("hash")
     if seq != result.count:
-        result.fail(N_("the campaign's head is entry {seq} but the log has {count} entries "
-                       "(entries missing at the end, or added)"), seq=seq, count=result.count)
+        result.fail(
+            N_(
+                "the campaign's head is entry {seq} but the log has {count} entries "
+                "(entries missing at the end, or added)"
+            ),
+            seq=seq,
+            count=result.count,
+        )
     elif digest != result.head:
-        result.fail(N_("the campaign's head hash {digest}… does not match the last entry's hash"), digest=str(digest)[:12])
+        result.fail(
+            N_("the campaign's head hash {digest}… does not match the last entry's hash"), digest=str(digest)[:12]
+        )
 
 
-def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[str, tuple[int, str]],
-                         openings: list[tuple[int, Mapping[str, Any]]], result: Verification) -> None:
+def _collect_commitments(
+    seq: int,
+    body: Mapping[str, Any],
+    commitments: dict[str, tuple[int, str]],
+    openings: list[tuple[int, Mapping[str, Any]]],
+    result: Verification,
+) -> None:
     """Commitments (docs/LOG_FORMAT.md, "Commitments"): `outcome.commitments` fixes a value under a key, once;
     `outcome.openings` publishes it later with its salt."""
     outcome = body.get("outcome")
@@ -211,8 +251,12 @@ def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[st
             continue
         key = str(item.get("key"))
         if key in commitments:
-            result.fail(N_("entry {seq}: commits {key} again (first committed in entry {first})"), seq=seq, key=key,
-                        first=commitments[key][0])
+            result.fail(
+                N_("entry {seq}: commits {key} again (first committed in entry {first})"),
+                seq=seq,
+                key=key,
+                first=commitments[key][0],
+            )
             continue
         commitments[key] = (seq, str(item.get("hash")))
     for item in outcome.get("openings") or ():
@@ -220,8 +264,9 @@ def _collect_commitments(seq: int, body: Mapping[str, Any], commitments: dict[st
             openings.append((seq, item))
 
 
-def _check_opening(seq: int, found: Mapping[str, Any], commitments: Mapping[str, tuple[int, str]],
-                   result: Verification) -> None:
+def _check_opening(
+    seq: int, found: Mapping[str, Any], commitments: Mapping[str, tuple[int, str]], result: Verification
+) -> None:
     key = str(found.get("key"))
     if key not in commitments:
         result.fail(N_("entry {seq}: opens {key}, which no earlier entry committed"), seq=seq, key=key)
@@ -229,10 +274,19 @@ def _check_opening(seq: int, found: Mapping[str, Any], commitments: Mapping[str,
     committed_seq, digest = commitments[key]
     value = found.get("value")
     if committed_seq > seq or found.get("seq") != committed_seq:
-        result.fail(N_("entry {seq}: opens {key} against entry {against}, but entry {committed} committed it"), seq=seq,
-                    key=key, against=found.get("seq"), committed=committed_seq)
+        result.fail(
+            N_("entry {seq}: opens {key} against entry {against}, but entry {committed} committed it"),
+            seq=seq,
+            key=key,
+            against=found.get("seq"),
+            committed=committed_seq,
+        )
         return
     result.commitments_checked += 1
     if not isinstance(value, Mapping) or value.get("key") != key or not opens(digest, found.get("salt"), value):
-        result.fail(N_("entry {seq}: the opening of {key} does not open the commitment logged in entry {committed}"),
-                    seq=seq, key=key, committed=committed_seq)
+        result.fail(
+            N_("entry {seq}: the opening of {key} does not open the commitment logged in entry {committed}"),
+            seq=seq,
+            key=key,
+            committed=committed_seq,
+        )

@@ -32,8 +32,11 @@ TALK_KINDS = ("message", "edit", "retract")  # app/talk: table talk's entries
 
 
 def _correction_of(db: Session, campaign_id: int, kind: str, seq: int) -> int | None:
-    return db.scalar(select(LogEntry.seq).where(LogEntry.campaign_id == campaign_id, LogEntry.kind == kind,
-                                                LogEntry.target_seq == seq))
+    return db.scalar(
+        select(LogEntry.seq).where(
+            LogEntry.campaign_id == campaign_id, LogEntry.kind == kind, LogEntry.target_seq == seq
+        )
+    )
 
 
 def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish = no_publish) -> LogEntry:
@@ -49,9 +52,18 @@ def void_entry(db: Session, acc: Access, seq: int, reason: str, publish: Publish
     if _correction_of(db, acc.campaign.id, "void", seq) is not None:
         raise Conflict(_("Entry #{seq} is already void.").format(seq=seq))
     subject = target.actor_id if target.kind == "action" else target.subject_id
-    return append_note(db, acc, kind="void", action="void", summary=msg("voided #{seq}: {reason}", seq=seq, reason=reason),
-                       visibility=target.visibility, request={"reason": reason}, target_seq=seq,
-                       subject_id=subject, publish=publish)
+    return append_note(
+        db,
+        acc,
+        kind="void",
+        action="void",
+        summary=msg("voided #{seq}: {reason}", seq=seq, reason=reason),
+        visibility=target.visibility,
+        request={"reason": reason},
+        target_seq=seq,
+        subject_id=subject,
+        publish=publish,
+    )
 
 
 def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publish) -> LogEntry:
@@ -72,15 +84,31 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publi
     if _correction_of(db, acc.campaign.id, "reveal", seq) is not None:
         raise Conflict(_("Entry #{seq} is already revealed.").format(seq=seq))
     voided = _correction_of(db, acc.campaign.id, "void", seq) is not None
-    summary = msg("revealed #{seq}: {actor} {summary}", seq=seq, actor=target.body.get("actor") or "",
-                  summary=target.body.get("summary") or "")
+    summary = msg(
+        "revealed #{seq}: {actor} {summary}",
+        seq=seq,
+        actor=target.body.get("actor") or "",
+        summary=target.body.get("summary") or "",
+    )
     with appending(db, acc, publish) as (new_seq, prev_hash):
         applied = {} if voided else _apply_held(db, acc, target.body.get("held") or {})
         entry = write_entry(
-            db, acc, new_seq, prev_hash, kind="reveal", system="table", action="reveal", visibility="public",
-            target_seq=seq, subject_id=target.actor_id,
-            content={"summary": summary, "outcome": {"held": applied} if applied else None,
-                     "revealed": {"seq": seq, "body": target.body, "salt": target.salt}})
+            db,
+            acc,
+            new_seq,
+            prev_hash,
+            kind="reveal",
+            system="table",
+            action="reveal",
+            visibility="public",
+            target_seq=seq,
+            subject_id=target.actor_id,
+            content={
+                "summary": summary,
+                "outcome": {"held": applied} if applied else None,
+                "revealed": {"seq": seq, "body": target.body, "salt": target.salt},
+            },
+        )
     for cid, done in applied.items():
         if done == "applied":
             publish(acc.campaign.id, "sheet", int(cid))
@@ -107,8 +135,9 @@ def _apply_held(db: Session, acc: Access, held: dict[str, list[dict[str, Any]]])
     return done
 
 
-def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str, Any], reason: str,
-                 publish: Publish = no_publish) -> LogEntry:
+def adjust_sheet(
+    db: Session, acc: Access, character_id: int, changes: dict[str, Any], reason: str, publish: Publish = no_publish
+) -> LogEntry:
     """The narrator changes a sheet by hand, with a reason; the change and the entry land together. The entry
     takes the visibility of what it changes: public when every changed field is on the public sheet, else the
     narrators and the character's owner only (a secret name, a foe's levels)."""
@@ -130,12 +159,22 @@ def adjust_sheet(db: Session, acc: Access, character_id: int, changes: dict[str,
     with appending(db, acc, publish) as (seq, prev_hash):
         db.refresh(character)
         save_sheet(db, character, after)
-        entry = write_entry(db, acc, seq, prev_hash, kind="adjust", system=character.system, action="adjust",
-                             visibility=str(Visibility.PUBLIC if public else Visibility.NARRATOR), character=character,
-                             subject_id=None if public else character.owner_id,
-                             content={"request": {"changes": changes, "reason": reason}, "outcome": changed,
-                                      "summary": msg("adjusted {name}'s sheet ({reason})", name=character.name,
-                                                     reason=reason)})
+        entry = write_entry(
+            db,
+            acc,
+            seq,
+            prev_hash,
+            kind="adjust",
+            system=character.system,
+            action="adjust",
+            visibility=str(Visibility.PUBLIC if public else Visibility.NARRATOR),
+            character=character,
+            subject_id=None if public else character.owner_id,
+            content={
+                "request": {"changes": changes, "reason": reason},
+                "outcome": changed,
+                "summary": msg("adjusted {name}'s sheet ({reason})", name=character.name, reason=reason),
+            },
+        )
     publish(acc.campaign.id, "sheet", character.id)
     return entry
-

@@ -1,6 +1,6 @@
 """The dice of a log entry as a reader sees them: each face with what it meant (dropped, exploded, counted as a
-success, a critical, doubles, the kicker, rerolled), read from what the entry recorded (`dice`, `outcome`), never from its
-summary text — so every system's log line shows its faces, in any language."""
+success, a critical, doubles, the kicker, rerolled), read from what the entry recorded (`dice`, `outcome`), never
+from its summary text — so every system's log line shows its faces, in any language."""
 
 from __future__ import annotations
 
@@ -72,14 +72,18 @@ def _rerolled(outcome: dict[str, Any], rolled: int) -> list[dict[str, Any]] | No
     before, after = _ints(outcome.get("before")), _ints(outcome.get("faces"))
     if before is None or after is None or not rolled:
         return None
-    if len(after) == len(before) + rolled and after[:len(before)] == before:  # Fate: new dice after the old
+    if len(after) == len(before) + rolled and after[: len(before)] == before:  # Fate: new dice after the old
         return [{"face": f, "sides": 6, "marks": [] if i < len(before) else ["rerolled"]} for i, f in enumerate(after)]
     if len(after) == len(before):  # failed dice rerolled in place, the first `rolled` of them
         again = [i for i, f in enumerate(before) if f < 4][:rolled]
         if len(again) != rolled:
             return None
-        return [{"face": f, "sides": 6, "marks": ["rerolled"], "was": before[i]} if i in again
-                else {"face": f, "sides": 6, "marks": []} for i, f in enumerate(after)]
+        return [
+            {"face": f, "sides": 6, "marks": ["rerolled"], "was": before[i]}
+            if i in again
+            else {"face": f, "sides": 6, "marks": []}
+            for i, f in enumerate(after)
+        ]
     return None
 
 
@@ -96,9 +100,7 @@ def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
         _dice_marks(faces, outcome)
     for face in faces:
         sides, value, marks = face.get("sides"), face["face"], face["marks"]
-        if system == "cat" and value % 2 == 0:
-            marks.append("success")
-        elif system == "rabbits" and sides == 6 and value >= 4:
+        if system == "cat" and value % 2 == 0 or system == "rabbits" and sides == 6 and value >= 4:
             marks.append("success")
         elif system == "art" and sides == 100:
             if outcome.get("doubles"):
@@ -114,8 +116,9 @@ def entry_faces(body: dict[str, Any], system: str) -> list[dict[str, Any]]:
 
 
 # A cat fight's confirmed 6-6 and 5-5 (app.rules.catfight, _CRITICALS): the step's events carry them.
-_FIGHT_CRITICALS = frozenset({"critical_hit", "critical_goof", "lucky_fate", "unlucky_cat", "escape", "stumble",
-                              "caught", "injured"})
+_FIGHT_CRITICALS = frozenset(
+    {"critical_hit", "critical_goof", "lucky_fate", "unlucky_cat", "escape", "stumble", "caught", "injured"}
+)
 
 
 def entry_marks(body: dict[str, Any], system: str) -> list[dict[str, Any]]:

@@ -40,14 +40,23 @@ class LogFilter:
     text: str | None = None
 
     def __bool__(self) -> bool:
-        return any(v is not None for v in (self.character, self.player, self.session, self.system, self.kind,
-                                           self.text))
+        return any(
+            v is not None for v in (self.character, self.player, self.session, self.system, self.kind, self.text)
+        )
 
     def query(self) -> dict[str, str]:
-        return {k: str(v) for k, v in (("character", self.character), ("player", self.player),
-                                       ("session", self.session), ("system", self.system), ("kind", self.kind),
-                                       ("q", self.text))
-                if v is not None}
+        return {
+            k: str(v)
+            for k, v in (
+                ("character", self.character),
+                ("player", self.player),
+                ("session", self.session),
+                ("system", self.system),
+                ("kind", self.kind),
+                ("q", self.text),
+            )
+            if v is not None
+        }
 
 
 SEARCH_WINDOW = 1000  # entries one search request reads at most (then: "search earlier", from where it stopped)
@@ -77,13 +86,18 @@ def log_text(entry: LogEntry, view: View) -> str:
         if isinstance(request, dict) and isinstance(request.get("expression"), str):
             parts.append(request["expression"])
     elif view == View.FULL:
-        parts += [str(body.get("character") or ""), i18n.log_line(body), *entry_details(body),
-                  str(body.get("note") or "")]
+        parts += [
+            str(body.get("character") or ""),
+            i18n.log_line(body),
+            *entry_details(body),
+            str(body.get("note") or ""),
+        ]
     return " ".join(p for p in parts if p)
 
 
-def entries_before(db: Session, campaign_id: int, before: int | None, limit: int,
-                   where: LogFilter | None = None) -> list[LogEntry]:
+def entries_before(
+    db: Session, campaign_id: int, before: int | None, limit: int, where: LogFilter | None = None
+) -> list[LogEntry]:
     """The `limit` newest entries before `before` that pass the header filters of `where` (not its text)."""
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id)
     if where:
@@ -112,15 +126,21 @@ def entries_before(db: Session, campaign_id: int, before: int | None, limit: int
 
 def character_entries(db: Session, campaign_id: int, character_id: int, limit: int = 10) -> list[LogEntry]:
     """A character's newest entries, oldest first (its sheet shows them)."""
-    rows = list(db.scalars(select(LogEntry).where(LogEntry.campaign_id == campaign_id,
-                                                  LogEntry.character_id == character_id)
-                           .order_by(LogEntry.seq.desc()).limit(limit)))
+    rows = list(
+        db.scalars(
+            select(LogEntry)
+            .where(LogEntry.campaign_id == campaign_id, LogEntry.character_id == character_id)
+            .order_by(LogEntry.seq.desc())
+            .limit(limit)
+        )
+    )
     rows.reverse()
     return rows
 
 
-def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500,
-                  system: str | None = None) -> list[LogEntry]:
+def entries_after(
+    db: Session, campaign_id: int, after: int, limit: int = 500, system: str | None = None
+) -> list[LogEntry]:
     query = select(LogEntry).where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
     if system is not None:  # the (campaign, system, seq) index
         query = query.where(LogEntry.system == system)
@@ -130,28 +150,50 @@ def entries_after(db: Session, campaign_id: int, after: int, limit: int = 500,
 def voided_among(db: Session, campaign_id: int, seqs: list[int]) -> set[int]:
     if not seqs:
         return set()
-    return set(db.scalars(select(LogEntry.target_seq).where(
-        LogEntry.campaign_id == campaign_id, LogEntry.kind == "void",
-        LogEntry.target_seq >= seqs[0], LogEntry.target_seq <= seqs[-1])))
+    return set(
+        db.scalars(
+            select(LogEntry.target_seq).where(
+                LogEntry.campaign_id == campaign_id,
+                LogEntry.kind == "void",
+                LogEntry.target_seq >= seqs[0],
+                LogEntry.target_seq <= seqs[-1],
+            )
+        )
+    )
 
 
-def entry_html(entry: LogEntry, viewer_id: int, is_narrator: bool, voided: bool = False,
-               talk: TalkState | None = None, talk_error: str | None = None) -> str:
+def entry_html(
+    entry: LogEntry,
+    viewer_id: int,
+    is_narrator: bool,
+    voided: bool = False,
+    talk: TalkState | None = None,
+    talk_error: str | None = None,
+) -> str:
     """`talk`: a message's edits and withdrawal (a message shown without it reads as first written — the live
     stream's case: its edits follow as entries of their own, which refresh it)."""
     view = viewer_view(entry, viewer_id, is_narrator)
     full = view == View.FULL
     own, mentioned = talk_marks(entry, viewer_id) if full else (False, False)
-    return render_text("rolls/entry.html", entry=entry, view=view.value, is_narrator=is_narrator,
-                       voided=voided and view != View.HIDDEN, viewer_id=viewer_id,
-                       faces=entry_faces(entry.body, entry.system) if full else [],
-                       details=entry_details(entry.body) if full else [],
-                       talk=(talk or TalkState()) if full and entry.kind == "message" else None,
-                       own=own, mentioned=mentioned, talk_error=talk_error)
+    return render_text(
+        "rolls/entry.html",
+        entry=entry,
+        view=view.value,
+        is_narrator=is_narrator,
+        voided=voided and view != View.HIDDEN,
+        viewer_id=viewer_id,
+        faces=entry_faces(entry.body, entry.system) if full else [],
+        details=entry_details(entry.body) if full else [],
+        talk=(talk or TalkState()) if full and entry.kind == "message" else None,
+        own=own,
+        mentioned=mentioned,
+        talk_error=talk_error,
+    )
 
 
-def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
-         where: LogFilter | None = None) -> dict[str, Any]:
+def page(
+    db: Session, acc: Access, before: int | None = None, *, limit: int, where: LogFilter | None = None
+) -> dict[str, Any]:
     """`limit` entries before `before` (default: the newest), oldest first, as the viewer may see them
     (Settings.log_page_size), narrowed by `where`."""
     where = where or LogFilter()
@@ -167,11 +209,11 @@ def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
     if searched_to is not None:  # the search stopped at its window: go on from where it stopped
         first_seq, has_earlier = searched_to, searched_to > 1
     return {
-        "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided, states.get(r.seq))
-                         for r in rows],
+        "entries_html": [entry_html(r, acc.user.id, acc.is_narrator, r.seq in voided, states.get(r.seq)) for r in rows],
         "first_seq": first_seq,
         # The stream resumes after the newest entry there is, whatever the filter shows.
-        "last_seq": (rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq)) if not where
+        "last_seq": (rows[-1].seq if rows else (before - 1 if before else acc.campaign.last_seq))
+        if not where
         else (before - 1 if before else acc.campaign.last_seq),
         "has_earlier": has_earlier,
         "searched_to": searched_to,
@@ -179,8 +221,9 @@ def page(db: Session, acc: Access, before: int | None = None, *, limit: int,
     }
 
 
-def _search(db: Session, acc: Access, before: int | None, limit: int,
-            where: LogFilter) -> tuple[list[LogEntry], int | None]:
+def _search(
+    db: Session, acc: Access, before: int | None, limit: int, where: LogFilter
+) -> tuple[list[LogEntry], int | None]:
     """Up to `limit` entries before `before` whose text, as this viewer sees it, contains the search text
     (case-insensitive), oldest first. Reads the log backwards in chunks through the (campaign, seq) index — or
     the header filter's own — and stops after SEARCH_WINDOW entries: the second value is then the seq it
@@ -224,8 +267,7 @@ def _all_rows(db: Session, campaign_id: int) -> Iterator[LogEntry]:
 
 def export_entries(db: Session, acc: Access) -> Iterator[dict[str, Any]]:
     for row in _all_rows(db, acc.campaign.id):
-        yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True,
-                         narrator=acc.is_narrator)
+        yield entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True, narrator=acc.is_narrator)
 
 
 def _json(data: Any) -> str:
@@ -242,19 +284,36 @@ def export_stream(factory: sessionmaker[Session], acc: Access) -> Iterator[str]:
     connection meanwhile). Ends at the head read with the access, so entries appended while it streams are
     not in it and the export checks against its own head."""
     top = head(acc)
-    opening = _json({"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": chain.FORMAT,
-                     "head": top, "entries": []})
+    opening = _json(
+        {
+            "campaign": {"id": acc.campaign.id, "name": acc.campaign.name},
+            "format": chain.FORMAT,
+            "head": top,
+            "entries": [],
+        }
+    )
     yield opening[:-2]  # without the closing "]}"
     after, separator = 0, ""
     while after < top["seq"]:
         with factory() as db:
-            rows = list(db.scalars(select(LogEntry).where(
-                LogEntry.campaign_id == acc.campaign.id, LogEntry.seq > after, LogEntry.seq <= top["seq"])
-                .order_by(LogEntry.seq).limit(EXPORT_CHUNK)))
+            rows = list(
+                db.scalars(
+                    select(LogEntry)
+                    .where(LogEntry.campaign_id == acc.campaign.id, LogEntry.seq > after, LogEntry.seq <= top["seq"])
+                    .order_by(LogEntry.seq)
+                    .limit(EXPORT_CHUNK)
+                )
+            )
         if not rows:
             break
-        yield separator + ",".join(_json(entry_json(row, viewer_view(row, acc.user.id, acc.is_narrator),
-                                                    with_body=True, narrator=acc.is_narrator)) for row in rows)
+        yield separator + ",".join(
+            _json(
+                entry_json(
+                    row, viewer_view(row, acc.user.id, acc.is_narrator), with_body=True, narrator=acc.is_narrator
+                )
+            )
+            for row in rows
+        )
         separator, after = ",", rows[-1].seq
     yield "]}"
 
@@ -262,8 +321,12 @@ def export_stream(factory: sessionmaker[Session], acc: Access) -> Iterator[str]:
 def export(db: Session, acc: Access) -> dict[str, Any]:
     """Every entry, in order: content where the caller may see it, hashes always (so the chain checks), and
     the campaign's head (so a missing tail shows)."""
-    return {"campaign": {"id": acc.campaign.id, "name": acc.campaign.name}, "format": chain.FORMAT,
-            "head": head(acc), "entries": list(export_entries(db, acc))}
+    return {
+        "campaign": {"id": acc.campaign.id, "name": acc.campaign.name},
+        "format": chain.FORMAT,
+        "head": head(acc),
+        "entries": list(export_entries(db, acc)),
+    }
 
 
 def verify(db: Session, acc: Access) -> chain.Verification:

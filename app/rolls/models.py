@@ -59,11 +59,17 @@ class LogEntry(Base):
     def header(self) -> dict[str, Any]:
         """What every member sees of this entry, hidden or not; all of it is in the hash (chain.HEADER_FIELDS)."""
         return {
-            "seq": self.seq, "created_at": self.created_at.isoformat(), "actor": self.actor_name,
+            "seq": self.seq,
+            "created_at": self.created_at.isoformat(),
+            "actor": self.actor_name,
             # The column is cleared when the author's account is deleted; the hashed body keeps the id it had.
             "actor_id": self.actor_id if self.actor_id is not None else self.body.get("actor_id"),
-            "character_id": self.character_id, "system": self.system,
-            "action": self.action, "kind": self.kind, "visibility": self.visibility, "target_seq": self.target_seq,
+            "character_id": self.character_id,
+            "system": self.system,
+            "action": self.action,
+            "kind": self.kind,
+            "visibility": self.visibility,
+            "target_seq": self.target_seq,
             "subject_id": self.subject_id,
         }
 

@@ -30,8 +30,8 @@ def diff(before: Any, after: Any, path: tuple[str, ...] = ()) -> list[Op]:
         return []
     if _is_number(before) and _is_number(after):
         return [{"op": "add", "path": list(path), "value": after - before}]
-    if isinstance(before, list) and isinstance(after, list) and after[:len(before)] == before:
-        return [{"op": "append", "path": list(path), "value": after[len(before):]}]
+    if isinstance(before, list) and isinstance(after, list) and after[: len(before)] == before:
+        return [{"op": "append", "path": list(path), "value": after[len(before) :]}]
     return [{"op": "set", "path": list(path), "value": after}]
 
 

@@ -60,7 +60,6 @@ def _without_held(body: dict[str, Any]) -> dict[str, Any]:
     return shown
 
 
-
 def entry_json(entry: LogEntry, view: View, *, with_body: bool = False, narrator: bool = False) -> dict[str, Any]:
     """`narrator`: the reader sees every sheet whole, so a body may keep its held sheet changes; anyone else
     gets them withheld (and no salt for that body: it cannot be checked against its body_hash)."""
@@ -84,16 +83,21 @@ def entry_json(entry: LogEntry, view: View, *, with_body: bool = False, narrator
     return data
 
 
-def result_card(entry: LogEntry, viewer_id: int, is_narrator: bool, *, replayed: bool = False,
-                **extra: Any) -> dict[str, Any]:
+def result_card(
+    entry: LogEntry, viewer_id: int, is_narrator: bool, *, replayed: bool = False, **extra: Any
+) -> dict[str, Any]:
     """What a page shows of the entry an action just made (the roll's card, a prompt's confirmation): the
     summary and outcome only to a viewer who may see the result; the roller of a blind roll sees that it
     was made and what they asked for."""
     view = viewer_view(entry, viewer_id, is_narrator)
     full = view == View.FULL
     return {
-        "seq": entry.seq, "visibility": entry.visibility, "view": view.value, "replayed": replayed,
-        "action": entry.action, "kind": entry.kind,
+        "seq": entry.seq,
+        "visibility": entry.visibility,
+        "view": view.value,
+        "replayed": replayed,
+        "action": entry.action,
+        "kind": entry.kind,
         "summary": i18n.log_line(entry.body) if full else None,  # in the reader's language
         "outcome": entry.body.get("outcome") if full else None,
         "marks": entry_marks(entry.body, entry.system) if full else [],  # a critical, doubles, the kicker

@@ -20,11 +20,28 @@ from app.rolls.visibility import Visibility
 from app.systems import ActionError, get_action
 
 
-def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
-                  locked: dict[str, Any], visibility: str = "public", note: str = "",
-                  publish: Publish = no_publish) -> RollPrompt:
-    prompt = new_prompt(db, acc, character_id=character_id, system=system, action=action, locked=locked,
-                        visibility=visibility, note=note)
+def create_prompt(
+    db: Session,
+    acc: Access,
+    *,
+    character_id: int,
+    system: str,
+    action: str,
+    locked: dict[str, Any],
+    visibility: str = "public",
+    note: str = "",
+    publish: Publish = no_publish,
+) -> RollPrompt:
+    prompt = new_prompt(
+        db,
+        acc,
+        character_id=character_id,
+        system=system,
+        action=action,
+        locked=locked,
+        visibility=visibility,
+        note=note,
+    )
     db.add(prompt)
     db.flush()
     queue_prompts(db, acc.campaign, [prompt], actor_id=acc.user.id)
@@ -33,13 +50,26 @@ def create_prompt(db: Session, acc: Access, *, character_id: int, system: str, a
     return prompt
 
 
-def create_prompts(db: Session, acc: Access, *, character_ids: list[int], system: str, action: str,
-                   locked: dict[str, Any], visibility: str = "public", note: str = "",
-                   publish: Publish = no_publish) -> list[RollPrompt]:
+def create_prompts(
+    db: Session,
+    acc: Access,
+    *,
+    character_ids: list[int],
+    system: str,
+    action: str,
+    locked: dict[str, Any],
+    visibility: str = "public",
+    note: str = "",
+    publish: Publish = no_publish,
+) -> list[RollPrompt]:
     """The same prompt for several characters (the narrator screen): every one is checked before any is made,
     and they are committed together — all or none."""
-    made = [new_prompt(db, acc, character_id=cid, system=system, action=action, locked=locked,
-                       visibility=visibility, note=note) for cid in character_ids]
+    made = [
+        new_prompt(
+            db, acc, character_id=cid, system=system, action=action, locked=locked, visibility=visibility, note=note
+        )
+        for cid in character_ids
+    ]
     db.add_all(made)
     db.flush()
     queue_prompts(db, acc.campaign, made, actor_id=acc.user.id)
@@ -48,8 +78,17 @@ def create_prompts(db: Session, acc: Access, *, character_ids: list[int], system
     return made
 
 
-def new_prompt(db: Session, acc: Access, *, character_id: int, system: str, action: str,
-               locked: dict[str, Any], visibility: str = "public", note: str = "") -> RollPrompt:
+def new_prompt(
+    db: Session,
+    acc: Access,
+    *,
+    character_id: int,
+    system: str,
+    action: str,
+    locked: dict[str, Any],
+    visibility: str = "public",
+    note: str = "",
+) -> RollPrompt:
     """A checked prompt, not yet added to the session."""
     require_narrator(acc)
     character = character_for(db, acc, character_id)
@@ -60,15 +99,25 @@ def new_prompt(db: Session, acc: Access, *, character_id: int, system: str, acti
     if rule_system.id not in acc.campaign.systems:
         raise BadRequest(_("This campaign does not use {name}.").format(name=_(rule_system.name)), field="system")
     if rule_system.id != "dice" and character.system != rule_system.id:
-        raise BadRequest(_("{name} is not a {system} character.").format(name=character.name, system=_(rule_system.name)), field="character_id")
+        raise BadRequest(
+            _("{name} is not a {system} character.").format(name=character.name, system=_(rule_system.name)),
+            field="character_id",
+        )
     unknown = set(locked) - set(rule_action.params.model_fields)
     if unknown:
-        raise BadRequest(_("Unknown parameter: {names}.").format(names=', '.join(sorted(unknown))), field="params")
+        raise BadRequest(_("Unknown parameter: {names}.").format(names=", ".join(sorted(unknown))), field="params")
     if visibility not in Visibility.__members__.values():
         raise BadRequest(_("Choose who sees the roll."), field="visibility")
-    return RollPrompt(campaign_id=acc.campaign.id, character_id=character.id, created_by=acc.user.id,
-                      system=rule_system.id, action=rule_action.id, locked=dict(locked), visibility=visibility,
-                      note=check_note(note))
+    return RollPrompt(
+        campaign_id=acc.campaign.id,
+        character_id=character.id,
+        created_by=acc.user.id,
+        system=rule_system.id,
+        action=rule_action.id,
+        locked=dict(locked),
+        visibility=visibility,
+        note=check_note(note),
+    )
 
 
 def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = no_publish) -> None:
@@ -86,14 +135,22 @@ def prompt_in(db: Session, acc: Access, prompt_id: int) -> RollPrompt:
 
 def open_prompts_for(db: Session, character: Character) -> list[RollPrompt]:
     """The roll prompts waiting for this character (its sheet shows them to whoever may act for it)."""
-    return list(db.scalars(select(RollPrompt).where(RollPrompt.character_id == character.id,
-                                                    RollPrompt.status == "open").order_by(RollPrompt.id)))
+    return list(
+        db.scalars(
+            select(RollPrompt)
+            .where(RollPrompt.character_id == character.id, RollPrompt.status == "open")
+            .order_by(RollPrompt.id)
+        )
+    )
 
 
 def open_prompts(db: Session, acc: Access) -> list[tuple[RollPrompt, Character]]:
-    query = (select(RollPrompt, Character).join(Character, Character.id == RollPrompt.character_id)
-             .where(RollPrompt.campaign_id == acc.campaign.id, RollPrompt.status == "open")
-             .order_by(RollPrompt.id))
+    query = (
+        select(RollPrompt, Character)
+        .join(Character, Character.id == RollPrompt.character_id)
+        .where(RollPrompt.campaign_id == acc.campaign.id, RollPrompt.status == "open")
+        .order_by(RollPrompt.id)
+    )
     if not acc.is_narrator:
         query = query.where(Character.owner_id == acc.user.id)
     return [(p, c) for p, c in db.execute(query).all()]

@@ -37,38 +37,65 @@ def _html_result(acc: Access, result: service.ActionResult) -> dict[str, Any]:
 
 
 @router.post("/campaigns/{campaign_id}/roll")
-def roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher,
-         expression: Annotated[str, Form()] = "", visibility: Annotated[str, Form()] = "public",
-         note: Annotated[str, Form()] = "", character_id: Annotated[str, Form()] = "",
-         key: Annotated[str, Form(alias="idempotency_key")] = "") -> Response:
+def roll(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    publish: Publisher,
+    expression: Annotated[str, Form()] = "",
+    visibility: Annotated[str, Form()] = "public",
+    note: Annotated[str, Form()] = "",
+    character_id: Annotated[str, Form()] = "",
+    key: Annotated[str, Form(alias="idempotency_key")] = "",
+) -> Response:
     form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
     try:
-        req = service.ActionRequest(system="dice", action="roll", params={"expression": expression},
-                                    visibility=form_visibility(visibility),
-                                    note=note, character_id=parse_int(character_id, "character_id"))
+        req = service.ActionRequest(
+            system="dice",
+            action="roll",
+            params={"expression": expression},
+            visibility=form_visibility(visibility),
+            note=note,
+            character_id=parse_int(character_id, "character_id"),
+        )
         result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(key), publish=publish)
     except FateboardError as exc:
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, form=form, errors=errors),
-                              key="expression", block="dicebox")
+        return render_failure(
+            request,
+            db,
+            exc,
+            TABLE,
+            lambda errors: table_context(db, acc, form=form, errors=errors),
+            key="expression",
+            block="dicebox",
+        )
     form["note"] = ""
-    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(acc, result)),
-                  block="dicebox")
+    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(acc, result)), block="dicebox")
 
 
 @router.get("/campaigns/{campaign_id}/odds")
-def odds(request: Request, acc: MemberAccess, expression: str = "", system: str = "dice",
-         action: str = "roll") -> Response:
+def odds(
+    request: Request, acc: MemberAccess, expression: str = "", system: str = "dice", action: str = "roll"
+) -> Response:
     if not expression.strip():
         hint = escape(_("Type an expression, like 2d6+1."))  # outside the f-string, where `make messages` finds it
         return HTMLResponse(f'<span class="muted">{hint}</span>')
     if system != "dice":  # other systems' odds need a sheet: they are on the character's page
-        return render(request, "rolls/odds.html", {"error": _("The dice box shows odds for dice expressions only; "
-                                                              "a rule system's odds are on the character's sheet.")},
-                      status_code=422)
+        return render(
+            request,
+            "rolls/odds.html",
+            {
+                "error": _(
+                    "The dice box shows odds for dice expressions only; "
+                    "a rule system's odds are on the character's sheet."
+                )
+            },
+            status_code=422,
+        )
     try:
         _system, act = get_action(system, action)
         params = act.params.model_validate({"expression": expression})
-        result = act.odds(dict(), params, Context()) if act.odds else None
+        result = act.odds({}, params, Context()) if act.odds else None
     except (ActionError, ValueError) as exc:
         message = rule_message(exc) if isinstance(exc, ActionError) else _("That expression is not valid.")
         return render(request, "rolls/odds.html", {"error": message}, status_code=200)
@@ -76,14 +103,27 @@ def odds(request: Request, acc: MemberAccess, expression: str = "", system: str 
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(request: Request, db: DB, acc: MemberAccess, settings: AppSettings, before: Seq, character: OptionalId = None,
-            player: OptionalId = None, session: OptionalId = None,
-            system: Annotated[str | None, Query(max_length=32)] = None,
-            q: Annotated[str | None, Query(max_length=200)] = None,
-            kind: Annotated[str | None, Query(max_length=16)] = None) -> Response:
-    where = rolllog.LogFilter(character=character, player=player, session=session, system=system or None,
-                              kind=rolllog.log_kind(kind),
-                              text=rolllog.search_text(q))
+def earlier(
+    request: Request,
+    db: DB,
+    acc: MemberAccess,
+    settings: AppSettings,
+    before: Seq,
+    character: OptionalId = None,
+    player: OptionalId = None,
+    session: OptionalId = None,
+    system: Annotated[str | None, Query(max_length=32)] = None,
+    q: Annotated[str | None, Query(max_length=200)] = None,
+    kind: Annotated[str | None, Query(max_length=16)] = None,
+) -> Response:
+    where = rolllog.LogFilter(
+        character=character,
+        player=player,
+        session=session,
+        system=system or None,
+        kind=rolllog.log_kind(kind),
+        text=rolllog.search_text(q),
+    )
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
     return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
 
@@ -93,10 +133,11 @@ def export(request: Request, db: DB, acc: MemberAccess) -> Response:
     """The viewer's export (what they may see, hashes for all, the head), downloaded with the browser session."""
     db.close()  # the stream reads with its own short sessions
     name = f"fateboard-campaign-{acc.campaign.id}-log-{acc.campaign.last_seq}.json"
-    return StreamingResponse(rolllog.export_stream(request.app.state.sessionmaker, acc),
-                             media_type="application/json",
-                             headers={"Content-Disposition": f'attachment; filename="{name}"',
-                                      "Cache-Control": "no-store"})
+    return StreamingResponse(
+        rolllog.export_stream(request.app.state.sessionmaker, acc),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"},
+    )
 
 
 @router.get("/campaigns/{campaign_id}/verify")
@@ -140,23 +181,38 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
         character_id = parse_int(form.get("character_id"), "prompt_character")
         if character_id is None:
             raise BadRequest(_("Choose whose roll it is."), field="prompt_character")
-        locked = {k[len("locked."):]: v for k, v in form.items() if k.startswith("locked.") and v != ""}
+        locked = {k[len("locked.") :]: v for k, v in form.items() if k.startswith("locked.") and v != ""}
         expression = str(form.get("expression") or "").strip()
         if expression:
             locked["expression"] = expression
         if system == "dice" and locked:
             check_dice_call(locked)
-        prompt = prompts.create_prompt(db, acc, character_id=character_id, system=system, action=action,
-                                       locked=locked, visibility=str(form.get("visibility") or "public"),
-                                       note=str(form.get("note") or ""), publish=publish)
+        prompt = prompts.create_prompt(
+            db,
+            acc,
+            character_id=character_id,
+            system=system,
+            action=action,
+            locked=locked,
+            visibility=str(form.get("visibility") or "public"),
+            note=str(form.get("note") or ""),
+            publish=publish,
+        )
     except FateboardError as exc:
         if short:
             db.rollback()
             return render(request, CALLED, {"error": exc.message}, status_code=exc.status_code)
         # An error about a field the panel's form has shows next to it; any other at the top of the panel.
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key="prompt", by_field=exc.field in ("prompt_character", "prompt_expression"),
-                              block="prompts")
+        return render_failure(
+            request,
+            db,
+            exc,
+            TABLE,
+            lambda errors: table_context(db, acc, errors=errors),
+            key="prompt",
+            by_field=exc.field in ("prompt_character", "prompt_expression"),
+            block="prompts",
+        )
     if short:
         return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
     return render(request, TABLE, table_context(db, acc), block="prompts")
@@ -172,9 +228,12 @@ async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: P
 def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     call = str(form.get("call") or "dice:roll")
     form_values: dict[str, Any] = {
-        "expression": str(form.get("expression") or ""), "note": str(form.get("note") or ""),
-        "visibility": str(form.get("visibility") or "public"), "call": call,
-        "locked": {k: str(v) for k, v in form.items() if k.startswith("locked.")}}
+        "expression": str(form.get("expression") or ""),
+        "note": str(form.get("note") or ""),
+        "visibility": str(form.get("visibility") or "public"),
+        "call": call,
+        "locked": {k: str(v) for k, v in form.items() if k.startswith("locked.")},
+    }
     require_narrator(acc)  # a 403 page, not the narrator screen's form again
     system, _sep, action = call.partition(":")
     try:
@@ -183,30 +242,51 @@ def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, for
         if not chosen:
             raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
         if system == "dice":
-            locked: dict[str, Any] = ({"expression": form_values["expression"].strip()}
-                                      if form_values["expression"].strip() else {})
+            locked: dict[str, Any] = (
+                {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
+            )
             if locked:
                 check_dice_call(locked)
         else:
             # Any system's roll: its parameters come as locked.<system>.<param> (one fieldset per system).
             prefix = f"locked.{system}."
-            locked = {k[len(prefix):]: v for k, v in form.items() if k.startswith(prefix) and v != ""}
+            locked = {k[len(prefix) :]: v for k, v in form.items() if k.startswith(prefix) and v != ""}
             others = [c.name for c in chosen if c.system != system]
             if others:
                 name = _(SYSTEMS[system].name) if system in SYSTEMS else system
-                raise BadRequest(_("Not a {system} character: {names}.").format(system=name, names=", ".join(others)),
-                                 field="prompt_characters")
-        prompts.create_prompts(db, acc, character_ids=[c.id for c in chosen], system=system, action=action,
-                               locked=locked, visibility=form_values["visibility"], note=form_values["note"],
-                               publish=publish)
+                raise BadRequest(
+                    _("Not a {system} character: {names}.").format(system=name, names=", ".join(others)),
+                    field="prompt_characters",
+                )
+        prompts.create_prompts(
+            db,
+            acc,
+            character_ids=[c.id for c in chosen],
+            system=system,
+            action=action,
+            locked=locked,
+            visibility=form_values["visibility"],
+            note=form_values["note"],
+            publish=publish,
+        )
     except FateboardError as exc:
-        return render_failure(request, db, exc, NARRATOR_SCREEN, lambda errors: narrator_context(
-            db, acc, errors=errors, form=form_values),
-            key="form", by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
-            block="screen")
+        return render_failure(
+            request,
+            db,
+            exc,
+            NARRATOR_SCREEN,
+            lambda errors: narrator_context(db, acc, errors=errors, form=form_values),
+            key="form",
+            by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
+            block="screen",
+        )
     form_values["note"] = ""
-    return render(request, NARRATOR_SCREEN, narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
-                  block="screen")
+    return render(
+        request,
+        NARRATOR_SCREEN,
+        narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
+        block="screen",
+    )
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
@@ -215,24 +295,37 @@ async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: 
     return await run_in_threadpool(_complete_prompt, request, db, acc, publish, prompt_id, form)
 
 
-def _complete_prompt(request: Request, db: DB, acc: Access, publish: Publish, prompt_id: int,
-                     form: FormData) -> Response:
+def _complete_prompt(
+    request: Request, db: DB, acc: Access, publish: Publish, prompt_id: int, form: FormData
+) -> Response:
     try:
         prompt = prompts.prompt_in(db, acc, prompt_id)
         try:
             _system, action = get_action(prompt.system, prompt.action)
         except ActionError as exc:
             raise BadRequest(rule_message(exc), field=exc.field) from exc
-        req = service.ActionRequest(system=prompt.system, action=prompt.action,
-                                    params=params_from_form(action.params, form), note=str(form.get("note") or ""),
-                                    prompt_id=prompt_id)
-        result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
-                                        publish=publish)
+        req = service.ActionRequest(
+            system=prompt.system,
+            action=prompt.action,
+            params=params_from_form(action.params, form),
+            note=str(form.get("note") or ""),
+            prompt_id=prompt_id,
+        )
+        result = service.perform_action(
+            db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")), publish=publish
+        )
     except FateboardError as exc:
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key=f"prompt-{prompt_id}", by_field=False, block="prompts")
-    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(acc, result)),
-                  block="prompts")
+        return render_failure(
+            request,
+            db,
+            exc,
+            TABLE,
+            lambda errors: table_context(db, acc, errors=errors),
+            key=f"prompt-{prompt_id}",
+            by_field=False,
+            block="prompts",
+        )
+    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(acc, result)), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
@@ -240,14 +333,23 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
     try:
         prompts.cancel_prompt(db, acc, prompt_id, publish=publish)
     except FateboardError as exc:
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key="prompt", by_field=False, block="prompts")
+        return render_failure(
+            request,
+            db,
+            exc,
+            TABLE,
+            lambda errors: table_context(db, acc, errors=errors),
+            key="prompt",
+            by_field=False,
+            block="prompts",
+        )
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
-def void(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id,
-         reason: Annotated[str, Form()] = "") -> Response:
+def void(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id, reason: Annotated[str, Form()] = ""
+) -> Response:
     return _correction(request, lambda: corrections.void_entry(db, acc, seq, reason, publish=publish))
 
 
@@ -260,7 +362,9 @@ def _correction(request: Request, act: Callable[[], LogEntry]) -> Response:
     try:
         entry = act()
     except FateboardError as exc:
-        return HTMLResponse(f'<p class="error" role="alert">{_escape(rule_message(exc))}</p>', status_code=exc.status_code)
+        return HTMLResponse(
+            f'<p class="error" role="alert">{_escape(rule_message(exc))}</p>', status_code=exc.status_code
+        )
     logged = _("Logged as #{seq}.").format(seq=entry.seq)
     return HTMLResponse(f'<p class="ok" role="status">{_escape(logged)}</p>')
 
@@ -290,6 +394,14 @@ def _adjust(request: Request, db: DB, acc: Access, publish: Publish, character_i
         if not field.startswith(where):
             name = field.split(".")[0]
             field = f"{where}-{name}" if name and f"sheet.{name}" in form or name == "reason" else where
-        return render_failure(request, db, exc, TABLE, lambda errors: table_context(db, acc, errors=errors),
-                              key=field, by_field=False, block="characters")
+        return render_failure(
+            request,
+            db,
+            exc,
+            TABLE,
+            lambda errors: table_context(db, acc, errors=errors),
+            key=field,
+            by_field=False,
+            block="characters",
+        )
     return render(request, TABLE, table_context(db, acc), block="characters")

@@ -75,16 +75,28 @@ def request_digest(req: ActionRequest) -> str:
     return hashlib.sha256(chain.canonical_json(req.model_dump(mode="json"))).hexdigest()
 
 
-def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice | None = None,
-                   idempotency_key: str | None = None, publish: Publish = no_publish) -> ActionResult:
+def perform_action(
+    db: Session,
+    acc: Access,
+    req: ActionRequest,
+    *,
+    dice: Dice | None = None,
+    idempotency_key: str | None = None,
+    publish: Publish = no_publish,
+) -> ActionResult:
     digest = request_digest(req) if idempotency_key else None
     prompt = _open_prompt(db, acc, req.prompt_id) if req.prompt_id is not None else None
     if prompt is not None:
         # The narrator's parameters win over anything the player sent.
-        req = req.model_copy(update={
-            "system": prompt.system, "action": prompt.action, "character_id": prompt.character_id,
-            "params": {**req.params, **prompt.locked}, "visibility": prompt.visibility,
-        })
+        req = req.model_copy(
+            update={
+                "system": prompt.system,
+                "action": prompt.action,
+                "character_id": prompt.character_id,
+                "params": {**req.params, **prompt.locked},
+                "visibility": prompt.visibility,
+            }
+        )
     try:
         system, action = get_action(req.system, req.action)
         if system.id not in acc.campaign.systems:
@@ -104,8 +116,9 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         raise Forbidden(_("Only a narrator can do that."))  # the reader's language; action names are the API's
     hidden = req.visibility != Visibility.PUBLIC
     if hidden and action.encounter is not None:
-        raise BadRequest(_("Moves in an encounter are seen by everyone at the table: make this one public."),
-                         field="visibility")
+        raise BadRequest(
+            _("Moves in an encounter are seen by everyone at the table: make this one public."), field="visibility"
+        )
     character = None
     if req.character_id is not None:
         character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
@@ -119,13 +132,22 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
     try:
         with appending(db, acc, publish) as (seq, prev_hash):
             if idempotency_key:
-                existing = db.scalar(select(LogEntry).where(
-                    LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
-                    LogEntry.idempotency_key == idempotency_key))
+                existing = db.scalar(
+                    select(LogEntry).where(
+                        LogEntry.campaign_id == acc.campaign.id,
+                        LogEntry.actor_id == acc.user.id,
+                        LogEntry.idempotency_key == idempotency_key,
+                    )
+                )
                 if existing is not None:
                     if existing.request_hash is not None and existing.request_hash != digest:
-                        raise BadRequest(_("This Idempotency-Key was already used for a different request: "
-                                           "send a new key for a new request."), field="idempotency_key")
+                        raise BadRequest(
+                            _(
+                                "This Idempotency-Key was already used for a different request: "
+                                "send a new key for a new request."
+                            ),
+                            field="idempotency_key",
+                        )
                     raise _Replayed(existing)
             sheet: dict[str, Any] = {}
             if character is not None:
@@ -147,16 +169,22 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             if any(other_id not in others for other_id in resolution.others):
                 raise BadRequest(_("That action changed a character it does not involve."))
             if hidden and resolution.settings is not None:
-                raise BadRequest(_("Changing the campaign's settings is seen by everyone: make this one public."),
-                                 field="visibility")
+                raise BadRequest(
+                    _("Changing the campaign's settings is seen by everyone: make this one public."), field="visibility"
+                )
             if resolution.note:
                 note = check_note(" — ".join(part for part in (note, resolution.note) if part))
             held = _hold(before, character, resolution) if hidden else None
             if held and req.visibility == Visibility.SELF:
                 # Its changes wait for a reveal only the roller could make: they could keep rolling until they
                 # liked a result. A narrator must be able to see (and reveal) a roll that changes a sheet.
-                raise BadRequest(_("This roll changes the sheet, so a narrator must be able to see it: choose "
-                                   "“Me and the narrators”, “Blind” or “Everyone”."), field="visibility")
+                raise BadRequest(
+                    _(
+                        "This roll changes the sheet, so a narrator must be able to see it: choose "
+                        "“Me and the narrators”, “Blind” or “Everyone”."
+                    ),
+                    field="visibility",
+                )
             if held is None:
                 if resolution.sheet is not None and character is not None:
                     save_sheet(db, character, resolution.sheet)
@@ -165,21 +193,44 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
             encounter = save_encounter(db, acc, action, system.id, params, encounter, resolution)
             if encounter is not None:
                 names = {c.id: c.name for c in [*([character] if character else []), *others.values()]}
-                queue_waits(db, acc.campaign, actor_id=acc.user.id, before=waits_before,
-                            after=_awaited(system.id, encounter), encounter=encounter, names=names)
+                queue_waits(
+                    db,
+                    acc.campaign,
+                    actor_id=acc.user.id,
+                    before=waits_before,
+                    after=_awaited(system.id, encounter),
+                    encounter=encounter,
+                    names=names,
+                )
             if resolution.settings is not None:
                 if not acc.is_narrator:
                     raise Forbidden(_("Only a narrator can change the campaign's settings."))
                 settings = {**(acc.campaign.settings or {}), system.id: dict(resolution.settings)}
                 db.execute(update(Campaign).where(Campaign.id == acc.campaign.id).values(settings=settings))
             entry = write_entry(
-                db, acc, seq, prev_hash, kind="action", system=system.id, action=action.id,
-                visibility=str(req.visibility), character=character, idempotency_key=idempotency_key,
+                db,
+                acc,
+                seq,
+                prev_hash,
+                kind="action",
+                system=system.id,
+                action=action.id,
+                visibility=str(req.visibility),
+                character=character,
+                idempotency_key=idempotency_key,
                 request_hash=digest,
-                content={"held": held or None, "request": {**resolution.request, **({"prompt_id": prompt.id} if prompt else {}),
-                                     **({"encounter_id": encounter.id} if encounter else {})},
-                         "dice": resolution.dice, "outcome": resolution.outcome, "summary": resolution.summary,
-                         "note": note},
+                content={
+                    "held": held or None,
+                    "request": {
+                        **resolution.request,
+                        **({"prompt_id": prompt.id} if prompt else {}),
+                        **({"encounter_id": encounter.id} if encounter else {}),
+                    },
+                    "dice": resolution.dice,
+                    "outcome": resolution.outcome,
+                    "summary": resolution.summary,
+                    "note": note,
+                },
             )
             if prompt is not None:
                 prompt.status, prompt.entry_seq = "done", seq
@@ -191,7 +242,8 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
         publish(acc.campaign.id, "encounter", encounter.id)
     if held is None:  # a hidden action changed no sheet (its changes wait for the reveal)
         for changed in ([character.id] if resolution.sheet is not None and character is not None else []) + list(
-                resolution.others):
+            resolution.others
+        ):
             publish(acc.campaign.id, "sheet", changed)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
 
@@ -199,12 +251,14 @@ def perform_action(db: Session, acc: Access, req: ActionRequest, *, dice: Dice |
 def _awaited(system_id: str, encounter: Encounter | None) -> Mapping[int, str]:
     if encounter is None:
         return {}
-    return get_system(system_id).awaited({"kind": encounter.kind, "state": encounter.state,
-                                          "participants": encounter.participants})
+    return get_system(system_id).awaited(
+        {"kind": encounter.kind, "state": encounter.state, "participants": encounter.participants}
+    )
 
 
-def _hold(before: dict[int, dict[str, Any]], character: Character | None,
-          resolution: Resolution) -> dict[str, list[dict[str, Any]]]:
+def _hold(
+    before: dict[int, dict[str, Any]], character: Character | None, resolution: Resolution
+) -> dict[str, list[dict[str, Any]]]:
     """A hidden action's sheet changes, kept as patches (app/rolls/patch.py) in the entry's hashed body and
     applied at the reveal: until then no sheet anyone can read tells a hidden success from a failure."""
     held: dict[str, list[dict[str, Any]]] = {}
@@ -219,8 +273,9 @@ def _hold(before: dict[int, dict[str, Any]], character: Character | None,
     return held
 
 
-def _involved(db: Session, acc: Access, action: Action, params: BaseModel, system_id: str,
-              character: Character | None) -> dict[int, Character]:
+def _involved(
+    db: Session, acc: Access, action: Action, params: BaseModel, system_id: str, character: Character | None
+) -> dict[int, Character]:
     """The other characters an action names in its params (an opponent, helpers): same campaign and system."""
     found: dict[int, Character] = {}
     for name in action.involves:
@@ -238,17 +293,34 @@ def _involved(db: Session, acc: Access, action: Action, params: BaseModel, syste
     return found
 
 
-def _context(db: Session, acc: Access, system_id: str, character: Character | None, others: dict[int, Character],
-             encounter: Encounter | None = None, seq: int | None = None) -> Context:
+def _context(
+    db: Session,
+    acc: Access,
+    system_id: str,
+    character: Character | None,
+    others: dict[int, Character],
+    encounter: Encounter | None = None,
+    seq: int | None = None,
+) -> Context:
     session = game_session(db, acc)
     return Context(
-        actor_is_narrator=acc.is_narrator, session_number=session.number if session else None,
-        now=utcnow().timestamp(), campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
-        character_id=character.id if character else None, character_name=character.name if character else None,
-        others={cid: dict(c.sheet) for cid, c in others.items()}, other_names={cid: c.name for cid, c in others.items()},
-        encounter=None if encounter is None else {
-            "id": encounter.id, "kind": encounter.kind, "title": encounter.title, "state": dict(encounter.state),
-            "participants": list(encounter.participants), "version": encounter.version},
+        actor_is_narrator=acc.is_narrator,
+        session_number=session.number if session else None,
+        now=utcnow().timestamp(),
+        campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
+        character_id=character.id if character else None,
+        character_name=character.name if character else None,
+        others={cid: dict(c.sheet) for cid, c in others.items()},
+        other_names={cid: c.name for cid, c in others.items()},
+        encounter=None
+        if encounter is None
+        else {
+            "id": encounter.id,
+            "kind": encounter.kind,
+            "title": encounter.title,
+            "state": dict(encounter.state),
+            "participants": list(encounter.participants),
+            "version": encounter.version,
+        },
         seq=seq,
     )
-

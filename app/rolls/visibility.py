@@ -8,10 +8,10 @@ from app.i18n import N_
 
 
 class Visibility(StrEnum):
-    PUBLIC = "public"      # everyone in the campaign
+    PUBLIC = "public"  # everyone in the campaign
     NARRATOR = "narrator"  # the roller and the narrators
-    BLIND = "blind"        # only the narrators see the result; the roller sees that a roll happened
-    SELF = "self"          # only the roller
+    BLIND = "blind"  # only the narrators see the result; the roller sees that a roll happened
+    SELF = "self"  # only the roller
 
 
 # English msgids: every form shows them with `_(label)`.
@@ -28,18 +28,24 @@ VISIBILITY_LABELS = {
 RECIPIENTS = "recipients"
 # Table talk's two audiences with a list of readers (app/talk): never a roll's visibility (Visibility above).
 WHISPER = "whisper"  # the author and the members named in `to`; nobody else, narrators included
-TEAM = "team"        # the members of one team of a Rabbits conflict (a narrator only on a narrator-run team)
+TEAM = "team"  # the members of one team of a Rabbits conflict (a narrator only on a narrator-run team)
 READER_LISTS = frozenset({WHISPER, TEAM})
 
 
 class View(StrEnum):
-    FULL = "full"          # everything
+    FULL = "full"  # everything
     ROLLER_BLIND = "blind"  # the roller of a blind roll: what was asked, not what came up
-    HIDDEN = "hidden"      # that an entry exists, and its hashes
+    HIDDEN = "hidden"  # that an entry exists, and its hashes
 
 
-def view_of(visibility: str, actor_id: int | None, viewer_id: int, is_narrator: bool,
-            subject_id: int | None = None, readers: frozenset[int] | None = None) -> View:
+def view_of(
+    visibility: str,
+    actor_id: int | None,
+    viewer_id: int,
+    is_narrator: bool,
+    subject_id: int | None = None,
+    readers: frozenset[int] | None = None,
+) -> View:
     """`subject_id`: whom a correction is about (the voided entry's roller), who sees it as its actor would.
     `readers`: for a whisper or team talk, the user ids fixed (in the hashed, salted body) when it was written —
     exactly they read it; being the actor or a narrator counts for nothing there. For a RECIPIENTS entry (a

@@ -32,9 +32,22 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
     try:
         return system, system.actions[action_id]
     except KeyError:
-        raise ActionError(_("{system} has no action {action}.").format(system=_(system.name), action=repr(action_id)),
-                          field="action") from None
+        raise ActionError(
+            _("{system} has no action {action}.").format(system=_(system.name), action=repr(action_id)), field="action"
+        ) from None
 
 
-__all__ = ["ALWAYS_ON", "SYSTEMS", "Action", "ActionError", "Context", "EncounterViewer", "Odds", "Resolution", "RuleSystem", "Seeder",
-           "get_action", "get_system"]
+__all__ = [
+    "ALWAYS_ON",
+    "SYSTEMS",
+    "Action",
+    "ActionError",
+    "Context",
+    "EncounterViewer",
+    "Odds",
+    "Resolution",
+    "RuleSystem",
+    "Seeder",
+    "get_action",
+    "get_system",
+]

@@ -127,8 +127,17 @@ class Seeder(Protocol):
         "other_player" falls back to the narrator (and an npc) when the campaign has no second player."""
         ...
 
-    def act(self, role: Role, action: str, character_id: int | None = None, params: Mapping[str, Any] | None = None,
-            *, note: str = "", visibility: str = "public", dice_faces: list[int] | None = None) -> None:
+    def act(
+        self,
+        role: Role,
+        action: str,
+        character_id: int | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        note: str = "",
+        visibility: str = "public",
+        dice_faces: list[int] | None = None,
+    ) -> None:
         """Perform one of this system's actions; `dice_faces` scripts the dice (the same demo everywhere)."""
         ...
 

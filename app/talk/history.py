@@ -38,9 +38,16 @@ def talk_states(db: Session, campaign_id: int, seqs: Sequence[int]) -> dict[int,
     if not seqs:
         return {}
     states: dict[int, TalkState] = {seq: TalkState() for seq in seqs}
-    rows = db.scalars(select(LogEntry).where(
-        LogEntry.campaign_id == campaign_id, LogEntry.kind.in_(("edit", "retract")),
-        LogEntry.target_seq >= min(seqs), LogEntry.target_seq <= max(seqs)).order_by(LogEntry.seq))
+    rows = db.scalars(
+        select(LogEntry)
+        .where(
+            LogEntry.campaign_id == campaign_id,
+            LogEntry.kind.in_(("edit", "retract")),
+            LogEntry.target_seq >= min(seqs),
+            LogEntry.target_seq <= max(seqs),
+        )
+        .order_by(LogEntry.seq)
+    )
     for row in rows:
         state = states.get(row.target_seq or 0)
         if state is None:

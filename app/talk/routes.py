@@ -34,19 +34,25 @@ router = APIRouter(include_in_schema=False)
 def _request_from_form(form: FormData) -> tuple[service.MessageRequest, dict[str, Any]]:
     """The composer's fields → the service's request. `as`: a character id (in character) or empty (out of
     character); `audience`: public | narrator | whisper | team:<encounter id>; `to`: member ids (whisper)."""
-    shown: dict[str, Any] = {"text": str(form.get("text") or ""), "as": str(form.get("as") or ""),
-                             "audience": str(form.get("audience") or "public"),
-                             "to": [str(v) for v in form.getlist("to")][:service.MAX_TO + 1]}
+    shown: dict[str, Any] = {
+        "text": str(form.get("text") or ""),
+        "as": str(form.get("as") or ""),
+        "audience": str(form.get("audience") or "public"),
+        "to": [str(v) for v in form.getlist("to")][: service.MAX_TO + 1],
+    }
     speaker = parse_int(shown["as"], "as_character_id")
     audience, _sep, encounter = shown["audience"].partition(":")
     if audience not in service.AUDIENCES:
         raise BadRequest(_("Choose who hears it."), field="audience")
     to = [parse_int(v, "to") for v in shown["to"]] if audience == "whisper" else None
     req = service.MessageRequest(
-        text=shown["text"], mode="ic" if speaker is not None else "ooc", as_character_id=speaker,
+        text=shown["text"],
+        mode="ic" if speaker is not None else "ooc",
+        as_character_id=speaker,
         visibility=audience,  # checked against AUDIENCES above (pydantic checks it again)
         to=[t for t in to if t is not None] if to is not None else None,
-        encounter_id=parse_int(encounter, "encounter_id") if audience == "team" else None)
+        encounter_id=parse_int(encounter, "encounter_id") if audience == "team" else None,
+    )
     return req, shown
 
 
@@ -79,25 +85,50 @@ def _post(request: Request, db: DB, acc: Access, publish: Publish, form: FormDat
             encounter = encounter_in(db, acc, parse_int(form.get("encounter"), "encounter_id") or 0)
         on = _sheet_character(db, acc, str(form.get("character") or ""))
         req, shown = _request_from_form(form)
-        posted = service.post_message(db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")),
-                                      publish=publish, rate=request.app.state.settings.talk_rate_limit)
+        posted = service.post_message(
+            db,
+            acc,
+            req,
+            idempotency_key=idempotency_key(form.get("idempotency_key")),
+            publish=publish,
+            rate=request.app.state.settings.talk_rate_limit,
+        )
     except FateboardError as exc:
         if encounter is not None:
-            return render_failure(request, db, exc, TEAM, lambda errors: {
-                "p": team_panel_context(db, acc, encounter, errors=errors, form=shown)}, key="text", block="team")
-        return render_failure(request, db, exc, COMPOSER, lambda errors: {
-            "c": composer_context(db, acc, form=shown, errors=errors, panel=panel)}, key="text", block="composer")
+            return render_failure(
+                request,
+                db,
+                exc,
+                TEAM,
+                lambda errors: {"p": team_panel_context(db, acc, encounter, errors=errors, form=shown)},
+                key="text",
+                block="team",
+            )
+        return render_failure(
+            request,
+            db,
+            exc,
+            COMPOSER,
+            lambda errors: {"c": composer_context(db, acc, form=shown, errors=errors, panel=panel)},
+            key="text",
+            block="composer",
+        )
     if encounter is not None:
         return render(request, TEAM, {"p": team_panel_context(db, acc, encounter)}, block="team")
     result = result_card(posted.entry, acc.user.id, acc.is_narrator, replayed=posted.replayed)
-    return render(request, COMPOSER, {"c": composer_context(db, acc, character=on, form={**shown, "text": ""},
-                                                           result=result, panel=panel)}, block="composer")
+    return render(
+        request,
+        COMPOSER,
+        {"c": composer_context(db, acc, character=on, form={**shown, "text": ""}, result=result, panel=panel)},
+        block="composer",
+    )
 
 
 def _line(db: DB, acc: Access, seq: int, error: str | None = None) -> str:
     entry = service.message_entry(db, acc, seq)
-    return entry_html(entry, acc.user.id, acc.is_narrator, talk=talk_states(db, acc.campaign.id, [seq]).get(seq),
-                      talk_error=error)
+    return entry_html(
+        entry, acc.user.id, acc.is_narrator, talk=talk_states(db, acc.campaign.id, [seq]).get(seq), talk_error=error
+    )
 
 
 @router.get("/campaigns/{campaign_id}/talk/{seq}")
@@ -128,8 +159,9 @@ def _change(db: DB, acc: Access, publish: Publish, seq: int, what: str, text: st
         db.rollback()
         if exc.status_code == 404:
             raise
-        return Response(_line(db, acc, seq, exc.message), status_code=exc.status_code,
-                        media_type="text/html; charset=utf-8")
+        return Response(
+            _line(db, acc, seq, exc.message), status_code=exc.status_code, media_type="text/html; charset=utf-8"
+        )
     return Response(_line(db, acc, seq), media_type="text/html; charset=utf-8")
 
 

@@ -76,14 +76,19 @@ class _Replayed(Exception):
 
 # --- text -------------------------------------------------------------------------------------------------------
 
+
 def clean_text(text: str, field_name: str = "text") -> str:
     """1–4,000 characters after trimming; line breaks kept (CR LF → LF); no control characters but tab and LF."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
     if not text:
         raise BadRequest(_("Write something first."), field=field_name)
     if len(text) > MAX_LENGTH:
-        raise BadRequest(_("A message has at most {n} characters (this one has {count}).").format(
-            n=number(MAX_LENGTH), count=number(len(text))), field=field_name)
+        raise BadRequest(
+            _("A message has at most {n} characters (this one has {count}).").format(
+                n=number(MAX_LENGTH), count=number(len(text))
+            ),
+            field=field_name,
+        )
     if any((ord(c) < 32 and c not in "\n\t") or ord(c) == 127 for c in text):
         raise BadRequest(_("The text holds control characters: take them out."), field=field_name)
     return text
@@ -94,7 +99,7 @@ def roll_text(text: str) -> tuple[str, str] | None:
     stripped = text.strip()
     for prefix in ROLL_PREFIXES:
         if stripped.lower().startswith(prefix):
-            expression, _sep, note = stripped[len(prefix):].partition("#")
+            expression, _sep, note = stripped[len(prefix) :].partition("#")
             return expression.strip(), note.strip()
     return None
 
@@ -113,10 +118,13 @@ def _count_statement(dialect: str) -> Any:
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
     stmt = insert(_COUNTERS).values(key=bindparam("key"), count=1, expires_at=bindparam("expires"))
     expired = _COUNTERS.c.expires_at <= bindparam("now")
-    return stmt.on_conflict_do_update(index_elements=[_COUNTERS.c.key], set_={
-        "count": case((expired, 1), else_=_COUNTERS.c.count + 1),
-        "expires_at": case((expired, stmt.excluded.expires_at), else_=_COUNTERS.c.expires_at),
-    }).returning(_COUNTERS.c.count, _COUNTERS.c.expires_at)
+    return stmt.on_conflict_do_update(
+        index_elements=[_COUNTERS.c.key],
+        set_={
+            "count": case((expired, 1), else_=_COUNTERS.c.count + 1),
+            "expires_at": case((expired, stmt.excluded.expires_at), else_=_COUNTERS.c.expires_at),
+        },
+    ).returning(_COUNTERS.c.count, _COUNTERS.c.expires_at)
 
 
 _COUNT = {name: _count_statement(name) for name in ("sqlite", "postgresql")}
@@ -128,41 +136,51 @@ def _count_post(db: Session, acc: Access, rate: int = RATE) -> None:
     Retry-After and, because the transaction then rolls back, is not counted."""
     now = utcnow()
     dialect = "postgresql" if db.get_bind().dialect.name == "postgresql" else "sqlite"
-    count, expires_at = db.execute(_COUNT[dialect], {"key": f"talk:{acc.campaign.id}:{acc.user.id}",
-                                                     "expires": now + WINDOW, "now": now}).one()
+    count, expires_at = db.execute(
+        _COUNT[dialect], {"key": f"talk:{acc.campaign.id}:{acc.user.id}", "expires": now + WINDOW, "now": now}
+    ).one()
     if count > rate:
         wait = max(1, math.ceil((expires_at - now).total_seconds()))
-        raise TooManyRequests(_("That is a lot of talk: wait {n} seconds, then send it again.").format(n=wait),
-                              retry_after=wait, field="text")
+        raise TooManyRequests(
+            _("That is a lot of talk: wait {n} seconds, then send it again.").format(n=wait),
+            retry_after=wait,
+            field="text",
+        )
 
 
 # --- idempotency ------------------------------------------------------------------------------------------------
+
 
 def _replay(db: Session, acc: Access, key: str | None, digest: str) -> None:
     """Under the log lock: a key this member used before in this campaign answers with its first entry (same
     request) or is refused (another request)."""
     if not key:
         return
-    existing = db.scalar(select(LogEntry).where(
-        LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id,
-        LogEntry.idempotency_key == key))
+    existing = db.scalar(
+        select(LogEntry).where(
+            LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id, LogEntry.idempotency_key == key
+        )
+    )
     if existing is None:
         return
     if existing.request_hash is not None and existing.request_hash != digest:
-        raise BadRequest(_("This Idempotency-Key was already used for a different request: "
-                           "send a new key for a new request."), field="idempotency_key")
+        raise BadRequest(
+            _("This Idempotency-Key was already used for a different request: send a new key for a new request."),
+            field="idempotency_key",
+        )
     raise _Replayed(existing)
 
 
 # --- who reads it -----------------------------------------------------------------------------------------------
 
+
 @dataclass
 class Audience:
     visibility: str
-    readers: list[int] | None = None       # whisper and team: exactly these user ids
-    to: list[int] | None = None            # whisper
-    to_names: list[str] | None = None      # whisper: the recipients' usernames, for the readers' pages
-    team: dict[str, Any] | None = None     # team: {"encounter_id", "key", "name"}
+    readers: list[int] | None = None  # whisper and team: exactly these user ids
+    to: list[int] | None = None  # whisper
+    to_names: list[str] | None = None  # whisper: the recipients' usernames, for the readers' pages
+    team: dict[str, Any] | None = None  # team: {"encounter_id", "key", "name"}
     member_names: dict[str, int] = field(default_factory=dict)
 
     def may_read(self, user_id: int, narrators: set[int], author: int) -> bool:
@@ -193,8 +211,13 @@ def team_of_author(db: Session, acc: Access, encounter: Encounter) -> tuple[str,
 
 def team_readers(db: Session, acc: Access, team: Mapping[str, Any]) -> list[int]:
     """The team's members: the players of its characters, and the narrators when the team is narrator-run."""
-    owners = set(db.scalars(select(Character.owner_id).where(
-        Character.id.in_(list(team.get("members", []))), Character.owner_id.is_not(None))))
+    owners = set(
+        db.scalars(
+            select(Character.owner_id).where(
+                Character.id.in_(list(team.get("members", []))), Character.owner_id.is_not(None)
+            )
+        )
+    )
     member_ids = set(db.scalars(select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id)))
     readers = {uid for uid in owners if uid in member_ids}
     if team.get("narrator"):
@@ -205,9 +228,11 @@ def team_readers(db: Session, acc: Access, team: Mapping[str, Any]) -> list[int]
 def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, str, Mapping[str, Any]]]:
     """The active Rabbits conflicts in which the viewer is on a team (the composer's "my team" choices)."""
     found = []
-    for encounter in db.scalars(select(Encounter).where(
-            Encounter.campaign_id == acc.campaign.id, Encounter.system == "rabbits",
-            Encounter.status == "active").order_by(Encounter.id)):
+    for encounter in db.scalars(
+        select(Encounter)
+        .where(Encounter.campaign_id == acc.campaign.id, Encounter.system == "rabbits", Encounter.status == "active")
+        .order_by(Encounter.id)
+    ):
         mine = team_of_author(db, acc, encounter)
         if mine is not None:
             found.append((encounter, mine[0], mine[1]))
@@ -242,8 +267,9 @@ def _audience(db: Session, acc: Access, req: MessageRequest) -> Audience:
         readers = team_readers(db, acc, team)
         if acc.user.id not in readers:  # a narrator-run team: the narrators; a players' team: its players
             readers = sorted({*readers, acc.user.id})
-        return Audience(TEAM, readers=readers,
-                        team={"encounter_id": encounter.id, "key": key, "name": team.get("name")})
+        return Audience(
+            TEAM, readers=readers, team={"encounter_id": encounter.id, "key": key, "name": team.get("name")}
+        )
     return Audience(str(req.visibility))
 
 
@@ -254,20 +280,31 @@ def _mentions(db: Session, acc: Access, text: str, audience: Audience) -> list[i
         return []
     narrators = narrator_ids(db, acc.campaign.id)
     by_name = {user.username.casefold(): user.id for user, _role in members(db, acc.campaign.id)}
-    return [by_name[n] for n in names if n in by_name and by_name[n] != acc.user.id
-            and audience.may_read(by_name[n], narrators, acc.user.id)]
+    return [
+        by_name[n]
+        for n in names
+        if n in by_name and by_name[n] != acc.user.id and audience.may_read(by_name[n], narrators, acc.user.id)
+    ]
 
 
 # --- writes -----------------------------------------------------------------------------------------------------
 
-def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_key: str | None = None,
-                 publish: Publish = no_publish, dice: Dice | None = None, rate: int = RATE) -> Posted:
+
+def post_message(
+    db: Session,
+    acc: Access,
+    req: MessageRequest,
+    *,
+    idempotency_key: str | None = None,
+    publish: Publish = no_publish,
+    dice: Dice | None = None,
+    rate: int = RATE,
+) -> Posted:
     """A message, or (text `/r …`, `/roll …`) a dice roll through the rules service. `rate`: accepted posts per
     member per campaign in WINDOW (Settings.talk_rate_limit)."""
     rolled = roll_text(req.text)
     if rolled is not None:
-        return _post_roll(db, acc, req, rolled, idempotency_key=idempotency_key, publish=publish, dice=dice,
-                          rate=rate)
+        return _post_roll(db, acc, req, rolled, idempotency_key=idempotency_key, publish=publish, dice=dice, rate=rate)
     text = clean_text(req.text)
     character: Character | None = None
     if req.as_character_id is not None:
@@ -277,8 +314,12 @@ def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_k
     audience = _audience(db, acc, req)
     mentions = _mentions(db, acc, text, audience)
     digest = digest_of("message", req.model_dump(mode="json"))
-    outcome: dict[str, Any] = {"text": text, "mode": req.mode, "as_character_id": character.id if character else None,
-                               "as": character.name if character else None}
+    outcome: dict[str, Any] = {
+        "text": text,
+        "mode": req.mode,
+        "as_character_id": character.id if character else None,
+        "as": character.name if character else None,
+    }
     if audience.to is not None:
         outcome["to"] = audience.to
     if audience.team is not None:
@@ -292,12 +333,29 @@ def post_message(db: Session, acc: Access, req: MessageRequest, *, idempotency_k
         with appending(db, acc, publish) as (seq, prev_hash):
             _replay(db, acc, idempotency_key, digest)
             _count_post(db, acc, rate)
-            entry = write_entry(db, acc, seq, prev_hash, kind="message", system=SYSTEM, action=req.mode,
-                                visibility=audience.visibility, character=character,
-                                idempotency_key=idempotency_key, request_hash=digest,
-                                content={"request": request, "outcome": outcome, "summary": text})
-            queue_talk(db, acc.campaign, seq=seq, author=acc.user.username, actor_id=acc.user.id,
-                       whispered=(audience.to or []) if audience.visibility == WHISPER else [], mentioned=mentions)
+            entry = write_entry(
+                db,
+                acc,
+                seq,
+                prev_hash,
+                kind="message",
+                system=SYSTEM,
+                action=req.mode,
+                visibility=audience.visibility,
+                character=character,
+                idempotency_key=idempotency_key,
+                request_hash=digest,
+                content={"request": request, "outcome": outcome, "summary": text},
+            )
+            queue_talk(
+                db,
+                acc.campaign,
+                seq=seq,
+                author=acc.user.username,
+                actor_id=acc.user.id,
+                whispered=(audience.to or []) if audience.visibility == WHISPER else [],
+                mentioned=mentions,
+            )
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if audience.visibility == TEAM:
@@ -313,27 +371,42 @@ def speaker(db: Session, acc: Access, character_id: int) -> Character:
     return character
 
 
-def _post_roll(db: Session, acc: Access, req: MessageRequest, rolled: tuple[str, str], *,
-               idempotency_key: str | None, publish: Publish, dice: Dice | None, rate: int) -> Posted:
+def _post_roll(
+    db: Session,
+    acc: Access,
+    req: MessageRequest,
+    rolled: tuple[str, str],
+    *,
+    idempotency_key: str | None,
+    publish: Publish,
+    dice: Dice | None,
+    rate: int,
+) -> Posted:
     expression, note = rolled
     if req.visibility not in ("public", "narrator"):
-        raise BadRequest(_("A roll is shown to everyone or to you and the narrators, never whispered."),
-                         field="visibility")
+        raise BadRequest(
+            _("A roll is shown to everyone or to you and the narrators, never whispered."), field="visibility"
+        )
     if req.to is not None:
         raise BadRequest(_("Only a whisper has recipients (“to”)."), field="to")
     if req.encounter_id is not None:
         raise BadRequest(_("Only team talk names a conflict (“encounter_id”)."), field="encounter_id")
     if not expression:
         raise BadRequest(_("Write the dice after /r, e.g. /r 2d6+1."), field="text")
-    action = rules.ActionRequest(system="dice", action="roll", character_id=req.as_character_id,
-                                 params={"expression": expression}, visibility=Visibility(req.visibility), note=note)
+    action = rules.ActionRequest(
+        system="dice",
+        action="roll",
+        character_id=req.as_character_id,
+        params={"expression": expression},
+        visibility=Visibility(req.visibility),
+        note=note,
+    )
     # The count and the roll in one transaction: the writer lock first (re-entrant: perform_action takes it again),
     # so this process's writers queue in one order; a refused or failed roll rolls the count back.
     with writer_lock(db, acc.campaign.id):
         try:
             _count_post(db, acc, rate)
-            result = rules.perform_action(db, acc, action, dice=dice, idempotency_key=idempotency_key,
-                                          publish=publish)
+            result = rules.perform_action(db, acc, action, dice=dice, idempotency_key=idempotency_key, publish=publish)
         except BaseException:
             db.rollback()
             raise
@@ -356,12 +429,19 @@ def _follow_up_request(target: LogEntry) -> dict[str, Any]:
 
 
 def _withdrawn(db: Session, campaign_id: int, seq: int) -> bool:
-    return db.scalar(select(LogEntry.seq).where(LogEntry.campaign_id == campaign_id, LogEntry.kind == "retract",
-                                                LogEntry.target_seq == seq)) is not None
+    return (
+        db.scalar(
+            select(LogEntry.seq).where(
+                LogEntry.campaign_id == campaign_id, LogEntry.kind == "retract", LogEntry.target_seq == seq
+            )
+        )
+        is not None
+    )
 
 
-def edit_message(db: Session, acc: Access, seq: int, text: str, *, idempotency_key: str | None = None,
-                 publish: Publish = no_publish) -> Posted:
+def edit_message(
+    db: Session, acc: Access, seq: int, text: str, *, idempotency_key: str | None = None, publish: Publish = no_publish
+) -> Posted:
     target = message_entry(db, acc, seq)
     if target.actor_id != acc.user.id:
         raise Forbidden(_("Only its author can edit a message."))
@@ -374,10 +454,20 @@ def edit_message(db: Session, acc: Access, seq: int, text: str, *, idempotency_k
             _replay(db, acc, idempotency_key, digest)
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} was withdrawn: it cannot be edited.").format(seq=seq))
-            entry = write_entry(db, acc, new_seq, prev_hash, kind="edit", system=SYSTEM, action="edit",
-                                visibility=target.visibility, target_seq=seq, idempotency_key=idempotency_key,
-                                request_hash=digest,
-                                content={"request": request, "outcome": {"text": text}, "summary": text})
+            entry = write_entry(
+                db,
+                acc,
+                new_seq,
+                prev_hash,
+                kind="edit",
+                system=SYSTEM,
+                action="edit",
+                visibility=target.visibility,
+                target_seq=seq,
+                idempotency_key=idempotency_key,
+                request_hash=digest,
+                content={"request": request, "outcome": {"text": text}, "summary": text},
+            )
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
@@ -385,8 +475,9 @@ def edit_message(db: Session, acc: Access, seq: int, text: str, *, idempotency_k
     return Posted(entry)
 
 
-def retract_message(db: Session, acc: Access, seq: int, *, idempotency_key: str | None = None,
-                    publish: Publish = no_publish) -> Posted:
+def retract_message(
+    db: Session, acc: Access, seq: int, *, idempotency_key: str | None = None, publish: Publish = no_publish
+) -> Posted:
     """The author, or a narrator who may read the message. Its body stays in the chain."""
     target = message_entry(db, acc, seq)
     if target.actor_id != acc.user.id and not acc.is_narrator:
@@ -397,11 +488,24 @@ def retract_message(db: Session, acc: Access, seq: int, *, idempotency_key: str 
             _replay(db, acc, idempotency_key, digest)
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} is already withdrawn.").format(seq=seq))
-            entry = write_entry(db, acc, new_seq, prev_hash, kind="retract", system=SYSTEM, action="retract",
-                                visibility=target.visibility, target_seq=seq, subject_id=target.actor_id,
-                                idempotency_key=idempotency_key, request_hash=digest,
-                                content={"request": _follow_up_request(target),
-                                         "summary": msg(N_("withdrew message #{seq}."), seq=seq)})
+            entry = write_entry(
+                db,
+                acc,
+                new_seq,
+                prev_hash,
+                kind="retract",
+                system=SYSTEM,
+                action="retract",
+                visibility=target.visibility,
+                target_seq=seq,
+                subject_id=target.actor_id,
+                idempotency_key=idempotency_key,
+                request_hash=digest,
+                content={
+                    "request": _follow_up_request(target),
+                    "summary": msg(N_("withdrew message #{seq}."), seq=seq),
+                },
+            )
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
@@ -410,6 +514,7 @@ def retract_message(db: Session, acc: Access, seq: int, *, idempotency_key: str 
 
 
 # --- reads ------------------------------------------------------------------------------------------------------
+
 
 def member_choices(db: Session, acc: Access) -> list[tuple[int, str]]:
     """Whom the viewer can whisper to or @mention: the other members, by name."""

@@ -33,8 +33,16 @@ def to_html(text: str | None) -> Markup:
     if not text:
         return Markup("")
     rendered = _md.render(text)
-    return Markup(nh3.clean(rendered, tags=_TAGS, attributes=_ATTRIBUTES, url_schemes={"http", "https"},
-                            link_rel=LINK_REL, strip_comments=True))
+    return Markup(
+        nh3.clean(
+            rendered,
+            tags=_TAGS,
+            attributes=_ATTRIBUTES,
+            url_schemes={"http", "https"},
+            link_rel=LINK_REL,
+            strip_comments=True,
+        )
+    )
 
 
 MENTION = re.compile(r"(?<![\w@])@(\w{1,40})", re.UNICODE)

@@ -23,35 +23,67 @@ from app.talk.history import talk_states
 TEAM_PANEL_LINES = 30
 
 
-def composer_context(db: Session, acc: Access, *, character: Character | None = None,
-                     form: dict[str, Any] | None = None, errors: dict[str, str] | None = None,
-                     result: dict[str, Any] | None = None, panel: str = "") -> dict[str, Any]:
+def composer_context(
+    db: Session,
+    acc: Access,
+    *,
+    character: Character | None = None,
+    form: dict[str, Any] | None = None,
+    errors: dict[str, str] | None = None,
+    result: dict[str, Any] | None = None,
+    panel: str = "",
+) -> dict[str, Any]:
     """`character`: the sheet the composer is on (its default voice, when the viewer may speak as it)."""
     speakers = [(c.id, c.name, c.kind) for c in actable_characters(db, acc)]
     default_as = str(character.id) if character is not None and any(s[0] == character.id for s in speakers) else ""
     everyone = [(user.id, user.username) for user, _role in members(db, acc.campaign.id)]
-    conflicts = [{"id": encounter.id, "title": encounter.title, "team": team.get("name")}
-                 for encounter, _key, team in service.talk_conflicts(db, acc)]
+    conflicts = [
+        {"id": encounter.id, "title": encounter.title, "team": team.get("name")}
+        for encounter, _key, team in service.talk_conflicts(db, acc)
+    ]
     form = {"as": default_as, "audience": "public", "to": [], "text": "", **(form or {})}
     return {
-        "campaign": acc.campaign, "is_narrator": acc.is_narrator, "speakers": speakers,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "speakers": speakers,
         "others": [(uid, name) for uid, name in everyone if uid != acc.user.id],
         "mention_names": [name for uid, name in everyone if uid != acc.user.id],
-        "conflicts": conflicts, "form": form, "errors": errors or {}, "result": result,
-        "idempotency_key": secrets.token_urlsafe(16), "panel": panel, "max_length": service.MAX_LENGTH,
+        "conflicts": conflicts,
+        "form": form,
+        "errors": errors or {},
+        "result": result,
+        "idempotency_key": secrets.token_urlsafe(16),
+        "panel": panel,
+        "max_length": service.MAX_LENGTH,
     }
 
 
-def team_panel_context(db: Session, acc: Access, encounter: Encounter, *, errors: dict[str, str] | None = None,
-                       form: dict[str, Any] | None = None) -> dict[str, Any]:
+def team_panel_context(
+    db: Session,
+    acc: Access,
+    encounter: Encounter,
+    *,
+    errors: dict[str, str] | None = None,
+    form: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """A conflict's team talk for this viewer: their team's lines (words), and — for everyone — that team talk
     happened since the conflict began (the header every member sees of any entry, never its words or readers).
     """
     mine = service.team_of_author(db, acc, encounter) if encounter.system == "rabbits" else None
-    rows = list(db.scalars(select(LogEntry).where(
-        LogEntry.campaign_id == acc.campaign.id, LogEntry.system == "talk", LogEntry.kind == "message",
-        LogEntry.visibility == TEAM, LogEntry.created_at >= encounter.created_at)
-        .order_by(LogEntry.seq.desc()).limit(TEAM_PANEL_LINES)))
+    rows = list(
+        db.scalars(
+            select(LogEntry)
+            .where(
+                LogEntry.campaign_id == acc.campaign.id,
+                LogEntry.system == "talk",
+                LogEntry.kind == "message",
+                LogEntry.visibility == TEAM,
+                LogEntry.created_at >= encounter.created_at,
+            )
+            .order_by(LogEntry.seq.desc())
+            .limit(TEAM_PANEL_LINES)
+        )
+    )
     rows.reverse()
     shown = []
     for row in rows:
@@ -62,8 +94,12 @@ def team_panel_context(db: Session, acc: Access, encounter: Encounter, *, errors
         shown.append(row)
     states = talk_states(db, acc.campaign.id, [r.seq for r in shown])
     return {
-        "campaign": acc.campaign, "encounter": encounter, "team": mine[1] if mine else None,
+        "campaign": acc.campaign,
+        "encounter": encounter,
+        "team": mine[1] if mine else None,
         "lines": [entry_html(r, acc.user.id, acc.is_narrator, talk=states.get(r.seq)) for r in shown],
-        "errors": errors or {}, "form": form or {}, "idempotency_key": secrets.token_urlsafe(16),
+        "errors": errors or {},
+        "form": form or {},
+        "idempotency_key": secrets.token_urlsafe(16),
         "active": encounter.status == "active",
     }

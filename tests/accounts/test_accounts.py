@@ -20,8 +20,11 @@ def test_signup_signs_in_with_a_rotated_httponly_cookie(client: TestClient) -> N
     client.get("/signin")
     anonymous_cookie = client.cookies["fb_session"]
     token = csrf_of(client, "/signup")
-    r = client.post("/signup", data={"username": "Anna", "password": "correct horse", "password2": "correct horse",
-                                     "csrf_token": token}, follow_redirects=False)
+    r = client.post(
+        "/signup",
+        data={"username": "Anna", "password": "correct horse", "password2": "correct horse", "csrf_token": token},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     set_cookie = r.headers["set-cookie"]
     assert "HttpOnly" in set_cookie and "SameSite=Lax" in set_cookie and "Secure" not in set_cookie
@@ -43,8 +46,10 @@ def test_signup_errors_are_shown_next_to_the_field_and_change_nothing(client: Te
     signup(client, "anna")
     other = TestClient(client.app)
     token = csrf_of(other, "/signup")
-    r = other.post("/signup", data={"username": "ANNA", "password": "correct horse", "password2": "correct horse",
-                                    "csrf_token": token})
+    r = other.post(
+        "/signup",
+        data={"username": "ANNA", "password": "correct horse", "password2": "correct horse", "csrf_token": token},
+    )
     assert r.status_code == 422 and "taken" in r.text
 
 
@@ -81,11 +86,16 @@ def test_api_tokens_are_hashed_and_revocable(client: TestClient) -> None:
     signup_client = TestClient(client.app)
     csrf = csrf_of(signup_client, "/signin")
     signup_client.post("/signin", data={"username": "anna", "password": "correct horse", "csrf_token": csrf})
-    page = signup_client.post("/account/tokens", data={"name": "bot"},
-                              headers={"X-CSRF-Token": csrf_of(signup_client, "/account"), "HX-Request": "true"})
+    page = signup_client.post(
+        "/account/tokens",
+        data={"name": "bot"},
+        headers={"X-CSRF-Token": csrf_of(signup_client, "/account"), "HX-Request": "true"},
+    )
     assert "fb_" in page.text and "shown only once" in page.text
-    r = signup_client.post(f"/account/tokens/{token_id}/revoke",
-                           headers={"X-CSRF-Token": csrf_of(signup_client, "/account"), "HX-Request": "true"})
+    r = signup_client.post(
+        f"/account/tokens/{token_id}/revoke",
+        headers={"X-CSRF-Token": csrf_of(signup_client, "/account"), "HX-Request": "true"},
+    )
     assert r.status_code == 200
     r = client.get("/api/campaigns", headers=headers)
     assert r.status_code == 401 and "Bearer" in r.json()["detail"]
@@ -99,7 +109,8 @@ def test_language_choice_is_kept_in_the_session(client: TestClient) -> None:
     assert i18n.negotiate(None) == "en" and i18n.negotiate("de", "en") == "en"
     assert 'lang="de"' in client.get("/signin", headers={"Accept-Language": "de"}).text
     signup(client, "anna")
-    r = client.post("/account/language", data={"locale": "da", "csrf_token": csrf_of(client, "/account")},
-                    follow_redirects=False)
+    r = client.post(
+        "/account/language", data={"locale": "da", "csrf_token": csrf_of(client, "/account")}, follow_redirects=False
+    )
     assert r.status_code == 303
     assert 'lang="da"' in client.get("/account", headers={"Accept-Language": "de"}).text

@@ -29,8 +29,9 @@ def _token(base: str, name: str) -> dict[str, str]:
 
 
 def _admin(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "app.admin", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "app.admin", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
@@ -59,15 +60,19 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         tables = []
         for n in range(2):
             narrator = _token(base, f"nora{n}")
-            cid = httpx2.post(base + "/api/campaigns", json={"name": f"Load {n}", "systems": ["dice"]},
-                              headers=narrator).json()["id"]
+            cid = httpx2.post(
+                base + "/api/campaigns", json={"name": f"Load {n}", "systems": ["dice"]}, headers=narrator
+            ).json()["id"]
             tables.append((cid, narrator))
 
         def load(cid: int, who: dict[str, str]) -> None:
             with httpx2.Client(base_url=base, timeout=30) as client:
                 while not stop.is_set():
-                    r = client.post(f"/api/campaigns/{cid}/actions", headers=who,
-                                    json={"system": "dice", "action": "roll", "params": {"expression": "3d6"}})
+                    r = client.post(
+                        f"/api/campaigns/{cid}/actions",
+                        headers=who,
+                        json={"system": "dice", "action": "roll", "params": {"expression": "3d6"}},
+                    )
                     if r.status_code == 201:
                         acked.append((time.monotonic(), cid, r.json()["seq"]))
 
@@ -75,8 +80,10 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         for w in workers:
             w.start()
         time.sleep(1.5)
-        noted = {cid: httpx2.get(f"{base}/api/campaigns/{cid}/export", headers=who, timeout=60).json()["head"]
-                 for cid, who in tables}
+        noted = {
+            cid: httpx2.get(f"{base}/api/campaigns/{cid}/export", headers=who, timeout=60).json()["head"]
+            for cid, who in tables
+        }
         started = time.monotonic()
         done = _admin(["backup", str(tmp_path / "backup")], {**server.env, **env_live})
         assert done.returncode == 0, done.stderr + done.stdout
@@ -88,8 +95,11 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         stop_server(server)
     if backend == "sqlite":  # `check` reads the SQLite copy itself; a PostgreSQL dump is checked once restored
         assert _admin(["check", str(tmp_path / "backup")], {**server.env, **env_live}).returncode == 0
-    env_new = {**server.env, "FATEBOARD_DATABASE_URL": target_url,
-               "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "new" / "secret_key")}
+    env_new = {
+        **server.env,
+        "FATEBOARD_DATABASE_URL": target_url,
+        "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "new" / "secret_key"),
+    }
     restored = _admin(["restore", str(tmp_path / "backup")], env_new)
     assert restored.returncode == 0, restored.stderr + restored.stdout
     assert (tmp_path / "new" / "vapid_private.pem").exists()  # the instance's keys came back too
@@ -101,8 +111,7 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         with make_sessionmaker(engine)() as db:
             for cid, seen in noted.items():
                 assert after[str(cid)]["ok"], after[str(cid)]["problems"]
-                row = db.scalar(select(LogEntry.hash).where(LogEntry.campaign_id == cid,
-                                                            LogEntry.seq == seen["seq"]))
+                row = db.scalar(select(LogEntry.hash).where(LogEntry.campaign_id == cid, LogEntry.seq == seen["seq"]))
                 assert row == seen["hash"]  # the head noted before the backup, unchanged
             present = {(c, s) for c, s in db.execute(select(LogEntry.campaign_id, LogEntry.seq)).all()}
     finally:

@@ -15,29 +15,42 @@ from app.accounts.passwords import Argon2Gate, check_new_password
 from app.errors import BadRequest, ServiceBusy
 
 
-@pytest.mark.parametrize(("password", "username", "reason"), [
-    ("short", "anna", "at least 8"),
-    ("x" * 1025, "anna", "too long"),
-    ("password", "anna", "common"),
-    ("12345678", "anna", "common"),
-    ("Password1!", "anna", "common"),
-    ("monkey123!", "anna", "common"),
-    ("QWERTYUIOP", "anna", "common"),
-    ("iloveyou2024", "anna", "common"),
-    ("correcthorsebatterystaple", "anna", "common"),
-    ("p@ssw0rd", "anna", "common"),
-    ("annabelle", "annabelle", "username"),
-    ("Annabelle", "annabelle", "username"),
-    ("my-Anna-2024-secret", "anna", "username"),
-])
+@pytest.mark.parametrize(
+    ("password", "username", "reason"),
+    [
+        ("short", "anna", "at least 8"),
+        ("x" * 1025, "anna", "too long"),
+        ("password", "anna", "common"),
+        ("12345678", "anna", "common"),
+        ("Password1!", "anna", "common"),
+        ("monkey123!", "anna", "common"),
+        ("QWERTYUIOP", "anna", "common"),
+        ("iloveyou2024", "anna", "common"),
+        ("correcthorsebatterystaple", "anna", "common"),
+        ("p@ssw0rd", "anna", "common"),
+        ("annabelle", "annabelle", "username"),
+        ("Annabelle", "annabelle", "username"),
+        ("my-Anna-2024-secret", "anna", "username"),
+    ],
+)
 def test_weak_passwords_are_refused_with_a_reason(password: str, username: str, reason: str) -> None:
     with pytest.raises(BadRequest) as info:
         check_new_password(password, username)
     assert info.value.field == "password" and reason in info.value.message
 
 
-@pytest.mark.parametrize("password", ["fateboard-demo", "correct horse", "allowed lowercase only", "Tr0ub4dor&3x",
-                                      "ünïcödé pässwörd", "x" * 1024, "12345678 ladders"])
+@pytest.mark.parametrize(
+    "password",
+    [
+        "fateboard-demo",
+        "correct horse",
+        "allowed lowercase only",
+        "Tr0ub4dor&3x",
+        "ünïcödé pässwörd",
+        "x" * 1024,
+        "12345678 ladders",
+    ],
+)
 def test_no_composition_rules(password: str) -> None:
     check_new_password(password, "anna")
 
@@ -63,12 +76,16 @@ def test_the_api_names_the_password_field(client: TestClient) -> None:
 def test_the_form_shows_the_reason_next_to_the_field(client: TestClient) -> None:
     token = csrf_of(client, "/signup")
     for password, message in (("12345678", "common passwords"), ("anna1234!", "must not contain your username")):
-        r = client.post("/signup", data={"username": "Anna", "password": password, "password2": password,
-                                         "csrf_token": token}, headers={"HX-Request": "true"})
+        r = client.post(
+            "/signup",
+            data={"username": "Anna", "password": password, "password2": password, "csrf_token": token},
+            headers={"HX-Request": "true"},
+        )
         assert r.status_code == 422 and message in r.text
         assert r.text.index('id="password"') < r.text.index(message) < r.text.index('id="password2"')
     with client.app.state.sessionmaker() as db:
         from app.accounts.service import count_users
+
         assert count_users(db) == 0
 
 
@@ -87,6 +104,7 @@ def test_the_demo_logins_still_work(settings) -> None:
 
 
 # The gate ---------------------------------------------------------------------------------------------------
+
 
 def test_the_gate_bounds_how_many_run_at_once() -> None:
     gate = Argon2Gate(2, max_waiting=20, max_wait=10)
@@ -145,8 +163,11 @@ def test_a_busy_server_answers_503_and_counts_no_failure(client: TestClient) -> 
         r = client.post("/api/users", json={"username": "bert", "password": "correct horse"})
         assert r.status_code == 503
         browser = TestClient(client.app)
-        r = browser.post("/signin", data={"username": "anna", "password": "correct horse",
-                                          "csrf_token": csrf_of(browser, "/signin")}, headers={"HX-Request": "true"})
+        r = browser.post(
+            "/signin",
+            data={"username": "anna", "password": "correct horse", "csrf_token": csrf_of(browser, "/signin")},
+            headers={"HX-Request": "true"},
+        )
         assert r.status_code == 503 and "busy checking passwords" in r.text and 'id="signin-form"' in r.text
         assert 'code": "503", "swap": true' in browser.get("/signin").text  # HTMX shows it (base.html)
         release.set()

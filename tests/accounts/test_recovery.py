@@ -38,8 +38,13 @@ def mailbox() -> Iterator[Any]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, mailbox: Any) -> Settings:
-    return app_settings(database_url, tmp_path, smtp_url=mailbox.url, base_url="http://testserver",
-                         mail_from="Fateboard <table@example.org>")
+    return app_settings(
+        database_url,
+        tmp_path,
+        smtp_url=mailbox.url,
+        base_url="http://testserver",
+        mail_from="Fateboard <table@example.org>",
+    )
 
 
 def confirm_address(client: TestClient, mailbox: Any, email: str) -> None:
@@ -52,8 +57,9 @@ def confirm_address(client: TestClient, mailbox: Any, email: str) -> None:
     assert client.get(path, follow_redirects=False).status_code == 303
 
 
-def test_an_address_changes_only_through_the_link_sent_to_it(client: TestClient, new_client: Any,
-                                                             mailbox: Any, app: Any) -> None:
+def test_an_address_changes_only_through_the_link_sent_to_it(
+    client: TestClient, new_client: Any, mailbox: Any, app: Any
+) -> None:
     Table(client)  # nora, pia, otto
     pia = signed_in(new_client, "pia")
     r = pia.post("/account/email", data={"email": "not an address"})
@@ -72,7 +78,8 @@ def test_an_address_changes_only_through_the_link_sent_to_it(client: TestClient,
 
 
 def test_forgot_answers_the_same_and_mails_a_single_use_link_that_signs_everyone_out(
-        client: TestClient, new_client: Any, mailbox: Any, app: Any) -> None:
+    client: TestClient, new_client: Any, mailbox: Any, app: Any
+) -> None:
     table = Table(client)
     pia = signed_in(new_client, "pia")
     confirm_address(pia, mailbox, "pia@example.org")
@@ -92,8 +99,11 @@ def test_forgot_answers_the_same_and_mails_a_single_use_link_that_signs_everyone
     assert page.status_code == 200 and "pia" in page.text
     weak = stranger.post(path, data={"password": "short", "password2": "short", "csrf_token": csrf_of(stranger, path)})
     assert weak.status_code == 422  # the password rule, next to the field; the link still works
-    r = stranger.post(path, data={"password": "a new long secret", "password2": "a new long secret",
-                                  "csrf_token": csrf_of(stranger, path)}, follow_redirects=False)
+    r = stranger.post(
+        path,
+        data={"password": "a new long secret", "password2": "a new long secret", "csrf_token": csrf_of(stranger, path)},
+        follow_redirects=False,
+    )
     assert r.status_code == 303 and r.headers["location"] == "/campaigns"
     assert stranger.get("/account").status_code == 200  # this browser is signed in
     for browser in (pia, other_browser):  # every other session is signed out
@@ -101,8 +111,11 @@ def test_forgot_answers_the_same_and_mails_a_single_use_link_that_signs_everyone
     assert client.get(f"/api/campaigns/{table.id}", headers=table.player).status_code == 200  # tokens stay
     assert stranger.get(path).status_code == 404  # single use
     fresh = new_client()
-    ok = fresh.post("/signin", data={"username": "pia", "password": "a new long secret",
-                                     "csrf_token": csrf_of(fresh), "next": "/"}, follow_redirects=False)
+    ok = fresh.post(
+        "/signin",
+        data={"username": "pia", "password": "a new long secret", "csrf_token": csrf_of(fresh), "next": "/"},
+        follow_redirects=False,
+    )
     assert ok.status_code == 303
 
 
@@ -128,16 +141,28 @@ def test_forgot_is_throttled(client: TestClient, new_client: Any, mailbox: Any) 
     assert codes[:5] == [200] * 5 and codes[5] == 429
 
 
-def test_the_admin_prints_a_one_time_link(client: TestClient, new_client: Any, settings: Settings,
-                                          monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_admin_prints_a_one_time_link(
+    client: TestClient,
+    new_client: Any,
+    settings: Settings,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     Table(client)
     monkeypatch.setenv("FATEBOARD_DATABASE_URL", settings.database_url)
     monkeypatch.setenv("FATEBOARD_BASE_URL", "http://testserver")
     assert admin_main(["reset-password", "otto"]) == 0
     path = urlsplit(capsys.readouterr().out.strip()).path
     browser = new_client()
-    r = browser.post(path, data={"password": "a brand new secret", "password2": "a brand new secret",
-                                 "csrf_token": csrf_of(browser, path)}, follow_redirects=False)
+    r = browser.post(
+        path,
+        data={
+            "password": "a brand new secret",
+            "password2": "a brand new secret",
+            "csrf_token": csrf_of(browser, path),
+        },
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     assert admin_main(["reset-password", "nobody"]) == 1
 
@@ -180,4 +205,5 @@ def test_deleting_an_account_keeps_every_chain_verifying(client: TestClient, new
     assert entry["text"] and entry["actor"] == "pia"  # the entry stays as written (the chain covers it)
     with app.state.sessionmaker() as db:
         from app.characters.models import Character
+
         assert db.scalar(select(Character.owner_id).where(Character.name == "Pia's hero")) is None

@@ -33,13 +33,16 @@ def test_off_site_targets_fall_back_to_the_front_page(url: str) -> None:
     assert same_origin_path(url) == "/"
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("/campaigns/3", "/campaigns/3"),
-    ("/join/abc?x=1&y=2#log", "/join/abc?x=1&y=2#log"),
-    ("/a b/ü", "/a%20b/%C3%BC"),  # a header carries ASCII only
-    ("/%5Cevil.example", "/%5Cevil.example"),  # an escaped backslash is a path on this site, not a host
-    ("/..//evil.example", "/..//evil.example"),  # the browser resolves it to a path here
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("/campaigns/3", "/campaigns/3"),
+        ("/join/abc?x=1&y=2#log", "/join/abc?x=1&y=2#log"),
+        ("/a b/ü", "/a%20b/%C3%BC"),  # a header carries ASCII only
+        ("/%5Cevil.example", "/%5Cevil.example"),  # an escaped backslash is a path on this site, not a host
+        ("/..//evil.example", "/..//evil.example"),  # the browser resolves it to a path here
+    ],
+)
 def test_paths_on_this_site_are_kept(url: str, expected: str) -> None:
     assert same_origin_path(url) == expected
 
@@ -74,9 +77,17 @@ def test_the_probe_from_the_report(client: TestClient) -> None:
     _signed_up(client)
     page = client.get("/signin?next=/%5Cevil.example/phish")
     assert 'name="next" value="/"' in page.text and "evil" not in page.text
-    r = client.post("/signin", data={"username": "anna", "password": "correct horse",
-                                     "next": "/\\evil.example/phish", "csrf_token": csrf_of(client, "/signin")},
-                    headers={"HX-Request": "true"}, follow_redirects=False)
+    r = client.post(
+        "/signin",
+        data={
+            "username": "anna",
+            "password": "correct horse",
+            "next": "/\\evil.example/phish",
+            "csrf_token": csrf_of(client, "/signin"),
+        },
+        headers={"HX-Request": "true"},
+        follow_redirects=False,
+    )
     assert r.headers["hx-redirect"] == "/"
 
 
@@ -86,8 +97,9 @@ def test_a_good_next_is_followed_on_both_paths(client: TestClient) -> None:
     assert _signin(client, "/campaigns?tab=mine", htmx=True).headers["hx-redirect"] == "/campaigns?tab=mine"
 
 
-@pytest.mark.parametrize("query", ["/%5Cevil.example", "//evil.example", "https://evil.example", "/%0D%0Aa:b",
-                                   "/%09/evil.example"])
+@pytest.mark.parametrize(
+    "query", ["/%5Cevil.example", "//evil.example", "https://evil.example", "/%0D%0Aa:b", "/%09/evil.example"]
+)
 def test_signed_in_visit_to_signin_redirects_home(client: TestClient, query: str) -> None:
     signup(client, "anna")
     r = client.get(f"/signin?next={query}", follow_redirects=False)
@@ -100,8 +112,13 @@ def test_signed_in_visit_to_signin_redirects_home(client: TestClient, query: str
 @pytest.mark.parametrize("url", ["/\\evil.example", "//evil.example", "https://evil.example", "/\r\nX: y"])
 def test_signup_with_an_off_site_next_lands_on_the_front_page(client: TestClient, url: str, htmx: bool) -> None:
     assert 'name="next" value="/"' in client.get("/signup", params={"next": url}).text
-    form = {"username": "anna", "password": "correct horse", "password2": "correct horse", "next": url,
-            "csrf_token": csrf_of(client, "/signup")}
+    form = {
+        "username": "anna",
+        "password": "correct horse",
+        "password2": "correct horse",
+        "next": url,
+        "csrf_token": csrf_of(client, "/signup"),
+    }
     r = client.post("/signup", data=form, headers={"HX-Request": "true"} if htmx else {}, follow_redirects=False)
     assert (r.headers["hx-redirect"] if htmx else r.headers["location"]) == "/"
 

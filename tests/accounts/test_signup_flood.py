@@ -67,8 +67,10 @@ def test_memory_stays_bounded_under_a_sign_up_flood(tmp_path: Path) -> None:
         stop.set()
         pinger.join()
         stop_server(server)
-    print(f"\nsign-up flood: {SIGNUPS} sign-ups, {AT_ONCE} at once, {took:.1f} s; RSS idle {idle:.0f} MiB, "
-          f"peak {peak:.0f} MiB; ping max {max(pings) * 1000:.0f} ms, "
-          f"median {sorted(pings)[len(pings) // 2] * 1000:.0f} ms")
+    print(
+        f"\nsign-up flood: {SIGNUPS} sign-ups, {AT_ONCE} at once, {took:.1f} s; RSS idle {idle:.0f} MiB, "
+        f"peak {peak:.0f} MiB; ping max {max(pings) * 1000:.0f} ms, "
+        f"median {sorted(pings)[len(pings) // 2] * 1000:.0f} ms"
+    )
     assert statuses == {201: SIGNUPS}, statuses
     assert peak < PEAK_RSS_BOUND_MIB, f"peak RSS {peak:.0f} MiB"

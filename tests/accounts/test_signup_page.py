@@ -20,8 +20,9 @@ def _password_field(html: str) -> str:
 
 
 @pytest.mark.parametrize("minimum", [passwords.MIN_PASSWORD, 11])
-def test_the_signup_form_states_the_minimum_the_rule_enforces(client: TestClient, monkeypatch: pytest.MonkeyPatch,
-                                                              minimum: int) -> None:
+def test_the_signup_form_states_the_minimum_the_rule_enforces(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, minimum: int
+) -> None:
     monkeypatch.setattr(passwords, "MIN_PASSWORD", minimum)
     html = client.get("/signup").text
     assert f'minlength="{minimum}"' in _password_field(html)

@@ -42,6 +42,7 @@ def _token(client: TestClient, username: str, password: str, forwarded: str | No
 
 # The race, against a real uvicorn ------------------------------------------------------------------------
 
+
 def _live_token(server: LiveServer, password: str, *, source: str = "127.0.0.1", **headers: str) -> httpx2.Response:
     with httpx2.Client(transport=httpx2.HTTPTransport(local_address=source), timeout=60) as c:
         return c.post(server.url + "/api/tokens", json={"username": "anna", "password": password}, headers=headers)
@@ -65,6 +66,7 @@ def test_forty_concurrent_wrong_passwords_check_exactly_the_limit(live_server: L
 
 
 # Rules, in process -----------------------------------------------------------------------------------------
+
 
 def test_the_pair_limit_counts_failures_only(client: TestClient) -> None:
     client.post("/api/users", json={"username": "anna", "password": RIGHT})
@@ -100,11 +102,15 @@ def test_the_web_form_shows_the_wait_next_to_the_form(client: TestClient) -> Non
     client.post("/api/users", json={"username": "anna", "password": RIGHT})
     token = csrf_of(client, "/signin")
     for _ in range(5):
-        r = client.post("/signin", data={"username": "anna", "password": "wrong", "csrf_token": token},
-                        headers={"HX-Request": "true"})
+        r = client.post(
+            "/signin",
+            data={"username": "anna", "password": "wrong", "csrf_token": token},
+            headers={"HX-Request": "true"},
+        )
         assert r.status_code == 422 and "Wrong username or password" in r.text
-    r = client.post("/signin", data={"username": "anna", "password": RIGHT, "csrf_token": token},
-                    headers={"HX-Request": "true"})
+    r = client.post(
+        "/signin", data={"username": "anna", "password": RIGHT, "csrf_token": token}, headers={"HX-Request": "true"}
+    )
     assert r.status_code == 429 and "Wait 15 minutes" in r.text and 'id="signin-form"' in r.text
     assert int(r.headers["retry-after"]) > 0
 
@@ -114,8 +120,12 @@ def test_other_peoples_failures_never_lock_the_owner_out_of_a_known_address(sett
     Past those, only addresses the account signed in from before get through."""
     application = _app(settings, signin_max_failures=1, trusted_proxies="127.0.0.1")
     proxy = _from(application, "127.0.0.1")
-    assert proxy.post("/api/users", json={"username": "anna", "password": RIGHT},
-                      headers={"X-Forwarded-For": "127.0.1.1"}).status_code == 201  # anna's home
+    assert (
+        proxy.post(
+            "/api/users", json={"username": "anna", "password": RIGHT}, headers={"X-Forwarded-For": "127.0.1.1"}
+        ).status_code
+        == 201
+    )  # anna's home
     for i in range(20):  # twenty addresses, one wrong guess each
         assert _token(proxy, "anna", "wrong horse", f"127.0.2.{i}").status_code == 422
     r = _token(proxy, "anna", RIGHT, "127.0.3.1")  # a new place, after 20 failures: refused unchecked
@@ -178,6 +188,7 @@ def test_ipv6_clients_are_counted_by_their_64(settings: Settings) -> None:
 
     def key(host: str) -> str:
         from app.security import client_address
+
         return client_address(Request({"type": "http", "client": (host, 1), "headers": []}))
 
     assert key("::1") == key("::2") == "::/64"
@@ -186,6 +197,7 @@ def test_ipv6_clients_are_counted_by_their_64(settings: Settings) -> None:
 
 
 # The sign-up limit ------------------------------------------------------------------------------------------
+
 
 def test_ten_sign_ups_per_address_per_hour(settings: Settings) -> None:
     application = _app(settings, signup_max_per_hour=Settings().signup_max_per_hour)  # the default: 10
@@ -197,11 +209,15 @@ def test_ten_sign_ups_per_address_per_hour(settings: Settings) -> None:
     assert r.status_code == 429 and "Too many new accounts from your network" in r.json()["detail"]
     assert 59 * 60 < int(r.headers["retry-after"]) <= 3600
     browser = _from(application, "127.0.0.2")
-    r = browser.post("/signup", data={"username": "user11", "password": RIGHT, "password2": RIGHT,
-                                      "csrf_token": csrf_of(browser, "/signup")}, headers={"HX-Request": "true"})
+    r = browser.post(
+        "/signup",
+        data={"username": "user11", "password": RIGHT, "password2": RIGHT, "csrf_token": csrf_of(browser, "/signup")},
+        headers={"HX-Request": "true"},
+    )
     assert r.status_code == 429 and "Too many new accounts" in r.text and "retry-after" in r.headers
     with application.state.sessionmaker() as db:
         from app.accounts.service import count_users
+
         assert count_users(db) == 10  # nothing written for the refused ones
     other = _from(application, "127.0.0.3")
     assert other.post("/api/users", json={"username": "user12", "password": RIGHT}).status_code == 201
@@ -216,9 +232,11 @@ def test_concurrent_sign_ups_create_exactly_the_limit(database_url: str, tmp_pat
         reset_postgres(PG_URL)
     server = start_server(database_url, tmp_path, extra_env={"FATEBOARD_SIGNUP_MAX_PER_HOUR": "3"})
     try:
+
         def sign_up(i: int) -> int:
-            return httpx2.post(server.url + "/api/users", json={"username": f"flood{i}", "password": RIGHT},
-                               timeout=60).status_code
+            return httpx2.post(
+                server.url + "/api/users", json={"username": f"flood{i}", "password": RIGHT}, timeout=60
+            ).status_code
 
         with ThreadPoolExecutor(12) as pool:
             statuses = Counter(pool.map(sign_up, range(12)))

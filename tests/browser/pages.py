@@ -18,10 +18,21 @@ from . import axe
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
-PHONE: dict[str, Any] = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
-                         "device_scale_factor": 2}
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 PASSWORD = "correct horse"
 DEMO_PASSWORD = "fateboard-demo"
@@ -96,8 +107,10 @@ class Tabs:
 # A request that did not succeed is part of flows the tests visit on purpose (a form answered 4xx with the error
 # next to its field, a 503 or a dropped network answered with a retry): Chromium logs the failed load and htmx its
 # responseError. Nothing else is expected.
-REFUSED = re.compile(r"Failed to load resource: |Response Status Error Code \d{3} from |"
-                     r": htmx:(sendError|sendAbort|afterRequest|timeout|responseError), ")
+REFUSED = re.compile(
+    r"Failed to load resource: |Response Status Error Code \d{3} from |"
+    r": htmx:(sendError|sendAbort|afterRequest|timeout|responseError), "
+)
 
 
 def page_level_problems(tabs: Tabs) -> list[str]:
@@ -107,6 +120,7 @@ def page_level_problems(tabs: Tabs) -> list[str]:
 
 
 # --- the API, for setting up tables quickly (the tests drive the browser only where the browser is the point) ---
+
 
 def api_user(base: str, name: str, password: str = PASSWORD, *, create: bool = True) -> dict[str, str]:
     if create:
@@ -123,8 +137,13 @@ def api_invite(base: str, campaign_id: int, narrator: dict[str, str]) -> str:
     return r.json()["code"]
 
 
-def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, str]], name: str = "Night Watch",
-                 systems: tuple[str, ...] = ()) -> int:
+def api_campaign(
+    base: str,
+    narrator: dict[str, str],
+    players: list[dict[str, str]],
+    name: str = "Night Watch",
+    systems: tuple[str, ...] = (),
+) -> int:
     r = httpx2.post(base + "/api/campaigns", json={"name": name, "systems": list(systems)}, headers=narrator)
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
@@ -134,8 +153,9 @@ def api_campaign(base: str, narrator: dict[str, str], players: list[dict[str, st
     return campaign_id
 
 
-def api_roll(base: str, campaign_id: int, who: dict[str, str], expression: str, visibility: str = "public",
-             note: str = "") -> int:
+def api_roll(
+    base: str, campaign_id: int, who: dict[str, str], expression: str, visibility: str = "public", note: str = ""
+) -> int:
     body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
     if note:
         body["note"] = note
@@ -151,6 +171,7 @@ def api_log(base: str, campaign_id: int, who: dict[str, str]) -> list[dict[str, 
 
 
 # --- the browser ---
+
 
 def sign_in(tab: Tab, base: str, username: str, password: str = PASSWORD, next: str = "/campaigns") -> None:
     page = tab.page
@@ -236,8 +257,9 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
 
 def seed_demo(env: dict[str, str]) -> int:
     """Seed the demo campaign into the live server's database; its id."""
-    out = subprocess.run([sys.executable, "-m", "app.demo"], cwd=ROOT, env=env, check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "app.demo"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    ).stdout
     found = re.search(r"\(id (\d+)\)", out)
     assert found, out
     return int(found.group(1))

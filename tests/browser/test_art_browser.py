@@ -96,5 +96,7 @@ def test_an_adventurer_on_a_phone(tabs: Tabs, live_server: Any) -> None:
 
     assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == [], "\n".join(tabs.csp_violations())
-    errors = [e for e in tabs.errors() if "status of 422" not in e and "Code 422" not in e]  # the refused forms, shown next to their field
+    errors = [
+        e for e in tabs.errors() if "status of 422" not in e and "Code 422" not in e
+    ]  # the refused forms, shown next to their field
     assert errors == [], "\n".join(errors)

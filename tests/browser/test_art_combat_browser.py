@@ -31,8 +31,12 @@ TRACK = ("art-track-wrap", "art-range-track", "art-band", "art-token", "art-feat
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
     faces = tmp_path / "faces.json"
     faces.write_text("[]")
-    server = start_server(f"sqlite:///{tmp_path / 'combat.db'}", tmp_path, app="utils.scripted_server:app",
-                          extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())})
+    server = start_server(
+        f"sqlite:///{tmp_path / 'combat.db'}",
+        tmp_path,
+        app="utils.scripted_server:app",
+        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
+    )
     yield server, faces
     stop_server(server)
 
@@ -65,16 +69,25 @@ def _old_mill(base: str, *, swords: bool) -> tuple[int, dict[str, dict[str, str]
     ids = {}
     for name, owner in (("Maren", "pia"), ("Tom", "otto")):
         fields = {k: v for k, v in balanced(name).items() if k != "name"}
-        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who[owner],
-                        json={"name": name, "system": "art", "sheet": fields})
+        r = httpx2.post(
+            f"{base}/api/campaigns/{campaign_id}/characters",
+            headers=who[owner],
+            json={"name": name, "system": "art", "sheet": fields},
+        )
         assert r.status_code == 201, r.text
         ids[name] = r.json()["id"]
         if swords:
-            r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who[owner], json={
-                "system": "art", "action": "add_item", "character_id": ids[name], "params": SWORD})
+            r = httpx2.post(
+                f"{base}/api/campaigns/{campaign_id}/actions",
+                headers=who[owner],
+                json={"system": "art", "action": "add_item", "character_id": ids[name], "params": SWORD},
+            )
             assert r.status_code == 201, r.text
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["nora"], json={
-        "name": "Goblin", "system": "art", "kind": "npc", "sheet": {k: v for k, v in FOE.items()}})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who["nora"],
+        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE.items())},
+    )
     assert r.status_code == 201, r.text
     ids["Goblin"] = r.json()["id"]
     return campaign_id, who, ids
@@ -191,7 +204,7 @@ def test_a_full_combat_on_two_phones_and_a_laptop(browser: Any, scripted: tuple[
     tap(pia, "#combat-move-free-1")
     tap(pia, "#combat-attack", 100)
     expect(nora.page.locator("#combat-recent")).to_contain_text("every foe is defeated")
-    expect(otto.page.locator("[data-fighter='%d']" % ids["Goblin"])).to_contain_text("defeated")
+    expect(otto.page.locator(f"[data-fighter='{ids['Goblin']}']")).to_contain_text("defeated")
     nora.page.reload()  # a reconnecting screen shows the round, the turn and the track at once
     expect(nora.page.locator("#combat-status")).to_contain_text("Round 3")
     problems += check(nora, "narrator", ["#combat-end-turn"], width=1280)
@@ -208,9 +221,22 @@ def test_a_full_combat_on_two_phones_and_a_laptop(browser: Any, scripted: tuple[
     # Every step is in the log, and the chain verifies.
     log = httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=who["nora"]).json()
     actions = [e["action"] for e in log["entries"] if e["action"] and e["action"].startswith("combat_")]
-    for expected in ("combat_setup", "combat_initiative", "combat_attack", "combat_move_roll", "combat_move",
-                     "combat_wait", "combat_foe_attack", "combat_defend", "combat_parry", "combat_aoe",
-                     "combat_aoe_hit", "combat_fumble", "combat_end_turn", "combat_end"):
+    for expected in (
+        "combat_setup",
+        "combat_initiative",
+        "combat_attack",
+        "combat_move_roll",
+        "combat_move",
+        "combat_wait",
+        "combat_foe_attack",
+        "combat_defend",
+        "combat_parry",
+        "combat_aoe",
+        "combat_aoe_hit",
+        "combat_fumble",
+        "combat_end_turn",
+        "combat_end",
+    ):
         assert expected in actions, expected
     assert len(actions) == step_of(pia)  # one entry per step (version 1 is the set-up's)
     verify = pia.page.request.get(f"{base}{table}/verify")

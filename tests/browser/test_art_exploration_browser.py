@@ -17,15 +17,19 @@ pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 def _table(base: str) -> int:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "The Sunken Library", "systems": ["art"]},
-                    headers=who["nora"])
+    r = httpx2.post(
+        base + "/api/campaigns", json={"name": "The Sunken Library", "systems": ["art"]}, headers=who["nora"]
+    )
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
     for name, hero in (("pia", "Maren"), ("otto", "Tom")):
         code = api_invite(base, campaign_id, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
-        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who[name],
-                        json={"name": hero, "system": "art", "sheet": balanced_fields()})
+        r = httpx2.post(
+            f"{base}/api/campaigns/{campaign_id}/characters",
+            headers=who[name],
+            json={"name": hero, "system": "art", "sheet": balanced_fields()},
+        )
         assert r.status_code == 201, r.text
     return campaign_id
 
@@ -62,8 +66,9 @@ def test_a_player_declares_and_the_others_see_it_live(tabs: Tabs) -> None:
     form.get_by_label("Difficulty").select_option("PS")
     expect(form.locator(".art-odds")).to_contain_text("row 7 against Passable")
     expect(form.locator(".art-odds")).to_contain_text("%")
-    problems += check_page(pia, "art-xp-acting", [".art-xp-declare form button[type=submit]",
-                                                  ".art-xp-turn > form button[type=submit]"])
+    problems += check_page(
+        pia, "art-xp-acting", [".art-xp-declare form button[type=submit]", ".art-xp-turn > form button[type=submit]"]
+    )
     form.get_by_role("button", name="Roll").click()
     expect(page.locator(".result")).to_contain_text("Search the shelves")
     expect(page.locator("#art-xp-waiting")).to_have_text("Waiting for Tom…")

@@ -31,8 +31,12 @@ WIDTH = 390
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
     faces = tmp_path / "faces.json"
     faces.write_text("[]")
-    server = start_server(f"sqlite:///{tmp_path / 'fight.db'}", tmp_path, app="utils.scripted_server:app",
-                          extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())})
+    server = start_server(
+        f"sqlite:///{tmp_path / 'fight.db'}",
+        tmp_path,
+        app="utils.scripted_server:app",
+        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
+    )
     yield server, faces
     stop_server(server)
 
@@ -103,12 +107,18 @@ def test_the_first_fight_from_new_characters_on_phones(browser: Any, scripted: t
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
     # Vex: an existing character made before starting gear, with none (the API lists gear itself).
     fields = {k: v for k, v in balanced("Vex Marlow").items() if k != "name"}
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["pia"],
-                    json={"name": "Vex Marlow", "system": "art", "sheet": fields})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who["pia"],
+        json={"name": "Vex Marlow", "system": "art", "sheet": fields},
+    )
     assert r.status_code == 201, r.text
     vex = r.json()["id"]
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["nora"],
-                    json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who["nora"],
+        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)},
+    )
     goblin = r.json()["id"]
     table = f"/campaigns/{campaign_id}"
     pia, otto, nora = at_the_table(tabs, base, table)
@@ -186,14 +196,18 @@ def test_the_first_fight_from_new_characters_on_phones(browser: Any, scripted: t
     expect(p.locator("#atk-weapon option:checked")).to_contain_text("Blade")
     assert selected_target(pia).startswith("Goblin")
     assert p.locator("#atk-target optgroup").nth(1).get_attribute("label") == "Allies (friendly fire)"
-    expect(p.locator("#combat-attack-panel .odds")).to_contain_text("Cannot attack: Goblin is out of reach of Blade (4 bands away)")
+    expect(p.locator("#combat-attack-panel .odds")).to_contain_text(
+        "Cannot attack: Goblin is out of reach of Blade (4 bands away)"
+    )
     problems += check(pia, "maren-turn", ["#combat-attack", "#combat-move-roll", "#combat-end-turn"])
     problems += whole_track_in_view(pia, "maren-turn")
     tap(pia, "#combat-move-roll", face(9, "GD"))
-    offered = sorted(p.locator("#combat-turn .art-band-buttons button").evaluate_all(
-        "buttons => buttons.map(b => b.id)"))
-    assert offered == sorted(["combat-move-free-0", "combat-move-free-2", "combat-move-0", "combat-move-2",
-                              "combat-move-3", "combat-move-4"]), offered
+    offered = sorted(
+        p.locator("#combat-turn .art-band-buttons button").evaluate_all("buttons => buttons.map(b => b.id)")
+    )
+    assert offered == sorted(
+        ["combat-move-free-0", "combat-move-free-2", "combat-move-0", "combat-move-2", "combat-move-3", "combat-move-4"]
+    ), offered
     tap(pia, "#combat-move-4")
     expect(otto.page.locator("[data-band='4'] .art-token")).to_contain_text("Maren")
     tap(pia, "#combat-end-turn")

@@ -32,8 +32,12 @@ def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path, Path]]:
     faces = tmp_path / "faces.json"
     faces.write_text("[]")
     db = tmp_path / "perks.db"
-    server = start_server(f"sqlite:///{db}", tmp_path, app="utils.scripted_server:app",
-                          extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())})
+    server = start_server(
+        f"sqlite:///{db}",
+        tmp_path,
+        app="utils.scripted_server:app",
+        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
+    )
     yield server, faces, db
     stop_server(server)
 
@@ -43,8 +47,9 @@ def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, P
     tabs = Tabs(browser, server)
     base = tabs.base
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
-    campaign_id = httpx2.post(base + "/api/campaigns", json={"name": "Mill", "systems": ["art"]},
-                              headers=who["nora"]).json()["id"]
+    campaign_id = httpx2.post(
+        base + "/api/campaigns", json={"name": "Mill", "systems": ["art"]}, headers=who["nora"]
+    ).json()["id"]
     for name in ("pia", "otto"):
         code = api_invite(base, campaign_id, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
@@ -53,23 +58,41 @@ def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, P
 
     def act(owner: str, action: str, character: int | None, values: list[int] | None = None, **params: Any) -> Any:
         faces.write_text(json.dumps(values or []))
-        r = httpx2.post(f"{api}/actions", headers=who[owner], json={
-            "system": "art", "action": action, "character_id": character, "params": params})
+        r = httpx2.post(
+            f"{api}/actions",
+            headers=who[owner],
+            json={"system": "art", "action": action, "character_id": character, "params": params},
+        )
         assert r.status_code == 201, r.text
         return r.json()
 
     for name, owner in (("Maren", "pia"), ("Tom", "otto")):
         fields = {k: v for k, v in balanced(name).items() if k != "name"}
-        ids[name] = httpx2.post(f"{api}/characters", headers=who[owner],
-                                json={"name": name, "system": "art", "sheet": fields}).json()["id"]
+        ids[name] = httpx2.post(
+            f"{api}/characters", headers=who[owner], json={"name": name, "system": "art", "sheet": fields}
+        ).json()["id"]
         act(owner, "add_item", ids[name], **SWORD)
-    ids["Goblin"] = httpx2.post(f"{api}/characters", headers=who["nora"], json={
-        "name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)}).json()["id"]
+    ids["Goblin"] = httpx2.post(
+        f"{api}/characters",
+        headers=who["nora"],
+        json={"name": "Goblin", "system": "art", "kind": "npc", "sheet": dict(FOE)},
+    ).json()["id"]
     with sqlite3.connect(db) as con:  # Maren has Combat Tactics (perks are bought between adventures)
-        con.execute("UPDATE characters SET sheet = json_set(sheet, '$.perks', json('{\"Combat Tactics\": 1}'), "
-                    "'$.attributes.INT', 6) WHERE id = ?", (ids["Maren"],))
-    act("nora", "combat_setup", None, adventurers=[ids["Maren"], ids["Tom"]], foes=[ids["Goblin"]],
-                bands=6, adventurer_band=1, foe_band=1)
+        con.execute(
+            "UPDATE characters SET sheet = json_set(sheet, '$.perks', json('{\"Combat Tactics\": 1}'), "
+            "'$.attributes.INT', 6) WHERE id = ?",
+            (ids["Maren"],),
+        )
+    act(
+        "nora",
+        "combat_setup",
+        None,
+        adventurers=[ids["Maren"], ids["Tom"]],
+        foes=[ids["Goblin"]],
+        bands=6,
+        adventurer_band=1,
+        foe_band=1,
+    )
     with sqlite3.connect(db) as con:
         enc = con.execute("SELECT max(id) FROM encounters").fetchone()[0]
     version = [1]
@@ -113,10 +136,16 @@ def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, P
     expect(otto.page.locator(f"#combat-grapple-join-{ids['Goblin']}")).to_be_visible()
     check(otto, "join")
     with sqlite3.connect(db) as con:
-        fate = con.execute("SELECT json_extract(sheet, '$.attributes.FAT') FROM characters WHERE id = ?",
-                           (ids["Maren"],)).fetchone()[0]
-    step("otto", "combat_attack", ids["Tom"], [face(art.effective_row(art.trait_total(fate, [], 0)), "PR")],
-         target=ids["Goblin"])
+        fate = con.execute(
+            "SELECT json_extract(sheet, '$.attributes.FAT') FROM characters WHERE id = ?", (ids["Maren"],)
+        ).fetchone()[0]
+    step(
+        "otto",
+        "combat_attack",
+        ids["Tom"],
+        [face(art.effective_row(art.trait_total(fate, [], 0)), "PR")],
+        target=ids["Goblin"],
+    )
     otto.page.reload()
     expect(otto.page.locator(f"#combat-grapple-hit-{ids['Maren']}")).to_be_visible()
     check(otto, "tie")

@@ -28,8 +28,9 @@ WORDS = {"en": "This is too large to send: at most 1 MB", "de": "Das ist zu groÃ
 @pytest.mark.browser
 @pytest.mark.server
 @pytest.mark.parametrize(("language", "how"), [("en", "htmx"), ("de", "htmx"), ("en", "page"), ("da", "page")])
-def test_an_oversized_form_is_refused_in_words_on_a_phone(tabs: Tabs, live_server: LiveServer, language: str,
-                                                          how: str) -> None:
+def test_an_oversized_form_is_refused_in_words_on_a_phone(
+    tabs: Tabs, live_server: LiveServer, language: str, how: str
+) -> None:
     """`htmx`: the form's own request (HX-Request) gets the message in place of the form, as other refusals do;
     `page`: a plain form post (no script) gets the whole error page."""
     tab = tabs.open(f"phone-{language}-{how}", locale=language, extra_http_headers={"Accept-Language": language})

@@ -22,10 +22,23 @@ from .pages import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-TOM = {"human_name": "Sir Reginald", "cat_name": "Tom", "secret_name": "Nightpaw", "rank_claws": "best",
-       "rank_coat": "strong", "rank_face": "strong", "rank_fangs": "strong", "rank_legs": "good", "rank_tail": "good",
-       "rep_name_1": "Terror of the docks", "rep_rank_1": "3", "rep_name_2": "Night walker", "rep_rank_2": "2",
-       "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"}
+TOM = {
+    "human_name": "Sir Reginald",
+    "cat_name": "Tom",
+    "secret_name": "Nightpaw",
+    "rank_claws": "best",
+    "rank_coat": "strong",
+    "rank_face": "strong",
+    "rank_fangs": "strong",
+    "rank_legs": "good",
+    "rank_tail": "good",
+    "rep_name_1": "Terror of the docks",
+    "rep_rank_1": "3",
+    "rep_name_2": "Night walker",
+    "rep_rank_2": "2",
+    "rep_name_3": "Fishmonger's friend",
+    "rep_rank_3": "2",
+}
 
 
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], int]:
@@ -36,8 +49,11 @@ def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], int]:
     for name in ("pia", "otto"):
         code = api_invite(base, campaign_id, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["otto"],
-                    json={"name": "Tom", "system": "cat", "sheet": TOM})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who["otto"],
+        json={"name": "Tom", "system": "cat", "sheet": TOM},
+    )
     assert r.status_code == 201, r.text
     return campaign_id, who, r.json()["id"]
 
@@ -56,8 +72,14 @@ def test_a_cat_is_made_rolls_with_exact_odds_and_fights_on_two_phones(tabs: Tabs
     page.get_by_label("The name humans use").fill("Mister Buttons")
     page.get_by_label("Cat name").fill("Smoke-on-the-Roof")
     page.get_by_label("Secret name").fill("Ashwhisker")
-    for trait, rank in (("claws", "best"), ("coat", "strong"), ("face", "best"), ("fangs", "strong"),
-                        ("legs", "strong"), ("tail", "good")):
+    for trait, rank in (
+        ("claws", "best"),
+        ("coat", "strong"),
+        ("face", "best"),
+        ("fangs", "strong"),
+        ("legs", "strong"),
+        ("tail", "good"),
+    ):
         page.locator(f"#rank_{trait}").select_option(rank)
     for i, (name, rank) in enumerate((("Best mouser", "3"), ("Never lost", "2"), ("Quiet paws", "2")), 1):
         page.locator(f"#rep_name_{i}").fill(name)

@@ -30,15 +30,19 @@ MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]]]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "The Garden Wall", "systems": ["catfight"]},
-                    headers=who["nora"])
+    r = httpx2.post(
+        base + "/api/campaigns", json={"name": "The Garden Wall", "systems": ["catfight"]}, headers=who["nora"]
+    )
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
     for name in ("pia", "otto"):
         code = api_invite(base, campaign_id, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who["otto"],
-                    json={"name": "Mimi", "system": "catfight", "sheet": MIMI})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who["otto"],
+        json={"name": "Mimi", "system": "catfight", "sheet": MIMI},
+    )
     assert r.status_code == 201, r.text
     return campaign_id, who
 
@@ -102,7 +106,8 @@ def test_two_phones_fight_a_duel_to_the_end(tabs: Tabs) -> None:
     for _ in range(300):
         for tab in (pia, otto, nora):  # every phone shows the same step, live
             expect(tab.page.locator("#encounter p.muted", has_text=re.compile(r"\d+$")).last).to_have_text(
-                re.compile(rf"(Step|Schritt) {step}$"))
+                re.compile(rf"(Step|Schritt) {step}$")
+            )
         if pia.page.locator(".catfight-verdict").count():
             break
         mover = pia if pia.page.locator("button.catfight-move").count() else otto
@@ -112,13 +117,22 @@ def test_two_phones_fight_a_duel_to_the_end(tabs: Tabs) -> None:
         moves = mover.page.locator("button.catfight-move").evaluate_all("els => els.map(e => e.value)")
         if moves == ["defend", "jump"]:
             expect(mover.page.locator("#catfight-move-defend .catfight-chance")).to_have_text(
-                re.compile(r"^\d+/\d+ · [\d.,]+\s?%$"))
+                re.compile(r"^\d+/\d+ · [\d.,]+\s?%$")
+            )
             if not shot_respond:
                 problems += check_page(mover, "catfight-duel-defender", ["button.catfight-move"])
                 problems += check_page(nora, "catfight-duel-de", [])
                 shot_respond = True
-            chances = [float(mover.page.locator(f"#catfight-move-{m} .catfight-chance").inner_text()
-                             .split("·")[1].strip(" %\xa0").replace(",", ".")) for m in moves]
+            chances = [
+                float(
+                    mover.page.locator(f"#catfight-move-{m} .catfight-chance")
+                    .inner_text()
+                    .split("·")[1]
+                    .strip(" %\xa0")
+                    .replace(",", ".")
+                )
+                for m in moves
+            ]
             move = moves[chances.index(max(chances))]
         else:
             move = "attack" if "attack" in moves else moves[0]

@@ -1,8 +1,8 @@
 """Handouts and the scene in real browsers (issue 25's "done when"): Nora on a laptop uploads a photo in the
 narrator screen's library, shows it to Pia only (Otto never gets it), sets another picture as the scene, places
-two pins by tapping it and reveals one. Both 390x844 phones see what they should, live: Pia the photo in her Handouts panel and
-the log (full screen on a tap), Otto neither; both the scene with the revealed pin only. Screenshots in
-test-artifacts/screenshots/handouts-*.png; zero CSP violations; axe-core on every state.
+two pins by tapping it and reveals one. Both 390x844 phones see what they should, live: Pia the photo in her
+Handouts panel and the log (full screen on a tap), Otto neither; both the scene with the revealed pin only.
+Screenshots in test-artifacts/screenshots/handouts-*.png; zero CSP violations; axe-core on every state.
 Skipped unless TEST_CHROMIUM names a Chromium binary (see tests/browser/conftest.py)."""
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     base = tabs.base
     nora_api, pia_api, otto_api = (api_user(base, n) for n in ("nora", "pia", "otto"))
     cid = api_campaign(base, nora_api, [pia_api, otto_api], name="The Drowned Mill")
-    members = {m["username"]: m["id"] for m in
-               httpx2.get(f"{base}/api/campaigns/{cid}", headers=nora_api).json()["members"]}
+    members = {
+        m["username"]: m["id"] for m in httpx2.get(f"{base}/api/campaigns/{cid}", headers=nora_api).json()["members"]
+    }
     table = f"/campaigns/{cid}"
     pia, otto, nora = tabs.open("pia"), tabs.open("otto"), tabs.open("nora", desktop=True)
     for tab, where in ((pia, table), (otto, table), (nora, f"{table}/narrator")):
@@ -105,10 +106,12 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
         n.locator(".pin-form button").click()
         expect(n.locator("#scene-panel svg text", has_text=label)).to_have_count(1, timeout=WAIT)
     n.locator("#pin-tools summary").click()
-    n.locator(".pin-row", has_text="").filter(has=n.locator("input[value='The old well']")) \
-        .get_by_role("button", name="Reveal to players").click()
+    n.locator(".pin-row", has_text="").filter(has=n.locator("input[value='The old well']")).get_by_role(
+        "button", name="Reveal to players"
+    ).click()
     expect(n.locator(".pin-row").filter(has=n.locator("input[value='The old well']"))).to_contain_text(
-        "Hide from players", timeout=WAIT)
+        "Hide from players", timeout=WAIT
+    )
     for tab in (pia, otto):
         expect(tab.page.locator("#scene-panel svg text", has_text="The old well")).to_have_count(1, timeout=WAIT)
         expect(tab.page.locator("#scene-panel svg text", has_text="Smugglers")).to_have_count(0)

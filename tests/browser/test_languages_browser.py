@@ -56,8 +56,9 @@ def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
     found: set[str] = set()
     try:
         with engine.connect() as db:
-            rows = db.execute(sqlalchemy.text("SELECT system, sheet FROM characters WHERE campaign_id = :c"),
-                              {"c": campaign_id}).all()
+            rows = db.execute(
+                sqlalchemy.text("SELECT system, sheet FROM characters WHERE campaign_id = :c"), {"c": campaign_id}
+            ).all()
     finally:
         engine.dispose()
     for system, sheet in rows:
@@ -66,7 +67,9 @@ def _sheet_names(database_url: str, campaign_id: int) -> set[str]:
             typed = [r.get("name", "") for r in sheet.get("reputations", [])]
         elif system == "art":
             # Skills and gear are named by the player ("Sword" is the demo's item, not the Rabbits' weapon table).
-            typed = [s.get("name", "") for s in sheet.get("skills", [])] + [i.get("name", "") for i in sheet.get("gear", [])]
+            typed = [s.get("name", "") for s in sheet.get("skills", [])] + [
+                i.get("name", "") for i in sheet.get("gear", [])
+            ]
         elif system == "rabbits":
             typed = list(sheet.get("wises", []))
         else:
@@ -81,8 +84,9 @@ def _prompt_notes(database_url: str, campaign_id: int) -> set[str]:
     engine = sqlalchemy.create_engine(database_url)
     try:
         with engine.connect() as db:
-            notes = db.execute(sqlalchemy.text("SELECT note FROM roll_prompts WHERE campaign_id = :c"),
-                               {"c": campaign_id}).scalars()
+            notes = db.execute(
+                sqlalchemy.text("SELECT note FROM roll_prompts WHERE campaign_id = :c"), {"c": campaign_id}
+            ).scalars()
             return set().union(*(_words(str(n or "")) for n in notes))
     finally:
         engine.dispose()
@@ -117,10 +121,20 @@ def _character_ids(base: str, campaign_id: int, nora: dict[str, str]) -> dict[st
     return {c["name"]: c["id"] for c in campaign.get("characters", [])}
 
 
-def _act(base: str, campaign_id: int, who: dict[str, str], system: str, action: str, params: dict[str, Any],
-         character_id: int | None = None) -> None:
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who, json={
-        "system": system, "action": action, "character_id": character_id, "params": params})
+def _act(
+    base: str,
+    campaign_id: int,
+    who: dict[str, str],
+    system: str,
+    action: str,
+    params: dict[str, Any],
+    character_id: int | None = None,
+) -> None:
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/actions",
+        headers=who,
+        json={"system": system, "action": action, "character_id": character_id, "params": params},
+    )
     assert r.status_code == 201, r.text
 
 
@@ -129,21 +143,52 @@ def _encounters(base: str, campaign_id: int, nora: dict[str, str]) -> None:
     each started as the narrator does (the JSON API: the same rules service as the pages)."""
     ids = _character_ids(base, campaign_id, nora)
     maren, goblin = ids["Maren Quickhand"], ids["Goblin Chieftain"]
-    _act(base, campaign_id, nora, "art", "combat_setup", {"adventurers": [maren], "foes": [goblin], "bands": 8,
-                                                          "adventurer_band": 2, "foe_band": 2})
-    _act(base, campaign_id, nora, "art", "explore_start", {"title": "The old library", "scale": "minutes",
-                                                           "participants": [maren]})
-    _act(base, campaign_id, nora, "rabbits", "conflict_setup", {
-        "conflict": "fight", "a_name": "Warren", "a_goal": "Keep the burrow", "a_members": [ids["Clover Quickfoot"]],
-        "b_name": "Foxes", "b_goal": "Take the clover field", "b_members": [ids["Old Red (fox)"]],
-        "b_narrator": True})
+    _act(
+        base,
+        campaign_id,
+        nora,
+        "art",
+        "combat_setup",
+        {"adventurers": [maren], "foes": [goblin], "bands": 8, "adventurer_band": 2, "foe_band": 2},
+    )
+    _act(
+        base,
+        campaign_id,
+        nora,
+        "art",
+        "explore_start",
+        {"title": "The old library", "scale": "minutes", "participants": [maren]},
+    )
+    _act(
+        base,
+        campaign_id,
+        nora,
+        "rabbits",
+        "conflict_setup",
+        {
+            "conflict": "fight",
+            "a_name": "Warren",
+            "a_goal": "Keep the burrow",
+            "a_members": [ids["Clover Quickfoot"]],
+            "b_name": "Foxes",
+            "b_goal": "Take the clover field",
+            "b_members": [ids["Old Red (fox)"]],
+            "b_narrator": True,
+        },
+    )
     _act(base, campaign_id, nora, "cat", "start_foe_fight", {"cat_id": ids["Smoke"]}, character_id=ids["Ship dog"])
 
 
 def _pages(base: str, campaign_id: int, who: dict[str, str]) -> list[tuple[str, str]]:
     table = f"/campaigns/{campaign_id}"
-    pages = [("campaigns", "/campaigns"), ("campaign", table), ("account", "/account"), ("help", "/help"),
-             ("not-found", f"{table}/characters/999999"), ("no-page", "/no/such/page")]
+    pages = [
+        ("campaigns", "/campaigns"),
+        ("campaign", table),
+        ("account", "/account"),
+        ("help", "/help"),
+        ("not-found", f"{table}/characters/999999"),
+        ("no-page", "/no/such/page"),
+    ]
     campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who).json()
     for c in campaign.get("characters", []):
         pages.append((f"sheet-{c['system']}-{c['id']}", f"{table}/characters/{c['id']}"))
@@ -157,8 +202,9 @@ def _pages(base: str, campaign_id: int, who: dict[str, str]) -> list[tuple[str, 
 def _encounter_pages(tab: Any, base: str, campaign_id: int) -> list[tuple[str, str]]:
     """The encounters the campaign page links to (the demo's duel and the four started above)."""
     tab.page.goto(f"{base}/campaigns/{campaign_id}")
-    hrefs = tab.page.evaluate("() => Array.from(document.querySelectorAll('a[href*=\"/encounters/\"]'), "
-                              "a => a.getAttribute('href'))")
+    hrefs = tab.page.evaluate(
+        "() => Array.from(document.querySelectorAll('a[href*=\"/encounters/\"]'), a => a.getAttribute('href'))"
+    )
     found = sorted({h.split("?")[0].split("#")[0] for h in hrefs if h.rstrip("/").split("/")[-1].isdigit()})
     return [(f"encounter-{h.rsplit('/', 1)[1]}", h) for h in found]
 
@@ -205,8 +251,14 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
 
     headers = {"extra_http_headers": {"Accept-Language": lang}, "locale": lang}
     anonymous = tabs.open(f"anonymous-{lang}", **headers)
-    for name, path in (("landing", "/"), ("signin", "/signin"), ("signup", "/signup"), ("join", f"/join/{invite}"),
-                       ("join-invalid", "/join/no-such-invite"), ("anonymous-404", "/no/such/page")):
+    for name, path in (
+        ("landing", "/"),
+        ("signin", "/signin"),
+        ("signup", "/signup"),
+        ("join", f"/join/{invite}"),
+        ("join-invalid", "/join/no-such-invite"),
+        ("anonymous-404", "/no/such/page"),
+    ):
         check(anonymous, name, path)
 
     narrator = tabs.open(f"nora-{lang}", **headers)

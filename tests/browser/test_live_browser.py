@@ -31,10 +31,23 @@ from .pages import Tab, Tabs, api_campaign, api_invite, api_log, api_user, check
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-SMOKE = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ash", "rank_claws": "best",
-         "rank_coat": "strong", "rank_face": "strong", "rank_fangs": "strong", "rank_legs": "good", "rank_tail": "good",
-         "rep_name_1": "Roof runner", "rep_rank_1": "3", "rep_name_2": "Night walker", "rep_rank_2": "2",
-         "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"}
+SMOKE = {
+    "human_name": "Mister Buttons",
+    "cat_name": "Smoke",
+    "secret_name": "Ash",
+    "rank_claws": "best",
+    "rank_coat": "strong",
+    "rank_face": "strong",
+    "rank_fangs": "strong",
+    "rank_legs": "good",
+    "rank_tail": "good",
+    "rep_name_1": "Roof runner",
+    "rep_rank_1": "3",
+    "rep_name_2": "Night walker",
+    "rep_rank_2": "2",
+    "rep_name_3": "Fishmonger's friend",
+    "rep_rank_3": "2",
+}
 
 
 def _mark(page: Page) -> None:
@@ -45,18 +58,21 @@ def _still_marked(page: Page) -> bool:
     return page.evaluate("() => window.__fateboardTestMark === true")
 
 
-def _character(base: str, campaign_id: int, who: dict[str, str], name: str, system: str,
-               sheet: dict[str, Any] | None = None) -> int:
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who,
-                    json={"name": name, "system": system, **({"sheet": sheet} if sheet else {})})
+def _character(
+    base: str, campaign_id: int, who: dict[str, str], name: str, system: str, sheet: dict[str, Any] | None = None
+) -> int:
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who,
+        json={"name": name, "system": system, **({"sheet": sheet} if sheet else {})},
+    )
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]]]:
     who = {n: api_user(base, n) for n in ("nora", "pia")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "Rooftops", "systems": ["dice", "cat"]},
-                    headers=who["nora"])
+    r = httpx2.post(base + "/api/campaigns", json={"name": "Rooftops", "systems": ["dice", "cat"]}, headers=who["nora"])
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
     code = api_invite(base, campaign_id, who["nora"])
@@ -114,8 +130,16 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     expect(prompt).to_be_focused()
 
     # An encounter: Tom challenges Smoke (from Otto's client); both open pages list the fight.
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=otto, json={
-        "system": "cat", "action": "challenge", "character_id": tom, "params": {"opponent_id": smoke, "weapon": "claws"}})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/actions",
+        headers=otto,
+        json={
+            "system": "cat",
+            "action": "challenge",
+            "character_id": tom,
+            "params": {"opponent_id": smoke, "weapon": "claws"},
+        },
+    )
     assert r.status_code == 201, r.text
     expect(nora.page.locator("#encounters-panel a.big-link")).to_have_count(1)
     expect(pia.page.locator("#encounters-panel a.big-link")).to_have_count(1)
@@ -128,8 +152,11 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     wait_live(pia.page)
     _mark(pia.page)
     expect(pia.page.locator(".cat-stats")).to_contain_text("9")
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters/{smoke}/adjust", headers=who["nora"],
-                    json={"changes": {"lives": 7}, "reason": "a close call"})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters/{smoke}/adjust",
+        headers=who["nora"],
+        json={"changes": {"lives": 7}, "reason": "a close call"},
+    )
     assert r.status_code == 201, r.text
     expect(pia.page.locator(".cat-stats div", has_text="Lives")).to_contain_text("7")
     pia.page.locator("#test-fate").get_by_role("button", name="Test fate").click()
@@ -137,8 +164,16 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     seq = int(re.search(r"#(\d+)", pia.page.locator(".result").inner_text()).group(1))
     expect(pia.page.locator(f"#recent #entry-{seq}")).to_be_visible()
     # A prompt for Smoke arrives on the open sheet.
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/prompts", headers=who["nora"], json={
-        "character_id": smoke, "system": "cat", "action": "test_fate", "locked": {"trait": "claws", "difficulty": "hard"}})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/prompts",
+        headers=who["nora"],
+        json={
+            "character_id": smoke,
+            "system": "cat",
+            "action": "test_fate",
+            "locked": {"trait": "claws", "difficulty": "hard"},
+        },
+    )
     assert r.status_code == 201, r.text
     expect(pia.page.locator("[data-prompts] .prompt")).to_have_count(1)
     expect(pia.page.locator("#toast")).to_be_visible()
@@ -156,8 +191,11 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     _mark(nora.page)
     glance = nora.page.locator(f"#glance-{smoke}")
     expect(glance).to_contain_text("Lives")
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters/{smoke}/adjust", headers=who["nora"],
-                    json={"changes": {"lives": 5}, "reason": "another close call"})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters/{smoke}/adjust",
+        headers=who["nora"],
+        json={"changes": {"lives": 5}, "reason": "another close call"},
+    )
     assert r.status_code == 201, r.text
     expect(glance.locator("div", has_text="Lives")).to_contain_text("5")
     # One call for a roll to several characters at once; the phone's campaign page gets both.
@@ -223,7 +261,9 @@ def test_the_result_comes_to_the_player_and_keeps_the_choices(tabs: Tabs) -> Non
     entry = page.locator("#log-entries li.entry").last
     expect(entry.locator(".die")).to_have_count(2)
     expect(entry.locator(".die-dropped")).to_have_count(1)
-    expect(entry.locator("time")).to_have_attribute("title", re.compile(r"\d{4} \d{1,2}:\d{2}\s?[AP]M UTC"))  # the reader's format
+    expect(entry.locator("time")).to_have_attribute(
+        "title", re.compile(r"\d{4} \d{1,2}:\d{2}\s?[AP]M UTC")
+    )  # the reader's format
     problems += check_page(pia, "live-dicebox-phone", ["#dicebox button[type=submit]"])
     assert problems == [], "\n".join(problems)
     assert tabs.errors() == [], tabs.errors()
@@ -239,8 +279,9 @@ def _pia_at_her_table(tabs: Tabs, base: str) -> tuple[int, Tab, dict[str, str]]:
     return campaign_id, pia, nora
 
 
-def test_failures_show_the_badge_and_a_retry_on_the_same_key(tabs: Tabs, live_server: LiveServer,
-                                                              monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_failures_show_the_badge_and_a_retry_on_the_same_key(
+    tabs: Tabs, live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     base = live_server.url
     campaign_id, pia, nora = _pia_at_her_table(tabs, base)
     page = pia.page
@@ -262,8 +303,10 @@ def test_failures_show_the_badge_and_a_retry_on_the_same_key(tabs: Tabs, live_se
     expect(failure.get_by_role("button", name="Try again")).to_be_focused()
     # A background fetch inside the same form (the odds of the expression) leaves the error and its retry.
     with page.expect_response(re.compile(r"/odds\?")):
-        page.evaluate("(url) => htmx.ajax('GET', url, {source: '#expression', target: '#odds', swap: 'innerHTML'})",
-                      f"/campaigns/{campaign_id}/odds?expression=1d20")
+        page.evaluate(
+            "(url) => htmx.ajax('GET', url, {source: '#expression', target: '#odds', swap: 'innerHTML'})",
+            f"/campaigns/{campaign_id}/odds?expression=1d20",
+        )
     expect(failure).to_be_visible()
     problems += check_page(pia, "live-retry-phone", ["#dicebox .request-error button"])
     page.unroute("**/roll")
@@ -281,8 +324,9 @@ def test_failures_show_the_badge_and_a_retry_on_the_same_key(tabs: Tabs, live_se
     expect(page.locator("#live-status")).to_have_text("reconnecting…", timeout=2000)
     assert time.monotonic() - started < 2.0
     problems += axe.violations(page, "live-reconnecting-phone")
-    page.screenshot(path=str(Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-                             / "live-reconnecting-390.png"))
+    page.screenshot(
+        path=str(Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots" / "live-reconnecting-390.png")
+    )
     port = int(base.rsplit(":", 1)[1])
     monkeypatch.setattr(shared, "_free_port", lambda: port)
     server = start_server(live_server.database_url, tmp_path)

@@ -51,8 +51,9 @@ class Table:
         return f"/campaigns/{self.id}"
 
     def api(self, method: str, path: str, who: str, **body: Any) -> dict[str, Any]:
-        r = httpx2.request(method, f"{self.base}/api/campaigns/{self.id}{path}", headers=self.who[who],
-                           json=body or None)
+        r = httpx2.request(
+            method, f"{self.base}/api/campaigns/{self.id}{path}", headers=self.who[who], json=body or None
+        )
         assert r.status_code in (200, 201), r.text
         return r.json()
 
@@ -73,14 +74,25 @@ class Table:
         self.api("POST", f"/characters/{self.ids[name]}/adjust", "nora", changes=changes, reason=reason)
 
     def call(self, name: str, system: str, action: str, note: str = "", **locked: Any) -> int:
-        return self.api("POST", "/prompts", "nora", character_id=self.ids[name], system=system, action=action,
-                        locked=locked, note=note)["id"]
+        return self.api(
+            "POST",
+            "/prompts",
+            "nora",
+            character_id=self.ids[name],
+            system=system,
+            action=action,
+            locked=locked,
+            note=note,
+        )["id"]
 
 
 def _table(base: str) -> Table:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
-    r = httpx2.post(base + "/api/campaigns", headers=who["nora"],
-                    json={"name": "Four Tables", "systems": ["dice", "art", "rabbits", "catfight"]})
+    r = httpx2.post(
+        base + "/api/campaigns",
+        headers=who["nora"],
+        json={"name": "Four Tables", "systems": ["dice", "art", "rabbits", "catfight"]},
+    )
     assert r.status_code == 201, r.text
     t = Table(base, r.json()["id"], who)
     for name in ("pia", "otto"):
@@ -115,6 +127,7 @@ def _seq(entry: dict[str, Any]) -> int:
 
 
 # --- 1. sheets ---
+
 
 def test_every_sheet_follows_the_stream(tabs: Tabs) -> None:
     base = tabs.base
@@ -193,6 +206,7 @@ def test_every_sheet_follows_the_stream(tabs: Tabs) -> None:
 
 # --- 2. system pages, the campaign page's prompts, the narrator screen ---
 
+
 def test_system_pages_prompts_and_the_narrator_screen_follow_the_stream(tabs: Tabs) -> None:
     base = tabs.base
     t = _table(base)
@@ -269,6 +283,7 @@ def test_system_pages_prompts_and_the_narrator_screen_follow_the_stream(tabs: Ta
 
 
 # --- 3. keyboard focus after a swap ---
+
 
 def _focused(page: Page) -> str:
     return page.evaluate(FOCUS_JS)
@@ -394,6 +409,7 @@ def test_keyboard_focus_stays_with_the_result(tabs: Tabs) -> None:
 
 # --- 4. the log: jump to latest, the full date, a filtered log ---
 
+
 def test_the_log_jumps_to_latest_shows_the_date_and_keeps_its_filter(tabs: Tabs) -> None:
     base = tabs.base
     t = _table(base)
@@ -441,8 +457,10 @@ def test_the_log_jumps_to_latest_shows_the_date_and_keeps_its_filter(tabs: Tabs)
     wait_live(page)
     _mark(page)
     expect(log.locator("li.entry")).to_have_count(0)
-    other = [_seq(t.act("nora", "dice", "roll", expression="1d4")),
-             _seq(t.act("pia", "art", "trait_roll", "Maren", attribute="AGI", difficulty="PR"))]
+    other = [
+        _seq(t.act("nora", "dice", "roll", expression="1d4")),
+        _seq(t.act("pia", "art", "trait_roll", "Maren", attribute="AGI", difficulty="PR")),
+    ]
     wren = _seq(t.act("pia", "dice", "roll", "Wren", expression="1d8"))
     expect(page.locator(f"#entry-{wren}")).to_be_visible(timeout=WAIT)  # after the two others (one stream, in order)
     for seq in other:
@@ -451,8 +469,10 @@ def test_the_log_jumps_to_latest_shows_the_date_and_keeps_its_filter(tabs: Tabs)
     wren2 = _seq(t.act("pia", "dice", "roll", "Wren", expression="1d10"))
     expect(page.locator(f"#entry-{wren2}")).to_be_visible(timeout=WAIT)
     expect(log.locator("li.entry")).to_have_count(2)
-    assert [e for e in log.locator("li.entry").evaluate_all("els => els.map(e => e.id)")] == \
-        [f"entry-{wren}", f"entry-{wren2}"]
+    assert list(log.locator("li.entry").evaluate_all("els => els.map(e => e.id)")) == [
+        f"entry-{wren}",
+        f"entry-{wren2}",
+    ]
     problems += axe.violations(page, "log-filtered")
     assert _still_marked(page), "the filtered log was reloaded"
     assert problems == [], "\n".join(problems)

@@ -32,18 +32,32 @@ def _table(base: str, systems: list[str]) -> tuple[int, dict[str, dict[str, str]
     return campaign_id, who
 
 
-def _character(base: str, campaign_id: int, who: dict[str, str], name: str, system: str,
-               sheet: dict[str, Any] | None = None) -> int:
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who,
-                    json={"name": name, "system": system, **({"sheet": sheet} if sheet else {})})
+def _character(
+    base: str, campaign_id: int, who: dict[str, str], name: str, system: str, sheet: dict[str, Any] | None = None
+) -> int:
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=who,
+        json={"name": name, "system": system, **({"sheet": sheet} if sheet else {})},
+    )
     assert r.status_code == 201, r.text
     return int(r.json()["id"])
 
 
-def _prompt(base: str, campaign_id: int, narrator: dict[str, str], character_id: int, system: str, action: str,
-            locked: dict[str, Any]) -> None:
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/prompts", headers=narrator, json={
-        "character_id": character_id, "system": system, "action": action, "locked": locked})
+def _prompt(
+    base: str,
+    campaign_id: int,
+    narrator: dict[str, str],
+    character_id: int,
+    system: str,
+    action: str,
+    locked: dict[str, Any],
+) -> None:
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/prompts",
+        headers=narrator,
+        json={"character_id": character_id, "system": system, "action": action, "locked": locked},
+    )
     assert r.status_code == 201, r.text
 
 
@@ -84,11 +98,27 @@ def test_a_dice_prompt_answered_on_the_campaign_page_focuses_its_result(tabs: Ta
     assert tabs.errors() == [], tabs.errors()
 
 
-ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
-             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
-MAREN = {"sheet_kind": "adventurer", "method": "balanced", "skill_0": "Climbing", "skill_0_rating": "2",
-         "skill_1": "Swimming", "skill_1_rating": "1",
-         **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)}}
+ART_PAIRS = {
+    "AGI": (5, 4),
+    "ALE": (4, 3),
+    "CHA": (3, 2),
+    "CRA": (1, 2),
+    "CUN": (3, 1),
+    "DEX": (5, 2),
+    "FAT": (4, 1),
+    "INT": (6, 5),
+    "STA": (6, 4),
+    "STR": (6, 3),
+}
+MAREN = {
+    "sheet_kind": "adventurer",
+    "method": "balanced",
+    "skill_0": "Climbing",
+    "skill_0_rating": "2",
+    "skill_1": "Swimming",
+    "skill_1_rating": "1",
+    **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)},
+}
 RABBIT = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
 
 
@@ -214,11 +244,17 @@ def test_a_searched_log_takes_only_matching_live_entries(tabs: Tabs) -> None:
     _axe(pia, "results-log-search-phone", problems)
     expect(page.locator("#lf-q")).to_have_value("gate")
     for note in ("the GATE creaks", "nothing here"):
-        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who["nora"], json={
-            "system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": note})
+        r = httpx2.post(
+            f"{base}/api/campaigns/{campaign_id}/actions",
+            headers=who["nora"],
+            json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": note},
+        )
         assert r.status_code == 201, r.text
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/actions", headers=who["nora"], json={
-        "system": "dice", "action": "roll", "params": {"expression": "1d8"}, "note": "gate again"})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/actions",
+        headers=who["nora"],
+        json={"system": "dice", "action": "roll", "params": {"expression": "1d8"}, "note": "gate again"},
+    )
     assert r.status_code == 201, r.text
     expect(page.locator("#log-entries li.entry")).to_have_count(2)  # #1 and #3: #2 does not match
     expect(page.locator("#log-entries li.entry").last).to_contain_text("gate again")

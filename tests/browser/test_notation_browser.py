@@ -18,9 +18,11 @@ def test_the_odds_line_reads_the_notation_before_the_roll(tabs: Tabs) -> None:
     campaign = api_campaign(base, nora, [pia])
     table = f"/campaigns/{campaign}"
     problems: list[str] = []
-    for lang, read_as, words, average in (("en", "Read as:", "each die showing 4 or more adds another die", "27.48"),
-                                          ("de", "Gelesen als:", "4 oder mehr", "27,48"),
-                                          ("da", "Læst som:", "4 eller mere", "27,48")):
+    for lang, read_as, words, average in (
+        ("en", "Read as:", "each die showing 4 or more adds another die", "27.48"),
+        ("de", "Gelesen als:", "4 oder mehr", "27,48"),
+        ("da", "Læst som:", "4 eller mere", "27,48"),
+    ):
         tab = tabs.open(f"pia-{lang}", locale=lang, extra_http_headers={"Accept-Language": lang})
         sign_in(tab, base, "pia", next=table)
         page = tab.page

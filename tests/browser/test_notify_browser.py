@@ -20,14 +20,16 @@ pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("TEST_CHROMIUM", "")
 
 
-def test_the_app_is_installable_and_its_service_worker_caches_only_the_shell(browser: Any, live_server: LiveServer,
-                                                                             tmp_path: Path) -> None:
+def test_the_app_is_installable_and_its_service_worker_caches_only_the_shell(
+    browser: Any, live_server: LiveServer, tmp_path: Path
+) -> None:
     base = live_server.url
     nora = api_user(base, "nora")
     cid = api_campaign(base, nora, [])
     # A profile on disk: Chromium does not offer to install from an incognito context (Playwright's default).
     context = browser.browser_type.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=CHROMIUM, args=LAUNCH_ARGS, **PHONE)
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=LAUNCH_ARGS, **PHONE
+    )
     context.add_init_script(REPORT_CSP)
     page = context.pages[0] if context.pages else context.new_page()
     errors_seen: list[str] = []

@@ -52,6 +52,7 @@ def still_marked(page: Page) -> bool:
 
 # --- 1. the "done when" journey ---
 
+
 def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> None:
     base = tabs.base
     problems: list[str] = []
@@ -72,7 +73,7 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
     link = members.get_by_label("Invite link")
     expect(link).to_have_value(re.compile(re.escape(base) + r"/join/[\w-]+$"))
     invite = link.input_value()
-    invite_path = invite[len(base):]
+    invite_path = invite[len(base) :]
     problems += axe.violations(a.page, "campaign-with-invite")
 
     # B opens the link signed out: the invite names the campaign and its narrator, and its sign-up link comes
@@ -121,14 +122,17 @@ def test_two_people_sign_up_join_and_see_each_others_rolls_live(tabs: Tabs) -> N
         assert log_ids(tab.page) == ["entry-1", "entry-2"]
     for seq in (1, 2):  # both saw the same public entries
         for part in (".summary", ".total"):
-            assert (a.page.locator(f"#entry-{seq} {part}").inner_text()
-                    == b.page.locator(f"#entry-{seq} {part}").inner_text())
+            assert (
+                a.page.locator(f"#entry-{seq} {part}").inner_text()
+                == b.page.locator(f"#entry-{seq} {part}").inner_text()
+            )
     problems += axe.violations(a.page, "two-rolls-alice") + axe.violations(b.page, "two-rolls-bob")
     assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == []
 
 
 # --- 2. a blind roll ---
+
 
 def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
     base = tabs.base
@@ -178,8 +182,10 @@ def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
 
 # --- 3. the live log survives a dropped connection ---
 
-def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_server: LiveServer,
-                                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+
+def test_the_log_catches_up_in_order_after_the_stream_drops(
+    tabs: Tabs, live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     base = live_server.url
     nora, pia = api_user(base, "nora"), api_user(base, "pia")
     campaign_id = api_campaign(base, nora, [pia])
@@ -188,8 +194,9 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
     wait_live(b.page)
     mark_page(b.page)
     streams: list[tuple[str, str | None]] = []  # (url, Last-Event-ID) of each stream request from here on
-    b.page.on("request", lambda r: streams.append((r.url, r.headers.get("last-event-id")))
-              if "/stream" in r.url else None)
+    b.page.on(
+        "request", lambda r: streams.append((r.url, r.headers.get("last-event-id"))) if "/stream" in r.url else None
+    )
 
     assert api_roll(base, campaign_id, nora, "1d20") == 1
     expect(b.page.locator("#entry-1")).to_be_visible()
@@ -207,10 +214,12 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
     server = start_server(live_server.database_url, tmp_path)
     try:
         assert server.url == base
-        missed = [api_roll(base, campaign_id, nora, "2d6"),
-                  api_roll(base, campaign_id, nora, "1d8", visibility="narrator"),  # shown to pia as hidden
-                  api_roll(base, campaign_id, pia, "1d4", note="rolled by pia's bot"),
-                  api_roll(base, campaign_id, nora, "1d12")]
+        missed = [
+            api_roll(base, campaign_id, nora, "2d6"),
+            api_roll(base, campaign_id, nora, "1d8", visibility="narrator"),  # shown to pia as hidden
+            api_roll(base, campaign_id, pia, "1d4", note="rolled by pia's bot"),
+            api_roll(base, campaign_id, nora, "1d12"),
+        ]
         assert missed == [2, 3, 4, 5]
         assert log_ids(b.page) == ["entry-1"]
 
@@ -235,6 +244,7 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(tabs: Tabs, live_ser
 
 
 # --- 4. every page on a phone ---
+
 
 def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveServer) -> None:
     """The demo table, plus a member with the longest username allowed, on every page a phone user meets."""
@@ -295,6 +305,7 @@ def test_every_page_fits_a_phone_without_errors(tabs: Tabs, live_server: LiveSer
 
 
 # --- 5. bad input is shown next to its field ---
+
 
 def test_bad_input_is_shown_next_to_its_field(tabs: Tabs) -> None:
     base = tabs.base

@@ -19,7 +19,10 @@ IN_VIEW = """
 () => {
   const err = document.querySelector(".field-error") || document.querySelector(".error[role=alert]");
   const a = document.activeElement;
-  const seen = el => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight && r.height > 0; };
+  const seen = el => {
+    const r = el.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.height > 0;
+  };
   return {
     error: err ? err.textContent.trim() : null,
     errorInView: !!err && seen(err),

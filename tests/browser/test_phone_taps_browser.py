@@ -58,8 +58,14 @@ def test_every_control_on_the_main_pages_is_a_44px_target(tabs: Tabs, live_serve
     assert r.status_code == 200, r.text
     sheets = [f"/campaigns/{campaign_id}/characters/{c['id']}" for c in r.json()["characters"]]
     code = httpx2.post(f"{base}/api/campaigns/{campaign_id}/invites", json={}, headers=nora).json()["code"]
-    pages = ["/campaigns", f"/campaigns/{campaign_id}", "/account", "/help", *sheets,
-             *(f"/campaigns/{campaign_id}/systems/{s}" for s in ("cat", "catfight", "art", "rabbits"))]
+    pages = [
+        "/campaigns",
+        f"/campaigns/{campaign_id}",
+        "/account",
+        "/help",
+        *sheets,
+        *(f"/campaigns/{campaign_id}/systems/{s}" for s in ("cat", "catfight", "art", "rabbits")),
+    ]
     small: list[str] = []
     visitor = tabs.open("visitor")
     for path in ("/", "/signin", "/signup", f"/join/{code}"):

@@ -77,7 +77,9 @@ def test_a_rabbit_on_a_phone(tabs: Tabs, live_server: Any) -> None:
     problems += check_page(nora, "rabbits-sheet-narrator", [])
     nora.page.goto(f"{base}/campaigns/{campaign_id}/systems/rabbits")
     nora.page.get_by_label("Whose turn").select_option("players")
-    nora.page.locator("form").filter(has=nora.page.get_by_label("Whose turn")).get_by_role("button", name="Save").click()
+    nora.page.locator("form").filter(has=nora.page.get_by_label("Whose turn")).get_by_role(
+        "button", name="Save"
+    ).click()
     expect(nora.page.locator("#system .result")).to_contain_text("players' turn")
     problems += check_page(nora, "rabbits-campaign", ["#system button.primary"])
 

@@ -36,8 +36,11 @@ def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
     ids = {}
     for player, name, sheet in (("pia", "Clover", CLOVER), ("otto", "Hazel", HAZEL)):
-        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who[player],
-                        json={"name": name, "system": "rabbits", "sheet": sheet})
+        r = httpx2.post(
+            f"{base}/api/campaigns/{campaign_id}/characters",
+            headers=who[player],
+            json={"name": name, "system": "rabbits", "sheet": sheet},
+        )
         assert r.status_code == 201, r.text
         ids[name] = r.json()["id"]
     return campaign_id, who, ids

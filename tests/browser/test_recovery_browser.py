@@ -28,9 +28,11 @@ def mailbox() -> Iterator[Any]:
 
 
 def test_a_player_resets_a_forgotten_password_through_the_mail(browser: Any, mailbox: Any, tmp_path: Path) -> None:
-    server = start_server(f"sqlite:///{tmp_path / 'mail.db'}", tmp_path,
-                          extra_env={"FATEBOARD_SMTP_URL": mailbox.url,
-                                     "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "instance" / "key")})
+    server = start_server(
+        f"sqlite:///{tmp_path / 'mail.db'}",
+        tmp_path,
+        extra_env={"FATEBOARD_SMTP_URL": mailbox.url, "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "instance" / "key")},
+    )
     tabs = Tabs(browser, server)
     try:
         base = server.url

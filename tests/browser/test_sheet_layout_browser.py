@@ -31,8 +31,13 @@ from .pages import (
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 SCREEN = 844
-DEMO = {"dice": "Wren the Lamplighter", "cat": "Smoke", "catfight": "Tecka", "art": "Maren Quickhand",
-        "rabbits": "Clover Quickfoot"}
+DEMO = {
+    "dice": "Wren the Lamplighter",
+    "cat": "Smoke",
+    "catfight": "Tecka",
+    "art": "Maren Quickhand",
+    "rabbits": "Clover Quickfoot",
+}
 ACTION = "button.primary, button[type=submit], a.big-link"
 
 # Where the first screen's parts are (css px from the top of the page, scrolled to the top).
@@ -91,9 +96,17 @@ def test_a_prompt_reaches_an_open_art_sheet_live(tabs: Tabs, live_server: Any) -
     expect(page.locator("form:has(#tr-attr) .art-odds")).not_to_be_empty()  # htmx is running
     page.wait_for_timeout(1000)  # the stream starts at "now": let it open before the prompt is called
 
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/prompts", headers=nora, json={
-        "character_id": maren["id"], "system": "art", "action": "trait_roll",
-        "locked": {"attribute": "DEX", "difficulty": "PR"}, "note": "Cross the rope bridge"})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/prompts",
+        headers=nora,
+        json={
+            "character_id": maren["id"],
+            "system": "art",
+            "action": "trait_roll",
+            "locked": {"attribute": "DEX", "difficulty": "PR"},
+            "note": "Cross the rope bridge",
+        },
+    )
     assert r.status_code == 201, r.text
 
     expect(called).to_have_count(1, timeout=15_000)
@@ -122,8 +135,10 @@ def test_every_demo_sheet_has_its_main_action_on_the_first_screen(tabs: Tabs, li
             rows.append((system, who, where))
     out = ROOT / "test-artifacts" / "sheet-heights.md"
     out.parent.mkdir(parents=True, exist_ok=True)
-    lines = ["| sheet | viewer | height (px) | key numbers at | main action ends at | narrator's call ends at |",
-             "|---|---|---:|---:|---:|---:|"]
+    lines = [
+        "| sheet | viewer | height (px) | key numbers at | main action ends at | narrator's call ends at |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for system, who, w in rows:
         main = w["prompt"] if w["prompt"] is not None else w["primary"]
         lines.append(f"| {system} | {who} | {w['height']} | {w['key']} | {main} | {w['call'] or '—'} |")
@@ -138,8 +153,11 @@ def test_a_new_characters_main_roll_is_on_the_first_screen(tabs: Tabs, system_id
     narrator, player = api_user(base, "nora"), api_user(base, "pia")
     campaign_id = api_campaign(base, narrator, [player], systems=() if system_id == "dice" else (system_id,))
     sheet = CASES[system_id][0]
-    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=player,
-                    json={"name": "Hero", "system": system_id, "sheet": sheet})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/characters",
+        headers=player,
+        json={"name": "Hero", "system": system_id, "sheet": sheet},
+    )
     assert r.status_code == 201, r.text
     for who in ("pia", "nora"):
         tab = tabs.open(who)

@@ -29,35 +29,53 @@ HAZEL = {"nature": 3, "will": 4, "health": 3, "skills": {"Fighter": 3}}
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
     faces = tmp_path / "faces.json"
     faces.write_text("[]")
-    server = start_server(f"sqlite:///{tmp_path / 'flow.db'}", tmp_path, app="utils.scripted_server:app",
-                          extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())})
+    server = start_server(
+        f"sqlite:///{tmp_path / 'flow.db'}",
+        tmp_path,
+        app="utils.scripted_server:app",
+        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
+    )
     yield server, faces
     stop_server(server)
 
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "The Wall", "systems": ["cat", "catfight", "rabbits"]},
-                    headers=who["nora"])
+    r = httpx2.post(
+        base + "/api/campaigns",
+        json={"name": "The Wall", "systems": ["cat", "catfight", "rabbits"]},
+        headers=who["nora"],
+    )
     assert r.status_code == 201, r.text
     cid = r.json()["id"]
     for name in ("pia", "otto"):
         code = api_invite(base, cid, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
     ids = {}
-    for owner, name, system, sheet in (("pia", "Tecka", "catfight", TECKA), ("otto", "Mimi", "catfight", MIMI),
-                                       ("pia", "Clover", "rabbits", CLOVER), ("otto", "Hazel", "rabbits", HAZEL)):
-        r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=who[owner],
-                        json={"name": name, "system": system, "sheet": sheet})
+    for owner, name, system, sheet in (
+        ("pia", "Tecka", "catfight", TECKA),
+        ("otto", "Mimi", "catfight", MIMI),
+        ("pia", "Clover", "rabbits", CLOVER),
+        ("otto", "Hazel", "rabbits", HAZEL),
+    ):
+        r = httpx2.post(
+            f"{base}/api/campaigns/{cid}/characters",
+            headers=who[owner],
+            json={"name": name, "system": system, "sheet": sheet},
+        )
         assert r.status_code == 201, r.text
         ids[name] = r.json()["id"]
     return cid, who, ids
 
 
-def _act(url: str, cid: int, who: dict[str, str], system: str, action: str, character: int | None, /,
-         **params: Any) -> dict[str, Any]:
-    r = httpx2.post(f"{url}/api/campaigns/{cid}/actions", headers=who,
-                    json={"system": system, "action": action, "character_id": character, "params": params})
+def _act(
+    url: str, cid: int, who: dict[str, str], system: str, action: str, character: int | None, /, **params: Any
+) -> dict[str, Any]:
+    r = httpx2.post(
+        f"{url}/api/campaigns/{cid}/actions",
+        headers=who,
+        json={"system": system, "action": action, "character_id": character, "params": params},
+    )
     assert r.status_code == 201, r.text
     return dict(r.json())
 
@@ -119,9 +137,16 @@ def test_the_table_flows_on_phones(browser: Any, scripted: tuple[Any, Path]) -> 
     o.locator("#toast a").click()
     expect(o).to_have_url(f"{base}{table}/encounters/{duel}")
     # The narrator calls it off: both cats can still fight, so a rematch is offered beside the way back.
-    r = httpx2.post(f"{base}/api/campaigns/{cid}/actions", headers=who["nora"], json={
-        "system": "catfight", "action": "call_off", "character_id": None,
-        "params": {"encounter_id": duel, "version": 1}})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{cid}/actions",
+        headers=who["nora"],
+        json={
+            "system": "catfight",
+            "action": "call_off",
+            "character_id": None,
+            "params": {"encounter_id": duel, "version": 1},
+        },
+    )
     assert r.status_code == 201, r.text
     expect(o.locator("#catfight-next")).to_be_visible()
     expect(o.locator("#catfight-rematch button")).to_contain_text("Rematch: Mimi against Tecka")
@@ -131,25 +156,45 @@ def test_the_table_flows_on_phones(browser: Any, scripted: tuple[Any, Path]) -> 
     expect(o.locator("#encounter a.big-link", has_text="Open the duel")).to_be_visible()
 
     # 14: a tied versus action in a Rabbits fight: Clover attacks, Hazel defends, one success each.
-    setup = _act(base, cid, who["nora"], "rabbits", "conflict_setup", None, conflict="fight",
-                 a_members=[ids["Clover"]], a_goal="Keep the burrow", b_members=[ids["Hazel"]],
-                 b_goal="Take the field")
+    setup = _act(
+        base,
+        cid,
+        who["nora"],
+        "rabbits",
+        "conflict_setup",
+        None,
+        conflict="fight",
+        a_members=[ids["Clover"]],
+        a_goal="Keep the burrow",
+        b_members=[ids["Hazel"]],
+        b_goal="Take the field",
+    )
     conflict = setup["request"]["encounter_id"]
     version = 1
 
     def step(who_: str, action: str, character: str, rolled: list[int], **params: Any) -> None:
         nonlocal version
         faces.write_text(json.dumps(rolled))
-        _act(base, cid, who[who_], "rabbits", action, ids[character], encounter_id=conflict, version=version,
-             **params)
+        _act(base, cid, who[who_], "rabbits", action, ids[character], encounter_id=conflict, version=version, **params)
         version += 1
 
     step("pia", "conflict_disposition", "Clover", [5, 5, 4], base="health")
     step("otto", "conflict_disposition", "Hazel", [5, 4, 1], base="health")
     script = {f"{k}_{n}": v for n in (1, 2, 3) for k, v in (("action", "attack"),)}
-    step("pia", "conflict_script", "Clover", [], lock=True, **script, **{f"member_{n}": ids["Clover"] for n in (1, 2, 3)})
-    step("otto", "conflict_script", "Hazel", [], lock=True, action_1="defend", action_2="attack", action_3="attack",
-         **{f"member_{n}": ids["Hazel"] for n in (1, 2, 3)})
+    step(
+        "pia", "conflict_script", "Clover", [], lock=True, **script, **{f"member_{n}": ids["Clover"] for n in (1, 2, 3)}
+    )
+    step(
+        "otto",
+        "conflict_script",
+        "Hazel",
+        [],
+        lock=True,
+        action_1="defend",
+        action_2="attack",
+        action_3="attack",
+        **{f"member_{n}": ids["Hazel"] for n in (1, 2, 3)},
+    )
     step("pia", "conflict_roll", "Clover", [5, 1, 1])
     step("otto", "conflict_roll", "Hazel", [5, 1, 1])
     p.goto(f"{base}{table}/encounters/{conflict}")
@@ -160,8 +205,17 @@ def test_the_table_flows_on_phones(browser: Any, scripted: tuple[Any, Path]) -> 
     expect(p.locator("#rc-tie")).not_to_contain_text("Waiting for Clover")  # Pia's own side is a form
     p.locator("#rc-tie-keep-a").click()
     expect(p.locator("#rc-tie-keep-a")).to_have_count(0)
-    _act(base, cid, who["otto"], "rabbits", "conflict_tie", ids["Hazel"], encounter_id=conflict, version=version + 1,
-         choice="keep")
+    _act(
+        base,
+        cid,
+        who["otto"],
+        "rabbits",
+        "conflict_tie",
+        ids["Hazel"],
+        encounter_id=conflict,
+        version=version + 1,
+        choice="keep",
+    )
     expect(p.locator("#rc-tie-roll")).to_contain_text("Roll the tiebreaker: Health")
     problems += check_page(pia, "flow-rabbits-tiebreak", ["#rc-tie-roll"])
     faces.write_text(json.dumps([5, 5, 1, 1, 5, 1, 1]))  # Health 4 against Health 3: 2 to 1
@@ -170,5 +224,3 @@ def test_the_table_flows_on_phones(browser: Any, scripted: tuple[Any, Path]) -> 
     assert problems == [], "\n".join(problems)
     assert tabs.csp_violations() == [], tabs.csp_violations()
     assert tabs.errors() == [], tabs.errors()
-
-

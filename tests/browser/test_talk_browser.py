@@ -20,16 +20,20 @@ RABBIT = {"nature": 3, "will": 3, "health": 3, "skills": {"Scout": 3, "Fighter":
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int], dict[str, int]]:
     who = {n: api_user(base, n) for n in ("nora", "pia", "otto", "uma")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "The Crooked Inn", "systems": ["rabbits"]},
-                    headers=who["nora"])
+    r = httpx2.post(
+        base + "/api/campaigns", json={"name": "The Crooked Inn", "systems": ["rabbits"]}, headers=who["nora"]
+    )
     assert r.status_code == 201, r.text
     cid = r.json()["id"]
     for name in ("pia", "otto", "uma"):
         code = api_invite(base, cid, who["nora"])
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
     chars = {}
-    for owner, name, system, kind in (("pia", "Clover", "rabbits", "pc"), ("otto", "Hazel", "rabbits", "pc"),
-                                      ("nora", "Innkeeper", "dice", "npc")):
+    for owner, name, system, kind in (
+        ("pia", "Clover", "rabbits", "pc"),
+        ("otto", "Hazel", "rabbits", "pc"),
+        ("nora", "Innkeeper", "dice", "npc"),
+    ):
         body = {"name": name, "system": system, "kind": kind, **({"sheet": RABBIT} if system == "rabbits" else {})}
         r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=who[owner], json=body)
         assert r.status_code == 201, r.text
@@ -100,7 +104,8 @@ def test_two_phones_and_a_laptop_hold_a_conversation(tabs: Tabs) -> None:
     expect(logs["nora"].locator(".entry.hidden-entry")).to_have_count(1)
     expect(logs["nora"]).not_to_contain_text("Schlüssel")
     assert "Schlüssel" not in str(api_log(base, cid, who["uma"])) and "Schlüssel" not in str(
-        api_log(base, cid, who["nora"]))
+        api_log(base, cid, who["nora"])
+    )
     _shot(pia, "whisper-de")
     _shot(otto, "whisper-da")
 
@@ -138,10 +143,23 @@ def test_two_phones_and_a_laptop_hold_a_conversation(tabs: Tabs) -> None:
     _shot(nora, "campaign-en", 1280)
 
     # Team talk in a Rabbits conflict: pia's team reads it; the narrator and otto's team only that it happened.
-    r = httpx2.post(f"{base}/api/campaigns/{cid}/actions", headers=who["nora"], json={
-        "system": "rabbits", "action": "conflict_setup", "params": {
-            "conflict": "fight", "a_name": "Warren", "a_goal": "Keep the burrow", "a_members": [chars["Clover"]],
-            "b_name": "Raiders", "b_goal": "Take the field", "b_members": [chars["Hazel"]]}})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{cid}/actions",
+        headers=who["nora"],
+        json={
+            "system": "rabbits",
+            "action": "conflict_setup",
+            "params": {
+                "conflict": "fight",
+                "a_name": "Warren",
+                "a_goal": "Keep the burrow",
+                "a_members": [chars["Clover"]],
+                "b_name": "Raiders",
+                "b_goal": "Take the field",
+                "b_members": [chars["Hazel"]],
+            },
+        },
+    )
     assert r.status_code == 201, r.text
     eid = r.json()["request"]["encounter_id"]
     conflict = f"{base}{table}/encounters/{eid}"

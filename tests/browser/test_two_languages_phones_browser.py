@@ -43,16 +43,23 @@ DUEL_VALUES = {"ATTACK", "DEFEND", "JUMP", "SNEAK", "QUICKNESS"}
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
     faces = tmp_path / "faces.json"
     faces.write_text("[]")
-    server = start_server(f"sqlite:///{tmp_path / 'phones.db'}", tmp_path, app="utils.scripted_server:app",
-                          extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())})
+    server = start_server(
+        f"sqlite:///{tmp_path / 'phones.db'}",
+        tmp_path,
+        app="utils.scripted_server:app",
+        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
+    )
     yield server, faces
     stop_server(server)
 
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:
     who = {n: api_user(base, n) for n in ("nora", "greta", "dorte")}
-    r = httpx2.post(base + "/api/campaigns", json={"name": "Harbour", "systems": ["catfight", "rabbits", "cat", "art"]},
-                    headers=who["nora"])
+    r = httpx2.post(
+        base + "/api/campaigns",
+        json={"name": "Harbour", "systems": ["catfight", "rabbits", "cat", "art"]},
+        headers=who["nora"],
+    )
     assert r.status_code == 201, r.text
     campaign_id = r.json()["id"]
     for name in ("greta", "dorte"):
@@ -60,15 +67,20 @@ def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=who[name]).status_code == 200
     ids: dict[str, int] = {}
     for name, owner, system, sheet, kind in (
-            ("Tecka", "greta", "catfight", {s: TECKA[s] for s in STATS}, "pc"),
-            ("Mimi", "nora", "catfight", MIMI, "npc"),
-            ("Hazel", "greta", "rabbits", RABBIT, "pc"), ("Clover", "dorte", "rabbits", RABBIT, "pc"),
-            ("Smoke", "greta", "cat", NEW_CAT, "pc"),
-            ("Tiger", "dorte", "cat", {**NEW_CAT, "cat_name": "Tiger", "secret_name": "Nightpaw"}, "pc"),
-            ("Maren", "greta", "art", {k: v for k, v in balanced("Maren").items() if k != "name"}, "pc"),
-            ("Tom", "dorte", "art", {k: v for k, v in balanced("Tom").items() if k != "name"}, "pc")):
-        r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/characters", headers=who[owner],
-                        json={"name": name, "system": system, "sheet": sheet, "kind": kind})
+        ("Tecka", "greta", "catfight", {s: TECKA[s] for s in STATS}, "pc"),
+        ("Mimi", "nora", "catfight", MIMI, "npc"),
+        ("Hazel", "greta", "rabbits", RABBIT, "pc"),
+        ("Clover", "dorte", "rabbits", RABBIT, "pc"),
+        ("Smoke", "greta", "cat", NEW_CAT, "pc"),
+        ("Tiger", "dorte", "cat", {**NEW_CAT, "cat_name": "Tiger", "secret_name": "Nightpaw"}, "pc"),
+        ("Maren", "greta", "art", {k: v for k, v in balanced("Maren").items() if k != "name"}, "pc"),
+        ("Tom", "dorte", "art", {k: v for k, v in balanced("Tom").items() if k != "name"}, "pc"),
+    ):
+        r = httpx2.post(
+            f"{base}/api/campaigns/{campaign_id}/characters",
+            headers=who[owner],
+            json={"name": name, "system": system, "sheet": sheet, "kind": kind},
+        )
         assert r.status_code == 201, r.text
         ids[name] = r.json()["id"]
     return campaign_id, who, ids
@@ -82,8 +94,9 @@ def test_greta_and_dorte_play_on_phones_each_in_her_language(browser: Any, scrip
     table = f"{base}/campaigns/{campaign_id}"
 
     def last_seq() -> int:
-        entries = httpx2.get(f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500},
-                             headers=who["nora"]).json()["entries"]
+        entries = httpx2.get(
+            f"{base}/api/campaigns/{campaign_id}/log", params={"limit": 500}, headers=who["nora"]
+        ).json()["entries"]
         return entries[-1]["seq"] if entries else 0
 
     def logged(before: int) -> None:
@@ -127,8 +140,14 @@ def test_greta_and_dorte_play_on_phones_each_in_her_language(browser: Any, scrip
     link = greta.page.locator("#catfight-duels a").first
     expect(link).to_be_visible()
     duel = base + str(link.get_attribute("href"))
-    for mover, move, dice in (("greta", "begin", [5, 2]), ("greta", "sneak", [4, 1]), ("greta", "attack", [4]),
-                              ("nora", "defend", [2]), ("greta", "attack", [2]), ("nora", "jump", [6, 1])):
+    for mover, move, dice in (
+        ("greta", "begin", [5, 2]),
+        ("greta", "sneak", [4, 1]),
+        ("greta", "attack", [4]),
+        ("nora", "defend", [2]),
+        ("greta", "attack", [2]),
+        ("nora", "jump", [6, 1]),
+    ):
         phones[mover].page.goto(duel)
         tap(phones[mover], f"#catfight-move-{move}", *dice)
     greta.page.goto(duel)
@@ -168,10 +187,15 @@ def test_greta_and_dorte_play_on_phones_each_in_her_language(browser: Any, scrip
         page.goto(table)
         expect(page.locator("html")).to_have_attribute("lang", lang)
         shot(phones[name], "campaign")
-        lines[name] = dict(page.locator("#log-entries li[id^='entry-']").evaluate_all(
-            "els => els.map(e => [e.id, (e.querySelector('.summary') || e).innerText])"))
-        found = {seq: english_words(text, lang, NAMES | (DUEL_VALUES if lang == "de" else set()))
-                 for seq, text in lines[name].items()}
+        lines[name] = dict(
+            page.locator("#log-entries li[id^='entry-']").evaluate_all(
+                "els => els.map(e => [e.id, (e.querySelector('.summary') || e).innerText])"
+            )
+        )
+        found = {
+            seq: english_words(text, lang, NAMES | (DUEL_VALUES if lang == "de" else set()))
+            for seq, text in lines[name].items()
+        }
         assert not any(found.values()), (name, {s: w for s, w in found.items() if w}, lines[name])
     shared = set(lines["greta"]) & set(lines["dorte"])
     assert len(shared) >= 12, (lines["greta"], lines["dorte"])

@@ -26,8 +26,9 @@ def test_invite_link_joins_a_signed_in_user_as_player(client: TestClient, new_cl
     signup(browser, "pia")
     page = browser.get(f"/join/{invite['code']}")
     assert "Join Lanterns" in page.text
-    r = browser.post(f"/join/{invite['code']}", data={"csrf_token": csrf_of(browser, "/account")},
-                     follow_redirects=False)
+    r = browser.post(
+        f"/join/{invite['code']}", data={"csrf_token": csrf_of(browser, "/account")}, follow_redirects=False
+    )
     assert r.status_code == 303 and r.headers["location"] == f"/campaigns/{cid}"
     assert "Lanterns" in browser.get("/campaigns").text
     members = client.get(f"/api/campaigns/{cid}", headers=nora).json()["members"]
@@ -82,8 +83,9 @@ def test_the_last_narrator_cannot_be_removed_and_co_narrators_can_be_promoted(ta
 
 def test_sessions_number_the_log(table: Table, new_client) -> None:
     browser = new_client()
-    browser.post("/signin", data={"username": "nora", "password": "correct horse",
-                                  "csrf_token": csrf_of(browser, "/signin")})
+    browser.post(
+        "/signin", data={"username": "nora", "password": "correct horse", "csrf_token": csrf_of(browser, "/signin")}
+    )
     headers = {"X-CSRF-Token": csrf_of(browser, "/account"), "HX-Request": "true"}
     r = browser.post(f"/campaigns/{table.id}/sessions/start", data={"title": "The bridge"}, headers=headers)
     assert r.status_code == 200 and "Session 1" in r.text
@@ -93,6 +95,10 @@ def test_sessions_number_the_log(table: Table, new_client) -> None:
     table.roll(table.player, "1d6")
     export = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.narrator).json()["entries"]
     assert [(e["body"]["kind"], e["body"]["session"]) for e in export] == [
-        ("session", 1), ("action", 1), ("session", 1), ("action", None)]
+        ("session", 1),
+        ("action", 1),
+        ("session", 1),
+        ("action", None),
+    ]
     assert browser.post(f"/campaigns/{table.id}/sessions/end", headers=headers).status_code == 409
     assert len(table.log(table.narrator)) == 4  # the refused end wrote nothing

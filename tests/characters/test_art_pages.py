@@ -21,14 +21,21 @@ def test_the_balanced_picker_creates_an_adventurer(art: Art) -> None:
     assert "Defense" in sheet and "Climbing" in sheet and 'class="art-box' in sheet
 
 
-@pytest.mark.parametrize(("change", "field", "words"), [
-    ({"STR_b": ""}, "STR_b", "Choose two numbers"),
-    ({"STR_b": "6", "STA_b": "6"}, None, "all used"),
-    ({"skill_0": "Climbing", "skill_0_rating": "4", "skill_1": "Swim", "skill_1_rating": "2"}, "skill_1_rating",
-     "costs 3 xp; you have 1 left"),
-])
-def test_creation_errors_are_shown_next_to_the_field(art: Art, change: dict[str, str], field: str | None,
-                                                     words: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"STR_b": ""}, "STR_b", "Choose two numbers"),
+        ({"STR_b": "6", "STA_b": "6"}, None, "all used"),
+        (
+            {"skill_0": "Climbing", "skill_0_rating": "4", "skill_1": "Swim", "skill_1_rating": "2"},
+            "skill_1_rating",
+            "costs 3 xp; you have 1 left",
+        ),
+    ],
+)
+def test_creation_errors_are_shown_next_to_the_field(
+    art: Art, change: dict[str, str], field: str | None, words: str
+) -> None:
     r = art.create(art.pia, balanced(**change))
     assert r.status_code == 422, (r.status_code, re.findall(r'role="alert">[^<]*', r.text))
     assert words in r.text
@@ -61,18 +68,29 @@ def test_players_may_not_create_foes(art: Art) -> None:
 
 
 def test_a_foe_sheet_and_the_odds_and_a_roll_from_the_sheet(art: Art) -> None:
-    foe = {"name": "Goblin", "sheet_kind": "foe", "kind": "npc", **{f"level_{c}": "PR" for c in PAIRS},
-           "level_ATK": "PR", "level_DEF": "PS", "health_0": "PR", "health_1": "PS", "health_2": "GD",
-           "health_3": "GT", "damage_rating": "1"}
+    foe = {
+        "name": "Goblin",
+        "sheet_kind": "foe",
+        "kind": "npc",
+        **{f"level_{c}": "PR" for c in PAIRS},
+        "level_ATK": "PR",
+        "level_DEF": "PS",
+        "health_0": "PR",
+        "health_1": "PS",
+        "health_2": "GD",
+        "health_3": "GT",
+        "damage_rating": "1",
+    }
     r = art.create(art.nora, foe)
     assert r.status_code == 303, r.text
     foe_id = int(r.headers["location"].rsplit("/", 1)[1])
     page = art.nora.get(f"{art.base}/characters/{foe_id}").text
     assert "As a henchman" in page and "row 10" in page  # Poor -> 10
     cid = art.hero(skill_0="Climbing", skill_0_rating="4", skill_1="Rock climbing", skill_1_rating="1")
-    odds = art.pia.get(f"{art.base}/characters/{cid}/odds/trait_roll",
-                       params=[("attribute", "STR"), ("difficulty", "PR"), ("skills", "Climbing"),
-                               ("skills", "Rock climbing")])
+    odds = art.pia.get(
+        f"{art.base}/characters/{cid}/odds/trait_roll",
+        params=[("attribute", "STR"), ("difficulty", "PR"), ("skills", "Climbing"), ("skills", "Rock climbing")],
+    )
     assert "row 14 against Poor" in odds.text and "72.0% — row 14" in odds.text  # 29 and up is Poor or better on row 14
     r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})
     assert r.status_code == 200 and "Last roll" in r.text
@@ -92,9 +110,18 @@ def test_a_bad_roll_shows_its_error_in_its_own_form(art: Art) -> None:
 
 def test_a_prompt_locks_the_narrators_choices(art: Art) -> None:
     cid = art.hero()
-    r = art.nora.post(f"{art.base}/prompts", headers={"HX-Request": "true"}, data={
-        "character_id": cid, "system": "art", "action": "trait_roll", "locked.attribute": "AGI",
-        "locked.difficulty": "IN", "note": "sneak past"})
+    r = art.nora.post(
+        f"{art.base}/prompts",
+        headers={"HX-Request": "true"},
+        data={
+            "character_id": cid,
+            "system": "art",
+            "action": "trait_roll",
+            "locked.attribute": "AGI",
+            "locked.difficulty": "IN",
+            "note": "sneak past",
+        },
+    )
     assert r.status_code == 200, r.text
     page = art.pia.get(f"{art.base}/characters/{cid}").text
     prompt_id = re.search(r'id="prompt-(\d+)"', page).group(1)  # type: ignore[union-attr]
@@ -108,8 +135,11 @@ def test_the_narrator_ends_the_session_on_the_campaign_page(art: Art) -> None:
     cid = art.hero()
     page = art.nora.get(f"{art.base}/systems/art")
     assert page.status_code == 200 and "End the session" in page.text
-    r = art.nora.post(f"{art.base}/systems/art/act/end_session", headers={"HX-Request": "true"},
-                      data={"participants": [str(cid)], "idempotency_key": "end-1"})
+    r = art.nora.post(
+        f"{art.base}/systems/art/act/end_session",
+        headers={"HX-Request": "true"},
+        data={"participants": [str(cid)], "idempotency_key": "end-1"},
+    )
     assert r.status_code == 200, r.text
     assert "Maren +1 xp" in r.text
     assert art.sheet(cid)["xp"] == 12  # Intelligence 11, nothing bought, +1 for the session
@@ -120,17 +150,24 @@ def test_the_narrator_ends_the_session_on_the_campaign_page(art: Art) -> None:
 def test_the_table_upload_names_row_and_column_next_to_the_field(art: Art) -> None:
     rows = ["row,CT,PT,FB,IN,PR,PS,GD,GT,SP,AW"] + [f"{r},1,2,3,4,5,6,7,8,9,100" for r in range(31)]
     rows[8] = "7,1,2,3,40,5,6,7,8,9,100"
-    r = art.nora.post(f"{art.base}/systems/art/act/upload_table", headers={"HX-Request": "true"},
-                      data={"csv": "\n".join(rows), "idempotency_key": "t-1"})
+    r = art.nora.post(
+        f"{art.base}/systems/art/act/upload_table",
+        headers={"HX-Request": "true"},
+        data={"csv": "\n".join(rows), "idempotency_key": "t-1"},
+    )
     assert r.status_code == 422
     assert re.search(r'id="csv".*?row 7, column PR: 5 is below the previous column', r.text, re.S)
     assert "uses the default table" in r.text
     rows[8] = "7,1,2,3,4,5,6,7,8,9,100"
-    r = art.nora.post(f"{art.base}/systems/art/act/upload_table", headers={"HX-Request": "true"},
-                      data={"csv": "\n".join(rows), "idempotency_key": "t-2"})
+    r = art.nora.post(
+        f"{art.base}/systems/art/act/upload_table",
+        headers={"HX-Request": "true"},
+        data={"csv": "\n".join(rows), "idempotency_key": "t-2"},
+    )
     assert r.status_code == 200 and "uses its own table" in r.text
-    r = art.pia.post(f"{art.base}/systems/art/act/default_table", headers={"HX-Request": "true"},
-                     data={"idempotency_key": "t-3"})
+    r = art.pia.post(
+        f"{art.base}/systems/art/act/default_table", headers={"HX-Request": "true"}, data={"idempotency_key": "t-3"}
+    )
     assert r.status_code == 403
 
 
@@ -151,9 +188,17 @@ def test_the_creation_form_offers_starting_gear_and_equips_it(art: Art, method: 
     assert 'name="starting_weapon"' in page and re.search(r'<option value="Blade" selected>', page)
     assert re.search(r'name="starting_armor" value="on" checked', page)
     assert 'value="Machine gun"' in page and 'value="none"' in page
-    fields = balanced(starting_weapon="Handgun", starting_armor="on") if method == "balanced" else {
-        "name": "Dice-born", "sheet_kind": "adventurer", "method": "random", "starting_weapon": "Handgun",
-        "starting_armor": "on"}
+    fields = (
+        balanced(starting_weapon="Handgun", starting_armor="on")
+        if method == "balanced"
+        else {
+            "name": "Dice-born",
+            "sheet_kind": "adventurer",
+            "method": "random",
+            "starting_weapon": "Handgun",
+            "starting_armor": "on",
+        }
+    )
     r = art.create(art.pia, fields)
     assert r.status_code == 303, r.text
     cid = int(r.headers["location"].rsplit("/", 1)[1])

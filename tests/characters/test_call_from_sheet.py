@@ -11,16 +11,42 @@ from typing import Any
 import pytest
 from utils.web import api_token, form_post, signed_in
 
-ART_PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
-             "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
+ART_PAIRS = {
+    "AGI": (5, 4),
+    "ALE": (4, 3),
+    "CHA": (3, 2),
+    "CRA": (1, 2),
+    "CUN": (3, 1),
+    "DEX": (5, 2),
+    "FAT": (4, 1),
+    "INT": (6, 5),
+    "STA": (6, 4),
+    "STR": (6, 3),
+}
 SHEETS: dict[str, dict[str, Any]] = {
-    "cat": {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
-            "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
-            "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
-            "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"},
+    "cat": {
+        "human_name": "Mister Buttons",
+        "cat_name": "Smoke",
+        "secret_name": "Ashwhisker",
+        "rank_claws": "strong",
+        "rank_coat": "good",
+        "rank_face": "best",
+        "rank_fangs": "strong",
+        "rank_legs": "strong",
+        "rank_tail": "good",
+        "rep_name_1": "Best mouser",
+        "rep_rank_1": "3",
+        "rep_name_2": "Never lost",
+        "rep_rank_2": "2",
+        "rep_name_3": "Friend of the baker",
+        "rep_rank_3": "2",
+    },
     "rabbits": {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
-    "art": {"sheet_kind": "adventurer", "method": "balanced",
-            **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)}},
+    "art": {
+        "sheet_kind": "adventurer",
+        "method": "balanced",
+        **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)},
+    },
 }
 
 
@@ -73,8 +99,11 @@ def test_a_call_from_the_sheet_answers_with_a_short_confirmation(client, new_cli
     assert client.post(f"/api/invites/{code}/accept", headers=pia).status_code == 200
     # Another character's open prompt: it must not show up in this sheet's card.
     for name in ("Hero", "Other"):
-        r = client.post(f"/api/campaigns/{cid}/characters", headers=pia,
-                        json={"name": name, "system": system_id, "sheet": SHEETS[system_id]})
+        r = client.post(
+            f"/api/campaigns/{cid}/characters",
+            headers=pia,
+            json={"name": name, "system": system_id, "sheet": SHEETS[system_id]},
+        )
         assert r.status_code == 201, r.text
     hero, other = (c["id"] for c in client.get(f"/api/campaigns/{cid}", headers=nora).json()["characters"])
     browser = signed_in(new_client, "nora")
@@ -109,11 +138,17 @@ def test_the_campaign_page_shows_an_error_without_a_field_at_the_top_of_the_pane
     cid = client.post("/api/campaigns", json={"name": "Calls", "systems": ["rabbits"]}, headers=nora).json()["id"]
     code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
     assert client.post(f"/api/invites/{code}/accept", headers=pia).status_code == 200
-    hero = client.post(f"/api/campaigns/{cid}/characters", headers=pia,
-                       json={"name": "Hero", "system": "rabbits", "sheet": SHEETS["rabbits"]}).json()["id"]
+    hero = client.post(
+        f"/api/campaigns/{cid}/characters",
+        headers=pia,
+        json={"name": "Hero", "system": "rabbits", "sheet": SHEETS["rabbits"]},
+    ).json()["id"]
     browser = signed_in(new_client, "nora")
-    r = form_post(browser, f"/campaigns/{cid}/prompts",
-                  {"character_id": hero, "system": "rabbits", "action": "test", "locked.bogus": "1"})
+    r = form_post(
+        browser,
+        f"/campaigns/{cid}/prompts",
+        {"character_id": hero, "system": "rabbits", "action": "test", "locked.bogus": "1"},
+    )
     assert r.status_code == 422
     panel = r.text.split('<ul class="plain prompts">')[0]  # before the list: the panel's own error
     assert '<p class="error" role="alert">Unknown parameter: bogus.</p>' in panel
@@ -124,8 +159,9 @@ def test_a_dice_call_with_an_unknown_locked_field_is_a_422_and_creates_nothing(c
     cid = client.post("/api/campaigns", json={"name": "Dice calls", "systems": ["dice"]}, headers=nora).json()["id"]
     code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
     assert client.post(f"/api/invites/{code}/accept", headers=pia).status_code == 200
-    hero = client.post(f"/api/campaigns/{cid}/characters", headers=pia,
-                       json={"name": "Hero", "system": "dice", "sheet": {}}).json()["id"]
+    hero = client.post(
+        f"/api/campaigns/{cid}/characters", headers=pia, json={"name": "Hero", "system": "dice", "sheet": {}}
+    ).json()["id"]
     browser = signed_in(new_client, "nora")
     for extra in ({"locked.bogus": "1"}, {"locked.bogus": "1", "expression": "2d6"}):
         r = form_post(browser, f"/campaigns/{cid}/prompts", {"character_id": hero, **extra})

@@ -26,14 +26,20 @@ class Cats:
         for role, name in (("player", "pia"), ("other", "otto"), ("narrator", "nora")):
             b = new_client()
             token = csrf_of(b, "/signin")
-            r = b.post("/signin", data={"username": name, "password": "correct horse", "csrf_token": token},
-                       follow_redirects=False)
+            r = b.post(
+                "/signin",
+                data={"username": name, "password": "correct horse", "csrf_token": token},
+                follow_redirects=False,
+            )
             assert r.status_code == 303
             self.browsers[role] = b
 
     def _cat(self, who: dict[str, str], name: str, **changes: Any) -> int:
-        r = self.client.post(f"/api/campaigns/{self.id}/characters", headers=who,
-                             json={"name": name, "system": "cat", "sheet": {**NEW_CAT, **changes}})
+        r = self.client.post(
+            f"/api/campaigns/{self.id}/characters",
+            headers=who,
+            json={"name": name, "system": "cat", "sheet": {**NEW_CAT, **changes}},
+        )
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
@@ -83,10 +89,23 @@ def test_the_secret_name_is_for_the_cats_player_and_the_narrators_only(cats: Cat
 def test_the_secret_name_does_not_leak_through_a_failed_action_or_the_odds(cats: Cats) -> None:
     r = cats.act("other", cats.smoke, "test_fate", trait="legs", difficulty="easy")
     assert r.status_code == 403 and "your own characters" in r.text and SECRET not in r.text
-    assert cats.browsers["other"].get(
-        f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate?trait=legs&difficulty=easy").status_code == 404
-    r = cats.api("POST", "other", "/actions", json={"system": "cat", "action": "test_fate", "character_id": cats.smoke,
-                                                    "params": {"trait": "legs", "difficulty": "easy"}})
+    assert (
+        cats.browsers["other"]
+        .get(f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate?trait=legs&difficulty=easy")
+        .status_code
+        == 404
+    )
+    r = cats.api(
+        "POST",
+        "other",
+        "/actions",
+        json={
+            "system": "cat",
+            "action": "test_fate",
+            "character_id": cats.smoke,
+            "params": {"trait": "legs", "difficulty": "easy"},
+        },
+    )
     assert r.status_code == 403
 
 
@@ -95,11 +114,20 @@ def test_the_sheet_shows_traits_lives_and_the_roll_dialog_with_odds(cats: Cats) 
     assert 'id="sheet"' in html and "Test fate" in html and "Best mouser" in html
     assert re.search(r"Lives</dt><dd>9</dd>", html)
     assert f'hx-get="/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate"' in html
-    odds = cats.browsers["player"].get(f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate"
-                                       "?trait=legs&difficulty=moderate&advantage=0&style_points=0").text
+    odds = (
+        cats.browsers["player"]
+        .get(
+            f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate"
+            "?trait=legs&difficulty=moderate&advantage=0&style_points=0"
+        )
+        .text
+    )
     assert "Chance of success:" in odds and "68.8% (exactly 11/16)" in odds
-    odds = cats.browsers["player"].get(f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate"
-                                       "?trait=legs&difficulty=moderate&advantage=3").text
+    odds = (
+        cats.browsers["player"]
+        .get(f"/campaigns/{cats.id}/characters/{cats.smoke}/odds/test_fate?trait=legs&difficulty=moderate&advantage=3")
+        .text
+    )
     assert "This cat has 0 Advantage Dice" in odds
     # Another player's view: the sheet without the roll dialog.
     other = cats.page("other", cats.smoke)
@@ -112,8 +140,9 @@ def test_a_roll_through_the_sheet_form_shows_its_dice_and_scars_to_place(cats: C
     r = cats.act("player", cats.smoke, "test_fate", trait="legs", difficulty="easy", advantage="2")
     assert r.status_code == 422 and 'id="err-advantage"' in r.text
     assert len(cats.t.log(cats.t.player)) == before
-    r = cats.act("player", cats.smoke, "test_fate", trait="legs", difficulty="hard", dangerous="true",
-                 idempotency_key="k1")
+    r = cats.act(
+        "player", cats.smoke, "test_fate", trait="legs", difficulty="hard", dangerous="true", idempotency_key="k1"
+    )
     assert r.status_code == 200, r.text
     assert 'class="cat-faces"' in r.text and "tests fate" in r.text
     entry = cats.t.log(cats.t.player)[-1]
@@ -123,9 +152,19 @@ def test_a_roll_through_the_sheet_form_shows_its_dice_and_scars_to_place(cats: C
 
 
 def test_a_roll_prompt_locks_trait_difficulty_and_danger(cats: Cats) -> None:
-    r = cats.post("narrator", f"/campaigns/{cats.id}/prompts", {
-        "character_id": cats.smoke, "system": "cat", "action": "test_fate", "locked.trait": "face",
-        "locked.difficulty": "hard", "locked.dangerous": "false", "note": "Spot the rat"})
+    r = cats.post(
+        "narrator",
+        f"/campaigns/{cats.id}/prompts",
+        {
+            "character_id": cats.smoke,
+            "system": "cat",
+            "action": "test_fate",
+            "locked.trait": "face",
+            "locked.difficulty": "hard",
+            "locked.dangerous": "false",
+            "note": "Spot the rat",
+        },
+    )
     assert r.status_code == 200, r.text
     html = cats.page("player", cats.smoke)
     pid = re.search(r'id="prompt-(\d+)"', html).group(1)
@@ -150,25 +189,32 @@ def test_the_narrator_approves_a_proposed_reputation_with_one_tap(cats: Cats) ->
 
 
 def test_another_player_cannot_use_the_narrators_tools(cats: Cats) -> None:
-    for action, data in (("grant_advantage", {"dice": "2"}), ("approve_reputation", {"reputation": "Best mouser"}),
-                         ("move_scar", {"from_trait": "legs", "to_trait": "coat", "reason": "x"})):
+    for action, data in (
+        ("grant_advantage", {"dice": "2"}),
+        ("approve_reputation", {"reputation": "Best mouser"}),
+        ("move_scar", {"from_trait": "legs", "to_trait": "coat", "reason": "x"}),
+    ):
         assert cats.act("player", cats.smoke, action, **data).status_code == 403, action
     assert "Grant Advantage Dice" not in cats.page("player", cats.smoke)
     assert "Grant Advantage Dice" in cats.page("narrator", cats.smoke)
 
 
-@pytest.mark.parametrize(("changes", "field", "words"), [
-    ({"rank_claws": "best", "rank_face": "best"}, "rank_face", "one Best, three Strong and two Good"),
-    ({"rank_tail": ""}, "rank_tail", "Choose a rank for Tail"),
-    ({"rank_tail": "hurt"}, "rank_tail", "Best, Strong or Good"),
-    ({"cat_name": ""}, "cat_name", "Every cat has a cat name"),
-    ({"secret_name": ""}, "secret_name", "secret name"),
-    ({"rep_rank_3": "3"}, "reputations", "Spend exactly 7 points on Reputations (spent 8)"),
-    ({"rep_name_1": ""}, "rep_name_1", "Name this Reputation"),
-    ({"rep_rank_1": "4", "rep_rank_2": "1"}, "rep_rank_1", "ranked 1 to 3"),
-])
-def test_the_creation_form_explains_each_mistake_next_to_its_field(cats: Cats, changes: dict[str, str], field: str,
-                                                                   words: str) -> None:
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"rank_claws": "best", "rank_face": "best"}, "rank_face", "one Best, three Strong and two Good"),
+        ({"rank_tail": ""}, "rank_tail", "Choose a rank for Tail"),
+        ({"rank_tail": "hurt"}, "rank_tail", "Best, Strong or Good"),
+        ({"cat_name": ""}, "cat_name", "Every cat has a cat name"),
+        ({"secret_name": ""}, "secret_name", "secret name"),
+        ({"rep_rank_3": "3"}, "reputations", "Spend exactly 7 points on Reputations (spent 8)"),
+        ({"rep_name_1": ""}, "rep_name_1", "Name this Reputation"),
+        ({"rep_rank_1": "4", "rep_rank_2": "1"}, "rep_rank_1", "ranked 1 to 3"),
+    ],
+)
+def test_the_creation_form_explains_each_mistake_next_to_its_field(
+    cats: Cats, changes: dict[str, str], field: str, words: str
+) -> None:
     data = {"name": "Newcat", **NEW_CAT, **changes}
     r = cats.post("player", f"/campaigns/{cats.id}/characters/new/cat", data)
     assert r.status_code == 422, r.text
@@ -180,8 +226,10 @@ def test_the_creation_form_explains_each_mistake_next_to_its_field(cats: Cats, c
 
 
 def test_the_creation_form_makes_a_cat(cats: Cats) -> None:
-    assert "one Best, three Strong, two Good" in cats.browsers["player"].get(
-        f"/campaigns/{cats.id}/characters/new/cat").text
+    assert (
+        "one Best, three Strong, two Good"
+        in cats.browsers["player"].get(f"/campaigns/{cats.id}/characters/new/cat").text
+    )
     r = cats.post("player", f"/campaigns/{cats.id}/characters/new/cat", {"name": "Newcat", **NEW_CAT}, htmx=False)
     assert r.status_code == 303
     html = cats.browsers["player"].get(r.headers["location"]).text
@@ -218,8 +266,12 @@ def test_the_cat_page_gives_the_narrator_game_time_foes_and_settings(cats: Cats)
     assert cats.post("player", f"{page}/act/advance_time", {"weeks": "1"}).status_code == 403
     r = cats.post("narrator", f"{page}/act/advance_time", {"weeks": "99"})
     assert r.status_code == 422 and 'id="err-weeks"' in r.text
-    r = cats.post("narrator", f"/campaigns/{cats.id}/characters/new/cat",
-                  {"name": "Bilge rat", "kind": "npc", "foe_template": "rat", "dice_fangs": "4"}, htmx=False)
+    r = cats.post(
+        "narrator",
+        f"/campaigns/{cats.id}/characters/new/cat",
+        {"name": "Bilge rat", "kind": "npc", "foe_template": "rat", "dice_fangs": "4"},
+        htmx=False,
+    )
     assert r.status_code == 303
     rat = int(r.headers["location"].rsplit("/", 1)[1])
     assert "Attack a cat" in cats.page("narrator", rat)
@@ -240,8 +292,11 @@ def test_a_fight_between_cats_is_answered_on_the_other_players_screen(cats: Cats
     assert "claws" not in defender.split('id="encounter"')[1].split("Tom answers")[0].lower()  # the choice is hidden
     challenger = cats.browsers["player"].get(path).text
     assert "Waiting for Tom's player" in challenger
-    r = cats.post("other", f"{path}/act/answer", {"character_id": str(cats.tom), "opponent_id": str(cats.smoke),
-                                                  "version": "1", "weapon": "fangs"})
+    r = cats.post(
+        "other",
+        f"{path}/act/answer",
+        {"character_id": str(cats.tom), "opponent_id": str(cats.smoke), "version": "1", "weapon": "fangs"},
+    )
     assert r.status_code == 200, r.text
     assert "Scars taken" in r.text and ("wins" in r.text or "Nobody dominates" in r.text)
 
@@ -251,17 +306,21 @@ def test_the_roll_form_defaults_to_a_trait_the_cat_can_roll(client: TestClient, 
     from utils.web import signed_in
 
     t = Table(client, systems=("cat",))
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
-                    json={"name": "Limp", "system": "cat", "sheet": NEW_CAT})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters", headers=t.player, json={"name": "Limp", "system": "cat", "sheet": NEW_CAT}
+    )
     assert r.status_code == 201, r.text
     cat = r.json()["id"]
     sheet = r.json()["sheet"]
     scars = {**sheet["scars"], "legs": 9}  # three ranks down: Good → Crippled
-    r = client.post(f"/api/campaigns/{t.id}/characters/{cat}/adjust", headers=t.narrator,
-                    json={"changes": {"scars": scars}, "reason": "a bad fall"})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters/{cat}/adjust",
+        headers=t.narrator,
+        json={"changes": {"scars": scars}, "reason": "a bad fall"},
+    )
     assert r.status_code == 201, r.text
     page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}/characters/{cat}").text
-    form = page[page.index('id="free-trait"'):]
-    selected = re.search(r'<option value="(\w+)" selected>', form[:form.index("</select>")])
-    assert "0 dice (crippled)" in form[:form.index("</select>")]  # Legs cannot be rolled
+    form = page[page.index('id="free-trait"') :]
+    selected = re.search(r'<option value="(\w+)" selected>', form[: form.index("</select>")])
+    assert "0 dice (crippled)" in form[: form.index("</select>")]  # Legs cannot be rolled
     assert selected and selected.group(1) != "legs"

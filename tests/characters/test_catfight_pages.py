@@ -28,14 +28,20 @@ class Duel:
         self.base = f"/campaigns/{self.t.id}"
 
     def cat(self, who: dict[str, str], name: str, values: dict[str, int]) -> int:
-        r = self.client.post(f"/api/campaigns/{self.t.id}/characters", headers=who,
-                             json={"name": name, "system": "catfight", "sheet": values})
+        r = self.client.post(
+            f"/api/campaigns/{self.t.id}/characters",
+            headers=who,
+            json={"name": name, "system": "catfight", "sheet": values},
+        )
         assert r.status_code == 201, r.text
         return r.json()["id"]
 
     def api(self, who: dict[str, str], action: str, character: int | None, **params: Any):
-        return self.client.post(f"/api/campaigns/{self.t.id}/actions", headers=who, json={
-            "system": "catfight", "action": action, "character_id": character, "params": params})
+        return self.client.post(
+            f"/api/campaigns/{self.t.id}/actions",
+            headers=who,
+            json={"system": "catfight", "action": action, "character_id": character, "params": params},
+        )
 
     def start(self) -> int:
         r = self.api(self.t.player, "challenge", self.tecka, opponent_id=self.mimi)
@@ -52,9 +58,16 @@ class Duel:
         return int(re.search(r'name="version" value="(\d+)"', self.view(self.nora)).group(1))  # type: ignore[union-attr]
 
     def tap(self, who: TestClient, cat: int, move: str, version: int | None = None, key: str | None = None):
-        return who.post(f"{self.base}/encounters/{self.encounter}/act/move", headers={"HX-Request": "true"}, data={
-            "character_id": cat, "version": version or self.version(), "move": move,
-            "idempotency_key": key or f"k-{move}-{version}-{id(who)}"})
+        return who.post(
+            f"{self.base}/encounters/{self.encounter}/act/move",
+            headers={"HX-Request": "true"},
+            data={
+                "character_id": cat,
+                "version": version or self.version(),
+                "move": move,
+                "idempotency_key": key or f"k-{move}-{version}-{id(who)}",
+            },
+        )
 
     def play_until(self, phase_moves: list[tuple[TestClient, int, str]]) -> None:
         for who, cat, move in phase_moves:
@@ -84,18 +97,31 @@ def test_the_create_page_fills_in_tecka_counts_to_70_and_names_the_wrong_field(d
     assert "too many" in duel.pia.get(f"{duel.base}/characters/new/catfight", params={"attack": 80}).text
 
     token = csrf_of(duel.pia, "/account")
-    bad = duel.pia.post(f"{duel.base}/characters/new/catfight", follow_redirects=False,
-                        data={"csrf_token": token, "name": "Greedy", **TECKA, "attack": 17})
+    bad = duel.pia.post(
+        f"{duel.base}/characters/new/catfight",
+        follow_redirects=False,
+        data={"csrf_token": token, "name": "Greedy", **TECKA, "attack": 17},
+    )
     assert bad.status_code == 422
-    assert re.search(r'id="catfight-sum".*?</p>\s*<p class="error field-error" role="alert">The five values add up to 71',
-                     bad.text, re.S)
+    assert re.search(
+        r'id="catfight-sum".*?</p>\s*<p class="error field-error" role="alert">The five values add up to 71',
+        bad.text,
+        re.S,
+    )
     assert 'value="17"' in bad.text  # what was typed stays, to fix it
-    zero = duel.pia.post(f"{duel.base}/characters/new/catfight", follow_redirects=False,
-                         data={"csrf_token": token, "name": "Zero", **TECKA, "jump": 0, "sneak": 30})
-    assert re.search(r'id="cf-jump"[^>]*>\s*<p class="error field-error" role="alert">JUMP must be at least 1',
-                     zero.text)
-    ok = duel.pia.post(f"{duel.base}/characters/new/catfight", follow_redirects=False,
-                       data={"csrf_token": token, "name": "Tecka the Second", **TECKA})
+    zero = duel.pia.post(
+        f"{duel.base}/characters/new/catfight",
+        follow_redirects=False,
+        data={"csrf_token": token, "name": "Zero", **TECKA, "jump": 0, "sneak": 30},
+    )
+    assert re.search(
+        r'id="cf-jump"[^>]*>\s*<p class="error field-error" role="alert">JUMP must be at least 1', zero.text
+    )
+    ok = duel.pia.post(
+        f"{duel.base}/characters/new/catfight",
+        follow_redirects=False,
+        data={"csrf_token": token, "name": "Tecka the Second", **TECKA},
+    )
     assert ok.status_code == 303
     sheet = duel.pia.get(ok.headers["location"]).text
     assert "Tecka the Second" in sheet and "Sum: 70 of 70" in sheet and "3 / 3" in sheet
@@ -117,7 +143,9 @@ def test_each_viewer_sees_only_their_legal_buttons_and_the_defender_sees_the_cha
         state_moves = buttons(html)
         if state_moves == ["attack", "flee"]:
             break
-        r = duel.tap(duel.nora, duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi, state_moves[0])
+        r = duel.tap(
+            duel.nora, duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi, state_moves[0]
+        )
         assert r.status_code == 200, r.text
     attacker_is_tecka = f'name="character_id" value="{duel.tecka}"' in duel.view(duel.nora)
     attacker, defender = (duel.pia, duel.otto) if attacker_is_tecka else (duel.otto, duel.pia)
@@ -147,8 +175,13 @@ def test_two_taps_racing_for_one_move_make_one_step(duel: Duel) -> None:
     assert 'id="encounter"' in second.text  # where things stand now, in the same block
     # The same tap sent twice (a double-tap through a bad connection) is one step too.
     version = duel.version()
-    r1 = duel.tap(duel.nora, duel.tecka if f'name="character_id" value="{duel.tecka}"' in duel.view(duel.nora) else duel.mimi, "sneak",
-                  version, key="double")
+    r1 = duel.tap(
+        duel.nora,
+        duel.tecka if f'name="character_id" value="{duel.tecka}"' in duel.view(duel.nora) else duel.mimi,
+        "sneak",
+        version,
+        key="double",
+    )
     assert r1.status_code == 200
     log = duel.t.log(duel.t.narrator)
     assert [e["action"] for e in log if e["system"] == "catfight"] == ["challenge", "move", "move"]
@@ -158,22 +191,37 @@ def test_the_campaign_page_pairs_cats_and_sets_regeneration(duel: Duel) -> None:
     page = duel.nora.get(f"{duel.base}/systems/catfight")
     assert page.status_code == 200 and "Pair two cats" in page.text and "No duel is running" in page.text
     assert "Pair two cats" not in duel.pia.get(f"{duel.base}/systems/catfight").text
-    r = duel.nora.post(f"{duel.base}/systems/catfight/act/challenge", headers={"HX-Request": "true"},
-                       data={"character_id": duel.tecka, "opponent_id": duel.tecka, "idempotency_key": "x1"})
+    r = duel.nora.post(
+        f"{duel.base}/systems/catfight/act/challenge",
+        headers={"HX-Request": "true"},
+        data={"character_id": duel.tecka, "opponent_id": duel.tecka, "idempotency_key": "x1"},
+    )
     assert r.status_code == 422 and "its own opponent" in r.text
-    r = duel.nora.post(f"{duel.base}/systems/catfight/act/challenge", headers={"HX-Request": "true"},
-                       data={"character_id": duel.tecka, "opponent_id": duel.mimi, "idempotency_key": "x2"})
+    r = duel.nora.post(
+        f"{duel.base}/systems/catfight/act/challenge",
+        headers={"HX-Request": "true"},
+        data={"character_id": duel.tecka, "opponent_id": duel.mimi, "idempotency_key": "x2"},
+    )
     assert r.status_code == 200, r.text
     assert "Open the duel" in r.text and "Tecka vs Mimi" in r.text
     assert re.search(r"Tecka</a>.*?fighting", r.text, re.S)
-    r = duel.nora.post(f"{duel.base}/systems/catfight/act/settings", headers={"HX-Request": "true"},
-                       data={"regen_minutes": "0", "idempotency_key": "s1"})
+    r = duel.nora.post(
+        f"{duel.base}/systems/catfight/act/settings",
+        headers={"HX-Request": "true"},
+        data={"regen_minutes": "0", "idempotency_key": "s1"},
+    )
     assert r.status_code == 422 and 'role="alert"' in r.text
-    r = duel.nora.post(f"{duel.base}/systems/catfight/act/settings", headers={"HX-Request": "true"},
-                       data={"regen_minutes": "3", "idempotency_key": "s2"})
+    r = duel.nora.post(
+        f"{duel.base}/systems/catfight/act/settings",
+        headers={"HX-Request": "true"},
+        data={"regen_minutes": "3", "idempotency_key": "s2"},
+    )
     assert r.status_code == 200 and 'value="3"' in r.text
-    r = duel.pia.post(f"{duel.base}/systems/catfight/act/settings", headers={"HX-Request": "true"},
-                      data={"regen_minutes": "1", "idempotency_key": "s3"})
+    r = duel.pia.post(
+        f"{duel.base}/systems/catfight/act/settings",
+        headers={"HX-Request": "true"},
+        data={"regen_minutes": "1", "idempotency_key": "s3"},
+    )
     assert r.status_code == 403
     # The players' cats' sheets link to the duel.
     sheet = duel.otto.get(f"{duel.base}/characters/{duel.mimi}").text
@@ -181,12 +229,18 @@ def test_the_campaign_page_pairs_cats_and_sets_regeneration(duel: Duel) -> None:
 
 
 def test_a_player_challenges_from_the_sheet(duel: Duel) -> None:
-    r = duel.pia.post(f"{duel.base}/characters/{duel.tecka}/act/challenge", headers={"HX-Request": "true"},
-                      data={"opponent_id": duel.mimi, "idempotency_key": "c1"})
+    r = duel.pia.post(
+        f"{duel.base}/characters/{duel.tecka}/act/challenge",
+        headers={"HX-Request": "true"},
+        data={"opponent_id": duel.mimi, "idempotency_key": "c1"},
+    )
     assert r.status_code == 200, r.text
     assert "Tecka challenges Mimi to a duel." in r.text and "/encounters/" in r.text
-    again = duel.pia.post(f"{duel.base}/characters/{duel.tecka}/act/challenge", headers={"HX-Request": "true"},
-                          data={"opponent_id": duel.mimi, "idempotency_key": "c2"})
+    again = duel.pia.post(
+        f"{duel.base}/characters/{duel.tecka}/act/challenge",
+        headers={"HX-Request": "true"},
+        data={"opponent_id": duel.mimi, "idempotency_key": "c2"},
+    )
     assert again.status_code == 422 and "Tecka is already in a duel." in again.text
     assert "Finish the duel first" in again.text  # and the form is gone
 
@@ -211,7 +265,11 @@ def test_german_pages_and_log_lines(client: TestClient, new_client: Any) -> None
     assert duel.tap(duel.nora, cat, "attack").status_code == 200
     html = duel.view(duel.nora)
     if buttons(html) == ["defend", "jump"]:
-        assert "Verteidigung" in html and "Sprung" in html and "entscheidet: Verteidigung (DEFEND) oder Sprung (JUMP)" in html
+        assert (
+            "Verteidigung" in html
+            and "Sprung" in html
+            and "entscheidet: Verteidigung (DEFEND) oder Sprung (JUMP)" in html
+        )
     # The log: German lines for German viewers, English for English ones (same entry).
     table_de = duel.pia.get(duel.base).text
     table_en = english.get(duel.base).text

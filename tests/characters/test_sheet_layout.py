@@ -25,6 +25,7 @@ from app.web import ENV
 LAYOUT = "characters/_sheet_page.html"
 PASSWORD = "correct horse"
 
+
 def _source(name: str) -> str:
     assert ENV.loader is not None
     return ENV.loader.get_source(ENV, name)[0]
@@ -76,7 +77,7 @@ class _Panel(HTMLParser):
         a = dict(attrs)
         if self.depth:
             self.depth += tag not in ("input", "br", "img", "meta", "link")
-            self.inside.append(f'{tag} {a.get("id") or ""}')
+            self.inside.append(f"{tag} {a.get('id') or ''}")
         elif "data-prompts" in a:
             self.panels += 1
             self.depth = 1
@@ -126,11 +127,16 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     sheet, action, locked = CASES[system_id]
     nora, pia = _token(base, "nora"), _token(base, "pia")
     systems = [] if system_id == "dice" else [system_id]
-    cid = httpx2.post(base + "/api/campaigns", json={"name": "Live sheet", "systems": systems}, headers=nora).json()["id"]
+    cid = httpx2.post(base + "/api/campaigns", json={"name": "Live sheet", "systems": systems}, headers=nora).json()[
+        "id"
+    ]
     code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
     assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia).status_code == 200
-    r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=pia,
-                    json={"name": "Hero", "system": system_id, "sheet": sheet})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{cid}/characters",
+        headers=pia,
+        json={"name": "Hero", "system": system_id, "sheet": sheet},
+    )
     assert r.status_code == 201, r.text
     hero = r.json()["id"]
 
@@ -151,8 +157,11 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     threading.Thread(target=_listen, args=(stream, f"/campaigns/{cid}/stream", events, ready), daemon=True).start()
     assert ready.wait(10)
 
-    r = httpx2.post(f"{base}/api/campaigns/{cid}/prompts", headers=nora, json={
-        "character_id": hero, "system": system_id, "action": action, "locked": locked, "note": "Now!"})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{cid}/prompts",
+        headers=nora,
+        json={"character_id": hero, "system": system_id, "action": action, "locked": locked, "note": "Now!"},
+    )
     assert r.status_code == 201, r.text
     prompt_id = r.json()["id"]
 
@@ -208,32 +217,44 @@ def _cards(html: str) -> list[dict[str, str | None]]:
 def _first_screen(cards: list[dict[str, str | None]], narrator: bool) -> list[str]:
     """Problems: cards before the main roll other than the key numbers, the prompts and the narrator's call."""
     problems = []
-    marks = [next((k for k in ("data-primary", "data-key", "data-narrator-call", "data-prompts") if k in c), "")
-             for c in cards]
+    marks = [
+        next((k for k in ("data-primary", "data-key", "data-narrator-call", "data-prompts") if k in c), "")
+        for c in cards
+    ]
     if "data-primary" not in marks:
         return ["no main roll marked data-primary"]
-    before = marks[:marks.index("data-primary")]
+    before = marks[: marks.index("data-primary")]
     problems += [f"a card before the main roll: {cards[i]}" for i, m in enumerate(before) if not m]
     if "data-key" not in before and "data-key" in marks:
         problems.append("the key numbers come after the main roll")
     if narrator and "data-narrator-call" in marks and "data-narrator-call" not in before:
         problems.append("the narrator's call comes after the main roll")
-    folds_before = [cards[i] for i in range(len(before)) if "fold" in (cards[i].get("class") or "").split()
-                    and marks[i] != "data-narrator-call"]
+    folds_before = [
+        cards[i]
+        for i in range(len(before))
+        if "fold" in (cards[i].get("class") or "").split() and marks[i] != "data-narrator-call"
+    ]
     problems += [f"a fold before the main roll: {c}" for c in folds_before]
     return problems
 
 
 def test_the_first_screen_check_fails_a_sheet_that_puts_the_roll_last() -> None:
-    last = ('<div id="sheet"><section class="card" data-key></section><section class="card"><h2>Traits</h2>'
-            '</section><section class="card" data-primary><button>Roll</button></section></div>')
+    last = (
+        '<div id="sheet"><section class="card" data-key></section><section class="card"><h2>Traits</h2>'
+        '</section><section class="card" data-primary><button>Roll</button></section></div>'
+    )
     assert _first_screen(_cards(last), narrator=False) == [
-        "a card before the main roll: {'tag': 'section', 'class': 'card'}"]
-    folded_first = ('<div id="sheet"><section class="card" data-key></section><details class="card fold" data-x>'
-                    '<summary>Traits</summary></details><section class="card" data-primary></section></div>')
+        "a card before the main roll: {'tag': 'section', 'class': 'card'}"
+    ]
+    folded_first = (
+        '<div id="sheet"><section class="card" data-key></section><details class="card fold" data-x>'
+        '<summary>Traits</summary></details><section class="card" data-primary></section></div>'
+    )
     assert _first_screen(_cards(folded_first), narrator=False)
-    first = ('<div id="sheet"><section class="card" data-key></section><section class="card" data-primary>'
-             '</section><details class="card fold"><summary>Traits</summary></details></div>')
+    first = (
+        '<div id="sheet"><section class="card" data-key></section><section class="card" data-primary>'
+        '</section><details class="card fold"><summary>Traits</summary></details></div>'
+    )
     assert _first_screen(_cards(first), narrator=False) == []
     assert _first_screen(_cards('<div id="sheet"><section class="card"></section></div>'), narrator=False)
     call_last = first.replace("</div>", '<details class="card fold" data-narrator-call></details></div>')
@@ -249,12 +270,16 @@ def test_every_sheet_puts_its_main_roll_first(live_server: LiveServer, system_id
     sheet, _action, _locked = CASES[system_id]
     nora, pia = _token(base, "nora"), _token(base, "pia")
     systems = [] if system_id == "dice" else [system_id]
-    cid = httpx2.post(base + "/api/campaigns", json={"name": "First screen", "systems": systems},
-                      headers=nora).json()["id"]
+    cid = httpx2.post(base + "/api/campaigns", json={"name": "First screen", "systems": systems}, headers=nora).json()[
+        "id"
+    ]
     code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
     assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia).status_code == 200
-    r = httpx2.post(f"{base}/api/campaigns/{cid}/characters", headers=pia,
-                    json={"name": "Hero", "system": system_id, "sheet": sheet})
+    r = httpx2.post(
+        f"{base}/api/campaigns/{cid}/characters",
+        headers=pia,
+        json={"name": "Hero", "system": system_id, "sheet": sheet},
+    )
     assert r.status_code == 201, r.text
     for who, narrator in (("pia", False), ("nora", True)):
         browser = _signed_in(base, who)

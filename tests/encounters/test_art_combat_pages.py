@@ -18,8 +18,15 @@ from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 
 # A foe whose levels no player result shows here: Super Alertness, Extreme Defense.
-SECRET_FOE = {**FOE, "name": "Ogre", "kind": "npc", "level_ALE": "SP", "level_ATK": "PR", "level_DEF": "EX",
-              "level_AGI": "GT"}
+SECRET_FOE = {
+    **FOE,
+    "name": "Ogre",
+    "kind": "npc",
+    "level_ALE": "SP",
+    "level_ATK": "PR",
+    "level_DEF": "EX",
+    "level_AGI": "GT",
+}
 
 
 @contextmanager
@@ -40,9 +47,19 @@ class Combat:
         r = art.create(art.nora, SECRET_FOE)
         assert r.status_code == 303, r.text
         self.ogre = int(r.headers["location"].rsplit("/", 1)[1])
-        page = post(art.nora, f"{art.base}/systems/art/act/combat_setup", {
-            "idempotency_key": "setup-1", "adventurers": [str(self.maren), str(self.tom)], "foes": [str(self.ogre)],
-            "bands": "6", "adventurer_band": "1", "foe_band": "1", "features": "5 exit gate\n3 rough rubble"})
+        page = post(
+            art.nora,
+            f"{art.base}/systems/art/act/combat_setup",
+            {
+                "idempotency_key": "setup-1",
+                "adventurers": [str(self.maren), str(self.tom)],
+                "foes": [str(self.ogre)],
+                "bands": "6",
+                "adventurer_band": "1",
+                "foe_band": "1",
+                "features": "5 exit gate\n3 rough rubble",
+            },
+        )
         assert page.status_code == 200, page.text
         found = re.search(r'href="/campaigns/\d+/encounters/(\d+)"', page.text)
         assert found and "Open the combat" in page.text
@@ -54,8 +71,12 @@ class Combat:
         return int(re.search(r'data-version="(\d+)"', page).group(1))
 
     def act(self, who: TestClient, action: str, character: int | None, **data: Any):
-        body = {"idempotency_key": f"k{self.version()}-{action}-{character}", "version": str(self.version()),
-                **({"character_id": str(character)} if character else {}), **{k: str(v) for k, v in data.items()}}
+        body = {
+            "idempotency_key": f"k{self.version()}-{action}-{character}",
+            "version": str(self.version()),
+            **({"character_id": str(character)} if character else {}),
+            **{k: str(v) for k, v in data.items()},
+        }
         return post(who, f"{self.url}/act/{action}", body)
 
     def initiative(self) -> None:
@@ -86,8 +107,11 @@ def test_the_setup_form_is_the_narrators(combat: Combat) -> None:
 
 
 def test_a_bad_setup_shows_its_error_next_to_the_field(art: Art) -> None:
-    page = post(art.nora, f"{art.base}/systems/art/act/combat_setup", {
-        "idempotency_key": "bad", "adventurers": [], "foes": [], "bands": "6"})
+    page = post(
+        art.nora,
+        f"{art.base}/systems/art/act/combat_setup",
+        {"idempotency_key": "bad", "adventurers": [], "foes": [], "bands": "6"},
+    )
     assert page.status_code == 422 and "Choose at least one adventurer." in page.text
 
 
@@ -106,8 +130,10 @@ def test_each_phone_gets_only_its_own_buttons(combat: Combat) -> None:
     nora = art.nora.get(combat.url).text
     assert "Your turn, Maren" in nora and 'id="combat-end"' in nora  # the narrator may act for anyone
     # the odds on a button: the chance to move a band as a free action
-    odds = art.pia.get(f"{art.base}/characters/{combat.maren}/odds/combat_move_roll",
-                       params={"encounter_id": combat.id, "version": combat.version()})
+    odds = art.pia.get(
+        f"{art.base}/characters/{combat.maren}/odds/combat_move_roll",
+        params={"encounter_id": combat.id, "version": combat.version()},
+    )
     assert odds.status_code == 200 and "Chance to move a band as a free action" in odds.text and "%" in odds.text
 
 
@@ -116,8 +142,11 @@ def test_out_of_turn_is_refused_above_the_moves_and_the_page_shows_where_things_
     combat.to_maren()
     r = combat.act(combat.art.otto, "combat_end_turn", combat.tom)
     assert r.status_code == 422 and 'id="combat-error"' in r.text and "It is Maren&#39;s turn." in r.text
-    stale = post(combat.art.pia, f"{combat.url}/act/combat_end_turn", {
-        "idempotency_key": "stale", "version": "1", "character_id": str(combat.maren)})
+    stale = post(
+        combat.art.pia,
+        f"{combat.url}/act/combat_end_turn",
+        {"idempotency_key": "stale", "version": "1", "character_id": str(combat.maren)},
+    )
     assert stale.status_code == 409 and "Already resolved" in stale.text
 
 
@@ -153,8 +182,12 @@ def test_a_player_never_sees_a_foe_level(combat: Combat) -> None:
     with faces(50):
         assert combat.act(art.pia, "combat_defend", combat.maren).status_code == 200
     assert combat.act(art.nora, "combat_end_turn", combat.ogre).status_code == 200
-    art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "ready", "type": "weapon",
-                                                 "cost": "Struggling", "weapon": "melee_1h"})
+    art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
     with faces(60):
         assert combat.act(art.pia, "combat_attack", combat.maren, target=combat.ogre, weapon=0).status_code == 200
     seen: dict[str, str] = {}
@@ -187,21 +220,38 @@ def test_what_happened_reads_oldest_first_like_the_log(combat: Combat) -> None:
     page = combat.art.nora.get(combat.url + "/view").text
     listed = re.search(r'<ol class="plain" id="combat-recent">(.*?)</ol>', page, re.S)
     assert listed
-    shown = [html_lib.unescape(re.sub(r"<small[^>]*>.*?</small>\s*|<[^>]+>", "", li)).strip()
-             for li in re.findall(r"<li>(.*?)</li>", listed.group(1), re.S)]
+    shown = [
+        html_lib.unescape(re.sub(r"<small[^>]*>.*?</small>\s*|<[^>]+>", "", li)).strip()
+        for li in re.findall(r"<li>(.*?)</li>", listed.group(1), re.S)
+    ]
     assert shown == list(reversed(stored))
 
 
 def test_a_reach_weapon_on_the_sheet_and_the_foes_reach_on_the_narrators_form(combat: Combat) -> None:
     art = combat.art
-    r = art.act(art.pia, combat.maren, "add_item", {"name": "Spear", "slot": "ready", "type": "weapon",
-                                                     "cost": "Struggling", "weapon": "melee_2h", "reach": "true"})
+    r = art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {
+            "name": "Spear",
+            "slot": "ready",
+            "type": "weapon",
+            "cost": "Struggling",
+            "weapon": "melee_2h",
+            "reach": "true",
+        },
+    )
     assert r.status_code == 200, r.text
     sheet = art.pia.get(f"{art.base}/characters/{combat.maren}").text
     assert 'id="ai-reach"' in sheet and "reach (adjacent band)" in sheet
     assert art.sheet(combat.maren)["gear"][0]["reach"] is True
-    r = art.act(art.pia, combat.maren, "add_item", {"name": "Long knife", "type": "weapon", "cost": "Struggling",
-                                                     "weapon": "melee_1h", "reach": "true"})
+    r = art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Long knife", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h", "reach": "true"},
+    )
     assert "Only two-handed melee weapons can have reach." in r.text
     combat.initiative()
     assert combat.turn() == combat.ogre
@@ -263,8 +313,12 @@ def test_a_character_made_without_gear_arms_on_the_combat_page(combat: Combat) -
 
 def test_a_weapon_at_hand_is_drawn_from_the_attack_panel(combat: Combat) -> None:
     art = combat.art
-    r = art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "at_hand", "type": "weapon",
-                                                     "cost": "Struggling", "weapon": "melee_1h"})
+    r = art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Sword", "slot": "at_hand", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
     assert r.status_code == 200, r.text
     combat.initiative()
     combat.to_maren()
@@ -279,8 +333,12 @@ def test_a_weapon_at_hand_is_drawn_from_the_attack_panel(combat: Combat) -> None
 def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> None:
     """Issue 21, point 4: with the Ogre in another band, the first option was Tom (a teammate), preselected."""
     art = combat.art
-    art.act(art.pia, combat.maren, "add_item", {"name": "Pistol", "slot": "ready", "type": "weapon",
-                                                 "cost": "Struggling", "weapon": "ranged_1h"})  # range 2
+    art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Pistol", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "ranged_1h"},
+    )  # range 2
     combat.initiative()
     assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=3).status_code == 200
     combat.to_maren()
@@ -290,8 +348,12 @@ def test_the_attack_target_is_an_enemy_and_allies_are_apart(combat: Combat) -> N
     assert (str(combat.tom), False, "Allies (friendly fire)") in options
     assert [o[2] for o in options] == ["Foes", "Allies (friendly fire)"]  # the enemy first, the ally apart
     # the odds line says before the tap when the chosen weapon cannot reach the target (a sword, two bands)
-    r = art.act(art.pia, combat.maren, "add_item", {"name": "Sword", "slot": "ready", "type": "weapon",
-                                                     "cost": "Struggling", "weapon": "melee_1h"})
+    r = art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
     assert r.status_code == 200 and [g["name"] for g in art.sheet(combat.maren)["gear"]] == ["Pistol", "Sword"], r.text
     odds = f"{art.base}/characters/{combat.maren}/odds/combat_attack"
     asked = {"encounter_id": combat.id, "version": combat.version(), "target": combat.ogre}

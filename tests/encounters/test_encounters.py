@@ -25,14 +25,21 @@ def _duel(client: TestClient) -> dict[str, Any]:
     for who in (pia, otto):
         code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
         client.post(f"/api/invites/{code}/accept", headers=who)
-    a = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()["id"]
-    b = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()["id"]
+    a = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()[
+        "id"
+    ]
+    b = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()[
+        "id"
+    ]
     return {"cid": cid, "nora": nora, "pia": pia, "otto": otto, "a": a, "b": b}
 
 
 def _act(client: TestClient, d: dict[str, Any], who: str, action: str, character: int, **params: Any):
-    return client.post(f"/api/campaigns/{d['cid']}/actions", headers=d[who],
-                       json={"system": "coin", "action": action, "character_id": character, "params": params})
+    return client.post(
+        f"/api/campaigns/{d['cid']}/actions",
+        headers=d[who],
+        json={"system": "coin", "action": action, "character_id": character, "params": params},
+    )
 
 
 def _encounter(client: TestClient, d: dict[str, Any]):
@@ -70,8 +77,11 @@ def test_two_racing_taps_make_one_step(client: TestClient, coin: None) -> None:
     _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"])
     enc = _encounter(client, d)
     with ThreadPoolExecutor(max_workers=6) as pool:
-        codes = list(pool.map(lambda _i: _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id,
-                                                version=1).status_code, range(6)))
+        codes = list(
+            pool.map(
+                lambda _i: _act(client, d, "pia", "flip", d["a"], encounter_id=enc.id, version=1).status_code, range(6)
+            )
+        )
     assert sorted(codes) == [201, 409, 409, 409, 409, 409]
     assert _encounter(client, d).version == 2
 
@@ -82,14 +92,20 @@ def test_encounters_belong_to_their_campaign(client: TestClient, coin: None) -> 
     enc = _encounter(client, d)
     olga = api_token(client, "olga")
     cid2 = client.post("/api/campaigns", json={"name": "Else", "systems": ["coin"]}, headers=olga).json()["id"]
-    c2 = client.post(f"/api/campaigns/{cid2}/characters", json={"name": "Cy", "system": "coin"}, headers=olga).json()["id"]
-    r = client.post(f"/api/campaigns/{cid2}/actions", headers=olga, json={
-        "system": "coin", "action": "flip", "character_id": c2, "params": {"encounter_id": enc.id, "version": 1}})
+    c2 = client.post(f"/api/campaigns/{cid2}/characters", json={"name": "Cy", "system": "coin"}, headers=olga).json()[
+        "id"
+    ]
+    r = client.post(
+        f"/api/campaigns/{cid2}/actions",
+        headers=olga,
+        json={"system": "coin", "action": "flip", "character_id": c2, "params": {"encounter_id": enc.id, "version": 1}},
+    )
     assert r.status_code == 404
 
 
 def test_every_screen_takes_an_encounters_state_through_its_systems_filter(
-        client: TestClient, new_client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    client: TestClient, new_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`visible_state` is the one place: the system's `encounter_view` decides per viewer (the tally of heads
     is the narrator's here), and the page and its live fragment show what it returned."""
     import dataclasses

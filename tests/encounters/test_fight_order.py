@@ -21,19 +21,19 @@ from app.rules.dice import ScriptedDice
 
 def _section(page: str, marker: str) -> str:
     start = page.index(marker)
-    return page[start:page.index("</ol>", start)]
+    return page[start : page.index("</ol>", start)]
 
 
 def test_a_cat_fights_rounds_read_oldest_first(app: Any, new_client: Callable[[], TestClient]) -> None:
     t = CatTable(app)
     smoke, dog = t.cat(), t.foe()
     eid = t.act("nora", "start_foe_fight", dog, cat_id=smoke, foe_trait="fangs").encounter_id
-    t.act("pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog,
-          weapon="claws")
+    t.act(
+        "pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog, weapon="claws"
+    )
     t.act("pia", "place_scars", smoke, claws=2, reason="the dog's teeth")
     t.act("nora", "place_scars", dog, fangs=3, reason="raked")
-    t.act("pia", "foe_round", smoke, [2, 4, 1, 1, 2, 2, 2, 1], encounter_id=eid, version=2, foe_id=dog,
-          weapon="legs")
+    t.act("pia", "foe_round", smoke, [2, 4, 1, 1, 2, 2, 2, 1], encounter_id=eid, version=2, foe_id=dog, weapon="legs")
     page = signed_in(new_client, "pia").get(f"/campaigns/{t.campaign_id}/encounters/{eid}")
     assert page.status_code == 200
     rounds = re.findall(r"<li>Round (\d+):", _section(page.text, 'class="plain cat-rounds"'))

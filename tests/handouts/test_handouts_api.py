@@ -13,10 +13,20 @@ from utils import pictures
 from utils.tables import Table
 
 
-def upload(t: Table, data: bytes, title: str = "The mill", who: dict[str, str] | None = None,
-           content_type: str = "image/jpeg", name: str = "photo.jpg"):
-    return t.client.post(f"/api/campaigns/{t.id}/handouts", headers=who or t.narrator, data={"title": title},
-                         files={"file": (name, data, content_type)})
+def upload(
+    t: Table,
+    data: bytes,
+    title: str = "The mill",
+    who: dict[str, str] | None = None,
+    content_type: str = "image/jpeg",
+    name: str = "photo.jpg",
+):
+    return t.client.post(
+        f"/api/campaigns/{t.id}/handouts",
+        headers=who or t.narrator,
+        data={"title": title},
+        files={"file": (name, data, content_type)},
+    )
 
 
 def media_files(tmp_path: Path) -> list[Path]:
@@ -94,16 +104,23 @@ def test_upload_needs_a_narrator_a_file_and_a_title(table: Table, tmp_path: Path
 
 def test_show_to_one_player_is_on_the_log_for_them_and_the_narrators(table: Table) -> None:
     h = upload(table, pictures.photo(640, 480)).json()
-    players = {m["username"]: m["id"] for m in
-               table.client.get(f"/api/campaigns/{table.id}", headers=table.narrator).json()["members"]}
+    players = {
+        m["username"]: m["id"]
+        for m in table.client.get(f"/api/campaigns/{table.id}", headers=table.narrator).json()["members"]
+    }
     assert table.client.get(h["url"], headers=table.player).status_code == 404  # shown to no one yet
-    r = table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator,
-                          json={"to": [players["pia"]]})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": [players["pia"]]}
+    )
     assert r.status_code == 201, r.text
     entry = r.json()
     assert entry["kind"] == "handout"
-    assert entry["outcome"] == {"handout_id": h["id"], "title": "The mill", "sha256": h["sha256"],
-                                "to": [players["pia"]]}
+    assert entry["outcome"] == {
+        "handout_id": h["id"],
+        "title": "The mill",
+        "sha256": h["sha256"],
+        "to": [players["pia"]],
+    }
     for who, sees in ((table.narrator, True), (table.player, True), (table.other, False)):
         logged = next(e for e in table.log(who) if e["seq"] == entry["seq"])
         assert (logged["outcome"] is not None) == sees
@@ -113,8 +130,9 @@ def test_show_to_one_player_is_on_the_log_for_them_and_the_narrators(table: Tabl
     hidden = next(e for e in table.log(table.other) if e["seq"] == entry["seq"])
     assert hidden["text"] is None and hidden["summary"] is None
     # to everyone: the others now get it too
-    r = table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator,
-                          json={"to": "all"})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"}
+    )
     assert (r.status_code, r.json()["visibility"], r.json()["outcome"]["to"]) == (201, "public", "all")
     assert table.client.get(h["url"], headers=table.other).status_code == 200
     assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
@@ -126,8 +144,12 @@ def test_show_refuses_bad_recipients_and_players(table: Table) -> None:
     for body in ({"to": []}, {"to": [999]}, {"to": "some"}, {"to": ["2"]}, {}):
         assert table.client.post(url, headers=table.narrator, json=body).status_code == 422, body
     assert table.client.post(url, headers=table.player, json={"to": "all"}).status_code == 403
-    assert table.client.post(f"/api/campaigns/{table.id}/handouts/99/show", headers=table.narrator,
-                             json={"to": "all"}).status_code == 404
+    assert (
+        table.client.post(
+            f"/api/campaigns/{table.id}/handouts/99/show", headers=table.narrator, json={"to": "all"}
+        ).status_code
+        == 404
+    )
     assert table.log(table.narrator) == []
 
 
@@ -147,10 +169,13 @@ def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) ->
     assert len(small.content) < len(whole.content) / 4
     for w in (0, 4097, -1, "x"):
         assert table.client.get(h["url"], params={"w": w}, headers=table.player).status_code == 422
-    again = table.client.get(h["url"], params={"w": 480}, headers={**table.player,
-                                                                   "If-None-Match": small.headers["etag"]})
+    again = table.client.get(
+        h["url"], params={"w": 480}, headers={**table.player, "If-None-Match": small.headers["etag"]}
+    )
     assert again.status_code == 304 and again.content == b""
-    assert table.client.get(h["url"], headers={**table.player, "If-None-Match": small.headers["etag"]}).status_code == 200
+    assert (
+        table.client.get(h["url"], headers={**table.player, "If-None-Match": small.headers["etag"]}).status_code == 200
+    )
 
 
 def test_guessing_ids_or_another_campaigns_picture_is_404(client: TestClient, table: Table) -> None:
@@ -168,25 +193,36 @@ def test_the_scene_and_its_pins(table: Table) -> None:
     h = upload(table, pictures.photo(800, 600)).json()
     base = f"/api/campaigns/{table.id}/scene"
     assert table.client.get(base, headers=table.player).json() == {"handout": None, "pins": []}
-    assert table.client.post(f"{base}/pins", headers=table.narrator,
-                             json={"x": 0.5, "y": 0.5, "label": "x", "visible": True}).status_code == 422  # no scene
+    assert (
+        table.client.post(
+            f"{base}/pins", headers=table.narrator, json={"x": 0.5, "y": 0.5, "label": "x", "visible": True}
+        ).status_code
+        == 422
+    )  # no scene
     assert table.client.put(base, headers=table.player, json={"handout_id": h["id"]}).status_code == 403
     r = table.client.put(base, headers=table.narrator, json={"handout_id": h["id"]})
     assert (r.status_code, r.json()["kind"], r.json()["visibility"]) == (201, "scene", "public")
     assert r.json()["outcome"]["sha256"] == h["sha256"]
     assert table.client.get(h["url"], headers=table.other).status_code == 200  # a scene is shown to all
-    hidden = table.client.post(f"{base}/pins", headers=table.narrator,
-                               json={"x": 0.25, "y": 0.75, "label": "The well", "visible": False})
-    shown = table.client.post(f"{base}/pins", headers=table.narrator,
-                              json={"x": 1, "y": 0, "label": "Gate", "visible": True})
+    hidden = table.client.post(
+        f"{base}/pins", headers=table.narrator, json={"x": 0.25, "y": 0.75, "label": "The well", "visible": False}
+    )
+    shown = table.client.post(
+        f"{base}/pins", headers=table.narrator, json={"x": 1, "y": 0, "label": "Gate", "visible": True}
+    )
     assert hidden.status_code == shown.status_code == 201
     assert hidden.json() == {"id": hidden.json()["id"], "x": 0.25, "y": 0.75, "label": "The well", "visible": False}
     assert [p["label"] for p in table.client.get(base, headers=table.narrator).json()["pins"]] == ["The well", "Gate"]
     assert [p["label"] for p in table.client.get(base, headers=table.player).json()["pins"]] == ["Gate"]
     pin_entries = [e for e in table.log(table.player) if e["kind"] == "pin"]
     assert [e["outcome"] is None for e in pin_entries] == [True, False]  # the hidden pin's entry: narrators only
-    for bad in ({"x": 1.5, "y": 0, "label": "a"}, {"x": 0, "y": 0, "label": ""}, {"x": 0, "y": 0, "label": "a" * 81},
-                {"x": "0", "y": 0, "label": "a"}, {"x": 0, "y": -0.1, "label": "a"}):
+    for bad in (
+        {"x": 1.5, "y": 0, "label": "a"},
+        {"x": 0, "y": 0, "label": ""},
+        {"x": 0, "y": 0, "label": "a" * 81},
+        {"x": "0", "y": 0, "label": "a"},
+        {"x": 0, "y": -0.1, "label": "a"},
+    ):
         assert table.client.post(f"{base}/pins", headers=table.narrator, json=bad).status_code == 422, bad
     pid = hidden.json()["id"]
     r = table.client.patch(f"{base}/pins/{pid}", headers=table.narrator, json={"visible": True, "label": "Old well"})
@@ -208,7 +244,9 @@ def test_delete_hides_the_picture_and_the_log_still_verifies(table: Table, tmp_p
     table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
     table.client.put(f"/api/campaigns/{table.id}/scene", headers=table.narrator, json={"handout_id": h["id"]})
     assert table.client.delete(f"/api/campaigns/{table.id}/handouts/{h['id']}", headers=table.player).status_code == 403
-    assert table.client.delete(f"/api/campaigns/{table.id}/handouts/{h['id']}", headers=table.narrator).status_code == 204
+    assert (
+        table.client.delete(f"/api/campaigns/{table.id}/handouts/{h['id']}", headers=table.narrator).status_code == 204
+    )
     for who in (table.narrator, table.player):
         assert table.client.get(h["url"], headers=who).status_code == 404
         assert table.client.get(f"/api/campaigns/{table.id}/handouts", headers=who).json() == {"handouts": []}
@@ -249,9 +287,11 @@ def test_writes_replay_with_the_same_idempotency_key(table: Table) -> None:
 def test_a_body_without_a_length_is_cut_off_as_it_streams_in(table: Table, tmp_path: Path) -> None:
     """No Content-Length (chunked): the route counts the bytes as they arrive and stops past the limit."""
     boundary = "fateboardboundary"
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nBig\r\n--{boundary}\r\n"
-            f"Content-Disposition: form-data; name=\"file\"; filename=\"big.png\"\r\n"
-            f"Content-Type: image/png\r\n\r\n").encode()
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nBig\r\n--{boundary}\r\n'
+        f'Content-Disposition: form-data; name="file"; filename="big.png"\r\n'
+        f"Content-Type: image/png\r\n\r\n"
+    ).encode()
     sent = {"bytes": 0}
 
     def body():
@@ -261,8 +301,11 @@ def test_a_body_without_a_length_is_cut_off_as_it_streams_in(table: Table, tmp_p
             yield b"\x00" * (1 << 20)
         yield f"\r\n--{boundary}--\r\n".encode()
 
-    r = table.client.post(f"/api/campaigns/{table.id}/handouts", content=body(),
-                          headers={**table.narrator, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/handouts",
+        content=body(),
+        headers={**table.narrator, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+    )
     assert r.status_code == 413, r.text
     assert media_files(tmp_path) == []
 
@@ -274,6 +317,7 @@ def test_the_title_is_checked_like_any_text(table: Table, tmp_path: Path) -> Non
     assert (r.status_code, r.json()["field"]) == (422, "title")
     assert media_files(tmp_path) == []
     # the upload paths alone skip the body check: NUL in another multipart form is still refused up front
-    r = table.client.post(f"/api/campaigns/{table.id}/characters", headers=table.narrator,
-                          files={"file": ("a", b"\x00", "image/png")})
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/characters", headers=table.narrator, files={"file": ("a", b"\x00", "image/png")}
+    )
     assert r.status_code == 422

@@ -13,7 +13,9 @@ from utils import pictures
 from utils.web import signed_in
 
 
-def seated(client: TestClient, new_client: Callable[[], TestClient]) -> tuple[int, dict[str, TestClient], dict[str, int]]:
+def seated(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> tuple[int, dict[str, TestClient], dict[str, int]]:
     from utils.tables import Table
 
     t = Table(client)
@@ -26,25 +28,38 @@ def post(browser: TestClient, path: str, data: dict[str, object] | None = None, 
     return browser.post(path, data=data or {}, headers={"HX-Request": "true"}, follow_redirects=False, **kwargs)
 
 
-def test_the_narrator_uploads_shows_and_sets_the_scene_through_the_pages(client: TestClient,
-                                                                         new_client: Callable[[], TestClient]) -> None:
+def test_the_narrator_uploads_shows_and_sets_the_scene_through_the_pages(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     cid, b, ids = seated(client, new_client)
     nora, pia, otto = b["nora"], b["pia"], b["otto"]
     screen = nora.get(f"/campaigns/{cid}/narrator").text
     assert 'id="library-panel"' in screen and 'data-live="handouts"' in screen and "data-handout-upload" in screen
     assert 'id="handout-viewer"' in screen
-    r = nora.post(f"/campaigns/{cid}/handouts", data={"title": "The mill"}, headers={"HX-Request": "true"},
-                  files={"file": ("mill.jpg", pictures.photo(900, 600), "image/jpeg")})
+    r = nora.post(
+        f"/campaigns/{cid}/handouts",
+        data={"title": "The mill"},
+        headers={"HX-Request": "true"},
+        files={"file": ("mill.jpg", pictures.photo(900, 600), "image/jpeg")},
+    )
     assert r.status_code == 201, r.text
     assert 'id="library-panel"' in r.text and "Uploaded “The mill”" in r.text
     hid = int(re.search(r'id="library-(\d+)"', r.text).group(1))
     # refused: the error next to the file field, in the panel
-    r = nora.post(f"/campaigns/{cid}/handouts", data={"title": "Evil"}, headers={"HX-Request": "true"},
-                  files={"file": ("x.png", pictures.SVG, "image/png")})
+    r = nora.post(
+        f"/campaigns/{cid}/handouts",
+        data={"title": "Evil"},
+        headers={"HX-Request": "true"},
+        files={"file": ("x.png", pictures.SVG, "image/png")},
+    )
     assert r.status_code == 422 and 'class="error field-error"' in r.text and "Only PNG, JPEG" in r.text
     # a player may not upload (the form's route refuses before reading the body)
-    r = pia.post(f"/campaigns/{cid}/handouts", data={"title": "x"}, headers={"HX-Request": "true"},
-                 files={"file": ("mill.jpg", pictures.photo(64, 64), "image/jpeg")})
+    r = pia.post(
+        f"/campaigns/{cid}/handouts",
+        data={"title": "x"},
+        headers={"HX-Request": "true"},
+        files={"file": ("mill.jpg", pictures.photo(64, 64), "image/jpeg")},
+    )
     assert r.status_code == 403
     # without the CSRF header a form is refused (the page's script sends it)
     bare = new_client()
@@ -80,8 +95,12 @@ def test_the_narrator_uploads_shows_and_sets_the_scene_through_the_pages(client:
 def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[], TestClient], app: FastAPI) -> None:
     cid, b, _ids = seated(client, new_client)
     nora, pia = b["nora"], b["pia"]
-    r = nora.post(f"/campaigns/{cid}/handouts", data={"title": "Valley"}, headers={"HX-Request": "true"},
-                  files={"file": ("v.png", pictures.png(1000, 500, "RGB"), "image/png")})
+    r = nora.post(
+        f"/campaigns/{cid}/handouts",
+        data={"title": "Valley"},
+        headers={"HX-Request": "true"},
+        files={"file": ("v.png", pictures.png(1000, 500, "RGB"), "image/png")},
+    )
     hid = int(re.search(r'id="library-(\d+)"', r.text).group(1))
     post(nora, f"/campaigns/{cid}/scene", {"handout_id": str(hid)})
     r = post(nora, f"/campaigns/{cid}/scene/pins", {"label": "Nowhere"})
@@ -89,7 +108,10 @@ def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[
     r = post(nora, f"/campaigns/{cid}/scene/pins", {"x": "0.25", "y": "0.5", "label": "The cave"})
     assert r.status_code == 200 and "The cave" in r.text and 'transform="translate(250.0 250.0)"' in r.text
     pid = int(re.search(r'data-pin="(\d+)"', r.text).group(1))
-    assert "The cave" not in pia.get(f"/campaigns/{cid}").text and "The cave" not in pia.get(f"/campaigns/{cid}/scene").text
+    assert (
+        "The cave" not in pia.get(f"/campaigns/{cid}").text
+        and "The cave" not in pia.get(f"/campaigns/{cid}/scene").text
+    )
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}", {"x": "0.5", "y": "0.1"})
     assert 'transform="translate(500.0 50.0)"' in r.text
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}", {"label": "The bear's cave"})
@@ -104,8 +126,17 @@ def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[
         from sqlalchemy import select
 
         from app.rolls.models import LogEntry
-        rows = db.execute(select(LogEntry.kind, LogEntry.action, LogEntry.visibility)
-                          .where(LogEntry.campaign_id == cid).order_by(LogEntry.seq)).all()
+
+        rows = db.execute(
+            select(LogEntry.kind, LogEntry.action, LogEntry.visibility)
+            .where(LogEntry.campaign_id == cid)
+            .order_by(LogEntry.seq)
+        ).all()
     assert [tuple(r) for r in rows] == [
-        ("scene", "set", "public"), ("pin", "create", "narrator"), ("pin", "update", "narrator"),
-        ("pin", "update", "narrator"), ("pin", "reveal", "public"), ("pin", "delete", "public")]
+        ("scene", "set", "public"),
+        ("pin", "create", "narrator"),
+        ("pin", "update", "narrator"),
+        ("pin", "update", "narrator"),
+        ("pin", "reveal", "public"),
+        ("pin", "delete", "public"),
+    ]

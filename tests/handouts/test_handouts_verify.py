@@ -12,14 +12,19 @@ from utils.tables import Table
 from app.verify import main
 
 
-def test_verify_checks_handout_files_beside_the_export(table: Table, tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_checks_handout_files_beside_the_export(
+    table: Table, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     c, t = table.client, table
     ids = {m["username"]: m["id"] for m in c.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()["members"]}
     made = []
     for title in ("The mill", "The duke's letter"):
-        r = c.post(f"/api/campaigns/{t.id}/handouts", headers=t.narrator, data={"title": title},
-                   files={"file": ("p.jpg", pictures.photo(300, 200), "image/jpeg")})
+        r = c.post(
+            f"/api/campaigns/{t.id}/handouts",
+            headers=t.narrator,
+            data={"title": title},
+            files={"file": ("p.jpg", pictures.photo(300, 200), "image/jpeg")},
+        )
         made.append(r.json())
     c.post(f"/api/campaigns/{t.id}/handouts/{made[0]['id']}/show", headers=t.narrator, json={"to": [ids["pia"]]})
     c.put(f"/api/campaigns/{t.id}/scene", headers=t.narrator, json={"handout_id": made[1]["id"]})

@@ -38,9 +38,17 @@ def s3_endpoint() -> Iterator[str]:
 
 
 def s3_settings(endpoint: str, tmp_path: Path, bucket: str) -> Settings:
-    return Settings(database_url=f"sqlite:///{tmp_path / 's3.db'}", secret_key="test-secret",
-                    secret_key_file=tmp_path / "key", signup_max_per_hour=100_000, media_store="s3",
-                    s3_endpoint_url=endpoint, s3_bucket=bucket, s3_access_key="testing", s3_secret_key="testing")
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 's3.db'}",
+        secret_key="test-secret",
+        secret_key_file=tmp_path / "key",
+        signup_max_per_hour=100_000,
+        media_store="s3",
+        s3_endpoint_url=endpoint,
+        s3_bucket=bucket,
+        s3_access_key="testing",
+        s3_secret_key="testing",
+    )
 
 
 def roundtrip(store: MediaStore) -> None:
@@ -87,8 +95,12 @@ def s3_app(s3_endpoint: str, tmp_path: Path) -> Iterator[FastAPI]:
 def test_the_app_on_s3(s3_app: FastAPI, tmp_path: Path) -> None:
     with TestClient(s3_app) as client:
         t = Table(client)
-        r = client.post(f"/api/campaigns/{t.id}/handouts", headers=t.narrator, data={"title": "Harbour"},
-                        files={"file": ("h.jpg", pictures.photo(1000, 700), "image/jpeg")})
+        r = client.post(
+            f"/api/campaigns/{t.id}/handouts",
+            headers=t.narrator,
+            data={"title": "Harbour"},
+            files={"file": ("h.jpg", pictures.photo(1000, 700), "image/jpeg")},
+        )
         assert r.status_code == 201, r.text
         h = r.json()
         served = client.get(h["url"], headers=t.narrator)

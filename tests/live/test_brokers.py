@@ -91,8 +91,10 @@ def test_redis_fans_out_across_two_server_processes(live_server: LiveServer, tmp
         ready = threading.Event()
 
         def listen() -> None:
-            with httpx2.Client(timeout=15) as client, \
-                    client.stream("GET", f"{two.url}/api/campaigns/{cid}/events", headers=headers) as response:
+            with (
+                httpx2.Client(timeout=15) as client,
+                client.stream("GET", f"{two.url}/api/campaigns/{cid}/events", headers=headers) as response,
+            ):
                 ready.set()
                 for line in response.iter_lines():
                     if line.startswith("id: "):
@@ -102,8 +104,11 @@ def test_redis_fans_out_across_two_server_processes(live_server: LiveServer, tmp
         reader = threading.Thread(target=listen)
         reader.start()
         assert ready.wait(10)
-        r = httpx2.post(f"{one.url}/api/campaigns/{cid}/actions", headers=headers,
-                        json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}})
+        r = httpx2.post(
+            f"{one.url}/api/campaigns/{cid}/actions",
+            headers=headers,
+            json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}},
+        )
         assert r.status_code == 201
         reader.join(15)
         assert received == ["1"]
@@ -123,8 +128,22 @@ class RedisServer:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.workdir)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             probe = subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True)
@@ -194,8 +213,9 @@ def _wait_for(check: Callable[[], bool], seconds: float) -> bool:
 
 @pytest.mark.redis
 @pytest.mark.server
-def test_actions_survive_a_redis_outage_and_streams_catch_up(own_redis: RedisServer, database_url: str,
-                                                             tmp_path: Path) -> None:
+def test_actions_survive_a_redis_outage_and_streams_catch_up(
+    own_redis: RedisServer, database_url: str, tmp_path: Path
+) -> None:
     if database_url == PG_URL:
         reset_postgres(PG_URL)
     env = {"FATEBOARD_BROKER": "redis", "FATEBOARD_REDIS_URL": own_redis.url}
@@ -210,8 +230,12 @@ def test_actions_survive_a_redis_outage_and_streams_catch_up(own_redis: RedisSer
 
         def roll(server: LiveServer) -> int:
             started = time.monotonic()
-            r = httpx2.post(f"{server.url}/api/campaigns/{cid}/actions", headers=headers, timeout=10,
-                            json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}})
+            r = httpx2.post(
+                f"{server.url}/api/campaigns/{cid}/actions",
+                headers=headers,
+                timeout=10,
+                json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}},
+            )
             assert r.status_code == 201, r.text
             assert time.monotonic() - started < 5, "an unreachable broker must not hold the answer back"
             return r.json()["seq"]

@@ -34,8 +34,9 @@ def _kinds(events: list[Event]) -> list[str]:
     return [kind for _c, kind, _id in events if kind != "entry"]
 
 
-def test_session_members_and_characters_are_announced(client: TestClient, new_client: Callable[[], TestClient],
-                                                      published: list[Event]) -> None:
+def test_session_members_and_characters_are_announced(
+    client: TestClient, new_client: Callable[[], TestClient], published: list[Event]
+) -> None:
     t = Table(client)
     published.clear()
     nora = signed_in(new_client, "nora")
@@ -55,15 +56,19 @@ def test_session_members_and_characters_are_announced(client: TestClient, new_cl
     pia = signed_in(new_client, "pia")
     assert pia.post(f"/campaigns/{t.id}/characters", data={"name": "Moss", "system": "dice"}).status_code == 200
     assert _kinds(published) == ["characters"]
-    otto_id = next(m["id"] for m in client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()["members"]
-                   if m["username"] == "otto")
+    otto_id = next(
+        m["id"]
+        for m in client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()["members"]
+        if m["username"] == "otto"
+    )
     published.clear()
     assert nora.post(f"/campaigns/{t.id}/members/{otto_id}/promote").status_code == 200
     assert _kinds(published) == ["members"]
 
 
-def test_a_refused_change_announces_nothing(client: TestClient, new_client: Callable[[], TestClient],
-                                            published: list[Event]) -> None:
+def test_a_refused_change_announces_nothing(
+    client: TestClient, new_client: Callable[[], TestClient], published: list[Event]
+) -> None:
     t = Table(client)
     published.clear()
     pia = signed_in(new_client, "pia")
@@ -74,21 +79,43 @@ def test_a_refused_change_announces_nothing(client: TestClient, new_client: Call
 
 def test_sheet_changes_are_announced_but_not_a_hidden_rolls(client: TestClient, published: list[Event]) -> None:
     t = Table(client, systems=("dice", "cat"))
-    sheet = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ash", "rank_claws": "best", "rank_coat": "strong",
-             "rank_face": "strong", "rank_fangs": "strong", "rank_legs": "good", "rank_tail": "good",
-             "rep_name_1": "Roof runner", "rep_rank_1": "3", "rep_name_2": "Night walker", "rep_rank_2": "2",
-             "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"}
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
-                    json={"name": "Smoke", "system": "cat", "sheet": sheet})
+    sheet = {
+        "human_name": "Mister Buttons",
+        "cat_name": "Smoke",
+        "secret_name": "Ash",
+        "rank_claws": "best",
+        "rank_coat": "strong",
+        "rank_face": "strong",
+        "rank_fangs": "strong",
+        "rank_legs": "good",
+        "rank_tail": "good",
+        "rep_name_1": "Roof runner",
+        "rep_rank_1": "3",
+        "rep_name_2": "Night walker",
+        "rep_rank_2": "2",
+        "rep_name_3": "Fishmonger's friend",
+        "rep_rank_3": "2",
+    }
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters", headers=t.player, json={"name": "Smoke", "system": "cat", "sheet": sheet}
+    )
     assert r.status_code == 201, r.text
     smoke = r.json()["id"]
 
     def fate(visibility: str) -> int:
         # Every die even: a success, so no scar waits to block the next test (random dice made this flaky).
         with scripted([2, 4, 6, 2, 4, 6, 2, 4, 6]):
-            r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
-                "system": "cat", "action": "test_fate", "character_id": smoke, "visibility": visibility,
-                "params": {"trait": "claws", "difficulty": "easy"}})
+            r = client.post(
+                f"/api/campaigns/{t.id}/actions",
+                headers=t.player,
+                json={
+                    "system": "cat",
+                    "action": "test_fate",
+                    "character_id": smoke,
+                    "visibility": visibility,
+                    "params": {"trait": "claws", "difficulty": "easy"},
+                },
+            )
         assert r.status_code == 201, r.text
         return int(r.json()["seq"])
 
@@ -106,8 +133,11 @@ def test_sheet_changes_are_announced_but_not_a_hidden_rolls(client: TestClient, 
     # The reveal applies what the roll held back: then, and only then, the sheet changed.
     assert ((t.id, "sheet", smoke) in published) == applied
     published.clear()
-    r = client.post(f"/api/campaigns/{t.id}/characters/{smoke}/adjust", headers=t.narrator,
-                    json={"changes": {"lives": 8}, "reason": "a close call"})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters/{smoke}/adjust",
+        headers=t.narrator,
+        json={"changes": {"lives": 8}, "reason": "a close call"},
+    )
     assert r.status_code == 201, r.text
     assert _kinds(published) == ["sheet"] and published[-1] == (t.id, "sheet", smoke)
     # A plain dice roll changes no sheet: nothing but its entry.

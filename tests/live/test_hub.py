@@ -67,7 +67,6 @@ def test_resync_wakes_every_stream_and_reads_what_the_broker_lost(app: FastAPI) 
     assert second == [4]
 
 
-
 def test_a_subscribers_mailbox_is_a_bounded_queue_for_one_reader() -> None:
     from app.live.hub import Subscriber
 

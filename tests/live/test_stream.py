@@ -54,14 +54,19 @@ def test_stream_delivers_live_redacted_and_resumes(live_server: LiveServer) -> N
         httpx2.post(f"{base}/api/invites/{code}/accept", headers=who)
 
     def roll(who: dict[str, str], visibility: str = "public") -> int:
-        r = httpx2.post(f"{base}/api/campaigns/{cid}/actions", headers=who, json={
-            "system": "dice", "action": "roll", "params": {"expression": "1d20"}, "visibility": visibility})
+        r = httpx2.post(
+            f"{base}/api/campaigns/{cid}/actions",
+            headers=who,
+            json={"system": "dice", "action": "roll", "params": {"expression": "1d20"}, "visibility": visibility},
+        )
         assert r.status_code == 201, r.text
         return r.json()["seq"]
 
     seen_by_otto: list = []
     ready = threading.Event()
-    reader = threading.Thread(target=_collect, args=(base, f"/api/campaigns/{cid}/events", otto, 3, seen_by_otto, ready))
+    reader = threading.Thread(
+        target=_collect, args=(base, f"/api/campaigns/{cid}/events", otto, 3, seen_by_otto, ready)
+    )
     reader.start()
     assert ready.wait(10)
     roll(pia)
@@ -77,8 +82,9 @@ def test_stream_delivers_live_redacted_and_resumes(live_server: LiveServer) -> N
         roll(pia)
     resumed: list = []
     ready = threading.Event()
-    reader = threading.Thread(target=_collect, args=(base, f"/api/campaigns/{cid}/events",
-                                                     {**otto, "Last-Event-ID": "3"}, 5, resumed, ready))
+    reader = threading.Thread(
+        target=_collect, args=(base, f"/api/campaigns/{cid}/events", {**otto, "Last-Event-ID": "3"}, 5, resumed, ready)
+    )
     reader.start()
     assert ready.wait(10)
     roll(pia)
@@ -111,8 +117,10 @@ def test_a_removed_members_stream_ends(live_server: LiveServer) -> None:
     done = threading.Event()
 
     def listen() -> None:
-        with httpx2.Client(timeout=20) as client, \
-                client.stream("GET", f"{base}/api/campaigns/{cid}/events", headers=pia) as response:
+        with (
+            httpx2.Client(timeout=20) as client,
+            client.stream("GET", f"{base}/api/campaigns/{cid}/events", headers=pia) as response,
+        ):
             for _line in response.iter_lines():
                 pass
         done.set()

@@ -58,8 +58,11 @@ class Table:
         httpx2.post(f"{base}/api/invites/{code}/accept", headers=self.pia)
 
     def roll(self, visibility: str = "public", expression: str = "3d1000") -> int:
-        r = httpx2.post(f"{self.base}/api/campaigns/{self.cid}/actions", headers=self.nora, json={
-            "system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility})
+        r = httpx2.post(
+            f"{self.base}/api/campaigns/{self.cid}/actions",
+            headers=self.nora,
+            json={"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility},
+        )
         assert r.status_code == 201, r.text
         return r.json()["seq"]
 
@@ -70,8 +73,9 @@ class Table:
         engine.dispose()
 
 
-def _listen(client: httpx2.Client, path: str, headers: dict[str, str], events: queue.Queue,
-            ready: threading.Event) -> None:
+def _listen(
+    client: httpx2.Client, path: str, headers: dict[str, str], events: queue.Queue, ready: threading.Event
+) -> None:
     try:
         with client, client.stream("GET", path, headers=headers) as response:
             ready.set()
@@ -145,12 +149,18 @@ def test_a_new_role_shows_from_the_next_entry(quiet_server: LiveServer) -> None:
     events = _api_stream(table, table.pia)
     table.roll("blind")
     assert json.loads(events.get(timeout=10))["outcome"] is None  # a player: the blind result is hidden
-    table.db(update(Membership).where(Membership.campaign_id == table.cid, Membership.role == "player")
-             .values(role="narrator"))
+    table.db(
+        update(Membership)
+        .where(Membership.campaign_id == table.cid, Membership.role == "player")
+        .values(role="narrator")
+    )
     table.roll("blind")
     assert json.loads(events.get(timeout=10))["outcome"] is not None  # now a narrator: shown
-    table.db(update(Membership).where(Membership.campaign_id == table.cid,
-                                      Membership.user_id != _user_id(table, table.nora)).values(role="player"))
+    table.db(
+        update(Membership)
+        .where(Membership.campaign_id == table.cid, Membership.user_id != _user_id(table, table.nora))
+        .values(role="player")
+    )
     table.roll("blind")
     assert json.loads(events.get(timeout=10))["outcome"] is None  # back to player, at once
 

@@ -18,10 +18,19 @@ from utils.web import signed_in
 
 from app.security import CSP
 
-SECURITY = {"content-security-policy": CSP, "x-content-type-options": "nosniff", "x-frame-options": "DENY",
-            "referrer-policy": "same-origin", "permissions-policy": "camera=(), microphone=(), geolocation=()"}
-STREAM_HEADERS = {"content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache",
-                  "x-accel-buffering": "no", **SECURITY}
+SECURITY = {
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+}
+STREAM_HEADERS = {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    "x-accel-buffering": "no",
+    **SECURITY,
+}
 
 
 async def _open(app: Any, method: str, path: str, query: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
@@ -45,8 +54,9 @@ async def _open(app: Any, method: str, path: str, query: str, headers: list[tupl
     return got
 
 
-def _call(client: TestClient, path: str, headers: dict[str, str] | None = None, *, query: str = "",
-          method: str = "GET") -> dict[str, Any]:
+def _call(
+    client: TestClient, path: str, headers: dict[str, str] | None = None, *, query: str = "", method: str = "GET"
+) -> dict[str, Any]:
     raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()]
     assert client.portal is not None, "a TestClient used as a context manager (the app fixture)"
     return client.portal.call(_open, _app(client), method, path, query, raw)
@@ -93,8 +103,12 @@ def test_the_api_stream_for_every_role(client: TestClient, browsers: tuple[Table
     refused = _call(client, path, table.outsider)
     assert refused["status"] == 404 and b"not a member" in refused["body"], refused
     assert _call(client, f"/api/campaigns/{table.id + 1000}/events", table.narrator)["status"] == 404
-    for headers in ({}, {"Authorization": "Bearer nonsense"}, {"Authorization": "Basic " + table.narrator[
-            "Authorization"].split()[1]}, cookies["narrator"]):  # a browser's session is no way into the API
+    for headers in (
+        {},
+        {"Authorization": "Bearer nonsense"},
+        {"Authorization": "Basic " + table.narrator["Authorization"].split()[1]},
+        cookies["narrator"],
+    ):  # a browser's session is no way into the API
         got = _call(client, path, headers)
         assert got["status"] == 401 and b"Bearer" in got["body"], got
         assert dict(got["headers"])["content-type"] == "application/json"
@@ -118,24 +132,37 @@ def test_the_page_stream_for_every_role(client: TestClient, browsers: tuple[Tabl
     assert _call(client, path, table.narrator)["status"] == 303  # a bearer token is no way into a page
 
 
-@pytest.mark.parametrize("query, header", [
-    ("after=2147483648", None), ("after=-1", None), ("after=x", None), ("after=%C2%B2", None),
-    ("after=1%002", None), ("", "2147483648"), ("", "-3"), ("", "x"), ("", "\u00b2"),
-])
-def test_bad_resume_points_are_422_on_both_streams(client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]],
-                                                   query: str, header: str | None) -> None:
+@pytest.mark.parametrize(
+    "query, header",
+    [
+        ("after=2147483648", None),
+        ("after=-1", None),
+        ("after=x", None),
+        ("after=%C2%B2", None),
+        ("after=1%002", None),
+        ("", "2147483648"),
+        ("", "-3"),
+        ("", "x"),
+        ("", "\u00b2"),
+    ],
+)
+def test_bad_resume_points_are_422_on_both_streams(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]], query: str, header: str | None
+) -> None:
     table, cookies = browsers
-    for path, auth in ((f"/api/campaigns/{table.id}/events", table.narrator),
-                       (f"/campaigns/{table.id}/stream", cookies["narrator"])):
+    for path, auth in (
+        (f"/api/campaigns/{table.id}/events", table.narrator),
+        (f"/campaigns/{table.id}/stream", cookies["narrator"]),
+    ):
         headers = {**auth, **({"Last-Event-ID": header} if header is not None else {})}
         got = _call(client, path, headers, query=query)
         assert got["status"] == 422, (path, query, header, got)
 
 
 @pytest.mark.parametrize("campaign", ["0", "2147483648", "99999999999999999999", "x", "1%002", "\u00b2"])
-def test_bad_campaign_ids_are_refused_on_both_streams(client: TestClient,
-                                                      browsers: tuple[Table, dict[str, dict[str, str]]],
-                                                      campaign: str) -> None:
+def test_bad_campaign_ids_are_refused_on_both_streams(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]], campaign: str
+) -> None:
     table, cookies = browsers
     from urllib.parse import unquote
 
@@ -145,8 +172,9 @@ def test_bad_campaign_ids_are_refused_on_both_streams(client: TestClient,
     assert api["status"] == 422 and page["status"] == 422, (api, page)
 
 
-def test_nul_in_headers_is_422_and_other_methods_405(client: TestClient,
-                                                    browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+def test_nul_in_headers_is_422_and_other_methods_405(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]
+) -> None:
     table, cookies = browsers
     api, page = f"/api/campaigns/{table.id}/events", f"/campaigns/{table.id}/stream"
     assert _call(client, api, {**table.narrator, "X-Note": "a\x00b"})["status"] == 422
@@ -156,15 +184,18 @@ def test_nul_in_headers_is_422_and_other_methods_405(client: TestClient,
         assert _call(client, page, cookies["narrator"], method=method)["status"] in (403, 405)
 
 
-def test_a_removed_or_revoked_viewer_is_refused_at_the_door(client: TestClient,
-                                                           browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+def test_a_removed_or_revoked_viewer_is_refused_at_the_door(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]
+) -> None:
     table, cookies = browsers
     path = f"/api/campaigns/{table.id}/events"
     members = client.get(f"/api/campaigns/{table.id}", headers=table.narrator).json()["members"]
     otto = next(m["id"] for m in members if m["username"] == "otto")
     nora_browser_cookie = cookies["narrator"]
-    r = client.post(f"/campaigns/{table.id}/members/{otto}/remove", headers={
-        **nora_browser_cookie, "X-CSRF-Token": _csrf(client, nora_browser_cookie), "HX-Request": "true"})
+    r = client.post(
+        f"/campaigns/{table.id}/members/{otto}/remove",
+        headers={**nora_browser_cookie, "X-CSRF-Token": _csrf(client, nora_browser_cookie), "HX-Request": "true"},
+    )
     assert r.status_code in (200, 204, 303), r.text
     assert _call(client, path, table.other)["status"] == 404
     assert _call(client, f"/campaigns/{table.id}/stream", cookies["other"])["status"] == 404
@@ -178,8 +209,9 @@ def _csrf(client: TestClient, cookie: dict[str, str]) -> str:
     return match.group(1)
 
 
-def test_streams_are_opened_in_front_of_the_middleware_stack(client: TestClient,
-                                                            browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+def test_streams_are_opened_in_front_of_the_middleware_stack(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]
+) -> None:
     """A well-formed request of a member never reaches the stack (the point of the dispatcher); a refused one
     always does, so it gets the stack's own answer."""
     from app.live.routes import StreamDispatcher
@@ -208,8 +240,9 @@ def test_streams_are_opened_in_front_of_the_middleware_stack(client: TestClient,
         dispatcher.app = stack
 
 
-def test_a_client_that_hangs_up_is_unsubscribed(client: TestClient,
-                                                browsers: tuple[Table, dict[str, dict[str, str]]]) -> None:
+def test_a_client_that_hangs_up_is_unsubscribed(
+    client: TestClient, browsers: tuple[Table, dict[str, dict[str, str]]]
+) -> None:
     """The raw stream has no task group watching the connection: its listener must notice the hang-up, even
     while the stream waits for the next entry (keepalive far away)."""
     table, cookies = browsers

@@ -36,23 +36,32 @@ def test_kill_9_mid_send_loses_no_due_push(tmp_path: Path, backend: str) -> None
         database_url = f"sqlite:///{tmp_path / 'crash.db'}"
     receiver = Receiver()
     receiver.delay["/push/pia"] = 0.3  # slow enough that several are in flight when the server dies
-    env = {"FATEBOARD_OUTBOUND_ORIGINS": receiver.origin, "FATEBOARD_OUTBOX_LEASE_SECONDS": "2",
-           "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "key")}
+    env = {
+        "FATEBOARD_OUTBOUND_ORIGINS": receiver.origin,
+        "FATEBOARD_OUTBOX_LEASE_SECONDS": "2",
+        "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "key"),
+    }
     server = start_server(database_url, tmp_path, extra_env=env)
     try:
         base = server.url
         nora, pia = _token(base, "nora"), _token(base, "pia")
-        cid = httpx2.post(base + "/api/campaigns", json={"name": "Crash", "systems": ["dice"]}, headers=nora).json()["id"]
+        cid = httpx2.post(base + "/api/campaigns", json={"name": "Crash", "systems": ["dice"]}, headers=nora).json()[
+            "id"
+        ]
         code = httpx2.post(f"{base}/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
         assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=pia).status_code == 200
-        hero = httpx2.post(f"{base}/api/campaigns/{cid}/characters", json={"name": "Wren", "system": "dice"},
-                           headers=pia).json()["id"]
+        hero = httpx2.post(
+            f"{base}/api/campaigns/{cid}/characters", json={"name": "Wren", "system": "dice"}, headers=pia
+        ).json()["id"]
         browser = receiver.browser("pia")
-        assert httpx2.post(base + "/api/push/subscriptions", json=browser.subscription(), headers=pia).status_code == 201
+        assert (
+            httpx2.post(base + "/api/push/subscriptions", json=browser.subscription(), headers=pia).status_code == 201
+        )
         tags = set()
         for n in range(PROMPTS):
-            r = httpx2.post(f"{base}/api/campaigns/{cid}/prompts", json={"character_id": hero, "note": f"call {n}"},
-                            headers=nora)
+            r = httpx2.post(
+                f"{base}/api/campaigns/{cid}/prompts", json={"character_id": hero, "note": f"call {n}"}, headers=nora
+            )
             assert r.status_code == 201, r.text
             tags.add(f"prompt-{r.json()['id']}")
         receiver.wait(3, "/push/pia", timeout=20)

@@ -74,8 +74,10 @@ def settle(app: Any, timeout: float = 10.0) -> None:
 
 # --- a roll prompt -------------------------------------------------------------------------------------------
 
-def test_a_roll_prompt_reaches_exactly_the_players_device_decrypted_in_their_language(app: Any, receiver: Receiver,
-                                                                                       sender: Any) -> None:
+
+def test_a_roll_prompt_reaches_exactly_the_players_device_decrypted_in_their_language(
+    app: Any, receiver: Receiver, sender: Any
+) -> None:
     with app.state.sessionmaker() as db:
         campaign, users = seat_table(db, systems=("dice",), name="Night Watch")
         db.commit()
@@ -87,12 +89,19 @@ def test_a_roll_prompt_reaches_exactly_the_players_device_decrypted_in_their_lan
     subscribe(app, ids["nora"], receiver, "nora")
     with app.state.sessionmaker() as db:
         acc = campaigns.access(db, db.get(User, ids["nora"]), cid)
-        prompt = prompts.create_prompt(db, acc, character_id=hero, system="dice", action="roll",
-                                       locked={"expression": "1d20"}, note="Wahrnehmung")
+        prompt = prompts.create_prompt(
+            db, acc, character_id=hero, system="dice", action="roll", locked={"expression": "1d20"}, note="Wahrnehmung"
+        )
     settle(app)
     assert [r.path for r in receiver.received] == ["/push/pia"]
-    assert receiver.pushes("pia") == [{"title": "Ein Wurf für Wren", "body": "Wahrnehmung",
-                                       "url": f"/campaigns/{cid}/characters/{hero}", "tag": f"prompt-{prompt.id}"}]
+    assert receiver.pushes("pia") == [
+        {
+            "title": "Ein Wurf für Wren",
+            "body": "Wahrnehmung",
+            "url": f"/campaigns/{cid}/characters/{hero}",
+            "tag": f"prompt-{prompt.id}",
+        }
+    ]
     sent = receiver.received[0]
     assert sent.headers["content-encoding"] == "aes128gcm" and sent.headers["authorization"].startswith("vapid t=")
     assert int(sent.headers["ttl"]) > 0
@@ -107,8 +116,14 @@ def test_a_player_who_chose_nothing_for_a_campaign_is_not_notified(app: Any, rec
         service.set_choice(db, campaigns.access(db, users["pia"], cid), False)
     subscribe(app, ids["pia"], receiver, "pia")
     with app.state.sessionmaker() as db:
-        prompts.create_prompt(db, campaigns.access(db, db.get(User, ids["nora"]), cid), character_id=hero,
-                              system="dice", action="roll", locked={})
+        prompts.create_prompt(
+            db,
+            campaigns.access(db, db.get(User, ids["nora"]), cid),
+            character_id=hero,
+            system="dice",
+            action="roll",
+            locked={},
+        )
         assert db.scalar(select(OutboxItem.id)) is None
 
 
@@ -118,16 +133,19 @@ TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
-def test_each_move_in_a_duel_notifies_the_cat_whose_move_it_becomes_never_the_mover(app: Any, receiver: Receiver,
-                                                                                   sender: Any) -> None:
+def test_each_move_in_a_duel_notifies_the_cat_whose_move_it_becomes_never_the_mover(
+    app: Any, receiver: Receiver, sender: Any
+) -> None:
     with app.state.sessionmaker() as db:
         campaign, users = seat_table(db, systems=("catfight",), name="The Wall")
         db.commit()
         cid, ids = campaign.id, {n: u.id for n, u in users.items()}
-        tecka = create_character(db, campaigns.access(db, users["pia"], cid), name="Tecka", system="catfight",
-                                 sheet=TECKA).id
-        mimi = create_character(db, campaigns.access(db, users["otto"], cid), name="Mimi", system="catfight",
-                                sheet=MIMI).id
+        tecka = create_character(
+            db, campaigns.access(db, users["pia"], cid), name="Tecka", system="catfight", sheet=TECKA
+        ).id
+        mimi = create_character(
+            db, campaigns.access(db, users["otto"], cid), name="Mimi", system="catfight", sheet=MIMI
+        ).id
         db.commit()
     for name in ("pia", "otto", "nora"):
         subscribe(app, ids[name], receiver, name)
@@ -138,11 +156,16 @@ def test_each_move_in_a_duel_notifies_the_cat_whose_move_it_becomes_never_the_mo
         with app.state.sessionmaker() as db:
             if encounter:
                 from app.encounters.models import Encounter
-                params = {"encounter_id": encounter["id"], "version": db.get(Encounter, encounter["id"]).version,
-                          **params}
+
+                params = {
+                    "encounter_id": encounter["id"],
+                    "version": db.get(Encounter, encounter["id"]).version,
+                    **params,
+                }
             req = rolls.ActionRequest(system="catfight", action=action, character_id=cat, params=params)
-            result = rolls.perform_action(db, campaigns.access(db, db.get(User, ids[who]), cid), req,
-                                          dice=ScriptedDice(faces))
+            result = rolls.perform_action(
+                db, campaigns.access(db, db.get(User, ids[who]), cid), req, dice=ScriptedDice(faces)
+            )
             encounter.setdefault("id", result.encounter_id or 0)
 
     act("pia", tecka, "challenge", [], opponent_id=mimi)  # Tecka (the challenger) begins: Pia acted, no push
@@ -201,6 +224,7 @@ def test_a_conflict_notifies_each_captain_to_roll_disposition(app: Any, receiver
 
 # --- refusals, dead endpoints, redirects, 410 ----------------------------------------------------------------
 
+
 def test_the_api_subscribes_only_endpoints_on_the_allow_list(client: TestClient, receiver: Receiver) -> None:
     token = api_token(client, "pia")
     assert client.get("/api/push/key").json()["public_key"].startswith("B")
@@ -210,9 +234,15 @@ def test_the_api_subscribes_only_endpoints_on_the_allow_list(client: TestClient,
     again = client.post("/api/push/subscriptions", json=good, headers={**token, "Idempotency-Key": "k1"})
     assert again.status_code == 201 and again.json() == {"id": r.json()["id"], "replayed": True}
     port = receiver.origin.rsplit(":", 1)[1]
-    for endpoint in (f"http://localhost:{port}/push/x", f"https://127.0.0.1:{port}/push/x",
-                     f"http://127.0.0.1:{int(port) + 1}/push/x", f"http://user:pw@127.0.0.1:{port}/push/x",
-                     "https://evil.example/push", "javascript:alert(1)", "ftp://127.0.0.1/x"):
+    for endpoint in (
+        f"http://localhost:{port}/push/x",
+        f"https://127.0.0.1:{port}/push/x",
+        f"http://127.0.0.1:{int(port) + 1}/push/x",
+        f"http://user:pw@127.0.0.1:{port}/push/x",
+        "https://evil.example/push",
+        "javascript:alert(1)",
+        "ftp://127.0.0.1/x",
+    ):
         bad = client.post("/api/push/subscriptions", json={**good, "endpoint": endpoint}, headers=token)
         assert bad.status_code == 422 and bad.json()["field"] == "endpoint", endpoint
     other = api_token(client, "otto")
@@ -222,13 +252,16 @@ def test_the_api_subscribes_only_endpoints_on_the_allow_list(client: TestClient,
 
 
 def test_a_410_removes_the_subscription_and_a_dead_endpoint_does_not_hold_up_the_others(
-        app: Any, receiver: Receiver, sender: Any) -> None:
+    app: Any, receiver: Receiver, sender: Any
+) -> None:
     with app.state.sessionmaker() as db:
         campaign, users = seat_table(db, ("nora", "pia", "otto", "ida"), systems=("dice",))
         db.commit()
         cid, ids = campaign.id, {n: u.id for n, u in users.items()}
-        chars = {n: create_character(db, campaigns.access(db, users[n], cid), name=n.title(), system="dice").id
-                 for n in ("pia", "otto", "ida")}
+        chars = {
+            n: create_character(db, campaigns.access(db, users[n], cid), name=n.title(), system="dice").id
+            for n in ("pia", "otto", "ida")
+        }
         db.commit()
     for name in ("pia", "otto", "ida"):
         subscribe(app, ids[name], receiver, name)
@@ -236,8 +269,14 @@ def test_a_410_removes_the_subscription_and_a_dead_endpoint_does_not_hold_up_the
     receiver.delay["/push/otto"] = 4.0  # a receiver that hangs (the sender's read timeout is 5 s)
     started = time.monotonic()
     with app.state.sessionmaker() as db:
-        prompts.create_prompts(db, campaigns.access(db, db.get(User, ids["nora"]), cid),
-                               character_ids=list(chars.values()), system="dice", action="roll", locked={})
+        prompts.create_prompts(
+            db,
+            campaigns.access(db, db.get(User, ids["nora"]), cid),
+            character_ids=list(chars.values()),
+            system="dice",
+            action="roll",
+            locked={},
+        )
     arrived = receiver.wait(1, "/push/ida", timeout=5)
     assert arrived and arrived[0].at - started < 1.5  # Ida is not kept waiting behind Otto's dead endpoint
     settle(app)
@@ -256,25 +295,38 @@ def test_redirects_are_never_followed(app: Any, receiver: Receiver, sender: Any)
     subscribe(app, ids["pia"], receiver, "pia")
     receiver.answers["/push/pia"] = [(307, {"Location": f"{receiver.origin}/push/elsewhere"}), (201, {})]
     with app.state.sessionmaker() as db:
-        prompts.create_prompt(db, campaigns.access(db, db.get(User, ids["nora"]), cid), character_id=hero,
-                              system="dice", action="roll", locked={})
+        prompts.create_prompt(
+            db,
+            campaigns.access(db, db.get(User, ids["nora"]), cid),
+            character_id=hero,
+            system="dice",
+            action="roll",
+            locked={},
+        )
     receiver.wait(2, "/push/pia", timeout=10)  # retried after its backoff, never sent to the redirect's target
     assert not [r for r in receiver.received if r.path == "/push/elsewhere"]
 
 
 # --- Discord -------------------------------------------------------------------------------------------------
 
+
 def test_discord_gets_exactly_the_public_entries_in_order_in_the_campaigns_language(
-        client: TestClient, app: Any, receiver: Receiver) -> None:
+    client: TestClient, app: Any, receiver: Receiver
+) -> None:
     table = Table(client)
     hook = f"{receiver.origin}/api/webhooks/123/secret-token"
     receiver.answers["/api/webhooks/123/secret-token"] = [(429, {"Retry-After": "1"}), (204, {})]
-    r = client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": hook, "post": ["rolls", "sessions"]},
-                   headers=table.narrator)
+    r = client.put(
+        f"/api/campaigns/{table.id}/discord",
+        json={"webhook_url": hook, "post": ["rolls", "sessions"]},
+        headers=table.narrator,
+    )
     assert r.status_code == 200, r.text
     assert r.json() == {"webhook": f"{receiver.origin}/api/webhooks/123/secr…", "post": ["rolls", "sessions"]}
-    assert client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": hook},
-                      headers=table.player).status_code == 403
+    assert (
+        client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": hook}, headers=table.player).status_code
+        == 403
+    )
     seqs = []
     for visibility in ("public", "blind", "public", "self", "narrator", "public"):
         answer = table.roll(table.player, "2d6", visibility)
@@ -302,8 +354,9 @@ def test_discord_gets_exactly_the_public_entries_in_order_in_the_campaigns_langu
 def test_a_deleted_webhook_turns_the_bridge_off_and_says_so(client: TestClient, app: Any, receiver: Receiver) -> None:
     table = Table(client)
     receiver.answers["/gone"] = [(404, {})]
-    client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": f"{receiver.origin}/gone"},
-               headers=table.narrator)
+    client.put(
+        f"/api/campaigns/{table.id}/discord", json={"webhook_url": f"{receiver.origin}/gone"}, headers=table.narrator
+    )
     table.roll(table.player)
     receiver.wait(1, "/gone")
     deadline = time.monotonic() + 5
@@ -329,17 +382,27 @@ def test_a_webhook_outside_the_allow_list_is_refused(client: TestClient, receive
 
 
 def test_a_whisper_and_a_mention_notify_exactly_their_readers_and_say_who_not_what(
-        client: TestClient, app: Any, receiver: Receiver, sender: Any) -> None:
+    client: TestClient, app: Any, receiver: Receiver, sender: Any
+) -> None:
     table = Table(client)
-    members = {m["username"]: m["id"] for m in client.get(f"/api/campaigns/{table.id}",
-                                                          headers=table.narrator).json()["members"]}
+    members = {
+        m["username"]: m["id"]
+        for m in client.get(f"/api/campaigns/{table.id}", headers=table.narrator).json()["members"]
+    }
     for name, token in (("nora", table.narrator), ("pia", table.player), ("otto", table.other)):
-        assert client.post("/api/push/subscriptions", json=receiver.browser(name).subscription(),
-                           headers=token).status_code == 201
+        assert (
+            client.post(
+                "/api/push/subscriptions", json=receiver.browser(name).subscription(), headers=token
+            ).status_code
+            == 201
+        )
     url = f"/api/campaigns/{table.id}/messages"
     # A whisper to Otto that names @nora: the narrator may not read a players' whisper, so only Otto hears of it.
-    r = client.post(url, json={"text": "Psst @nora, the key is under the mat", "visibility": "whisper",
-                               "to": [members["otto"]]}, headers=table.player)
+    r = client.post(
+        url,
+        json={"text": "Psst @nora, the key is under the mat", "visibility": "whisper", "to": [members["otto"]]},
+        headers=table.player,
+    )
     assert r.status_code == 201, r.text
     settle(app)
     assert [x.path for x in receiver.received] == ["/push/otto"]
@@ -354,19 +417,27 @@ def test_a_whisper_and_a_mention_notify_exactly_their_readers_and_say_who_not_wh
 
 
 def test_a_device_is_removed_only_by_its_owner_and_a_bridge_only_by_a_narrator(
-        client: TestClient, new_client: Any, receiver: Receiver) -> None:
+    client: TestClient, new_client: Any, receiver: Receiver
+) -> None:
     from utils.web import signed_in
 
     table = Table(client)
-    sub = client.post("/api/push/subscriptions", json=receiver.browser("pia").subscription(),
-                      headers=table.player).json()["id"]
+    sub = client.post(
+        "/api/push/subscriptions", json=receiver.browser("pia").subscription(), headers=table.player
+    ).json()["id"]
     otto, pia = signed_in(new_client, "otto"), signed_in(new_client, "pia")
     assert otto.post(f"/account/devices/{sub}/remove").status_code == 404
     assert "A browser" in pia.get("/account/devices").text or "Linux" in pia.get("/account/devices").text
     assert pia.post(f"/account/devices/{sub}/remove").status_code == 200
     assert "No device gets notifications yet." in pia.get("/account/devices").text
-    assert client.put(f"/api/campaigns/{table.id}/discord", json={"webhook_url": f"{receiver.origin}/hook"},
-                      headers=table.narrator).status_code == 200
+    assert (
+        client.put(
+            f"/api/campaigns/{table.id}/discord",
+            json={"webhook_url": f"{receiver.origin}/hook"},
+            headers=table.narrator,
+        ).status_code
+        == 200
+    )
     assert pia.post(f"/campaigns/{table.id}/discord/remove").status_code == 403
     nora = signed_in(new_client, "nora")
     assert nora.post(f"/campaigns/{table.id}/discord/remove").status_code == 200

@@ -38,8 +38,10 @@ def test_bad_expression_is_a_clear_422_and_writes_nothing(table: Table) -> None:
 def test_visibility_modes_hide_content_from_the_right_people(table: Table) -> None:
     for mode in ("public", "narrator", "blind", "self"):
         assert table.roll(table.player, "1d20", visibility=mode).status_code == 201
-    seen = {name: {e["visibility"]: e for e in table.log(who)}
-            for name, who in (("roller", table.player), ("narrator", table.narrator), ("other", table.other))}
+    seen = {
+        name: {e["visibility"]: e for e in table.log(who)}
+        for name, who in (("roller", table.player), ("narrator", table.narrator), ("other", table.other))
+    }
     expect_full = {
         "public": {"roller", "narrator", "other"},
         "narrator": {"roller", "narrator"},
@@ -62,8 +64,10 @@ def test_export_verifies_offline_and_tampering_is_caught(table: Table, tmp_path:
     for mode in ("public", "blind", "public", "self"):
         table.roll(table.player, "3d6", visibility=mode)
     seq_blind = 2
-    assert table.client.post(f"/api/campaigns/{table.id}/entries/{seq_blind}/reveal",
-                             headers=table.narrator).status_code == 201
+    assert (
+        table.client.post(f"/api/campaigns/{table.id}/entries/{seq_blind}/reveal", headers=table.narrator).status_code
+        == 201
+    )
     export = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.other).json()
     assert [e["seq"] for e in export["entries"]] == [1, 2, 3, 4, 5]
     assert export["entries"][1]["body"] is None and export["entries"][4]["body"]["revealed"]["seq"] == 2
@@ -98,10 +102,16 @@ def test_void_and_adjust_are_narrator_actions_on_the_log(table: Table) -> None:
     r = table.client.post(url, json={"reason": "rolled the wrong die"}, headers=table.narrator)
     assert r.status_code == 201 and r.json()["target_seq"] == 1 and r.json()["kind"] == "void"
     assert table.client.post(url, json={"reason": "again"}, headers=table.narrator).status_code == 409
-    assert table.client.post(url.replace("/1/", "/99/"), json={"reason": "x"}, headers=table.narrator).status_code == 404
+    assert (
+        table.client.post(url.replace("/1/", "/99/"), json={"reason": "x"}, headers=table.narrator).status_code == 404
+    )
     adj = f"/api/campaigns/{table.id}/characters/{table.pia_char}/adjust"
-    assert table.client.post(adj, json={"changes": {"notes": "lost a boot"}, "reason": ""},
-                             headers=table.narrator).status_code == 422
+    assert (
+        table.client.post(
+            adj, json={"changes": {"notes": "lost a boot"}, "reason": ""}, headers=table.narrator
+        ).status_code
+        == 422
+    )
     r = table.client.post(adj, json={"changes": {"notes": "lost a boot"}, "reason": "the bog"}, headers=table.narrator)
     assert r.status_code == 201 and r.json()["kind"] == "adjust"
     campaign = table.client.get(f"/api/campaigns/{table.id}", headers=table.player).json()
@@ -120,8 +130,9 @@ def test_player_cannot_roll_for_another_players_character(table: Table) -> None:
 
 def test_roll_prompt_locks_the_narrators_parameters(table: Table) -> None:
     url = f"/api/campaigns/{table.id}/prompts"
-    r = table.client.post(url, json={"character_id": table.pia_char, "locked": {"expression": "1d20+5"}},
-                          headers=table.narrator)
+    r = table.client.post(
+        url, json={"character_id": table.pia_char, "locked": {"expression": "1d20+5"}}, headers=table.narrator
+    )
     assert r.status_code == 201, r.text
     prompt = r.json()["id"]
     assert table.client.post(url, json={"character_id": table.pia_char}, headers=table.player).status_code == 403
@@ -140,5 +151,6 @@ def test_log_paging_with_after_and_limit(table: Table) -> None:
         table.roll(table.player, "1d4")
     r = table.client.get(f"/api/campaigns/{table.id}/log", params={"after": 3, "limit": 2}, headers=table.other)
     assert [e["seq"] for e in r.json()["entries"]] == [4, 5]
-    assert table.client.get(f"/api/campaigns/{table.id}/log", params={"limit": 0},
-                            headers=table.other).status_code == 422
+    assert (
+        table.client.get(f"/api/campaigns/{table.id}/log", params={"limit": 0}, headers=table.other).status_code == 422
+    )

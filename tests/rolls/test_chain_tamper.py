@@ -60,12 +60,22 @@ def test_an_untouched_log_verifies_online_and_offline(table: Table, tmp_path: Pa
         assert _offline(tmp_path, data, "--head", f"5:{data['head']['hash']}") == 0
 
 
-@pytest.mark.parametrize("column,value", [
-    ("actor_name", "mallory"), ("target_seq", 1), ("kind", "session"), ("visibility", "public"),
-    ("character_id", 1), ("system", "cat"), ("action", "test_fate"), ("subject_id", 3),
-])
-def test_changing_a_displayed_column_breaks_the_chain(app: Any, table: Table, tmp_path: Path, column: str,
-                                                      value: Any) -> None:
+@pytest.mark.parametrize(
+    "column,value",
+    [
+        ("actor_name", "mallory"),
+        ("target_seq", 1),
+        ("kind", "session"),
+        ("visibility", "public"),
+        ("character_id", 1),
+        ("system", "cat"),
+        ("action", "test_fate"),
+        ("subject_id", 3),
+    ],
+)
+def test_changing_a_displayed_column_breaks_the_chain(
+    app: Any, table: Table, tmp_path: Path, column: str, value: Any
+) -> None:
     _world(table)
     _tamper(app, table, 2, **{column: value})
     result = _verify(table)
@@ -117,8 +127,12 @@ def test_deleting_the_tail_or_reordering_is_caught(app: Any, table: Table, tmp_p
 
 def test_readable_fields_of_an_export_must_equal_the_hashed_body(table: Table, tmp_path: Path) -> None:
     _world(table)
-    for field, value in (("summary", "rolled 1d6 [7] = 7"), ("outcome", {"total": 6}), ("actor", "mallory"),
-                         ("created_at", "2020-01-01T00:00:00+00:00")):
+    for field, value in (
+        ("summary", "rolled 1d6 [7] = 7"),
+        ("outcome", {"total": 6}),
+        ("actor", "mallory"),
+        ("created_at", "2020-01-01T00:00:00+00:00"),
+    ):
         data = _export(table)
         data["entries"][0][field] = value
         assert _offline(tmp_path, data) == 1, field

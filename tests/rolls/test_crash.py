@@ -44,8 +44,11 @@ def _table(base: str) -> tuple[int, list[dict[str, str]]]:
 
 
 def _roll(client: httpx2.Client, base: str, campaign_id: int, who: dict[str, str], key: str) -> httpx2.Response:
-    return client.post(f"{base}/api/campaigns/{campaign_id}/actions", headers={**who, "Idempotency-Key": key},
-                       json={"system": "dice", "action": "roll", "params": {"expression": "3d6"}, "note": key})
+    return client.post(
+        f"{base}/api/campaigns/{campaign_id}/actions",
+        headers={**who, "Idempotency-Key": key},
+        json={"system": "dice", "action": "roll", "params": {"expression": "3d6"}, "note": key},
+    )
 
 
 class Load:
@@ -58,9 +61,12 @@ class Load:
         self.owner: dict[str, dict[str, str]] = {}  # key -> the token it was sent with
         self.problems: list[str] = []
         self._lock = threading.Lock()
-        self._threads = [threading.Thread(target=self._client, args=(base, campaign_id, who[n % len(who)],
-                                                                     f"c{cycle}-t{n}"), daemon=True)
-                         for n in range(CLIENTS)]
+        self._threads = [
+            threading.Thread(
+                target=self._client, args=(base, campaign_id, who[n % len(who)], f"c{cycle}-t{n}"), daemon=True
+            )
+            for n in range(CLIENTS)
+        ]
         for thread in self._threads:
             thread.start()
 

@@ -28,15 +28,20 @@ def _old_export(app, table: Table, username: str) -> bytes:
 @pytest.fixture
 def busy_table(table: Table) -> Table:
     for i in range(7):
-        r = table.roll(table.player if i % 2 else table.other, "2d6", visibility="public" if i % 3 else "narrator",
-                       note=f"roll «{i}»")
+        r = table.roll(
+            table.player if i % 2 else table.other,
+            "2d6",
+            visibility="public" if i % 3 else "narrator",
+            note=f"roll «{i}»",
+        )
         assert r.status_code == 201, r.text
     return table
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 500])
-def test_the_streamed_export_is_the_old_export_byte_for_byte(app, busy_table: Table, chunk: int,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_streamed_export_is_the_old_export_byte_for_byte(
+    app, busy_table: Table, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(rolllog, "EXPORT_CHUNK", chunk)
     t = busy_table
     for who, name in ((t.narrator, "nora"), (t.player, "pia"), (t.other, "otto")):
@@ -69,8 +74,9 @@ def test_api_and_static_are_compressed_and_pages_are_not(busy_table: Table) -> N
     t = busy_table
     r = t.client.get(f"/api/campaigns/{t.id}/export", headers={**t.narrator, "Accept-Encoding": "gzip"})
     assert r.headers.get("content-encoding") == "gzip"
-    assert json.loads(r.content) == json.loads(t.client.get(f"/api/campaigns/{t.id}/export",
-                                                            headers=t.narrator).content)
+    assert json.loads(r.content) == json.loads(
+        t.client.get(f"/api/campaigns/{t.id}/export", headers=t.narrator).content
+    )
     raw = t.client.get("/static/js/htmx-2.0.11.min.js", headers={"Accept-Encoding": "gzip"})
     assert raw.headers.get("content-encoding") == "gzip" and len(gzip.compress(raw.content)) < len(raw.content)
     page = t.client.get("/signin", headers={"Accept-Encoding": "gzip"})

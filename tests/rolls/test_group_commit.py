@@ -38,6 +38,7 @@ def _job(campaign_id: int, user_id: int, req: rolls.ActionRequest, key: str | No
         acc = campaigns.access(db, db.get(User, user_id), campaign_id)
         result = rolls.perform_action(db, acc, req, idempotency_key=key, publish=publish)
         return result.entry.seq, result.replayed
+
     return job
 
 
@@ -67,8 +68,9 @@ def test_a_batch_shares_commits_and_keeps_seq_gapless_and_the_chain_intact(app) 
     jobs = 60
 
     async def main() -> list[Any]:
-        return await asyncio.gather(*(writer.run(campaign_id, _job(campaign_id, users[i % 4], ROLL))
-                                      for i in range(jobs)))
+        return await asyncio.gather(
+            *(writer.run(campaign_id, _job(campaign_id, users[i % 4], ROLL)) for i in range(jobs))
+        )
 
     results = asyncio.run(main())
     assert sorted(seq for seq, _replayed in results) == list(range(1, jobs + 1))
@@ -82,8 +84,9 @@ def test_retries_with_one_idempotency_key_in_one_batch_return_the_first_entry(ap
     writer = GroupWriter(app.state.engine, lambda *msg: None)
 
     async def main() -> list[Any]:
-        return await asyncio.gather(*(writer.run(campaign_id, _job(campaign_id, users[1], ROLL, "double-tap"))
-                                      for _ in range(20)))
+        return await asyncio.gather(
+            *(writer.run(campaign_id, _job(campaign_id, users[1], ROLL, "double-tap")) for _ in range(20))
+        )
 
     results = asyncio.run(main())
     assert {seq for seq, _replayed in results} == {1}
@@ -97,13 +100,15 @@ def test_a_failing_action_in_a_batch_changes_nothing_and_spares_the_others(app) 
     writer = GroupWriter(app.state.engine, lambda *msg: published.append(msg))
     bad_input = rolls.ActionRequest(system="dice", action="roll", params={"expression": "banana"})
     # Fails under the log lock, after the head was bumped: its savepoint must take the bump back.
-    stale = rolls.ActionRequest(system="dice", action="roll", character_id=hero, expected_version=99,
-                                params={"expression": "1d6"})
+    stale = rolls.ActionRequest(
+        system="dice", action="roll", character_id=hero, expected_version=99, params={"expression": "1d6"}
+    )
     plan = [ROLL, bad_input, ROLL, stale, ROLL, ROLL, stale, ROLL]
 
     async def main() -> list[Any]:
-        return await asyncio.gather(*(writer.run(campaign_id, _job(campaign_id, users[1], req)) for req in plan),
-                                    return_exceptions=True)
+        return await asyncio.gather(
+            *(writer.run(campaign_id, _job(campaign_id, users[1], req)) for req in plan), return_exceptions=True
+        )
 
     results = asyncio.run(main())
     assert isinstance(results[1], BadRequest)
@@ -123,8 +128,13 @@ def test_nothing_is_answered_or_published_before_the_commit(app) -> None:
     def publish(cid: int, kind: str, seq: int | None) -> None:
         # Another connection must already see the entry: it is committed.
         with app.state.sessionmaker() as db:
-            seen.append((seq or 0, db.scalar(select(func.count(LogEntry.id)).where(
-                LogEntry.campaign_id == cid, LogEntry.seq == seq)) or 0))
+            seen.append(
+                (
+                    seq or 0,
+                    db.scalar(select(func.count(LogEntry.id)).where(LogEntry.campaign_id == cid, LogEntry.seq == seq))
+                    or 0,
+                )
+            )
 
     writer = GroupWriter(app.state.engine, publish)
 
@@ -145,9 +155,11 @@ def test_a_failed_commit_fails_every_action_of_its_batch_and_publishes_nothing(a
 
     event.listen(app.state.engine, "commit", refuse)
     try:
+
         async def main() -> list[Any]:
-            return await asyncio.gather(*(writer.run(campaign_id, _job(campaign_id, users[1], ROLL))
-                                          for _ in range(5)), return_exceptions=True)
+            return await asyncio.gather(
+                *(writer.run(campaign_id, _job(campaign_id, users[1], ROLL)) for _ in range(5)), return_exceptions=True
+            )
 
         results = asyncio.run(main())
     finally:
@@ -196,8 +208,11 @@ def test_the_api_fast_path_refuses_as_before(app, table) -> None:
     assert table.roll(table.outsider).status_code == 404
     assert table.roll({"Authorization": "Bearer fb_nonsense"}).status_code == 401
     assert table.roll({"Authorization": "Basic abc"}).status_code == 401
-    r = table.client.post(f"/api/campaigns/{table.id + 99}/actions", headers=table.player,
-                          json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}})
+    r = table.client.post(
+        f"/api/campaigns/{table.id + 99}/actions",
+        headers=table.player,
+        json={"system": "dice", "action": "roll", "params": {"expression": "1d6"}},
+    )
     assert r.status_code == 404
     with app.state.sessionmaker() as db:
         digest = token_digest(table.player["Authorization"].split(" ", 1)[1])

@@ -32,15 +32,22 @@ def _void(t: CatTable, seq: int, reason: str = "wrong trait") -> Any:
 
 def _hidden_test(t: CatTable, cat: int, faces: list[int], visibility: str = "blind") -> Any:
     with t.factory() as db:
-        req = rolls.ActionRequest(system="cat", action="test_fate", character_id=cat, visibility=visibility,
-                                  params={"trait": "legs", "difficulty": "hard", "dangerous": True})
+        req = rolls.ActionRequest(
+            system="cat",
+            action="test_fate",
+            character_id=cat,
+            visibility=visibility,
+            params={"trait": "legs", "difficulty": "hard", "dangerous": True},
+        )
         from app.rules.dice import ScriptedDice
+
         return rolls.perform_action(db, t.access(db, "pia"), req, dice=ScriptedDice(faces)).entry
 
 
 @pytest.mark.parametrize("visibility", ["blind", "narrator"])
-def test_a_hidden_failure_and_a_hidden_success_leave_the_same_sheet_until_the_reveal(t: CatTable,
-                                                                                     visibility: str) -> None:
+def test_a_hidden_failure_and_a_hidden_success_leave_the_same_sheet_until_the_reveal(
+    t: CatTable, visibility: str
+) -> None:
     failing, winning = t.cat(name="Smoke"), t.cat(name="Soot")
     before_failing, before_winning = t.sheet(failing), t.sheet(winning)
     lost = _hidden_test(t, failing, [2, 3, 5, 3], visibility)  # no 6 on Hard, odd dice: 3 scars
@@ -99,8 +106,9 @@ def test_who_may_reveal(t: CatTable) -> None:
 def test_an_encounter_move_cannot_be_hidden(t: CatTable) -> None:
     a, b = t.cat(name="Smoke"), t.cat("otto", name="Soot")
     with t.factory() as db:
-        req = rolls.ActionRequest(system="cat", action="challenge", character_id=a, params={"opponent_id": b},
-                                  visibility="blind")
+        req = rolls.ActionRequest(
+            system="cat", action="challenge", character_id=a, params={"opponent_id": b}, visibility="blind"
+        )
         with pytest.raises(BadRequest) as exc:
             rolls.perform_action(db, t.access(db, "pia"), req)
     assert exc.value.field == "visibility"
@@ -108,8 +116,9 @@ def test_an_encounter_move_cannot_be_hidden(t: CatTable) -> None:
 
 def test_the_void_of_a_self_roll_is_seen_by_its_roller(table: Table) -> None:
     seq = table.roll(table.player, "1d6", "self").json()["seq"]
-    r = table.client.post(f"/api/campaigns/{table.id}/entries/{seq}/void", json={"reason": "rolled twice"},
-                          headers=table.narrator)
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/entries/{seq}/void", json={"reason": "rolled twice"}, headers=table.narrator
+    )
     assert r.status_code == 201, r.text
     void = {e["seq"]: e for e in table.log(table.player)}[r.json()["seq"]]
     assert void["kind"] == "void" and void["text"] == f"voided #{seq}: rolled twice"
@@ -118,8 +127,9 @@ def test_the_void_of_a_self_roll_is_seen_by_its_roller(table: Table) -> None:
 
 def test_the_void_of_a_blind_roll_tells_its_roller_only_that_it_was_voided(table: Table) -> None:
     seq = table.roll(table.player, "1d6", "blind").json()["seq"]
-    r = table.client.post(f"/api/campaigns/{table.id}/entries/{seq}/void", json={"reason": "the trap rolled 6"},
-                          headers=table.narrator)
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/entries/{seq}/void", json={"reason": "the trap rolled 6"}, headers=table.narrator
+    )
     void_seq = r.json()["seq"]
     page = table.client.get(f"/api/campaigns/{table.id}/log", headers=table.player).json()["entries"]
     seen = {e["seq"]: e for e in page}[void_seq]
@@ -129,24 +139,36 @@ def test_the_void_of_a_blind_roll_tells_its_roller_only_that_it_was_voided(table
 def test_adjusting_a_secret_field_is_seen_by_narrators_and_the_owner_only(client: Any) -> None:
     t = Table(client, systems=("cat",))
     from utils.cat import NEW_CAT
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
-                    json={"name": "Smoke", "system": "cat", "sheet": {**NEW_CAT}})
+
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters",
+        headers=t.player,
+        json={"name": "Smoke", "system": "cat", "sheet": {**NEW_CAT}},
+    )
     assert r.status_code == 201, r.text
     cat = r.json()["id"]
-    r = client.post(f"/api/campaigns/{t.id}/characters/{cat}/adjust", headers=t.narrator,
-                    json={"changes": {"secret_name": "Moonpaw"}, "reason": "she learned it"})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters/{cat}/adjust",
+        headers=t.narrator,
+        json={"changes": {"secret_name": "Moonpaw"}, "reason": "she learned it"},
+    )
     assert r.status_code == 201, r.text
     seq = r.json()["seq"]
     assert r.json()["visibility"] == "narrator"
-    by = {name: {e["seq"]: e for e in t.log(who)}[seq] for name, who in
-          (("owner", t.player), ("other", t.other), ("narrator", t.narrator))}
+    by = {
+        name: {e["seq"]: e for e in t.log(who)}[seq]
+        for name, who in (("owner", t.player), ("other", t.other), ("narrator", t.narrator))
+    }
     assert by["owner"]["outcome"]["secret_name"] == {"from": "Ashwhisker", "to": "Moonpaw"}
     assert by["narrator"]["outcome"]["secret_name"]["to"] == "Moonpaw"
     assert by["other"]["outcome"] is None and by["other"]["summary"] is None
     assert "Moonpaw" not in client.get(f"/api/campaigns/{t.id}/export", headers=t.other).text
     # A public field is adjusted in public.
-    r = client.post(f"/api/campaigns/{t.id}/characters/{cat}/adjust", headers=t.narrator,
-                    json={"changes": {"lives": 8}, "reason": "a close call"})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters/{cat}/adjust",
+        headers=t.narrator,
+        json={"changes": {"lives": 8}, "reason": "a close call"},
+    )
     assert r.json()["visibility"] == "public"
 
 
@@ -171,4 +193,3 @@ def test_patches_compose_with_what_happened_meanwhile() -> None:
     assert applied["fate"] == 0 and applied["pending"] == [{"scars": 1}, {"scars": 3}]
     assert applied["tally"] == {"pass": 2} and "gone" not in applied and applied["new"] is True
     assert patch.diff(after, after) == []
-

@@ -13,8 +13,10 @@ from utils.web import api_token, signed_in
 
 from app import i18n
 
-WORDS = {"de": {"rolled {detail}": "würfelte {detail}", "Your account": "Dein Konto"},
-         "da": {"rolled {detail}": "slog {detail}", "Your account": "Din konto"}}
+WORDS = {
+    "de": {"rolled {detail}": "würfelte {detail}", "Your account": "Dein Konto"},
+    "da": {"rolled {detail}": "slog {detail}", "Your account": "Din konto"},
+}
 
 
 class _Catalog:
@@ -63,7 +65,9 @@ def test_pickers_name_each_language_in_itself(client: TestClient, new_client: An
     account = browser.get("/account").text
     assert ">Deutsch</option>" in account and ">Dansk</option>" in account and ">English</option>" in account
     assert ">de</option>" not in account
-    campaigns = browser.get("/campaigns").text if browser.get("/campaigns").status_code == 200 else browser.get("/").text
+    campaigns = (
+        browser.get("/campaigns").text if browser.get("/campaigns").status_code == 200 else browser.get("/").text
+    )
     assert ">Deutsch</option>" in campaigns and ">Dansk</option>" in campaigns
 
 

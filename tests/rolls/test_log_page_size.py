@@ -21,8 +21,11 @@ def test_the_log_pages_by_the_configured_size(table: Table, new_client) -> None:
     for _ in range(10):
         table.roll(table.player, "1d4")
     otto: TestClient = new_client()
-    r = otto.post("/signin", data={"username": "otto", "password": "correct horse",
-                                   "csrf_token": csrf_of(otto, "/signin")}, follow_redirects=False)
+    r = otto.post(
+        "/signin",
+        data={"username": "otto", "password": "correct horse", "csrf_token": csrf_of(otto, "/signin")},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     page = otto.get(f"/campaigns/{table.id}").text
     assert [int(s) for s in re.findall(r'id="entry-(\d+)"', page)] == [7, 8, 9, 10]

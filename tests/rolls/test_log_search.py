@@ -26,11 +26,12 @@ def _seqs(html: str) -> list[int]:
 
 
 def _log(html: str) -> str:
-    return html[html.index('id="log-entries"'):]
+    return html[html.index('id="log-entries"') :]
 
 
-def test_search_finds_words_names_and_notes_with_paging(client: TestClient,
-                                                       new_client: Callable[[], TestClient]) -> None:
+def test_search_finds_words_names_and_notes_with_paging(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client)
     for note in ("the GATE opens", "", "a gate creaks", "", "gatekeeper", "gate again"):  # 1..6
         assert t.roll(t.player, "1d6", note=note, character_id=t.pia_char).status_code == 201
@@ -51,8 +52,9 @@ def test_search_finds_words_names_and_notes_with_paging(client: TestClient,
     assert _seqs(_log(none)) == [] and "No entry you can see matches." in none
 
 
-def test_a_search_never_finds_what_the_viewer_cannot_see(client: TestClient,
-                                                         new_client: Callable[[], TestClient]) -> None:
+def test_a_search_never_finds_what_the_viewer_cannot_see(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client)
     assert t.roll(t.narrator, "1d20", visibility="narrator", note="the dragon sleeps").status_code == 201  # 1
     assert t.roll(t.player, "7d4", visibility="blind", note="my dragon plan").status_code == 201  # 2
@@ -74,7 +76,8 @@ def test_a_search_never_finds_what_the_viewer_cannot_see(client: TestClient,
 
 
 def test_a_search_reads_a_bounded_window_and_goes_on_from_where_it_stopped(
-        client: TestClient, new_client: Callable[[], TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    client: TestClient, new_client: Callable[[], TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(rolllog, "SEARCH_WINDOW", 4)
     monkeypatch.setattr(rolllog, "SEARCH_CHUNK", 3)
     t = Table(client)

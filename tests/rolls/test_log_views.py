@@ -16,8 +16,10 @@ from app.rolls.faces import entry_details, entry_faces
 
 
 def test_faces_carry_their_marks() -> None:
-    dice = {"dice": [{"sides": 6, "face": f} for f in (1, 2, 6, 1)],
-            "outcome": {"total": 9, "detail": "4d6kh3 [1, 2, 6, 1\u0336] = 9"}}
+    dice = {
+        "dice": [{"sides": 6, "face": f} for f in (1, 2, 6, 1)],
+        "outcome": {"total": 9, "detail": "4d6kh3 [1, 2, 6, 1\u0336] = 9"},
+    }
     assert [f["marks"] for f in entry_faces(dice, "dice")] == [[], [], [], ["dropped"]]
     d20 = {"dice": [{"sides": 20, "face": 20}, {"sides": 20, "face": 1}], "outcome": {"detail": "2d20 [20, 1] = 21"}}
     assert [f["marks"] for f in entry_faces(d20, "dice")] == [["critical"], ["fumble"]]
@@ -30,13 +32,22 @@ def test_faces_carry_their_marks() -> None:
     assert entry_details(rabbits) == ["Scout +3", "Help from Moss +1"]
     assert entry_faces({"summary": "started the session"}, "table") == []
     # A reroll of an earlier roll (Rabbits' Fate in a test or a conflict; a wise's reroll in place).
-    fate = {"dice": [{"sides": 6, "face": 6}, {"sides": 6, "face": 2}],
-            "outcome": {"team": "a", "before": [6, 3], "faces": [6, 3, 6, 2], "successes": 2}}
+    fate = {
+        "dice": [{"sides": 6, "face": 6}, {"sides": 6, "face": 2}],
+        "outcome": {"team": "a", "before": [6, 3], "faces": [6, 3, 6, 2], "successes": 2},
+    }
     assert [(f["face"], f["marks"]) for f in entry_faces(fate, "rabbits")] == [
-        (6, ["success"]), (3, []), (6, ["rerolled", "success"]), (2, ["rerolled"])]
+        (6, ["success"]),
+        (3, []),
+        (6, ["rerolled", "success"]),
+        (2, ["rerolled"]),
+    ]
     deeper = {"dice": [{"sides": 6, "face": 5}], "outcome": {"before": [4, 1, 2], "faces": [4, 5, 2]}}
     assert [(f["face"], f["marks"], f.get("was")) for f in entry_faces(deeper, "rabbits")] == [
-        (4, ["success"], None), (5, ["rerolled", "success"], 1), (2, [], None)]
+        (4, ["success"], None),
+        (5, ["rerolled", "success"], 1),
+        (2, [], None),
+    ]
     kept = {"dice": [], "outcome": {"before": [6, 3], "faces": [6, 3]}}  # Fate not spent: nothing rerolled
     assert entry_faces(kept, "rabbits") == []
 
@@ -45,10 +56,14 @@ def test_log_lines_show_faces_and_full_dates(client: TestClient, new_client: Cal
     t = Table(client)
     assert t.roll(t.player, "4d6kh3").status_code == 201
     page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}").text
-    line = page[page.index('id="entry-1"'):]
+    line = page[page.index('id="entry-1"') :]
     assert line.count('class="die') >= 4 and "die-dropped" in line
     # The full date on hover/tap, in the reader's format (Babel): "Nov 23, 2026 8:40 AM UTC".
-    assert re.search(r'<time datetime="[^"]+" title="[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2}\s?[AP]M UTC">\d{1,2}:\d{2}\s?[AP]M</time>', line)
+    assert re.search(
+        r'<time datetime="[^"]+" title="[A-Z][a-z]{2} \d{1,2}, \d{4} \d{1,2}:\d{2}\s?[AP]M UTC">'
+        r"\d{1,2}:\d{2}\s?[AP]M</time>",
+        line,
+    )
 
 
 def test_a_rabbits_log_line_names_each_helper(client: TestClient, new_client: Callable[[], TestClient]) -> None:
@@ -57,22 +72,31 @@ def test_a_rabbits_log_line_names_each_helper(client: TestClient, new_client: Ca
     sheet = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
     ids = {}
     for who, name in ((t.player, "Clover"), (t.other, "Moss"), (t.other, "Bramble")):
-        r = client.post(f"/api/campaigns/{t.id}/characters", headers=who,
-                        json={"name": name, "system": "rabbits", "sheet": sheet})
+        r = client.post(
+            f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "rabbits", "sheet": sheet}
+        )
         assert r.status_code == 201, r.text
         ids[name] = r.json()["id"]
-    r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
-        "system": "rabbits", "action": "test", "character_id": ids["Clover"],
-        "params": {"skill": "Scout", "ob": 2, "helpers": [ids["Moss"], ids["Bramble"]]}})
+    r = client.post(
+        f"/api/campaigns/{t.id}/actions",
+        headers=t.player,
+        json={
+            "system": "rabbits",
+            "action": "test",
+            "character_id": ids["Clover"],
+            "params": {"skill": "Scout", "ob": 2, "helpers": [ids["Moss"], ids["Bramble"]]},
+        },
+    )
     assert r.status_code == 201, r.text
     seq = r.json()["seq"]
     assert r.json()["outcome"]["pool"] == 5
     for reader in ("pia", "otto", "nora"):
         page = signed_in(new_client, reader).get(f"/campaigns/{t.id}").text
         start = page.index(f'id="entry-{seq}"')
-        line = page[start:page.index("</li>", start)]
-        assert re.search(r'<p class="details muted">Scout \+3 · Help from Moss \+1 · Help from Bramble \+1</p>',
-                         line), line
+        line = page[start : page.index("</li>", start)]
+        assert re.search(
+            r'<p class="details muted">Scout \+3 · Help from Moss \+1 · Help from Bramble \+1</p>', line
+        ), line
         assert line.count('class="die') == 5
 
 
@@ -80,7 +104,7 @@ def test_hidden_entries_show_no_faces(client: TestClient, new_client: Callable[[
     t = Table(client)
     assert t.roll(t.narrator, "3d6", visibility="narrator").status_code == 201
     page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}").text
-    line = page[page.index('id="entry-1"'):page.index("</li>", page.index('id="entry-1"'))]
+    line = page[page.index('id="entry-1"') : page.index("</li>", page.index('id="entry-1"'))]
     assert "made a hidden entry" in line and 'class="die' not in line
 
 
@@ -93,7 +117,7 @@ def test_the_log_filters(client: TestClient, new_client: Callable[[], TestClient
     def seqs(**query: object) -> list[int]:
         r = nora.get(f"/campaigns/{t.id}", params=query)
         assert r.status_code == 200, r.text
-        log = r.text[r.text.index('id="log-entries"'):]
+        log = r.text[r.text.index('id="log-entries"') :]
         return [int(s) for s in re.findall(r'<li id="entry-(\d+)"', log)]
 
     assert seqs() == [1, 2, 3]
@@ -118,8 +142,10 @@ def test_the_narrator_screen_and_a_call_to_several(client: TestClient, new_clien
     page = nora.get(f"/campaigns/{t.id}/narrator")
     assert page.status_code == 200 and "Pia&#39;s hero" in page.text and "Otto&#39;s hero" in page.text
     assert pia.get(f"/campaigns/{t.id}/narrator").status_code == 403
-    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(t.pia_char), str(t.otto_char)],
-                                                            "expression": "1d20", "visibility": "public"})
+    r = nora.post(
+        f"/campaigns/{t.id}/prompts/group",
+        data={"character_id": [str(t.pia_char), str(t.otto_char)], "expression": "1d20", "visibility": "public"},
+    )
     assert r.status_code == 200 and "Called for" in r.text
     assert r.text.count("data-prompt-id") == 2
     # Refused as a whole: a bad expression creates no prompt at all.
@@ -131,19 +157,50 @@ def test_the_narrator_screen_and_a_call_to_several(client: TestClient, new_clien
 
 
 GROUP_SHEETS = {
-    "cat": {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ash", "rank_claws": "best",
-            "rank_coat": "strong", "rank_face": "strong", "rank_fangs": "strong", "rank_legs": "good",
-            "rank_tail": "good", "rep_name_1": "Roof runner", "rep_rank_1": "3", "rep_name_2": "Night walker",
-            "rep_rank_2": "2", "rep_name_3": "Fishmonger's friend", "rep_rank_3": "2"},
+    "cat": {
+        "human_name": "Mister Buttons",
+        "cat_name": "Smoke",
+        "secret_name": "Ash",
+        "rank_claws": "best",
+        "rank_coat": "strong",
+        "rank_face": "strong",
+        "rank_fangs": "strong",
+        "rank_legs": "good",
+        "rank_tail": "good",
+        "rep_name_1": "Roof runner",
+        "rep_rank_1": "3",
+        "rep_name_2": "Night walker",
+        "rep_rank_2": "2",
+        "rep_name_3": "Fishmonger's friend",
+        "rep_rank_3": "2",
+    },
     "rabbits": {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
-    "art": {"sheet_kind": "adventurer", "method": "balanced",
-            **{f"{c}_{s}": str(v) for c, pair in {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2),
-                                                 "CUN": (3, 1), "DEX": (5, 2), "FAT": (4, 1), "INT": (6, 5),
-                                                 "STA": (6, 4), "STR": (6, 3)}.items() for s, v in zip("ab", pair)}},
+    "art": {
+        "sheet_kind": "adventurer",
+        "method": "balanced",
+        **{
+            f"{c}_{s}": str(v)
+            for c, pair in {
+                "AGI": (5, 4),
+                "ALE": (4, 3),
+                "CHA": (3, 2),
+                "CRA": (1, 2),
+                "CUN": (3, 1),
+                "DEX": (5, 2),
+                "FAT": (4, 1),
+                "INT": (6, 5),
+                "STA": (6, 4),
+                "STR": (6, 3),
+            }.items()
+            for s, v in zip("ab", pair)
+        },
+    },
 }
-GROUP_CALLS = {"cat": ("test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"}),
-               "art": ("trait_roll", {"attribute": "AGI", "difficulty": "IN", "modifiers": "-2"}),
-               "rabbits": ("test", {"skill": "Scout", "ob": "3"})}
+GROUP_CALLS = {
+    "cat": ("test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"}),
+    "art": ("trait_roll", {"attribute": "AGI", "difficulty": "IN", "modifiers": "-2"}),
+    "rabbits": ("test", {"skill": "Scout", "ob": "3"}),
+}
 
 
 def _open_prompts(app: Any, campaign_id: int) -> list[dict[str, Any]]:
@@ -152,20 +209,31 @@ def _open_prompts(app: Any, campaign_id: int) -> list[dict[str, Any]]:
     from app.rolls.models import RollPrompt
 
     with app.state.sessionmaker() as db:
-        return [{"id": p.id, "system": p.system, "action": p.action, "character_id": p.character_id,
-                 "locked": dict(p.locked), "note": p.note}
-                for p in db.scalars(select(RollPrompt).where(RollPrompt.campaign_id == campaign_id,
-                                                             RollPrompt.status == "open"))]
+        return [
+            {
+                "id": p.id,
+                "system": p.system,
+                "action": p.action,
+                "character_id": p.character_id,
+                "locked": dict(p.locked),
+                "note": p.note,
+            }
+            for p in db.scalars(
+                select(RollPrompt).where(RollPrompt.campaign_id == campaign_id, RollPrompt.status == "open")
+            )
+        ]
 
 
-def test_the_narrator_screen_calls_any_systems_roll_for_several(app: Any, client: TestClient,
-                                                                new_client: Callable[[], TestClient]) -> None:
+def test_the_narrator_screen_calls_any_systems_roll_for_several(
+    app: Any, client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client, systems=("dice", "cat", "art", "rabbits"))
     made: dict[str, list[int]] = {}
     for system, sheet in GROUP_SHEETS.items():
         for who, name in ((t.player, f"{system} one"), (t.other, f"{system} two")):
-            r = client.post(f"/api/campaigns/{t.id}/characters", headers=who,
-                            json={"name": name, "system": system, "sheet": sheet})
+            r = client.post(
+                f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": system, "sheet": sheet}
+            )
             assert r.status_code == 201, r.text
             made.setdefault(system, []).append(r.json()["id"])
     nora = signed_in(new_client, "nora")
@@ -173,11 +241,16 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(app: Any, client
     for value in ("dice:roll", "cat:test_fate", "art:trait_roll", "rabbits:test"):
         assert f'name="call" value="{value}"' in page
     for system, (action, params) in GROUP_CALLS.items():
-        data: dict[str, object] = {"character_id": [str(c) for c in made[system]], "call": f"{system}:{action}",
-                                   "visibility": "public", "note": "all of you",
-                                   **{f"locked.{system}.{k}": v for k, v in params.items()},
-                                   # another system's fields in the same form are ignored
-                                   "locked.other.trait": "x", "expression": "1d6"}
+        data: dict[str, object] = {
+            "character_id": [str(c) for c in made[system]],
+            "call": f"{system}:{action}",
+            "visibility": "public",
+            "note": "all of you",
+            **{f"locked.{system}.{k}": v for k, v in params.items()},
+            # another system's fields in the same form are ignored
+            "locked.other.trait": "x",
+            "expression": "1d6",
+        }
         r = nora.post(f"/campaigns/{t.id}/prompts/group", data=data)
         assert r.status_code == 200, r.text
         assert f"Called for: {system} one, {system} two" in r.text
@@ -191,12 +264,19 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(app: Any, client
         assert f'id="prompt-{prompts[0]["id"]}"' in sheet
     # A mixed tick list is refused as a whole: nothing is made.
     before = len(_open_prompts(app, t.id))
-    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={
-        "character_id": [str(made["cat"][0]), str(made["art"][0])], "call": "cat:test_fate",
-        "locked.cat.trait": "legs", "locked.cat.difficulty": "easy"})
+    r = nora.post(
+        f"/campaigns/{t.id}/prompts/group",
+        data={
+            "character_id": [str(made["cat"][0]), str(made["art"][0])],
+            "call": "cat:test_fate",
+            "locked.cat.trait": "legs",
+            "locked.cat.difficulty": "easy",
+        },
+    )
     assert r.status_code == 422 and "Not a Cat character: art one." in r.text
-    r = nora.post(f"/campaigns/{t.id}/prompts/group", data={
-        "character_id": [str(made["cat"][0])], "call": "cat:no_such_roll"})
+    r = nora.post(
+        f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(made["cat"][0])], "call": "cat:no_such_roll"}
+    )
     assert r.status_code in (400, 422) and '<p class="error" role="alert">' in r.text
     assert len(_open_prompts(app, t.id)) == before
     # The tick list is a live panel of its own (it sits outside #screen-live).
@@ -215,4 +295,4 @@ def test_first_contact(client: TestClient, new_client: Callable[[], TestClient])
     assert "can never succeed" not in pia.get(f"/campaigns/{t.id}/odds", params={"expression": "6d6>=6"}).text
     r = pia.post(f"/campaigns/{t.id}/roll", data={"expression": "2d"})
     assert r.status_code == 422 and r.text.count('class="error') == 1
-    assert "load" not in re.search(r'hx-trigger="([^"]*)"', r.text[r.text.index('id="expression"'):]).group(1)
+    assert "load" not in re.search(r'hx-trigger="([^"]*)"', r.text[r.text.index('id="expression"') :]).group(1)

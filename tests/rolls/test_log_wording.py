@@ -5,7 +5,7 @@ in words with the number beside them, and a German or Danish reader meets no Eng
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -25,9 +25,21 @@ ABBREVIATION = re.compile(r"\b\d+[sf]\b")  # the text's "2s", "1f"
 
 
 def _entry_html(body: dict[str, Any], lang: str = "en", **extra: Any) -> str:
-    entry = SimpleNamespace(seq=7, kind="action", visibility="public", character_id=3, actor_id=2, game_session_id=None,
-                            system=body.get("system", "art"), target_seq=None, campaign_id=1, actor_name="juno", shown_actor="juno",
-                            created_at=datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc), body=body)
+    entry = SimpleNamespace(
+        seq=7,
+        kind="action",
+        visibility="public",
+        character_id=3,
+        actor_id=2,
+        game_session_id=None,
+        system=body.get("system", "art"),
+        target_seq=None,
+        campaign_id=1,
+        actor_name="juno",
+        shown_actor="juno",
+        created_at=datetime(2026, 11, 28, 9, 0, tzinfo=UTC),
+        body=body,
+    )
     i18n.set_locale(lang)
     try:
         context = {"entry": entry, "view": "full", "voided": False, "faces": [], "details": [], "is_narrator": False}
@@ -43,11 +55,16 @@ def _summary_of(html: str) -> str:
 
 
 def test_a_line_that_starts_with_the_character_does_not_name_it_twice() -> None:
-    body = {"character": "Vex Marlow",
-            "summary": msg("{name} rolls to move: {roll}", name="Vex Marlow", roll="Agility (row 9): rolled 55")}
+    body = {
+        "character": "Vex Marlow",
+        "summary": msg("{name} rolls to move: {roll}", name="Vex Marlow", roll="Agility (row 9): rolled 55"),
+    }
     assert _summary_of(_entry_html(body)) == "juno · Vex Marlow rolls to move: Agility (row 9): rolled 55"
-    duel = {"character": "Pepper (fight)", "system": "catfight",
-            "summary": msg("%(a)s challenges %(b)s to a duel.", a="Pepper (fight)", b="Mimi")}
+    duel = {
+        "character": "Pepper (fight)",
+        "system": "catfight",
+        "summary": msg("%(a)s challenges %(b)s to a duel.", a="Pepper (fight)", b="Mimi"),
+    }
     assert _summary_of(_entry_html(duel, "de")).startswith("juno · Pepper (fight) ")
     assert "(Pepper (fight))" not in _entry_html(duel)
     # A line about the character that does not start with its name keeps it beside the player.
@@ -61,22 +78,30 @@ def test_the_kicker_badge_says_what_the_number_is() -> None:
     assert "kicker: 5" in html
 
 
-@pytest.mark.parametrize("title,en,de,da", [
-    ("Session 1: Alley", "Session 1: Alley", "Sitzung 1: Alley", "Spilgang 1: Alley"),
-    ("Alley", "Session 1: Alley", "Sitzung 1: Alley", "Spilgang 1: Alley"),
-    ("sitzung 1 – Gasse", "Session 1: Gasse", "Sitzung 1: Gasse", "Spilgang 1: Gasse"),
-    ("Session 12 finale", "Session 1: Session 12 finale", "Sitzung 1: Session 12 finale",
-     "Spilgang 1: Session 12 finale"),
-    ("", "Session 1", "Sitzung 1", "Spilgang 1"),
-])
+@pytest.mark.parametrize(
+    "title,en,de,da",
+    [
+        ("Session 1: Alley", "Session 1: Alley", "Sitzung 1: Alley", "Spilgang 1: Alley"),
+        ("Alley", "Session 1: Alley", "Sitzung 1: Alley", "Spilgang 1: Alley"),
+        ("sitzung 1 – Gasse", "Session 1: Gasse", "Sitzung 1: Gasse", "Spilgang 1: Gasse"),
+        (
+            "Session 12 finale",
+            "Session 1: Session 12 finale",
+            "Sitzung 1: Session 12 finale",
+            "Spilgang 1: Session 12 finale",
+        ),
+        ("", "Session 1", "Sitzung 1", "Spilgang 1"),
+    ],
+)
 def test_a_session_title_does_not_say_session_twice(title: str, en: str, de: str, da: str) -> None:
     assert (session_title(1, title, "en"), session_title(1, title, "de"), session_title(1, title, "da")) == (en, de, da)
 
 
 def test_a_session_typed_as_session_1_shows_once_on_the_page_and_in_the_log(table: Table, new_client: Any) -> None:
     browser = new_client()
-    browser.post("/signin", data={"username": "nora", "password": "correct horse",
-                                  "csrf_token": csrf_of(browser, "/signin")})
+    browser.post(
+        "/signin", data={"username": "nora", "password": "correct horse", "csrf_token": csrf_of(browser, "/signin")}
+    )
     headers = {"X-CSRF-Token": csrf_of(browser, "/account"), "HX-Request": "true"}
     r = browser.post(f"/campaigns/{table.id}/sessions/start", data={"title": "Session 1: Alley"}, headers=headers)
     assert r.status_code == 200 and "Session 1: Alley" in r.text and "Session 1: Session 1" not in r.text
@@ -88,16 +113,20 @@ def test_a_session_typed_as_session_1_shows_once_on_the_page_and_in_the_log(tabl
 
 # --- the ART's abbreviations in words ------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def play(app: Any) -> Play:
     return Play(app)
 
 
-@pytest.mark.parametrize("lang,words", [
-    ("en", ("(row 9) against Good", "→ Poor (2 failures)")),
-    ("de", ("(Zeile 9) gegen Gut", "→ Dürftig (2 Fehlschläge)")),
-    ("da", ("(række 9) mod God", "→ Ringe (2 fiaskoer)")),
-])
+@pytest.mark.parametrize(
+    "lang,words",
+    [
+        ("en", ("(row 9) against Good", "→ Poor (2 failures)")),
+        ("de", ("(Zeile 9) gegen Gut", "→ Dürftig (2 Fehlschläge)")),
+        ("da", ("(række 9) mod God", "→ Ringe (2 fiaskoer)")),
+    ],
+)
 def test_a_trait_roll_says_its_successes_in_words(play: Play, lang: str, words: tuple[str, str]) -> None:
     _seq, body = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "GD"}, [55])  # row 9: Poor, 2f
     text = render(body["summary"], lang)
@@ -105,19 +134,33 @@ def test_a_trait_roll_says_its_successes_in_words(play: Play, lang: str, words: 
     assert not ABBREVIATION.search(text) and " vs " not in text
 
 
-@pytest.mark.parametrize("lang,expected", [
-    ("en", "rolls Strength (row 9) against Good: rolled 55 → Poor (1 failure)"),
-    ("de", "würfelt Stärke (Zeile 9) gegen Gut: würfelt 55 → Dürftig (1 Fehlschlag)"),
-    ("da", "slår Styrke (række 9) mod God: slog 55 → Ringe (1 fiasko)"),
-])
+@pytest.mark.parametrize(
+    "lang,expected",
+    [
+        ("en", "rolls Strength (row 9) against Good: rolled 55 → Poor (1 failure)"),
+        ("de", "würfelt Stärke (Zeile 9) gegen Gut: würfelt 55 → Dürftig (1 Fehlschlag)"),
+        ("da", "slår Styrke (række 9) mod God: slog 55 → Ringe (1 fiasko)"),
+    ],
+)
 def test_an_entry_logged_with_the_abbreviation_reads_in_words(lang: str, expected: str) -> None:
     import app.systems  # noqa: F401  (the ART registers the msgids it retired)
 
-    old = {"msg": "rolls {roll}", "args": {"roll": {
-        "msg": "{head} ({extras}) vs {against}: {dice} → {result}, {label}",
-        "args": {"head": {"join": [{"msg": "Strength"}], "sep": " + "}, "extras": {"join": [
-            {"msg": "row {row}", "args": {"row": 9}}], "sep": ", "}, "against": {"msg": "Good"},
-            "dice": {"msg": "rolled {roll}", "args": {"roll": "55"}}, "result": {"msg": "Poor"}, "label": "1f"}}}}
+    old = {
+        "msg": "rolls {roll}",
+        "args": {
+            "roll": {
+                "msg": "{head} ({extras}) vs {against}: {dice} → {result}, {label}",
+                "args": {
+                    "head": {"join": [{"msg": "Strength"}], "sep": " + "},
+                    "extras": {"join": [{"msg": "row {row}", "args": {"row": 9}}], "sep": ", "},
+                    "against": {"msg": "Good"},
+                    "dice": {"msg": "rolled {roll}", "args": {"roll": "55"}},
+                    "result": {"msg": "Poor"},
+                    "label": "1f",
+                },
+            }
+        },
+    }
     assert render(old, lang) == expected
 
 
@@ -135,6 +178,7 @@ def test_the_combat_start_reads_without_english_in_german_and_danish(play: Play,
         from sqlalchemy import select
 
         from app.rolls.models import LogEntry
+
         bodies = [e.body for e in db.scalars(select(LogEntry).where(LogEntry.campaign_id == play.campaign_id))]
     lines = [i18n.log_line(b, lang) for b in bodies]
     assert any("initiativ" in line.lower() for line in lines)
@@ -145,16 +189,19 @@ def test_the_combat_start_reads_without_english_in_german_and_danish(play: Play,
 
 
 def test_logged_as_is_translated(table: Table, client: TestClient) -> None:
-    """"Logged as #…" after a correction: in the reader's language (tests/rolls/test_table_page.py checks the page)."""
+    """ "Logged as #…" after a correction: in the reader's language (tests/rolls/test_table_page.py checks the page)."""
     assert i18n.translations("de").gettext("Logged as #{seq}.") == "Als #{seq} protokolliert."
     assert i18n.translations("da").gettext("Logged as #{seq}.") == "Logget som #{seq}."
 
 
-@pytest.mark.parametrize("lang,expected", [
-    ("en", "sustained: 5 successes, 1 failure (goal 10)"),
-    ("de", "anhaltend: 5 Erfolge, 1 Fehlschlag (Ziel 10)"),
-    ("da", "vedvarende: 5 succeser, 1 fiasko (mål 10)"),
-])
+@pytest.mark.parametrize(
+    "lang,expected",
+    [
+        ("en", "sustained: 5 successes, 1 failure (goal 10)"),
+        ("de", "anhaltend: 5 Erfolge, 1 Fehlschlag (Ziel 10)"),
+        ("da", "vedvarende: 5 succeser, 1 fiasko (mål 10)"),
+    ],
+)
 def test_a_sustained_tally_says_successes_and_failures_in_words(lang: str, expected: str) -> None:
     from app.systems.art import wording
 
@@ -166,10 +213,15 @@ def test_a_sustained_tally_says_successes_and_failures_in_words(lang: str, expec
 @pytest.mark.parametrize("lang,word", [("en", "Good"), ("de", "Gut"), ("da", "God")])
 def test_an_art_total_is_its_level_in_words(lang: str, word: str) -> None:
     """The big total under an ART roll was the level's code ("GD")."""
-    body = {"character": "Maren", "system": "art", "summary": msg("rolls {roll}", roll="73"),
-            "outcome": {"total": "GD", "result": "GD"}}
+    body = {
+        "character": "Maren",
+        "system": "art",
+        "summary": msg("rolls {roll}", roll="73"),
+        "outcome": {"total": "GD", "result": "GD"},
+    }
     html = _entry_html(body, lang)
     assert f'<p class="total" aria-label="{i18n.translations(lang).gettext("Total")}">{word}</p>' in html
-    dice = _entry_html({"system": "dice", "summary": msg("rolled {detail}", detail="2d6 [3, 4] = 7"),
-                        "outcome": {"total": 7}})
-    assert '>7</p>' in dice
+    dice = _entry_html(
+        {"system": "dice", "summary": msg("rolled {detail}", detail="2d6 [3, 4] = 7"), "outcome": {"total": 7}}
+    )
+    assert ">7</p>" in dice

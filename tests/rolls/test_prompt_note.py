@@ -17,15 +17,17 @@ NOTE = "Everyone: perception check"
 
 
 def _prompt(t: Table, character_id: int, visibility: str = "public") -> int:
-    r = t.client.post(f"/api/campaigns/{t.id}/prompts", headers=t.narrator,
-                      json={"character_id": character_id, "locked": {"expression": "1d20"}, "note": NOTE,
-                            "visibility": visibility})
+    r = t.client.post(
+        f"/api/campaigns/{t.id}/prompts",
+        headers=t.narrator,
+        json={"character_id": character_id, "locked": {"expression": "1d20"}, "note": NOTE, "visibility": visibility},
+    )
     assert r.status_code == 201, r.text
     return int(r.json()["id"])
 
 
 def _seqs(page: str) -> list[int]:
-    return [int(s) for s in re.findall(r'<li id="entry-(\d+)"', page[page.index('id="log-entries"'):])]
+    return [int(s) for s in re.findall(r'<li id="entry-(\d+)"', page[page.index('id="log-entries"') :])]
 
 
 def test_the_roll_calls_note_is_in_each_answer(client: TestClient, new_client: Callable[[], TestClient]) -> None:
@@ -55,6 +57,6 @@ def test_a_hidden_answers_note_stays_hidden(client: TestClient, new_client: Call
     assert _seqs(pia.get(f"/campaigns/{t.id}", params={"q": "perception"}).text) == [1]  # her own, shown to her
     assert _seqs(otto.get(f"/campaigns/{t.id}", params={"q": "perception"}).text) == []  # his own is blind
     log = otto.get(f"/campaigns/{t.id}").text
-    assert NOTE not in html.unescape(log[log.index('id="log-entries"'):])
+    assert NOTE not in html.unescape(log[log.index('id="log-entries"') :])
     api = t.client.get(f"/api/campaigns/{t.id}/log", headers=t.other).json()
     assert all(e.get("note") is None for e in api["entries"])

@@ -29,8 +29,9 @@ def _result(html: str) -> str:
     return match.group(1)
 
 
-def test_the_dice_box_flags_a_critical_and_a_natural_one(client: TestClient,
-                                                         new_client: Callable[[], TestClient]) -> None:
+def test_the_dice_box_flags_a_critical_and_a_natural_one(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client)
     pia = signed_in(new_client, "pia")
     with faces(20):
@@ -45,8 +46,9 @@ def test_the_dice_box_flags_a_critical_and_a_natural_one(client: TestClient,
     assert "badge" not in _result(r.text)
     # A narrator-only roll's card tells the roller nothing about it, marks included.
     with faces(20):
-        r = form_post(pia, f"/campaigns/{t.id}/roll", {"expression": "1d20", "visibility": "blind",
-                                                        "idempotency_key": "blind-1"})
+        r = form_post(
+            pia, f"/campaigns/{t.id}/roll", {"expression": "1d20", "visibility": "blind", "idempotency_key": "blind-1"}
+        )
     assert "badge" not in _result(r.text) and "critical" not in _result(r.text)
 
 
@@ -56,9 +58,11 @@ def test_an_art_sheet_flags_doubles_and_the_kicker_in_its_result_and_last_roll(a
         r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})
     assert r.status_code == 200, r.text
     card = _result(r.text)
-    assert '<span class="badge doubles">doubles</span>' in card and '<span class="badge kicker">kicker: 4</span>' in card
-    last = r.text[r.text.index('id="art-last"'):]
-    last = last[:last.index("</section>")]
+    assert (
+        '<span class="badge doubles">doubles</span>' in card and '<span class="badge kicker">kicker: 4</span>' in card
+    )
+    last = r.text[r.text.index('id="art-last"') :]
+    last = last[: last.index("</section>")]
     assert '<span class="badge doubles">doubles</span>' in last
     with faces(43):
         r = art.act(art.pia, cid, "trait_roll", {"attribute": "STR", "difficulty": "PR"})

@@ -19,13 +19,17 @@ def _hx(b: TestClient) -> dict[str, str]:
 
 def test_dice_box_rolls_and_shows_the_result(table: Table, new_client) -> None:
     pia = _browser(new_client, "pia")
-    r = pia.post(f"/campaigns/{table.id}/roll", data={"expression": "2d6+1", "visibility": "public",
-                                                       "idempotency_key": "k1"}, headers=_hx(pia))
+    r = pia.post(
+        f"/campaigns/{table.id}/roll",
+        data={"expression": "2d6+1", "visibility": "public", "idempotency_key": "k1"},
+        headers=_hx(pia),
+    )
     assert r.status_code == 200 and 'id="dicebox-panel"' in r.text and "#1" in r.text
     key = re.search(r'name="idempotency_key" value="([^"]+)"', r.text).group(1)
     assert key != "k1"  # a fresh key for the next roll
-    again = pia.post(f"/campaigns/{table.id}/roll", data={"expression": "2d6+1", "idempotency_key": "k1"},
-                     headers=_hx(pia))
+    again = pia.post(
+        f"/campaigns/{table.id}/roll", data={"expression": "2d6+1", "idempotency_key": "k1"}, headers=_hx(pia)
+    )
     assert "already rolled" in again.text
     assert len(table.log(table.narrator)) == 1
 
@@ -36,8 +40,11 @@ def test_dice_box_error_is_next_to_the_field_and_writes_nothing(table: Table, ne
     assert r.status_code == 422
     assert re.search(r'class="error field-error"[^>]*>at column 3', r.text), r.text
     assert 'value="3d"' in r.text  # what they typed is kept
-    r = pia.post(f"/campaigns/{table.id}/roll", data={"expression": "1d6", "character_id": str(table.otto_char)},
-                 headers=_hx(pia))
+    r = pia.post(
+        f"/campaigns/{table.id}/roll",
+        data={"expression": "1d6", "character_id": str(table.otto_char)},
+        headers=_hx(pia),
+    )
     assert r.status_code == 403 and "your own characters" in r.text
     assert table.log(table.narrator) == []
 
@@ -65,11 +72,17 @@ def test_log_pages_in_earlier_entries(table: Table, new_client) -> None:
 
 def test_narrator_calls_for_a_roll_and_the_player_answers(table: Table, new_client) -> None:
     nora, pia, otto = (_browser(new_client, n) for n in ("nora", "pia", "otto"))
-    r = nora.post(f"/campaigns/{table.id}/prompts", data={"character_id": str(table.pia_char), "expression": "1d20+2",
-                                                          "note": "spot the trap"}, headers=_hx(nora))
+    r = nora.post(
+        f"/campaigns/{table.id}/prompts",
+        data={"character_id": str(table.pia_char), "expression": "1d20+2", "note": "spot the trap"},
+        headers=_hx(nora),
+    )
     assert r.status_code == 200 and "spot the trap" in r.text and "Waiting for the player" in r.text
-    bad = nora.post(f"/campaigns/{table.id}/prompts", data={"character_id": str(table.pia_char), "expression": "1d"},
-                    headers=_hx(nora))
+    bad = nora.post(
+        f"/campaigns/{table.id}/prompts",
+        data={"character_id": str(table.pia_char), "expression": "1d"},
+        headers=_hx(nora),
+    )
     assert bad.status_code == 422 and "column" in bad.text
     pia_panel = pia.get(f"/campaigns/{table.id}/prompts").text
     assert "spot the trap" in pia_panel and "1d20+2" in pia_panel

@@ -42,13 +42,16 @@ def test_the_console_script_checks_an_export_as_an_installed_command_would(table
     """What pip's generated `fateboard-verify` does — load the entry point, call it, exit with its result — in a
     fresh interpreter, on a real export: OK with the right head; a wrong head fails; the usage names the command."""
     path, head = _export(table, tmp_path)
-    runner = ("import sys; from importlib.metadata import EntryPoint; sys.argv[0] = 'fateboard-verify'; "
-              f"sys.exit(EntryPoint(name='fateboard-verify', value={_declared().value!r}, "
-              "group='console_scripts').load()(sys.argv[1:]))")
+    runner = (
+        "import sys; from importlib.metadata import EntryPoint; sys.argv[0] = 'fateboard-verify'; "
+        f"sys.exit(EntryPoint(name='fateboard-verify', value={_declared().value!r}, "
+        "group='console_scripts').load()(sys.argv[1:]))"
+    )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", runner, *args], capture_output=True, text=True, cwd=ROOT,
-                              timeout=60, check=False)
+        return subprocess.run(
+            [sys.executable, "-c", runner, *args], capture_output=True, text=True, cwd=ROOT, timeout=60, check=False
+        )
 
     done = run(str(path), "--head", head)
     assert done.returncode == 0, done.stderr
@@ -67,6 +70,5 @@ def test_the_installed_command_when_the_package_is_installed(table: Table, tmp_p
         pytest.skip("the package was installed before [project.scripts] had fateboard-verify: run `make dev`")
     assert installed[0].value == _declared().value
     path, head = _export(table, tmp_path)
-    done = subprocess.run([command, str(path), "--head", head], capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run([command, str(path), "--head", head], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "OK: 2 entries" in done.stdout, done.stderr

@@ -300,7 +300,9 @@ def test_style_with_a_life_is_refused() -> None:
 
 def test_heal_defaults_to_most_scarred_first_in_traits_order_on_ties() -> None:
     assert growth.heal({"tail": 2, "coat": 2, "legs": 1}, 1) == dict.fromkeys(cat.TRAITS, 0) | {
-        "tail": 2, "coat": 1, "legs": 1
+        "tail": 2,
+        "coat": 1,
+        "legs": 1,
     }
     assert growth.heal({"legs": 1}, 5)["legs"] == 0
 

@@ -90,10 +90,14 @@ def test_an_unconfirmed_value_simply_counts(scene: str, faces: tuple[int, int], 
 @pytest.mark.parametrize(
     ("scene", "face", "critical"),
     [
-        ("attack", 6, "critical_hit"), ("attack", 5, "critical_goof"),
-        ("defend", 6, "lucky_fate"), ("defend", 5, "unlucky_cat"),
-        ("flee", 6, "escape"), ("flee", 5, "stumble"),
-        ("chase", 6, "caught"), ("chase", 5, "injured"),
+        ("attack", 6, "critical_hit"),
+        ("attack", 5, "critical_goof"),
+        ("defend", 6, "lucky_fate"),
+        ("defend", 5, "unlucky_cat"),
+        ("flee", 6, "escape"),
+        ("flee", 5, "stumble"),
+        ("chase", 6, "caught"),
+        ("chase", 5, "injured"),
     ],
 )
 def test_a_confirmed_six_or_five_is_the_scenes_critical(scene: str, face: int, critical: str) -> None:
@@ -129,7 +133,11 @@ def test_unknown_scene_and_frozen_result() -> None:
 
 def test_tecka_is_the_example_cat_and_valid() -> None:
     assert {k: TECKA[k] for k in ("attack", "defend", "jump", "sneak", "quickness")} == {
-        "attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12,
+        "attack": 16,
+        "defend": 12,
+        "jump": 15,
+        "sneak": 15,
+        "quickness": 12,
     }
     assert TECKA["name"] == "Tecka"
     validate_cat(TECKA)
@@ -164,7 +172,7 @@ def test_a_missing_value_is_named() -> None:
 
 
 def test_start_duel_copies_the_cats_with_three_health() -> None:
-    state = start_duel({**TECKA, "colour": "tabby"}, {k: v for k, v in MIMI.items()})
+    state = start_duel({**TECKA, "colour": "tabby"}, dict(MIMI.items()))
     assert state["a"] == {**TECKA, "health": 3}
     assert state["b"]["health"] == 3  # absent health defaults to 3
     assert (state["phase"], state["over"], state["winner"], state["escaped"]) == ("begin", False, None, None)
@@ -174,8 +182,12 @@ def test_start_duel_copies_the_cats_with_three_health() -> None:
 
 @pytest.mark.parametrize(
     ("cat", "field"),
-    [({**TECKA, "health": 0}, "health"), ({**TECKA, "health": 4}, "health"), ({**TECKA, "name": ""}, "name"),
-     ({**TECKA, "attack": 15}, "total")],
+    [
+        ({**TECKA, "health": 0}, "health"),
+        ({**TECKA, "health": 4}, "health"),
+        ({**TECKA, "name": ""}, "name"),
+        ({**TECKA, "attack": 15}, "total"),
+    ],
 )
 def test_start_duel_rejects_unusable_cats(cat: dict[str, Any], field: str) -> None:
     with pytest.raises(CatStatsError) as caught:
@@ -407,9 +419,11 @@ def test_illegal_moves_raise_with_fields() -> None:
     with pytest.raises(IllegalMove) as caught:
         step(duel(), "attack", ScriptedDice([4]))
     assert (caught.value.move, caught.value.legal, caught.value.field) == ("attack", {"begin"}, "move")
-    assert "“Attack” is not possible now (possible: Roll who starts)." == str(caught.value)
+    assert str(caught.value) == "“Attack” is not possible now (possible: Roll who starts)."
     assert (caught.value.template, caught.value.values) == (
-        "“{move}” is not possible now (possible: {allowed}).", {"move": "Attack", "allowed": "Roll who starts"})
+        "“{move}” is not possible now (possible: {allowed}).",
+        {"move": "Attack", "allowed": "Roll who starts"},
+    )
     assert isinstance(caught.value, ValueError)
     with pytest.raises(IllegalMove):
         step(duel(phase="attack", attacker="a"), "defend", ScriptedDice([4]))
@@ -482,8 +496,13 @@ def test_exact_chances_are_sane(mine: int, theirs: int, shift: int) -> None:
 
 @pytest.mark.parametrize(("defend", "attack_value"), [(12, 16), (16, 20), (16, 14), (14, 22)])
 def test_exact_defend_chance_matches_simulation(defend: int, attack_value: int) -> None:
-    state = duel(TECKA, {**MIMI, "defend": defend, "sneak": 30 - defend}, phase="respond", attacker="a",
-                 pending_attack=attack_value)
+    state = duel(
+        TECKA,
+        {**MIMI, "defend": defend, "sneak": 30 - defend},
+        phase="respond",
+        attacker="a",
+        pending_attack=attack_value,
+    )
     dice = RandomDice(random.Random(1234))
     trials = 20_000
     parried = sum(step(state, "defend", dice)[1][0]["result"] in ("parried", "lucky_fate") for _ in range(trials))
@@ -493,8 +512,13 @@ def test_exact_defend_chance_matches_simulation(defend: int, attack_value: int) 
 @pytest.mark.parametrize(("defender_jump", "attacker_jump"), [(14, 15), (20, 15), (10, 15)])
 def test_exact_jump_chance_matches_simulation(defender_jump: int, attacker_jump: int) -> None:
     defender = {**MIMI, "jump": defender_jump, "sneak": 28 - defender_jump}
-    state = duel({**TECKA, "jump": attacker_jump, "sneak": 30 - attacker_jump}, defender,
-                 phase="respond", attacker="a", pending_attack=20)
+    state = duel(
+        {**TECKA, "jump": attacker_jump, "sneak": 30 - attacker_jump},
+        defender,
+        phase="respond",
+        attacker="a",
+        pending_attack=20,
+    )
     dice = RandomDice(random.Random(1234))
     trials = 20_000
     dodged = sum(step(state, "jump", dice)[1][0]["result"] == "dodged" for _ in range(trials))

@@ -222,13 +222,16 @@ def test_labels_attach_to_the_term_before_them_and_show_in_the_line() -> None:
     assert canonical(expr) == "2d6+1[fire]+1d4[cold]"
 
 
-@pytest.mark.parametrize(("text", "note", "formula"), [
-    ("2d6+1 # sneak attack", "sneak attack", "2d6+1"),
-    ("1d20+5 Roll for Initiative", "Roll for Initiative", "1d20+5"),
-    ("1d20+5 \\ +5 Roll for Initiative", "+5 Roll for Initiative", "1d20+5"),
-    ("3d6#", "", "3d6"),
-    ("1d20 Angriff auf den Ork", "Angriff auf den Ork", "1d20"),
-])
+@pytest.mark.parametrize(
+    ("text", "note", "formula"),
+    [
+        ("2d6+1 # sneak attack", "sneak attack", "2d6+1"),
+        ("1d20+5 Roll for Initiative", "Roll for Initiative", "1d20+5"),
+        ("1d20+5 \\ +5 Roll for Initiative", "+5 Roll for Initiative", "1d20+5"),
+        ("3d6#", "", "3d6"),
+        ("1d20 Angriff auf den Ork", "Angriff auf den Ork", "1d20"),
+    ],
+)
 def test_trailing_text_is_the_rolls_note(text: str, note: str, formula: str) -> None:
     expr = parse(text)
     assert expr.note == note
@@ -269,7 +272,8 @@ def test_modifiers_may_come_in_any_order_and_apply_in_roll20s() -> None:
 
 def test_parse_builds_the_tree() -> None:
     assert parse("5d10!kh3>=8 - 2").root == Binary(
-        "-", Dice(5, 10, explode=Explode("!"), keep=Keep("kh", 3), success=Compare(">=", 8)), Number(2))
+        "-", Dice(5, 10, explode=Explode("!"), keep=Keep("kh", 3), success=Compare(">=", 8)), Number(2)
+    )
     assert parse("2d8ro1r3").root == Dice(2, 8, rerolls=(Reroll("ro", Compare("=", 1)), Reroll("r", Compare("=", 3))))
     assert isinstance(parse("{1d6,2}").root, Group)
 
@@ -415,12 +419,42 @@ def test_mean_of_one_exploding_die_is_exact_with_the_cap() -> None:
     assert mean("d6!") == Fraction(7, 2) * expected_dice
 
 
-@pytest.mark.parametrize("text", [
-    "3d4kl2", "4d3dh1", "3d6>=5", "4d4kh2<3", "2d6-1d4+3", "-3d3dl1=2", "3d5kh1", "2d4r1", "2d4ro<2", "2d4r1ro2",
-    "3d4mi2", "3d4ma2kh2", "3dF", "4dFkh2", "3d4>3f1", "{2d4+1d3}k2", "{1d4,1d3}kh1", "{1d4+1,2d3}>4f<3",
-    "{2d3+1}>3", "2d4ra4", "floor(2d4/3)", "ceil(1d4/2)*2", "round(2d3/4)", "abs(1d4-3)", "2d4//3", "2d4%3",
-    "1d4*1d3", "12/1d4", "{1d4,1d4,1d4}dl2", "(1d4+1, 3)kl1", "3d4kh2+1d3kl1",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3d4kl2",
+        "4d3dh1",
+        "3d6>=5",
+        "4d4kh2<3",
+        "2d6-1d4+3",
+        "-3d3dl1=2",
+        "3d5kh1",
+        "2d4r1",
+        "2d4ro<2",
+        "2d4r1ro2",
+        "3d4mi2",
+        "3d4ma2kh2",
+        "3dF",
+        "4dFkh2",
+        "3d4>3f1",
+        "{2d4+1d3}k2",
+        "{1d4,1d3}kh1",
+        "{1d4+1,2d3}>4f<3",
+        "{2d3+1}>3",
+        "2d4ra4",
+        "floor(2d4/3)",
+        "ceil(1d4/2)*2",
+        "round(2d3/4)",
+        "abs(1d4-3)",
+        "2d4//3",
+        "2d4%3",
+        "1d4*1d3",
+        "12/1d4",
+        "{1d4,1d4,1d4}dl2",
+        "(1d4+1, 3)kl1",
+        "3d4kh2+1d3kl1",
+    ],
+)
 def test_mean_and_bounds_match_full_enumeration(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     _small_reroll_cap(monkeypatch)
     expected_mean, expected_low, expected_high = _enumerate(text, explosion_cap=0)
@@ -429,9 +463,28 @@ def test_mean_and_bounds_match_full_enumeration(text: str, monkeypatch: pytest.M
     assert low <= expected_low and expected_high <= high
 
 
-@pytest.mark.parametrize("text", ["2d3!", "3d3!kh2", "3d3!kl2", "3d2!dh2", "3d3!dl2", "2d3!dl1>=2", "3d3!kl2<3",
-                                  "2d3!>2kh1", "2d3!<1kh1", "2d3!!", "2d3!!kh1", "2d3!p", "{2d3!}>2", "1d3!p>2",
-                                  "1d3!!>=2", "{1d3!,1d2!}kh1", "2d3!r1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2d3!",
+        "3d3!kh2",
+        "3d3!kl2",
+        "3d2!dh2",
+        "3d3!dl2",
+        "2d3!dl1>=2",
+        "3d3!kl2<3",
+        "2d3!>2kh1",
+        "2d3!<1kh1",
+        "2d3!!",
+        "2d3!!kh1",
+        "2d3!p",
+        "{2d3!}>2",
+        "1d3!p>2",
+        "1d3!!>=2",
+        "{1d3!,1d2!}kh1",
+        "2d3!r1",
+    ],
+)
 @pytest.mark.parametrize("cap", [0, 1, 2])
 def test_exploding_odds_match_full_enumeration(text: str, cap: int, monkeypatch: pytest.MonkeyPatch) -> None:
     _small_reroll_cap(monkeypatch)
@@ -453,8 +506,22 @@ def test_exploding_mean_is_exact_where_no_cap_is_shared(monkeypatch: pytest.Monk
     assert 0 < describe_odds("{5d6!!}>8")["remainder"] < 1e-60  # counted per die: the cap's chance is stated
 
 
-@pytest.mark.parametrize("text", ["3d6!kh2", "6d6!>=5", "4d4!dl1", "3d6!>4", "4d6r1kh3", "{3d6!!}>7", "2d6!p",
-                                  "{4d6+3d8}k4", "{1d8!,1d6!}kh1", "4dF+1", "10d6<4f>5"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3d6!kh2",
+        "6d6!>=5",
+        "4d4!dl1",
+        "3d6!>4",
+        "4d6r1kh3",
+        "{3d6!!}>7",
+        "2d6!p",
+        "{4d6+3d8}k4",
+        "{1d8!,1d6!}kh1",
+        "4dF+1",
+        "10d6<4f>5",
+    ],
+)
 def test_means_match_simulation(text: str) -> None:
     dice = SimulatedDice(1234)
     trials = 6000
@@ -500,9 +567,16 @@ def test_the_worst_odds_request_stays_cheap() -> None:
     import time
 
     worst = 0.0
-    for text in ("+".join(f"166d{999 - i}kh83" for i in range(6)), "1000d999!", "500d6!dl250+500d5!dl250",
-                 "+".join(f"10d{100 - i}!kl5" for i in range(20)), "floor(20d20kh10/3)", "{5d100!!}>50",
-                 "{10d20,10d20,10d20}kh2", "1000d1000r<999"):
+    for text in (
+        "+".join(f"166d{999 - i}kh83" for i in range(6)),
+        "1000d999!",
+        "500d6!dl250+500d5!dl250",
+        "+".join(f"10d{100 - i}!kl5" for i in range(20)),
+        "floor(20d20kh10/3)",
+        "{5d100!!}>50",
+        "{10d20,10d20,10d20}kh2",
+        "1000d1000r<999",
+    ):
         odds._describe.cache_clear()
         odds.die_pmf.cache_clear()
         start = time.process_time()
@@ -554,9 +628,11 @@ def _sequences(sides: int, shortest: int, longest: int) -> Iterator[tuple[int, .
 
 def test_the_reading_says_how_the_expression_was_read() -> None:
     words = " | ".join(part.english() for part in reading("3d6!>4 + 3d6>3f1 # sneak"))
-    assert words == ("3d6!>=4: 3 dice with 6 sides; each die showing 4 or more adds another die (at most 100 more); "
-                     "add them up | 3d6>=3f1: 3 dice with 6 sides; count the dice showing 3 or more; minus one for "
-                     "each showing exactly 1 | #: note: sneak")
+    assert words == (
+        "3d6!>=4: 3 dice with 6 sides; each die showing 4 or more adds another die (at most 100 more); "
+        "add them up | 3d6>=3f1: 3 dice with 6 sides; count the dice showing 3 or more; minus one for "
+        "each showing exactly 1 | #: note: sneak"
+    )
     words = " | ".join(part.english() for part in reading("{4d6,3d8}kh1 + floor(2d20kl1/2)[half]"))
     assert "keep the highest total" in words and "round down" in words and "keep the lowest die" in words
     assert "label: half" in words
@@ -612,8 +688,9 @@ def _atoms(depth: int) -> st.SearchStrategy[str]:
         base,
         inner.map(lambda text: f"({text})"),
         st.tuples(st.sampled_from(["floor", "ceil", "round", "abs"]), inner).map(lambda t: f"{t[0]}({t[1]})"),
-        st.tuples(st.lists(inner, min_size=1, max_size=3), st.sampled_from(["", "kh1", "kl1", "d1", ">5", "<3f>9"]))
-        .map(lambda t: "{" + ", ".join(t[0]) + "}" + t[1]),
+        st.tuples(
+            st.lists(inner, min_size=1, max_size=3), st.sampled_from(["", "kh1", "kl1", "d1", ">5", "<3f>9"])
+        ).map(lambda t: "{" + ", ".join(t[0]) + "}" + t[1]),
     )
 
 
@@ -667,8 +744,12 @@ def test_any_valid_expression_rolls_within_its_bounds(text: str, seed: int) -> N
             assert low - Fraction(1, 100) <= shown["mean"] <= high + Fraction(1, 100)  # type: ignore[operator]
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(text=expressions())
 def test_the_sampled_mean_converges_on_the_exact_mean(text: str) -> None:
     try:

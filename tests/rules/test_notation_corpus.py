@@ -39,9 +39,41 @@ def test_the_corpus_covers_the_three_peers_and_every_operator() -> None:
     assert {"wiki.roll20.net", "github.com", "dice-roller.github.io"} <= sources
     assert len(ACCEPTED) >= 140
     typed = " ".join(entry["expression"] for entry in ACCEPTED)
-    for operator in ("kh", "kl", "dh", "dl", "d3", "!>", "!!", "!p", "r<", "ro", "ra", "mi", "ma", "min", "max", "e6",
-                     "f1", "f<", "f>", "{", "dF", "*", "/", "//", "%", "(", "floor", "ceil", "round", "abs", "[",
-                     "#", "Roll for"):
+    for operator in (
+        "kh",
+        "kl",
+        "dh",
+        "dl",
+        "d3",
+        "!>",
+        "!!",
+        "!p",
+        "r<",
+        "ro",
+        "ra",
+        "mi",
+        "ma",
+        "min",
+        "max",
+        "e6",
+        "f1",
+        "f<",
+        "f>",
+        "{",
+        "dF",
+        "*",
+        "/",
+        "//",
+        "%",
+        "(",
+        "floor",
+        "ceil",
+        "round",
+        "abs",
+        "[",
+        "#",
+        "Roll for",
+    ):
         assert operator in typed, operator
 
 

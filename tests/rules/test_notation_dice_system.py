@@ -53,8 +53,14 @@ def test_each_die_shows_what_happened_to_it(client: TestClient) -> None:
     assert r.status_code == 201, r.text
     body = r.json()
     # The 1 is rerolled into a 5; the 6 explodes, its new die's 1 is rerolled into a 2; then a 4.
-    assert body["outcome"]["marks"] == [["rerolled", "dropped"], ["success"], ["exploded", "success"],
-                                        ["rerolled", "dropped"], [], ["success"]]
+    assert body["outcome"]["marks"] == [
+        ["rerolled", "dropped"],
+        ["success"],
+        ["exploded", "success"],
+        ["rerolled", "dropped"],
+        [],
+        ["success"],
+    ]
     shown = entry_faces({"dice": body["dice"], "outcome": body["outcome"]}, "dice")
     assert [f["marks"] for f in shown] == body["outcome"]["marks"]
     with faces(1, 5, 2):
@@ -72,8 +78,8 @@ def test_the_log_page_marks_the_dice_and_shows_labels(client: TestClient, new_cl
     with faces(1, 5, 2, 6, 3):
         assert t.roll(t.player, "2d8r1kh1 [fire] + {1d6,1d6}kh1").status_code == 201
     page = signed_in(new_client, "otto").get(f"/campaigns/{t.id}").text
-    entry = page[page.index('class="faces"'):]
-    entry = entry[:entry.index("</p>")]
+    entry = page[page.index('class="faces"') :]
+    entry = entry[: entry.index("</p>")]
     assert "die-rerolled" in entry and "die-dropped" in entry
     assert "[fire]" in page
 
@@ -90,7 +96,8 @@ def test_a_division_is_a_fraction_and_a_division_by_zero_a_422(client: TestClien
 
 
 def test_an_unknown_operator_is_a_422_with_the_column_and_what_was_expected(
-        client: TestClient, new_client: Callable[[], TestClient]) -> None:
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client)
     r = t.roll(t.player, "3d6x")
     assert r.status_code == 422
@@ -101,22 +108,31 @@ def test_an_unknown_operator_is_a_422_with_the_column_and_what_was_expected(
     assert "at column 5" in r.text
 
 
-def test_the_odds_line_reads_the_expression_before_the_roll(client: TestClient,
-                                                            new_client: Callable[[], TestClient]) -> None:
+def test_the_odds_line_reads_the_expression_before_the_roll(
+    client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
     t = Table(client)
     hx = {"HX-Request": "true"}
-    for lang, words in (("en", ["Read as:", "each die showing 4 or more adds another die", "21"]),
-                        ("de", ["Gelesen als:", "4 oder mehr"]),
-                        ("da", ["Læst som:", "4 eller mere"])):
+    for lang, words in (
+        ("en", ["Read as:", "each die showing 4 or more adds another die", "21"]),
+        ("de", ["Gelesen als:", "4 oder mehr"]),
+        ("da", ["Læst som:", "4 eller mere"]),
+    ):
         reader = signed_in(new_client, "pia", lang=lang)
         html = reader.get(f"/campaigns/{t.id}/odds", params={"expression": "3d6!>4"}, headers=hx).text
         for word in words:
             assert word in html, (lang, word, html)
-    html = signed_in(new_client, "pia").get(f"/campaigns/{t.id}/odds", params={"expression": "3d6>3 # sneak"},
-                                            headers=hx).text
+    html = (
+        signed_in(new_client, "pia")
+        .get(f"/campaigns/{t.id}/odds", params={"expression": "3d6>3 # sneak"}, headers=hx)
+        .text
+    )
     assert "count the dice showing 3 or more" in html and "note: sneak" in html
-    html = signed_in(new_client, "pia").get(f"/campaigns/{t.id}/odds", params={"expression": "10/(1d2-1)"},
-                                            headers=hx).text
+    html = (
+        signed_in(new_client, "pia")
+        .get(f"/campaigns/{t.id}/odds", params={"expression": "10/(1d2-1)"}, headers=hx)
+        .text
+    )
     assert "can come up 0" in html and "nothing is logged" in html
     assert re.search(r"roll it to see", html)
 
@@ -124,9 +140,11 @@ def test_the_odds_line_reads_the_expression_before_the_roll(client: TestClient,
 def test_the_notation_reference_is_linked_from_help_in_three_languages(client: TestClient) -> None:
     help_page = client.get("/help").text
     assert '<a href="/help/notation">' in help_page
-    for lang, words in (("en", ["Dice notation", "Where the notations clash", "keep the N highest dice"]),
-                        ("de", ["Würfelnotation", "Wo die Notationen kollidieren", "die N höchsten Würfel behalten"]),
-                        ("da", ["Terningnotation", "Hvor notationerne støder sammen", "behold de N højeste"])):
+    for lang, words in (
+        ("en", ["Dice notation", "Where the notations clash", "keep the N highest dice"]),
+        ("de", ["Würfelnotation", "Wo die Notationen kollidieren", "die N höchsten Würfel behalten"]),
+        ("da", ["Terningnotation", "Hvor notationerne støder sammen", "behold de N højeste"]),
+    ):
         page = client.get("/help/notation", headers={"Accept-Language": lang})
         assert page.status_code == 200
         for word in words:
@@ -136,7 +154,36 @@ def test_the_notation_reference_is_linked_from_help_in_three_languages(client: T
     # Every operator the corpus tests appears in each language's reference with an example.
     for name in ("NOTATION.md", "NOTATION.de.md", "NOTATION.da.md"):
         text = (DOCS / name).read_text("utf-8")
-        for operator in ("`khN`", "`klN`", "`dlN`", "`dhN`", "`!`", "`!!`", "`!p`", "`r`", "`ro`", "`rr`", "`ra`",
-                         "`miN`", "`maN`", "`e`", "`f`", "`dF`", "`d%`", "`{a+b}kN`", "`{a, b, …}kN`", "`*`", "`/`",
-                         "`//`", "`%`", "`floor()`", "`round()`", "`abs()`", "`# ", "`\\ ", "`8d100d3`", "`3d6>3f1`"):
+        for operator in (
+            "`khN`",
+            "`klN`",
+            "`dlN`",
+            "`dhN`",
+            "`!`",
+            "`!!`",
+            "`!p`",
+            "`r`",
+            "`ro`",
+            "`rr`",
+            "`ra`",
+            "`miN`",
+            "`maN`",
+            "`e`",
+            "`f`",
+            "`dF`",
+            "`d%`",
+            "`{a+b}kN`",
+            "`{a, b, …}kN`",
+            "`*`",
+            "`/`",
+            "`//`",
+            "`%`",
+            "`floor()`",
+            "`round()`",
+            "`abs()`",
+            "`# ",
+            "`\\ ",
+            "`8d100d3`",
+            "`3d6>3f1`",
+        ):
             assert operator in text, (name, operator)

@@ -15,8 +15,16 @@ def test_ruling_10_each_conflict_type_has_its_weapon_table() -> None:
     """Ruling 10: "Which weapon table a conflict uses (when the table uses gear): the sample weapons for Fight,
     Fight Animal and War; the argument "weapons" for Argument, Speech and Negotiation; none for Chase and
     Journey; for Other, the narrator picks one of the two tables, or none, at set-up." """
-    expected = {"fight": "weapons", "fight_animal": "weapons", "war": "weapons", "argument": "argument",
-                "speech": "argument", "negotiation": "argument", "chase": "none", "journey": "none"}
+    expected = {
+        "fight": "weapons",
+        "fight_animal": "weapons",
+        "war": "weapons",
+        "argument": "argument",
+        "speech": "argument",
+        "negotiation": "argument",
+        "chase": "none",
+        "journey": "none",
+    }
     for conflict, table in expected.items():
         assert rabbits.weapon_table_key(conflict) == table
     assert rabbits.weapon_rows(rabbits.weapon_table_key("speech")) == rabbits.ARGUMENT_WEAPONS
@@ -81,5 +89,6 @@ def test_ruling_12_a_tie_goes_trait_then_fate_then_tiebreaker() -> None:
     won = rabbits.settle_tie(2, 2, traits_done=True, fate_done=True, tiebreak=(1, 3))
     assert won == rabbits.TieResult("b", 1, None, True)
     # Only a tiebreaker that ties too leaves the action without a winner.
-    assert rabbits.settle_tie(2, 2, traits_done=True, fate_done=True, tiebreak=(1, 1)) == \
-        rabbits.TieResult(None, 0, None, True)
+    assert rabbits.settle_tie(2, 2, traits_done=True, fate_done=True, tiebreak=(1, 1)) == rabbits.TieResult(
+        None, 0, None, True
+    )

@@ -119,7 +119,7 @@ def chunked_pieces(total: int) -> Iterator[bytes]:
 def trickle(data: bytes, every: float) -> Iterator[bytes]:
     for i in range(len(data)):
         time.sleep(every)
-        yield data[i:i + 1]
+        yield data[i : i + 1]
 
 
 # --------------------------------------------------------------------------------------------- the live server
@@ -141,16 +141,22 @@ class Site:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     tmp = tmp_path_factory.mktemp("bodies")
-    server = start_server(f"sqlite:///{tmp / 'bodies.db'}", tmp, extra_env={
-        "FATEBOARD_BODY_TIMEOUT_SECONDS": str(TIMEOUT), "FATEBOARD_BODY_MIN_RATE": str(MIN_RATE)})
+    server = start_server(
+        f"sqlite:///{tmp / 'bodies.db'}",
+        tmp,
+        extra_env={"FATEBOARD_BODY_TIMEOUT_SECONDS": str(TIMEOUT), "FATEBOARD_BODY_MIN_RATE": str(MIN_RATE)},
+    )
     try:
         with httpx2.Client(base_url=server.url, timeout=30) as c:
             token = api_token(c, "bodies")  # type: ignore[arg-type]  # the same calls as a TestClient's
             page = c.get("/signin").text
             csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)
             assert csrf
-            r = c.post("/signin", data={"username": "bodies", "password": "correct horse",
-                                        "csrf_token": csrf.group(1)}, follow_redirects=False)
+            r = c.post(
+                "/signin",
+                data={"username": "bodies", "password": "correct horse", "csrf_token": csrf.group(1)},
+                follow_redirects=False,
+            )
             assert r.status_code == 303, r.text
             cookie = "; ".join(f"{k}={v}" for k, v in c.cookies.items())
             csrf = re.search(r'name="csrf_token" value="([^"]+)"', c.get("/account").text)
@@ -189,8 +195,9 @@ def _check_refusal(answer: Answer, path: str, status: int = 413) -> None:
 
 @pytest.mark.server
 @pytest.mark.parametrize(("path", "who", "content_type"), ROUTES)
-def test_a_declared_oversized_body_is_refused_before_it_is_sent(site: Site, path: str, who: str,
-                                                                 content_type: str) -> None:
+def test_a_declared_oversized_body_is_refused_before_it_is_sent(
+    site: Site, path: str, who: str, content_type: str
+) -> None:
     """The head and one piece of the body, then the client waits: the answer comes though 99.9 % of the body
     never will (the server decided from the Content-Length)."""
     head = _head("POST", path, {"Content-Type": content_type, "Content-Length": str(BIG), **site.auth(who)})
@@ -201,8 +208,9 @@ def test_a_declared_oversized_body_is_refused_before_it_is_sent(site: Site, path
 
 @pytest.mark.server
 @pytest.mark.parametrize(("path", "who", "content_type"), ROUTES)
-def test_a_chunked_oversized_body_is_refused_once_it_passes_the_limit(site: Site, path: str, who: str,
-                                                                      content_type: str) -> None:
+def test_a_chunked_oversized_body_is_refused_once_it_passes_the_limit(
+    site: Site, path: str, who: str, content_type: str
+) -> None:
     head = _head("POST", path, {"Content-Type": content_type, "Transfer-Encoding": "chunked", **site.auth(who)})
     answer = send_until_answered(site.server, head, chunked_pieces(BIG))
     _check_refusal(answer, path)
@@ -212,8 +220,16 @@ def test_a_chunked_oversized_body_is_refused_once_it_passes_the_limit(site: Site
 
 @pytest.mark.server
 def test_expect_100_continue_gets_the_413_instead_of_the_go_ahead(site: Site) -> None:
-    head = _head("POST", "/api/campaigns", {"Content-Type": "application/json", "Content-Length": str(BIG),
-                                            "Expect": "100-continue", **site.auth("token")})
+    head = _head(
+        "POST",
+        "/api/campaigns",
+        {
+            "Content-Type": "application/json",
+            "Content-Length": str(BIG),
+            "Expect": "100-continue",
+            **site.auth("token"),
+        },
+    )
     answer = send_until_answered(site.server, head, iter(()))
     _check_refusal(answer, "/api/campaigns")
     assert answer.sent == 0
@@ -231,15 +247,16 @@ def test_bodies_within_the_limit_still_work(site: Site, framing: str) -> None:
     form = f"name={name.replace(' ', '+')}+form&systems=dice&pad=".encode()
     form += b"x" * (MiB - len(form))
     for path, content_type, data, who, expected in (
-            ("/api/campaigns", "application/json", body, "token", 201),
-            ("/campaigns", "application/x-www-form-urlencoded", form, "cookie", 303)):
-        framing_headers = ({"Content-Length": str(len(data))} if framing == "plain"
-                           else {"Transfer-Encoding": "chunked"})
+        ("/api/campaigns", "application/json", body, "token", 201),
+        ("/campaigns", "application/x-www-form-urlencoded", form, "cookie", 303),
+    ):
+        framing_headers = {"Content-Length": str(len(data))} if framing == "plain" else {"Transfer-Encoding": "chunked"}
         head = _head("POST", path, {"Content-Type": content_type, **framing_headers, **site.auth(who)})
         step = 64 * 1024
-        pieces = [data[i:i + step] for i in range(0, len(data), step)]
-        answer = send_until_answered(site.server, head, iter(pieces if framing == "plain"
-                                                             else [*map(_chunk, pieces), b"0\r\n\r\n"]))
+        pieces = [data[i : i + step] for i in range(0, len(data), step)]
+        answer = send_until_answered(
+            site.server, head, iter(pieces if framing == "plain" else [*map(_chunk, pieces), b"0\r\n\r\n"])
+        )
         assert answer.status == expected, answer.body[:300]
     with httpx2.Client(base_url=site.server.url, timeout=30) as c:
         names = {campaign["name"] for campaign in c.get("/api/campaigns", headers=site.token).json()["campaigns"]}
@@ -249,15 +266,19 @@ def test_bodies_within_the_limit_still_work(site: Site, framing: str) -> None:
 @pytest.mark.server
 def test_one_byte_over_the_limit_is_refused_and_exactly_the_limit_is_not(site: Site) -> None:
     for size, refused in ((MiB + 1, True), (MiB, False)):
-        head = _head("POST", "/api/campaigns", {"Content-Type": "application/json", "Content-Length": str(size),
-                                                **site.auth("token")})
+        head = _head(
+            "POST",
+            "/api/campaigns",
+            {"Content-Type": "application/json", "Content-Length": str(size), **site.auth("token")},
+        )
         answer = send_until_answered(site.server, head, plain_pieces(size))
         assert (answer.status == 413) is refused, (size, answer.status)
 
 
 @pytest.mark.server
-@pytest.mark.parametrize(("path", "who", "framing"), [("/api/campaigns", "token", "plain"),
-                                                      ("/signin", "anonymous", "chunked")])
+@pytest.mark.parametrize(
+    ("path", "who", "framing"), [("/api/campaigns", "token", "plain"), ("/signin", "anonymous", "chunked")]
+)
 def test_a_trickled_body_is_cut_off(site: Site, path: str, who: str, framing: str) -> None:
     """One byte every 0.2 s is 5 bytes/s: after the head start (1 s here) the average is far under the minimum
     rate, so the server answers 408 and closes, though the body is small and its end far away."""
@@ -275,8 +296,11 @@ def test_a_trickled_body_is_cut_off(site: Site, path: str, who: str, framing: st
 @pytest.mark.server
 def test_a_body_that_stops_arriving_is_cut_off(site: Site) -> None:
     data = json.dumps({"name": "stalled", "systems": ["dice"]}).encode()
-    head = _head("POST", "/api/campaigns", {"Content-Type": "application/json", "Content-Length": str(len(data)),
-                                            **site.auth("token")})
+    head = _head(
+        "POST",
+        "/api/campaigns",
+        {"Content-Type": "application/json", "Content-Length": str(len(data)), **site.auth("token")},
+    )
     answer = send_until_answered(site.server, head, iter([data[:10]]))  # then nothing more
     _check_refusal(answer, "/api/campaigns", status=408)
 
@@ -311,10 +335,11 @@ def test_the_server_memory_stays_bounded_under_four_100_mb_bodies_at_once(site: 
     answers: list[Answer] = []
 
     def attack(framing: str) -> None:
-        headers = ({"Content-Length": str(BIG)} if framing == "plain" else {"Transfer-Encoding": "chunked"})
+        headers = {"Content-Length": str(BIG)} if framing == "plain" else {"Transfer-Encoding": "chunked"}
         head = _head("POST", "/api/campaigns", {"Content-Type": "application/json", **headers})
-        answers.append(send_until_answered(site.server, head, plain_pieces(BIG) if framing == "plain"
-                                           else chunked_pieces(BIG)))
+        answers.append(
+            send_until_answered(site.server, head, plain_pieces(BIG) if framing == "plain" else chunked_pieces(BIG))
+        )
 
     try:
         for framing in ("plain", "chunked"):
@@ -358,17 +383,20 @@ def test_the_handout_routes_take_21_mib_and_no_more(client: TestClient) -> None:
 
 def test_a_refusal_speaks_the_readers_language(client: TestClient) -> None:
     big = b"x" * (MiB + 1)
-    r = client.post("/api/campaigns", content=big, headers={"Content-Type": "application/json",
-                                                            "Accept-Language": "de"})
+    r = client.post(
+        "/api/campaigns", content=big, headers={"Content-Type": "application/json", "Accept-Language": "de"}
+    )
     assert r.status_code == 413
     assert r.json() == {"detail": "Das ist zu groß zum Senden: hier gehen höchstens 1 MB auf einmal.", "field": None}
-    page = client.post("/signin", content=big, headers={"Content-Type": "application/x-www-form-urlencoded",
-                                                        "Accept-Language": "da"})
+    page = client.post(
+        "/signin", content=big, headers={"Content-Type": "application/x-www-form-urlencoded", "Accept-Language": "da"}
+    )
     assert page.status_code == 413 and page.headers["content-type"].startswith("text/html")
     assert '<html lang="da">' in page.text and "413 · Fateboard" in page.text
     assert "Det er for stort at sende" in page.text
-    fragment = client.post("/signin", content=big, headers={"Content-Type": "application/x-www-form-urlencoded",
-                                                            "HX-Request": "true"})
+    fragment = client.post(
+        "/signin", content=big, headers={"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"}
+    )
     assert fragment.status_code == 413
     assert fragment.text.startswith('<p class="error" role="alert">This is too large to send')
 
@@ -386,8 +414,12 @@ def test_a_streamed_oversized_form_writes_nothing(client: TestClient) -> None:
         for _ in range(20):
             yield b"x" * PIECE
 
-    r = client.post("/campaigns", content=body(), headers={"Content-Type": "application/x-www-form-urlencoded",
-                                                           "X-CSRF-Token": token.group(1)}, follow_redirects=False)
+    r = client.post(
+        "/campaigns",
+        content=body(),
+        headers={"Content-Type": "application/x-www-form-urlencoded", "X-CSRF-Token": token.group(1)},
+        follow_redirects=False,
+    )
     assert r.status_code == 413
     assert "Cut off" not in client.get("/campaigns").text
 
@@ -395,8 +427,9 @@ def test_a_streamed_oversized_form_writes_nothing(client: TestClient) -> None:
 # The middleware's contract, with a stand-in app that records what it got.
 
 
-def _run(guard: BodyLimitMiddleware, scope: dict[str, Any], messages: list[dict[str, Any]],
-         *, delay: float = 0.0) -> list[dict[str, Any]]:
+def _run(
+    guard: BodyLimitMiddleware, scope: dict[str, Any], messages: list[dict[str, Any]], *, delay: float = 0.0
+) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
     queue = list(messages)
 
@@ -413,8 +446,12 @@ def _run(guard: BodyLimitMiddleware, scope: dict[str, Any], messages: list[dict[
 
 
 def _scope(method: str = "POST", headers: list[tuple[bytes, bytes]] | None = None) -> dict[str, Any]:
-    return {"type": "http", "method": method, "path": "/api/campaigns", "headers": headers or [
-        (b"transfer-encoding", b"chunked")]}
+    return {
+        "type": "http",
+        "method": method,
+        "path": "/api/campaigns",
+        "headers": headers or [(b"transfer-encoding", b"chunked")],
+    }
 
 
 class Recorder:
@@ -470,16 +507,25 @@ def test_a_streamed_overflow_stops_the_app_and_only_the_413_goes_out() -> None:
 def test_a_client_gone_mid_body_never_hands_the_app_a_cut_off_body() -> None:
     app = Recorder()
     guard = BodyLimitMiddleware(app, max_bytes=MiB)
-    sent = _run(guard, _scope(), [{"type": "http.request", "body": b"name=half", "more_body": True},
-                                  {"type": "http.disconnect"}])
+    sent = _run(
+        guard,
+        _scope(),
+        [{"type": "http.request", "body": b"name=half", "more_body": True}, {"type": "http.disconnect"}],
+    )
     assert sent == [] and not app.finished and app.raised is not None
 
 
 def test_a_whole_body_within_the_limit_reaches_the_app() -> None:
     app = Recorder()
     guard = BodyLimitMiddleware(app, max_bytes=1024)
-    sent = _run(guard, _scope(), [{"type": "http.request", "body": b"x" * 600, "more_body": True},
-                                  {"type": "http.request", "body": b"y" * 424, "more_body": False}])
+    sent = _run(
+        guard,
+        _scope(),
+        [
+            {"type": "http.request", "body": b"x" * 600, "more_body": True},
+            {"type": "http.request", "body": b"y" * 424, "more_body": False},
+        ],
+    )
     assert app.finished and app.body == b"x" * 600 + b"y" * 424
     assert [m.get("status") for m in sent if m["type"] == "http.response.start"] == [200]
 
@@ -498,8 +544,7 @@ def test_a_body_under_the_minimum_rate_is_408_after_the_head_start() -> None:
     app = Recorder()
     guard = BodyLimitMiddleware(app, max_bytes=MiB, timeout=0.1, min_rate=1000)
     started = time.monotonic()
-    sent = _run(guard, _scope(), [{"type": "http.request", "body": b"x" * 10, "more_body": True}] * 100,
-                delay=0.03)
+    sent = _run(guard, _scope(), [{"type": "http.request", "body": b"x" * 10, "more_body": True}] * 100, delay=0.03)
     assert [m.get("status") for m in sent if m["type"] == "http.response.start"] == [408]
     assert time.monotonic() - started < 1.0  # long before the 100 pieces (3 s) were through
     assert 0 < len(app.body) < 1000

@@ -12,11 +12,16 @@ def test_csrf_is_required_for_forms_and_htmx(client: TestClient) -> None:
     assert client.post("/campaigns", data={"name": "No token"}).status_code == 403
     assert client.post("/campaigns", data={"name": "Bad", "csrf_token": "forged"}).status_code == 403
     token = csrf_of(client, "/account")
-    r = client.post("/campaigns", data={"name": "Cross-site"}, headers={"X-CSRF-Token": token,
-                                                                        "Origin": "https://evil.example"})
+    r = client.post(
+        "/campaigns", data={"name": "Cross-site"}, headers={"X-CSRF-Token": token, "Origin": "https://evil.example"}
+    )
     assert r.status_code == 403 and "another site" in r.text
-    r = client.post("/campaigns", data={"name": "Fine"}, headers={"X-CSRF-Token": token, "Origin": "http://testserver"},
-                    follow_redirects=False)
+    r = client.post(
+        "/campaigns",
+        data={"name": "Fine"},
+        headers={"X-CSRF-Token": token, "Origin": "http://testserver"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303
     r = client.post("/campaigns", data={"name": "Field", "csrf_token": token}, follow_redirects=False)
     assert r.status_code == 303

@@ -65,19 +65,40 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/verify", "member"),
     Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/narrator", "narrator"),
-    Route("POST", "/campaigns/{campaign_id}/prompts/group", "narrator",
-          {"character_id": "{character_id}", "expression": "1d20"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/prompts/group",
+        "narrator",
+        {"character_id": "{character_id}", "expression": "1d20"},
+    ),
     Route("GET", "/campaigns/{campaign_id}/odds?expression=2d6", "member"),
     Route("POST", "/campaigns/{campaign_id}/roll", "member", {"expression": "1d6"}),
-    Route("POST", "/campaigns/{campaign_id}/roll", "own_character", {"expression": "1d6", "character_id": "{character_id}"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/roll",
+        "own_character",
+        {"expression": "1d6", "character_id": "{character_id}"},
+    ),
     Route("POST", "/campaigns/{campaign_id}/characters", "member", {"name": "Newcomer", "system": "dice"}),
-    Route("POST", "/campaigns/{campaign_id}/prompts", "narrator", {"character_id": "{character_id}", "expression": "1d20"}),
-    Route("POST", "/campaigns/{campaign_id}/prompts/{prompt_id}/complete", "own_character", {"expression": "1d6"},
-          fresh_world_per_role=True),
+    Route(
+        "POST", "/campaigns/{campaign_id}/prompts", "narrator", {"character_id": "{character_id}", "expression": "1d20"}
+    ),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/prompts/{prompt_id}/complete",
+        "own_character",
+        {"expression": "1d6"},
+        fresh_world_per_role=True,
+    ),
     Route("POST", "/campaigns/{campaign_id}/prompts/{prompt_id}/cancel", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/entries/{seq}/void", "narrator", {"reason": "wrong die"}),
     Route("POST", "/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "2"}),
-    Route("POST", "/campaigns/{campaign_id}/characters/{character_id}/adjust", "narrator", {"reason": "gift", "sheet.notes": "x"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/characters/{character_id}/adjust",
+        "narrator",
+        {"reason": "gift", "sheet.notes": "x"},
+    ),
     Route("POST", "/campaigns/{campaign_id}/invites", "narrator", {}),
     Route("POST", "/campaigns/{campaign_id}/invites/{invite_id}/revoke", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/members/{user_id}/promote", "narrator"),
@@ -87,32 +108,72 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/characters/{character_id}", "member"),
     Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}", "member"),
     Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/view", "member"),
-    Route("POST", "/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}", "own_character",
-          {"character_id": "{coin_char}", "version": "1"}, values={"action_id": "flip"}, fresh_world_per_role=True),
-    Route("POST", "/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}", "own_character",
-          {"expression": "1d6"}, values={"action_id": "roll"}),
-    Route("GET", "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}?expression=2d6",
-          "own_character_hidden", values={"action_id": "roll"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}",
+        "own_character",
+        {"character_id": "{coin_char}", "version": "1"},
+        values={"action_id": "flip"},
+        fresh_world_per_role=True,
+    ),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}",
+        "own_character",
+        {"expression": "1d6"},
+        values={"action_id": "roll"},
+    ),
+    Route(
+        "GET",
+        "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}?expression=2d6",
+        "own_character_hidden",
+        values={"action_id": "roll"},
+    ),
     Route("GET", "/campaigns/{campaign_id}/characters/new/{system_id}", "member", values={"system_id": "dice"}),
-    Route("POST", "/campaigns/{campaign_id}/characters/new/{system_id}", "member", {"name": "Newcomer"},
-          values={"system_id": "dice"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/characters/new/{system_id}",
+        "member",
+        {"name": "Newcomer"},
+        values={"system_id": "dice"},
+    ),
     # A system's own campaign page (Cat's: game time, foes) and its narrator tools (Cat's advance_time).
     Route("GET", "/campaigns/{campaign_id}/systems/{system_id}", "member", values={"system_id": "cat"}),
-    Route("POST", "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}", "narrator", {"weeks": "1"},
-          values={"system_id": "cat", "action_id": "advance_time"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}",
+        "narrator",
+        {"weeks": "1"},
+        values={"system_id": "cat", "action_id": "advance_time"},
+    ),
     # Table talk (app/talk): the player's public message is #4; retract: its author or a narrator
     Route("GET", "/campaigns/{campaign_id}/talk/composer", "member"),
     Route("POST", "/campaigns/{campaign_id}/talk", "member", {"text": "hello"}),
     Route("GET", "/campaigns/{campaign_id}/talk/{seq}", "member", values={"seq": "4"}),
     Route("POST", "/campaigns/{campaign_id}/talk/{seq}/edit", "author", {"text": "hello again"}, values={"seq": "4"}),
-    Route("POST", "/campaigns/{campaign_id}/talk/{seq}/retract", "own_character", values={"seq": "4"},
-          fresh_world_per_role=True),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/talk/{seq}/retract",
+        "own_character",
+        values={"seq": "4"},
+        fresh_world_per_role=True,
+    ),
     Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/talk", "member"),
     Route("POST", "/api/campaigns/{campaign_id}/messages", "member", {"text": "hello"}),
-    Route("POST", "/api/campaigns/{campaign_id}/messages/{seq}/edit", "author", {"text": "hello again"},
-          values={"seq": "4"}),
-    Route("POST", "/api/campaigns/{campaign_id}/messages/{seq}/retract", "own_character", values={"seq": "4"},
-          fresh_world_per_role=True),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/messages/{seq}/edit",
+        "author",
+        {"text": "hello again"},
+        values={"seq": "4"},
+    ),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/messages/{seq}/retract",
+        "own_character",
+        values={"seq": "4"},
+        fresh_world_per_role=True,
+    ),
     # JSON API
     Route("GET", "/api/campaigns", "signed_in"),
     Route("POST", "/api/campaigns", "signed_in", {"name": "Via API"}),
@@ -120,17 +181,29 @@ ROUTES = [
     Route("GET", "/api/campaigns/{campaign_id}/log", "member"),
     Route("GET", "/api/campaigns/{campaign_id}/export", "member"),
     Route("GET", "/api/campaigns/{campaign_id}/verify", "member"),
-    Route("POST", "/api/campaigns/{campaign_id}/actions", "member",
-          {"system": "dice", "action": "roll", "params": {"expression": "1d6"}}),
-    Route("POST", "/api/campaigns/{campaign_id}/actions", "own_character",
-          {"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "character_id": "{character_id}"}),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/actions",
+        "member",
+        {"system": "dice", "action": "roll", "params": {"expression": "1d6"}},
+    ),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/actions",
+        "own_character",
+        {"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "character_id": "{character_id}"},
+    ),
     Route("POST", "/api/campaigns/{campaign_id}/characters", "member", {"name": "Newcomer"}),
     Route("POST", "/api/campaigns/{campaign_id}/invites", "narrator", {}),
     Route("POST", "/api/campaigns/{campaign_id}/prompts", "narrator", {"character_id": "{character_id}"}),
     Route("POST", "/api/campaigns/{campaign_id}/entries/{seq}/void", "narrator", {"reason": "wrong die"}),
     Route("POST", "/api/campaigns/{campaign_id}/entries/{seq}/reveal", "narrator", values={"seq": "2"}),
-    Route("POST", "/api/campaigns/{campaign_id}/characters/{character_id}/adjust", "narrator",
-          {"changes": {"notes": "x"}, "reason": "gift"}),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/characters/{character_id}/adjust",
+        "narrator",
+        {"changes": {"notes": "x"}, "reason": "gift"},
+    ),
     Route("POST", "/api/invites/{code}/accept", "signed_in"),
     # handouts and the scene (the World's handout is shown to everyone and is the scene, with one pin). The
     # uploads (POST …/handouts, multipart) are held to the same rules in tests/handouts/.
@@ -149,8 +222,12 @@ ROUTES = [
     Route("DELETE", "/api/campaigns/{campaign_id}/handouts/{handout_id}", "narrator"),
     Route("GET", "/api/campaigns/{campaign_id}/scene", "member"),
     Route("PUT", "/api/campaigns/{campaign_id}/scene", "narrator", {"handout_id": "{handout_id}"}),
-    Route("POST", "/api/campaigns/{campaign_id}/scene/pins", "narrator",
-          {"x": 0.5, "y": 0.5, "label": "Gate", "visible": True}),
+    Route(
+        "POST",
+        "/api/campaigns/{campaign_id}/scene/pins",
+        "narrator",
+        {"x": 0.5, "y": 0.5, "label": "Gate", "visible": True},
+    ),
     Route("PATCH", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator", {"label": "Old gate"}),
     Route("DELETE", "/api/campaigns/{campaign_id}/scene/pins/{pin_id}", "narrator"),
     # notifications (app/notify): a member's choice, the narrator's Discord bridge (to the loopback origin the
@@ -158,26 +235,58 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/notify", "member"),
     Route("POST", "/campaigns/{campaign_id}/notify", "member", {"push": "none"}),
     Route("POST", "/campaigns/{campaign_id}/discord", "narrator", {"webhook_url": LOOPBACK + "/hook", "post": "rolls"}),
-    Route("PUT", "/api/campaigns/{campaign_id}/discord", "narrator", {"webhook_url": LOOPBACK + "/hook",
-                                                                      "post": ["rolls", "talk"]}),
-    Route("POST", "/api/push/subscriptions", "signed_in", {"endpoint": LOOPBACK + "/push/device", "keys": {
-        "p256dh": "B" + "A" * 86, "auth": "A" * 22}}),
+    Route(
+        "PUT",
+        "/api/campaigns/{campaign_id}/discord",
+        "narrator",
+        {"webhook_url": LOOPBACK + "/hook", "post": ["rolls", "talk"]},
+    ),
+    Route(
+        "POST",
+        "/api/push/subscriptions",
+        "signed_in",
+        {"endpoint": LOOPBACK + "/push/device", "keys": {"p256dh": "B" + "A" * 86, "auth": "A" * 22}},
+    ),
     Route("GET", "/account/devices", "signed_in"),
     Route("GET", "/account/export.json", "signed_in"),
 ]
 
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
 # tests/campaigns), static assets and docs (public).
-ELSEWHERE = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events", "/signin", "/signup",
-             "/signout", "/join/{code}", "/", "/docs", "/help", "/help/notation", "/api/ping", "/api/users", "/api/tokens",
-             "/account/language", "/account/tokens/{token_id}/revoke", "/openapi.json",
-             # public: the VAPID key, the manifest, the service worker, the offline page (tests/notify,
-             # tests/browser/test_notify_browser.py); one's own device or bridge, removed (tests/notify/test_push.py)
-             "/api/push/key", "/manifest.webmanifest", "/sw.js", "/offline", "/api/push/subscriptions/{subscription_id}",
-             "/account/devices/{subscription_id}/remove", "/api/campaigns/{campaign_id}/discord",
-             "/campaigns/{campaign_id}/discord/remove",
-             # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
-             "/forgot", "/reset/{token}", "/account/email/{token}", "/account/email", "/account/delete"}
+ELSEWHERE = {
+    "/campaigns/{campaign_id}/stream",
+    "/api/campaigns/{campaign_id}/events",
+    "/signin",
+    "/signup",
+    "/signout",
+    "/join/{code}",
+    "/",
+    "/docs",
+    "/help",
+    "/help/notation",
+    "/api/ping",
+    "/api/users",
+    "/api/tokens",
+    "/account/language",
+    "/account/tokens/{token_id}/revoke",
+    "/openapi.json",
+    # public: the VAPID key, the manifest, the service worker, the offline page (tests/notify,
+    # tests/browser/test_notify_browser.py); one's own device or bridge, removed (tests/notify/test_push.py)
+    "/api/push/key",
+    "/manifest.webmanifest",
+    "/sw.js",
+    "/offline",
+    "/api/push/subscriptions/{subscription_id}",
+    "/account/devices/{subscription_id}/remove",
+    "/api/campaigns/{campaign_id}/discord",
+    "/campaigns/{campaign_id}/discord/remove",
+    # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
+    "/forgot",
+    "/reset/{token}",
+    "/account/email/{token}",
+    "/account/email",
+    "/account/delete",
+}
 
 
 class World:
@@ -187,8 +296,16 @@ class World:
         # A coin duel between Pia's and Otto's coin characters (tests/utils/coin_system.py), Pia to move.
         self.coin_char = t.character(t.player, "Pia's coin", "coin")
         otto_coin = t.character(t.other, "Otto's coin", "coin")
-        r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
-            "system": "coin", "action": "challenge", "character_id": self.coin_char, "params": {"opponent_id": otto_coin}})
+        r = client.post(
+            f"/api/campaigns/{t.id}/actions",
+            headers=t.player,
+            json={
+                "system": "coin",
+                "action": "challenge",
+                "character_id": self.coin_char,
+                "params": {"opponent_id": otto_coin},
+            },
+        )
         assert r.status_code == 201, r.text
         self.encounter = r.json()["request"]["encounter_id"]
         self.tess = api_token(client, "tess" + suffix)
@@ -196,49 +313,90 @@ class World:
         client.post(f"/api/invites/{code}/accept", headers=self.tess)
         t.roll(t.player, "1d1000", visibility="blind")
         t.roll(t.player, "1d6")
-        self.prompt = client.post(f"/api/campaigns/{t.id}/prompts", json={"character_id": t.pia_char},
-                                  headers=t.narrator).json()["id"]
+        self.prompt = client.post(
+            f"/api/campaigns/{t.id}/prompts", json={"character_id": t.pia_char}, headers=t.narrator
+        ).json()["id"]
         invite = client.post(f"/api/campaigns/{t.id}/invites", json={}, headers=t.narrator).json()
         self.invite, self.code = invite["id"], invite["code"]
         r = client.post(f"/api/campaigns/{t.id}/messages", json={"text": "Evening, all."}, headers=t.player)
         assert r.status_code == 201 and r.json()["seq"] == 4, r.text  # the talk rows' message
         # A handout shown to everyone as the scene, with a visible pin.
-        r = client.post(f"/api/campaigns/{t.id}/handouts", headers=t.narrator, data={"title": "Map"},
-                        files={"file": ("map.png", pictures.png(64, 48, "RGB"), "image/png")})
+        r = client.post(
+            f"/api/campaigns/{t.id}/handouts",
+            headers=t.narrator,
+            data={"title": "Map"},
+            files={"file": ("map.png", pictures.png(64, 48, "RGB"), "image/png")},
+        )
         assert r.status_code == 201, r.text
         self.handout = r.json()["id"]
-        assert client.put(f"/api/campaigns/{t.id}/scene", headers=t.narrator,
-                          json={"handout_id": self.handout}).status_code == 201
-        r = client.post(f"/api/campaigns/{t.id}/scene/pins", headers=t.narrator,
-                        json={"x": 0.2, "y": 0.2, "label": "Well", "visible": True})
+        assert (
+            client.put(
+                f"/api/campaigns/{t.id}/scene", headers=t.narrator, json={"handout_id": self.handout}
+            ).status_code
+            == 201
+        )
+        r = client.post(
+            f"/api/campaigns/{t.id}/scene/pins",
+            headers=t.narrator,
+            json={"x": 0.2, "y": 0.2, "label": "Well", "visible": True},
+        )
         assert r.status_code == 201, r.text
         self.pin = r.json()["id"]
         campaign = client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()
-        self.ids = {m["username"].removesuffix(suffix) if suffix else m["username"]: m["id"]
-                    for m in campaign["members"]}
-        self.headers = {"anonymous": {}, "outsider": t.outsider, "other": t.other, "player": t.player,
-                        "narrator": t.narrator}
+        self.ids = {
+            m["username"].removesuffix(suffix) if suffix else m["username"]: m["id"] for m in campaign["members"]
+        }
+        self.headers = {
+            "anonymous": {},
+            "outsider": t.outsider,
+            "other": t.other,
+            "player": t.player,
+            "narrator": t.narrator,
+        }
         self.browsers: dict[str, TestClient] = {}
-        for role, name in (("anonymous", None), ("outsider", "olga" + suffix), ("other", "otto" + suffix),
-                           ("player", "pia" + suffix), ("narrator", "nora" + suffix)):
+        for role, name in (
+            ("anonymous", None),
+            ("outsider", "olga" + suffix),
+            ("other", "otto" + suffix),
+            ("player", "pia" + suffix),
+            ("narrator", "nora" + suffix),
+        ):
             browser = new_client()
             if name:
                 token = csrf_of(browser, "/signin")
-                r = browser.post("/signin", data={"username": name, "password": "correct horse", "csrf_token": token},
-                                 follow_redirects=False)
+                r = browser.post(
+                    "/signin",
+                    data={"username": name, "password": "correct horse", "csrf_token": token},
+                    follow_redirects=False,
+                )
                 assert r.status_code == 303
             self.browsers[role] = browser
         if not session_running:
             return
         nb = self.browsers["narrator"]
-        r = nb.post(f"/campaigns/{t.id}/sessions/start", data={"title": "Night one"},
-                    headers={"X-CSRF-Token": csrf_of(nb, "/account"), "HX-Request": "true"})
+        r = nb.post(
+            f"/campaigns/{t.id}/sessions/start",
+            data={"title": "Night one"},
+            headers={"X-CSRF-Token": csrf_of(nb, "/account"), "HX-Request": "true"},
+        )
         assert r.status_code == 200, r.text
+
     def fill(self, text: str, values: dict[str, str] | None = None) -> str:
         t = self.table
-        known = {"campaign_id": t.id, "character_id": t.pia_char, "prompt_id": self.prompt, "invite_id": self.invite,
-                 "user_id": self.ids["tess"], "code": self.code, "seq": 3, "encounter_id": self.encounter,
-                 "coin_char": self.coin_char, "handout_id": self.handout, "pin_id": self.pin, **(values or {})}
+        known = {
+            "campaign_id": t.id,
+            "character_id": t.pia_char,
+            "prompt_id": self.prompt,
+            "invite_id": self.invite,
+            "user_id": self.ids["tess"],
+            "code": self.code,
+            "seq": 3,
+            "encounter_id": self.encounter,
+            "coin_char": self.coin_char,
+            "handout_id": self.handout,
+            "pin_id": self.pin,
+            **(values or {}),
+        }
         return text.format(**known)
 
     def call(self, route: Route, role: str):
@@ -247,14 +405,19 @@ class World:
         if route.api:  # JSON bodies are strictly typed: an id is a number, not text
             body = {k: int(v) if isinstance(v, str) and v.isdigit() else v for k, v in body.items()}
             client = self.table.client
-            return client.request(route.method, path, json=body if route.method in ("POST", "PUT", "PATCH") else None,
-                                  headers=self.headers[role])
+            return client.request(
+                route.method,
+                path,
+                json=body if route.method in ("POST", "PUT", "PATCH") else None,
+                headers=self.headers[role],
+            )
         browser = self.browsers[role]
         if route.method == "GET":
             return browser.get(path, follow_redirects=False)
         token = csrf_of(browser, "/signin")
-        return browser.post(path, data=body, headers={"X-CSRF-Token": token, "HX-Request": "true"},
-                            follow_redirects=False)
+        return browser.post(
+            path, data=body, headers={"X-CSRF-Token": token, "HX-Request": "true"}, follow_redirects=False
+        )
 
 
 def _assert_outcome(response, expected, route: Route, role: str) -> None:

@@ -33,15 +33,38 @@ def _free_port() -> int:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, int]]:
     """(port, pid) of `python -m app.serve --workers 1`, the launcher `make run` uses."""
     tmp = tmp_path_factory.mktemp("heads")
-    env = {**os.environ, "FATEBOARD_DATABASE_URL": f"sqlite:///{tmp / 'heads.db'}", "FATEBOARD_SECRET_KEY": "test",
-           "FATEBOARD_SECRET_KEY_FILE": str(tmp / "key"), "FATEBOARD_BODY_TIMEOUT_SECONDS": str(TIMEOUT)}
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
+    env = {
+        **os.environ,
+        "FATEBOARD_DATABASE_URL": f"sqlite:///{tmp / 'heads.db'}",
+        "FATEBOARD_SECRET_KEY": "test",
+        "FATEBOARD_SECRET_KEY_FILE": str(tmp / "key"),
+        "FATEBOARD_BODY_TIMEOUT_SECONDS": str(TIMEOUT),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True, capture_output=True
+    )
     port = _free_port()
     with open(tmp / "server.log", "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "app.serve", "--host", "127.0.0.1", "--port", str(port),
-                                 "--workers", "1", "--log-level", "warning", "--no-access-log"],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "app.serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                "1",
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -118,8 +141,10 @@ def test_a_head_just_within_the_bound_is_served(served: tuple[int, int]) -> None
 @pytest.mark.server
 def test_a_slow_head_is_408_and_a_silent_connection_is_closed(served: tuple[int, int]) -> None:
     port, _ = served
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as slow, \
-            socket.create_connection(("127.0.0.1", port), timeout=10) as silent:
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=10) as slow,
+        socket.create_connection(("127.0.0.1", port), timeout=10) as silent,
+    ):
         slow.sendall(b"GET /api/ping HTTP/1.1\r\nHost: x\r\n")  # and never the blank line
         started = time.monotonic()
         assert slow.recv(4096).startswith(b"HTTP/1.1 408 ")

@@ -17,8 +17,9 @@ from app.models import Base
 HSTS = "max-age=31536000"
 
 
-def _client(settings: Settings, peer: str = "192.0.2.10", base: str = "http://testserver", **changes: Any
-            ) -> Iterator[TestClient]:
+def _client(
+    settings: Settings, peer: str = "192.0.2.10", base: str = "http://testserver", **changes: Any
+) -> Iterator[TestClient]:
     app = create_app(settings.model_copy(update=changes))
     Base.metadata.create_all(app.state.engine)
     with TestClient(app, base_url=base, client=(peer, 50000)) as c:

@@ -36,8 +36,12 @@ def test_a_public_message_is_a_chained_entry_every_member_reads(table: Table) ->
     entry = r.json()
     assert entry["kind"] == "message" and entry["visibility"] == "public" and entry["replayed"] is False
     assert entry["text"] == "Hello **table**\nsecond line"
-    assert entry["outcome"] == {"text": "Hello **table**\nsecond line", "mode": "ooc", "as_character_id": None,
-                                "as": None}
+    assert entry["outcome"] == {
+        "text": "Hello **table**\nsecond line",
+        "mode": "ooc",
+        "as_character_id": None,
+        "as": None,
+    }
     assert len(entry["hash"]) == 64 and entry["prev_hash"] == "0" * 64
     for who in (table.narrator, table.other):
         assert table.log(who)[0]["outcome"] == entry["outcome"]
@@ -51,8 +55,9 @@ def test_in_character_needs_a_character_the_player_may_act_for(table: Table) -> 
     r = say(table, table.player, "I knock.", mode="ic", as_character_id=table.pia_char)
     assert r.status_code == 201
     assert r.json()["outcome"]["as"] == "Pia's hero" and r.json()["character_id"] == table.pia_char
-    foe = table.client.post(f"/api/campaigns/{table.id}/characters", headers=table.narrator,
-                            json={"name": "Innkeeper", "kind": "npc"}).json()["id"]
+    foe = table.client.post(
+        f"/api/campaigns/{table.id}/characters", headers=table.narrator, json={"name": "Innkeeper", "kind": "npc"}
+    ).json()["id"]
     r = say(table, table.narrator, "What'll it be?", mode="ic", as_character_id=foe)
     assert r.status_code == 201 and r.json()["outcome"]["as"] == "Innkeeper"
     r = say(table, table.player, "Also me", mode="ic", as_character_id=foe)
@@ -98,12 +103,20 @@ def test_a_whisper_is_read_by_exactly_its_author_and_recipients(table: Table) ->
     assert "meet me" not in json.dumps(export) and export["entries"][0]["body"] is None
 
 
-@pytest.mark.parametrize("extra,field", [
-    ({"visibility": "public", "to": [1]}, "to"), ({"visibility": "narrator", "encounter_id": 1}, "encounter_id"),
-    ({"visibility": "whisper"}, "to"), ({"visibility": "whisper", "to": []}, "to"),
-    ({"visibility": "whisper", "to": list(range(1, 22))}, "to"), ({"visibility": "whisper", "to": [999]}, "to"),
-    ({"visibility": "team"}, "encounter_id"), ({"visibility": "shout"}, "visibility"), ({"mode": "loud"}, "mode"),
-])
+@pytest.mark.parametrize(
+    "extra,field",
+    [
+        ({"visibility": "public", "to": [1]}, "to"),
+        ({"visibility": "narrator", "encounter_id": 1}, "encounter_id"),
+        ({"visibility": "whisper"}, "to"),
+        ({"visibility": "whisper", "to": []}, "to"),
+        ({"visibility": "whisper", "to": list(range(1, 22))}, "to"),
+        ({"visibility": "whisper", "to": [999]}, "to"),
+        ({"visibility": "team"}, "encounter_id"),
+        ({"visibility": "shout"}, "visibility"),
+        ({"mode": "loud"}, "mode"),
+    ],
+)
 def test_bad_audiences_are_422_and_write_nothing(table: Table, extra: dict[str, Any], field: str) -> None:
     r = say(table, table.player, "hello", **extra)
     assert r.status_code == 422, r.text
@@ -154,20 +167,33 @@ def test_rate_limit_counts_accepted_posts_and_answers_429_with_retry_after(table
 
 def test_edit_keeps_the_history_and_only_the_author_edits(table: Table) -> None:
     seq = say(table, table.player, "frist").json()["seq"]
-    assert table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "hijack"},
-                             headers=table.other).status_code == 403
-    assert table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "hijack"},
-                             headers=table.narrator).status_code == 403
-    r = table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "first"},
-                          headers=table.player)
+    assert (
+        table.client.post(
+            f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "hijack"}, headers=table.other
+        ).status_code
+        == 403
+    )
+    assert (
+        table.client.post(
+            f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "hijack"}, headers=table.narrator
+        ).status_code
+        == 403
+    )
+    r = table.client.post(
+        f"/api/campaigns/{table.id}/messages/{seq}/edit", json={"text": "first"}, headers=table.player
+    )
     assert r.status_code == 201, r.text
     edit = r.json()
     assert edit["kind"] == "edit" and edit["target_seq"] == seq and edit["outcome"] == {"text": "first"}
     log = table.log(table.other)
     assert [e["kind"] for e in log] == ["message", "edit"]
     assert log[0]["outcome"]["text"] == "frist"  # the message itself is never rewritten
-    assert table.client.post(f"/api/campaigns/{table.id}/messages/{seq + 1}/edit", json={"text": "x"},
-                             headers=table.player).status_code == 404  # an edit is not a message
+    assert (
+        table.client.post(
+            f"/api/campaigns/{table.id}/messages/{seq + 1}/edit", json={"text": "x"}, headers=table.player
+        ).status_code
+        == 404
+    )  # an edit is not a message
 
 
 def test_retract_by_author_or_a_narrator_who_may_read_it(table: Table) -> None:
@@ -180,15 +206,21 @@ def test_retract_by_author_or_a_narrator_who_may_read_it(table: Table) -> None:
     r = table.client.post(url.format(public), headers=table.narrator)
     assert r.status_code == 201 and r.json()["kind"] == "retract" and r.json()["target_seq"] == public
     assert table.client.post(url.format(public), headers=table.player).status_code == 409
-    assert table.client.post(f"/api/campaigns/{table.id}/messages/{public}/edit", json={"text": "x"},
-                             headers=table.player).status_code == 409
+    assert (
+        table.client.post(
+            f"/api/campaigns/{table.id}/messages/{public}/edit", json={"text": "x"}, headers=table.player
+        ).status_code
+        == 409
+    )
     assert table.client.post(url.format(whisper), headers=table.player).status_code == 201
     hidden = table.log(table.narrator)[-1]
     assert hidden["kind"] == "retract" and all(hidden[k] is None for k in HIDDEN)
     # The original stays in the log as written, for those who could read it.
     assert table.log(table.player)[0]["outcome"]["text"] == "oops"
-    assert table.client.post(f"/api/campaigns/{table.id}/entries/{whisper}/reveal",
-                             headers=table.narrator).status_code == 422  # talk is never revealed
+    assert (
+        table.client.post(f"/api/campaigns/{table.id}/entries/{whisper}/reveal", headers=table.narrator).status_code
+        == 422
+    )  # talk is never revealed
 
 
 def test_kind_message_lists_only_talk(table: Table) -> None:
@@ -198,8 +230,10 @@ def test_kind_message_lists_only_talk(table: Table) -> None:
     table.client.post(f"/api/campaigns/{table.id}/messages/{seq}/retract", headers=table.player)
     r = table.client.get(f"/api/campaigns/{table.id}/log", params={"kind": "message"}, headers=table.other)
     assert [e["kind"] for e in r.json()["entries"]] == ["message", "edit", "retract"]
-    assert table.client.get(f"/api/campaigns/{table.id}/log", params={"kind": "nonsense"},
-                            headers=table.other).status_code == 422
+    assert (
+        table.client.get(f"/api/campaigns/{table.id}/log", params={"kind": "nonsense"}, headers=table.other).status_code
+        == 422
+    )
 
 
 def test_outsiders_and_bad_tokens(table: Table) -> None:
@@ -240,13 +274,17 @@ def test_team_talk_is_read_by_the_team_only(app: Any, client: TestClient) -> Non
         r = client.post("/api/tokens", json={"username": name, "password": "correct horse"})
         tokens[name] = {"Authorization": f"Bearer {r.json()['token']}"}
     url = f"/api/campaigns/{conflict.campaign_id}/messages"
-    r = client.post(url, json={"text": "we feint first", "visibility": "team",
-                               "encounter_id": conflict.encounter_id}, headers=tokens["pia"])
+    r = client.post(
+        url,
+        json={"text": "we feint first", "visibility": "team", "encounter_id": conflict.encounter_id},
+        headers=tokens["pia"],
+    )
     assert r.status_code == 201, r.text
     assert r.json()["outcome"]["team"]["key"] == "a"
     # The narrator is on no team of players' characters; otto is on the other team.
-    r = client.post(url, json={"text": "x", "visibility": "team", "encounter_id": conflict.encounter_id},
-                    headers=tokens["nora"])
+    r = client.post(
+        url, json={"text": "x", "visibility": "team", "encounter_id": conflict.encounter_id}, headers=tokens["nora"]
+    )
     assert r.status_code == 422 and r.json()["field"] == "encounter_id"
     for name, reads in (("pia", True), ("otto", False), ("nora", False)):
         entry = client.get(f"/api/campaigns/{conflict.campaign_id}/log", headers=tokens[name]).json()["entries"][-1]
@@ -254,8 +292,12 @@ def test_team_talk_is_read_by_the_team_only(app: Any, client: TestClient) -> Non
         assert (entry["outcome"] is not None) == reads, name
         if not reads:
             assert "feint" not in json.dumps(entry)
-    assert client.post(url, json={"text": "x", "visibility": "team", "encounter_id": 999999},
-                       headers=tokens["pia"]).status_code == 404
+    assert (
+        client.post(
+            url, json={"text": "x", "visibility": "team", "encounter_id": 999999}, headers=tokens["pia"]
+        ).status_code
+        == 404
+    )
 
 
 def test_a_narrator_run_team_is_read_by_the_narrator(app: Any, client: TestClient) -> None:
@@ -263,8 +305,11 @@ def test_a_narrator_run_team_is_read_by_the_narrator(app: Any, client: TestClien
     conflict.setup(a=("Clover", "Hazel"), b=("Fox",), b_narrator=True)
     r = client.post("/api/tokens", json={"username": "nora", "password": "correct horse"})
     nora = {"Authorization": f"Bearer {r.json()['token']}"}
-    r = client.post(f"/api/campaigns/{conflict.campaign_id}/messages", headers=nora,
-                    json={"text": "the fox circles", "visibility": "team", "encounter_id": conflict.encounter_id})
+    r = client.post(
+        f"/api/campaigns/{conflict.campaign_id}/messages",
+        headers=nora,
+        json={"text": "the fox circles", "visibility": "team", "encounter_id": conflict.encounter_id},
+    )
     assert r.status_code == 201, r.text
     assert r.json()["outcome"]["text"] == "the fox circles"
 

@@ -39,13 +39,19 @@ def test_composer_on_the_campaign_page_and_on_sheets(table: Table, new_client: A
 
 def test_post_from_the_composer_shows_speech_and_table_talk(table: Table, new_client: Any) -> None:
     pia = signed_in(new_client, "pia")
-    r = pia.post(f"/campaigns/{table.id}/talk", data={"text": "Who's there?", "as": str(table.pia_char),
-                                                      "audience": "public", "idempotency_key": "c1"}, headers=_hx(pia))
+    r = pia.post(
+        f"/campaigns/{table.id}/talk",
+        data={"text": "Who's there?", "as": str(table.pia_char), "audience": "public", "idempotency_key": "c1"},
+        headers=_hx(pia),
+    )
     assert r.status_code == 200 and "Sent (#1)" in r.text
     assert re.search(rf'<option value="{table.pia_char}" selected>', r.text)  # the voice is kept
     assert "Who&#39;s there?" not in r.text.split("</textarea>")[0].split("<textarea")[1]  # the text is not
-    again = pia.post(f"/campaigns/{table.id}/talk", data={"text": "Who's there?", "as": str(table.pia_char),
-                                                          "idempotency_key": "c1"}, headers=_hx(pia))
+    again = pia.post(
+        f"/campaigns/{table.id}/talk",
+        data={"text": "Who's there?", "as": str(table.pia_char), "idempotency_key": "c1"},
+        headers=_hx(pia),
+    )
     assert "already sent" in again.text
     pia.post(f"/campaigns/{table.id}/talk", data={"text": "brb, *coffee*"}, headers=_hx(pia))
     log = _log(signed_in(new_client, "otto"), table)
@@ -96,8 +102,11 @@ def test_hostile_text_stays_text(table: Table, new_client: Any) -> None:
 def test_whispers_show_their_readers_only_to_them(table: Table, new_client: Any) -> None:
     ids = _ids(table)
     pia = signed_in(new_client, "pia")
-    r = pia.post(f"/campaigns/{table.id}/talk", data={"text": "the key is under the mat", "audience": "whisper",
-                                                      "to": str(ids["otto"])}, headers=_hx(pia))
+    r = pia.post(
+        f"/campaigns/{table.id}/talk",
+        data={"text": "the key is under the mat", "audience": "whisper", "to": str(ids["otto"])},
+        headers=_hx(pia),
+    )
     assert r.status_code == 200, r.text
     otto_log = _log(signed_in(new_client, "otto"), table)
     assert "the key is under the mat" in otto_log and "Whisper to otto" in otto_log
@@ -133,10 +142,13 @@ def test_log_filter_by_kind(table: Table, new_client: Any) -> None:
     table.roll(table.player, "1d6")
     pia.post(f"/campaigns/{table.id}/talk", data={"text": "ooc line"}, headers=_hx(pia))
     pia.post(f"/campaigns/{table.id}/talk", data={"text": "ic line", "as": str(table.pia_char)}, headers=_hx(pia))
-    pia.post(f"/campaigns/{table.id}/talk", data={"text": "quiet line", "audience": "whisper",
-                                                  "to": str(ids["otto"])}, headers=_hx(pia))
+    pia.post(
+        f"/campaigns/{table.id}/talk",
+        data={"text": "quiet line", "audience": "whisper", "to": str(ids["otto"])},
+        headers=_hx(pia),
+    )
     otto = signed_in(new_client, "otto")
-    assert [s for s in re.findall(r'data-seq="(\d+)"', _log(otto, table, kind="talk"))] == ["2", "3", "4"]
+    assert list(re.findall(r'data-seq="(\d+)"', _log(otto, table, kind="talk"))) == ["2", "3", "4"]
     assert re.findall(r'data-seq="(\d+)"', _log(otto, table, kind="rolls")) == ["1"]
     assert re.findall(r'data-seq="(\d+)"', _log(otto, table, kind="ic")) == ["3"]
     assert re.findall(r'data-seq="(\d+)"', _log(otto, table, kind="whispers")) == ["4"]
@@ -158,9 +170,11 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
     pia = signed_in(new_client, "pia")
     page = pia.get(f"/campaigns/{conflict.campaign_id}/encounters/{eid}").text
     assert 'id="team-talk"' in page and 'data-live="talk"' in page and "Only your team reads this" in page
-    r = pia.post(f"/campaigns/{conflict.campaign_id}/talk",
-                 data={"text": "feint, then attack", "panel": "team", "encounter": str(eid),
-                       "audience": f"team:{eid}"}, headers=_hx(pia))
+    r = pia.post(
+        f"/campaigns/{conflict.campaign_id}/talk",
+        data={"text": "feint, then attack", "panel": "team", "encounter": str(eid), "audience": f"team:{eid}"},
+        headers=_hx(pia),
+    )
     assert r.status_code == 200 and "feint, then attack" in r.text and 'id="team-talk"' in r.text
     for who in ("nora", "otto"):
         panel = signed_in(new_client, who).get(f"/campaigns/{conflict.campaign_id}/encounters/{eid}/talk").text
@@ -168,5 +182,7 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
         assert "<form" not in panel or who == "otto"
     composer = pia.get(f"/campaigns/{conflict.campaign_id}/talk/composer").text
     assert f'value="team:{eid}"' in composer
-    assert f'value="team:{eid}"' not in signed_in(new_client, "nora").get(
-        f"/campaigns/{conflict.campaign_id}/talk/composer").text
+    assert (
+        f'value="team:{eid}"'
+        not in signed_in(new_client, "nora").get(f"/campaigns/{conflict.campaign_id}/talk/composer").text
+    )

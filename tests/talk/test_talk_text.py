@@ -10,29 +10,48 @@ from app.talk import service
 from app.talk.text import mentioned_names, to_html
 
 
-@pytest.mark.parametrize("text,want", [
-    ("**bold** and *italics*", "<p><strong>bold</strong> and <em>italics</em></p>"),
-    ("[map](https://example.com/map)", '<a href="https://example.com/map" rel="nofollow noopener noreferrer">map</a>'),
-    ("[map](http://example.com)", 'href="http://example.com"'),
-    ("one\ntwo", "one<br>\ntwo"),
-    ("<b>not bold</b>", "&lt;b&gt;not bold&lt;/b&gt;"),
-    ("# not a heading", "<p># not a heading</p>"),
-    ("`not code`", "<p>`not code`</p>"),
-])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("**bold** and *italics*", "<p><strong>bold</strong> and <em>italics</em></p>"),
+        (
+            "[map](https://example.com/map)",
+            '<a href="https://example.com/map" rel="nofollow noopener noreferrer">map</a>',
+        ),
+        ("[map](http://example.com)", 'href="http://example.com"'),
+        ("one\ntwo", "one<br>\ntwo"),
+        ("<b>not bold</b>", "&lt;b&gt;not bold&lt;/b&gt;"),
+        ("# not a heading", "<p># not a heading</p>"),
+        ("`not code`", "<p>`not code`</p>"),
+    ],
+)
 def test_the_subset(text: str, want: str) -> None:
     assert want in str(to_html(text))
 
 
-@pytest.mark.parametrize("text", [
-    "<script>alert(1)</script>", "[x](javascript:alert(1))", "[x](JaVaScRiPt:alert(1))", "[x](data:text/html,hi)",
-    "![img](https://example.com/a.png)", '<img src=x onerror="alert(1)">', "<iframe src=//evil.test>",
-    "[x](vbscript:msgbox)", "<a href=\"javascript:alert(1)\">x</a>", "<style>body{}</style>", "[x](//evil.test)",
-    "&lt;script&gt;", "<!-- hi -->",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<script>alert(1)</script>",
+        "[x](javascript:alert(1))",
+        "[x](JaVaScRiPt:alert(1))",
+        "[x](data:text/html,hi)",
+        "![img](https://example.com/a.png)",
+        '<img src=x onerror="alert(1)">',
+        "<iframe src=//evil.test>",
+        "[x](vbscript:msgbox)",
+        '<a href="javascript:alert(1)">x</a>',
+        "<style>body{}</style>",
+        "[x](//evil.test)",
+        "&lt;script&gt;",
+        "<!-- hi -->",
+    ],
+)
 def test_hostile_input_is_text(text: str) -> None:
     html = str(to_html(text))
-    assert re.findall(r"<(\w+)", html) == [t for t in re.findall(r"<(\w+)", html) if t in {"p", "br", "strong",
-                                                                                         "em", "a"}]
+    assert re.findall(r"<(\w+)", html) == [
+        t for t in re.findall(r"<(\w+)", html) if t in {"p", "br", "strong", "em", "a"}
+    ]
     assert "<img" not in html and "<script" not in html and "<iframe" not in html and "<style" not in html
     for href in re.findall(r'<a [^>]*href="([^"]*)"', html):
         assert href.startswith(("http://", "https://")), href

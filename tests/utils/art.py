@@ -18,8 +18,18 @@ from utils.tables import Table, seat_table
 from utils.web import signed_in
 
 # Strength 9, Intelligence 11 (so Climbing +4 and Rock climbing +1 fit the starting 11 xp), Stamina 10.
-PAIRS = {"AGI": (5, 4), "ALE": (4, 3), "CHA": (3, 2), "CRA": (1, 2), "CUN": (3, 1), "DEX": (5, 2),
-         "FAT": (4, 1), "INT": (6, 5), "STA": (6, 4), "STR": (6, 3)}
+PAIRS = {
+    "AGI": (5, 4),
+    "ALE": (4, 3),
+    "CHA": (3, 2),
+    "CRA": (1, 2),
+    "CUN": (3, 1),
+    "DEX": (5, 2),
+    "FAT": (4, 1),
+    "INT": (6, 5),
+    "STA": (6, 4),
+    "STR": (6, 3),
+}
 
 
 def balanced_fields(**extra: Any) -> dict[str, Any]:
@@ -30,10 +40,19 @@ def balanced_fields(**extra: Any) -> dict[str, Any]:
     return fields
 
 
-FOE = {"sheet_kind": "foe", **{f"level_{c}": "PR" for c in ("AGI", "ALE", "CHA", "CRA", "CUN", "DEX", "FAT", "INT",
-                                                              "STA", "STR")},
-       "level_ALE": "IN", "level_ATK": "PR", "level_DEF": "PS", "health_0": "PR", "health_1": "PS",
-       "health_2": "GD", "health_3": "GT", "damage_rating": "1", "henchman": "on"}
+FOE = {
+    "sheet_kind": "foe",
+    **{f"level_{c}": "PR" for c in ("AGI", "ALE", "CHA", "CRA", "CUN", "DEX", "FAT", "INT", "STA", "STR")},
+    "level_ALE": "IN",
+    "level_ATK": "PR",
+    "level_DEF": "PS",
+    "health_0": "PR",
+    "health_1": "PS",
+    "health_2": "GD",
+    "health_3": "GT",
+    "damage_rating": "1",
+    "henchman": "on",
+}
 
 
 class Play:
@@ -46,17 +65,24 @@ class Play:
             db.commit()
             self.campaign_id = campaign.id
             self.user_ids = [u.id for u in users]
-            self.hero = create_character(db, campaigns.access(db, users[1], campaign.id), name="Maren",
-                                         system="art", sheet=balanced_fields(
-                                             skill_0="Climbing", skill_0_rating="4",
-                                             skill_1="Rock climbing", skill_1_rating="1")).id
-            self.friend = create_character(db, campaigns.access(db, users[2], campaign.id), name="Tom",
-                                           system="art", sheet=balanced_fields()).id
+            self.hero = create_character(
+                db,
+                campaigns.access(db, users[1], campaign.id),
+                name="Maren",
+                system="art",
+                sheet=balanced_fields(
+                    skill_0="Climbing", skill_0_rating="4", skill_1="Rock climbing", skill_1_rating="1"
+                ),
+            ).id
+            self.friend = create_character(
+                db, campaigns.access(db, users[2], campaign.id), name="Tom", system="art", sheet=balanced_fields()
+            ).id
             self.foe = create_character(db, narrator, name="Goblin", system="art", sheet=dict(FOE), kind="npc").id
             db.commit()
 
-    def act(self, who: int, action: str, params: dict[str, Any], faces: list[int] | None = None,
-            character: int | None = -1) -> Any:
+    def act(
+        self, who: int, action: str, params: dict[str, Any], faces: list[int] | None = None, character: int | None = -1
+    ) -> Any:
         with self.factory() as db:
             acc = campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
             cid = self.hero if character == -1 else character
@@ -103,12 +129,18 @@ class Art:
         return int(r.headers["location"].rsplit("/", 1)[1])
 
     def act(self, who: TestClient, cid: int, action: str, data: dict[str, Any]):
-        return who.post(f"{self.base}/characters/{cid}/act/{action}", headers={"HX-Request": "true"},
-                        data={"idempotency_key": f"k-{action}-{len(str(data))}-{id(data)}", **data})
+        return who.post(
+            f"{self.base}/characters/{cid}/act/{action}",
+            headers={"HX-Request": "true"},
+            data={"idempotency_key": f"k-{action}-{len(str(data))}-{id(data)}", **data},
+        )
 
     def api(self, who: dict[str, str], action: str, character: int | None, **params: Any):
-        return self.client.post(f"/api/campaigns/{self.t.id}/actions", headers=who, json={
-            "system": "art", "action": action, "character_id": character, "params": params})
+        return self.client.post(
+            f"/api/campaigns/{self.t.id}/actions",
+            headers=who,
+            json={"system": "art", "action": action, "character_id": character, "params": params},
+        )
 
     def sheet(self, cid: int) -> dict[str, Any]:
         r = self.client.get(f"/api/campaigns/{self.t.id}", headers=self.t.narrator)

@@ -39,16 +39,27 @@ class Fight:
             db.commit()
             return cid
 
-    def request(self, who: int, action: str, params: dict[str, Any], faces: list[int] | None = None,
-                character: int | None = None) -> Any:
+    def request(
+        self,
+        who: int,
+        action: str,
+        params: dict[str, Any],
+        faces: list[int] | None = None,
+        character: int | None = None,
+    ) -> Any:
         with self.play.factory() as db:
             acc = campaigns.access(db, db.get(User, self.play.user_ids[who]), self.play.campaign_id)
             req = rolls.ActionRequest(system="art", action=action, character_id=character, params=params)
             return rolls.perform_action(db, acc, req, dice=ScriptedDice(faces or []))
 
     def setup(self, **params: Any) -> dict[str, Any]:
-        defaults = {"adventurers": [self.play.hero, self.play.friend], "foes": [self.play.foe], "bands": 8,
-                    "adventurer_band": 2, "foe_band": 2}
+        defaults = {
+            "adventurers": [self.play.hero, self.play.friend],
+            "foes": [self.play.foe],
+            "bands": 8,
+            "adventurer_band": 2,
+            "foe_band": 2,
+        }
         result = self.request(NARRATOR, "combat_setup", {**defaults, **params})
         self.encounter_id = result.encounter_id
         return dict(result.entry.body)
@@ -62,11 +73,11 @@ class Fight:
     def state(self) -> dict[str, Any]:
         return dict(self.encounter().state)
 
-    def step(self, who: int, action: str, character: int | None, faces: list[int] | None = None,
-             **params: Any) -> dict[str, Any]:
+    def step(
+        self, who: int, action: str, character: int | None, faces: list[int] | None = None, **params: Any
+    ) -> dict[str, Any]:
         enc = self.encounter()
-        result = self.request(who, action, {"encounter_id": enc.id, "version": enc.version, **params}, faces,
-                              character)
+        result = self.request(who, action, {"encounter_id": enc.id, "version": enc.version, **params}, faces, character)
         return dict(result.entry.body)
 
     def fighter(self, cid: int) -> dict[str, Any]:

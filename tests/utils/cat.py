@@ -13,10 +13,23 @@ from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 from utils.tables import seat_table
 
-NEW_CAT = {"human_name": "Mister Buttons", "cat_name": "Smoke", "secret_name": "Ashwhisker",
-           "rank_claws": "strong", "rank_coat": "good", "rank_face": "best", "rank_fangs": "strong",
-           "rank_legs": "strong", "rank_tail": "good", "rep_name_1": "Best mouser", "rep_rank_1": "3",
-           "rep_name_2": "Never lost", "rep_rank_2": "2", "rep_name_3": "Friend of the baker", "rep_rank_3": "2"}
+NEW_CAT = {
+    "human_name": "Mister Buttons",
+    "cat_name": "Smoke",
+    "secret_name": "Ashwhisker",
+    "rank_claws": "strong",
+    "rank_coat": "good",
+    "rank_face": "best",
+    "rank_fangs": "strong",
+    "rank_legs": "strong",
+    "rank_tail": "good",
+    "rep_name_1": "Best mouser",
+    "rep_rank_1": "3",
+    "rep_name_2": "Never lost",
+    "rep_rank_2": "2",
+    "rep_name_3": "Friend of the baker",
+    "rep_rank_3": "2",
+}
 
 
 class CatTable:
@@ -51,13 +64,20 @@ class CatTable:
 
     def foe(self, template: str = "dog", name: str = "Ship dog", **fields: Any) -> int:
         with self.factory() as db:
-            ch = create_character(db, self.access(db, "nora"), name=name, system="cat", kind="npc",
-                                  sheet={"foe_template": template, **fields})
+            ch = create_character(
+                db,
+                self.access(db, "nora"),
+                name=name,
+                system="cat",
+                kind="npc",
+                sheet={"foe_template": template, **fields},
+            )
             db.commit()
             return ch.id
 
-    def act(self, who: str, action: str, character_id: int | None, faces: list[int] | None = None,
-            **params: Any) -> Any:
+    def act(
+        self, who: str, action: str, character_id: int | None, faces: list[int] | None = None, **params: Any
+    ) -> Any:
         with self.factory() as db:
             req = rolls.ActionRequest(system="cat", action=action, character_id=character_id, params=params)
             result = rolls.perform_action(db, self.access(db, who), req, dice=ScriptedDice(list(faces or [])))

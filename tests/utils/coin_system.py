@@ -27,11 +27,22 @@ class Flip(BaseModel):
 
 def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context) -> Resolution:
     name_b = ctx.other_names[params.opponent_id]
-    participants = [{"character_id": ctx.character_id, "side": "a", "name": ctx.character_name},
-                    {"character_id": params.opponent_id, "side": "b", "name": name_b}]
-    return Resolution(request={"opponent_id": params.opponent_id}, dice=[], outcome={}, summary=f"challenges {name_b}",
-                      encounter={"kind": "coin-duel", "title": f"{ctx.character_name} vs {name_b}",
-                                 "participants": participants, "state": {"turn": "a", "flips": 0, "heads": {"a": 0, "b": 0}}})
+    participants = [
+        {"character_id": ctx.character_id, "side": "a", "name": ctx.character_name},
+        {"character_id": params.opponent_id, "side": "b", "name": name_b},
+    ]
+    return Resolution(
+        request={"opponent_id": params.opponent_id},
+        dice=[],
+        outcome={},
+        summary=f"challenges {name_b}",
+        encounter={
+            "kind": "coin-duel",
+            "title": f"{ctx.character_name} vs {name_b}",
+            "participants": participants,
+            "state": {"turn": "a", "flips": 0, "heads": {"a": 0, "b": 0}},
+        },
+    )
 
 
 def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resolution:
@@ -45,11 +56,23 @@ def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resol
     state["heads"] = {**state["heads"], side: state["heads"][side] + heads}
     state["flips"] += 1
     state["turn"] = "b" if side == "a" else "a"
-    return Resolution(request={}, dice=rec.rolled, outcome={"heads": heads}, summary="flips",
-                      encounter={"state": state, "over": state["flips"] >= 4})
+    return Resolution(
+        request={},
+        dice=rec.rolled,
+        outcome={"heads": heads},
+        summary="flips",
+        encounter={"state": state, "over": state["flips"] >= 4},
+    )
 
 
-COIN = RuleSystem(id="coin", name="Coin", sheet=Sheet, actions=action_table((
-    Action("challenge", "Challenge", Challenge, challenge, involves=("opponent_id",), encounter="create"),
-    Action("flip", "Flip", Flip, flip, encounter="step"),
-)))
+COIN = RuleSystem(
+    id="coin",
+    name="Coin",
+    sheet=Sheet,
+    actions=action_table(
+        (
+            Action("challenge", "Challenge", Challenge, challenge, involves=("opponent_id",), encounter="create"),
+            Action("flip", "Flip", Flip, flip, encounter="step"),
+        )
+    ),
+)

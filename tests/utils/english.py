@@ -16,10 +16,57 @@ from babel.messages.pofile import read_po
 from app.i18n import LOCALE_DIR
 
 # Proper nouns and notation that stay as they are in every language.
-ALLOWED = {"Fateboard", "ART", "Engine", "API", "CSV", "UTC", "Ob", "D", "d6", "d20", "d100", "HTMX", "JSON", "Bearer",
-           "OpenAPI", "SSE", "Tecka", "Mimi", "GitHub", "Authorization", "fb", "OK", "xp", "CT",
-           "PT", "FB", "IN", "PR", "PS", "GD", "GT", "SP", "AW", "EX", "ATK", "DEF", "AGI", "ALE", "CHA", "CRA", "CUN",
-           "DEX", "INT", "STA", "STR", "WIL", "Deutsch", "Dansk", "English"}
+ALLOWED = {
+    "Fateboard",
+    "ART",
+    "Engine",
+    "API",
+    "CSV",
+    "UTC",
+    "Ob",
+    "D",
+    "d6",
+    "d20",
+    "d100",
+    "HTMX",
+    "JSON",
+    "Bearer",
+    "OpenAPI",
+    "SSE",
+    "Tecka",
+    "Mimi",
+    "GitHub",
+    "Authorization",
+    "fb",
+    "OK",
+    "xp",
+    "CT",
+    "PT",
+    "FB",
+    "IN",
+    "PR",
+    "PS",
+    "GD",
+    "GT",
+    "SP",
+    "AW",
+    "EX",
+    "ATK",
+    "DEF",
+    "AGI",
+    "ALE",
+    "CHA",
+    "CRA",
+    "CUN",
+    "DEX",
+    "INT",
+    "STA",
+    "STR",
+    "WIL",
+    "Deutsch",
+    "Dansk",
+    "English",
+}
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{2,}")
 
 
@@ -33,14 +80,14 @@ def _catalog_words(lang: str, _stamp: tuple[float, ...]) -> tuple[frozenset[str]
         pot = read_po(f)
     english: set[str] = set()
     for m in pot:
-        for text in ([m.id] if isinstance(m.id, str) else list(m.id or [])):
+        for text in [m.id] if isinstance(m.id, str) else list(m.id or []):
             english |= words(re.sub(r"%\(\w+\)\w|\{[^}]*\}", " ", text or ""))
     po = LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po"
     translated: set[str] = set()
     if po.is_file():
         with open(po, "rb") as f:
             for m in read_po(f):
-                for text in ([m.string] if isinstance(m.string, str) else list(m.string or [])):
+                for text in [m.string] if isinstance(m.string, str) else list(m.string or []):
                     translated |= words(text or "")
     return frozenset(english), frozenset(translated)
 

@@ -16,8 +16,8 @@ def photo(width: int = 1200, height: int = 900, *, exif: bool = True, quality: i
     out = io.BytesIO()
     if exif:
         data = Image.Exif()
-        data[0x010F] = "PhoneMaker"           # Make
-        data[0x0131] = "SecretCamera 1.0"     # Software
+        data[0x010F] = "PhoneMaker"  # Make
+        data[0x0131] = "SecretCamera 1.0"  # Software
         data[0x8825] = {1: "N", 2: (52.0, 31.0, 12.0), 3: "E", 4: (13.0, 24.0, 0.0)}  # GPS
         img.save(out, "JPEG", quality=quality, exif=data, comment=b"private comment")
     else:
@@ -34,11 +34,14 @@ def landscape(width: int = 1600, height: int = 1000) -> bytes:
     draw.rectangle((0, height * 0.55, width, height), fill=(96, 150, 72))
     draw.ellipse((-width * 0.2, height * 0.35, width * 0.6, height * 1.1), fill=(80, 130, 60))
     draw.ellipse((width * 0.45, height * 0.4, width * 1.3, height * 1.2), fill=(70, 118, 52))
-    draw.polygon([(width * 0.55, height), (width * 0.62, height * 0.6), (width * 0.68, height * 0.6),
-                  (width * 0.8, height)], fill=(70, 120, 200))
+    draw.polygon(
+        [(width * 0.55, height), (width * 0.62, height * 0.6), (width * 0.68, height * 0.6), (width * 0.8, height)],
+        fill=(70, 120, 200),
+    )
     draw.rectangle((width * 0.25, height * 0.45, width * 0.35, height * 0.62), fill=(150, 100, 60))
-    draw.polygon([(width * 0.23, height * 0.45), (width * 0.3, height * 0.36), (width * 0.37, height * 0.45)],
-                 fill=(120, 40, 30))
+    draw.polygon(
+        [(width * 0.23, height * 0.45), (width * 0.3, height * 0.36), (width * 0.37, height * 0.45)], fill=(120, 40, 30)
+    )
     draw.ellipse((width * 0.8, height * 0.08, width * 0.9, height * 0.08 + width * 0.1), fill=(250, 220, 90))
     out = io.BytesIO()
     img.save(out, "PNG")

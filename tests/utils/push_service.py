@@ -31,8 +31,9 @@ class Browser:
     auth: bytes = field(default_factory=lambda: os.urandom(16))
 
     def keys(self) -> dict[str, str]:
-        raw = self.private.public_key().public_bytes(serialization.Encoding.X962,
-                                                     serialization.PublicFormat.UncompressedPoint)
+        raw = self.private.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
         return {"p256dh": b64url(raw), "auth": b64url(self.auth)}
 
     def subscription(self) -> dict[str, Any]:
@@ -72,8 +73,9 @@ class Receiver:
                 path = self.path.split("?")[0]
                 time.sleep(receiver.delay.get(path, 0))
                 with receiver.arrived:
-                    receiver.received.append(Received(path, {k.lower(): v for k, v in self.headers.items()}, body,
-                                                      time.monotonic()))
+                    receiver.received.append(
+                        Received(path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic())
+                    )
                     receiver.arrived.notify_all()
                 queue = receiver.answers.get(path) or [(201, {})]
                 status, headers = queue.pop(0) if len(queue) > 1 else queue[0]
@@ -96,8 +98,11 @@ class Receiver:
 
     def pushes(self, name: str | None = None) -> list[dict[str, Any]]:
         """Decrypted payloads that arrived (for one browser, or all), in arrival order."""
-        return [self.browsers[r.path].decrypt(r.body) for r in list(self.received)
-                if r.path in self.browsers and (name is None or r.path == f"/push/{name}")]
+        return [
+            self.browsers[r.path].decrypt(r.body)
+            for r in list(self.received)
+            if r.path in self.browsers and (name is None or r.path == f"/push/{name}")
+        ]
 
     def posts(self, path: str = "/hook") -> list[dict[str, Any]]:
         return [json.loads(r.body) for r in list(self.received) if r.path == path]

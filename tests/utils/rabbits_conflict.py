@@ -18,8 +18,14 @@ from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
 from utils.tables import seat_table
 
-CLOVER = {"nature": 4, "will": 3, "health": 4, "skills": {"Scout": 3, "Fighter": 3, "Pathfinder": 2},
-          "wises": ["Fox-wise"], "traits": [{"name": "Quick", "level": 1}]}
+CLOVER = {
+    "nature": 4,
+    "will": 3,
+    "health": 4,
+    "skills": {"Scout": 3, "Fighter": 3, "Pathfinder": 2},
+    "wises": ["Fox-wise"],
+    "traits": [{"name": "Quick", "level": 1}],
+}
 HAZEL = {"nature": 3, "will": 4, "health": 3, "skills": {"Fighter": 2, "Scout": 2, "Persuader": 2}}
 
 
@@ -38,21 +44,35 @@ class Conflict:
 
     def rabbit(self, who: str, name: str, sheet: dict[str, Any]) -> int:
         with self.factory() as db:
-            ch = create_character(db, self.acc(db, who), name=name, system="rabbits", sheet=dict(sheet),
-                                  kind="npc" if who == "nora" else "pc")
+            ch = create_character(
+                db,
+                self.acc(db, who),
+                name=name,
+                system="rabbits",
+                sheet=dict(sheet),
+                kind="npc" if who == "nora" else "pc",
+            )
             db.commit()
             self.ids[name] = ch.id
             return ch.id
 
-    def act(self, who: str, action: str, character: str | None = None, faces: list[int] | None = None,
-            exact: bool = True, **params: Any) -> LogEntry:
+    def act(
+        self,
+        who: str,
+        action: str,
+        character: str | None = None,
+        faces: list[int] | None = None,
+        exact: bool = True,
+        **params: Any,
+    ) -> LogEntry:
         with self.factory() as db:
             dice = ScriptedDice(list(faces or []))
             if self.encounter_id is not None and action != "conflict_setup":
                 params.setdefault("encounter_id", self.encounter_id)
                 params.setdefault("version", db.get(Encounter, self.encounter_id).version)
-            req = rolls.ActionRequest(system="rabbits", action=action,
-                                      character_id=self.ids[character] if character else None, params=params)
+            req = rolls.ActionRequest(
+                system="rabbits", action=action, character_id=self.ids[character] if character else None, params=params
+            )
             done = rolls.perform_action(db, self.acc(db, who), req, dice=dice)
             assert not exact or dice.remaining == 0, f"{action}: {dice.remaining} scripted faces left over"
             if done.encounter_id is not None:
@@ -63,12 +83,27 @@ class Conflict:
                 db.expunge(entry)
             return entry
 
-    def setup(self, conflict: str = "fight", a: tuple[str, ...] = ("Clover",), b: tuple[str, ...] = ("Hazel",),
-              b_narrator: bool = False, **extra: Any) -> LogEntry:
-        return self.act("nora", "conflict_setup", conflict=conflict,
-                        a_name="Warren", a_goal="Keep the burrow", a_members=[self.ids[n] for n in a],
-                        b_name="Raiders", b_goal="Take the clover field", b_members=[self.ids[n] for n in b],
-                        b_narrator=b_narrator, **extra)
+    def setup(
+        self,
+        conflict: str = "fight",
+        a: tuple[str, ...] = ("Clover",),
+        b: tuple[str, ...] = ("Hazel",),
+        b_narrator: bool = False,
+        **extra: Any,
+    ) -> LogEntry:
+        return self.act(
+            "nora",
+            "conflict_setup",
+            conflict=conflict,
+            a_name="Warren",
+            a_goal="Keep the burrow",
+            a_members=[self.ids[n] for n in a],
+            b_name="Raiders",
+            b_goal="Take the clover field",
+            b_members=[self.ids[n] for n in b],
+            b_narrator=b_narrator,
+            **extra,
+        )
 
     def state(self) -> dict[str, Any]:
         with self.factory() as db:
@@ -87,11 +122,21 @@ class Conflict:
     def export(self) -> list[dict[str, Any]]:
         """The campaign's log as the export writes it (every field the verifier reads)."""
         with self.factory() as db:
-            entries = db.scalars(select(LogEntry).where(LogEntry.campaign_id == self.campaign_id)
-                                 .order_by(LogEntry.seq)).all()
-            return [{**e.header(), **{k: e.body.get(k) for k in chain.HIDDEN_FIELDS}, "body": e.body,
-                     "salt": e.salt, "body_hash": e.body_hash, "prev_hash": e.prev_hash, "hash": e.hash}
-                    for e in entries]
+            entries = db.scalars(
+                select(LogEntry).where(LogEntry.campaign_id == self.campaign_id).order_by(LogEntry.seq)
+            ).all()
+            return [
+                {
+                    **e.header(),
+                    **{k: e.body.get(k) for k in chain.HIDDEN_FIELDS},
+                    "body": e.body,
+                    "salt": e.salt,
+                    "body_hash": e.body_hash,
+                    "prev_hash": e.prev_hash,
+                    "hash": e.hash,
+                }
+                for e in entries
+            ]
 
     def script(self, who: str, character: str, actions: list[str], members: list[str], lock: bool = True) -> LogEntry:
         params: dict[str, Any] = {"lock": lock}

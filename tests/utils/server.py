@@ -40,8 +40,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra_env: dict[str, str] | None = None,
-                 app: str = "app.asgi:app"):
+def start_server(
+    database_url: str,
+    tmp_path: Path,
+    *,
+    seed: bool = False,
+    extra_env: dict[str, str] | None = None,
+    app: str = "app.asgi:app",
+):
     """`app`: the ASGI entry; browser tests that script the dice use tests/utils/scripted_server.py's."""
     import subprocess
     import sys
@@ -50,19 +56,42 @@ def start_server(database_url: str, tmp_path: Path, *, seed: bool = False, extra
     import httpx2
 
     port = _free_port()
-    env = {**os.environ, "FATEBOARD_DATABASE_URL": database_url, "FATEBOARD_SECRET_KEY": "test-secret",
-           "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1", "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
-           **(extra_env or {})}
+    env = {
+        **os.environ,
+        "FATEBOARD_DATABASE_URL": database_url,
+        "FATEBOARD_SECRET_KEY": "test-secret",
+        "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1",
+        "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
+        **(extra_env or {}),
+    }
     root = Path(__file__).resolve().parents[2]  # the repository: tests/utils/server.py
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True, capture_output=True
+    )
     if seed:
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
     with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", app, "--host", "127.0.0.1", "--port",
-                                 str(port), "--no-proxy-headers", "--timeout-graceful-shutdown", "1", "--log-level",
-                                 "warning"],
-                                cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                app,
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-proxy-headers",
+                "--timeout-graceful-shutdown",
+                "1",
+                "--log-level",
+                "warning",
+            ],
+            cwd=root,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60  # a Python start-up on a busy 2-core machine can take tens of seconds
     while time.monotonic() < deadline:

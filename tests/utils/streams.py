@@ -13,10 +13,20 @@ from fastapi import FastAPI
 
 def http_scope(method: str, path: str, query: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
     """An ASGI HTTP scope as a server would make it for this request (host testserver, client 127.0.0.1)."""
-    return {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
-            "method": method, "scheme": "http", "server": ("testserver", 80), "client": ("127.0.0.1", 50000),
-            "root_path": "", "path": path, "raw_path": path.encode(), "query_string": query.encode(),
-            "headers": [(b"host", b"testserver"), *headers]}
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 50000),
+        "root_path": "",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "headers": [(b"host", b"testserver"), *headers],
+    }
 
 
 def one_request(done: anyio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:

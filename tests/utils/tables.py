@@ -8,8 +8,9 @@ from starlette.testclient import TestClient
 from utils.web import api_token
 
 
-def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (),
-               name: str = "Table") -> tuple[object, dict[str, object]]:
+def seat_table(
+    db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (), name: str = "Table"
+) -> tuple[object, dict[str, object]]:
     """A campaign made through the services (for service-level tests): the first user narrates, the others
     join by invite. Flushed, not committed: the caller adds what it needs and commits."""
     from app.accounts.service import create_user
@@ -28,8 +29,13 @@ def seat_table(db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems:
 class Table:
     """A campaign with a narrator, two players and a character each, made through the API."""
 
-    def __init__(self, client: TestClient, suffix: str = "", systems: tuple[str, ...] = ("dice",),
-                 names: tuple[str, str, str] = ("nora", "pia", "otto")) -> None:
+    def __init__(
+        self,
+        client: TestClient,
+        suffix: str = "",
+        systems: tuple[str, ...] = ("dice",),
+        names: tuple[str, str, str] = ("nora", "pia", "otto"),
+    ) -> None:
         """`names`: the narrator's, the player's and the other player's usernames (before `suffix`)."""
         self.client = client
         self.narrator = api_token(client, names[0] + suffix)

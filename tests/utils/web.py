@@ -16,8 +16,9 @@ def csrf_of(client: TestClient, path: str = "/signin") -> str:
     return match.group(1)
 
 
-def form_post(client: TestClient, path: str, data: dict[str, object] | None = None, *, htmx: bool = True,
-              token: str | None = None):
+def form_post(
+    client: TestClient, path: str, data: dict[str, object] | None = None, *, htmx: bool = True, token: str | None = None
+):
     headers = {"X-CSRF-Token": token or csrf_of(client, "/signin" if not client.cookies else "/account")}
     if htmx:
         headers["HX-Request"] = "true"
@@ -26,8 +27,11 @@ def form_post(client: TestClient, path: str, data: dict[str, object] | None = No
 
 def signup(client: TestClient, username: str, password: str = "correct horse") -> TestClient:
     token = csrf_of(client, "/signup")
-    r = client.post("/signup", data={"username": username, "password": password, "password2": password,
-                                     "csrf_token": token}, follow_redirects=False)
+    r = client.post(
+        "/signup",
+        data={"username": username, "password": password, "password2": password, "csrf_token": token},
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     return client
 
@@ -40,14 +44,18 @@ def api_token(client: TestClient, username: str, password: str = "correct horse"
     return {"Authorization": f"Bearer {r.json()['token']}"}
 
 
-def signed_in(new_client: Callable[[], TestClient], username: str, *, lang: str | None = None,
-              password: str = "correct horse") -> TestClient:
+def signed_in(
+    new_client: Callable[[], TestClient], username: str, *, lang: str | None = None, password: str = "correct horse"
+) -> TestClient:
     """A fresh browser signed in as `username` (optionally asking for a language), with its CSRF header set."""
     c = new_client()
     if lang is not None:
         c.headers["Accept-Language"] = lang
-    r = c.post("/signin", data={"username": username, "password": password, "csrf_token": csrf_of(c, "/signin"),
-                                "next": "/"}, follow_redirects=False)
+    r = c.post(
+        "/signin",
+        data={"username": username, "password": password, "csrf_token": csrf_of(c, "/signin"), "next": "/"},
+        follow_redirects=False,
+    )
     assert r.status_code == 303, r.text
     c.headers["X-CSRF-Token"] = csrf_of(c, "/account")
     return c

@@ -25,9 +25,7 @@ class CombinedEffort:
     disaster: bool
 
 
-def combined_effort(
-    rolled: Sequence[Level], *, compounding: bool, helpers: Iterable[Level] = ()
-) -> CombinedEffort:
+def combined_effort(rolled: Sequence[Level], *, compounding: bool, helpers: Iterable[Level] = ()) -> CombinedEffort:
     """Several characters working on one task (ch. 3, "Combined Efforts").
 
     `rolled` are the players' results; `helpers` are narrator-controlled characters' trait ratings,

@@ -69,9 +69,16 @@ def inspiration_options(
     rating is below the kicker, that is not capped and not yet +8. `roll` None (taking 25) gives none.
     """
     if roll_kind != "trait" and roll_kind not in INSPIRED_ATTRIBUTE:
-        raise ArtRuleError("roll_kind", N_("{roll_kind!r} is not trait, {inspired_attribute}"), roll_kind=roll_kind, inspired_attribute=', '.join(INSPIRED_ATTRIBUTE))
+        raise ArtRuleError(
+            "roll_kind",
+            N_("{roll_kind!r} is not trait, {inspired_attribute}"),
+            roll_kind=roll_kind,
+            inspired_attribute=", ".join(INSPIRED_ATTRIBUTE),
+        )
     if len(skills_used) > MAX_SKILLS:
-        raise ArtRuleError("skills_used", N_("a roll uses up to two skills, not {skills_used}"), skills_used=len(skills_used))
+        raise ArtRuleError(
+            "skills_used", N_("a roll uses up to two skills, not {skills_used}"), skills_used=len(skills_used)
+        )
     if roll is None or not is_doubles(roll):
         return InspirationOptions(create_skill=False, attribute=None, skills=())
     return InspirationOptions(
@@ -88,7 +95,9 @@ def _can_inspire(skill: SkillUse, kicker_die: int) -> bool:
 def inspire_skill(skill: SkillUse, roll: int) -> SkillUse:
     """The skill with one more inspiration point from a doubles roll (ch. 6, "Improving Skills")."""
     if not is_doubles(roll) or not _can_inspire(skill, kicker(roll)):
-        raise ArtRuleError("skill", N_("{name} cannot take an inspiration point from a roll of {roll}"), name=skill.name, roll=roll)
+        raise ArtRuleError(
+            "skill", N_("{name} cannot take an inspiration point from a roll of {roll}"), name=skill.name, roll=roll
+        )
     return replace(skill, inspiration=skill.inspiration + 1)
 
 
@@ -103,7 +112,9 @@ def raise_attribute(score: int, points: int) -> tuple[int, int]:
     """Spend inspiration points next to an attribute between sessions: each +1 costs the current
     score (ch. 6, "Increasing Attributes"). Returns (new score, points left); raises while it can."""
     if score < 1 or points < 0:
-        raise ArtRuleError("points", N_("cannot spend {points} points on an attribute of {score}"), points=points, score=score)
+        raise ArtRuleError(
+            "points", N_("cannot spend {points} points on an attribute of {score}"), points=points, score=score
+        )
     while points >= score:
         points -= score
         score += 1

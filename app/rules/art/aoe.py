@@ -35,7 +35,12 @@ def aoe_difficulty(max_range: int, distance: int) -> Level:
     """Good at the weapon's maximum range, one column lower per band under it, never below
     Catastrophic (ch. 5, "Area of Effect"; ruling 26)."""
     if distance < 0 or distance > max_range:
-        raise ArtRuleError("distance", N_("the target band must be 0 to {max_range} bands away, not {distance}"), max_range=max_range, distance=distance)
+        raise ArtRuleError(
+            "distance",
+            N_("the target band must be 0 to {max_range} bands away, not {distance}"),
+            max_range=max_range,
+            distance=distance,
+        )
     return Level(max(int(AOE_MAX_RANGE_DIFFICULTY) - (max_range - distance), Level.CT))
 
 
@@ -60,9 +65,7 @@ def _attack_column(result: Level, difficulty: Level, distance: int, autofire: bo
     return AoeHit(difficulty, max(0, distance + _scatter(-outcome)), 0, 0, out_of_ammo=False)
 
 
-def aoe_attack(
-    result: Level, *, max_range: int, distance: int, foe: bool = False, autofire: bool = False
-) -> AoeHit:
+def aoe_attack(result: Level, *, max_range: int, distance: int, foe: bool = False, autofire: bool = False) -> AoeHit:
     """Read the AOE Attack table (ch. 5, "Area of Effect", "AOE Attack", "Foe AOE Attacks"; rulings
     26, 27).
 

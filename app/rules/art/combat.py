@@ -139,9 +139,19 @@ def can_parry(
     """Whether a parry is allowed at all (ch. 5, "Parrying"; ruling 25): never when attacked by
     surprise or from behind, or after taking your turn."""
     if parry_with not in PARRIES:
-        raise ArtRuleError("parry_with", N_("{parry_with!r} is not one of {parries}"), parry_with=parry_with, parries=', '.join(PARRIES))
+        raise ArtRuleError(
+            "parry_with",
+            N_("{parry_with!r} is not one of {parries}"),
+            parry_with=parry_with,
+            parries=", ".join(PARRIES),
+        )
     if attack_with not in ATTACK_WEAPONS:
-        raise ArtRuleError("attack_with", N_("{attack_with!r} is not one of {attack_weapons}"), attack_with=attack_with, attack_weapons=', '.join(sorted(ATTACK_WEAPONS)))
+        raise ArtRuleError(
+            "attack_with",
+            N_("{attack_with!r} is not one of {attack_weapons}"),
+            attack_with=attack_with,
+            attack_weapons=", ".join(sorted(ATTACK_WEAPONS)),
+        )
     if surprised or from_behind or acted:
         return False
     return attack_with in PARRIES[parry_with]

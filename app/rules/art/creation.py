@@ -50,9 +50,9 @@ def balanced_attributes(pairs: Mapping[str, tuple[int, int]]) -> dict[str, int]:
     missing = [code for code in ATTRIBUTES if code not in pairs]
     unknown = [code for code in pairs if code not in ATTRIBUTES]
     if unknown:
-        raise ArtRuleError("pairs", N_("{unknown} is not an attribute"), unknown=', '.join(unknown))
+        raise ArtRuleError("pairs", N_("{unknown} is not an attribute"), unknown=", ".join(unknown))
     if missing:
-        raise ArtRuleError("pairs", N_("{missing} still needs a pair of numbers"), missing=', '.join(missing))
+        raise ArtRuleError("pairs", N_("{missing} still needs a pair of numbers"), missing=", ".join(missing))
     for code, pair in pairs.items():
         if len(pair) != 2:
             raise ArtRuleError(code, N_("an attribute is the sum of exactly two numbers, not {pair}"), pair=len(pair))
@@ -61,7 +61,9 @@ def balanced_attributes(pairs: Mapping[str, tuple[int, int]]) -> dict[str, int]:
     left.subtract(used)
     overused = sorted(number for number, times in left.items() if times < 0)
     if overused:
-        raise ArtRuleError("pairs", N_("used more often than the list allows: {overused}"), overused=', '.join(map(str, overused)))
+        raise ArtRuleError(
+            "pairs", N_("used more often than the list allows: {overused}"), overused=", ".join(map(str, overused))
+        )
     return {code: sum(pairs[code]) for code in ATTRIBUTES}
 
 

@@ -16,7 +16,7 @@ from .levels import ArtRuleError, Level
 
 Track = tuple[Level, Level, Level, Level]
 
-I, R, S, G, T, P = Level.IN, Level.PR, Level.PS, Level.GD, Level.GT, Level.SP
+I, R, S, G, T, P = Level.IN, Level.PR, Level.PS, Level.GD, Level.GT, Level.SP  # noqa: E741 -- the text's letters
 # ch. 6, "Increasing Health" (rank: current Health, xp to go up one rank). Ranks 2..12 are also
 # ch. 2's Health table, where the rank is the Stamina. Rank 20 is the top: it cannot be bought past.
 HEALTH_RANKS: dict[int, tuple[Track, int | None]] = {
@@ -104,7 +104,9 @@ def _validated(track: Sequence[Level], checked: Sequence[bool]) -> tuple[tuple[L
     if not boxes:
         raise ArtRuleError("track", N_("a Health track has at least one box"))
     if len(marks) != len(boxes):
-        raise ArtRuleError("checked", N_("{marks} check marks for {boxes} Health boxes"), marks=len(marks), boxes=len(boxes))
+        raise ArtRuleError(
+            "checked", N_("{marks} check marks for {boxes} Health boxes"), marks=len(marks), boxes=len(boxes)
+        )
     if any(low > high for low, high in zip(boxes, boxes[1:])):
         raise ArtRuleError("track", N_("Health boxes run from the lowest on the left to the highest on the right"))
     return boxes, marks
@@ -209,7 +211,12 @@ def natural_healing(
     if box is None:
         box = healable[-1] if healable else None
     elif box not in healable:
-        raise ArtRuleError("box", N_("box {box} is not a checked box at or below {display_name}"), box=box, display_name=Level(result).display_name)
+        raise ArtRuleError(
+            "box",
+            N_("box {box} is not a checked box at or below {display_name}"),
+            box=box,
+            display_name=Level(result).display_name,
+        )
     return tuple(mark and index != box for index, mark in enumerate(marks))
 
 

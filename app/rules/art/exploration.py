@@ -70,7 +70,9 @@ def raise_scale(scale: str) -> str:
     """
     scales = list(PHASE_SCALES)
     if scale not in PHASE_SCALES:
-        raise ArtRuleError("scale", N_("{scale!r} is not a time scale ({scales})"), scale=scale, scales=', '.join(scales))
+        raise ArtRuleError(
+            "scale", N_("{scale!r} is not a time scale ({scales})"), scale=scale, scales=", ".join(scales)
+        )
     position = scales.index(scale)
     if position == len(scales) - 1:
         raise ArtRuleError("scale", N_("decades is the longest scale; it cannot be increased"))
@@ -81,7 +83,12 @@ def phase_time(scale: str, phase_count: int) -> tuple[int, str]:
     """Game time for a number of phases on a scale: 3 phases of minutes is (15, "minutes") (ch. 4,
     "Time Scale of Phases", as the lock example of "Rolling Again" counts it)."""
     if scale not in PHASE_SCALES:
-        raise ArtRuleError("scale", N_("{scale!r} is not a time scale ({phase_scales})"), scale=scale, phase_scales=', '.join(PHASE_SCALES))
+        raise ArtRuleError(
+            "scale",
+            N_("{scale!r} is not a time scale ({phase_scales})"),
+            scale=scale,
+            phase_scales=", ".join(PHASE_SCALES),
+        )
     if phase_count < 0:
         raise ArtRuleError("phases", N_("phases cannot be negative ({phase_count})"), phase_count=phase_count)
     amount, unit = PHASE_SCALES[scale]
@@ -90,7 +97,12 @@ def phase_time(scale: str, phase_count: int) -> tuple[int, str]:
 
 def _square(field: str, square: int) -> int:
     if not 0 <= square < TRACK_SQUARES:
-        raise ArtRuleError(field, N_("the phase track's squares are 0 to {track_squares}, not {square}"), track_squares=TRACK_SQUARES - 1, square=square)
+        raise ArtRuleError(
+            field,
+            N_("the phase track's squares are 0 to {track_squares}, not {square}"),
+            track_squares=TRACK_SQUARES - 1,
+            square=square,
+        )
     return square
 
 
@@ -121,9 +133,7 @@ def next_turn_marker(squares: Iterable[int], marker: int) -> int:
 TRACKING_BASE = Level.SP  # ch. 4, "Tracking": "The difficulty is Super -1 for each success"
 
 
-def tracking_difficulty(
-    successes: int, *, continuous: bool = False, faster: bool = False, slow: bool = False
-) -> Level:
+def tracking_difficulty(successes: int, *, continuous: bool = False, faster: bool = False, slow: bool = False) -> Level:
     """The Stamina (on foot) or Strength (mounted) roll to catch up with a tracked target (ch. 4,
     "Tracking"): Super, one column lower per Alertness success; +1 if the target moves without rest,
     +2 if it moves by a faster method, -1 if it moves slowly; kept within Catastrophic..Extreme."""

@@ -92,7 +92,12 @@ def fortune_rank(fortune: str) -> int:
     for rank, name in enumerate(FORTUNE_RANKS):
         if name.lower() == fortune.strip().lower():
             return rank
-    raise ArtRuleError("fortune", N_("{fortune!r} is not a Fortune rank ({fortune_ranks})"), fortune=fortune, fortune_ranks=', '.join(FORTUNE_RANKS))
+    raise ArtRuleError(
+        "fortune",
+        N_("{fortune!r} is not a Fortune rank ({fortune_ranks})"),
+        fortune=fortune,
+        fortune_ranks=", ".join(FORTUNE_RANKS),
+    )
 
 
 def starting_fortune(fate: int) -> str:
@@ -134,7 +139,13 @@ def defense(agility: int, armor: str = "Destitute", *, strength: int | None = No
     """
     modifier, required = ARMOR[fortune_rank(armor)]
     if strength is not None and strength < required:
-        raise ArtRuleError("armor", N_("{armor} armor requires Strength {required}; you have {strength}"), armor=armor, required=required, strength=strength)
+        raise ArtRuleError(
+            "armor",
+            N_("{armor} armor requires Strength {required}; you have {strength}"),
+            armor=armor,
+            required=required,
+            strength=strength,
+        )
     return max(1, agility + modifier)
 
 
@@ -170,12 +181,27 @@ def thrown_range(strength: int) -> tuple[int, int]:
 # ch. 2, "Weapon Class" (class: type). The class decides the hands and melee or ranged; its examples are the
 # text's own ("Sword, knife", "Hatchet, fire axe", ...). A shotgun is read from the Shotgun column.
 WEAPON_CLASSES: dict[str, str] = {
-    N_("Blade"): "melee_1h", N_("Greatsword"): "melee_2h", N_("Axe"): "melee_1h", N_("Great Axe"): "melee_2h",
-    N_("Club"): "melee_1h", N_("Staff"): "melee_2h", N_("Javelin"): "melee_1h", N_("Spear"): "melee_2h",
-    N_("Hammer"): "melee_1h", N_("Great Hammer"): "melee_2h", N_("Whip"): "melee_1h", N_("Flail"): "melee_1h",
-    N_("Pick"): "melee_2h", N_("Sling"): "ranged_1h", N_("Bow"): "ranged_2h", N_("Crossbow"): "ranged_2h",
-    N_("Handgun"): "ranged_1h", N_("Rifle"): "ranged_2h", N_("Shotgun"): "shotgun",
-    N_("Machine Pistol"): "ranged_1h", N_("Machine gun"): "ranged_2h",
+    N_("Blade"): "melee_1h",
+    N_("Greatsword"): "melee_2h",
+    N_("Axe"): "melee_1h",
+    N_("Great Axe"): "melee_2h",
+    N_("Club"): "melee_1h",
+    N_("Staff"): "melee_2h",
+    N_("Javelin"): "melee_1h",
+    N_("Spear"): "melee_2h",
+    N_("Hammer"): "melee_1h",
+    N_("Great Hammer"): "melee_2h",
+    N_("Whip"): "melee_1h",
+    N_("Flail"): "melee_1h",
+    N_("Pick"): "melee_2h",
+    N_("Sling"): "ranged_1h",
+    N_("Bow"): "ranged_2h",
+    N_("Crossbow"): "ranged_2h",
+    N_("Handgun"): "ranged_1h",
+    N_("Rifle"): "ranged_2h",
+    N_("Shotgun"): "shotgun",
+    N_("Machine Pistol"): "ranged_1h",
+    N_("Machine gun"): "ranged_2h",
 }
 
 

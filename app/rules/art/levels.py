@@ -53,7 +53,9 @@ class Level(IntEnum):
         for level, name in _DISPLAY_NAMES.items():
             if name.upper() == key:
                 return level
-        raise ArtRuleError("level", N_("{text!r} is not an ART level (CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX)"), text=text)
+        raise ArtRuleError(
+            "level", N_("{text!r} is not an ART level (CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX)"), text=text
+        )
 
 
 # ch. 1, "Abbreviations" (two-letter codes and their names)
@@ -135,7 +137,9 @@ def adjust_difficulty(difficulty: Level, columns: int) -> Level:
     ch. 3, "Adjusting Difficulty".
     """
     if abs(columns) > MAX_DIFFICULTY_ADJUSTMENT:
-        raise ArtRuleError("columns", N_("difficulty can be adjusted by up to 3 columns, not {columns}"), columns=columns)
+        raise ArtRuleError(
+            "columns", N_("difficulty can be adjusted by up to 3 columns, not {columns}"), columns=columns
+        )
     return Level(min(max(int(difficulty) + columns, Level.CT), Level.EX))
 
 

@@ -47,7 +47,9 @@ GRAPPLE_DEFENSE = -4  # ... and -4 on all Defense rolls
 
 def _checked_maneuver(maneuver: str, levels: dict[str, Level | None], options: dict[str, bool]) -> None:
     if maneuver not in MANEUVERS:
-        raise ArtRuleError("maneuver", N_("{maneuver!r} is not one of {maneuvers}"), maneuver=maneuver, maneuvers=', '.join(MANEUVERS))
+        raise ArtRuleError(
+            "maneuver", N_("{maneuver!r} is not one of {maneuvers}"), maneuver=maneuver, maneuvers=", ".join(MANEUVERS)
+        )
     needed, allowed = MANEUVERS[maneuver]
     if maneuver == "grapple" and options["surprise"]:
         needed = (*needed, "alertness")

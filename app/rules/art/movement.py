@@ -63,7 +63,9 @@ def escape_cost(foes: int, friends: int) -> int:
     """The movement it costs to leave a band: 2 when its foes outnumber the friendly characters in it
     (not counting the mover), otherwise 1 (ch. 5, "Escaping Foes"; ruling 19)."""
     if foes < 0 or friends < 0:
-        raise ArtRuleError("foes" if foes < 0 else "friends", N_("a band holds 0 or more, not {foes}"), foes=min(foes, friends))
+        raise ArtRuleError(
+            "foes" if foes < 0 else "friends", N_("a band holds 0 or more, not {foes}"), foes=min(foes, friends)
+        )
     return 2 if foes > friends else 1
 
 

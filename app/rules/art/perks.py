@@ -90,8 +90,9 @@ def perk_cost(name: str, rank: int = 1) -> int:
     if rank < 1 or (found.max_rank is not None and rank > found.max_rank):
         if found.max_rank is None:
             raise ArtRuleError("rank", N_("{name} has ranks from 1, not {rank}"), name=name, rank=rank)
-        raise ArtRuleError("rank", N_("{name} has ranks 1 to {top}, not {rank}"), name=name, top=found.max_rank,
-                           rank=rank)
+        raise ArtRuleError(
+            "rank", N_("{name} has ranks 1 to {top}, not {rank}"), name=name, top=found.max_rank, rank=rank
+        )
     return found.cost
 
 
@@ -117,7 +118,9 @@ def triggered_perks(owned: Iterable[str], trigger: str, roll_kicker: int | None,
     successful parry). An attack that hits is both: pass "hit" and "attack" perks both fire.
     """
     if trigger not in TRIGGERS:
-        raise ArtRuleError("trigger", N_("{trigger!r} is not one of {triggers}"), trigger=trigger, triggers=', '.join(TRIGGERS))
+        raise ArtRuleError(
+            "trigger", N_("{trigger!r} is not one of {triggers}"), trigger=trigger, triggers=", ".join(TRIGGERS)
+        )
     wanted = {"attack", "hit"} if trigger == "hit" else {trigger}
     fired: list[str] = []
     for name in owned:

@@ -47,7 +47,9 @@ def is_doubles(roll: int) -> bool:
 def trait_total(attribute: int, skills: Sequence[int] = (), modifiers: int = 0) -> int:
     """Attribute + up to two skills + modifiers, before clamping (ch. 3, "Using Skills"; ruling 3)."""
     if len(skills) > MAX_SKILLS:
-        raise ArtRuleError("skills", N_("you can add up to two skills to a trait roll, not {skills}"), skills=len(skills))
+        raise ArtRuleError(
+            "skills", N_("you can add up to two skills to a trait roll, not {skills}"), skills=len(skills)
+        )
     for skill in skills:
         if skill not in SKILL_RATINGS:
             raise ArtRuleError("skills", N_("a skill is rated +1 to +8, not {skill:+d}"), skill=skill)
@@ -152,25 +154,36 @@ def fame_after(
     """
     result, difficulty = Level(result), Level(difficulty)
     if fame_available < 0:
-        raise ArtRuleError("fame_available", N_("available Fame cannot be negative ({fame_available})"), fame_available=fame_available)
+        raise ArtRuleError(
+            "fame_available", N_("available Fame cannot be negative ({fame_available})"), fame_available=fame_available
+        )
     room = max(0, min(int(difficulty), int(Level.AW)) - int(result))
     affordable = min(room, fame_available // FAME_PER_COLUMN)
     if columns is None:
         columns = affordable
     elif columns < 0 or columns > room:
-        raise ArtRuleError("columns", N_("Fame can raise this result by 0 to {room} columns, not {columns}"), room=room, columns=columns)
+        raise ArtRuleError(
+            "columns",
+            N_("Fame can raise this result by 0 to {room} columns, not {columns}"),
+            room=room,
+            columns=columns,
+        )
     elif columns > affordable:
         cost = columns * FAME_PER_COLUMN
-        raise ArtRuleError("columns", N_("{columns} columns cost {cost} Fame; only {fame_available} is available"), columns=columns, cost=cost, fame_available=fame_available)
+        raise ArtRuleError(
+            "columns",
+            N_("{columns} columns cost {cost} Fame; only {fame_available} is available"),
+            columns=columns,
+            cost=cost,
+            fame_available=fame_available,
+        )
     return Level(result + columns), columns * FAME_PER_COLUMN
 
 
 def improve_with_fame(roll: TraitRoll, fame_available: int, *, columns: int | None = None) -> TraitRoll:
     """The trait roll after spending Fame on its result (see fame_after). Taking 25 counts as a roll here."""
     result, cost = fame_after(roll.result, roll.difficulty, fame_available, columns=columns)
-    return replace(
-        roll, result=result, successes=count(roll.difficulty, result), fame_after=roll.fame_after + cost
-    )
+    return replace(roll, result=result, successes=count(roll.difficulty, result), fame_after=roll.fame_after + cost)
 
 
 def exact_chance(

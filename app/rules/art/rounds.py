@@ -58,7 +58,9 @@ def round_order(initiative: Initiative, round_number: int, *, out: Collection[st
     a staggered character loses its next turn). Everyone else in the round acts once, in order.
     """
     if round_number < 0:
-        raise ArtRuleError("round_number", N_("rounds count from 0 (the bonus round), not {round_number}"), round_number=round_number)
+        raise ArtRuleError(
+            "round_number", N_("rounds count from 0 (the bonus round), not {round_number}"), round_number=round_number
+        )
     unknown = set(out) - set(initiative.later)
     if unknown:
         raise ArtRuleError("out", N_("{unknown!r} are not in this encounter"), unknown=sorted(unknown))
@@ -112,7 +114,13 @@ def wait(order: Sequence[str], waited: Collection[str], after: str) -> tuple[str
     targets = wait_targets(order, waited)
     if after not in targets:
         allowed = ", ".join(targets) or "nobody: act now"
-        raise ArtRuleError("after", N_("{order!r} may wait to act after {allowed}, not {after!r}"), order=order[0], allowed=allowed, after=after)
+        raise ArtRuleError(
+            "after",
+            N_("{order!r} may wait to act after {allowed}, not {after!r}"),
+            order=order[0],
+            allowed=allowed,
+            after=after,
+        )
     rest = list(order[1:])
     rest.insert(rest.index(after) + 1, order[0])
     return tuple(rest)

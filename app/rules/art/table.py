@@ -83,26 +83,56 @@ def _check_header(cells: list[str]) -> None:
     for index, expected in enumerate(HEADER):
         found = cells[index] if index < len(cells) else ""
         if found.upper() != expected.upper():
-            raise TableError(None, expected, N_("the header should read {header}, found {found!r}"), header=','.join(HEADER), found=found)
+            raise TableError(
+                None,
+                expected,
+                N_("the header should read {header}, found {found!r}"),
+                header=",".join(HEADER),
+                found=found,
+            )
     if len(cells) > len(HEADER):
-        raise TableError(None, None, N_("the header has {cells} columns; it should have {header}"), cells=len(cells), header=len(HEADER))
+        raise TableError(
+            None,
+            None,
+            N_("the header has {cells} columns; it should have {header}"),
+            cells=len(cells),
+            header=len(HEADER),
+        )
 
 
 def _parse_row(expected: int, cells: list[str]) -> tuple[int, ...]:
     label = cells[0].strip()
     if label != str(expected):
-        raise TableError(expected, "row", N_("expected row number {expected} here, found {label!r}"), expected=expected, label=label)
+        raise TableError(
+            expected, "row", N_("expected row number {expected} here, found {label!r}"), expected=expected, label=label
+        )
     if len(cells) != len(HEADER):
-        raise TableError(expected, None, N_("the row has {cells} cells; it should have {header}"), cells=len(cells), header=len(HEADER))
+        raise TableError(
+            expected,
+            None,
+            N_("the row has {cells} cells; it should have {header}"),
+            cells=len(cells),
+            header=len(HEADER),
+        )
     bounds: list[int] = []
     for name, cell in zip(HEADER[1:], cells[1:]):
         bound = _parse_bound(expected, name, cell.strip())
         if bounds and bound < bounds[-1]:
-            raise TableError(expected, name, N_("{bound} is below the previous column's {previous}; bounds never decrease"),
-                             bound=bound, previous=bounds[-1])
+            raise TableError(
+                expected,
+                name,
+                N_("{bound} is below the previous column's {previous}; bounds never decrease"),
+                bound=bound,
+                previous=bounds[-1],
+            )
         bounds.append(bound)
     if bounds[-1] != 100:
-        raise TableError(expected, HEADER[-1], N_("the last column must be 100 (so 00 always reads), found {bounds}"), bounds=bounds[-1])
+        raise TableError(
+            expected,
+            HEADER[-1],
+            N_("the last column must be 100 (so 00 always reads), found {bounds}"),
+            bounds=bounds[-1],
+        )
     return tuple(bounds)
 
 

@@ -81,16 +81,23 @@ SANITY_CHECK: dict[int, str] = {
     1: N_("You're disturbed but keep your cool."),
     -1: N_("You grit your teeth and swallow your rising panic."),
     -2: N_("You are paralyzed with fear for 1 round."),
-    -3: N_("You flee in terror. Each round, make an Inferior Intelligence roll; "
-        "once you accumulate 7 successes you regain your self control."),
-    -4: N_("You cry, whimper, scream, or huddle in a corner until slapped or shaken "
-        "or until you recover by yourself after 5 minutes."),
-    -5: N_("You faint. Each round, make an Inferior Intelligence roll; once you accumulate 7 successes "
-        "you awaken. If you roll any failures you awaken with no memory of the event that frightened you."),
-    -6: N_("You faint for 1 minute per failure on an Extreme Intelligence roll, "
-        "and are unable to speak for 12 hours."),
-    -7: N_("You go catatonic for 1 hour per failure on an Extreme Intelligence roll, "
-        "and gain a permanent phobia related to the event once you recover."),
+    -3: N_(
+        "You flee in terror. Each round, make an Inferior Intelligence roll; "
+        "once you accumulate 7 successes you regain your self control."
+    ),
+    -4: N_(
+        "You cry, whimper, scream, or huddle in a corner until slapped or shaken "
+        "or until you recover by yourself after 5 minutes."
+    ),
+    -5: N_(
+        "You faint. Each round, make an Inferior Intelligence roll; once you accumulate 7 successes "
+        "you awaken. If you roll any failures you awaken with no memory of the event that frightened you."
+    ),
+    -6: N_("You faint for 1 minute per failure on an Extreme Intelligence roll, and are unable to speak for 12 hours."),
+    -7: N_(
+        "You go catatonic for 1 hour per failure on an Extreme Intelligence roll, "
+        "and gain a permanent phobia related to the event once you recover."
+    ),
     -8: N_("Your character goes completely insane. Each day, you may try a Great Intelligence roll to recover."),
 }
 
@@ -131,7 +138,9 @@ def falling_damage(feet: int, surface: int = 0, *, breakfall: int = 0) -> Level 
     if feet < 0:
         raise ArtRuleError("feet", N_("a fall cannot be {feet} feet"), feet=feet)
     if surface not in FALLING_SURFACES:
-        raise ArtRuleError("surface", N_("the landing surface adjusts damage by -3 to +3, not {surface:+d}"), surface=surface)
+        raise ArtRuleError(
+            "surface", N_("the landing surface adjusts damage by -3 to +3, not {surface:+d}"), surface=surface
+        )
     if not 0 <= breakfall <= MAX_BREAKFALL:
         raise ArtRuleError("breakfall", N_("Breakfall has 0 to 2 ranks, not {breakfall}"), breakfall=breakfall)
     tens = min(feet // 10, len(FALLING_DAMAGE))

@@ -66,21 +66,29 @@ def _check_count(value: object, field: str, low: int = 0, high: int | None = Non
     if value < low and high is None:
         raise CatRuleError(field, N_("{name} must be at least {low}, not {value}."), name=field, low=low, value=value)
     if value < low or (high is not None and value > high):
-        raise CatRuleError(field, N_("{name} must be between {low} and {high}, not {value}."), name=field, low=low,
-                           high=high, value=value)
+        raise CatRuleError(
+            field,
+            N_("{name} must be between {low} and {high}, not {value}."),
+            name=field,
+            low=low,
+            high=high,
+            value=value,
+        )
     return value
 
 
 def _check_rank(rank: object, field: str = "rank") -> Rank:
     if rank not in RANKS:
-        raise CatRuleError(field, N_("Unknown rank {rank!r}; ranks are {ranks}."), rank=rank, ranks=', '.join(RANKS))
+        raise CatRuleError(field, N_("Unknown rank {rank!r}; ranks are {ranks}."), rank=rank, ranks=", ".join(RANKS))
     assert isinstance(rank, str)
     return cast(Rank, rank)  # one of RANKS, checked above
 
 
 def _check_trait(trait: object, field: str) -> Trait:
     if trait not in TRAITS:
-        raise CatRuleError(field, N_("Unknown Trait {trait!r}; Traits are {traits}."), trait=trait, traits=', '.join(TRAITS))
+        raise CatRuleError(
+            field, N_("Unknown Trait {trait!r}; Traits are {traits}."), trait=trait, traits=", ".join(TRAITS)
+        )
     assert isinstance(trait, str)
     return cast(Trait, trait)  # one of TRAITS, checked above
 

@@ -22,7 +22,9 @@ from app.rules.text import N_
 
 def _needed(difficulty: object) -> int:
     if difficulty not in DIFFICULTY_EVENS:
-        raise CatRuleError("difficulty", N_("Unknown difficulty {difficulty!r}; choose easy, moderate or hard."), difficulty=difficulty)
+        raise CatRuleError(
+            "difficulty", N_("Unknown difficulty {difficulty!r}; choose easy, moderate or hard."), difficulty=difficulty
+        )
     assert isinstance(difficulty, str)
     return DIFFICULTY_EVENS[difficulty]
 
@@ -66,16 +68,31 @@ def test_fate(
         # "Regardless of your Trait": the pool is never rolled, so even a Crippled Trait may be named.
         _check_count(pool, "pool", 0, MAX_POOL)
         return FateResult(
-            difficulty=difficulty, needed=needed, faces=(), style_spent=0, evens=0, success=True,
-            style_gained=0, dangerous=dangerous, scars=0, life_spent=True,
+            difficulty=difficulty,
+            needed=needed,
+            faces=(),
+            style_spent=0,
+            evens=0,
+            success=True,
+            style_gained=0,
+            dangerous=dangerous,
+            scars=0,
+            life_spent=True,
         )
     faces = _roll(dice, _check_pool(pool, "pool"))
     evens = _evens(faces) + style_points
     success = evens >= needed
     return FateResult(
-        difficulty=difficulty, needed=needed, faces=faces, style_spent=style_points, evens=evens,
-        success=success, style_gained=max(0, evens - needed), dangerous=dangerous,
-        scars=_lowest_odd(faces) if dangerous and not success else 0, life_spent=False,
+        difficulty=difficulty,
+        needed=needed,
+        faces=faces,
+        style_spent=style_points,
+        evens=evens,
+        success=success,
+        style_gained=max(0, evens - needed),
+        dangerous=dangerous,
+        scars=_lowest_odd(faces) if dangerous and not success else 0,
+        life_spent=False,
     )
 
 

@@ -50,18 +50,33 @@ def validate_new_cat(ranks: Mapping[str, str]) -> None:
             raise CatRuleError(f"ranks.{trait}", N_("Choose a rank for {trait}."), trait=trait.capitalize())
         rank = _check_rank(ranks[trait], f"ranks.{trait}")
         if rank not in NEW_CAT_RANKS:
-            raise CatRuleError(f"ranks.{trait}", N_("A new cat's Traits are Best, Strong or Good; {trait} is {rank}."),
-                               trait=trait.capitalize(), rank=rank.capitalize())
+            raise CatRuleError(
+                f"ranks.{trait}",
+                N_("A new cat's Traits are Best, Strong or Good; {trait} is {rank}."),
+                trait=trait.capitalize(),
+                rank=rank.capitalize(),
+            )
     counts = {rank: sum(1 for r in ranks.values() if r == rank) for rank in NEW_CAT_RANKS}
     if counts != dict(NEW_CAT_RANKS):
-        raise CatRuleError("ranks", N_("A new cat has one Best, three Strong and two Good Traits, not {best} Best, "
-                                       "{strong} Strong and {good} Good."), **counts)
+        raise CatRuleError(
+            "ranks",
+            N_(
+                "A new cat has one Best, three Strong and two Good Traits, not {best} Best, "
+                "{strong} Strong and {good} Good."
+            ),
+            **counts,
+        )
 
 
 def validate_reputations(reps: Mapping[str, int], *, creation: bool) -> None:
     """cat.txt, "Reputation"; RULINGS.md, Cat: up to 5, ranks 1-5; at creation 7 points, none above 3."""
     if len(reps) > MAX_REPUTATIONS:
-        raise CatRuleError("reputations", N_("A cat can have up to {most} Reputations, not {reps}."), most=MAX_REPUTATIONS, reps=len(reps))
+        raise CatRuleError(
+            "reputations",
+            N_("A cat can have up to {most} Reputations, not {reps}."),
+            most=MAX_REPUTATIONS,
+            reps=len(reps),
+        )
     top = CREATION_MAX_REPUTATION_RANK if creation else MAX_REPUTATION_RANK
     for name, rank in reps.items():
         if not isinstance(name, str) or not name.strip():
@@ -69,11 +84,16 @@ def validate_reputations(reps: Mapping[str, int], *, creation: bool) -> None:
         field = f"reputations.{name}"
         _check_count(rank, field, 1, MAX_REPUTATION_RANK)
         if rank > top:
-            raise CatRuleError(field, N_("At creation no Reputation is above {top}; {name} is {rank}."), top=top, name=name, rank=rank)
+            raise CatRuleError(
+                field, N_("At creation no Reputation is above {top}; {name} is {rank}."), top=top, name=name, rank=rank
+            )
     spent = sum(reps.values())
     if creation and spent != CREATION_REPUTATION_POINTS:
         raise CatRuleError(
-            "reputations", N_("Spend exactly {points} points on Reputations (spent {spent})."), points=CREATION_REPUTATION_POINTS, spent=spent
+            "reputations",
+            N_("Spend exactly {points} points on Reputations (spent {spent})."),
+            points=CREATION_REPUTATION_POINTS,
+            spent=spent,
         )
 
 
@@ -94,14 +114,17 @@ def _weekly_choices(choices: str | Sequence[str] | None, weeks: int) -> list[Tra
     if isinstance(choices, str):
         return [_check_trait(choices, "choices")] * weeks
     if len(choices) > weeks:
-        raise CatRuleError("choices", N_("More choices ({choices}) than weeks of healing ({weeks})."), choices=len(choices), weeks=weeks)
+        raise CatRuleError(
+            "choices",
+            N_("More choices ({choices}) than weeks of healing ({weeks})."),
+            choices=len(choices),
+            weeks=weeks,
+        )
     picked: list[Trait | None] = [_check_trait(c, f"choices.{i}") for i, c in enumerate(choices)]
     return picked + [None] * (weeks - len(choices))
 
 
-def heal(
-    scars: Mapping[K, int], weeks: int, choices: str | Sequence[str] | None = None
-) -> dict[Trait, int]:
+def heal(scars: Mapping[K, int], weeks: int, choices: str | Sequence[str] | None = None) -> dict[Trait, int]:
     """cat.txt, "Healing"; ruling 1: one scar per week of game time.
 
     `choices` is one Trait per week (weeks beyond the list heal the most-scarred Trait,
@@ -110,13 +133,18 @@ def heal(
     Returns the scar counts for all six Traits.
     """
     _check_count(weeks, "weeks")
-    left = {trait: 0 for trait in TRAITS}
+    left = dict.fromkeys(TRAITS, 0)
     for trait, count in scars.items():
         left[_check_trait(trait, f"scars.{trait}")] = _check_count(count, f"scars.{trait}")
     prefer_one = isinstance(choices, str)
     for week, chosen in enumerate(_weekly_choices(choices, weeks)):
         if chosen is not None and left[chosen] == 0 and not prefer_one:
-            raise CatRuleError(f"choices.{week}", N_("{chosen} has no scars to heal in week {week}."), chosen=chosen.capitalize(), week=week + 1)
+            raise CatRuleError(
+                f"choices.{week}",
+                N_("{chosen} has no scars to heal in week {week}."),
+                chosen=chosen.capitalize(),
+                week=week + 1,
+            )
         target = chosen if chosen is not None and left[chosen] > 0 else _most_scarred(left)
         if target is None:
             break

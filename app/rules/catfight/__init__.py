@@ -58,19 +58,25 @@ _CRITICALS: Final[dict[str, tuple[str, str]]] = {  # scene -> (confirmed 6-6, co
 }
 
 EVENT_RESULTS: Final[dict[str, frozenset[str]]] = {  # event kind -> its results (stable ids)
-    "begin": frozenset({"starts"}), "sneak": frozenset({"sneaked_up", "noticed"}),
+    "begin": frozenset({"starts"}),
+    "sneak": frozenset({"sneaked_up", "noticed"}),
     "attack": frozenset({"rolled", "critical_hit", "critical_goof"}),
     "defend": frozenset({"parried", "hit", "lucky_fate", "unlucky_cat"}),
     "jump": frozenset({"dodged", "hit"}),
     "flee": frozenset({"escaped", "caught", "stumbled", "chaser_injured"}),
-    "escape": frozenset({"escaped"}), "knockout": frozenset({"knocked_out"}),
+    "escape": frozenset({"escaped"}),
+    "knockout": frozenset({"knocked_out"}),
 }
 
 # The moves as a person reads them (the duel page's buttons say the same; translated where shown, with the
 # English name as the msgid). In the order the duel page lists them.
 MOVE_NAMES: Final[dict[str, str]] = {
-    "begin": N_("Roll who starts"), "sneak": N_("Sneak up"), "attack": N_("Attack"), "defend": N_("Defend"),
-    "jump": N_("Jump"), "flee": N_("Flee"),
+    "begin": N_("Roll who starts"),
+    "sneak": N_("Sneak up"),
+    "attack": N_("Attack"),
+    "defend": N_("Defend"),
+    "jump": N_("Jump"),
+    "flee": N_("Flee"),
 }
 
 
@@ -87,7 +93,13 @@ def moves_in_order(moves: Iterable[str]) -> list[str]:
 
 # The example cat ("EXAMPLE CAT" / "BEISPIELKATZE"); copy it before changing it.
 TECKA: Final[dict[str, Any]] = {
-    "name": "Tecka", "attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12, "health": MAX_HEALTH,
+    "name": "Tecka",
+    "attack": 16,
+    "defend": 12,
+    "jump": 15,
+    "sneak": 15,
+    "quickness": 12,
+    "health": MAX_HEALTH,
 }
 
 
@@ -110,8 +122,12 @@ class IllegalMove(CatfightError):
         self.move = move
         self.legal = frozenset(legal)
         if self.legal:
-            super().__init__("move", N_("“{move}” is not possible now (possible: {allowed})."), move=move_name(move),
-                             allowed=", ".join(move_name(m) for m in moves_in_order(self.legal)))
+            super().__init__(
+                "move",
+                N_("“{move}” is not possible now (possible: {allowed})."),
+                move=move_name(move),
+                allowed=", ".join(move_name(m) for m in moves_in_order(self.legal)),
+            )
         else:
             super().__init__("move", N_("“{move}” is not possible now: the duel is over."), move=move_name(move))
 
@@ -122,8 +138,12 @@ class RollBudgetError(CatfightError):
     def __init__(self, move: str, attempts: int) -> None:
         self.move = move
         self.attempts = attempts
-        super().__init__("dice", N_("{move}: still tied after {attempts} rolls; the dice look broken."),
-                         move=move_name(move), attempts=attempts)
+        super().__init__(
+            "dice",
+            N_("{move}: still tied after {attempts} rolls; the dice look broken."),
+            move=move_name(move),
+            attempts=attempts,
+        )
 
 
 @dataclass(frozen=True)
@@ -142,7 +162,9 @@ def _signed(face: int) -> int:
 def pm_roll(dice: Dice, scene: str) -> PmRoll:
     """The plus-minus d6 with confirmation rolls (Preliminary, SPECIAL RULES, FLEEING)."""
     if scene not in SCENES:
-        raise CatfightError("scene", N_("unknown scene {scene!r} (known: {scenes})"), scene=scene, scenes=', '.join(sorted(SCENES)))
+        raise CatfightError(
+            "scene", N_("unknown scene {scene!r} (known: {scenes})"), scene=scene, scenes=", ".join(sorted(SCENES))
+        )
     first = dice.roll(6)
     if scene == "plain" or first < 5:
         return PmRoll((first,), _signed(first), None)
@@ -158,7 +180,9 @@ def validate_cat(stats: Mapping[str, Any]) -> None:
     """EXAMPLE CAT and ruling 12: five whole values of at least 1 that sum to exactly 70."""
     for field in STATS:
         if field not in stats:
-            raise CatStatsError(field, N_("{name} is missing; a cat needs attack, defend, jump, sneak and quickness"), name=field)
+            raise CatStatsError(
+                field, N_("{name} is missing; a cat needs attack, defend, jump, sneak and quickness"), name=field
+            )
         value = stats[field]
         if isinstance(value, bool) or not isinstance(value, int):
             raise CatStatsError(field, N_("{name} must be a whole number, not {value!r}"), name=field, value=value)
@@ -166,7 +190,12 @@ def validate_cat(stats: Mapping[str, Any]) -> None:
             raise CatStatsError(field, N_("{name} is {value}; every value must be at least 1"), name=field, value=value)
     total = sum(stats[field] for field in STATS)
     if total != STAT_TOTAL:
-        raise CatStatsError("total", N_("the five values add up to {total}; they must add up to exactly {stat_total}"), total=total, stat_total=STAT_TOTAL)
+        raise CatStatsError(
+            "total",
+            N_("the five values add up to {total}; they must add up to exactly {stat_total}"),
+            total=total,
+            stat_total=STAT_TOTAL,
+        )
 
 
 def _new_cat(stats: Mapping[str, Any]) -> dict[str, Any]:
@@ -176,7 +205,12 @@ def _new_cat(stats: Mapping[str, Any]) -> dict[str, Any]:
         raise CatStatsError("name", N_("a cat needs a name"))
     health = stats.get("health", MAX_HEALTH)
     if isinstance(health, bool) or not isinstance(health, int) or not 1 <= health <= MAX_HEALTH:
-        raise CatStatsError("health", N_("health must be a whole number from 1 to {max_health}, not {health!r}"), max_health=MAX_HEALTH, health=health)
+        raise CatStatsError(
+            "health",
+            N_("health must be a whole number from 1 to {max_health}, not {health!r}"),
+            max_health=MAX_HEALTH,
+            health=health,
+        )
     return {"name": name, **{field: stats[field] for field in STATS}, "health": health}
 
 
@@ -185,8 +219,17 @@ def regenerate(
 ) -> int:
     """REGENERATION, ruling 11: one point per full interval since the escape, up to max_health."""
     if interval_seconds < 1:
-        raise CatfightError("interval_seconds", N_("the interval must be at least 1 second, not {interval_seconds}"), interval_seconds=interval_seconds)
+        raise CatfightError(
+            "interval_seconds",
+            N_("the interval must be at least 1 second, not {interval_seconds}"),
+            interval_seconds=interval_seconds,
+        )
     if not 0 <= health <= max_health:
-        raise CatfightError("health", N_("health must be between 0 and {max_health}, not {health}"), max_health=max_health, health=health)
+        raise CatfightError(
+            "health",
+            N_("health must be between 0 and {max_health}, not {health}"),
+            max_health=max_health,
+            health=health,
+        )
     elapsed = max(0.0, now - escaped_at)  # a clock that went backwards heals nothing
     return min(max_health, health + math.floor(elapsed // interval_seconds))

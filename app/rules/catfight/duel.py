@@ -29,16 +29,27 @@ from app.rules.catfight import (
 from app.rules.dice import Dice
 
 _PHASE_MOVES: Final[dict[str, frozenset[str]]] = {
-    "begin": frozenset({"begin"}), "sneak": frozenset({"sneak"}), "attack": frozenset({"attack", "flee"}),
-    "respond": frozenset({"defend", "jump"}), "over": frozenset(),
+    "begin": frozenset({"begin"}),
+    "sneak": frozenset({"sneak"}),
+    "attack": frozenset({"attack", "flee"}),
+    "respond": frozenset({"defend", "jump"}),
+    "over": frozenset(),
 }
 
 
 def start_duel(a: Mapping[str, Any], b: Mapping[str, Any]) -> State:
     """A new duel (HEALTH: 3 points unless a cat comes back with fewer, ruling 11)."""
     return {
-        "a": _new_cat(a), "b": _new_cat(b), "phase": "begin", "attacker": None, "pending_attack": None,
-        "over": False, "winner": None, "escaped": None, "outcome": None, "round": 0,
+        "a": _new_cat(a),
+        "b": _new_cat(b),
+        "phase": "begin",
+        "attacker": None,
+        "pending_attack": None,
+        "over": False,
+        "winner": None,
+        "escaped": None,
+        "outcome": None,
+        "round": 0,
     }
 
 
@@ -75,8 +86,14 @@ def _other(cat: str) -> str:
 
 def _record(cat: str, stat: str | None, base: int, roll: PmRoll, attempt: int) -> RollRecord:
     return {
-        "cat": cat, "stat": stat, "base": base, "faces": list(roll.faces), "value": roll.value,
-        "critical": roll.critical, "total": base + roll.value, "attempt": attempt,
+        "cat": cat,
+        "stat": stat,
+        "base": base,
+        "faces": list(roll.faces),
+        "value": roll.value,
+        "critical": roll.critical,
+        "total": base + roll.value,
+        "attempt": attempt,
     }
 
 
@@ -120,9 +137,12 @@ def _settle_flight(runner: RollRecord, chaser: RollRecord) -> str | None:
 
 # outcome of a flight -> (event result, who loses a point, whether the fleeing cat gets away)
 _FLIGHT: Final[dict[str, tuple[str, str | None, bool]]] = {
-    "outran": ("escaped", None, True), "escape": ("escaped", None, True),
-    "overtaken": ("caught", None, False), "caught": ("caught", None, False),
-    "stumble": ("stumbled", "runner", False), "injured": ("chaser_injured", "chaser", True),
+    "outran": ("escaped", None, True),
+    "escape": ("escaped", None, True),
+    "overtaken": ("caught", None, False),
+    "caught": ("caught", None, False),
+    "stumble": ("stumbled", "runner", False),
+    "injured": ("chaser_injured", "chaser", True),
 }
 
 
@@ -246,5 +266,10 @@ def _flee(state: State, dice: Dice) -> list[Event]:
 
 
 _HANDLERS: Final[dict[str, Callable[[State, Dice], list[Event]]]] = {
-    "begin": _begin, "sneak": _sneak, "attack": _attack, "defend": _defend, "jump": _jump, "flee": _flee,
+    "begin": _begin,
+    "sneak": _sneak,
+    "attack": _attack,
+    "defend": _defend,
+    "jump": _jump,
+    "flee": _flee,
 }

@@ -112,24 +112,51 @@ def target(compare: Compare) -> Phrase:
 
 def keep_phrase(keep: Keep) -> Phrase:
     if keep.count == 1:
-        return Phrase({"kh": N_("keep the highest die"), "kl": N_("keep the lowest die"),
-                       "dh": N_("drop the highest die"), "dl": N_("drop the lowest die")}[keep.kind])
-    return Phrase({"kh": N_("keep the highest {n}"), "kl": N_("keep the lowest {n}"), "dh": N_("drop the highest {n}"),
-                   "dl": N_("drop the lowest {n}")}[keep.kind], n=keep.count)
+        return Phrase(
+            {
+                "kh": N_("keep the highest die"),
+                "kl": N_("keep the lowest die"),
+                "dh": N_("drop the highest die"),
+                "dl": N_("drop the lowest die"),
+            }[keep.kind]
+        )
+    return Phrase(
+        {
+            "kh": N_("keep the highest {n}"),
+            "kl": N_("keep the lowest {n}"),
+            "dh": N_("drop the highest {n}"),
+            "dl": N_("drop the lowest {n}"),
+        }[keep.kind],
+        n=keep.count,
+    )
 
 
 def _dice(node: Dice, counted_by_group: bool = False) -> list[Phrase]:
     clauses: list[Phrase] = []
     if node.fate:
-        clauses.append(Phrase(N_("1 Fate die (-1, 0 or +1)") if node.count == 1 else
-                              N_("{count} Fate dice (-1, 0 or +1 each)"), count=node.count))
+        clauses.append(
+            Phrase(
+                N_("1 Fate die (-1, 0 or +1)") if node.count == 1 else N_("{count} Fate dice (-1, 0 or +1 each)"),
+                count=node.count,
+            )
+        )
     else:
-        clauses.append(Phrase(N_("1 die with {sides} sides") if node.count == 1 else
-                              N_("{count} dice with {sides} sides"), count=node.count, sides=node.sides))
+        clauses.append(
+            Phrase(
+                N_("1 die with {sides} sides") if node.count == 1 else N_("{count} dice with {sides} sides"),
+                count=node.count,
+                sides=node.sides,
+            )
+        )
     for reroll in node.rerolls:
         if reroll.kind == "r":
-            clauses.append(Phrase(N_("reroll a die showing {target}, again while it does (at most {cap} times)"),
-                                  target=target(reroll.on), cap=REROLL_CAP))
+            clauses.append(
+                Phrase(
+                    N_("reroll a die showing {target}, again while it does (at most {cap} times)"),
+                    target=target(reroll.on),
+                    cap=REROLL_CAP,
+                )
+            )
         else:
             clauses.append(Phrase(N_("reroll a die showing {target} once"), target=target(reroll.on)))
     if node.minimum is not None:
@@ -139,15 +166,18 @@ def _dice(node: Dice, counted_by_group: bool = False) -> list[Phrase]:
     explode = node.explode
     if explode is not None:
         on = explode.on or Compare("=", node.clamp(node.high_face))
-        template = {"!": N_("each die showing {target} adds another die (at most {cap} more)"),
-                    "!!": N_("each die showing {target} rolls again and adds the roll to itself (compounding, at "
-                             "most {cap} more)"),
-                    "!p": N_("each die showing {target} adds another die, less 1 (penetrating, at most {cap} more)"),
-                    }[explode.kind]
+        template = {
+            "!": N_("each die showing {target} adds another die (at most {cap} more)"),
+            "!!": N_(
+                "each die showing {target} rolls again and adds the roll to itself (compounding, at most {cap} more)"
+            ),
+            "!p": N_("each die showing {target} adds another die, less 1 (penetrating, at most {cap} more)"),
+        }[explode.kind]
         clauses.append(Phrase(template, target=target(on), cap=EXPLOSION_CAP))
     if node.reroll_add is not None:
-        clauses.append(Phrase(N_("if a die shows {target}, roll one more die and keep both"),
-                              target=target(node.reroll_add)))
+        clauses.append(
+            Phrase(N_("if a die shows {target}, roll one more die and keep both"), target=target(node.reroll_add))
+        )
     if node.keep is not None:
         clauses.append(keep_phrase(node.keep))
     if node.success is not None:
@@ -173,23 +203,44 @@ def _group(node: Group) -> list[Phrase]:
                 clauses.append(Phrase(N_("add {n}"), n=offset))
         if node.success is not None:
             if offset:
-                clauses.append(Phrase(N_("count the dice that, with {n} added, reach {target}"), n=offset,
-                                      target=target(node.success)))
+                clauses.append(
+                    Phrase(
+                        N_("count the dice that, with {n} added, reach {target}"), n=offset, target=target(node.success)
+                    )
+                )
             else:
                 clauses.append(Phrase(N_("count the dice showing {target}"), target=target(node.success)))
             if node.failure is not None:
                 clauses.append(Phrase(N_("minus one for each showing {target}"), target=target(node.failure)))
     else:
-        clauses.append(Phrase(N_("{n} sub-rolls, each added up"), n=len(node.items)) if len(node.items) > 1 else
-                       Phrase(N_("one sub-roll")))
+        clauses.append(
+            Phrase(N_("{n} sub-rolls, each added up"), n=len(node.items))
+            if len(node.items) > 1
+            else Phrase(N_("one sub-roll"))
+        )
         if node.keep is not None and node.keep.count == 1:
-            clauses.append(Phrase({"kh": N_("keep the highest total"), "kl": N_("keep the lowest total"),
-                                   "dh": N_("drop the highest total"), "dl": N_("drop the lowest total"),
-                                   }[node.keep.kind]))
+            clauses.append(
+                Phrase(
+                    {
+                        "kh": N_("keep the highest total"),
+                        "kl": N_("keep the lowest total"),
+                        "dh": N_("drop the highest total"),
+                        "dl": N_("drop the lowest total"),
+                    }[node.keep.kind]
+                )
+            )
         elif node.keep is not None:
-            clauses.append(Phrase({"kh": N_("keep the highest {n} totals"), "kl": N_("keep the lowest {n} totals"),
-                                   "dh": N_("drop the highest {n} totals"), "dl": N_("drop the lowest {n} totals"),
-                                   }[node.keep.kind], n=node.keep.count))
+            clauses.append(
+                Phrase(
+                    {
+                        "kh": N_("keep the highest {n} totals"),
+                        "kl": N_("keep the lowest {n} totals"),
+                        "dh": N_("drop the highest {n} totals"),
+                        "dl": N_("drop the lowest {n} totals"),
+                    }[node.keep.kind],
+                    n=node.keep.count,
+                )
+            )
         if node.success is not None:
             clauses.append(Phrase(N_("count the totals of {target}"), target=target(node.success)))
             if node.failure is not None:

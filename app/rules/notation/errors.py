@@ -57,8 +57,9 @@ class LimitError(NotationError):
         return (_rebuild, (type(self), self.template, self.column, self.expected, self._extra()))
 
 
-def _rebuild(cls: type[NotationError], template: str, column: int, expected: str | None,
-             values: dict[str, Any]) -> NotationError:
+def _rebuild(
+    cls: type[NotationError], template: str, column: int, expected: str | None, values: dict[str, Any]
+) -> NotationError:
     return cls(template, column=column, expected=expected, **values)
 
 

@@ -292,7 +292,7 @@ class _State:
                 last.marks.append("success")
             if member.failure:
                 last.marks.append("failure")
-        rolls = self.rolls[pool.start:]
+        rolls = self.rolls[pool.start :]
         tokens = self._tokens(pool)
         kept = [member for member in pool.members if member.kept]
         counting = node.success is not None
@@ -302,9 +302,22 @@ class _State:
             value = Fraction((successes or 0) - (failures or 0))
         else:
             value = Fraction(sum(member.value for member in kept))
-        self.terms.append(TermResult(
-            node.notation, node.label, tuple(roll.value for roll in rolls), tuple(tuple(roll.marks) for roll in rolls),
-            tuple(tokens), pool.exploded, pool.capped, pool.reroll_capped, successes, failures, value, node.sides))
+        self.terms.append(
+            TermResult(
+                node.notation,
+                node.label,
+                tuple(roll.value for roll in rolls),
+                tuple(tuple(roll.marks) for roll in rolls),
+                tuple(tokens),
+                pool.exploded,
+                pool.capped,
+                pool.reroll_capped,
+                successes,
+                failures,
+                value,
+                node.sides,
+            )
+        )
         parts: list[Part] = [f"{node.notation} [{', '.join(tokens)}]"]
         if successes is not None:
             parts += [" ", ("successes", str(successes))]
@@ -339,8 +352,9 @@ class _State:
             else:
                 natural = node.value_of(roll.raw)
                 shown = _face(node, roll.value)
-                if roll.value != natural and not (node.explode is not None and node.explode.kind == "!p"
-                                                  and roll.value == natural - 1):
+                if roll.value != natural and not (
+                    node.explode is not None and node.explode.kind == "!p" and roll.value == natural - 1
+                ):
                     shown = f"{_face(node, natural)}→{shown}"
                 text = shown + ("!" if "exploded" in roll.marks else "")
             if member.success:
@@ -353,8 +367,11 @@ class _State:
     # --- groups ------------------------------------------------------------------------------------------------
 
     def group(self, node: Group) -> tuple[Fraction, list[Part]]:
-        modifiers = (node.keep.notation if node.keep else "") + (node.success.notation if node.success else "") + (
-            f"f{node.failure.short}" if node.failure else "")
+        modifiers = (
+            (node.keep.notation if node.keep else "")
+            + (node.success.notation if node.success else "")
+            + (f"f{node.failure.short}" if node.failure else "")
+        )
         if len(node.items) == 1 and (node.keep is not None or node.success is not None):
             return self._one_pool(node, modifiers)
         values: list[Fraction] = []
@@ -371,7 +388,7 @@ class _State:
         successes = failures = 0
         for index, value in enumerate(values):
             if not kept[index]:
-                for roll in self.rolls[spans[index][0]:spans[index][1]]:
+                for roll in self.rolls[spans[index][0] : spans[index][1]]:
                     if "dropped" not in roll.marks:
                         roll.marks.append("dropped")
                 continue
@@ -496,8 +513,11 @@ def apply_binary(node: Binary, left: Fraction, right: Fraction) -> Fraction:
     if op == "*":
         return left * right
     if right == 0:
-        raise RollError(N_("at column {column}: the roll divided by 0 here"), column=node.column or 1,
-                        expected="a divisor that cannot be 0")
+        raise RollError(
+            N_("at column {column}: the roll divided by 0 here"),
+            column=node.column or 1,
+            expected="a divisor that cannot be 0",
+        )
     if op == "/":
         return left / right
     if op == "//":

@@ -144,6 +144,7 @@ def counting(success: Compare, failure: Compare | None, offset: int = 0) -> Scor
         if failure is not None and failure.met_by(value + offset):
             return -1
         return 0
+
     return score
 
 
@@ -156,8 +157,11 @@ def _split(pmf: dict[int, Fraction], node: Dice) -> tuple[Fraction, dict[int, Fr
     hit = {v: p for v, p in pmf.items() if node.explodes_on(v)}
     miss = {v: p for v, p in pmf.items() if not node.explodes_on(v)}
     p = sum(hit.values(), Fraction(0))
-    return p, ({v: q / p for v, q in hit.items()} if p else {}), ({v: q / (1 - p) for v, q in miss.items()} if p < 1
-                                                                 else {})
+    return (
+        p,
+        ({v: q / p for v, q in hit.items()} if p else {}),
+        ({v: q / (1 - p) for v, q in miss.items()} if p < 1 else {}),
+    )
 
 
 # --- shapes of an exploding pool ----------------------------------------------------------------------------
@@ -475,13 +479,20 @@ class _Odds:
         chain = chain_pmf(node, self.cap, budget, score)
         return Mean(n * sum((v * q for v, q in chain.items()), Fraction(0)), True, remainder)
 
-    def _shape_mean(self, node: Dice, p: Fraction, hit: dict[int, Fraction], miss: dict[int, Fraction],
-                    score: Score, budget: Budget, exact: bool) -> Mean:
+    def _shape_mean(
+        self,
+        node: Dice,
+        p: Fraction,
+        hit: dict[int, Fraction],
+        miss: dict[int, Fraction],
+        score: Score,
+        budget: Budget,
+        exact: bool,
+    ) -> Mean:
         shapes = _shapes(node.count, p, self.cap, budget)
         a, b = _Class(hit, score) if hit else None, _Class(miss, score) if miss else None
         if node.keep is None:
-            total = sum((w * ((a.mean * m if a else 0) + (b.mean * o if b else 0)) for m, o, w in shapes),
-                        Fraction(0))
+            total = sum((w * ((a.mean * m if a else 0) + (b.mean * o if b else 0)) for m, o, w in shapes), Fraction(0))
             return Mean(total)
         upper = not hit or not miss or min(hit) > max(miss)
         total_value: Fraction | float = Fraction(0) if exact else 0.0
@@ -500,8 +511,9 @@ class _Odds:
         return Mean(Fraction(total_value).limit_denominator(10**9), False)
 
     @staticmethod
-    def _upper_kept(keep: Keep, m: int, o: int, a: _Class | None, b: _Class | None, budget: Budget,
-                    exact: bool) -> Fraction | float:
+    def _upper_kept(
+        keep: Keep, m: int, o: int, a: _Class | None, b: _Class | None, budget: Budget, exact: bool
+    ) -> Fraction | float:
         """Keep/drop when every exploding die ranks above every other: the kept dice are a top or bottom slice."""
         wanted = keep.kept_of(m + o)
         a_mean = a.mean if a else Fraction(0)
@@ -515,8 +527,9 @@ class _Odds:
 
         if keep.from_top:
             if wanted <= m:  # the highest `wanted` of the exploding dice
-                return (a_mean * m - lowest(a, m, m - wanted)) if exact else (
-                    float(a_mean) * m - lowest(a, m, m - wanted))
+                return (
+                    (a_mean * m - lowest(a, m, m - wanted)) if exact else (float(a_mean) * m - lowest(a, m, m - wanted))
+                )
             rest = wanted - m
             whole_a = a_mean * m
             top_b = b_mean * o - lowest(b, o, o - rest) if exact else float(b_mean) * o - lowest(b, o, o - rest)
@@ -820,7 +833,8 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
         for sign, term in terms:
             if isinstance(term, Dice):
                 extra = (cap if term.explode is not None and term.explode.kind != "!!" else 0) + (
-                    1 if term.reroll_add is not None else 0)
+                    1 if term.reroll_add is not None else 0
+                )
                 pool_high += term.count + extra
                 plain = Dice(term.count, term.sides, term.fate, term.rerolls, term.minimum, term.maximum)
                 values = list(die_pmf(plain))
@@ -844,8 +858,20 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                         extra = 1 if term.reroll_add is not None else 0
                         span = _span((term.count, term.count + extra), min(scores), max(scores))
                     else:
-                        span = _dice_bounds(Dice(term.count, term.sides, term.fate, term.rerolls, term.minimum,
-                                                 term.maximum, term.explode, term.reroll_add), cap, signed)
+                        span = _dice_bounds(
+                            Dice(
+                                term.count,
+                                term.sides,
+                                term.fate,
+                                term.rerolls,
+                                term.minimum,
+                                term.maximum,
+                                term.explode,
+                                term.reroll_add,
+                            ),
+                            cap,
+                            signed,
+                        )
                     low_total += int(span[0])
                     high_total += int(span[1])
             return Fraction(low_total), Fraction(high_total)
@@ -876,8 +902,9 @@ def bounds(expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP) -> tup
     return bounds_of(as_expression(expr).root, explosion_cap)
 
 
-def mean(expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP,
-         budget: float = float("inf")) -> Fraction | None:
+def mean(
+    expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP, budget: float = float("inf")
+) -> Fraction | None:
     """The expected total, exactly where a method covers it (None where the page says "roll it to see")."""
     try:
         return _Odds(Budget(budget), explosion_cap).mean(as_expression(expr).root).value
@@ -913,5 +940,12 @@ def _describe(parsed: Expression, cap: int) -> dict[str, object]:
         exact, remainder = shown.exact, float(shown.remainder)
     except (OverBudget, Unsupported):
         value, exact, remainder = None, False, 0.0
-    return {"min": low, "max": high, "mean": value, "exact": exact, "text": str(parsed), "remainder": remainder,
-            "divides_by_zero": odds.divides_by_zero}
+    return {
+        "min": low,
+        "max": high,
+        "mean": value,
+        "exact": exact,
+        "text": str(parsed),
+        "remainder": remainder,
+        "divides_by_zero": odds.divides_by_zero,
+    }

@@ -77,8 +77,11 @@ def binomial_window(n: int, p: float) -> tuple[int, list[float]]:
     """(low, pmf) with pmf[i] = P(Binomial(n, p) = low + i) over the non-negligible range."""
     mode = min(n, int((n + 1) * p))
     log_peak = (
-        math.lgamma(n + 1) - math.lgamma(mode + 1) - math.lgamma(n - mode + 1)
-        + mode * math.log(p) + (n - mode) * math.log1p(-p)
+        math.lgamma(n + 1)
+        - math.lgamma(mode + 1)
+        - math.lgamma(n - mode + 1)
+        + mode * math.log(p)
+        + (n - mode) * math.log1p(-p)
     )
     peak = math.exp(log_peak)
     ratio = p / (1 - p)

@@ -91,7 +91,11 @@ def parse(text: str) -> Expression:
     if len(text) > _MAX_INPUT:
         raise LimitError(
             N_("at column {column}: an expression may be at most {limit} characters long, this one has {length}"),
-            column=MAX_LENGTH + 1, limit=MAX_LENGTH, expected="the end of the expression", length=len(text))
+            column=MAX_LENGTH + 1,
+            limit=MAX_LENGTH,
+            expected="the end of the expression",
+            length=len(text),
+        )
     return _Parser(text).roll()
 
 
@@ -127,14 +131,23 @@ class _Parser:
         if end > MAX_LENGTH:
             raise LimitError(
                 N_("at column {column}: an expression may be at most {limit} characters long, this one has {length}"),
-                column=MAX_LENGTH + 1, limit=MAX_LENGTH, expected="the end of the expression", length=end)
+                column=MAX_LENGTH + 1,
+                limit=MAX_LENGTH,
+                expected="the end of the expression",
+                length=end,
+            )
         note = self._note()
         expr = Expression(root, note)
         if len(spell(expr)) > MAX_LENGTH:
             raise LimitError(
-                N_("at column {column}: written out in full (as 1d100 for d%, kh for k) an expression may be at most "
-                   "{limit} characters long; this one passes that here"),
-                column=end + 1, limit=MAX_LENGTH, expected="the end of the expression")
+                N_(
+                    "at column {column}: written out in full (as 1d100 for d%, kh for k) an expression may be at most "
+                    "{limit} characters long; this one passes that here"
+                ),
+                column=end + 1,
+                limit=MAX_LENGTH,
+                expected="the end of the expression",
+            )
         return expr
 
     def _note(self) -> str:
@@ -149,11 +162,13 @@ class _Parser:
             return self._note_text(self._pos)
         raise self._error(
             N_("at column {column}: expected an operator (+, -, *, /, //, %), # and a note, or the end, found {found}"),
-            None, "an operator (+, -, *, /, //, %), # and a note, or the end")
+            None,
+            "an operator (+, -, *, /, //, %), # and a note, or the end",
+        )
 
     def _looks_like_formula(self) -> bool:
         """Text after the formula that reads as more formula (dice, a function) is an error, not a note."""
-        rest = self._text[self._pos:]
+        rest = self._text[self._pos :]
         if rest.startswith("d") and rest[1:2] in ("%", "f", *_DIGITS):
             return rest[1:2] != "f" or not rest[2:3].isalpha()
         return any(rest.startswith(name + "(") for name in _FUNCTIONS)
@@ -161,8 +176,12 @@ class _Parser:
     def _note_text(self, start: int) -> str:
         note = self._typed[start:].strip()
         if len(note) > MAX_NOTE:
-            raise LimitError(N_("at column {column}: a roll's note may be at most {limit} characters long"),
-                             column=start + MAX_NOTE + 1, limit=MAX_NOTE, expected="a shorter note")
+            raise LimitError(
+                N_("at column {column}: a roll's note may be at most {limit} characters long"),
+                column=start + MAX_NOTE + 1,
+                limit=MAX_NOTE,
+                expected="a shorter note",
+            )
         return note
 
     # --- arithmetic ----------------------------------------------------------------------------------------
@@ -203,10 +222,13 @@ class _Parser:
             node = Binary(op, node, self._atom(), column=column)
 
     def _product_op(self) -> BinaryOp | None:
-        two = self._text[self._pos:self._pos + 2]
+        two = self._text[self._pos : self._pos + 2]
         if two == "**":
-            raise NotationError(N_("at column {column}: ** (a power) is not part of this notation"),
-                                column=self._column(), expected="*, /, //, % or +, -")
+            raise NotationError(
+                N_("at column {column}: ** (a power) is not part of this notation"),
+                column=self._column(),
+                expected="*, /, //, % or +, -",
+            )
         if two == "//":
             return "//"
         char = self._peek()
@@ -233,13 +255,16 @@ class _Parser:
             self._pos += len(name)
             node = Call(name, self._nested(self._sum_in, ")"))
         else:
-            raise self._error(N_("at column {column}: expected a number or dice (like 2d6), found {found}"),
-                              N_("at column {column}: expected a number or dice (like 2d6), found the end"), _START)
+            raise self._error(
+                N_("at column {column}: expected a number or dice (like 2d6), found {found}"),
+                N_("at column {column}: expected a number or dice (like 2d6), found the end"),
+                _START,
+            )
         label = self._label()
         return node if label is None else replace(node, label=label)
 
     def _function_name(self) -> FunctionName | None:
-        rest = self._text[self._pos:]
+        rest = self._text[self._pos :]
         for name in _FUNCTIONS:
             if rest.startswith(name + "("):
                 return name
@@ -254,8 +279,12 @@ class _Parser:
     def _nested(self, inner: Callable[[], Node], closing: str) -> Node:
         """`(`, then what `inner` parses, then `closing`; at most MAX_DEPTH levels deep."""
         if self._depth >= MAX_DEPTH:
-            raise LimitError(N_("at column {column}: parentheses, groups and functions may be nested at most "
-                                "{limit} deep"), column=self._column(), limit=MAX_DEPTH, expected=None)
+            raise LimitError(
+                N_("at column {column}: parentheses, groups and functions may be nested at most {limit} deep"),
+                column=self._column(),
+                limit=MAX_DEPTH,
+                expected=None,
+            )
         self._depth += 1
         self._pos += 1  # the opening bracket
         node = inner()
@@ -268,12 +297,16 @@ class _Parser:
             self._pos += 1
             return
         if closing == ")":
-            raise self._error(N_("at column {column}: expected ), a comma or an operator, found {found}"),
-                              N_("at column {column}: expected ), a comma or an operator, found the end"),
-                              "), a comma or an operator")
-        raise self._error(N_("at column {column}: expected a comma, }} or an operator, found {found}"),
-                          N_("at column {column}: expected a comma, }} or an operator, found the end"),
-                          "a comma, } or an operator")
+            raise self._error(
+                N_("at column {column}: expected ), a comma or an operator, found {found}"),
+                N_("at column {column}: expected ), a comma or an operator, found the end"),
+                "), a comma or an operator",
+            )
+        raise self._error(
+            N_("at column {column}: expected a comma, }} or an operator, found {found}"),
+            N_("at column {column}: expected a comma, }} or an operator, found the end"),
+            "a comma, } or an operator",
+        )
 
     def _label(self) -> str | None:
         save = self._pos
@@ -284,15 +317,23 @@ class _Parser:
         start = self._pos
         end = self._text.find("]", start + 1)
         if end < 0:
-            raise NotationError(N_("at column {column}: a label opened with [ needs a closing ]"), column=start + 1,
-                                expected="]")
-        text = self._typed[start + 1:end].strip()
+            raise NotationError(
+                N_("at column {column}: a label opened with [ needs a closing ]"), column=start + 1, expected="]"
+            )
+        text = self._typed[start + 1 : end].strip()
         if not text or "[" in text:
-            raise NotationError(N_("at column {column}: a label is words inside [ ], like [fire]"),
-                                column=start + 1, expected="a label like [fire]")
+            raise NotationError(
+                N_("at column {column}: a label is words inside [ ], like [fire]"),
+                column=start + 1,
+                expected="a label like [fire]",
+            )
         if len(text) > MAX_LABEL:
-            raise LimitError(N_("at column {column}: a label may be at most {limit} characters long"),
-                             column=start + 1, limit=MAX_LABEL, expected="a shorter label")
+            raise LimitError(
+                N_("at column {column}: a label may be at most {limit} characters long"),
+                column=start + 1,
+                limit=MAX_LABEL,
+                expected="a shorter label",
+            )
         self._pos = end + 1
         return text
 
@@ -302,8 +343,12 @@ class _Parser:
         """`{a, b}` (Roll20's group), `(a)` (parentheses) or `(a, b)` / `(a,)` (Avrae's set: a group)."""
         start = self._column()
         if self._depth >= MAX_DEPTH:
-            raise LimitError(N_("at column {column}: parentheses, groups and functions may be nested at most "
-                                "{limit} deep"), column=start, limit=MAX_DEPTH, expected=None)
+            raise LimitError(
+                N_("at column {column}: parentheses, groups and functions may be nested at most {limit} deep"),
+                column=start,
+                limit=MAX_DEPTH,
+                expected=None,
+            )
         self._depth += 1
         self._pos += 1
         items = [self._sum_in()]
@@ -355,13 +400,20 @@ class _Parser:
             return Number(value)
         count = 1 if value is None else value
         if count < 1:
-            raise NotationError(N_("at column {column}: a roll needs at least 1 die, not 0"), column=start,
-                                expected="a number of dice from 1")
+            raise NotationError(
+                N_("at column {column}: a roll needs at least 1 die, not 0"),
+                column=start,
+                expected="a number of dice from 1",
+            )
         self._dice += count
         if self._dice > MAX_DICE:
             raise LimitError(
                 N_("at column {column}: an expression may roll at most {limit} dice, this one asks for {count}"),
-                column=start, limit=MAX_DICE, expected=f"at most {MAX_DICE} dice in all", count=self._dice)
+                column=start,
+                limit=MAX_DICE,
+                expected=f"at most {MAX_DICE} dice in all",
+                count=self._dice,
+            )
         self._pos += 1  # the "d"
         sides, fate = self._sides()
         return self._modifiers(Dice(count, sides, fate), start)
@@ -369,8 +421,12 @@ class _Parser:
     def _count_atom(self, column: int) -> None:
         self._atoms += 1
         if self._atoms > MAX_TERMS:
-            raise LimitError(N_("at column {column}: an expression may have at most {limit} terms"), column=column,
-                             limit=MAX_TERMS, expected="the end of the expression")
+            raise LimitError(
+                N_("at column {column}: an expression may have at most {limit} terms"),
+                column=column,
+                limit=MAX_TERMS,
+                expected="the end of the expression",
+            )
 
     def _sides(self) -> tuple[int, bool]:
         if self._peek() == "%":
@@ -382,22 +438,30 @@ class _Parser:
         column = self._column()
         sides = self._number()
         if sides is None:
-            raise self._error(N_("at column {column}: expected a number of sides (or %), found {found}"),
-                              N_("at column {column}: expected a number of sides (or %), found the end"),
-                              "a number of sides (or %)")
+            raise self._error(
+                N_("at column {column}: expected a number of sides (or %), found {found}"),
+                N_("at column {column}: expected a number of sides (or %), found the end"),
+                "a number of sides (or %)",
+            )
         if sides < 1:
-            raise NotationError(N_("at column {column}: a die needs at least 1 side, not 0"), column=column,
-                                expected=_SIDES)
+            raise NotationError(
+                N_("at column {column}: a die needs at least 1 side, not 0"), column=column, expected=_SIDES
+            )
         if sides > MAX_SIDES:
-            raise LimitError(N_("at column {column}: a die may have at most {limit} sides, not {sides}"),
-                             column=column, limit=MAX_SIDES, expected=_SIDES, sides=sides)
+            raise LimitError(
+                N_("at column {column}: a die may have at most {limit} sides, not {sides}"),
+                column=column,
+                limit=MAX_SIDES,
+                expected=_SIDES,
+                sides=sides,
+            )
         return sides, False
 
     def _modifiers(self, dice: Dice, start: int) -> Dice:
         while True:
             column = self._column()
             char = self._peek()
-            two = self._text[self._pos:self._pos + 2]
+            two = self._text[self._pos : self._pos + 2]
             if char == "!":
                 if dice.explode is not None:
                     raise self._twice(column, N_("an explosion (!)"))
@@ -409,8 +473,12 @@ class _Parser:
                 dice = replace(dice, reroll_add=self._compare_or(None) or Compare("=", dice.low_face))
             elif char == "r":
                 if len(dice.rerolls) >= _MAX_REROLLS:
-                    raise LimitError(N_("at column {column}: a dice term may have at most {limit} rerolls"),
-                                     column=column, limit=_MAX_REROLLS, expected=None)
+                    raise LimitError(
+                        N_("at column {column}: a dice term may have at most {limit} rerolls"),
+                        column=column,
+                        limit=_MAX_REROLLS,
+                        expected=None,
+                    )
                 self._pos += 1
                 kind: str = "r"
                 if self._peek() == "o":
@@ -429,7 +497,8 @@ class _Parser:
                     raise self._twice(column, N_("a minimum (mi)") if two == "mi" else N_("a maximum (ma)"))
                 bound = self._required_number(
                     N_("at column {column}: expected a number after mi/ma (like mi2), found {found}"),
-                    N_("at column {column}: expected a number after mi/ma (like mi2), found the end"))
+                    N_("at column {column}: expected a number after mi/ma (like mi2), found the end"),
+                )
                 dice = replace(dice, minimum=bound) if two == "mi" else replace(dice, maximum=bound)
             elif char == "e":
                 if dice.explode is not None:
@@ -460,8 +529,10 @@ class _Parser:
         if char == "" or char in _AFTER_DICE:
             return
         raise self._error(
-            N_("at column {column}: expected a modifier (like kh3, !, r1, >4), an operator or the end, found "
-               "{found}"), None, "a modifier (like kh3, !, r1, >4), an operator or the end")
+            N_("at column {column}: expected a modifier (like kh3, !, r1, >4), an operator or the end, found {found}"),
+            None,
+            "a modifier (like kh3, !, r1, >4), an operator or the end",
+        )
 
     def _explode(self) -> Explode:
         self._pos += 1  # the "!"
@@ -470,8 +541,11 @@ class _Parser:
             self._pos += 1
             kind = "!!"
             if self._peek() == "p":
-                raise NotationError(N_("at column {column}: a die either compounds (!!) or penetrates (!p), not "
-                                       "both"), column=self._column(), expected=None)
+                raise NotationError(
+                    N_("at column {column}: a die either compounds (!!) or penetrates (!p), not both"),
+                    column=self._column(),
+                    expected=None,
+                )
         elif self._peek() == "p":
             self._pos += 1
             kind = "!p"
@@ -492,21 +566,32 @@ class _Parser:
         number = self._number()
         if number is None:
             if verb == "keep":
-                raise self._error(N_("at column {column}: expected how many dice to keep, found {found}"),
-                                  N_("at column {column}: expected how many dice to keep, found the end"),
-                                  "a number of dice to keep")
-            raise self._error(N_("at column {column}: expected how many dice to drop, found {found}"),
-                              N_("at column {column}: expected how many dice to drop, found the end"),
-                              "a number of dice to drop")
+                raise self._error(
+                    N_("at column {column}: expected how many dice to keep, found {found}"),
+                    N_("at column {column}: expected how many dice to keep, found the end"),
+                    "a number of dice to keep",
+                )
+            raise self._error(
+                N_("at column {column}: expected how many dice to drop, found {found}"),
+                N_("at column {column}: expected how many dice to drop, found the end"),
+                "a number of dice to drop",
+            )
         if not 1 <= number <= limit:
             if verb == "keep":
-                template = (N_("at column {column}: cannot keep {number} of {count} die") if limit == 1
-                            else N_("at column {column}: cannot keep {number} of {count} dice"))
+                template = (
+                    N_("at column {column}: cannot keep {number} of {count} die")
+                    if limit == 1
+                    else N_("at column {column}: cannot keep {number} of {count} dice")
+                )
             else:
-                template = (N_("at column {column}: cannot drop {number} of {count} die") if limit == 1
-                            else N_("at column {column}: cannot drop {number} of {count} dice"))
-            raise NotationError(template, column=number_column, expected=f"a number from 1 to {limit}",
-                                number=number, count=limit)
+                template = (
+                    N_("at column {column}: cannot drop {number} of {count} die")
+                    if limit == 1
+                    else N_("at column {column}: cannot drop {number} of {count} dice")
+                )
+            raise NotationError(
+                template, column=number_column, expected=f"a number from 1 to {limit}", number=number, count=limit
+            )
         return Keep(kind, number)
 
     def _compare(self) -> Compare:
@@ -517,9 +602,11 @@ class _Parser:
     def _compare_required(self) -> Compare:
         found = self._compare_or(None)
         if found is None:
-            raise self._error(N_("at column {column}: expected a target like 6, >4 or <2, found {found}"),
-                              N_("at column {column}: expected a target like 6, >4 or <2, found the end"),
-                              "a target like 6, >4 or <2")
+            raise self._error(
+                N_("at column {column}: expected a target like 6, >4 or <2, found {found}"),
+                N_("at column {column}: expected a target like 6, >4 or <2, found the end"),
+                "a target like 6, >4 or <2",
+            )
         return found
 
     def _compare_or(self, default: Compare | None) -> Compare | None:
@@ -538,7 +625,9 @@ class _Parser:
             return default
         target = self._required_number(
             N_("at column {column}: expected a target number after the comparison, found {found}"),
-            N_("at column {column}: expected a target number after the comparison, found the end"), "a target number")
+            N_("at column {column}: expected a target number after the comparison, found the end"),
+            "a target number",
+        )
         return Compare(op, target)
 
     def _required_number(self, template: str, end_template: str, expected: str = "a number") -> int:
@@ -547,17 +636,25 @@ class _Parser:
         if number is None:
             raise self._error(template, end_template, expected)
         if number > MAX_NUMBER:
-            raise LimitError(N_("at column {column}: a number may be at most {limit}"), column=column,
-                             limit=MAX_NUMBER, expected=f"a number up to {MAX_NUMBER}")
+            raise LimitError(
+                N_("at column {column}: a number may be at most {limit}"),
+                column=column,
+                limit=MAX_NUMBER,
+                expected=f"a number up to {MAX_NUMBER}",
+            )
         return number
 
     def _failure_error(self, column: int) -> NotationError:
-        return NotationError(N_("at column {column}: f counts failures after a success count, like 3d6>3f1"),
-                             column=column, expected="a success count before f, like >3f1")
+        return NotationError(
+            N_("at column {column}: f counts failures after a success count, like 3d6>3f1"),
+            column=column,
+            expected="a success count before f, like >3f1",
+        )
 
     def _twice(self, column: int, what: str) -> NotationError:
-        return NotationError(N_("at column {column}: {what} may appear only once here"), column=column,
-                             expected=None, what=Word(what))
+        return NotationError(
+            N_("at column {column}: {what} may appear only once here"), column=column, expected=None, what=Word(what)
+        )
 
     # --- characters ----------------------------------------------------------------------------------------
 
@@ -567,15 +664,22 @@ class _Parser:
             self._pos += 1
         if self._pos == start:
             return None
-        if self._pos - start > 7 or int(self._text[start:self._pos]) > MAX_NUMBER:
+        if self._pos - start > 7 or int(self._text[start : self._pos]) > MAX_NUMBER:
             if self._peek() == "d":
                 raise LimitError(
                     N_("at column {column}: an expression may roll at most {limit} dice, this one asks for {count}"),
-                    column=start + 1, limit=MAX_DICE, expected=f"at most {MAX_DICE} dice in all",
-                    count=self._text[start:self._pos].lstrip("0") or "0")
-            raise LimitError(N_("at column {column}: a number may be at most {limit}"), column=start + 1,
-                             limit=MAX_NUMBER, expected=f"a number up to {MAX_NUMBER}")
-        return int(self._text[start:self._pos])
+                    column=start + 1,
+                    limit=MAX_DICE,
+                    expected=f"at most {MAX_DICE} dice in all",
+                    count=self._text[start : self._pos].lstrip("0") or "0",
+                )
+            raise LimitError(
+                N_("at column {column}: a number may be at most {limit}"),
+                column=start + 1,
+                limit=MAX_NUMBER,
+                expected=f"a number up to {MAX_NUMBER}",
+            )
+        return int(self._text[start : self._pos])
 
     def _skip_blanks(self) -> None:
         while self._peek() in _BLANKS and self._peek() != "":
@@ -627,24 +731,35 @@ def pool_terms(node: Node) -> list[tuple[int, Node]]:
 
 def _check_pool(node: Node, column: int) -> None:
     terms = _pool_terms(node)
-    if terms is None or not any(isinstance(term, Dice) for _, term in terms) or any(
-            isinstance(term, Dice) and (term.keep is not None or term.success is not None) for _, term in terms):
+    if (
+        terms is None
+        or not any(isinstance(term, Dice) for _, term in terms)
+        or any(isinstance(term, Dice) and (term.keep is not None or term.success is not None) for _, term in terms)
+    ):
         raise NotationError(
-            N_("at column {column}: a group of one sub-roll keeps or counts its dice, so it must be dice and numbers "
-               "added up, like {{4d6+3d8}}k4 or {{3d20+5}}>21"), column=column, expected=None)
+            N_(
+                "at column {column}: a group of one sub-roll keeps or counts its dice, so it must be dice and numbers "
+                "added up, like {{4d6+3d8}}k4 or {{3d20+5}}>21"
+            ),
+            column=column,
+            expected=None,
+        )
 
 
 def _check_dice(dice: Dice, column: int) -> None:
     faces = list(dice.faces)
     forever = [r for r in dice.rerolls if r.kind == "r"]
     if forever and all(any(r.on.met_by(face) for r in forever) for face in faces):
-        raise NotationError(N_("at column {column}: rerolled on every face, the die would never stop"),
-                            column=column, expected=None)
+        raise NotationError(
+            N_("at column {column}: rerolled on every face, the die would never stop"), column=column, expected=None
+        )
     if dice.minimum is not None and dice.maximum is not None and dice.minimum > dice.maximum:
-        raise NotationError(N_("at column {column}: the minimum (mi) is above the maximum (ma)"), column=column,
-                            expected=None)
+        raise NotationError(
+            N_("at column {column}: the minimum (mi) is above the maximum (ma)"), column=column, expected=None
+        )
     if dice.explode is not None and all(dice.explodes_on(dice.clamp(face)) for face in faces):
         if dice.sides == 1 and not dice.fate and dice.explode.on is None:
             raise NotationError(N_("at column {column}: a d1 would explode forever"), column=column, expected=None)
-        raise NotationError(N_("at column {column}: exploding on every face, the die would never stop"),
-                            column=column, expected=None)
+        raise NotationError(
+            N_("at column {column}: exploding on every face, the die would never stop"), column=column, expected=None
+        )

@@ -76,4 +76,3 @@ def recovery_test(condition: str) -> RecoveryTest:
     (key,) = check_conditions([condition], "condition")
     rule = CONDITIONS[key]
     return RecoveryTest(key, rule.recovery_ability, rule.recovery_ob, rule.recovery_note)
-

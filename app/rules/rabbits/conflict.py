@@ -92,13 +92,17 @@ def exchange_plan(action_a: str, action_b: str) -> ExchangePlan:
     if kind == "V":
         note = N_("Versus: roll against each other; most successes wins.")
         if a == b == "feint":
-            note = N_("Versus: roll against each other; most successes wins. The margin of success comes off the "
-                      "loser's disposition.")
+            note = N_(
+                "Versus: roll against each other; most successes wins. The margin of success comes off the "
+                "loser's disposition."
+            )
         return ExchangePlan(a, b, kind, True, True, True, None, None, note)
     note = N_("Independent: each side tests its own action; both may succeed or both fail.")
     if "feint" in (a, b) and "maneuver" in (a, b):
-        note = N_("Independent: each side tests its own action; both may succeed or both fail. The Feint's "
-                  "successes come off the opponent's disposition.")
+        note = N_(
+            "Independent: each side tests its own action; both may succeed or both fail. The Feint's "
+            "successes come off the opponent's disposition."
+        )
     return ExchangePlan(a, b, kind, False, True, True, ACTION_OBSTACLES[a], ACTION_OBSTACLES[b], note)
 
 
@@ -114,7 +118,12 @@ def maneuver_effects(margin: int, effects: Sequence[str]) -> tuple[str, ...]:
         raise RabbitRuleError("effects", N_("The same effect cannot be bought twice in one action."))
     cost = sum(MANEUVER_EFFECTS[effect] for effect in bought)
     if cost > margin:
-        raise RabbitRuleError("effects", N_("Those effects cost {cost}, more than the margin of success {margin}."), cost=cost, margin=margin)
+        raise RabbitRuleError(
+            "effects",
+            N_("Those effects cost {cost}, more than the margin of success {margin}."),
+            cost=cost,
+            margin=margin,
+        )
     return bought
 
 
@@ -170,16 +179,21 @@ def disposition(
     bases = DISPOSITION_TABLE[conflict][1] or ABILITIES
     key = base.strip().lower() if isinstance(base, str) else None
     if key is None or key not in bases:
-        raise RabbitRuleError("base", N_("Unknown base ability {value!r} for this conflict; choose one of: {choices}."),
-                              value=base, choices=", ".join(bases))
+        raise RabbitRuleError(
+            "base",
+            N_("Unknown base ability {value!r} for this conflict; choose one of: {choices}."),
+            value=base,
+            choices=", ".join(bases),
+        )
     base = key
     check_count(base_rating, "base_rating", 0, MAX_POOL)
     penalties = disposition_penalties(_team_conditions(team_conditions), base)
     return disposition_of(conflict, base, base_rating, roll_pool(dice, pool), penalties)
 
 
-def disposition_of(conflict: str, base: str, base_rating: int, faces: Sequence[int],
-                   penalties: Sequence[Sequence[Any]]) -> Disposition:
+def disposition_of(
+    conflict: str, base: str, base_rating: int, faces: Sequence[int], penalties: Sequence[Sequence[Any]]
+) -> Disposition:
     """Ruling 7's total for dice already rolled: also the total after Fate has rerolled the 6s (the new faces
     appended), so a disposition roll can be followed up like any other roll."""
     faces = tuple(faces)

@@ -15,12 +15,19 @@ from app.rules.text import N_
 
 # --- ruling 10: which weapon table a conflict uses ------------------------------------------------------------
 WEAPON_TABLES = ("weapons", "argument", "none")
-CONFLICT_WEAPON_TABLE: Mapping[str, str | None] = MappingProxyType({
-    "fight": "weapons", "fight_animal": "weapons", "war": "weapons",
-    "argument": "argument", "speech": "argument", "negotiation": "argument",
-    "chase": "none", "journey": "none",
-    "other": None,  # the narrator picks one of the two tables, or none, at set-up
-})
+CONFLICT_WEAPON_TABLE: Mapping[str, str | None] = MappingProxyType(
+    {
+        "fight": "weapons",
+        "fight_animal": "weapons",
+        "war": "weapons",
+        "argument": "argument",
+        "speech": "argument",
+        "negotiation": "argument",
+        "chase": "none",
+        "journey": "none",
+        "other": None,  # the narrator picks one of the two tables, or none, at set-up
+    }
+)
 
 
 def weapon_table_key(conflict: str, other_pick: str = "") -> str:
@@ -65,11 +72,19 @@ def weapon_modifier(row: Sequence[str], action: str, against: str, mode: str = "
 
 # --- ruling 12: ties in a conflict's versus action -------------------------------------------------------------
 CONFLICT_TIE_STEPS = ("trait", "fate", "tiebreak")
-CONFLICT_TIEBREAK: Mapping[str, str | None] = MappingProxyType({
-    "argument": "will", "speech": "will", "negotiation": "will", "war": "will",
-    "fight": "health", "fight_animal": "health", "chase": "health", "journey": "health",
-    "other": None,  # the narrator's pick
-})
+CONFLICT_TIEBREAK: Mapping[str, str | None] = MappingProxyType(
+    {
+        "argument": "will",
+        "speech": "will",
+        "negotiation": "will",
+        "war": "will",
+        "fight": "health",
+        "fight_animal": "health",
+        "chase": "health",
+        "journey": "health",
+        "other": None,  # the narrator's pick
+    }
+)
 TIEBREAK_PICKS = ("will", "health")
 # Winning a tie beats a tied roll by one success: the winner's action takes effect with a margin of 1.
 TIE_WON_MARGIN = 1
@@ -100,8 +115,15 @@ class TieResult:
     settled: bool
 
 
-def settle_tie(a_hits: int, b_hits: int, *, conceded_by: str | None = None, traits_done: bool = False,
-               fate_done: bool = False, tiebreak: tuple[int, int] | None = None) -> TieResult:
+def settle_tie(
+    a_hits: int,
+    b_hits: int,
+    *,
+    conceded_by: str | None = None,
+    traits_done: bool = False,
+    fate_done: bool = False,
+    tiebreak: tuple[int, int] | None = None,
+) -> TieResult:
     """Ruling 12, in order: a side may give the tie away with a trait (the other side wins); then either side
     may spend Fate (the successes after Fate decide, by their difference); then a tiebreaker roll (its winner
     wins); only a tiebreaker that ties too leaves the action without a change of disposition.

@@ -35,10 +35,17 @@ def check_count(value: object, field: str, low: int = 0, high: int | None = None
         raise RabbitRuleError(field, N_("{name} must be a whole number, not {value!r}."), name=field, value=value)
     if value < low or (high is not None and value > high):
         if high is None:
-            raise RabbitRuleError(field, N_("{name} must be at least {low}, not {value}."), name=field, low=low,
-                                  value=value)
-        raise RabbitRuleError(field, N_("{name} must be between {low} and {high}, not {value}."), name=field, low=low,
-                              high=high, value=value)
+            raise RabbitRuleError(
+                field, N_("{name} must be at least {low}, not {value}."), name=field, low=low, value=value
+            )
+        raise RabbitRuleError(
+            field,
+            N_("{name} must be between {low} and {high}, not {value}."),
+            name=field,
+            low=low,
+            high=high,
+            value=value,
+        )
     return value
 
 
@@ -47,5 +54,11 @@ def check_choice(value: object, choices: Collection[str], field: str, what: str)
     `what` (the kind of thing, e.g. "kind of roll") is marked N_ by the caller and translated where shown."""
     key = value.strip().lower() if isinstance(value, str) else None
     if key is None or key not in choices:
-        raise RabbitRuleError(field, N_("Unknown {what} {value!r}; choose one of: {choices}."), what=Word(what), value=value, choices=', '.join(choices))
+        raise RabbitRuleError(
+            field,
+            N_("Unknown {what} {value!r}; choose one of: {choices}."),
+            what=Word(what),
+            value=value,
+            choices=", ".join(choices),
+        )
     return key

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from math import comb
 
 from app.rules.rabbits.errors import MAX_POOL, check_count
@@ -14,7 +14,7 @@ _PLAIN_SUCCESS = Fraction(1, 3)
 _SIX = Fraction(1, 6)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _exploding_at_least(dice: int, needed: int) -> Fraction:
     """P(`dice` exploding dice give at least `needed` successes). Each step uses up a die or a needed
     success (a 6 does both and adds a die back), so the recursion ends and the answer is exact.

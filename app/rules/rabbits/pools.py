@@ -29,7 +29,6 @@ _DANISH_CONDITIONS = {rule.danish.lower(): key for key, rule in CONDITIONS.items
 _NO_TRAIT = TraitUse("", 0, 0, 0, 0, False)
 
 
-
 class Label(str):
     """A breakdown line's English text that keeps its template (marked N_) and values, so the app can show it in
     the reader's language (app.systems.rabbits.pools.line_text); it is, and compares as, the English text."""
@@ -44,8 +43,14 @@ class Label(str):
 
 
 Line = tuple[str, int]
-_ROLLED_WORDS = {"skill": N_("Skill"), "nature": N_("Nature"), "will": N_("Will"), "health": N_("Health"),
-                 "resources": N_("Resources"), "circles": N_("Circles")}
+_ROLLED_WORDS = {
+    "skill": N_("Skill"),
+    "nature": N_("Nature"),
+    "will": N_("Will"),
+    "health": N_("Health"),
+    "resources": N_("Resources"),
+    "circles": N_("Circles"),
+}
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,9 @@ def beginners_luck(ability: int, extra_dice: int) -> int:
 def check_conditions(conditions: Collection[str], field: str = "conditions") -> frozenset[str]:
     """The conditions as table keys (English or the sheet's Danish names, any case)."""
     if isinstance(conditions, str):
-        raise RabbitRuleError(field, N_("Give the conditions as a list, e.g. ['{conditions}'], not a bare string."), conditions=conditions)
+        raise RabbitRuleError(
+            field, N_("Give the conditions as a list, e.g. ['{conditions}'], not a bare string."), conditions=conditions
+        )
     keys: set[str] = set()
     for name in conditions:
         english = _DANISH_CONDITIONS.get(name.strip().lower(), name) if isinstance(name, str) else name
@@ -117,7 +124,9 @@ def _check_rating(rolled: str, rating: int, beginners_luck: bool) -> None:
     else:
         check_count(rating, "rating", 0, MAX_POOL)
     if beginners_luck and rolled not in BEGINNERS_LUCK_ABILITIES:
-        raise RabbitRuleError("beginners_luck", N_("Beginner's luck rolls Will or Health, not {rolled}."), rolled=rolled.title())
+        raise RabbitRuleError(
+            "beginners_luck", N_("Beginner's luck rolls Will or Health, not {rolled}."), rolled=rolled.title()
+        )
 
 
 def _help_lines(helpers: Sequence[Collection[str]], wise: bool, names: Sequence[str] = ()) -> list[Line]:
@@ -162,8 +171,12 @@ def _nature_tap_lines(rolled: str, rating: int, tap_nature: bool, nature: int | 
 
 def _persona_lines(persona: int) -> list[Line]:
     if not isinstance(persona, int) or isinstance(persona, bool) or not 0 <= persona <= PERSONA_DICE_MAX:
-        raise RabbitRuleError("persona", N_("0 to {most} Persona points can add dice to one roll, not {persona!r}."),
-                              most=PERSONA_DICE_MAX, persona=persona)
+        raise RabbitRuleError(
+            "persona",
+            N_("0 to {most} Persona points can add dice to one roll, not {persona!r}."),
+            most=PERSONA_DICE_MAX,
+            persona=persona,
+        )
     return [(Label(N_("Persona ({n})"), n=persona), persona)] if persona else []
 
 
@@ -181,8 +194,11 @@ def _trait(trait: str | None, opponent_trait: bool, versus: bool) -> tuple[Trait
 
 def _condition_lines(conditions: frozenset[str]) -> list[Line]:
     rules = [CONDITIONS[key] for key in sorted(conditions)]
-    return [(Label(N_("{condition} ({dice}D)"), condition=Label(rule.name), dice=rule.dice), rule.dice)
-            for rule in rules if rule.dice]
+    return [
+        (Label(N_("{condition} ({dice}D)"), condition=Label(rule.name), dice=rule.dice), rule.dice)
+        for rule in rules
+        if rule.dice
+    ]
 
 
 def _total(lines: list[Line]) -> tuple[int, list[Line]]:
@@ -192,7 +208,9 @@ def _total(lines: list[Line]) -> tuple[int, list[Line]]:
         lines = lines + [(Label(N_("No fewer than 0 dice")), -total)]
         total = 0
     if total > MAX_POOL:
-        raise RabbitRuleError("pool", N_("A pool of {total} dice is past the limit of {most}."), total=total, most=MAX_POOL)
+        raise RabbitRuleError(
+            "pool", N_("A pool of {total} dice is past the limit of {most}."), total=total, most=MAX_POOL
+        )
     return total, lines
 
 
@@ -219,7 +237,8 @@ def pool_for(
     beginners_luck: no rating in the skill, so roll Will or Health (ability + help + wise halved, rounding up;
     Persona, tapped Nature, trait and condition dice are added after halving). helpers: each helper's
     conditions ([] for a healthy helper); helper_names: their names, in the same order (each gets its own
-    breakdown line, "Help from Moss"; without names one line "Help" counts them all). trait: None, "helps", "helps_again", "against_you" or
+    breakdown line, "Help from Moss"; without names one line "Help" counts them all). trait: None, "helps",
+    "helps_again", "against_you" or
     "aids_opponent" (versus only). opponent_trait: the opponent's trait gives this side +2D.
     persona: 0–3 Persona points for +1D each. tap_nature: 1 Persona point adds the Nature rating `nature`.
     conditions: the roller's conditions; Injured and Sick each take 1D.

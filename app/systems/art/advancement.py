@@ -84,11 +84,19 @@ def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, di
         _adventurer(sheet, "participants")
         improved = session_end(sheet, params.adventure_over)
         others[cid] = dump(sheet)
-        lines.append(msg("{name} +1 xp ({skills})", name=name, skills=join(improved)) if improved
-                     else msg("{name} +1 xp", name=name))
-    what = (N_("ends the adventure: {lines}") if params.adventure_over else N_("ends the session: {lines}"))
-    return Resolution(request=params.model_dump(), dice=[], outcome={"participants": params.participants},
-                      summary=msg(what, lines=join(lines, "; ")), others=others)
+        lines.append(
+            msg("{name} +1 xp ({skills})", name=name, skills=join(improved))
+            if improved
+            else msg("{name} +1 xp", name=name)
+        )
+    what = N_("ends the adventure: {lines}") if params.adventure_over else N_("ends the session: {lines}")
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"participants": params.participants},
+        summary=msg(what, lines=join(lines, "; ")),
+        others=others,
+    )
 
 
 def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, ctx: Context) -> Resolution:
@@ -104,11 +112,18 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
     text = msg(how, n=abs(params.amount), name=name)
     if sheet.fame > fame:
         text = join([text, msg(": Fame rises to {fame}", fame=sheet.fame)], "")
-    return Resolution(request=params.model_dump(), dice=[], outcome={"glory": sheet.glory, "fame": sheet.fame},
-                      summary=text, others={params.target_id: dump(sheet)})
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"glory": sheet.glory, "fame": sheet.fame},
+        summary=text,
+        others={params.target_id: dump(sheet)},
+    )
 
 
-def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_raise_attribute(
+    sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice, ctx: Context
+) -> Resolution:
     """Each +1 costs the attribute's current score in its inspiration points (ch. 6)."""
     sheet = load(sheet_data)
     _adventurer(sheet, "attribute")
@@ -117,13 +132,25 @@ def resolve_raise_attribute(sheet_data: dict[str, Any], params: RaiseAttributePa
         raise ActionError(_("Choose one of the ten attributes."), field="attribute")
     score, points = sheet.attributes[code] or 0, sheet.attribute_inspiration.get(code, 0)
     if points < score:
-        raise ActionError(_("Raising {attribute} from {score} costs {score} inspiration points; it has {points}.")
-                          .format(attribute=_(ATTRIBUTES[code]), score=score, points=points), field="attribute")
+        raise ActionError(
+            _("Raising {attribute} from {score} costs {score} inspiration points; it has {points}.").format(
+                attribute=_(ATTRIBUTES[code]), score=score, points=points
+            ),
+            field="attribute",
+        )
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
-    return Resolution(request=params.model_dump(), dice=[], outcome={"attribute": code, "score": score + 1},
-                      summary=msg("raises {name} to {score} for {points} inspiration points", name=msg(ATTRIBUTES[code]),
-                                  score=score + 1, points=score),
-                      sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"attribute": code, "score": score + 1},
+        summary=msg(
+            "raises {name} to {score} for {points} inspiration points",
+            name=msg(ATTRIBUTES[code]),
+            score=score + 1,
+            points=score,
+        ),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice, ctx: Context) -> Resolution:
@@ -138,20 +165,34 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
     try:
         cost = art.perk_cost(params.perk, rank)
     except art.ArtRuleError as exc:
-        raise ActionError(_("You already have every rank of {perk}.").format(perk=_(params.perk)), field="perk") from exc
+        raise ActionError(
+            _("You already have every rank of {perk}.").format(perk=_(params.perk)), field="perk"
+        ) from exc
     scores = {code: value or 0 for code, value in sheet.attributes.items()}
     unmet = art.unmet_requirements(params.perk, scores, list(sheet.perks), rank=rank)
     if unmet:
-        raise ActionError(_("{perk} needs {unmet}.").format(perk=_(params.perk), unmet=render(core.unmet_text(unmet))), field="perk")
+        raise ActionError(
+            _("{perk} needs {unmet}.").format(perk=_(params.perk), unmet=render(core.unmet_text(unmet))), field="perk"
+        )
     if cost > sheet.xp:
-        raise ActionError(_("{perk} costs {cost} xp; you have {xp}.")
-                          .format(perk=_(params.perk), cost=cost, xp=sheet.xp), field="perk")
+        raise ActionError(
+            _("{perk} costs {cost} xp; you have {xp}.").format(perk=_(params.perk), cost=cost, xp=sheet.xp),
+            field="perk",
+        )
     sheet.xp -= cost
     sheet.perks[params.perk] = rank
-    what = (msg("buys {perk} rank {rank} for {cost} xp", perk=msg(params.perk), rank=rank, cost=cost)
-            if art.PERKS[params.perk].per_rank else msg("buys {perk} for {cost} xp", perk=msg(params.perk), cost=cost))
-    return Resolution(request=params.model_dump(), dice=[], outcome={"perk": params.perk, "rank": rank, "xp": cost},
-                      summary=what, sheet=dump(sheet))
+    what = (
+        msg("buys {perk} rank {rank} for {cost} xp", perk=msg(params.perk), rank=rank, cost=cost)
+        if art.PERKS[params.perk].per_rank
+        else msg("buys {perk} for {cost} xp", perk=msg(params.perk), cost=cost)
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"perk": params.perk, "rank": rank, "xp": cost},
+        summary=what,
+        sheet=dump(sheet),
+    )
 
 
 def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice, ctx: Context) -> Resolution:
@@ -166,12 +207,18 @@ def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice,
     except art.ArtRuleError as exc:
         raise ActionError(_("Health is at its highest rank."), field="health") from exc
     if cost > sheet.xp:
-        raise ActionError(_("The next Health rank costs {cost} xp; you have {xp}.")
-                          .format(cost=cost, xp=sheet.xp), field="health")
+        raise ActionError(
+            _("The next Health rank costs {cost} xp; you have {xp}.").format(cost=cost, xp=sheet.xp), field="health"
+        )
     sheet.xp -= cost
     sheet.health = [box.name for box in art.health_track(rank + 1)]
-    return Resolution(request={}, dice=[], outcome={"rank": rank + 1, "xp": cost},
-                      summary=msg("raises Health to {track} for {cost} xp", track="/".join(sheet.health), cost=cost), sheet=dump(sheet))
+    return Resolution(
+        request={},
+        dice=[],
+        outcome={"rank": rank + 1, "xp": cost},
+        summary=msg("raises Health to {track} for {cost} xp", track="/".join(sheet.health), cost=cost),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice, ctx: Context) -> Resolution:
@@ -189,9 +236,16 @@ def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: 
         raise ActionError(_("After the first session new skills start at +1."), field="rating")
     cost = art.starting_skill_cost(params.rating) if starting else NEW_SKILL_IN_PLAY_COST
     if cost > sheet.xp:
-        raise ActionError(_("+{rating} costs {cost} xp; you have {xp}.")
-                          .format(rating=params.rating, cost=cost, xp=sheet.xp), field="rating")
+        raise ActionError(
+            _("+{rating} costs {cost} xp; you have {xp}.").format(rating=params.rating, cost=cost, xp=sheet.xp),
+            field="rating",
+        )
     sheet.xp -= cost
     sheet.skills.append(Skill(name=name, rating=params.rating))
-    return Resolution(request=params.model_dump(), dice=[], outcome={"skill": name, "xp": cost},
-                      summary=msg("buys the skill {name} +{rating} for {cost} xp", name=name, rating=params.rating, cost=cost), sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"skill": name, "xp": cost},
+        summary=msg("buys the skill {name} +{rating} for {cost} xp", name=name, rating=params.rating, cost=cost),
+        sheet=dump(sheet),
+    )

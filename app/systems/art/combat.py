@@ -46,6 +46,7 @@ class AttackParams(RollChoices):
 
 # --- damage ----------------------------------------------------------------------------------------------
 
+
 def apply_player_damage(sheet: ArtSheet, failures: int, rating: int) -> dict[str, Any]:
     """Failures (+ rating) → damage, marked on the Health track; staggering and defeat (ch. 3)."""
     return mark_damage(sheet, art.player_damage(failures, rating))
@@ -62,8 +63,13 @@ def mark_damage(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
         sheet.fame = art.fame_after_defeat(sheet.fame)
         sheet.fame_spent = min(sheet.fame_spent, sheet.fame)
         sheet.unconscious = True
-    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
-            "defeated": record.defeated, "defeat_penalty": penalty}
+    return {
+        "damage": damage.name,
+        "marked": list(record.marked),
+        "staggered": record.staggered,
+        "defeated": record.defeated,
+        "defeat_penalty": penalty,
+    }
 
 
 def undo_player_damage(sheet: ArtSheet, done: dict[str, Any]) -> None:
@@ -81,8 +87,11 @@ def damage_text(done: dict[str, Any] | None) -> Text:
     if not done["marked"]:
         return msg("{level} damage shrugged off", level=level)
     if done["defeated"]:
-        return (msg("takes {level} damage, defeated (−1 Fame, unconscious)", level=level)
-                if done.get("defeat_penalty") else msg("takes {level} damage, defeated", level=level))
+        return (
+            msg("takes {level} damage, defeated (−1 Fame, unconscious)", level=level)
+            if done.get("defeat_penalty")
+            else msg("takes {level} damage, defeated", level=level)
+        )
     if done["staggered"]:
         return msg("takes {level} damage, staggered", level=level)
     return msg("takes {level} damage", level=level)
@@ -106,25 +115,50 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
             raise ActionError(_("You cannot use a shield while wielding a two-handed weapon."), field="use_shield")
         base += shield_bonus(sheet)
         label, item_index = msg("Defense with {name}", name=found.name), sheet.gear.index(found)
-    spec = core.RollSpec(label=label, base=base, attribute="AGI", roll_kind="defense",
-                         difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
-                         item_index=item_index)
+    spec = core.RollSpec(
+        label=label,
+        base=base,
+        attribute="AGI",
+        roll_kind="defense",
+        difficulty=core.adjusted(difficulty, params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers,
+        fame_before=params.fame_before,
+        take25=params.take25,
+        item_index=item_index,
+    )
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     done = apply_player_damage(sheet, rolled.roll.failures, rating) if not rolled.roll.succeeded else None
     hide = concealed(other, ctx, against)
-    outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "damage": done,
-               "damage_rating": rating}
-    core.remember(sheet, ctx.seq, "defend", spec, rolled, damage_rating=rating, damage=done,
-                  opponent_id=params.opponent_id, concealed=bool(hide))
+    outcome = {
+        **(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)),
+        "damage": done,
+        "damage_rating": rating,
+    }
+    core.remember(
+        sheet,
+        ctx.seq,
+        "defend",
+        spec,
+        rolled,
+        damage_rating=rating,
+        damage=done,
+        opponent_id=params.opponent_id,
+        concealed=bool(hide),
+    )
     head = msg("defends against {who}", who=against) if against else msg("defends")
     rating_text = msg(" (+{n} damage)", n=rating) if rating else ""
-    summary = msg("{head}{rating}: {roll}; {damage}", head=head, rating=rating_text,
-                  roll=core.describe(spec, rolled, against=hide),
-                  damage=damage_text(done) if done else msg("avoids all damage"))
-    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
-                      sheet=dump(sheet))
+    summary = msg(
+        "{head}{rating}: {roll}; {damage}",
+        head=head,
+        rating=rating_text,
+        roll=core.describe(spec, rolled, against=hide),
+        damage=damage_text(done) if done else msg("avoids all damage"),
+    )
+    return Resolution(
+        request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary, sheet=dump(sheet)
+    )
 
 
 def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
@@ -132,8 +166,12 @@ def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
     damage = art.inflicted_damage(result)
     record = art.record_damage([Level[c] for c in foe.health], foe.checked, damage)
     foe.checked = list(record.checked)
-    return {"damage": damage.name, "marked": list(record.marked), "staggered": record.staggered,
-            "defeated": record.defeated}
+    return {
+        "damage": damage.name,
+        "marked": list(record.marked),
+        "staggered": record.staggered,
+        "defeated": record.defeated,
+    }
 
 
 def foe_damage_text(name: str | Text, done: dict[str, Any]) -> Text:
@@ -155,19 +193,32 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         raise ActionError(_("Choose one of your weapons."), field="weapon")
     item = sheet.gear[params.weapon]
     if item.slot != "ready":
-        raise ActionError(_("{name} is not ready: move it to a ready slot first (an action).")
-                          .format(name=item.name), field="weapon")
+        raise ActionError(
+            _("{name} is not ready: move it to a ready slot first (an action).").format(name=item.name), field="weapon"
+        )
     stats = weapon_stats(sheet, item)
     if stats["too_heavy"]:
-        raise ActionError(_("{name} needs Strength {strength_required}.")
-                          .format(name=item.name, strength_required=stats['strength_required']), field="weapon")
+        raise ActionError(
+            _("{name} needs Strength {strength_required}.").format(
+                name=item.name, strength_required=stats["strength_required"]
+            ),
+            field="weapon",
+        )
     other = opponent(ctx, params.opponent_id)
     difficulty, against = difficulty_against(other, "DEF", params.difficulty)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    spec = core.RollSpec(label=msg("Attack with {name}", name=item.name), base=stats["attack"], attribute=stats["attribute"],
-                         roll_kind=kind, difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers, fame_before=params.fame_before, take25=params.take25,
-                         item_index=params.weapon)
+    spec = core.RollSpec(
+        label=msg("Attack with {name}", name=item.name),
+        base=stats["attack"],
+        attribute=stats["attribute"],
+        roll_kind=kind,
+        difficulty=core.adjusted(difficulty, params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers,
+        fame_before=params.fame_before,
+        take25=params.take25,
+        item_index=params.weapon,
+    )
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     others: dict[int, Any] = {}
@@ -180,16 +231,27 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         text = foe_damage_text(name, done)
     hide = concealed(other, ctx, against)
     outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}
-    core.remember(sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done,
-                  concealed=bool(hide))
+    core.remember(
+        sheet, ctx.seq, "attack", spec, rolled, opponent_id=params.opponent_id, foe_damage=done, concealed=bool(hide)
+    )
     roll = core.describe(spec, rolled, against=hide)
-    summary = (msg("attacks {target}: {roll}; {result}", target=other[1], roll=roll, result=text) if other is not None
-               else msg("attacks: {roll}; {result}", roll=roll, result=text))
-    return Resolution(request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary,
-                      sheet=dump(sheet), others=others)
+    summary = (
+        msg("attacks {target}: {roll}; {result}", target=other[1], roll=roll, result=text)
+        if other is not None
+        else msg("attacks: {roll}; {result}", roll=roll, result=text)
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=recorder.rolled,
+        outcome=outcome,
+        summary=summary,
+        sheet=dump(sheet),
+        others=others,
+    )
 
 
 # --- odds --------------------------------------------------------------------------------------------------
+
 
 def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
     sheet = load(sheet_data)
@@ -197,11 +259,17 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Attack"))
     base = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
-    spec = core.RollSpec(label=msg("Defense"), base=base, attribute="AGI", roll_kind="defense",
-                         difficulty=core.adjusted(core.parse_level(params.attack, "attack", N_("the Attack")),
-                                                  params.adjust),
-                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
-                         take25=params.take25)
+    spec = core.RollSpec(
+        label=msg("Defense"),
+        base=base,
+        attribute="AGI",
+        roll_kind="defense",
+        difficulty=core.adjusted(core.parse_level(params.attack, "attack", N_("the Attack")), params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers,
+        fame_before=params.fame_before,
+        take25=params.take25,
+    )
     return chance_of(sheet, spec, ctx.campaign_settings)
 
 
@@ -213,8 +281,14 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Defense"))
     stats = weapon_stats(sheet, sheet.gear[params.weapon])
-    spec = core.RollSpec(label=msg("Attack"), base=stats["attack"], attribute=stats["attribute"],
-                         difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
-                         skills=params.skills, modifiers=params.modifiers, fame_before=params.fame_before,
-                         take25=params.take25)
+    spec = core.RollSpec(
+        label=msg("Attack"),
+        base=stats["attack"],
+        attribute=stats["attribute"],
+        difficulty=core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers,
+        fame_before=params.fame_before,
+        take25=params.take25,
+    )
     return chance_of(sheet, spec, ctx.campaign_settings)

@@ -38,7 +38,9 @@ def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
     return found if found and not found.get("over") else None
 
 
-def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_start_complex(
+    sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context
+) -> Resolution:
     sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError(_("Only an adventurer with attributes takes on a complex action."), field="title")
@@ -47,13 +49,25 @@ def resolve_start_complex(sheet_data: dict[str, Any], params: StartComplexParams
         raise ActionError(_("Name the complex action (what all the steps achieve)."), field="title")
     running = open_complex(sheet)
     if running:
-        raise ActionError(_("“{title}” is still under way: finish or abandon it first.")
-                          .format(title=running['title']), field="title")
-    sheet.complex = {"title": title, "steps": params.steps, "done": 0, "modifier": 0, "over": False,
-                     "outcome": None, "results": []}
-    return Resolution(request={"title": title, "steps": params.steps}, dice=[],
-                      outcome={"title": title, "steps": params.steps},
-                      summary=_starts(title=title, steps=params.steps), sheet=dump(sheet))
+        raise ActionError(
+            _("“{title}” is still under way: finish or abandon it first.").format(title=running["title"]), field="title"
+        )
+    sheet.complex = {
+        "title": title,
+        "steps": params.steps,
+        "done": 0,
+        "modifier": 0,
+        "over": False,
+        "outcome": None,
+        "results": [],
+    }
+    return Resolution(
+        request={"title": title, "steps": params.steps},
+        dice=[],
+        outcome={"title": title, "steps": params.steps},
+        summary=_starts(title=title, steps=params.steps),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
@@ -64,9 +78,13 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
         raise ActionError(_("No complex action is under way."), field="end_complex")
     running.update(over=True, modifier=0, outcome="abandoned")
     sheet.complex = running
-    return Resolution(request={}, dice=[], outcome={"title": running["title"], "done": running["done"]},
-                      summary=_abandons(title=running["title"], done=running["done"], steps=running["steps"]),
-                      sheet=dump(sheet))
+    return Resolution(
+        request={},
+        dice=[],
+        outcome={"title": running["title"], "done": running["done"]},
+        summary=_abandons(title=running["title"], done=running["done"], steps=running["steps"]),
+        sheet=dump(sheet),
+    )
 
 
 def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int) -> Text:
@@ -77,8 +95,12 @@ def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int)
     applied = running["modifier"]
     running["done"] += 1
     running["results"] = [*running["results"], {"seq": seq, "result": result.name, "successes": successes}]
-    head = msg("complex action {title}, step {done}/{steps}", title=running["title"], done=running["done"],
-               steps=running["steps"])
+    head = msg(
+        "complex action {title}, step {done}/{steps}",
+        title=running["title"],
+        done=running["done"],
+        steps=running["steps"],
+    )
     if applied:
         head = join([head, msg(" ({change} from the last step)", change=f"{applied:+d}")], "")
     if result is Level.CT:
@@ -86,8 +108,9 @@ def record_step(sheet: ArtSheet, seq: int | None, result: Level, successes: int)
         text = msg("{head}: Catastrophic — the action ends in disaster", head=head)
     elif running["done"] >= running["steps"]:
         running.update(over=True, modifier=0, outcome=successes)
-        text = msg("{head}: the last step — the action ends with {label}", head=head,
-                   label=wording.outcome_words(successes))
+        text = msg(
+            "{head}: the last step — the action ends with {label}", head=head, label=wording.outcome_words(successes)
+        )
     else:
         running["modifier"] = successes
         text = msg("{head}; {change} on the next step", head=head, change=f"{successes:+d}")
@@ -117,14 +140,22 @@ def revise_step(sheet: ArtSheet, seq: int, successes: int) -> Text | str:
 
 
 def _starts(**a: Any) -> Text:
-    return msgn("starts a complex action: {title} ({n} step)", "starts a complex action: {title} ({n} steps)",
-                a["steps"], title=a["title"])
+    return msgn(
+        "starts a complex action: {title} ({n} step)",
+        "starts a complex action: {title} ({n} steps)",
+        a["steps"],
+        title=a["title"],
+    )
 
 
 def _abandons(**a: Any) -> Text:
-    return msgn("abandons the complex action {title} after {done} of {n} step",
-                "abandons the complex action {title} after {done} of {n} steps", a["steps"], title=a["title"],
-                done=a["done"])
+    return msgn(
+        "abandons the complex action {title} after {done} of {n} step",
+        "abandons the complex action {title} after {done} of {n} steps",
+        a["steps"],
+        title=a["title"],
+        done=a["done"],
+    )
 
 
 # Entries logged before the counts had plural forms.

@@ -47,8 +47,9 @@ def parse_level(code: str | None, field_name: str, what: str = N_("the difficult
     try:
         return Level.parse(code)
     except art.ArtRuleError as exc:
-        raise ActionError(_("{code} is not a level (Catastrophic to Extreme).")
-                          .format(code=code), field=field_name) from exc
+        raise ActionError(
+            _("{code} is not a level (Catastrophic to Extreme).").format(code=code), field=field_name
+        ) from exc
 
 
 def adjusted(difficulty: Level, columns: int) -> Level:
@@ -71,7 +72,7 @@ def skill_uses(sheet: ArtSheet, names: list[str], *, untrained: bool = False) ->
     names = [n for n in names if n]
     if len(names) > 2:
         raise ActionError(_("Add up to two skills to a roll."), field="skills")
-    if len(set(n.lower() for n in names)) != len(names):
+    if len({n.lower() for n in names}) != len(names):
         raise ActionError(_("Use each skill once."), field="skills")
     if untrained and names:
         raise ActionError(_("Without the perk you roll on the 2 row: skills do not help."), field="skills")
@@ -95,8 +96,9 @@ def check_fame_before(sheet: ArtSheet, amount: int) -> None:
     if amount < 0:
         raise ActionError(_("Fame spent cannot be negative."), field="fame_before")
     if amount > fame_left(sheet):
-        raise ActionError(_("You have {fame_left} Fame left to spend.")
-                          .format(fame_left=fame_left(sheet)), field="fame_before")
+        raise ActionError(
+            _("You have {fame_left} Fame left to spend.").format(fame_left=fame_left(sheet)), field="fame_before"
+        )
 
 
 def item_effects(sheet: ArtSheet, spec: RollSpec, kicker: int | None) -> list[str]:
@@ -140,8 +142,7 @@ def roll_trait(sheet: ArtSheet, spec: RollSpec, dice: Any, table: art.ArtTable) 
     uses = skill_uses(sheet, spec.skills, untrained=spec.untrained)
     check_fame_before(sheet, spec.fame_before)
     trait = trait_of(sheet, spec, uses)
-    roll = art.trait_roll(dice, trait, spec.difficulty, fame_before=spec.fame_before, take25=spec.take25,
-                          table=table)
+    roll = art.trait_roll(dice, trait, spec.difficulty, fame_before=spec.fame_before, take25=spec.take25, table=table)
     sheet.fame_spent += spec.fame_before
     regained = 0
     if roll.regains_fame:
@@ -153,19 +154,41 @@ def roll_trait(sheet: ArtSheet, spec: RollSpec, dice: Any, table: art.ArtTable) 
     return Rolled(roll, uses, options, perks, item_effects(sheet, spec, roll.kicker), regained)
 
 
-def remember(sheet: ArtSheet, seq: int | None, action: str, spec: RollSpec, rolled: Rolled,
-             **extra: Any) -> dict[str, Any]:
+def remember(
+    sheet: ArtSheet, seq: int | None, action: str, spec: RollSpec, rolled: Rolled, **extra: Any
+) -> dict[str, Any]:
     """The sheet's note of its last roll, so a follow-up (Fame after, inspiration) is checked by the server."""
     roll = rolled.roll
     memo = {
-        "seq": seq, "action": action, "label": spec.label, "attribute": spec.attribute, "roll_kind": spec.roll_kind,
-        "difficulty": roll.difficulty.name, "rolled": roll.rolled.name, "result": roll.result.name,
-        "roll": roll.roll, "kicker": roll.kicker, "doubles": roll.doubles, "took25": roll.took25,
-        "trait": roll.trait, "row": roll.row, "fame_before": roll.fame_before, "fame_after": 0,
-        "successes": roll.successes, "skills": [u.name for u in rolled.uses],
-        "options": {"create_skill": rolled.options.create_skill, "attribute": rolled.options.attribute,
-                    "skills": list(rolled.options.skills)} if rolled.options.any else None,
-        "inspired": None, "perks": list(rolled.perks), "effects": rolled.items, **extra,
+        "seq": seq,
+        "action": action,
+        "label": spec.label,
+        "attribute": spec.attribute,
+        "roll_kind": spec.roll_kind,
+        "difficulty": roll.difficulty.name,
+        "rolled": roll.rolled.name,
+        "result": roll.result.name,
+        "roll": roll.roll,
+        "kicker": roll.kicker,
+        "doubles": roll.doubles,
+        "took25": roll.took25,
+        "trait": roll.trait,
+        "row": roll.row,
+        "fame_before": roll.fame_before,
+        "fame_after": 0,
+        "successes": roll.successes,
+        "skills": [u.name for u in rolled.uses],
+        "options": {
+            "create_skill": rolled.options.create_skill,
+            "attribute": rolled.options.attribute,
+            "skills": list(rolled.options.skills),
+        }
+        if rolled.options.any
+        else None,
+        "inspired": None,
+        "perks": list(rolled.perks),
+        "effects": rolled.items,
+        **extra,
     }
     sheet.last_roll = memo
     return memo
@@ -175,12 +198,28 @@ def outcome_of(rolled: Rolled) -> dict[str, Any]:
     roll = rolled.roll
     label, meaning = art.interpret(roll.successes)
     return {
-        "trait": roll.trait, "row": roll.row, "roll": roll.roll, "kicker": roll.kicker, "doubles": roll.doubles,
-        "took25": roll.took25, "difficulty": roll.difficulty.name, "result": roll.result.name,
-        "successes": roll.successes, "label": label, "meaning": meaning, "fame_before": roll.fame_before,
-        "fame_regained": rolled.regained, "perks": list(rolled.perks), "effects": rolled.items,
-        "inspiration": {"create_skill": rolled.options.create_skill, "attribute": rolled.options.attribute,
-                        "skills": list(rolled.options.skills)} if rolled.options.any else None,
+        "trait": roll.trait,
+        "row": roll.row,
+        "roll": roll.roll,
+        "kicker": roll.kicker,
+        "doubles": roll.doubles,
+        "took25": roll.took25,
+        "difficulty": roll.difficulty.name,
+        "result": roll.result.name,
+        "successes": roll.successes,
+        "label": label,
+        "meaning": meaning,
+        "fame_before": roll.fame_before,
+        "fame_regained": rolled.regained,
+        "perks": list(rolled.perks),
+        "effects": rolled.items,
+        "inspiration": {
+            "create_skill": rolled.options.create_skill,
+            "attribute": rolled.options.attribute,
+            "skills": list(rolled.options.skills),
+        }
+        if rolled.options.any
+        else None,
         "total": roll.result.name,
     }
 
@@ -189,8 +228,14 @@ def conceal(outcome: dict[str, Any]) -> dict[str, Any]:
     """A player's roll against a foe: the foe's level stays the narrator's (ruling on foe levels), so the
     outcome keeps the roll, the result and success or failure, not the difficulty or the count of columns."""
     succeeded = (outcome.get("successes") or 0) > 0
-    return {**outcome, "difficulty": None, "successes": None, "meaning": None, "concealed": True,
-            "label": "success" if succeeded else "failure"}
+    return {
+        **outcome,
+        "difficulty": None,
+        "successes": None,
+        "meaning": None,
+        "concealed": True,
+        "label": "success" if succeeded else "failure",
+    }
 
 
 def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = None) -> Text:
@@ -206,14 +251,27 @@ def describe(spec: RollSpec, rolled: Rolled, *, against: Text | str | None = Non
         extras.append(msg("{n} Fame before", n=roll.fame_before))
     if spec.modifiers:
         extras.append(f"{spec.modifiers:+d}")
-    dice = (msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}") if roll.roll != 100
-            else msg("rolled {roll}", roll="00"))
+    dice = (
+        msg("takes 25")
+        if roll.took25
+        else msg("rolled {roll}", roll=f"{roll.roll:02d}")
+        if roll.roll != 100
+        else msg("rolled {roll}", roll="00")
+    )
     label: Any = wording.outcome_words(roll.successes)
     if against is not None:
         label = msg("success") if roll.successes > 0 else msg("failure")
-    text: list[Any] = [msg("{head} ({extras}) against {against}: {dice} → {result} ({label})", head=join(head, ""),
-                           extras=join(extras), against=against or level_word(roll.difficulty), dice=dice,
-                           result=level_word(roll.result), label=label)]
+    text: list[Any] = [
+        msg(
+            "{head} ({extras}) against {against}: {dice} → {result} ({label})",
+            head=join(head, ""),
+            extras=join(extras),
+            against=against or level_word(roll.difficulty),
+            dice=dice,
+            result=level_word(roll.result),
+            label=label,
+        )
+    ]
     if rolled.regained:
         text.append(msg("; Awesome restores {n} Fame", n=rolled.regained))
     if roll.doubles:

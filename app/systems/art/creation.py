@@ -51,8 +51,15 @@ def starting_weapon(sheet: ArtSheet, weapon_class: str) -> Item:
     """A weapon of a class from ch. 2's Weapon Class table at the best cost the adventurer's Fortune (and, for a
     two-handed ranged weapon, Strength) allows, named by its class in the player's language."""
     cost = art.starting_weapon_cost(weapon_class, sheet.fortune or FORTUNE_RANKS[0], sheet.attributes["STR"] or 0)
-    return Item.model_validate({"name": _(weapon_class), "slot": "ready", "type": "weapon", "cost": cost,
-                                "weapon": art.WEAPON_CLASSES[weapon_class]})
+    return Item.model_validate(
+        {
+            "name": _(weapon_class),
+            "slot": "ready",
+            "type": "weapon",
+            "cost": cost,
+            "weapon": art.WEAPON_CLASSES[weapon_class],
+        }
+    )
 
 
 def _gear_choice(fields: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -82,8 +89,12 @@ def _balanced(fields: Mapping[str, Any]) -> dict[str, int]:
             number = int(text)
             if left[number] == 0:
                 times = BALANCED_NUMBERS.count(number)
-                raise ActionError(_("The list has only {times} × {number}, and they are all used by now.")
-                                  .format(times=times, number=number), field=field)
+                raise ActionError(
+                    _("The list has only {times} × {number}, and they are all used by now.").format(
+                        times=times, number=number
+                    ),
+                    field=field,
+                )
             left[number] -= 1
             pair.append(number)
         pairs[code] = (pair[0], pair[1])
@@ -103,15 +114,18 @@ def _starting_skills(fields: Mapping[str, Any], xp: int) -> tuple[list[Skill], i
         if len(name) > 80:
             raise ActionError(_("Keep a skill's name under 80 characters."), field=f"skill_{index}")
         if any(s.name.lower() == name.lower() for s in skills):
-            raise ActionError(_("You already have {name}; a new skill must differ.")
-                              .format(name=name), field=f"skill_{index}")
+            raise ActionError(
+                _("You already have {name}; a new skill must differ.").format(name=name), field=f"skill_{index}"
+            )
         rating = int(rating_text) if rating_text.isdigit() else 1
         if rating not in art.STARTING_SKILL_COSTS:
             raise ActionError(_("Starting skills are +1 to +4."), field=f"skill_{index}_rating")
         cost = art.starting_skill_cost(rating)
         if cost > xp:
-            raise ActionError(_("+{rating} costs {cost} xp; you have {xp} left.")
-                              .format(rating=rating, cost=cost, xp=xp), field=f"skill_{index}_rating")
+            raise ActionError(
+                _("+{rating} costs {cost} xp; you have {xp} left.").format(rating=rating, cost=cost, xp=xp),
+                field=f"skill_{index}_rating",
+            )
         xp -= cost
         skills.append(Skill(name=name, rating=rating))
     return skills, xp
@@ -122,8 +136,9 @@ def _foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     for code, name in FOE_TRAITS.items():
         value = _text(fields, f"level_{code}").upper()
         if value not in LEVEL_CODES:
-            raise ActionError(_("Choose {name}'s level (Catastrophic to Extreme).")
-                              .format(name=_(name)), field=f"level_{code}")
+            raise ActionError(
+                _("Choose {name}'s level (Catastrophic to Extreme).").format(name=_(name)), field=f"level_{code}"
+            )
         levels[code] = value
     health = [_text(fields, f"health_{i}").upper() for i in range(6)]
     health = [box for box in health if box]
@@ -136,9 +151,17 @@ def _foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     rating_text = _text(fields, "damage_rating") or "0"
     if rating_text not in ("0", "1", "2", "3"):
         raise ActionError(_("A damage rating is +0 to +3."), field="damage_rating")
-    sheet = ArtSheet(kind="foe", levels=levels, health=health, checked=[False] * len(health),
-                     damage_rating=int(rating_text), henchman=_text(fields, "henchman") in ("1", "on", "true"),
-                     notes=_text(fields, "notes")[:2000], attributes={}, fame=0)
+    sheet = ArtSheet(
+        kind="foe",
+        levels=levels,
+        health=health,
+        checked=[False] * len(health),
+        damage_rating=int(rating_text),
+        henchman=_text(fields, "henchman") in ("1", "on", "true"),
+        notes=_text(fields, "notes")[:2000],
+        attributes={},
+        fame=0,
+    )
     return dump(sheet)
 
 
@@ -165,7 +188,9 @@ class RollAttributesParams(BaseModel):
     attribute: str | None = Field(default=None, description="The attribute this roll goes to; empty: all the rest")
 
 
-def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_roll_attributes(
+    sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice, ctx: Context
+) -> Resolution:
     """Random method: 2d6 per attribute, assigned as rolled (ch. 2, "Random Method"). With an attribute
     named, one roll goes to it; without, the remaining attributes are rolled in the sheet's order."""
     sheet = load(sheet_data)
@@ -176,11 +201,14 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
         raise ActionError(_("Every attribute already has its score."), field="attribute")
     if params.attribute:
         if params.attribute not in ATTRIBUTES:
-            raise ActionError(_("{attribute} is not an attribute.")
-                              .format(attribute=params.attribute), field="attribute")
+            raise ActionError(
+                _("{attribute} is not an attribute.").format(attribute=params.attribute), field="attribute"
+            )
         if params.attribute not in empty:
-            raise ActionError(_("{attribute} already has its score.")
-                              .format(attribute=_(ATTRIBUTES[params.attribute])), field="attribute")
+            raise ActionError(
+                _("{attribute} already has its score.").format(attribute=_(ATTRIBUTES[params.attribute])),
+                field="attribute",
+            )
         empty = [params.attribute]
     recorder = RecordingDice(dice)
     rolled = {}
@@ -194,12 +222,27 @@ def resolve_roll_attributes(sheet_data: dict[str, Any], params: RollAttributesPa
     parts = join(msg("{name} {score}", name=msg(ATTRIBUTES[code]), score=score) for code, score in rolled.items())
     summary = msg("rolls attributes (2d6 each): {parts}", parts=parts)
     if done:
-        summary = join([summary, msg("; Health {track}, Fortune {fortune}, {xp} xp", track="/".join(sheet.health),
-                                     fortune=msg(sheet.fortune) if sheet.fortune else "—", xp=sheet.xp)], "")
+        summary = join(
+            [
+                summary,
+                msg(
+                    "; Health {track}, Fortune {fortune}, {xp} xp",
+                    track="/".join(sheet.health),
+                    fortune=msg(sheet.fortune) if sheet.fortune else "—",
+                    xp=sheet.xp,
+                ),
+            ],
+            "",
+        )
         gear = [msg("{weapon} ({cost})", weapon=item.name, cost=msg(item.cost or "")) for item in sheet.gear[had:]]
         if sheet.armor:
             gear.append(msg("{cost} armor", cost=msg(sheet.armor)))
         if gear:
             summary = join([summary, msg("; starting gear: {items}", items=join(gear))], "")
-    return Resolution(request={"attribute": params.attribute}, dice=recorder.rolled,
-                      outcome={"scores": rolled, "complete": done}, summary=summary, sheet=dump(sheet))
+    return Resolution(
+        request={"attribute": params.attribute},
+        dice=recorder.rolled,
+        outcome={"scores": rolled, "complete": done},
+        summary=summary,
+        sheet=dump(sheet),
+    )

@@ -68,8 +68,9 @@ def _affordable(sheet: Any, cost: str, field: str) -> None:
     """Starting equipment may not cost more than your Fortune (ch. 2, "Gear"); gear found during an adventure
     (trophies) may."""
     if sheet.between_adventures and sheet.fortune and art.fortune_rank(cost) > art.fortune_rank(sheet.fortune):
-        raise ActionError(_("{cost} is above your Fortune ({fortune}).")
-                          .format(cost=_(cost), fortune=_(sheet.fortune)), field=field)
+        raise ActionError(
+            _("{cost} is above your Fortune ({fortune}).").format(cost=_(cost), fortune=_(sheet.fortune)), field=field
+        )
 
 
 def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
@@ -102,8 +103,13 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
     gear = [*sheet.gear, item]
     check_slots(gear)
     sheet.gear = gear
-    return Resolution(request=params.model_dump(), dice=[], outcome={"item": item.name},
-                      summary=msg("adds {name} ({slot})", name=item.name, slot=msg(SLOT_WORDS[item.slot])), sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"item": item.name},
+        summary=msg("adds {name} ({slot})", name=item.name, slot=msg(SLOT_WORDS[item.slot])),
+        sheet=dump(sheet),
+    )
 
 
 SLOT_WORDS = {"ready": N_("ready"), "at_hand": N_("at hand"), "stowed": N_("stowed")}
@@ -141,8 +147,9 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
             raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
         text = msg("wears {cost} armor", cost=msg(cost))  # a Fortune rank, translated when read
-    return Resolution(request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text,
-                      sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text, sheet=dump(sheet)
+    )
 
 
 def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: Dice, ctx: Context) -> Resolution:
@@ -153,20 +160,32 @@ def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: 
     try:
         art.load_table(text)
     except art.TableError as exc:
-        where = [_("row {n}").format(n=exc.row) if exc.row is not None else "",
-                 _("column {name}").format(name=exc.column) if exc.column else ""]
+        where = [
+            _("row {n}").format(n=exc.row) if exc.row is not None else "",
+            _("column {name}").format(name=exc.column) if exc.column else "",
+        ]
         place = ", ".join(part for part in where if part)
         error = f"{place}: {rule_message(exc)}" if place else sentence(rule_message(exc))
         raise ActionError(error if error.endswith(".") else error + ".", field="csv") from exc
-    return Resolution(request={"rows": text.count("\n")}, dice=[], outcome={"table": "campaign"},
-                      summary=msg("uses the campaign's own Action Results Table"), settings={"table_csv": text + "\n"})
+    return Resolution(
+        request={"rows": text.count("\n")},
+        dice=[],
+        outcome={"table": "campaign"},
+        summary=msg("uses the campaign's own Action Results Table"),
+        settings={"table_csv": text + "\n"},
+    )
 
 
 def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
     if not ctx.campaign_settings.get("table_csv"):
         raise ActionError(_("The campaign already uses the default table."), field="default_table")
-    return Resolution(request={}, dice=[], outcome={"table": "default"},
-                      summary=msg("goes back to the default Action Results Table"), settings={})
+    return Resolution(
+        request={},
+        dice=[],
+        outcome={"table": "default"},
+        summary=msg("goes back to the default Action Results Table"),
+        settings={},
+    )
 
 
 def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dice, ctx: Context) -> Resolution:
@@ -191,6 +210,9 @@ def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dic
     if effort.disaster:
         parts.append(msg("; a Catastrophic roll: the effort ends in disaster"))
     text = join(parts, "")
-    return Resolution(request=params.model_dump(), dice=[],
-                      outcome={"result": effort.result.name, "disaster": effort.disaster, "total": effort.result.name},
-                      summary=text)
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"result": effort.result.name, "disaster": effort.disaster, "total": effort.result.name},
+        summary=text,
+    )

@@ -95,18 +95,25 @@ def plan_roll(sheet: ArtSheet, params: DeclareParams) -> Plan:
         return Plan(SHADOW_TRAIT[mode], core.adjusted(difficulty, params.adjust), 2, chase["modifier"])
     if params.kind == "track" and chase is not None:
         successes = chase["explore"]["successes"]
-        difficulty = art.tracking_difficulty(successes, continuous=params.continuous, faster=params.faster,
-                                             slow=params.slow)
+        difficulty = art.tracking_difficulty(
+            successes, continuous=params.continuous, faster=params.faster, slow=params.slow
+        )
         return Plan(TRACK_TRAIT[chase["explore"]["mode"]], core.adjusted(difficulty, params.adjust), 2)
     code = core.attribute_code(params.attribute)
     return Plan(code, core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust))
 
 
 def spec_of(sheet: ArtSheet, params: DeclareParams, plan: Plan) -> core.RollSpec:
-    return core.RollSpec(label=msg(ATTRIBUTES[plan.code]), base=attr(sheet, plan.code), attribute=plan.code,
-                         difficulty=plan.difficulty, skills=params.skills,
-                         modifiers=params.modifiers + plan.step_mod, fame_before=params.fame_before,
-                         take25=params.take25)
+    return core.RollSpec(
+        label=msg(ATTRIBUTES[plan.code]),
+        base=attr(sheet, plan.code),
+        attribute=plan.code,
+        difficulty=plan.difficulty,
+        skills=params.skills,
+        modifiers=params.modifiers + plan.step_mod,
+        fame_before=params.fame_before,
+        take25=params.take25,
+    )
 
 
 def explore_odds(sheet_data: dict[str, Any], params: DeclareParams, ctx: Context) -> Odds | None:
@@ -126,13 +133,19 @@ def explore_odds(sheet_data: dict[str, Any], params: DeclareParams, ctx: Context
 
 # --- declaring ---------------------------------------------------------------------------------------------
 
+
 def _not_your_turn(state: dict[str, Any], key: str) -> ActionError:
     me = state["tokens"][key]
     who = ", ".join(state["tokens"][k]["name"] for k in to_act(state))
-    return ActionError(_("It is not {name}'s turn: their token is on square {square} and acts at phase {at}; the "
-                         "turn marker is on square {marker} (phase {now}), where {who} act.")
-                       .format(name=me["name"], square=me["square"] + 1, at=me["at"], marker=state["marker"] + 1,
-                               now=state["now"], who=who), field="character_id")
+    return ActionError(
+        _(
+            "It is not {name}'s turn: their token is on square {square} and acts at phase {at}; the "
+            "turn marker is on square {marker} (phase {now}), where {who} act."
+        ).format(
+            name=me["name"], square=me["square"] + 1, at=me["at"], marker=state["marker"] + 1, now=state["now"], who=who
+        ),
+        field="character_id",
+    )
 
 
 def _check_task(state: dict[str, Any], key: str, task: str, session: int | None) -> str:
@@ -142,15 +155,23 @@ def _check_task(state: dict[str, Any], key: str, task: str, session: int | None)
     record = state["tasks"].get(task_key(key, task))
     if record and record.get("session") == session:
         if record.get("aborted"):
-            raise ActionError(_("“{task}” was aborted: it cannot be tried again until the next gaming session.")
-                              .format(task=task), field="task")
+            raise ActionError(
+                _("“{task}” was aborted: it cannot be tried again until the next gaming session.").format(task=task),
+                field="task",
+            )
         if record.get("cold"):
-            raise ActionError(_("The trail has grown cold: “{task}” cannot be tried again this session.")
-                              .format(task=task), field="task")
+            raise ActionError(
+                _("The trail has grown cold: “{task}” cannot be tried again this session.").format(task=task),
+                field="task",
+            )
     scale = task_scale(state, record, session)
     if scale != state["scale"]:
-        raise ActionError(_("“{task}” now takes {scale}: it can be tried again once the narrator sets the scene's "
-                            "scale to {scale}.").format(task=task, scale=scale), field="task")
+        raise ActionError(
+            _(
+                "“{task}” now takes {scale}: it can be tried again once the narrator sets the scene's scale to {scale}."
+            ).format(task=task, scale=scale),
+            field="task",
+        )
     return scale
 
 
@@ -167,16 +188,22 @@ def _influence_target(state: dict[str, Any], key: str, params: DeclareParams) ->
     if target == key:
         raise ActionError(_("A character cannot help or hinder their own action."), field="influence_id")
     if found["at"] <= state["now"] or action.get("outcome") not in ("fails", "succeeds"):
-        raise ActionError(_("{name} has no action under way to influence.").format(name=found["name"]),
-                          field="influence_id")
+        raise ActionError(
+            _("{name} has no action under way to influence.").format(name=found["name"]), field="influence_id"
+        )
     if action.get("influenced"):
-        raise ActionError(_("{name}'s action has already been influenced.").format(name=found["name"]),
-                          field="influence_id")
+        raise ActionError(
+            _("{name}'s action has already been influenced.").format(name=found["name"]), field="influence_id"
+        )
     wanted = "fails" if params.influence == "help" else "succeeds"
     outcome: str = action["outcome"]  # "fails", "succeeds", ...: the English word, translated here
     if outcome != wanted:
-        raise ActionError(_("{name}'s roll {outcome}: help a failed roll, hinder a successful one.")
-                          .format(name=found["name"], outcome=_(outcome)), field="influence")
+        raise ActionError(
+            _("{name}'s roll {outcome}: help a failed roll, hinder a successful one.").format(
+                name=found["name"], outcome=_(outcome)
+            ),
+            field="influence",
+        )
     return target
 
 
@@ -199,40 +226,70 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
     now, request = state["now"], params.model_dump(exclude={"foe_level", "foe_levels"})
     if params.kind == "wait":
         move_token(state, key, 1)
-        me["action"] = {"task": "waits", "kind": "wait", "outcome": "waits", "from": now, "ends": now + 1,
-                        "spent": 1, "scale": state["scale"]}
-        return step(state, request, msg("{name} lets {time} go by", name=me["name"],
-                                        time=phase_words(state["scale"], 1)))
+        me["action"] = {
+            "task": "waits",
+            "kind": "wait",
+            "outcome": "waits",
+            "from": now,
+            "ends": now + 1,
+            "spent": 1,
+            "scale": state["scale"],
+        }
+        return step(
+            state, request, msg("{name} lets {time} go by", name=me["name"], time=phase_words(state["scale"], 1))
+        )
     chase = chase_of(sheet)
     running = complex_.open_complex(sheet)
     if chase is not None and chase["explore"]["kind"] != params.kind:
-        raise ActionError(_("“{title}” is under way: make its second roll (or abandon it on the sheet) first.")
-                          .format(title=chase["title"]), field="kind")
+        raise ActionError(
+            _("“{title}” is under way: make its second roll (or abandon it on the sheet) first.").format(
+                title=chase["title"]
+            ),
+            field="kind",
+        )
     if params.kind in ("shadow", "track") and running is not None and chase is None:
-        raise ActionError(_("“{title}” is still under way: finish or abandon it first.")
-                          .format(title=running["title"]), field="kind")
+        raise ActionError(
+            _("“{title}” is still under way: finish or abandon it first.").format(title=running["title"]), field="kind"
+        )
     task = _task_name(params, chase)
     scale = _check_task(state, key, task, ctx.session_number)
     if params.kind == "travel" and scale not in TRAVEL_SCALES:
-        raise ActionError(_("A trip is rolled on a scale of hours, days or weeks: the narrator sets it first."),
-                          field="kind")
+        raise ActionError(
+            _("A trip is rolled on a scale of hours, days or weeks: the narrator sets it first."), field="kind"
+        )
     if params.limit is not None and params.kind == "shadow":
         raise ActionError(_("Shadowing lasts a phase per success: it takes no time limit."), field="limit")
     target = _influence_target(state, key, params)
     plan = plan_roll(sheet, params)  # before a new shadowing or tracking opens: its first roll
     if chase is None and params.kind in ("shadow", "track"):
         title = (_("Shadowing: {task}") if params.kind == "shadow" else _("Tracking: {task}")).format(task=task)
-        sheet.complex = {"title": title, "steps": 2, "done": 0, "modifier": 0, "over": False, "outcome": None,
-                         "results": [], "explore": {"kind": params.kind, "mode": params.mode, "task": task,
-                                                    "successes": 0}}
+        sheet.complex = {
+            "title": title,
+            "steps": 2,
+            "done": 0,
+            "modifier": 0,
+            "over": False,
+            "outcome": None,
+            "results": [],
+            "explore": {"kind": params.kind, "mode": params.mode, "task": task, "successes": 0},
+        }
     spec = spec_of(sheet, params, plan)
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     roll = rolled.roll
     words = core.describe(spec, rolled)
-    action: dict[str, Any] = {"task": task, "kind": params.kind, "seq": ctx.seq, "attribute": plan.code,
-                              "difficulty": roll.difficulty.name, "result": roll.result.name, "from": now,
-                              "scale": scale, "limit": params.limit, "stage": plan.stage}
+    action: dict[str, Any] = {
+        "task": task,
+        "kind": params.kind,
+        "seq": ctx.seq,
+        "attribute": plan.code,
+        "difficulty": roll.difficulty.name,
+        "result": roll.result.name,
+        "from": now,
+        "scale": scale,
+        "limit": params.limit,
+        "stage": plan.stage,
+    }
     if params.kind in ("shadow", "track"):
         spent, said_text = _chase_roll(sheet, params, plan, roll, ctx.seq)
         said = render(said_text, "en")  # the outcome's key (and the log's outcome field) stays English
@@ -243,12 +300,14 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
         said = render(said_text, "en")
     action.update(spent=spent, ends=now + spent, outcome=_outcome_word(said))
     if spent:
-        said_text = msg("{said}, {time}, until phase {phase}", said=said_text, time=phase_words(scale, spent),
-                        phase=now + spent)
+        said_text = msg(
+            "{said}, {time}, until phase {phase}", said=said_text, time=phase_words(scale, spent), phase=now + spent
+        )
     elif said not in ("keeps the target in sight", "finds the tracks"):
         said_text = msg("{said}, in no time: acts again this phase", said=said_text)
-    parts: list[Summary] = [msg("{name}: {task} — {roll}; {said}", name=me["name"], task=task, roll=words,
-                                said=said_text)]
+    parts: list[Summary] = [
+        msg("{name}: {task} — {roll}; {said}", name=me["name"], task=task, roll=words, said=said_text)
+    ]
     if target is not None:
         parts.append(_influence(state, target, params.influence, me["name"], action))
     text = join(parts, "; ") if len(parts) > 1 else parts[0]
@@ -257,9 +316,20 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
     if params.kind == "travel" and action["outcome"] == "arrives":
         me["place"] = clean(params.destination)
     core.remember(sheet, ctx.seq, "explore_declare", spec, rolled, encounter_id=params.encounter_id)
-    return step(state, request, text, sheet=dump(sheet), dice=recorder.rolled,
-                outcome={**core.outcome_of(rolled), "task": task, "phases": spent, "said": said,
-                         "complex": dict(sheet.complex or {}) if params.kind in ("shadow", "track") else None})
+    return step(
+        state,
+        request,
+        text,
+        sheet=dump(sheet),
+        dice=recorder.rolled,
+        outcome={
+            **core.outcome_of(rolled),
+            "task": task,
+            "phases": spent,
+            "said": said,
+            "complex": dict(sheet.complex or {}) if params.kind in ("shadow", "track") else None,
+        },
+    )
 
 
 def _task_name(params: DeclareParams, chase: dict[str, Any] | None) -> str:
@@ -276,8 +346,15 @@ def _task_name(params: DeclareParams, chase: dict[str, Any] | None) -> str:
     return task
 
 
-def _timed(state: dict[str, Any], key: str, task: str, params: DeclareParams, roll: art.TraitRoll,
-           session: int | None, action: dict[str, Any]) -> tuple[int, Text]:
+def _timed(
+    state: dict[str, Any],
+    key: str,
+    task: str,
+    params: DeclareParams,
+    roll: art.TraitRoll,
+    session: int | None,
+    action: dict[str, Any],
+) -> tuple[int, Text]:
     """The time rule with the player's time limit (art.timed_action); an aborted task waits for the next
     gaming session (ruling 30), a failure is counted for the narrator's scale raise."""
     try:
@@ -287,8 +364,9 @@ def _timed(state: dict[str, Any], key: str, task: str, params: DeclareParams, ro
     action.update(phases=timed.phases, again=timed.again)
     if timed.aborted:
         _record_task(state, key, task, session, aborted=True)
-        return timed.spent, msg("aborted at the time limit of {limit} (it would take {phases})", limit=params.limit,
-                                phases=timed.phases)
+        return timed.spent, msg(
+            "aborted at the time limit of {limit} (it would take {phases})", limit=params.limit, phases=timed.phases
+        )
     if params.kind == "travel":
         return timed.spent, msg("arrives at {place}", place=clean(params.destination))
     if not timed.succeeded:
@@ -297,8 +375,9 @@ def _timed(state: dict[str, Any], key: str, task: str, params: DeclareParams, ro
     return timed.spent, msg("succeeds")
 
 
-def _chase_roll(sheet: ArtSheet, params: DeclareParams, plan: Plan, roll: art.TraitRoll,
-                seq: int | None) -> tuple[int, Text]:
+def _chase_roll(
+    sheet: ArtSheet, params: DeclareParams, plan: Plan, roll: art.TraitRoll, seq: int | None
+) -> tuple[int, Text]:
     """Shadowing and tracking, two rolls of a complex action (complex.record_step): the first in the phase it
     is declared, the second timed; a Catastrophic roll ends either in disaster (ch. 3, "Complex Actions")."""
     chase = chase_of(sheet)
@@ -329,10 +408,18 @@ def _chase_roll(sheet: ArtSheet, params: DeclareParams, plan: Plan, roll: art.Tr
     return timed.spent, msg("catches up with the target") if timed.succeeded else msg("loses the scent")
 
 
-OUTCOMES = {"succeeds": "succeeds", "fails": "fails", "follows unnoticed": "following",
-            "loses the target": "lost", "is spotted by the target": "spotted", "finds the tracks": "on the trail",
-            "keeps the target in sight": "in sight", "does not find the tracks": "fails",
-            "catches up with the target": "succeeds", "loses the scent": "fails"}
+OUTCOMES = {
+    "succeeds": "succeeds",
+    "fails": "fails",
+    "follows unnoticed": "following",
+    "loses the target": "lost",
+    "is spotted by the target": "spotted",
+    "finds the tracks": "on the trail",
+    "keeps the target in sight": "in sight",
+    "does not find the tracks": "fails",
+    "catches up with the target": "succeeds",
+    "loses the scent": "fails",
+}
 
 
 def _outcome_word(said: str) -> str:
@@ -351,17 +438,28 @@ def _influence(state: dict[str, Any], target: str, mode: str, name: str, action:
     theirs = other["action"]
     mine_ends = action["ends"]
     if action.get("outcome") != "succeeds":
-        return (msg("cannot help {name}", name=other["name"]) if mode == "help"
-                else msg("cannot hinder {name}", name=other["name"]))
+        return (
+            msg("cannot help {name}", name=other["name"])
+            if mode == "help"
+            else msg("cannot hinder {name}", name=other["name"])
+        )
     if mine_ends >= theirs["ends"]:
-        return (msg("too late to help {name}, whose action ends at phase {phase}", name=other["name"],
-                    phase=theirs["ends"]) if mode == "help" else
-                msg("too late to hinder {name}, whose action ends at phase {phase}", name=other["name"],
-                    phase=theirs["ends"]))
+        return (
+            msg("too late to help {name}, whose action ends at phase {phase}", name=other["name"], phase=theirs["ends"])
+            if mode == "help"
+            else msg(
+                "too late to hinder {name}, whose action ends at phase {phase}",
+                name=other["name"],
+                phase=theirs["ends"],
+            )
+        )
     theirs["influenced"] = {"by": name, "mode": mode, "at": mine_ends}
     theirs["outcome"] = "helped" if mode == "help" else "hindered"
     action["influence"] = {"target": other["name"], "mode": mode, "at": mine_ends}
     if mode == "help":
-        return msg("reaches {name} at phase {phase}, before their action ends: their failure is stopped",
-                   name=other["name"], phase=mine_ends)
+        return msg(
+            "reaches {name} at phase {phase}, before their action ends: their failure is stopped",
+            name=other["name"],
+            phase=mine_ends,
+        )
     return msg("gets in {name}'s way at phase {phase}: their success is spoiled", name=other["name"], phase=mine_ends)

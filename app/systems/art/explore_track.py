@@ -36,25 +36,37 @@ SCALES = tuple(art.PHASE_SCALES)
 
 # Where ch. 4 leaves the table to decide, how the server decides (listed on /help with the other rulings).
 EXPLORATION_RULINGS: tuple[str, ...] = (
-    N_("Exploration phases: the narrator starts a scene on the ART page; every adventurer's token starts on square 1 "
-       "above the turn marker. Only the characters whose token is on the marker's phase may declare (the server "
-       "counts phases with laps, so a 10-phase action comes back to its square a lap later). Once nobody is left to "
-       "act there, the marker moves by itself to the next square with a token."),
-    N_("A declared action is a trait roll timed by ruling 12; Awesome takes no time and the player declares again on "
-       "the same phase. A time limit aborts an action that would take longer: the character is busy for the limit and "
-       "that task (by its name) cannot be declared again until the next gaming session."),
-    N_("Rolling again: the narrator decides there was no penalty and raises the failed task's scale (one button per "
-       "failed try); that task's next try waits until the scene's scale is at least as long, for the rest of the "
-       "gaming session."),
-    N_("Influencing: help an action whose roll failed or hinder one that succeeded, while it is under way; it works "
-       "only if your own action succeeds and ends strictly before theirs. Their action is then marked helped (the "
-       "failure is stopped) or hindered (the success spoiled); what follows is the narrator's."),
-    N_("Travel during phases: Stamina on foot, Strength mounted, Craft driving, against Catastrophic, on hours, days "
-       "or weeks: one phase per column under Awesome. Travel without a roll is the narrator's 'spend time' button."),
-    N_("Shadowing and tracking are two-roll complex actions on the sheet. The first roll (Alertness) takes no time. "
-       "Shadowing: the first roll's successes or failures count on the second; following lasts a phase per success, "
-       "losing or being spotted costs a phase per failure. Tracking: the first roll's successes lower the second "
-       "roll's difficulty (Super −1 each) instead; a failed roll on either step makes the trail cold for the session."),
+    N_(
+        "Exploration phases: the narrator starts a scene on the ART page; every adventurer's token starts on square 1 "
+        "above the turn marker. Only the characters whose token is on the marker's phase may declare (the server "
+        "counts phases with laps, so a 10-phase action comes back to its square a lap later). Once nobody is left to "
+        "act there, the marker moves by itself to the next square with a token."
+    ),
+    N_(
+        "A declared action is a trait roll timed by ruling 12; Awesome takes no time and the player declares again on "
+        "the same phase. A time limit aborts an action that would take longer: the character is busy for the limit and "
+        "that task (by its name) cannot be declared again until the next gaming session."
+    ),
+    N_(
+        "Rolling again: the narrator decides there was no penalty and raises the failed task's scale (one button per "
+        "failed try); that task's next try waits until the scene's scale is at least as long, for the rest of the "
+        "gaming session."
+    ),
+    N_(
+        "Influencing: help an action whose roll failed or hinder one that succeeded, while it is under way; it works "
+        "only if your own action succeeds and ends strictly before theirs. Their action is then marked helped (the "
+        "failure is stopped) or hindered (the success spoiled); what follows is the narrator's."
+    ),
+    N_(
+        "Travel during phases: Stamina on foot, Strength mounted, Craft driving, against Catastrophic, on hours, days "
+        "or weeks: one phase per column under Awesome. Travel without a roll is the narrator's 'spend time' button."
+    ),
+    N_(
+        "Shadowing and tracking are two-roll complex actions on the sheet. The first roll (Alertness) takes no time. "
+        "Shadowing: the first roll's successes or failures count on the second; following lasts a phase per success, "
+        "losing or being spotted costs a phase per failure. Tracking: the first roll's successes lower the second "
+        "roll's difficulty (Super −1 each) instead; a failed roll on either step makes the trail cold for the session."
+    ),
     N_("Fame after rolling is not offered on a phase-track roll (its token has already moved): spend Fame before."),
 )
 RECENT = 8
@@ -96,6 +108,7 @@ class EndSceneParams(BaseModel):
 
 # --- the state ---------------------------------------------------------------------------------------------
 
+
 def clean(text: str) -> str:
     return " ".join(text.split())
 
@@ -104,13 +117,24 @@ def task_key(token: str, task: str) -> str:
     return f"{token}|{clean(task).casefold()}"
 
 
-SCALE_WORDS = {"minutes": N_("minutes"), "hours": N_("hours"), "days": N_("days"), "weeks": N_("weeks"),
-               "months": N_("months"), "years": N_("years"), "decades": N_("decades")}
+SCALE_WORDS = {
+    "minutes": N_("minutes"),
+    "hours": N_("hours"),
+    "days": N_("days"),
+    "weeks": N_("weeks"),
+    "months": N_("months"),
+    "years": N_("years"),
+    "decades": N_("decades"),
+}
 # A span of game time in the reader's plural form: "1 hour", "15 minutes".
 TIME_WORDS: dict[str, Callable[[int], Text]] = {
-    "minutes": lambda n: msgn("{n} minute", "{n} minutes", n), "hours": lambda n: msgn("{n} hour", "{n} hours", n),
-    "days": lambda n: msgn("{n} day", "{n} days", n), "weeks": lambda n: msgn("{n} week", "{n} weeks", n),
-    "months": lambda n: msgn("{n} month", "{n} months", n), "years": lambda n: msgn("{n} year", "{n} years", n)}
+    "minutes": lambda n: msgn("{n} minute", "{n} minutes", n),
+    "hours": lambda n: msgn("{n} hour", "{n} hours", n),
+    "days": lambda n: msgn("{n} day", "{n} days", n),
+    "weeks": lambda n: msgn("{n} week", "{n} weeks", n),
+    "months": lambda n: msgn("{n} month", "{n} months", n),
+    "years": lambda n: msgn("{n} year", "{n} years", n),
+}
 
 
 def time_words(amount: int, unit: str) -> Text:
@@ -124,7 +148,7 @@ def scale_name(scale: str) -> Text:
 
 
 def phase_words(scale: str, phases: int) -> Text:
-    """"3 phases (15 minutes)" — game time by the scale (art.phase_time)."""
+    """ "3 phases (15 minutes)" — game time by the scale (art.phase_time)."""
     amount, unit = art.phase_time(scale, phases)
     time = time_words(amount, unit)
     return msgn("{n} phase ({time})", "{n} phases ({time})", phases, time=time)
@@ -138,6 +162,7 @@ def _scene_ends(**a: Any) -> Text:
 def _retire_time(unit: str) -> None:
     def build(a: Mapping[str, Any]) -> Text:
         return TIME_WORDS[unit](a["n"])
+
     retire("{n} " + unit[:-1], build)  # "{n} minute"
     retire("{n} " + unit, build)
 
@@ -152,8 +177,9 @@ retire("the exploration scene ends after {n} phases", lambda a: _scene_ends(**a)
 def copy_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """A deep enough copy to change: the tokens, their actions and the tasks are new dicts."""
     new = dict(state)
-    new["tokens"] = {k: {**v, "action": dict(v["action"]) if v.get("action") else None}
-                     for k, v in state["tokens"].items()}
+    new["tokens"] = {
+        k: {**v, "action": dict(v["action"]) if v.get("action") else None} for k, v in state["tokens"].items()
+    }
     new["tasks"] = {k: dict(v) for k, v in state.get("tasks", {}).items()}
     new["recent"] = list(state.get("recent", []))
     return new
@@ -161,8 +187,7 @@ def copy_state(state: Mapping[str, Any]) -> dict[str, Any]:
 
 def note(state: dict[str, Any], text: Summary) -> None:
     """A step in words on the track's recent list (language-neutral: the page shows it with `| tr`)."""
-    state["recent"] = ([{"phase": state["now"], "square": state["marker"], "text": text}]
-                       + state["recent"])[:RECENT]
+    state["recent"] = ([{"phase": state["now"], "square": state["marker"], "text": text}] + state["recent"])[:RECENT]
 
 
 def to_act(state: Mapping[str, Any]) -> list[str]:
@@ -187,14 +212,28 @@ def advance_marker(state: dict[str, Any]) -> Summary:
     state["now"] += (new - state["marker"] - 1) % art.TRACK_SQUARES + 1
     state["marker"] = new
     names = ", ".join(state["tokens"][k]["name"] for k in to_act(state))
-    return msg("the turn marker moves to square {square} (phase {phase}): {names} to act", square=new + 1,
-               phase=state["now"], names=names)
+    return msg(
+        "the turn marker moves to square {square} (phase {phase}): {names} to act",
+        square=new + 1,
+        phase=state["now"],
+        names=names,
+    )
 
 
 def new_state(names: Mapping[int, str], order: list[int], scale: str) -> dict[str, Any]:
     tokens = {str(cid): {"name": names[cid], "at": 0, "square": 0, "place": "", "action": None} for cid in order}
-    return {"scene": "exploration", "scale": scale, "scales": list(SCALES), "now": 0, "marker": 0,
-            "order": [str(cid) for cid in order], "tokens": tokens, "tasks": {}, "recent": [], "over": False}
+    return {
+        "scene": "exploration",
+        "scale": scale,
+        "scales": list(SCALES),
+        "now": 0,
+        "marker": 0,
+        "order": [str(cid) for cid in order],
+        "tokens": tokens,
+        "tasks": {},
+        "recent": [],
+        "over": False,
+    }
 
 
 def check_scale(scale: str, field: str = "scale") -> str:
@@ -221,19 +260,31 @@ def token_of(state: Mapping[str, Any], token: int | None, field: str = "token") 
     return key
 
 
-def step(state: dict[str, Any], request: dict[str, Any], text: Summary, *, sheet: dict[str, Any] | None = None,
-         dice: list[dict[str, int]] | None = None, outcome: dict[str, Any] | None = None) -> Resolution:
+def step(
+    state: dict[str, Any],
+    request: dict[str, Any],
+    text: Summary,
+    *,
+    sheet: dict[str, Any] | None = None,
+    dice: list[dict[str, int]] | None = None,
+    outcome: dict[str, Any] | None = None,
+) -> Resolution:
     """A step's entry: its words on the track's recent list and in the log, the track after it."""
     marker = advance_marker(state)
     summary = join([text, marker], "; ") if marker else text
     note(state, summary)
-    return Resolution(request=request, dice=dice or [], summary=summary, sheet=sheet,
-                      outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"],
-                               "to_act": to_act(state)},
-                      encounter={"state": state, "over": bool(state.get("over"))})
+    return Resolution(
+        request=request,
+        dice=dice or [],
+        summary=summary,
+        sheet=sheet,
+        outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"], "to_act": to_act(state)},
+        encounter={"state": state, "over": bool(state.get("over"))},
+    )
 
 
 # --- the narrator's actions ----------------------------------------------------------------------------------
+
 
 def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator sets the scene: every adventurer's token on the first square, the turn marker under it."""
@@ -242,8 +293,10 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
         raise ActionError(_("Tick the adventurers who explore."), field="participants")
     for cid in order:
         if not ready(load(ctx.others[cid])):
-            raise ActionError(_("{name} is not an adventurer with attributes.")
-                              .format(name=ctx.other_names[cid]), field="participants")
+            raise ActionError(
+                _("{name} is not an adventurer with attributes.").format(name=ctx.other_names[cid]),
+                field="participants",
+            )
     scale = check_scale(params.scale)
     shown: Summary = clean(params.title) or msg("Exploration")  # made up: language-neutral (encounter_title)
     title = render(shown)
@@ -251,14 +304,21 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
     if not clean(params.title):
         state["title"] = shown
     names = ", ".join(ctx.other_names[cid] for cid in order)
-    text = msg("exploration scene '{title}' begins, scale {scale}: {names} on square 1", title=shown,
-               scale=scale_name(scale), names=names)
+    text = msg(
+        "exploration scene '{title}' begins, scale {scale}: {names} on square 1",
+        title=shown,
+        scale=scale_name(scale),
+        names=names,
+    )
     note(state, text)
     participants = [{"character_id": cid, "side": "adventurer", "name": ctx.other_names[cid]} for cid in order]
-    return Resolution(request={"participants": order, "title": title, "scale": scale}, dice=[],
-                      outcome={"scale": scale, "to_act": to_act(state)}, summary=text,
-                      encounter={"kind": "exploration", "title": title, "participants": participants,
-                                 "state": state, "over": False})
+    return Resolution(
+        request={"participants": order, "title": title, "scale": scale},
+        dice=[],
+        outcome={"scale": scale, "to_act": to_act(state)},
+        summary=text,
+        encounter={"kind": "exploration", "title": title, "participants": participants, "state": state, "over": False},
+    )
 
 
 def resolve_scale(sheet: dict[str, Any], params: ScaleParams, dice: Dice, ctx: Context) -> Resolution:
@@ -268,9 +328,12 @@ def resolve_scale(sheet: dict[str, Any], params: ScaleParams, dice: Dice, ctx: C
     if scale == state["scale"]:
         raise ActionError(_("The scale already is {scale}.").format(scale=_(SCALE_WORDS[scale])), field="scale")
     state["scale"] = scale
-    return step(state, {"scale": scale, "version": params.version},
-                msg("the time scale is now {scale}", scale=scale_name(scale)),
-                outcome={"scale": scale})
+    return step(
+        state,
+        {"scale": scale, "version": params.version},
+        msg("the time scale is now {scale}", scale=scale_name(scale)),
+        outcome={"scale": scale},
+    )
 
 
 def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, ctx: Context) -> Resolution:
@@ -291,10 +354,18 @@ def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, c
     except art.ArtRuleError as exc:
         raise ActionError(_("Decades is the longest scale: end the attempts instead."), field="task") from exc
     action["raised"] = True
-    text = msg("{name}'s next try at '{task}' takes {scale} (no penalty for failure: the scale goes up)",
-               name=found["name"], task=action["task"], scale=msg(SCALE_WORDS[record["scale"]]))
-    return step(state, {"token": int(key), "task": action["task"], "version": params.version}, text,
-                outcome={"task": action["task"], "scale": record["scale"]})
+    text = msg(
+        "{name}'s next try at '{task}' takes {scale} (no penalty for failure: the scale goes up)",
+        name=found["name"],
+        task=action["task"],
+        scale=msg(SCALE_WORDS[record["scale"]]),
+    )
+    return step(
+        state,
+        {"token": int(key), "task": action["task"], "version": params.version},
+        text,
+        outcome={"task": action["task"], "scale": record["scale"]},
+    )
 
 
 def task_record(state: dict[str, Any], token: str, task: str, session: int | None) -> dict[str, Any]:
@@ -321,27 +392,41 @@ def resolve_spend_time(sheet: dict[str, Any], params: SpendTimeParams, dice: Dic
     key = token_of(state, params.token)
     found = state["tokens"][key]
     if found["at"] != state["now"]:
-        raise ActionError(_("{name} is busy until phase {at}.").format(name=found["name"], at=found["at"]),
-                          field="token")
+        raise ActionError(
+            _("{name} is busy until phase {at}.").format(name=found["name"], at=found["at"]), field="token"
+        )
     typed = clean(params.what)
     what = typed or "spends time"
     place = clean(params.place)
     start = state["now"]
     move_token(state, key, params.phases)
-    found["action"] = {"task": what, "kind": "time", "outcome": "time", "from": start, "ends": found["at"],
-                       "spent": params.phases, "scale": state["scale"], "place": place}
+    found["action"] = {
+        "task": what,
+        "kind": "time",
+        "outcome": "time",
+        "from": start,
+        "ends": found["at"],
+        "spent": params.phases,
+        "scale": state["scale"],
+        "place": place,
+    }
     if place:
         found["place"] = place
     doing: Summary = typed or msg("spends time")
     time = phase_words(state["scale"], params.phases)
-    text = (msg("{name}: {what}, {time}, to {place}", name=found["name"], what=doing, time=time, place=place) if place
-            else msg("{name}: {what}, {time}", name=found["name"], what=doing, time=time))
-    return step(state, {"token": int(key), "phases": params.phases, "what": what, "place": place,
-                        "version": params.version}, text)
+    text = (
+        msg("{name}: {what}, {time}, to {place}", name=found["name"], what=doing, time=time, place=place)
+        if place
+        else msg("{name}: {what}, {time}", name=found["name"], what=doing, time=time)
+    )
+    return step(
+        state,
+        {"token": int(key), "phases": params.phases, "what": what, "place": place, "version": params.version},
+        text,
+    )
 
 
 def resolve_end(sheet: dict[str, Any], params: EndSceneParams, dice: Dice, ctx: Context) -> Resolution:
     state = state_of(ctx)
     state["over"] = True
-    return step(state, {"version": params.version},
-                _scene_ends(n=state["now"]))
+    return step(state, {"version": params.version}, _scene_ends(n=state["now"]))

@@ -39,6 +39,7 @@ RECENT = 10
 
 # --- reading the state -----------------------------------------------------------------------------------
 
+
 def fighter(state: Mapping[str, Any], fid: int | None) -> dict[str, Any]:
     for f in state["fighters"]:
         if f["id"] == fid:
@@ -67,8 +68,9 @@ def on_turn(state: Mapping[str, Any]) -> int | None:
     return order[0] if state.get("phase") == "rounds" and order else None
 
 
-def fate_rolls(ctx: Context, people: list[dict[str, Any]], dice: Any,
-               own: dict[str, Any] | None = None) -> list[tuple[str, art.Level]]:
+def fate_rolls(
+    ctx: Context, people: list[dict[str, Any]], dice: Any, own: dict[str, Any] | None = None
+) -> list[tuple[str, art.Level]]:
     """Fate for each character named (adventurers roll their Fate attribute, logged with the step; foes use
     their rating). `own` is the acting character's sheet (not among ctx.others)."""
     table = table_of(ctx.campaign_settings)
@@ -92,8 +94,11 @@ def fate_list(state: Mapping[str, Any], fates: list[tuple[Any, art.Level]]) -> S
     words = []
     for n, lv in fates:
         f = fighter(state, int(n))
-        words.append(msg("{name} (rating)", name=f["name"]) if f["side"] == "foe"
-                     else msg("{name} {level}", name=f["name"], level=level_word(lv)))
+        words.append(
+            msg("{name} (rating)", name=f["name"])
+            if f["side"] == "foe"
+            else msg("{name} {level}", name=f["name"], level=level_word(lv))
+        )
     return join(words)
 
 
@@ -113,18 +118,32 @@ def say(state: dict[str, Any], text: Summary) -> Summary:
     return text
 
 
-def done(state: dict[str, Any], params: BaseModel, summary: Summary, *, dice: list[dict[str, int]] | None = None,
-         outcome: dict[str, Any] | None = None, sheet: dict[str, Any] | None = None,
-         others: Mapping[int, dict[str, Any]] | None = None) -> Resolution:
+def done(
+    state: dict[str, Any],
+    params: BaseModel,
+    summary: Summary,
+    *,
+    dice: list[dict[str, int]] | None = None,
+    outcome: dict[str, Any] | None = None,
+    sheet: dict[str, Any] | None = None,
+    others: Mapping[int, dict[str, Any]] | None = None,
+) -> Resolution:
     """A step's Resolution: the log line (also the newest line on the page), the new state."""
     say(state, summary)
     request = params.model_dump(exclude={"shown_difficulty", "origin"})
-    return Resolution(request=request, dice=dice or [], outcome={**(outcome or {}), "round": state.get("round")},
-                      summary=summary, sheet=sheet, others=dict(others or {}),
-                      encounter={"state": state, "over": state["phase"] == "over"})
+    return Resolution(
+        request=request,
+        dice=dice or [],
+        outcome={**(outcome or {}), "round": state.get("round")},
+        summary=summary,
+        sheet=sheet,
+        others=dict(others or {}),
+        encounter={"state": state, "over": state["phase"] == "over"},
+    )
 
 
 # --- what a viewer reads ---------------------------------------------------------------------------------
+
 
 def encounter_view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     """Narrators read everything; players read the track, the order and the steps, never a foe's level (its
@@ -145,6 +164,7 @@ def encounter_view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[st
 
 
 # --- set-up ----------------------------------------------------------------------------------------------
+
 
 class SetupParams(BaseModel):
     title: str = Field(default="", max_length=80)
@@ -175,12 +195,18 @@ def parse_features(text: str, bands: int) -> list[dict[str, Any]]:
         if not words:
             continue
         if len(words) < 2 or not words[0].isdigit() or words[1].lower() not in FEATURE_KINDS:
-            raise ActionError(_("Line {n}: write a band number, then exit, rough or hazard, then a name if you "
-                                "like (e.g. “3 rough rubble”).").format(n=number), field="features")
+            raise ActionError(
+                _(
+                    "Line {n}: write a band number, then exit, rough or hazard, then a name if you "
+                    "like (e.g. “3 rough rubble”)."
+                ).format(n=number),
+                field="features",
+            )
         band = int(words[0])
         if band >= bands:
-            raise ActionError(_("Line {n}: the track has bands 0 to {last}.").format(n=number, last=bands - 1),
-                              field="features")
+            raise ActionError(
+                _("Line {n}: the track has bands 0 to {last}.").format(n=number, last=bands - 1), field="features"
+            )
         found.append({"band": band, "kind": words[1].lower(), "label": " ".join(words[2:])[:40]})
     return found
 
@@ -211,35 +237,65 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         if side == "foe" and "ALE" not in sheet_of.levels:
             raise ActionError(_("{name} has no Alertness level for its initiative.").format(name=name), field="foes")
         count = sizes.get(cid, 1)
-        fighters.append({
-            "id": cid, "name": name if count == 1 else f"{name} ×{count}", "side": side, "count": count,
-            "band": params.adventurer_band if side == "adventurer" else params.foe_band,
-            "initiative": sheet_of.levels["ALE"] if side == "foe" else None, "tie": [], "out": False,
-            "skip": False, "prone": False, "dodge": None, "penalty": None, "next": [], "now": [], "grapple": None,
-            "aim": 0, "acted_round": None,
-        })
+        fighters.append(
+            {
+                "id": cid,
+                "name": name if count == 1 else f"{name} ×{count}",
+                "side": side,
+                "count": count,
+                "band": params.adventurer_band if side == "adventurer" else params.foe_band,
+                "initiative": sheet_of.levels["ALE"] if side == "foe" else None,
+                "tie": [],
+                "out": False,
+                "skip": False,
+                "prone": False,
+                "dodge": None,
+                "penalty": None,
+                "next": [],
+                "now": [],
+                "grapple": None,
+                "aim": 0,
+                "acted_round": None,
+            }
+        )
         participants.append({"character_id": cid, "side": side, "name": name})
     extra = set(sizes) - set(params.foes)
     if extra:
         raise ActionError(_("Groups are made of the foes chosen."), field="groups")
     state: dict[str, Any] = {
-        "phase": "initiative", "bands": params.bands, "features": parse_features(params.features, params.bands),
-        "fighters": fighters, "simplified": bool(ctx.campaign_settings.get("simplified_initiative")),
-        "initiative": None, "round": 0, "order": [], "waited": [], "turn": None, "pending": None, "recent": [],
+        "phase": "initiative",
+        "bands": params.bands,
+        "features": parse_features(params.features, params.bands),
+        "fighters": fighters,
+        "simplified": bool(ctx.campaign_settings.get("simplified_initiative")),
+        "initiative": None,
+        "round": 0,
+        "order": [],
+        "waited": [],
+        "turn": None,
+        "pending": None,
+        "recent": [],
     }
     foe_names = ", ".join(f["name"] for f in fighters if f["side"] == "foe")
     if not params.title.strip():  # a title the system makes up: language-neutral, read in each reader's language
         state["title"] = msg("Combat: {foes}", foes=foe_names)
     title = params.title.strip() or render(state["title"])
     heroes = ", ".join(f["name"] for f in fighters if f["side"] == "adventurer")
-    summary = say(state, msg("A combat begins: {heroes} against {foes}. Roll initiative (Alertness).",
-                             heroes=heroes, foes=foe_names))
-    return Resolution(request=params.model_dump(), dice=[], outcome={"bands": params.bands}, summary=summary,
-                      encounter={"kind": "combat", "title": title[:120], "participants": participants,
-                                 "state": state, "over": False})
+    summary = say(
+        state,
+        msg("A combat begins: {heroes} against {foes}. Roll initiative (Alertness).", heroes=heroes, foes=foe_names),
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"bands": params.bands},
+        summary=summary,
+        encounter={"kind": "combat", "title": title[:120], "participants": participants, "state": state, "over": False},
+    )
 
 
 # --- rounds and turns ------------------------------------------------------------------------------------
+
 
 def _names(ids: list[int]) -> list[str]:
     return [str(i) for i in ids]
@@ -254,8 +310,9 @@ def base_order(state: Mapping[str, Any], round_number: int) -> list[int]:
         for entry in init["simple"]:
             out.extend(foes if entry is None else [entry])
         return out if round_number >= 1 else []
-    table = art.Initiative(bonus=tuple(_names(init["bonus"])), first=tuple(_names(init["first"])),
-                           later=tuple(_names(init["later"])))
+    table = art.Initiative(
+        bonus=tuple(_names(init["bonus"])), first=tuple(_names(init["first"])), later=tuple(_names(init["later"]))
+    )
     return [int(n) for n in art.round_order(table, round_number)]
 
 
@@ -306,7 +363,7 @@ def end_turn(state: dict[str, Any]) -> list[Summary]:
         f["penalty"]["turns"] -= 1
         if f["penalty"]["turns"] <= 0:
             f["penalty"] = None
-    state["order"] = [i for i in state["order"][1:]]
+    state["order"] = list(state["order"][1:])
     if state["order"]:
         begin_turn(state)
         return notes
@@ -367,8 +424,9 @@ def require_turn(state: Mapping[str, Any], ctx: Context, *, free: bool = False) 
     if state.get("pending"):
         raise ActionError(_("First: {what}.").format(what=render(state["pending"].get("label", ""))), field="move")
     if not free and state["turn"]["action"]:
-        raise ActionError(_("You have used your action this turn: end your turn (or take another with Fame)."),
-                          field="move")
+        raise ActionError(
+            _("You have used your action this turn: end your turn (or take another with Fame)."), field="move"
+        )
     return fighter(state, fid)
 
 

@@ -24,6 +24,7 @@ from .sheet import ArtSheet, attr, dump, load
 
 # --- area of effect ----------------------------------------------------------------------------------------
 
+
 class AoeParams(CombatRoll):
     band: int = Field(ge=0, lt=f_.MAX_BANDS)
     weapon: int = Field(default=-1, ge=-1, le=40)  # -1: a grenade thrown with Dexterity
@@ -45,14 +46,23 @@ def _damage_level(code: str) -> Level:
         raise ActionError(_("Choose the weapon's AOE damage (a level)."), field="damage") from exc
 
 
-def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, extra: int,
-                count: int) -> Summary:
+def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
     if not f_.in_band(state, band):
         return msg("nobody is in band {band}", band=band)
-    state["pending"] = {"kind": "aoe", "attacker": attacker, "band": band, "damage": damage.name, "extra": extra,
-                        "count": count, "prone": [], "secret": [],
-                        "label": msg("The blast hits band {band}: anyone who has not acted may fall prone; then "
-                                     "roll Fate for who is hit", band=band)}
+    state["pending"] = {
+        "kind": "aoe",
+        "attacker": attacker,
+        "band": band,
+        "damage": damage.name,
+        "extra": extra,
+        "count": count,
+        "prone": [],
+        "secret": [],
+        "label": msg(
+            "The blast hits band {band}: anyone who has not acted may fall prone; then roll Fate for who is hit",
+            band=band,
+        ),
+    }
     return msg("the blast hits band {band} ({count} at most)", band=band, count=count)
 
 
@@ -65,36 +75,65 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
         raise ActionError(_("A foe's AOE attack is rolled by a player in the band (Fate)."), field="band")
     sheet = load(sheet_data)
     if params.weapon < 0:
-        label, base, code, max_range = msg("Grenade (Dexterity)"), attr(sheet, "DEX"), "DEX", art.thrown_range(
-            attr(sheet, "STR"))[1]
+        label, base, code, max_range = (
+            msg("Grenade (Dexterity)"),
+            attr(sheet, "DEX"),
+            "DEX",
+            art.thrown_range(attr(sheet, "STR"))[1],
+        )
     else:
         stats = weapon_of(sheet, params.weapon)
         if not stats["ranged"]:
             raise ActionError(_("An AOE attack needs a ranged weapon or a grenade."), field="weapon")
-        label, base, code, max_range = msg("AOE attack with {name}", name=stats["name"]), stats["attack"], \
-            stats["attribute"], \
-            stats["range"]
+        label, base, code, max_range = (
+            msg("AOE attack with {name}", name=stats["name"]),
+            stats["attack"],
+            stats["attribute"],
+            stats["range"],
+        )
     distance = abs(params.band - me["band"])
     if params.band >= state["bands"] or distance > max_range:
-        raise ActionError(wording.beyond_range(params.band, max_range),
-                          field="band")
+        raise ActionError(wording.beyond_range(params.band, max_range), field="band")
     damage = _damage_level(params.damage)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=label, base=base, attribute=code,
-             difficulty=art.aoe_difficulty(max_range, distance), kind="ranged_attack",
-             item_index=None if params.weapon < 0 else params.weapon, columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=label,
+        base=base,
+        attribute=code,
+        difficulty=art.aoe_difficulty(max_range, distance),
+        kind="ranged_attack",
+        item_index=None if params.weapon < 0 else params.weapon,
+        columns=f_.difficulty_shift(me),
+    )
     hit = art.aoe_attack(r.result, max_range=max_range, distance=distance, autofire=params.autofire)
     f_.use_action(state)
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
-        text = aoe_pending(state, me["id"], _landing(state, me["band"], params.band, hit.band), damage,
-                           hit.extra_damage, params.targets + hit.extra_targets)
+        text = aoe_pending(
+            state,
+            me["id"],
+            _landing(state, me["band"], params.band, hit.band),
+            damage,
+            hit.extra_damage,
+            params.targets + hit.extra_targets,
+        )
     remember(sheet, ctx, "combat_aoe", r)
-    summary = join([msg("{name} targets band {band}: {roll}", name=me["name"], band=params.band, roll=r.text), text],
-                   "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False),
-                                                                          "band": hit.band}, sheet=dump(sheet))
+    summary = join(
+        [msg("{name} targets band {band}: {roll}", name=me["name"], band=params.band, roll=r.text), text], "; "
+    )
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "band": hit.band},
+        sheet=dump(sheet),
+    )
 
 
 def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odds:
@@ -107,8 +146,7 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
     if params.origin is not None:
         distance = abs(params.band - params.origin)
         if distance > max_range:
-            raise ActionError(wording.beyond_range(params.band, max_range),
-                              field="band")
+            raise ActionError(wording.beyond_range(params.band, max_range), field="band")
         params = params.model_copy(update={"shown_difficulty": art.aoe_difficulty(max_range, distance).name})
     return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the range"), columns=shift_now(ctx))
 
@@ -135,15 +173,30 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
         raise ActionError(_("No adventurer is in band {band} to roll Fate.").format(band=params.band), field="band")
     _damage_level(params.damage)
     f_.use_action(state)
-    state["pending"] = {"kind": "aoe_fate", "roller": players[0]["id"], "attacker": me["id"], "band": params.band,
-                        "distance": distance, "max_range": params.max_range, "damage": params.damage,
-                        "targets": params.targets, "autofire": params.autofire, "secret": [],
-                        "difficulty": art.aoe_attack(Level.CT, max_range=params.max_range, distance=distance,
-                                                     foe=True).difficulty.name,
-                        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0]["name"],
-                                     foe=me["name"])}
-    return f_.done(state, params, msg("{name} fires at band {band}; {player} rolls Fate", name=me["name"],
-                                      band=params.band, player=players[0]["name"]))
+    state["pending"] = {
+        "kind": "aoe_fate",
+        "roller": players[0]["id"],
+        "attacker": me["id"],
+        "band": params.band,
+        "distance": distance,
+        "max_range": params.max_range,
+        "damage": params.damage,
+        "targets": params.targets,
+        "autofire": params.autofire,
+        "secret": [],
+        "difficulty": art.aoe_attack(Level.CT, max_range=params.max_range, distance=distance, foe=True).difficulty.name,
+        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0]["name"], foe=me["name"]),
+    }
+    return f_.done(
+        state,
+        params,
+        msg(
+            "{name} fires at band {band}; {player} rolls Fate",
+            name=me["name"],
+            band=params.band,
+            player=players[0]["name"],
+        ),
+    )
 
 
 class AoeFateParams(CombatRoll):
@@ -160,20 +213,46 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
-    r = roll(sheet, params, recorder, ctx, label=msg("Fate (a foe's blast)"), attribute="FAT", difficulty=hit.difficulty,
-             columns=f_.difficulty_shift(me))
-    hit = art.aoe_attack(r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True,
-                         autofire=pending["autofire"])
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Fate (a foe's blast)"),
+        attribute="FAT",
+        difficulty=hit.difficulty,
+        columns=f_.difficulty_shift(me),
+    )
+    hit = art.aoe_attack(
+        r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True, autofire=pending["autofire"]
+    )
     state["pending"] = None
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
-        text = aoe_pending(state, foe["id"], _landing(state, foe["band"], pending["band"], hit.band),
-                           Level[pending["damage"]], hit.extra_damage, pending["targets"] + hit.extra_targets)
+        text = aoe_pending(
+            state,
+            foe["id"],
+            _landing(state, foe["band"], pending["band"], hit.band),
+            Level[pending["damage"]],
+            hit.extra_damage,
+            pending["targets"] + hit.extra_targets,
+        )
     remember(sheet, ctx, "combat_aoe_fate", r)
-    return f_.done(state, params, join([msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me["name"],
-                                            foe=foe["name"], roll=r.text), text], "; "),
-                   dice=recorder.rolled, outcome={**outcome(r, concealed=False), "band": hit.band}, sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        join(
+            [
+                msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
+                text,
+            ],
+            "; ",
+        ),
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "band": hit.band},
+        sheet=dump(sheet),
+    )
 
 
 def aoe_fate_odds(sheet_data: dict[str, Any], params: AoeFateParams, ctx: Context) -> Odds:
@@ -192,8 +271,7 @@ def resolve_prone(sheet: dict[str, Any], params: ProneParams, dice: Dice, ctx: C
     if pending.get("kind") != "aoe" or me["band"] != pending["band"] or me["out"]:
         raise ActionError(_("No blast is coming into this character's band."), field="move")
     if f_.acted_this_round(state, me["id"]) or me["id"] in pending["prone"]:
-        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me["name"]),
-                          field="move")
+        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me["name"]), field="move")
     pending["prone"].append(me["id"])
     me["prone"] = True
     f_.take_out_of_round(state, me["id"])
@@ -228,9 +306,13 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
             record = art.record_damage([Level[c] for c in victim_sheet.health], victim_sheet.checked, level)
             victim_sheet.checked = list(record.checked)
             done_ = {"marked": list(record.marked), "staggered": record.staggered, "defeated": record.defeated}
-            notes.append(msg("{name} is hit, defeated", name=victim["name"]) if record.defeated else
-                         msg("{name} is hit, staggered", name=victim["name"]) if record.staggered else
-                         msg("{name} is hit", name=victim["name"]))
+            notes.append(
+                msg("{name} is hit, defeated", name=victim["name"])
+                if record.defeated
+                else msg("{name} is hit, staggered", name=victim["name"])
+                if record.staggered
+                else msg("{name} is hit", name=victim["name"])
+            )
             more = f_.mark_outcome(state, fid, done_)
         else:
             notes.append(take(state, victim, victim_sheet, level))
@@ -242,8 +324,15 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
         else:
             others[fid] = dump(victim_sheet)
     summary = msg("The blast lands in band {band}: {notes}", band=pending["band"], notes=join(notes, "; "))
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome={"hit": [int(n) for n in struck]},
-                   sheet=mine, others=others)
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={"hit": [int(n) for n in struck]},
+        sheet=mine,
+        others=others,
+    )
 
 
 def _sheet_of(ctx: Context, own: dict[str, Any], fid: int) -> ArtSheet:

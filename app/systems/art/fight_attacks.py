@@ -28,8 +28,13 @@ from .fight_pvp import defense_trait, pvp_attack_odds
 from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
 from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
 
-ATTACK_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed", "ranged_1h": "ranged", "ranged_2h": "ranged",
-               "shotgun": "ranged"}
+ATTACK_WITH = {
+    "melee_1h": "one_handed",
+    "melee_2h": "two_handed",
+    "ranged_1h": "ranged",
+    "ranged_2h": "ranged",
+    "shotgun": "ranged",
+}
 PARRY_WITH = {"melee_1h": "one_handed", "melee_2h": "two_handed"}
 
 
@@ -41,8 +46,9 @@ def weapon_of(sheet: ArtSheet, index: int) -> dict[str, Any]:
         raise ActionError(_("{name} is not ready: draw it first.").format(name=item.name), field="weapon")
     stats = weapon_stats(sheet, item)
     if stats["too_heavy"]:
-        raise ActionError(_("{name} needs Strength {n}.").format(name=item.name, n=stats["strength_required"]),
-                          field="weapon")
+        raise ActionError(
+            _("{name} needs Strength {n}.").format(name=item.name, n=stats["strength_required"]), field="weapon"
+        )
     return {**stats, "name": item.name, "kind": item.weapon or "melee_1h", "thrown": item.thrown}
 
 
@@ -60,20 +66,46 @@ fate_rolls = f_.fate_rolls
 fate_list = f_.fate_list
 
 
-def defense_pending(state: dict[str, Any], *, defender: int, attacker: int, attack: Level, rating: int,
-                    attack_with: str, foe: bool, surprised: bool = False, from_behind: bool = False,
-                    modifier: int = 0, why: Summary = "") -> Summary:
+def defense_pending(
+    state: dict[str, Any],
+    *,
+    defender: int,
+    attacker: int,
+    attack: Level,
+    rating: int,
+    attack_with: str,
+    foe: bool,
+    surprised: bool = False,
+    from_behind: bool = False,
+    modifier: int = 0,
+    why: Summary = "",
+) -> Summary:
     name = f_.name_of(state, defender)
     state["pending"] = {
-        "kind": "defense", "defender": defender, "attacker": attacker, "attack": attack.name, "rating": rating,
-        "attack_with": attack_with, "surprised": surprised, "from_behind": from_behind, "modifier": modifier,
-        "foe": foe, "secret": ["attack", "rating"] if foe else [],
-        "label": msg("{name} rolls Defense ({why})", name=name, why=why) if why else msg("{name} rolls Defense", name=name),
+        "kind": "defense",
+        "defender": defender,
+        "attacker": attacker,
+        "attack": attack.name,
+        "rating": rating,
+        "attack_with": attack_with,
+        "surprised": surprised,
+        "from_behind": from_behind,
+        "modifier": modifier,
+        "foe": foe,
+        "secret": ["attack", "rating"] if foe else [],
+        "label": msg("{name} rolls Defense ({why})", name=name, why=why)
+        if why
+        else msg("{name} rolls Defense", name=name),
     }
-    return msg("{name} must roll Defense ({why})", name=name, why=why) if why else msg("{name} must roll Defense", name=name)
+    return (
+        msg("{name} must roll Defense ({why})", name=name, why=why)
+        if why
+        else msg("{name} must roll Defense", name=name)
+    )
 
 
 # --- an adventurer attacks ----------------------------------------------------------------------------------
+
 
 class AttackParams(CombatRoll):
     target: int
@@ -96,8 +128,9 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     if not in_range(stats, distance):
         raise ActionError(wording.out_of_reach(target["name"], stats["name"], distance), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
-        return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack,
-                              fate_rolls=fate_rolls)
+        return fg.attack_into(
+            sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack, fate_rolls=fate_rolls
+        )
     bonus = me.pop("aim", 0) or 0
     grappling = bool(me.get("grapple")) and target["side"] == "foe"
     if grappling:
@@ -111,9 +144,21 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     notes: list[Summary] = []
     if foe:
         foe_sheet = load(ctx.others[target["id"]])
-        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
-                 difficulty=Level[foe_sheet.levels.get("DEF", "CT")], kind=kind, item_index=params.weapon,
-                 against=msg("{name}'s Defense", name=target["name"]), extra=bonus, columns=f_.difficulty_shift(me))
+        r = roll(
+            sheet,
+            params,
+            recorder,
+            ctx,
+            label=label,
+            base=stats["attack"],
+            attribute=stats["attribute"],
+            difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
+            kind=kind,
+            item_index=params.weapon,
+            against=msg("{name}'s Defense", name=target["name"]),
+            extra=bonus,
+            columns=f_.difficulty_shift(me),
+        )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
             others[target["id"]] = dump(foe_sheet)
@@ -122,16 +167,37 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         else:
             notes.append(msg("misses"))
     else:
-        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
-                 difficulty=Level.CT, kind=kind, item_index=params.weapon, extra=bonus, degree_only=True)
+        r = roll(
+            sheet,
+            params,
+            recorder,
+            ctx,
+            label=label,
+            base=stats["attack"],
+            attribute=stats["attribute"],
+            difficulty=Level.CT,
+            kind=kind,
+            item_index=params.weapon,
+            extra=bonus,
+            degree_only=True,
+        )
     f_.use_action(state)
-    notes += [n for n in fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker,
-                                               target=target["id"] if foe else None)]
+    notes += list(
+        fp.after_roll(
+            state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker, target=target["id"] if foe else None
+        )
+    )
     fumbled = art.attack_fumble(r.result, ranged=stats["ranged"])
     if fumbled == "fumble":
-        state["pending"] = {"kind": "fumble", "roller": me["id"], "fumbler": me["id"], "foe": False,
-                            "target": target["id"], "weapon": params.weapon,
-                            "label": msg("{name} fumbles: roll Agility on the Fumble table", name=me["name"])}
+        state["pending"] = {
+            "kind": "fumble",
+            "roller": me["id"],
+            "fumbler": me["id"],
+            "foe": False,
+            "target": target["id"],
+            "weapon": params.weapon,
+            "label": msg("{name} fumbles: roll Agility on the Fumble table", name=me["name"]),
+        }
         notes.append(msg("fumble: roll Agility on the Fumble table"))
     elif fumbled == "stray":
         near = [f for f in f_.in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
@@ -139,36 +205,79 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         if fates:
             hit_id = int(art.lowest_fate(fates)[0])
             notes.append(msg("stray shot: Fate {rolls}", rolls=fate_list(state, fates)))
-            notes.append(defense_pending(state, defender=hit_id, attacker=me["id"], attack=art.STRAY_SHOT_ATTACK,
-                                         rating=0, attack_with="ranged", foe=False, why=msg("a stray shot, Poor")))
+            notes.append(
+                defense_pending(
+                    state,
+                    defender=hit_id,
+                    attacker=me["id"],
+                    attack=art.STRAY_SHOT_ATTACK,
+                    rating=0,
+                    attack_with="ranged",
+                    foe=False,
+                    why=msg("a stray shot, Poor"),
+                )
+            )
         else:
             notes.append(msg("stray shot: nobody else there"))
     elif not foe:
-        notes.append(defense_pending(state, defender=target["id"], attacker=me["id"], attack=r.result, rating=0,
-                                     attack_with=ATTACK_WITH[stats["kind"]], foe=False,
-                                     why=msg("against {level}", level=level_word(r.result))))
+        notes.append(
+            defense_pending(
+                state,
+                defender=target["id"],
+                attacker=me["id"],
+                attack=r.result,
+                rating=0,
+                attack_with=ATTACK_WITH[stats["kind"]],
+                foe=False,
+                why=msg("against {level}", level=level_word(r.result)),
+            )
+        )
     remember(sheet, ctx, "combat_attack", r, concealed=foe)
     if f_.over(state):
         notes.append(msg("the narrator may end the combat"))
-    summary = join([msg("{name} attacks {target}: {roll}", name=me["name"], target=target["name"], roll=r.text),
-                    *(n for n in notes if n)], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=foe), "fumble": fumbled}, sheet=dump(sheet), others=others)
+    summary = join(
+        [
+            msg("{name} attacks {target}: {roll}", name=me["name"], target=target["name"], roll=r.text),
+            *(n for n in notes if n),
+        ],
+        "; ",
+    )
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=foe), "fumble": fumbled},
+        sheet=dump(sheet),
+        others=others,
+    )
 
 
 def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
     extra = fp.attack_extra(ctx, params.target)
-    pvp = pvp_attack_odds(sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra,
-                          target=params.target)
+    pvp = pvp_attack_odds(
+        sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra, target=params.target
+    )
     me = acting(ctx)[1]
-    return pvp or fp.noted(odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
-                                    what=N_("the foe's Defense"), extra=extra,
-                                    columns=f_.difficulty_shift(me) if me else 0), extra)
+    return pvp or fp.noted(
+        odds_for(
+            sheet_data,
+            params,
+            ctx,
+            attribute=stats["attribute"],
+            base=stats["attack"],
+            what=N_("the foe's Defense"),
+            extra=extra,
+            columns=f_.difficulty_shift(me) if me else 0,
+        ),
+        extra,
+    )
 
 
 # --- a foe attacks ------------------------------------------------------------------------------------------
+
 
 class FoeAttackParams(StepParams):
     target: int
@@ -195,22 +304,37 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
         raise ActionError(_("Only two-handed weapons have reach."), field="reach")
     distance = abs(target["band"] - me["band"])
     if params.attack_with != "ranged" and distance > (1 if params.reach else 0):
-        message = _("A reach weapon needs {name} in the same or an adjacent band.") if params.reach else \
-            _("A melee attack needs {name} in the same band.")
+        message = (
+            _("A reach weapon needs {name} in the same or an adjacent band.")
+            if params.reach
+            else _("A melee attack needs {name} in the same band.")
+        )
         raise ActionError(message.format(name=target["name"]), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
-        return fg.attack_into(sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack,
-                              fate_rolls=fate_rolls)
+        return fg.attack_into(
+            sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack, fate_rolls=fate_rolls
+        )
     if target["side"] != "adventurer":  # foes never roll: the narrator marks the damage
         f_.use_action(state)
-        return f_.done(state, params, msg("{name} strikes {target}: the narrator marks the damage",
-                                          name=me["name"], target=target["name"]))
+        return f_.done(
+            state,
+            params,
+            msg("{name} strikes {target}: the narrator marks the damage", name=me["name"], target=target["name"]),
+        )
     sheet = load(sheet_data)
     attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me["count"])
     f_.use_action(state)
-    text = defense_pending(state, defender=target["id"], attacker=me["id"], attack=attack,
-                           rating=sheet.damage_rating, attack_with=params.attack_with, foe=True,
-                           surprised=params.surprised, from_behind=params.from_behind)
+    text = defense_pending(
+        state,
+        defender=target["id"],
+        attacker=me["id"],
+        attack=attack,
+        rating=sheet.damage_rating,
+        attack_with=params.attack_with,
+        foe=True,
+        surprised=params.surprised,
+        from_behind=params.from_behind,
+    )
     if params.surprised:
         head = msg("{name} attacks {target} by surprise", name=me["name"], target=target["name"])
     elif params.from_behind:
@@ -222,6 +346,7 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
 
 # --- defending ---------------------------------------------------------------------------------------------------
 
+
 def parry_items(sheet: ArtSheet, state: dict[str, Any], pending: dict[str, Any], me: dict[str, Any]) -> list[int]:
     """The gear this defender may parry with now: at hand or ready, legal against the attack, and only if they
     have not taken their turn this round (ch. 5 "Parrying"; ruling 25)."""
@@ -232,10 +357,20 @@ def parry_items(sheet: ArtSheet, state: dict[str, Any], pending: dict[str, Any],
     for index, item in enumerate(sheet.gear):
         if item.slot not in ("ready", "at_hand"):
             continue
-        kind = "shield" if item.type == "shield" else PARRY_WITH.get(item.weapon or "", "ranged") \
-            if item.type == "weapon" else None
-        if kind and art.can_parry(kind, pending["attack_with"], surprised=pending["surprised"],
-                                  from_behind=pending["from_behind"], acted=acted):
+        kind = (
+            "shield"
+            if item.type == "shield"
+            else PARRY_WITH.get(item.weapon or "", "ranged")
+            if item.type == "weapon"
+            else None
+        )
+        if kind and art.can_parry(
+            kind,
+            pending["attack_with"],
+            surprised=pending["surprised"],
+            from_behind=pending["from_behind"],
+            acted=acted,
+        ):
             found.append(index)
     return found
 
@@ -259,35 +394,61 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     recorder = RecordingDice(dice)
     foe = bool(pending["foe"])
     attacker = f_.fighter(state, pending["attacker"])
-    r = roll(sheet, params, recorder, ctx, label=msg("Defense"), base=base, attribute="AGI",
-             difficulty=Level[pending["attack"]], kind="defense", against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
-             columns=f_.difficulty_shift(me, defense=True))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Defense"),
+        base=base,
+        attribute="AGI",
+        difficulty=Level[pending["attack"]],
+        kind="defense",
+        against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
+        columns=f_.difficulty_shift(me, defense=True),
+    )
     damage = art.defense_damage(r.result, r.spec.difficulty, rating=pending["rating"])
     fumbles = foe and art.foe_fumbles(r.result)
     remember(sheet, ctx, "combat_defend", r, concealed=foe)
-    notes: list[Summary] = list(fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker,
-                                              target=attacker["id"]))
+    notes: list[Summary] = list(
+        fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker, target=attacker["id"])
+    )
     state["pending"] = None
     if damage is None:
         notes.append(msg("avoids all damage"))
     else:
         legal = parry_items(sheet, state, pending, me) if damage is not Level.EX else []
         if legal:
-            state["pending"] = {"kind": "parry", "defender": me["id"], "damage": damage.name, "items": legal,
-                                "attacker": pending["attacker"],
-                                "foe_fumble": pending["attacker"] if fumbles else None, "secret": [],
-                                "label": msg("{name} may parry {level} damage or take it", name=me["name"],
-                                             level=level_word(damage))}
+            state["pending"] = {
+                "kind": "parry",
+                "defender": me["id"],
+                "damage": damage.name,
+                "items": legal,
+                "attacker": pending["attacker"],
+                "foe_fumble": pending["attacker"] if fumbles else None,
+                "secret": [],
+                "label": msg("{name} may parry {level} damage or take it", name=me["name"], level=level_word(damage)),
+            }
             notes.append(msg("{level} damage: {name} may parry it", level=level_word(damage), name=me["name"]))
         else:
             notes.append(take(state, me, sheet, damage))
-    if fumbles and not (state.get("pending") or {}).get("kind") == "parry":
+    if fumbles and (state.get("pending") or {}).get("kind") != "parry":
         notes.append(foe_fumble_pending(state, me["id"], pending["attacker"]))
-    summary = join([msg("{name} defends against {attacker}: {roll}", name=me["name"], attacker=attacker["name"],
-                        roll=r.text), *(n for n in notes if n)], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=foe), "damage": damage.name if damage else None},
-                   sheet=dump(sheet))
+    summary = join(
+        [
+            msg("{name} defends against {attacker}: {roll}", name=me["name"], attacker=attacker["name"], roll=r.text),
+            *(n for n in notes if n),
+        ],
+        "; ",
+    )
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=foe), "damage": damage.name if damage else None},
+        sheet=dump(sheet),
+    )
 
 
 def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
@@ -298,17 +459,38 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     if me is None:
         return odds_for(sheet_data, params, ctx, attribute="AGI", base=plain, what=N_("the foe's Attack"))
     pending = state.get("pending") or {}
-    modifier = pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me["id"] \
-        else 0
+    modifier = (
+        pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me["id"] else 0
+    )
     base = defense_trait(state, me, sheet, modifier=modifier, shield=params.use_shield)
-    return fp.noted(odds_for(sheet_data, params, ctx, attribute="AGI", base=base, what=N_("the foe's Attack"),
-                             columns=f_.difficulty_shift(me, defense=True)), base - plain)
+    return fp.noted(
+        odds_for(
+            sheet_data,
+            params,
+            ctx,
+            attribute="AGI",
+            base=base,
+            what=N_("the foe's Attack"),
+            columns=f_.difficulty_shift(me, defense=True),
+        ),
+        base - plain,
+    )
 
 
 def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
-    state["pending"] = {"kind": "fumble", "roller": player, "fumbler": foe, "foe": True, "target": player,
-                        "weapon": None, "label": msg("Awesome Defense: {name} rolls Cunning on the Fumble table for "
-                                                     "{foe}", name=f_.name_of(state, player), foe=f_.name_of(state, foe))}
+    state["pending"] = {
+        "kind": "fumble",
+        "roller": player,
+        "fumbler": foe,
+        "foe": True,
+        "target": player,
+        "weapon": None,
+        "label": msg(
+            "Awesome Defense: {name} rolls Cunning on the Fumble table for {foe}",
+            name=f_.name_of(state, player),
+            foe=f_.name_of(state, foe),
+        ),
+    }
     return msg("Awesome Defense: {foe} fumbles", foe=f_.name_of(state, foe))
 
 
@@ -339,8 +521,17 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     damage = Level[pending["damage"]]
     item = sheet.gear[params.item]
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Parry with {name}", name=item.name), attribute="DEX", difficulty=damage,
-             item_index=params.item, columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Parry with {name}", name=item.name),
+        attribute="DEX",
+        difficulty=damage,
+        item_index=params.item,
+        columns=f_.difficulty_shift(me),
+    )
     result = art.parry(r.result, damage)
     notes: list[Summary] = []
     state["pending"] = None
@@ -361,15 +552,21 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     if pending.get("foe_fumble") is not None:
         notes.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
     summary = join([msg("{name} parries: {roll}", name=me["name"], roll=r.text), *(n for n in notes if n)], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=False), "parried": result.parried, "lost": result.lost},
-                   sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "parried": result.parried, "lost": result.lost},
+        sheet=dump(sheet),
+    )
 
 
 def parry_odds(sheet_data: dict[str, Any], params: ParryParams, ctx: Context) -> Odds:
     me = acting(ctx)[1]
-    return odds_for(sheet_data, params, ctx, attribute="DEX", what=N_("the damage"),
-                    columns=f_.difficulty_shift(me) if me else 0)
+    return odds_for(
+        sheet_data, params, ctx, attribute="DEX", what=N_("the damage"), columns=f_.difficulty_shift(me) if me else 0
+    )
 
 
 class TakeParams(StepParams):

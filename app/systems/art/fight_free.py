@@ -45,8 +45,7 @@ def _free_attack_ready(state: dict[str, Any], ctx: Context) -> tuple[dict[str, A
     return me, target
 
 
-def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, dice: Dice,
-                        ctx: Context) -> Resolution:
+def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, dice: Dice, ctx: Context) -> Resolution:
     """The perk's free attack on the same target (the attacker's, for Riposte and Counterstrike), out of turn
     and without spending the action; it needs the target in reach."""
     state = f_.copy_state(ctx)
@@ -54,8 +53,9 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
     if not in_range(stats, abs(target["band"] - me["band"])):
-        raise ActionError(_("{name} is out of reach of {weapon}.").format(name=target["name"], weapon=stats["name"]),
-                          field="weapon")
+        raise ActionError(
+            _("{name} is out of reach of {weapon}.").format(name=target["name"], weapon=stats["name"]), field="weapon"
+        )
     grant = me.pop("free_attack")
     extra, _perks = bonus(state, me, "attack", use=True)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
@@ -66,9 +66,21 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     label = msg("Free attack with {name}", name=stats["name"])
     if foe:
         foe_sheet = load(ctx.others[target["id"]])
-        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
-                 difficulty=Level[foe_sheet.levels.get("DEF", "CT")], kind=kind, item_index=params.weapon,
-                 against=msg("{name}'s Defense", name=target["name"]), extra=extra, columns=f_.difficulty_shift(me))
+        r = roll(
+            sheet,
+            params,
+            recorder,
+            ctx,
+            label=label,
+            base=stats["attack"],
+            attribute=stats["attribute"],
+            difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
+            kind=kind,
+            item_index=params.weapon,
+            against=msg("{name}'s Defense", name=target["name"]),
+            extra=extra,
+            columns=f_.difficulty_shift(me),
+        )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
             others[target["id"]] = dump(foe_sheet)
@@ -76,20 +88,54 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         else:
             notes.append(msg("misses"))
     else:
-        r = roll(sheet, params, recorder, ctx, label=label, base=stats["attack"], attribute=stats["attribute"],
-                 difficulty=Level.CT, kind=kind, item_index=params.weapon, extra=extra, degree_only=True)
-        notes.append(defense_pending(state, defender=target["id"], attacker=me["id"], attack=r.result, rating=0,
-                                     attack_with=ATTACK_WITH[stats["kind"]], foe=False,
-                                     why=msg("against {level}", level=level_word(r.result))))
+        r = roll(
+            sheet,
+            params,
+            recorder,
+            ctx,
+            label=label,
+            base=stats["attack"],
+            attribute=stats["attribute"],
+            difficulty=Level.CT,
+            kind=kind,
+            item_index=params.weapon,
+            extra=extra,
+            degree_only=True,
+        )
+        notes.append(
+            defense_pending(
+                state,
+                defender=target["id"],
+                attacker=me["id"],
+                attack=r.result,
+                rating=0,
+                attack_with=ATTACK_WITH[stats["kind"]],
+                foe=False,
+                why=msg("against {level}", level=level_word(r.result)),
+            )
+        )
     if extra:
         notes.append(msg("+{n} from perks", n=extra))
     remember(sheet, ctx, "combat_free_attack", r, concealed=foe)
     perk_key: str = grant["perk"]  # a perk's English name, translated when read
     perk = msg(N_("Fumble")) if perk_key == "Fumble" else msg(perk_key)
-    summary = msg("{name}'s free attack ({perk}) on {target}: {roll}; {notes}", name=me["name"], perk=perk,
-                  target=target["name"], roll=r.text, notes=join([n for n in notes if n], "; "))
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=foe),
-                   sheet=dump(sheet), others=others)
+    summary = msg(
+        "{name}'s free attack ({perk}) on {target}: {roll}; {notes}",
+        name=me["name"],
+        perk=perk,
+        target=target["name"],
+        roll=r.text,
+        notes=join([n for n in notes if n], "; "),
+    )
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome=outcome(r, concealed=foe),
+        sheet=dump(sheet),
+        others=others,
+    )
 
 
 def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: Context) -> Odds:
@@ -99,8 +145,23 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
     state = (ctx.encounter or {}).get("state") or {}
     me = next((x for x in state.get("fighters", []) if x["id"] == ctx.character_id), None)
     target = ((me or {}).get("free_attack") or {}).get("target")
-    pvp = pvp_attack_odds(sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra,
-                          target=target) if target is not None else None
-    return pvp or noted(odds_for(sheet_data, params, ctx, attribute=stats["attribute"], base=stats["attack"],
-                                 what="the foe's Defense", extra=extra,
-                                 columns=f_.difficulty_shift(me) if me else 0), extra)
+    pvp = (
+        pvp_attack_odds(
+            sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra, target=target
+        )
+        if target is not None
+        else None
+    )
+    return pvp or noted(
+        odds_for(
+            sheet_data,
+            params,
+            ctx,
+            attribute=stats["attribute"],
+            base=stats["attack"],
+            what="the foe's Defense",
+            extra=extra,
+            columns=f_.difficulty_shift(me) if me else 0,
+        ),
+        extra,
+    )

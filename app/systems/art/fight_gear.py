@@ -38,18 +38,24 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
         raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
     sheet = load(sheet_data)
     if any(item.type == "weapon" for item in sheet.gear):
-        raise ActionError(_("{name} carries a weapon: draw it (a free action).").format(name=me["name"]),
-                          field="weapon_class")
+        raise ActionError(
+            _("{name} carries a weapon: draw it (a free action).").format(name=me["name"]), field="weapon_class"
+        )
     if params.weapon_class not in art.WEAPON_CLASSES:
         raise ActionError(_("Choose a weapon class from the list."), field="weapon_class")
     item = starting_weapon(sheet, params.weapon_class)
     gear = [*sheet.gear, item]
     check_slots(gear)
     sheet.gear = gear
-    summary = msg("{name} takes up the starting weapon the sheet lacked: {weapon} ({cost}), ready",
-                  name=me["name"], weapon=msg(params.weapon_class), cost=msg(item.cost or ""))
-    return f_.done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost},
-                   sheet=dump(sheet))
+    summary = msg(
+        "{name} takes up the starting weapon the sheet lacked: {weapon} ({cost}), ready",
+        name=me["name"],
+        weapon=msg(params.weapon_class),
+        cost=msg(item.cost or ""),
+    )
+    return f_.done(
+        state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet)
+    )
 
 
 def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
@@ -62,6 +68,10 @@ def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: 
         stats = weapon_of(load(sheet_data), params.weapon)
         distance = abs(target["band"] - me["band"])
         if not in_range(stats, distance):
-            return Odds(text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
-                name=target["name"], weapon=stats["name"], d=distance), details={"label": N_("Cannot attack:")})
+            return Odds(
+                text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
+                    name=target["name"], weapon=stats["name"], d=distance
+                ),
+                details={"label": N_("Cannot attack:")},
+            )
     return attack_odds(sheet_data, params, ctx)

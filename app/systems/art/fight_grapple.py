@@ -52,8 +52,19 @@ def diverted(state: dict[str, Any], attacker: dict[str, Any], target: dict[str, 
 
 # --- attacking into a grapple --------------------------------------------------------------------------------------
 
-def attack_on(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Context, state: dict[str, Any],
-              hit: int, before: Any, rolled: list[dict[str, int]], *, attack: Callable[..., Resolution]) -> Resolution:
+
+def attack_on(
+    sheet_data: dict[str, Any],
+    params: Any,
+    dice: Dice,
+    ctx: Context,
+    state: dict[str, Any],
+    hit: int,
+    before: Any,
+    rolled: list[dict[str, int]],
+    *,
+    attack: Callable[..., Resolution],
+) -> Resolution:
     """The ordinary attack on the character the Fate rolls chose; the Fate text goes before its summary."""
     state["into_grapple"] = hit
     inner = replace(ctx, encounter={**dict(ctx.encounter or {}), "state": state})
@@ -66,14 +77,27 @@ def attack_on(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Context,
     if recent:
         recent[0] = {**recent[0], "text": summary}
         new_state["recent"] = recent
-    return replace(res, summary=summary, dice=[*rolled, *res.dice],
-                   request=params.model_dump(exclude={"shown_difficulty", "origin"}),
-                   encounter={**dict(res.encounter or {}), "state": new_state})
+    return replace(
+        res,
+        summary=summary,
+        dice=[*rolled, *res.dice],
+        request=params.model_dump(exclude={"shown_difficulty", "origin"}),
+        encounter={**dict(res.encounter or {}), "state": new_state},
+    )
 
 
-def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Context, state: dict[str, Any],
-                me: dict[str, Any], target: dict[str, Any], *, attack: Callable[..., Resolution],
-                fate_rolls: Callable[..., list[tuple[str, art.Level]]]) -> Resolution:
+def attack_into(
+    sheet_data: dict[str, Any],
+    params: Any,
+    dice: Dice,
+    ctx: Context,
+    state: dict[str, Any],
+    me: dict[str, Any],
+    target: dict[str, Any],
+    *,
+    attack: Callable[..., Resolution],
+    fate_rolls: Callable[..., list[tuple[str, art.Level]]],
+) -> Resolution:
     """Called by resolve_attack when the target is in a grapple the attacker is not in: Fate for everyone in
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
     group = members(state, target["id"])
@@ -87,28 +111,41 @@ def attack_into(sheet_data: dict[str, Any], params: Any, dice: Dice, ctx: Contex
     rolls = f_.fate_list(state, fates)
     fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
     if len(tied) > 1:
-        state["pending"] = {"kind": "grapple_tie", "attacker": me["id"], "options": tied,
-                            "weapon": getattr(params, "weapon", 0), "secret": [],
-                            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"])}
+        state["pending"] = {
+            "kind": "grapple_tie",
+            "attacker": me["id"],
+            "options": tied,
+            "weapon": getattr(params, "weapon", 0),
+            "secret": [],
+            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"]),
+        }
         if me["side"] == "foe":  # the narrator's foe: its attack is kept for after the choice
-            state["pending"]["foe_attack"] = params.model_dump(include={"attack_with", "surprised", "from_behind",
-                                                                                "reach"})
+            state["pending"]["foe_attack"] = params.model_dump(
+                include={"attack_with", "surprised", "from_behind", "reach"}
+            )
         summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
-        return f_.done(state, params, summary, dice=recorder.rolled,
-                       outcome={"fates": [[n, lv.name] for n, lv in fates
-                                          if f_.fighter(state, int(n))["side"] == "adventurer"], "tied": tied})
+        return f_.done(
+            state,
+            params,
+            summary,
+            dice=recorder.rolled,
+            outcome={
+                "fates": [[n, lv.name] for n, lv in fates if f_.fighter(state, int(n))["side"] == "adventurer"],
+                "tied": tied,
+            },
+        )
     before = msg("{fate} → {hit} is hit", fate=fate, hit=f_.name_of(state, hit))
     return attack_on(sheet_data, params, dice, ctx, state, hit, before, recorder.rolled, attack=attack)
 
 
 # --- joining a grapple -----------------------------------------------------------------------------------------------
 
+
 class GrappleJoinParams(StepParams):
     target: int
 
 
-def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, dice: Dice,
-                         ctx: Context) -> Resolution:
+def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, dice: Dice, ctx: Context) -> Resolution:
     """Join a grapple in your band: an action, no roll (ch. 5, "Grappling"). You fight in it from now on
     (+4 on attacks against foes, -4 on Defense for adventurers) with no bonus of your own."""
     state = f_.copy_state(ctx)

@@ -25,8 +25,7 @@ class GrappleHitParams(CombatRoll):
     weapon: int = Field(default=0, ge=0, le=40)
 
 
-def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice,
-                        ctx: Context) -> Resolution:
+def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice, ctx: Context) -> Resolution:
     """The attacker picks among those tied for the lowest Fate; the attack is then rolled on them."""
     state = f_.copy_state(ctx)
     pending = state.get("pending") or {}
@@ -36,12 +35,13 @@ def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, di
         names = ", ".join(f_.name_of(state, i) for i in pending["options"])
         raise ActionError(_("Choose one of: {names}.").format(names=names), field="target")
     state["pending"] = None
-    before = msg("{name} chooses {hit} in the grapple", name=f_.name_of(state, ctx.character_id or 0),
-                 hit=f_.name_of(state, params.target))
+    before = msg(
+        "{name} chooses {hit} in the grapple",
+        name=f_.name_of(state, ctx.character_id or 0),
+        hit=f_.name_of(state, params.target),
+    )
     if pending.get("foe_attack") is not None:  # the narrator's foe: its attack on the one chosen
         step = params.model_dump(include=set(FoeAttackParams.model_fields) & set(GrappleHitParams.model_fields))
         on = FoeAttackParams.model_validate({**step, **pending["foe_attack"], "target": params.target})
         return attack_on(sheet_data, on, dice, ctx, state, params.target, before, [], attack=resolve_foe_attack)
     return attack_on(sheet_data, params, dice, ctx, state, params.target, before, [], attack=resolve_attack)
-
-

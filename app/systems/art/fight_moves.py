@@ -68,8 +68,9 @@ def move_options(state: Mapping[str, Any]) -> dict[str, list[int]]:
         return {"free": [], "action": []}
     fid = turn["id"]
     free = reachable(state, fid, move["free"] - move["used"]) if move["mode"] in (None, "free") else []
-    action = reachable(state, fid, move["bands"] - move["used"]) if not turn["action"] or move["mode"] == "action" \
-        else []
+    action = (
+        reachable(state, fid, move["bands"] - move["used"]) if not turn["action"] or move["mode"] == "action" else []
+    )
     return {"free": free, "action": action}
 
 
@@ -101,22 +102,45 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
         raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Agility (movement)"), attribute="AGI", difficulty=Level.CT,
-             degree_only=True)
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Agility (movement)"),
+        attribute="AGI",
+        difficulty=Level.CT,
+        degree_only=True,
+    )
     m = art.movement(r.result)
-    state["turn"]["move"] = {"bands": m.bands, "free": m.free_bands, "used": 0, "mode": None, "ended": m.bands == 0,
-                             "result": r.result.name}
+    state["turn"]["move"] = {
+        "bands": m.bands,
+        "free": m.free_bands,
+        "used": 0,
+        "mode": None,
+        "ended": m.bands == 0,
+        "result": r.result.name,
+    }
     remember(sheet, ctx, "combat_move_roll", r)
     text = msg("stumbles: no movement") if m.bands == 0 else wording.may_move(n=m.bands, free=m.free_bands)
-    return f_.done(state, params, join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
-                   dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
-                   sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
+        sheet=dump(sheet),
+    )
 
 
 def move_roll_odds(sheet_data: dict[str, Any], params: MoveRollParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "PR"}), ctx, attribute="AGI",
-                    label=N_("Chance to move a band as a free action (Poor or better):"))
+    return odds_for(
+        sheet_data,
+        params.model_copy(update={"shown_difficulty": "PR"}),
+        ctx,
+        attribute="AGI",
+        label=N_("Chance to move a band as a free action (Poor or better):"),
+    )
 
 
 class MoveParams(StepParams):
@@ -136,8 +160,12 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         raise ActionError(_("Your movement has ended this turn."), field="band")
     mode = "free" if params.free else "action"
     if move["mode"] not in (None, mode):
-        raise ActionError(_("This turn's movement is used as a free action: keep to it.") if move["mode"] == "free"
-                          else _("This turn's movement uses your action: keep to it."), field="free")
+        raise ActionError(
+            _("This turn's movement is used as a free action: keep to it.")
+            if move["mode"] == "free"
+            else _("This turn's movement uses your action: keep to it."),
+            field="free",
+        )
     if mode == "action" and state["turn"]["action"] and move["mode"] != "action":
         raise ActionError(_("You have used your action: only the free bands are left."), field="free")
     if not 0 <= params.band < state["bands"] or params.band == me["band"]:
@@ -146,8 +174,12 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     bands = route(state, me, params.band)
     if params.band not in reachable(state, me["id"], allowance):
         reach = reachable(state, me["id"], allowance)
-        raise ActionError(_("Band {band} is out of reach (you can reach: {reach}).").format(
-            band=params.band, reach=", ".join(str(b) for b in reach) or _("none")), field="band")
+        raise ActionError(
+            _("Band {band} is out of reach (you can reach: {reach}).").format(
+                band=params.band, reach=", ".join(str(b) for b in reach) or _("none")
+            ),
+            field="band",
+        )
     start = me["band"]
     me["band"] = params.band
     move["used"] += cost_of(bands)
@@ -160,10 +192,21 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         notes.append(msg("rough terrain ends the movement"))
     if mode == "action":
         f_.use_action(state)
-    head = (msg("{name} moves from band {start} to band {band} as a free action", name=me["name"], start=start,
-                band=params.band) if params.free else
-            msg("{name} moves from band {start} to band {band} using the action", name=me["name"], start=start,
-                band=params.band))
+    head = (
+        msg(
+            "{name} moves from band {start} to band {band} as a free action",
+            name=me["name"],
+            start=start,
+            band=params.band,
+        )
+        if params.free
+        else msg(
+            "{name} moves from band {start} to band {band} using the action",
+            name=me["name"],
+            start=start,
+            band=params.band,
+        )
+    )
     summary = join([head, *notes], "; ")
     return f_.done(state, params, summary, outcome={"from": start, "to": params.band, "free": params.free})
 
@@ -190,21 +233,38 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     difficulty = sneak_difficulty(state, me, levels)
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Agility (sneaking)"), attribute="AGI", difficulty=difficulty,
-             against=msg("the foes' Alertness"), columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Agility (sneaking)"),
+        attribute="AGI",
+        difficulty=difficulty,
+        against=msg("the foes' Alertness"),
+        columns=f_.difficulty_shift(me),
+    )
     result = art.sneak(r.result, r.spec.difficulty)
     if result.spotted:
         text = msg("spotted")
     else:
         me["band"] = params.band
-        text = (msg("slips unnoticed into band {band} as a free action", band=params.band) if result.free_action
-                else msg("slips unnoticed into band {band}", band=params.band))
+        text = (
+            msg("slips unnoticed into band {band} as a free action", band=params.band)
+            if result.free_action
+            else msg("slips unnoticed into band {band}", band=params.band)
+        )
     if not result.free_action:
         f_.use_action(state)
     remember(sheet, ctx, "combat_sneak", r, concealed=True)
-    return f_.done(state, params, join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
-                   dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=True), "spotted": result.spotted}, sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=True), "spotted": result.spotted},
+        sheet=dump(sheet),
+    )
 
 
 def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) -> Odds:
@@ -212,6 +272,7 @@ def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) ->
 
 
 # --- foes -----------------------------------------------------------------------------------------------------
+
 
 class FoeMoveParams(StepParams):
     band: int = Field(ge=0, lt=f_.MAX_BANDS)
@@ -239,30 +300,47 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
         raise ActionError(_("{name} cannot get that far this round.").format(name=me["name"]), field="band")
     stoppers = [f["id"] for f in f_.in_band(state, me["band"], "adventurer") if f.get("stop_round") != state["round"]]
     if stoppers:
-        state["pending"] = {"kind": "stop", "foe": me["id"], "to": params.band, "stoppers": stoppers, "results": {},
-                            "label": msg("{name} tries to leave band {band}: those there may try to stop it",
-                                         name=me["name"], band=me["band"])}
+        state["pending"] = {
+            "kind": "stop",
+            "foe": me["id"],
+            "to": params.band,
+            "stoppers": stoppers,
+            "results": {},
+            "label": msg(
+                "{name} tries to leave band {band}: those there may try to stop it", name=me["name"], band=me["band"]
+            ),
+        }
         names = ", ".join(f_.name_of(state, s) for s in stoppers)
-        return f_.done(state, params, msg("{name} tries to leave band {band}; {names} may try to stop it",
-                                          name=me["name"], band=me["band"], names=names))
+        return f_.done(
+            state,
+            params,
+            msg(
+                "{name} tries to leave band {band}; {names} may try to stop it",
+                name=me["name"],
+                band=me["band"],
+                names=names,
+            ),
+        )
     return _move_foe(state, params, me, [])
 
 
-def _move_foe(state: dict[str, Any], params: FoeMoveParams, me: dict[str, Any],
-              notes: list[Summary]) -> Resolution:
+def _move_foe(state: dict[str, Any], params: FoeMoveParams, me: dict[str, Any], notes: list[Summary]) -> Resolution:
     start = me["band"]
     bands = route(state, me, params.band)
     me["band"] = params.band
     state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
     if bands[-1].rough:
         notes.append(msg("rough terrain ends the movement"))
-    summary = join([msg("{name} moves from band {start} to band {band}", name=me["name"], start=start,
-                        band=params.band), *notes], "; ")
+    summary = join(
+        [msg("{name} moves from band {start} to band {band}", name=me["name"], start=start, band=params.band), *notes],
+        "; ",
+    )
     return f_.done(state, params, summary, outcome={"from": start, "to": params.band})
 
 
-def _finish_foe_move(state: dict[str, Any], params: FoeMoveParams, sheet_data: dict[str, Any],
-                     ctx: Context) -> Resolution:
+def _finish_foe_move(
+    state: dict[str, Any], params: FoeMoveParams, sheet_data: dict[str, Any], ctx: Context
+) -> Resolution:
     pending = state["pending"]
     me = f_.fighter(state, pending["foe"])
     state["pending"] = None
@@ -271,12 +349,15 @@ def _finish_foe_move(state: dict[str, Any], params: FoeMoveParams, sheet_data: d
     if results and art.stop_foe(results, Level[load(sheet_data).levels.get("AGI", "CT")]):
         state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
         names = ", ".join(f_.name_of(state, int(i)) for i in pending["results"])
-        text = (msg("{names} stops {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
-                if len(results) == 1 else
-                msg("{names} stop {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"]))
+        text = (
+            msg("{names} stops {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
+            if len(results) == 1
+            else msg("{names} stop {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
+        )
         return f_.done(state, params, text, outcome={"stopped": True})
-    return _move_foe(state, params, me, [msg("nobody stops it")] if not results
-                     else [msg("the attempt to stop it fails")])
+    return _move_foe(
+        state, params, me, [msg("nobody stops it")] if not results else [msg("the attempt to stop it fails")]
+    )
 
 
 class StopParams(CombatRoll):
@@ -297,14 +378,28 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
     agility = Level[load(ctx.others[foe["id"]]).levels.get("AGI", "CT")]
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Agility (stopping a foe)"), attribute="AGI", difficulty=agility,
-             against=msg("{name}'s Agility", name=foe["name"]), columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Agility (stopping a foe)"),
+        attribute="AGI",
+        difficulty=agility,
+        against=msg("{name}'s Agility", name=foe["name"]),
+        columns=f_.difficulty_shift(me),
+    )
     pending["results"][str(me["id"])] = r.result.name
     me["stop_round"] = state["round"]
     remember(sheet, ctx, "combat_stop", r, concealed=True)
-    return f_.done(state, params, msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"],
-                                      roll=r.text), dice=recorder.rolled,
-                   outcome=outcome(r, concealed=True), sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
+        dice=recorder.rolled,
+        outcome=outcome(r, concealed=True),
+        sheet=dump(sheet),
+    )
 
 
 def stop_odds(sheet_data: dict[str, Any], params: StopParams, ctx: Context) -> Odds:

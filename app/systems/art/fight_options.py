@@ -63,8 +63,10 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     state["pending"] = None
     notes: list[Summary] = [msg(FUMBLE_TEXT[effect], name=fumbler["name"])]
     if effect in ("penalty_2", "penalty_1"):
-        fumbler["penalty"] = {"columns": 2 if effect == "penalty_2" else 1,
-                              "turns": 2 if f_.on_turn(state) == fumbler["id"] else 1}
+        fumbler["penalty"] = {
+            "columns": 2 if effect == "penalty_2" else 1,
+            "turns": 2 if f_.on_turn(state) == fumbler["id"] else 1,
+        }
     elif effect in ("no_attack", "no_move", "no_parry_dodge"):
         fumbler["next"] = [*fumbler["next"], effect]
     elif effect == "fall_down":
@@ -78,25 +80,49 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
             struck = int(art.lowest_fate(fates)[0])
             notes.append(msg("Fate {rolls}", rolls=fate_list(state, fates)))
             if fumbler["side"] == "adventurer":
-                notes.append(defense_pending(state, defender=struck, attacker=fumbler["id"], attack=Level.PR,
-                                             rating=0, attack_with="one_handed", foe=False, why=msg("struck by a friend")))
+                notes.append(
+                    defense_pending(
+                        state,
+                        defender=struck,
+                        attacker=fumbler["id"],
+                        attack=Level.PR,
+                        rating=0,
+                        attack_with="one_handed",
+                        foe=False,
+                        why=msg("struck by a friend"),
+                    )
+                )
             else:
                 notes.append(msg("{name} is struck: the narrator marks the damage", name=f_.name_of(state, struck)))
     elif effect == "free_attack":
         target = f_.fighter(state, pending["target"])
         if fumbler["side"] == "adventurer" and target["side"] == "foe" and target["band"] == fumbler["band"]:
             foe_sheet = load(ctx.others[target["id"]])
-            notes.append(defense_pending(state, defender=fumbler["id"], attacker=target["id"],
-                                         attack=Level[foe_sheet.levels.get("ATK", "CT")],
-                                         rating=foe_sheet.damage_rating, attack_with="one_handed", foe=True,
-                                         why=msg("a free attack")))
+            notes.append(
+                defense_pending(
+                    state,
+                    defender=fumbler["id"],
+                    attacker=target["id"],
+                    attack=Level[foe_sheet.levels.get("ATK", "CT")],
+                    rating=foe_sheet.damage_rating,
+                    attack_with="one_handed",
+                    foe=True,
+                    why=msg("a free attack"),
+                )
+            )
         elif not target["out"] and target["side"] == "adventurer":  # their phone offers it (combat_free_attack)
             target["free_attack"] = {"perk": "Fumble", "target": fumbler["id"]}
             notes.append(msg("{name} may attack {fumbler} at once", name=target["name"], fumbler=fumbler["name"]))
     remember(sheet, ctx, "combat_fumble", r)
     summary = join([msg("{name} rolls on the Fumble table: {roll}", name=roller["name"], roll=r.text), *notes], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False),
-                                                                          "effect": effect}, sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "effect": effect},
+        sheet=dump(sheet),
+    )
 
 
 def fumble_roll(pending: dict[str, Any]) -> tuple[str, str]:
@@ -111,22 +137,35 @@ def fumble_odds(sheet_data: dict[str, Any], params: FumbleParams, ctx: Context) 
     for the foe (+2 difficulty on all its rolls)."""
     pending = acting(ctx)[0].get("pending") or {}
     code = fumble_roll(pending)[0]
-    label = N_("Chance of the worst for the foe, +2 difficulty (Awesome Cunning):") if code == "CUN" \
+    label = (
+        N_("Chance of the worst for the foe, +2 difficulty (Awesome Cunning):")
+        if code == "CUN"
         else N_("Chance to recover fully (Awesome):")
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute=code,
-                    label=label)
+    )
+    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute=code, label=label)
 
 
 # --- grappling and the combat options --------------------------------------------------------------------------
 
-MANEUVER_ROLL = {"force_back": ("STR", N_("Force back")), "knock_down": ("STR", N_("Knock down")),
-                 "disarm": ("ATTACK", N_("Disarm")), "grapple": ("AGI", N_("Grapple")),
-                 "takedown": ("STR", N_("Takedown")), "pin": ("STR", N_("Pin")),
-                 "take_weapon": ("STR", N_("Take a weapon"))}
+MANEUVER_ROLL = {
+    "force_back": ("STR", N_("Force back")),
+    "knock_down": ("STR", N_("Knock down")),
+    "disarm": ("ATTACK", N_("Disarm")),
+    "grapple": ("AGI", N_("Grapple")),
+    "takedown": ("STR", N_("Takedown")),
+    "pin": ("STR", N_("Pin")),
+    "take_weapon": ("STR", N_("Take a weapon")),
+}
 # The maneuver in the log, after the foe's name ("Goblin (grapple)").
-MANEUVER_WORD = {"force_back": N_("force back"), "knock_down": N_("knock down"), "disarm": N_("disarm"),
-                 "grapple": N_("grapple"), "takedown": N_("takedown"), "pin": N_("pin"),
-                 "take_weapon": N_("take a weapon")}
+MANEUVER_WORD = {
+    "force_back": N_("force back"),
+    "knock_down": N_("knock down"),
+    "disarm": N_("disarm"),
+    "grapple": N_("grapple"),
+    "takedown": N_("takedown"),
+    "pin": N_("pin"),
+    "take_weapon": N_("take a weapon"),
+}
 IN_GRAPPLE = ("takedown", "pin", "take_weapon")
 
 
@@ -152,8 +191,10 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         raise ActionError(_("Grapple {name} first.").format(name=target["name"]), field="maneuver")
     sheet = load(sheet_data)
     foe = load(ctx.others[target["id"]])
-    levels = {k: Level[foe.levels[c]] if c in foe.levels else None
-              for k, c in (("strength", "STR"), ("agility", "AGI"), ("dexterity", "DEX"), ("alertness", "ALE"))}
+    levels = {
+        k: Level[foe.levels[c]] if c in foe.levels else None
+        for k, c in (("strength", "STR"), ("agility", "AGI"), ("dexterity", "DEX"), ("alertness", "ALE"))
+    }
     code, label = MANEUVER_ROLL[params.maneuver]
     base, item_index, ranged = None, None, False
     if code == "ATTACK":
@@ -161,29 +202,61 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         base, code, item_index, ranged = stats["attack"], stats["attribute"], params.weapon, stats["ranged"]
     try:
         difficulty = art.maneuver_difficulty(
-            params.maneuver, strength=levels["strength"] or Level.CT, agility=levels["agility"],
-            dexterity=levels["dexterity"], alertness=levels["alertness"], surprise=params.surprise,
-            both_hands=params.both_hands, silent=params.silent, one_vs_two_handed=params.one_vs_two_handed,
-            ranged=ranged)
+            params.maneuver,
+            strength=levels["strength"] or Level.CT,
+            agility=levels["agility"],
+            dexterity=levels["dexterity"],
+            alertness=levels["alertness"],
+            surprise=params.surprise,
+            both_hands=params.both_hands,
+            silent=params.silent,
+            one_vs_two_handed=params.one_vs_two_handed,
+            ranged=ranged,
+        )
     except art.ArtRuleError as exc:
         raise ActionError(_("That option does not go with this maneuver."), field="maneuver") from exc
     bonus = maneuver_bonus(me, params.maneuver)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg(label), base=base, attribute=code, difficulty=difficulty,
-             item_index=item_index, against=msg("{name} ({maneuver})", name=target["name"],
-                                                        maneuver=msg(MANEUVER_WORD[params.maneuver])), extra=bonus,
-             columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg(label),
+        base=base,
+        attribute=code,
+        difficulty=difficulty,
+        item_index=item_index,
+        against=msg("{name} ({maneuver})", name=target["name"], maneuver=msg(MANEUVER_WORD[params.maneuver])),
+        extra=bonus,
+        columns=f_.difficulty_shift(me),
+    )
     f_.use_action(state)
     text = _maneuver_outcome(state, params, me, target, r.result, r.spec.difficulty, sheet, ctx, ranged=ranged)
     remember(sheet, ctx, "combat_maneuver", r, concealed=True)
     summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=True), "maneuver": params.maneuver}, sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=True), "maneuver": params.maneuver},
+        sheet=dump(sheet),
+    )
 
 
-def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[str, Any], target: dict[str, Any],
-                      result: Level, difficulty: Level, sheet: ArtSheet, ctx: Context, *,
-                      ranged: bool = False) -> Summary:
+def _maneuver_outcome(
+    state: dict[str, Any],
+    params: ManeuverParams,
+    me: dict[str, Any],
+    target: dict[str, Any],
+    result: Level,
+    difficulty: Level,
+    sheet: ArtSheet,
+    ctx: Context,
+    *,
+    ranged: bool = False,
+) -> Summary:
     n = art.count(difficulty, result)
     name = target["name"]
     if params.maneuver == "grapple":
@@ -191,13 +264,29 @@ def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[st
         if g.held:
             me["grapple"] = {"with": target["id"], "bonus": g.bonus}
             target["grapple"] = {"with": me["id"], "bonus": 0}
-            return msg("grapples {name} (+{bonus} on actions in the grapple; a free follow-up action)", name=name,
-                       bonus=g.bonus)
+            return msg(
+                "grapples {name} (+{bonus} on actions in the grapple; a free follow-up action)",
+                name=name,
+                bonus=g.bonus,
+            )
         foe = load(ctx.others[target["id"]])
-        return join([msg("the grapple fails"), defense_pending(
-            state, defender=me["id"], attacker=target["id"], attack=Level[foe.levels.get("ATK", "CT")],
-            rating=foe.damage_rating, attack_with="one_handed", foe=True, modifier=g.defense_modifier,
-            why=msg("a free attack, {n} on Defense", n=g.defense_modifier))], "; ")
+        return join(
+            [
+                msg("the grapple fails"),
+                defense_pending(
+                    state,
+                    defender=me["id"],
+                    attacker=target["id"],
+                    attack=Level[foe.levels.get("ATK", "CT")],
+                    rating=foe.damage_rating,
+                    attack_with="one_handed",
+                    foe=True,
+                    modifier=g.defense_modifier,
+                    why=msg("a free attack, {n} on Defense", n=g.defense_modifier),
+                ),
+            ],
+            "; ",
+        )
     if params.maneuver == "knock_down":
         res = art.knock_down(result, difficulty, agility=attr(sheet, "AGI"))
         if res == "foe_down":
@@ -209,14 +298,15 @@ def _maneuver_outcome(state: dict[str, Any], params: ManeuverParams, me: dict[st
         return msg("nothing happens")
     if params.maneuver == "disarm":
         d = art.disarm(result, difficulty, ranged=ranged)
-        text = msg("{name} is disarmed (the weapon lands five feet away)", name=name) if d.disarmed else msg("no disarm")
+        text = (
+            msg("{name} is disarmed (the weapon lands five feet away)", name=name) if d.disarmed else msg("no disarm")
+        )
         if d.own_weapon_away and 0 <= params.weapon < len(sheet.gear):
             sheet.gear[params.weapon].slot = "stowed"
             return join([text, msg("{name}'s own weapon is knocked away", name=me["name"])], "; ")
         return text
     if params.maneuver == "force_back":
-        return (wording.pushes_back(n=n, name=name) if n > 0
-                else wording.pushed_back(n=-n, name=name, me=me["name"]))
+        return wording.pushes_back(n=n, name=name) if n > 0 else wording.pushed_back(n=-n, name=name, me=me["name"])
     if params.maneuver == "pin":
         if n <= 0:
             return msg("no pin")
@@ -242,8 +332,16 @@ def maneuver_odds(sheet_data: dict[str, Any], params: ManeuverParams, ctx: Conte
     if code == "ATTACK":
         stats = weapon_of(load(sheet_data), params.weapon)
         code, base = stats["attribute"], stats["attack"]
-    return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the foe's levels"), extra=extra,
-                    columns=shift_now(ctx))
+    return odds_for(
+        sheet_data,
+        params,
+        ctx,
+        attribute=code,
+        base=base,
+        what=N_("the foe's levels"),
+        extra=extra,
+        columns=shift_now(ctx),
+    )
 
 
 class AimParams(StepParams):
@@ -256,11 +354,13 @@ def resolve_aim(sheet: dict[str, Any], params: AimParams, dice: Dice, ctx: Conte
     me = f_.require_turn(state, ctx)
     me["aim"] = art.AIMED_ATTACK
     f_.use_action(state)
-    return f_.done(state, params, msg("{name} takes aim (+{n} on the next attack)", name=me["name"],
-                                      n=art.AIMED_ATTACK))
+    return f_.done(
+        state, params, msg("{name} takes aim (+{n} on the next attack)", name=me["name"], n=art.AIMED_ATTACK)
+    )
 
 
 # --- dodging ------------------------------------------------------------------------------------------------
+
 
 class DodgeParams(CombatRoll):
     pass
@@ -275,30 +375,56 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Agility (dodge)"), attribute="AGI", difficulty=DODGE_DIFFICULTY,
-             columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Agility (dodge)"),
+        attribute="AGI",
+        difficulty=DODGE_DIFFICULTY,
+        columns=f_.difficulty_shift(me),
+    )
     result = art.dodge(r.result)
     me["dodge"] = {"bonus": result.defense_bonus, "difficulty": result.defense_difficulty}
     f_.use_action(state)
-    notes: list[Summary] = [msg("+{n} on Defense until the next turn", n=result.defense_bonus)
-                            if result.defense_bonus else msg("no bonus")]
+    notes: list[Summary] = [
+        msg("+{n} on Defense until the next turn", n=result.defense_bonus) if result.defense_bonus else msg("no bonus")
+    ]
     begin_dodge = None
     if result.fell:
         me["prone"] = True
         notes.append(msg("falls down, +1 difficulty on Defense; the turn ends"))
     elif result.may_move and not state["turn"]["move"]:
-        state["turn"]["move"] = {"bands": 1, "free": 1, "used": 0, "mode": "free", "ended": False,
-                                 "result": r.result.name}
+        state["turn"]["move"] = {
+            "bands": 1,
+            "free": 1,
+            "used": 0,
+            "mode": "free",
+            "ended": False,
+            "result": r.result.name,
+        }
         notes.append(msg("may move to an adjacent band"))
     remember(sheet, ctx, "combat_dodge", r)
     if result.fell:
         begin_dodge = f_.end_turn(state)
         me["dodge"] = {"bonus": 0, "difficulty": 1}
     summary = join([msg("{name} dodges: {roll}", name=me["name"], roll=r.text), *notes, *(begin_dodge or [])], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=False), "defense_bonus": result.defense_bonus}, sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "defense_bonus": result.defense_bonus},
+        sheet=dump(sheet),
+    )
 
 
 def dodge_odds(sheet_data: dict[str, Any], params: DodgeParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": DODGE_DIFFICULTY.name}), ctx,
-                    attribute="AGI", columns=shift_now(ctx))
+    return odds_for(
+        sheet_data,
+        params.model_copy(update={"shown_difficulty": DODGE_DIFFICULTY.name}),
+        ctx,
+        attribute="AGI",
+        columns=shift_now(ctx),
+    )

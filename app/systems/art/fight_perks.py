@@ -36,6 +36,7 @@ NUMBERED = ("Combat Tactics", "Strategic Positioning", "Defensive Maneuver", *FR
 
 # --- bonuses and their expiry -----------------------------------------------------------------------------
 
+
 def _next_turn_round(state: Mapping[str, Any], f: Mapping[str, Any]) -> int:
     """The round of this fighter's next turn: this one if it is still to act in it, else the next."""
     rnd = int(state.get("round") or 0)
@@ -52,7 +53,7 @@ def _live(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any]) 
         started = f["id"] == f_.on_turn(state) or f.get("acted_round") == rnd
         if b["until"] == "turn_start":
             return not started
-        return not (f.get("acted_round") == rnd)
+        return f.get("acted_round") != rnd
     return True
 
 
@@ -121,24 +122,48 @@ def _grant(state: dict[str, Any], f: dict[str, Any], name: str, target: int | No
     rnd = int(state.get("round") or 0)
     if name == "Combat Tactics":
         f.setdefault("perk_bonuses", []).append(
-            {"perk": name, "on": "attack", "amount": BONUS, "until": "round", "round": rnd + 1})
+            {"perk": name, "on": "attack", "amount": BONUS, "until": "round", "round": rnd + 1}
+        )
         return msg("{perk}: +{n} on all {name}'s attacks next round", perk=msg(name), n=BONUS, name=f["name"])
     if name == "Strategic Positioning":
-        f.setdefault("perk_bonuses", []).append({"perk": name, "on": "attack", "amount": BONUS,
-                                                 "until": "first_attack", "round": _next_turn_round(state, f)})
+        f.setdefault("perk_bonuses", []).append(
+            {
+                "perk": name,
+                "on": "attack",
+                "amount": BONUS,
+                "until": "first_attack",
+                "round": _next_turn_round(state, f),
+            }
+        )
         return msg("{perk}: +{n} on {name}'s first attack next turn", perk=msg(name), n=BONUS, name=f["name"])
     if name == "Defensive Maneuver":
-        f.setdefault("perk_bonuses", []).append({"perk": name, "on": "defense", "amount": BONUS,
-                                                 "until": "turn_start", "round": _next_turn_round(state, f)})
-        return msg("{perk}: +{n} Defense for {name} until the start of their next turn", perk=msg(name), n=BONUS,
-                   name=f["name"])
+        f.setdefault("perk_bonuses", []).append(
+            {"perk": name, "on": "defense", "amount": BONUS, "until": "turn_start", "round": _next_turn_round(state, f)}
+        )
+        return msg(
+            "{perk}: +{n} Defense for {name} until the start of their next turn",
+            perk=msg(name),
+            n=BONUS,
+            name=f["name"],
+        )
     f["free_attack"] = {"perk": name, "target": target}
-    return msg("{perk}: {name} may make a free attack on {target}", perk=msg(name), name=f["name"],
-               target=f_.name_of(state, target) if target is not None else "?")
+    return msg(
+        "{perk}: {name} may make a free attack on {target}",
+        perk=msg(name),
+        name=f["name"],
+        target=f_.name_of(state, target) if target is not None else "?",
+    )
 
 
-def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple[str, ...] | list[str],
-         kicker: int | None, *, target: int | None) -> list[Text]:
+def fire(
+    state: dict[str, Any],
+    f: dict[str, Any],
+    sheet: ArtSheet,
+    perks: tuple[str, ...] | list[str],
+    kicker: int | None,
+    *,
+    target: int | None,
+) -> list[Text]:
     """The perks a kicker set off: each with an unmet requirement is named and skipped; one that is left is
     applied; several wait for the player's choice (one beneficial effect a kicker)."""
     notes: list[Text] = []
@@ -148,8 +173,14 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
             continue
         unmet = art.unmet_requirements(name, {k: v or 0 for k, v in sheet.attributes.items()}, list(sheet.perks))
         if unmet:
-            notes.append(msg("a kicker of {k} would fire {perk}, but it needs {needs}", k=kicker, perk=msg(name),
-                             needs=core.unmet_text(unmet)))
+            notes.append(
+                msg(
+                    "a kicker of {k} would fire {perk}, but it needs {needs}",
+                    k=kicker,
+                    perk=msg(name),
+                    needs=core.unmet_text(unmet),
+                )
+            )
         elif name in FREE_ATTACKS and target is None:
             continue
         else:
@@ -158,13 +189,20 @@ def fire(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, perks: tuple
         notes.append(_grant(state, f, usable[0], target))
     elif usable:
         f["perk_choice"] = {"options": usable, "target": target}
-        notes.append(msg("a kicker of {k}: {name} chooses one of {perks}", k=kicker, name=f["name"],
-                         perks=join([msg(p) for p in usable], " / ")))
+        notes.append(
+            msg(
+                "a kicker of {k}: {name} chooses one of {perks}",
+                k=kicker,
+                name=f["name"],
+                perks=join([msg(p) for p in usable], " / "),
+            )
+        )
     return notes
 
 
-def after_roll(state: dict[str, Any], fid: int, sheet: ArtSheet, perks: tuple[str, ...], kicker: int | None,
-               *, target: int | None) -> list[Text]:
+def after_roll(
+    state: dict[str, Any], fid: int, sheet: ArtSheet, perks: tuple[str, ...], kicker: int | None, *, target: int | None
+) -> list[Text]:
     """Hook for an attack, Defense or parry roll: `perks` are those core.roll_trait found for the roll."""
     f = f_.fighter(state, fid)
     f.pop("perk_choice", None)
@@ -173,12 +211,12 @@ def after_roll(state: dict[str, Any], fid: int, sheet: ArtSheet, perks: tuple[st
 
 # --- choosing one ------------------------------------------------------------------------------------------
 
+
 class PerkChooseParams(StepParams):
     perk: str = Field(max_length=40)
 
 
-def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, dice: Dice,
-                        ctx: Context) -> Resolution:
+def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, dice: Dice, ctx: Context) -> Resolution:
     """The player picks the one beneficial effect their kicker gives."""
     state = f_.copy_state(ctx)
     me = f_.fighter(state, ctx.character_id)
@@ -186,8 +224,9 @@ def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, di
     if not choice:
         raise ActionError(_("No perk is waiting for a choice."), field="perk")
     if params.perk not in choice["options"]:
-        raise ActionError(_("Choose one of: {perks}.").format(perks=", ".join(_(p) for p in choice["options"])),
-                          field="perk")
+        raise ActionError(
+            _("Choose one of: {perks}.").format(perks=", ".join(_(p) for p in choice["options"])), field="perk"
+        )
     me.pop("perk_choice")
     text = _grant(state, me, params.perk, choice.get("target"))
     summary = msg("{name} chooses {perk}; {text}", name=me["name"], perk=msg(params.perk), text=text)

@@ -33,8 +33,15 @@ def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSh
     return (dict(found), sheet) if found and found.get("side") == "adventurer" else None
 
 
-def defense_trait(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, *, modifier: int = 0,
-                  shield: bool = False, use: bool = False) -> int:
+def defense_trait(
+    state: dict[str, Any],
+    f: dict[str, Any],
+    sheet: ArtSheet,
+    *,
+    modifier: int = 0,
+    shield: bool = False,
+    use: bool = False,
+) -> int:
     """The Defense the defender will roll now: armor, a dodge's bonus, the attack's own modifier (a failed
     grapple's -1 per failure), a grapple's -4, a perk's bonus (`use`: spent as the roll is made), a shield.
     resolve_defend rolls exactly this and the odds on its button show it."""
@@ -47,26 +54,43 @@ def defense_trait(state: dict[str, Any], f: dict[str, Any], sheet: ArtSheet, *, 
     return max(base, 1)
 
 
-def pvp_attack_odds(sheet: ArtSheet, params: CombatRoll, ctx: Context, *, attribute: str, base: int,
-                    extra: int, target: int) -> Odds | None:
+def pvp_attack_odds(
+    sheet: ArtSheet, params: CombatRoll, ctx: Context, *, attribute: str, base: int, extra: int, target: int
+) -> Odds | None:
     found = defender_of(ctx, target)
     if found is None:
         return None
     f, their = found
     state = dict((ctx.encounter or {})["state"])
-    spec = core.RollSpec(label=attribute, base=base, attribute=attribute, difficulty=art.Level.CT, skills=params.skills,
-                         modifiers=params.modifiers + extra, fame_before=params.fame_before)
+    spec = core.RollSpec(
+        label=attribute,
+        base=base,
+        attribute=attribute,
+        difficulty=art.Level.CT,
+        skills=params.skills,
+        modifiers=params.modifiers + extra,
+        fame_before=params.fame_before,
+    )
     uses = core.skill_uses(sheet, spec.skills)
     core.check_fame_before(sheet, spec.fame_before)
     table = table_of(ctx.campaign_settings)
     row = art.effective_row(core.trait_of(sheet, spec, uses), fame_before=spec.fame_before)
     guard = defense_trait(state, f, their)
     columns = f_.difficulty_shift(f, defense=True)
-    chance = sum((p * (1 - art.exact_chance(guard, shift(level, columns), table))
-                  for level, p in art.result_odds(row, table).items()), Fraction(0))
+    chance = sum(
+        (
+            p * (1 - art.exact_chance(guard, shift(level, columns), table))
+            for level, p in art.result_odds(row, table).items()
+        ),
+        Fraction(0),
+    )
     text = _("{name} fails their Defense roll against your attack (row {row} against Defense {guard})").format(
-        name=f["name"], row=row, guard=guard)
+        name=f["name"], row=row, guard=guard
+    )
     if extra:
         text += _(" (+{n} from the combat)").format(n=extra)
-    return Odds(chance=float(chance), text=f"{percent(float(chance))} — {text}",
-                details={"row": row, "label": _("Chance to hit:")})
+    return Odds(
+        chance=float(chance),
+        text=f"{percent(float(chance))} — {text}",
+        details={"row": row, "label": _("Chance to hit:")},
+    )

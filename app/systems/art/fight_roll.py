@@ -54,22 +54,56 @@ class Rolled:
         return self.rolled.roll.succeeded
 
 
-def roll(sheet: ArtSheet, params: CombatRoll, dice: Any, ctx: Context, *, label: str | Text, attribute: str,
-         difficulty: Level, base: int | None = None, kind: str = "trait", item_index: int | None = None,
-         against: str | Text | None = None, extra: int = 0, columns: int = 0, degree_only: bool = False) -> Rolled:
+def roll(
+    sheet: ArtSheet,
+    params: CombatRoll,
+    dice: Any,
+    ctx: Context,
+    *,
+    label: str | Text,
+    attribute: str,
+    difficulty: Level,
+    base: int | None = None,
+    kind: str = "trait",
+    item_index: int | None = None,
+    against: str | Text | None = None,
+    extra: int = 0,
+    columns: int = 0,
+    degree_only: bool = False,
+) -> Rolled:
     """One trait roll for a combat step. `against` names a foe's trait whose level stays the narrator's (the
     text says "vs Goblin's Defense"); `degree_only` for rolls without a difficulty (initiative, movement)."""
-    spec = core.RollSpec(label=label, base=attr(sheet, attribute) if base is None else base, attribute=attribute,
-                         roll_kind=kind, difficulty=shift(difficulty, columns), skills=params.skills,
-                         modifiers=params.modifiers + extra, fame_before=params.fame_before, item_index=item_index)
+    spec = core.RollSpec(
+        label=label,
+        base=attr(sheet, attribute) if base is None else base,
+        attribute=attribute,
+        roll_kind=kind,
+        difficulty=shift(difficulty, columns),
+        skills=params.skills,
+        modifiers=params.modifiers + extra,
+        fame_before=params.fame_before,
+        item_index=item_index,
+    )
     rolled = core.roll_trait(sheet, spec, dice, table_of(ctx.campaign_settings))
     if degree_only:
         roll_ = rolled.roll
-        parts: list[Any] = [msg("{label} (row {row}): rolled {roll} → {result}", label=label, row=roll_.row,
-                                roll=f"{roll_.roll:02d}", result=level_word(roll_.result))]
+        parts: list[Any] = [
+            msg(
+                "{label} (row {row}): rolled {roll} → {result}",
+                label=label,
+                row=roll_.row,
+                roll=f"{roll_.roll:02d}",
+                result=level_word(roll_.result),
+            )
+        ]
         if rolled.perks or rolled.items:
-            parts.append(msg("; a kicker of {kicker} fires {fired}", kicker=roll_.kicker,
-                             fired=join([*rolled.perks, *rolled.items], msg(" or "))))
+            parts.append(
+                msg(
+                    "; a kicker of {kicker} fires {fired}",
+                    kicker=roll_.kicker,
+                    fired=join([*rolled.perks, *rolled.items], msg(" or ")),
+                )
+            )
         text: Summary = join(parts, "")
     else:
         text = core.describe(spec, rolled, against=against)
@@ -107,9 +141,18 @@ def shift_now(ctx: Context, *, defense: bool = False) -> int:
     return difficulty_shift(me, defense=defense) if me else 0
 
 
-def odds_for(sheet_data: dict[str, Any], params: CombatRoll, ctx: Context, *, attribute: str,
-             base: int | None = None, label: str = N_("Chance of success:"), what: str = N_("your opponent"),
-             extra: int = 0, columns: int = 0) -> Odds:
+def odds_for(
+    sheet_data: dict[str, Any],
+    params: CombatRoll,
+    ctx: Context,
+    *,
+    attribute: str,
+    base: int | None = None,
+    label: str = N_("Chance of success:"),
+    what: str = N_("your opponent"),
+    extra: int = 0,
+    columns: int = 0,
+) -> Odds:
     """The exact chance before rolling against `params.shown_difficulty` (a level the page may show), with the
     same trait (`base`, `extra`) and the same difficulty shift (`columns`) the step's roll will use."""
     sheet = load(sheet_data)
@@ -124,10 +167,17 @@ def odds_for(sheet_data: dict[str, Any], params: CombatRoll, ctx: Context, *, at
     try:
         difficulty = shift(Level.parse(shown), columns)
     except art.ArtRuleError as exc:
-        raise ActionError(_("{code} is not a level (Catastrophic to Extreme).").format(code=shown),
-                          field="shown_difficulty") from exc
-    spec = core.RollSpec(label=attribute, base=attr(sheet, attribute) if base is None else base,
-                         attribute=attribute, difficulty=difficulty, skills=params.skills,
-                         modifiers=params.modifiers + extra, fame_before=params.fame_before)
+        raise ActionError(
+            _("{code} is not a level (Catastrophic to Extreme).").format(code=shown), field="shown_difficulty"
+        ) from exc
+    spec = core.RollSpec(
+        label=attribute,
+        base=attr(sheet, attribute) if base is None else base,
+        attribute=attribute,
+        difficulty=difficulty,
+        skills=params.skills,
+        modifiers=params.modifiers + extra,
+        fame_before=params.fame_before,
+    )
     odds = chance_of(sheet, spec, ctx.campaign_settings)
     return replace(odds, details={**odds.details, "label": _(label)})

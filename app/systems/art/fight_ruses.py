@@ -21,6 +21,7 @@ from .sheet import dump, load
 
 # --- protecting a companion, playing dead ---------------------------------------------------------------------
 
+
 def may_protect(state: dict[str, Any], f: dict[str, Any]) -> bool:
     """ch. 5 "Protecting": a foe's attack has just been announced (its Defense roll is waiting), the companion
     attacked is in your band, and you have not acted this round -- you are still in its order, with a turn
@@ -29,9 +30,16 @@ def may_protect(state: dict[str, Any], f: dict[str, Any]) -> bool:
     if pending.get("kind") != "defense" or not pending.get("foe") or pending.get("protected") is not None:
         return False
     friend = f_.fighter(state, pending["defender"])
-    return (f["side"] == "adventurer" and not f["out"] and f["id"] != friend["id"] and f["band"] == friend["band"]
-            and f["id"] in state.get("order", []) and f["id"] != f_.on_turn(state)
-            and not f_.acted_this_round(state, f["id"]) and f["id"] not in pending.get("protect_tried", []))
+    return (
+        f["side"] == "adventurer"
+        and not f["out"]
+        and f["id"] != friend["id"]
+        and f["band"] == friend["band"]
+        and f["id"] in state.get("order", [])
+        and f["id"] != f_.on_turn(state)
+        and not f_.acted_this_round(state, f["id"])
+        and f["id"] not in pending.get("protect_tried", [])
+    )
 
 
 class ProtectParams(CombatRoll):
@@ -44,35 +52,66 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
     state = f_.copy_state(ctx)
     me = f_.fighter(state, ctx.character_id)
     if not may_protect(state, me):
-        raise ActionError(_("{name} cannot protect anyone now: only a companion in the same band, right after a foe's "
-                            "attack on them is announced, and before acting this round.").format(name=me["name"]),
-                          field="move")
+        raise ActionError(
+            _(
+                "{name} cannot protect anyone now: only a companion in the same band, right after a foe's "
+                "attack on them is announced, and before acting this round."
+            ).format(name=me["name"]),
+            field="move",
+        )
     pending = state["pending"]
     friend = f_.fighter(state, pending["defender"])
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     columns = f_.difficulty_shift(me)
-    r = roll(sheet, params, recorder, ctx, label=msg("Agility (protect)"), attribute="AGI", difficulty=PROTECT_AT,
-             columns=columns)
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Agility (protect)"),
+        attribute="AGI",
+        difficulty=PROTECT_AT,
+        columns=columns,
+    )
     covered = art.protect(shift(r.result, -columns))  # a fumble's penalty raises the bar like any difficulty
     pending["protect_tried"] = [*pending.get("protect_tried", []), me["id"]]
     f_.take_out_of_round(state, me["id"])
     if covered:
         pending.update(defender=me["id"], protected=friend["id"], label=msg("{name} rolls Defense", name=me["name"]))
-        text = msg("{name} jumps in front of {friend}: the attack is on {name} now", name=me["name"],
-                   friend=friend["name"])
+        text = msg(
+            "{name} jumps in front of {friend}: the attack is on {name} now", name=me["name"], friend=friend["name"]
+        )
     else:
         text = msg("{name} does not get in front of {friend}", name=me["name"], friend=friend["name"])
     remember(sheet, ctx, "combat_protect", r)
-    summary = join([msg("{name} tries to protect {friend}: {roll}", name=me["name"], friend=friend["name"],
-                        roll=r.text), text, msg("{name} forfeits this round's turn", name=me["name"])], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=False), "protected": covered}, sheet=dump(sheet))
+    summary = join(
+        [
+            msg("{name} tries to protect {friend}: {roll}", name=me["name"], friend=friend["name"], roll=r.text),
+            text,
+            msg("{name} forfeits this round's turn", name=me["name"]),
+        ],
+        "; ",
+    )
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "protected": covered},
+        sheet=dump(sheet),
+    )
 
 
 def protect_odds(sheet_data: dict[str, Any], params: ProtectParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": PROTECT_AT.name}), ctx,
-                    attribute="AGI", columns=shift_now(ctx), label=N_("Chance to get in front (Passable):"))
+    return odds_for(
+        sheet_data,
+        params.model_copy(update={"shown_difficulty": PROTECT_AT.name}),
+        ctx,
+        attribute="AGI",
+        columns=shift_now(ctx),
+        label=N_("Chance to get in front (Passable):"),
+    )
 
 
 class PlayDeadParams(CombatRoll):
@@ -92,8 +131,16 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
         raise ActionError(_("First: {what}.").format(what=render(state["pending"].get("label", ""))), field="move")
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Cunning (playing dead)"), attribute="CUN",
-             difficulty=Level.CT, degree_only=True)
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Cunning (playing dead)"),
+        attribute="CUN",
+        difficulty=Level.CT,
+        degree_only=True,
+    )
     fooled: list[int] = []
     seen: list[int] = []
     for foe in f_.living(state, "foe"):
@@ -104,14 +151,20 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     me["playing_dead"] = True
     me["ruse"] = {"fooled": fooled, "seen": seen}
     remember(sheet, ctx, "combat_play_dead", r)
-    summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me["name"],
-                  roll=r.text)
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False)},
-                   sheet=dump(sheet))
+    summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me["name"], roll=r.text)
+    return f_.done(
+        state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet)
+    )
 
 
 def play_dead_odds(sheet_data: dict[str, Any], params: PlayDeadParams, ctx: Context) -> Odds:
     """The narrator's page fills in the highest Intelligence or Alertness of the foes still fighting: the chance
     to fool them all. A player reads that the narrator knows the levels."""
-    return odds_for(sheet_data, params, ctx, attribute="CUN", what=N_("the foes' Intelligence and Alertness"),
-                    label=N_("Chance to fool every foe:"))
+    return odds_for(
+        sheet_data,
+        params,
+        ctx,
+        attribute="CUN",
+        what=N_("the foes' Intelligence and Alertness"),
+        label=N_("Chance to fool every foe:"),
+    )

@@ -31,6 +31,7 @@ TIE_ROUNDS = 10
 
 # --- initiative --------------------------------------------------------------------------------------------
 
+
 def _settle_ties(state: dict[str, Any], dice: Dice) -> list[Summary]:
     """Ruling 11: adventurers tied on initiative roll a die each (the log keeps it), higher first; those still
     tied roll again. Returns the players' ids in their settled order (seat order among untied levels)."""
@@ -50,8 +51,18 @@ def _settle_ties(state: dict[str, Any], dice: Dice) -> list[Summary]:
             if len(set(faces.values())) == len(faces):
                 break
             tied = [p for p in tied if list(faces.values()).count(faces[p["id"]]) > 1]
-        notes.append(msg("tie on {level}: {rolls}", level=level_word(Level[level]), rolls=join(
-            [msg("{name} rolls {faces}", name=p["name"], faces="/".join(str(x) for x in p["tie"])) for p in group])))
+        notes.append(
+            msg(
+                "tie on {level}: {rolls}",
+                level=level_word(Level[level]),
+                rolls=join(
+                    [
+                        msg("{name} rolls {faces}", name=p["name"], faces="/".join(str(x) for x in p["tie"]))
+                        for p in group
+                    ]
+                ),
+            )
+        )
     return notes
 
 
@@ -70,13 +81,16 @@ def settle_initiative(state: dict[str, Any], dice: Dice) -> list[Summary]:
         best = max(Level[f["initiative"]] for f in foes)
         simple = art.simplified_initiative([(str(p["id"]), Level[p["initiative"]]) for p in players], best)
         state["initiative"] = {"simple": [None if s is None else int(s) for s in simple]}
-        notes.append(msg("simplified initiative: the highest roller starts, then clockwise; the foes act at the "
-                         "narrator's seat"))
+        notes.append(
+            msg("simplified initiative: the highest roller starts, then clockwise; the foes act at the narrator's seat")
+        )
     else:
         notes += _settle_ties(state, dice)
         ranked = sorted(players, key=lambda p: (-Level[p["initiative"]], _tie_key(p)))
-        table = art.initiative_order([(str(p["id"]), Level[p["initiative"]]) for p in ranked],
-                                     [(str(f["id"]), Level[f["initiative"]]) for f in foes])
+        table = art.initiative_order(
+            [(str(p["id"]), Level[p["initiative"]]) for p in ranked],
+            [(str(f["id"]), Level[f["initiative"]]) for f in foes],
+        )
         state["initiative"] = {key: [int(n) for n in getattr(table, key)] for key in ("bonus", "first", "later")}
         lost = [f_.name_of(state, int(n)) for n in table.later if n not in table.first]
         if table.bonus:
@@ -107,8 +121,16 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
         raise ActionError(_("{name} has rolled initiative already.").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=msg("Alertness (initiative)"), attribute="ALE", difficulty=Level.CT,
-             degree_only=True)
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=msg("Alertness (initiative)"),
+        attribute="ALE",
+        difficulty=Level.CT,
+        degree_only=True,
+    )
     me["initiative"] = r.result.name
     remember(sheet, ctx, "combat_initiative", r)
     parts: list[Summary] = [msg("{name} rolls initiative: {roll}", name=me["name"], roll=r.text)]
@@ -118,17 +140,22 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
     else:
         parts += settle_initiative(state, recorder)
     summary = join(parts, "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False),
-                   sheet=dump(sheet))
+    return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False), sheet=dump(sheet))
 
 
 def initiative_odds(sheet_data: dict[str, Any], params: InitiativeParams, ctx: Context) -> Odds:
     """The chance of a bonus round (Super or better)."""
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "SP"}), ctx, attribute="ALE",
-                    label=N_("Chance of a bonus round (Super or better):"))
+    return odds_for(
+        sheet_data,
+        params.model_copy(update={"shown_difficulty": "SP"}),
+        ctx,
+        attribute="ALE",
+        label=N_("Chance of a bonus round (Super or better):"),
+    )
 
 
 # --- waiting, ending a turn, multi-action ------------------------------------------------------------------
+
 
 class WaitParams(StepParams):
     after: int
@@ -147,8 +174,10 @@ def resolve_wait(sheet: dict[str, Any], params: WaitParams, dice: Dice, ctx: Con
         targets = art.wait_targets(order, [str(i) for i in state["waited"]])
         if not targets:
             raise ActionError(_("{name} cannot wait (again): act now.").format(name=me["name"]), field="after") from exc
-        raise ActionError(_("Wait to act after one of: {names}.").format(
-            names=", ".join(f_.name_of(state, int(t)) for t in targets)), field="after") from exc
+        raise ActionError(
+            _("Wait to act after one of: {names}.").format(names=", ".join(f_.name_of(state, int(t)) for t in targets)),
+            field="after",
+        ) from exc
     state["order"] = [int(n) for n in new]
     state["waited"] = [*state["waited"], me["id"]]
     f_.begin_turn(state)
@@ -180,8 +209,10 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
         raise ActionError(_("Three turns in a row is the most."), field="again") from exc
     sheet = load(sheet_data)
     if fame_left(sheet) < cost:
-        raise ActionError(_("Another turn costs {cost} Fame; you have {left} left.").format(
-            cost=cost, left=fame_left(sheet)), field="again")
+        raise ActionError(
+            _("Another turn costs {cost} Fame; you have {left} left.").format(cost=cost, left=fame_left(sheet)),
+            field="again",
+        )
     sheet.fame_spent += cost
     state["turn"] = {**state["turn"], "turns": turns + 1, "action": False, "move": None, "free_used": False}
     summary = msg("{name} spends {cost} Fame to take turn {n} in a row", name=me["name"], cost=cost, n=turns + 1)
@@ -190,8 +221,11 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
 
 # --- free actions (automatically successful actions tried as free actions) ---------------------------------
 
-FREE_ACTIONS = {"draw": ("DEX", N_("Draw a weapon or ready a shield")), "stand": ("AGI", N_("Stand up")),
-                "door": ("STR", N_("Open a door"))}
+FREE_ACTIONS = {
+    "draw": ("DEX", N_("Draw a weapon or ready a shield")),
+    "stand": ("AGI", N_("Stand up")),
+    "door": ("STR", N_("Open a door")),
+}
 
 
 class FreeActionParams(CombatRoll):
@@ -199,8 +233,7 @@ class FreeActionParams(CombatRoll):
     item: int = Field(default=-1, ge=-1, le=40)
 
 
-def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, dice: Dice,
-                        ctx: Context) -> Resolution:
+def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, dice: Dice, ctx: Context) -> Resolution:
     """An Inferior roll: success does it as a free action; Feeble does it but ends the turn; Pathetic or
     Catastrophic fails and ends the turn."""
     state = f_.copy_state(ctx)
@@ -218,8 +251,16 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         check_slots(trial)
         label = msg("Draw {name} as a free action", name=sheet.gear[params.item].name)
     recorder = RecordingDice(dice)
-    r = roll(sheet, params, recorder, ctx, label=label, attribute=code,
-             difficulty=FREE_ACTION_DIFFICULTY, columns=f_.difficulty_shift(me))
+    r = roll(
+        sheet,
+        params,
+        recorder,
+        ctx,
+        label=label,
+        attribute=code,
+        difficulty=FREE_ACTION_DIFFICULTY,
+        columns=f_.difficulty_shift(me),
+    )
     attempt = art.free_action_attempt(r.result)
     if attempt.done and params.what == "draw":
         sheet.gear[params.item].slot = "ready"
@@ -233,17 +274,28 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         text = msg("done") if attempt.done else msg("not done")
     remember(sheet, ctx, "combat_free_action", r)
     summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text, *notes], "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled,
-                   outcome={**outcome(r, concealed=False), "done": attempt.done, "turn_ends": attempt.turn_ends},
-                   sheet=dump(sheet))
+    return f_.done(
+        state,
+        params,
+        summary,
+        dice=recorder.rolled,
+        outcome={**outcome(r, concealed=False), "done": attempt.done, "turn_ends": attempt.turn_ends},
+        sheet=dump(sheet),
+    )
 
 
 def free_action_odds(sheet_data: dict[str, Any], params: FreeActionParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": FREE_ACTION_DIFFICULTY.name}), ctx,
-                    attribute=FREE_ACTIONS[params.what][0], columns=shift_now(ctx))
+    return odds_for(
+        sheet_data,
+        params.model_copy(update={"shown_difficulty": FREE_ACTION_DIFFICULTY.name}),
+        ctx,
+        attribute=FREE_ACTIONS[params.what][0],
+        columns=shift_now(ctx),
+    )
 
 
 # --- the narrator's tools ------------------------------------------------------------------------------------
+
 
 class PlaceParams(StepParams):
     target: int
@@ -257,8 +309,9 @@ def resolve_place(sheet: dict[str, Any], params: PlaceParams, dice: Dice, ctx: C
     if params.band >= state["bands"]:
         raise ActionError(_("The track has bands 0 to {last}.").format(last=state["bands"] - 1), field="band")
     target["band"] = params.band
-    return f_.done(state, params, msg("The narrator places {name} in band {band}", name=target["name"],
-                                      band=params.band))
+    return f_.done(
+        state, params, msg("The narrator places {name} in band {band}", name=target["name"], band=params.band)
+    )
 
 
 class EndCombatParams(StepParams):
@@ -269,8 +322,11 @@ def resolve_end_combat(sheet: dict[str, Any], params: EndCombatParams, dice: Dic
     state = f_.copy_state(ctx)
     state.update(phase="over", order=[], turn=None, pending=None)
     standing = ", ".join(f["name"] for f in f_.living(state, "foe"))
-    text = (msg("The combat ends ({names} still standing)", names=standing) if standing
-            else msg("The combat ends (every foe is defeated)"))
+    text = (
+        msg("The combat ends ({names} still standing)", names=standing)
+        if standing
+        else msg("The combat ends (every foe is defeated)")
+    )
     return f_.done(state, params, text)
 
 
@@ -278,10 +334,19 @@ class InitiativeSettingParams(BaseModel):
     simplified: bool = False
 
 
-def resolve_initiative_setting(sheet: dict[str, Any], params: InitiativeSettingParams, dice: Dice,
-                               ctx: Context) -> Resolution:
+def resolve_initiative_setting(
+    sheet: dict[str, Any], params: InitiativeSettingParams, dice: Dice, ctx: Context
+) -> Resolution:
     """The simplified initiative (ch. 5) as a campaign setting, for combats set up from now on."""
-    text = (msg("Combats use the simplified initiative (highest roller, then clockwise)") if params.simplified
-            else msg("Combats use the full initiative order"))
-    return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text,
-                      settings={**ctx.campaign_settings, "simplified_initiative": params.simplified})
+    text = (
+        msg("Combats use the simplified initiative (highest roller, then clockwise)")
+        if params.simplified
+        else msg("Combats use the full initiative order")
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={},
+        summary=text,
+        settings={**ctx.campaign_settings, "simplified_initiative": params.simplified},
+    )

@@ -61,19 +61,31 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
         breakfall = min(sheet.perks.get("Breakfall", 0), 2)
         damage = art.falling_damage(params.feet, params.surface, breakfall=breakfall)
         surface = msg(art.FALLING_SURFACES[params.surface])
-        cause = (wording.falls(feet=params.feet, surface=surface, breakfall=breakfall) if breakfall
-                 else wording.falls(feet=params.feet, surface=surface))
+        cause = (
+            wording.falls(feet=params.feet, surface=surface, breakfall=breakfall)
+            if breakfall
+            else wording.falls(feet=params.feet, surface=surface)
+        )
         if damage is None:
-            return Resolution(request=params.model_dump(), dice=[], outcome={"damage": None},
-                              summary=msg("{cause}: under 10 feet, no damage", cause=cause), sheet=dump(sheet))
+            return Resolution(
+                request=params.model_dump(),
+                dice=[],
+                outcome={"damage": None},
+                summary=msg("{cause}: under 10 feet, no damage", cause=cause),
+                sheet=dump(sheet),
+            )
     else:
         damage = core.parse_level(params.damage, "damage", N_("the damage"))
         cause = msg("is hurt")
     done = mark(sheet, damage)
     text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
-    return Resolution(request=params.model_dump(), dice=[], outcome=done,
-                      summary=msg("{cause}: {text}", cause=cause, text=text),
-                      sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome=done,
+        summary=msg("{cause}: {text}", cause=cause, text=text),
+        sheet=dump(sheet),
+    )
 
 
 def _patient(sheet: ArtSheet, ctx: Context, patient_id: int | None) -> tuple[ArtSheet, Any, bool]:
@@ -100,21 +112,35 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
     except art.ArtRuleError as exc:
         raise ActionError(_("Box {box} is not a checked Health box.").format(box=params.box + 1), field="box") from exc
     if cost > fame_left(healer):
-        raise ActionError(_("Healing a {level} box costs {cost} Fame; you have {fame_left} left.")
-                          .format(level=_(level_name(patient.health[params.box])), cost=cost,
-                                  fame_left=fame_left(healer)), field="box")
+        raise ActionError(
+            _("Healing a {level} box costs {cost} Fame; you have {fame_left} left.").format(
+                level=_(level_name(patient.health[params.box])), cost=cost, fame_left=fame_left(healer)
+            ),
+            field="box",
+        )
     healer.fame_spent += cost
     patient.checked = list(checked)
     _healed(patient)
-    summary = msg("gives first aid to {name}: the {level} box is healed for {cost} Fame", name=name,
-                  level=level_word(patient.health[params.box]), cost=cost)
+    summary = msg(
+        "gives first aid to {name}: the {level} box is healed for {cost} Fame",
+        name=name,
+        level=level_word(patient.health[params.box]),
+        cost=cost,
+    )
     others = {} if params.patient_id is None else {params.patient_id: dump(patient)}  # None: itself
-    return Resolution(request=params.model_dump(), dice=[], outcome={"box": params.box, "fame": cost},
-                      summary=summary, sheet=dump(patient if itself else healer), others=others)
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"box": params.box, "fame": cost},
+        summary=summary,
+        sheet=dump(patient if itself else healer),
+        others=others,
+    )
 
 
-def _heal_roll(healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context,
-               action: str) -> tuple[core.Rolled, int | None, list[dict[str, int]]]:
+def _heal_roll(
+    healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context, action: str
+) -> tuple[core.Rolled, int | None, list[dict[str, int]]]:
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(healer, spec, recorder, table_of(ctx.campaign_settings))
     before = list(patient.checked)
@@ -132,13 +158,28 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
     core.require_adventurer(sheet, awake=False)
     if not any(sheet.checked):
         raise ActionError(_("No checked Health box to heal."), field="rest")
-    spec = core.RollSpec(label=msg("Stamina (healing)"), base=attr(sheet, "STA"), attribute="STA", roll_kind="healing",
-                         difficulty=Level.CT, skills=params.skills, modifiers=params.modifiers)
+    spec = core.RollSpec(
+        label=msg("Stamina (healing)"),
+        base=attr(sheet, "STA"),
+        attribute="STA",
+        roll_kind="healing",
+        difficulty=Level.CT,
+        skills=params.skills,
+        modifiers=params.modifiers,
+    )
     rolled, healed, faces = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
-    text = (msg("heals the {level} box", level=level_word(sheet.health[healed])) if healed is not None
-            else msg("is below every wound: no healing tonight"))
-    return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
-                      summary=msg("rests: {roll}; {text}", roll=core.describe(spec, rolled), text=text), sheet=dump(sheet))
+    text = (
+        msg("heals the {level} box", level=level_word(sheet.health[healed]))
+        if healed is not None
+        else msg("is below every wound: no healing tonight")
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=faces,
+        outcome={**core.outcome_of(rolled), "healed": healed},
+        summary=msg("rests: {roll}; {text}", roll=core.describe(spec, rolled), text=text),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice, ctx: Context) -> Resolution:
@@ -152,18 +193,37 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
         raise ActionError(_("{name} has no uses left.").format(name=kit.name), field="item")
     patient, name, itself = _patient(healer, ctx, params.patient_id)
     if not any(patient.checked):
-        raise ActionError(_("{name} has no checked Health box.").format(name=render(name).capitalize()), field="patient_id")
+        raise ActionError(
+            _("{name} has no checked Health box.").format(name=render(name).capitalize()), field="patient_id"
+        )
     kit.uses -= 1
-    spec = core.RollSpec(label=msg("Intelligence with {name}", name=kit.name), base=attr(healer, "INT"), attribute="INT",
-                         difficulty=Level.CT, skills=params.skills, modifiers=kit.bonus, item_index=params.item)
+    spec = core.RollSpec(
+        label=msg("Intelligence with {name}", name=kit.name),
+        base=attr(healer, "INT"),
+        attribute="INT",
+        difficulty=Level.CT,
+        skills=params.skills,
+        modifiers=kit.bonus,
+        item_index=params.item,
+    )
     target = healer if itself else patient
     rolled, healed, faces = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
-    text = msgn("{text} ({n} use left)", "{text} ({n} uses left)", kit.uses,
-               text=msg("heals {name}'s {level} box", name=name, level=level_word(target.health[healed]))
-               if healed is not None else msg("does not heal {name}", name=name))
-    return Resolution(request=params.model_dump(), dice=faces, outcome={**core.outcome_of(rolled), "healed": healed},
-                      summary=msg("uses {name}: {roll}; {text}", name=kit.name, roll=core.describe(spec, rolled), text=text), sheet=dump(healer),
-                      others={} if params.patient_id is None else {params.patient_id: dump(patient)})
+    text = msgn(
+        "{text} ({n} use left)",
+        "{text} ({n} uses left)",
+        kit.uses,
+        text=msg("heals {name}'s {level} box", name=name, level=level_word(target.health[healed]))
+        if healed is not None
+        else msg("does not heal {name}", name=name),
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=faces,
+        outcome={**core.outcome_of(rolled), "healed": healed},
+        summary=msg("uses {name}: {roll}; {text}", name=kit.name, roll=core.describe(spec, rolled), text=text),
+        sheet=dump(healer),
+        others={} if params.patient_id is None else {params.patient_id: dump(patient)},
+    )
 
 
 def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice, ctx: Context) -> Resolution:
@@ -174,18 +234,31 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
     if params.change == 0:
         raise ActionError(_("Add or remove at least one point."), field="change")
     if sheet.fatigue + params.change < 0:
-        raise ActionError(ngettext("There is only {fatigue} point of fatigue to remove.",
-                                   "There are only {fatigue} points of fatigue to remove.", sheet.fatigue)
-                          .format(fatigue=sheet.fatigue), field="change")
+        raise ActionError(
+            ngettext(
+                "There is only {fatigue} point of fatigue to remove.",
+                "There are only {fatigue} points of fatigue to remove.",
+                sheet.fatigue,
+            ).format(fatigue=sheet.fatigue),
+            field="change",
+        )
     sheet.fatigue += params.change
-    verb = (N_("takes {n} fatigue (now −{fatigue} on all rolls)") if params.change > 0
-            else N_("recovers {n} fatigue (now −{fatigue} on all rolls)"))
-    return Resolution(request=params.model_dump(), dice=[], outcome={"fatigue": sheet.fatigue},
-                      summary=msg(verb, n=abs(params.change), fatigue=sheet.fatigue),
-                      sheet=dump(sheet))
+    verb = (
+        N_("takes {n} fatigue (now −{fatigue} on all rolls)")
+        if params.change > 0
+        else N_("recovers {n} fatigue (now −{fatigue} on all rolls)")
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"fatigue": sheet.fatigue},
+        summary=msg(verb, n=abs(params.change), fatigue=sheet.fatigue),
+        sheet=dump(sheet),
+    )
 
 
 # --- sustained damage (ch. 3, "Sustained Damage") ----------------------------------------------------------
+
 
 class SustainedDamageParams(BaseModel):
     source: str = Field(default="", max_length=80)
@@ -196,7 +269,9 @@ class EndSustainedDamageParams(BaseModel):
     pass
 
 
-def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_sustained_damage(
+    sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice, ctx: Context
+) -> Resolution:
     """The narrator applies the next round of fire or acid: Inferior on the first round, one level more each
     round (art.sustained_damage), marked like any damage. With a number of rounds (e.g. one per failure on the
     Defense roll) it stops by itself after the last; otherwise until the narrator ends it."""
@@ -208,37 +283,67 @@ def resolve_sustained_damage(sheet_data: dict[str, Any], params: SustainedDamage
     round_no = int(burning.get("round", 0)) + 1
     rounds = params.rounds if params.rounds is not None else burning.get("rounds")
     if rounds is not None and rounds < round_no:
-        raise ActionError(ngettext("This is round {round_no}: the damage cannot last only {rounds} round.",
-                                   "This is round {round_no}: the damage cannot last only {rounds} rounds.", rounds)
-                          .format(round_no=round_no, rounds=rounds), field="rounds")
+        raise ActionError(
+            ngettext(
+                "This is round {round_no}: the damage cannot last only {rounds} round.",
+                "This is round {round_no}: the damage cannot last only {rounds} rounds.",
+                rounds,
+            ).format(round_no=round_no, rounds=rounds),
+            field="rounds",
+        )
     damage = art.sustained_damage(round_no)[-1]
     done = mark(sheet, damage)
     text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
     over = rounds is not None and round_no >= rounds
     sheet.burning = None if over else {"source": source, "round": round_no, "rounds": rounds}
-    head = (msg("{source}, round {n} of {rounds}", source=source, n=round_no, rounds=rounds) if rounds
-            else msg("{source}, round {n}", source=source, n=round_no))
+    head = (
+        msg("{source}, round {n} of {rounds}", source=source, n=round_no, rounds=rounds)
+        if rounds
+        else msg("{source}, round {n}", source=source, n=round_no)
+    )
     summary = join([msg("{head}: {text}", head=head, text=text), *([msg("; it dies out")] if over else [])], "")
-    return Resolution(request={"source": source, "rounds": rounds}, dice=[],
-                      outcome={**done, "round": round_no, "rounds": rounds, "over": over}, summary=summary,
-                      sheet=dump(sheet))
+    return Resolution(
+        request={"source": source, "rounds": rounds},
+        dice=[],
+        outcome={**done, "round": round_no, "rounds": rounds, "over": over},
+        summary=summary,
+        sheet=dump(sheet),
+    )
 
 
-def resolve_end_sustained_damage(sheet_data: dict[str, Any], params: EndSustainedDamageParams,
-                                 dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_sustained_damage(
+    sheet_data: dict[str, Any], params: EndSustainedDamageParams, dice: Dice, ctx: Context
+) -> Resolution:
     """The source is put out (dropping and rolling, diving into water): no more rounds."""
     sheet = load(sheet_data)
     if not sheet.burning:
         raise ActionError(_("No sustained damage is under way."), field="end_sustained_damage")
     burning = sheet.burning
     sheet.burning = None
-    return Resolution(request={}, dice=[], outcome={"round": burning.get("round", 0)},
-                      summary=msgn("the {source} is put out after {n} round", "the {source} is put out after {n} rounds",
-                                   burning.get("round", 0), source=burning.get("source", "fire")), sheet=dump(sheet))
+    return Resolution(
+        request={},
+        dice=[],
+        outcome={"round": burning.get("round", 0)},
+        summary=msgn(
+            "the {source} is put out after {n} round",
+            "the {source} is put out after {n} rounds",
+            burning.get("round", 0),
+            source=burning.get("source", "fire"),
+        ),
+        sheet=dump(sheet),
+    )
 
 
 # Entries logged before the counts had plural forms.
-retire("{text} ({n} uses left)",
-       lambda a: msgn("{text} ({n} use left)", "{text} ({n} uses left)", a["n"], text=a["text"]))
-retire("the {source} is put out after {n} rounds", lambda a: msgn(
-    "the {source} is put out after {n} round", "the {source} is put out after {n} rounds", a["n"], source=a["source"]))
+retire(
+    "{text} ({n} uses left)", lambda a: msgn("{text} ({n} use left)", "{text} ({n} uses left)", a["n"], text=a["text"])
+)
+retire(
+    "the {source} is put out after {n} rounds",
+    lambda a: msgn(
+        "the {source} is put out after {n} round",
+        "the {source} is put out after {n} rounds",
+        a["n"],
+        source=a["source"],
+    ),
+)

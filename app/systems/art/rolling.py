@@ -68,14 +68,20 @@ class HenchmanParams(BaseModel):
 
 # --- difficulty from an opponent ---------------------------------------------------------------------------
 
+
 def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | None:
     if opponent_id is None:
         return None
     return load(ctx.others[opponent_id]), ctx.other_names.get(opponent_id, "the opponent")
 
 
-def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: str | None,
-                        field_name: str = "difficulty", what: str = N_("the difficulty")) -> tuple[Level, Text | str]:
+def difficulty_against(
+    other: tuple[ArtSheet, str] | None,
+    trait: str,
+    given: str | None,
+    field_name: str = "difficulty",
+    what: str = N_("the difficulty"),
+) -> tuple[Level, Text | str]:
     """A foe's level is the difficulty (ch. 3, "Opposed Rolls"); against an adventurer, their last roll's
     result is (ch. 3, "Player vs. Player"); otherwise the narrator's difficulty."""
     if other is None:
@@ -84,15 +90,18 @@ def difficulty_against(other: tuple[ArtSheet, str] | None, trait: str, given: st
     if sheet.kind == "foe":
         code = sheet.levels.get(trait)
         if code is None:
-            raise ActionError(_("{name} has no {trait} level.")
-                              .format(name=name, trait=FOE_TRAITS.get(trait, trait)), field="opponent_id")
+            raise ActionError(
+                _("{name} has no {trait} level.").format(name=name, trait=FOE_TRAITS.get(trait, trait)),
+                field="opponent_id",
+            )
         if sheet.checked and all(sheet.checked):
             raise ActionError(_("{name} is already defeated.").format(name=name), field="opponent_id")
         return Level[code], msg("{name}'s {trait}", name=name, trait=msg(FOE_TRAITS.get(trait, trait)))
     last = sheet.last_roll
     if not last:
-        raise ActionError(_("{name} has not rolled yet: their result is the difficulty.")
-                          .format(name=name), field="opponent_id")
+        raise ActionError(
+            _("{name} has not rolled yet: their result is the difficulty.").format(name=name), field="opponent_id"
+        )
     return Level[last["result"]], msg("{name}'s roll #{seq}", name=name, seq=last["seq"])
 
 
@@ -111,12 +120,16 @@ def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tu
     name = ctx.other_names.get(helper_id, "the helper")
     last = helper.last_roll
     if not last or last.get("used_for"):
-        raise ActionError(_("{name} has no fresh roll to {mode} with: they roll first.")
-                          .format(name=name, mode=mode), field="helper_id")
+        raise ActionError(
+            _("{name} has no fresh roll to {mode} with: they roll first.").format(name=name, mode=mode),
+            field="helper_id",
+        )
     successes = max(0, int(last["successes"]))
     last["used_for"] = seq
     sign = 1 if mode == "assist" else -1
-    how = (N_("assisted by {name} (#{seq}, {change})") if mode == "assist" else N_("impeded by {name} (#{seq}, {change})"))
+    how = (
+        N_("assisted by {name} (#{seq}, {change})") if mode == "assist" else N_("impeded by {name} (#{seq}, {change})")
+    )
     note: Text = msg(how, name=name, seq=last["seq"], change=f"{sign * successes:+d}")
     if last["result"] == "CT":
         note = join([note, msg(": Catastrophic — the effort ends in disaster")], "")
@@ -127,18 +140,27 @@ def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: c
     """Keep the running tally of a sustained action (ch. 3, "Sustained Actions")."""
     if params.goal is None:
         return ""
-    key = {"attribute": spec.attribute, "difficulty": spec.difficulty.name, "goal": params.goal,
-           "failure_goal": params.failure_goal or params.goal}
+    key = {
+        "attribute": spec.attribute,
+        "difficulty": spec.difficulty.name,
+        "goal": params.goal,
+        "failure_goal": params.failure_goal or params.goal,
+    }
     tally = sheet.sustained
     if not tally or tally.get("finished") or {k: tally.get(k) for k in key} != key:
         tally = {**key, "outcomes": []}
     tally["outcomes"] = [*tally["outcomes"], successes]
     result = art.sustained_action(tally["outcomes"], goal=params.goal, failure_goal=params.failure_goal or params.goal)
-    tally.update(successes=result.successes, failures=result.failures, finished=result.finished,
-                 succeeded=result.succeeded)
+    tally.update(
+        successes=result.successes, failures=result.failures, finished=result.finished, succeeded=result.succeeded
+    )
     sheet.sustained = tally
-    return wording.sustained(successes=result.successes, failures=result.failures, goal=key["goal"],
-                             done=None if not result.finished else result.succeeded)
+    return wording.sustained(
+        successes=result.successes,
+        failures=result.failures,
+        goal=key["goal"],
+        done=None if not result.finished else result.succeeded,
+    )
 
 
 def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | None:
@@ -146,12 +168,18 @@ def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | 
     the roll is something else."""
     running = None if params.outside_complex else complex_.open_complex(sheet)
     if running and params.goal is not None:
-        raise ActionError(_("A step of “{title}” cannot also be a sustained roll: mark the roll as not a step, or "
-                            "leave the goal empty.").format(title=running['title']), field="goal")
+        raise ActionError(
+            _(
+                "A step of “{title}” cannot also be a sustained roll: mark the roll as not a step, or "
+                "leave the goal empty."
+            ).format(title=running["title"]),
+            field="goal",
+        )
     return running
 
 
 # --- the actions -------------------------------------------------------------------------------------------
+
 
 def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice: Dice, ctx: Context) -> Resolution:
     sheet = load(sheet_data)
@@ -163,10 +191,17 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     running = _complex_step(sheet, params)
     help_mod, help_note, helped = _help(ctx, params.helper_id, params.help, ctx.seq)
     step_mod = running["modifier"] if running else 0
-    spec = core.RollSpec(label=msg(ATTRIBUTES[code]), base=attr(sheet, code), attribute=code,
-                         difficulty=core.adjusted(difficulty, params.adjust), skills=params.skills,
-                         modifiers=params.modifiers + help_mod + step_mod, fame_before=params.fame_before,
-                         take25=params.take25, untrained=params.untrained)
+    spec = core.RollSpec(
+        label=msg(ATTRIBUTES[code]),
+        base=attr(sheet, code),
+        attribute=code,
+        difficulty=core.adjusted(difficulty, params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers + help_mod + step_mod,
+        fame_before=params.fame_before,
+        take25=params.take25,
+        untrained=params.untrained,
+    )
     recorder = RecordingDice(dice)
     rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
     hide = concealed(other, ctx, against)
@@ -183,15 +218,29 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
         notes.append(msg("sanity: {text}", text=msg(text)))
     if against and not hide:
         notes.insert(0, msg("against {who}", who=against))
-    core.remember(sheet, ctx.seq, "trait_roll", spec, rolled, opponent_id=params.opponent_id,
-                  purpose=params.purpose, complex_step=bool(running), concealed=bool(hide))
+    core.remember(
+        sheet,
+        ctx.seq,
+        "trait_roll",
+        spec,
+        rolled,
+        opponent_id=params.opponent_id,
+        purpose=params.purpose,
+        complex_step=bool(running),
+        concealed=bool(hide),
+    )
     summary = msg("rolls {roll}", roll=join([core.describe(spec, rolled, against=hide), *notes], "; "))
-    return Resolution(request=params.model_dump(exclude=ODDS_ONLY), dice=recorder.rolled, outcome=outcome,
-                      summary=summary, sheet=dump(sheet), others=helped)
+    return Resolution(
+        request=params.model_dump(exclude=ODDS_ONLY),
+        dice=recorder.rolled,
+        outcome=outcome,
+        summary=summary,
+        sheet=dump(sheet),
+        others=helped,
+    )
 
 
-def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, dice: Dice,
-                          ctx: Context) -> Resolution:
+def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, dice: Dice, ctx: Context) -> Resolution:
     """The player rolls for a henchman: its level converted to an adventurer trait (ch. 3, "Henchman")."""
     sheet = load(sheet_data)
     core.require_adventurer(sheet)
@@ -205,22 +254,42 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
     trait = art.henchman_trait(Level[henchman.levels[code]])
     difficulty = core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust)
     recorder = RecordingDice(dice)
-    roll = art.trait_roll(recorder, trait, difficulty, take25=params.take25, henchman=True,
-                          table=table_of(ctx.campaign_settings))
+    roll = art.trait_roll(
+        recorder, trait, difficulty, take25=params.take25, henchman=True, table=table_of(ctx.campaign_settings)
+    )
     label, meaning = art.interpret(roll.successes)
     rolled = msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}")
-    summary = msg("rolls for {name}: {trait_name} {level} = trait {trait} against {difficulty}: {rolled} → {result} "
-                  "({label})", name=name, trait_name=msg(FOE_TRAITS[code]), level=level_word(henchman.levels[code]),
-                  trait=trait, difficulty=level_word(difficulty), rolled=rolled, result=level_word(roll.result),
-                  label=wording.outcome_words(roll.successes))
-    return Resolution(request=params.model_dump(), dice=recorder.rolled,
-                      outcome={"trait": trait, "row": roll.row, "roll": roll.roll, "kicker": roll.kicker,
-                               "result": roll.result.name, "successes": roll.successes, "label": label,
-                               "meaning": meaning, "total": roll.result.name},
-                      summary=summary)
+    summary = msg(
+        "rolls for {name}: {trait_name} {level} = trait {trait} against {difficulty}: {rolled} → {result} ({label})",
+        name=name,
+        trait_name=msg(FOE_TRAITS[code]),
+        level=level_word(henchman.levels[code]),
+        trait=trait,
+        difficulty=level_word(difficulty),
+        rolled=rolled,
+        result=level_word(roll.result),
+        label=wording.outcome_words(roll.successes),
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=recorder.rolled,
+        outcome={
+            "trait": trait,
+            "row": roll.row,
+            "roll": roll.roll,
+            "kicker": roll.kicker,
+            "result": roll.result.name,
+            "successes": roll.successes,
+            "label": label,
+            "meaning": meaning,
+            "total": roll.result.name,
+        },
+        summary=summary,
+    )
 
 
 # --- odds --------------------------------------------------------------------------------------------------
+
 
 def chance_of(sheet: ArtSheet, spec: core.RollSpec, settings: Mapping[str, Any]) -> Odds:
     uses = core.skill_uses(sheet, spec.skills, untrained=spec.untrained)
@@ -232,14 +301,18 @@ def chance_of(sheet: ArtSheet, spec: core.RollSpec, settings: Mapping[str, Any])
         result = table.read(row, 25)
         chance = 1.0 if art.count(spec.difficulty, result) > 0 else 0.0
         text = _("row {row}, taking 25: {result} against {difficulty}").format(
-            row=row, result=_(level_name(result)), difficulty=_(level_name(spec.difficulty)))
+            row=row, result=_(level_name(result)), difficulty=_(level_name(spec.difficulty))
+        )
     else:
         chance = float(art.exact_chance(trait, spec.difficulty, table, fame_before=spec.fame_before))
         text = _("row {row} against {difficulty}").format(row=row, difficulty=_(level_name(spec.difficulty)))
     if sheet.fatigue:
         text += _(" (fatigue −{n})").format(n=sheet.fatigue)
-    return Odds(chance=chance, text=f"{percent(chance)} — {text}",
-                details={"row": row, "trait": trait, "label": _("Chance of success:")})
+    return Odds(
+        chance=chance,
+        text=f"{percent(chance)} — {text}",
+        details={"row": row, "trait": trait, "label": _("Chance of success:")},
+    )
 
 
 def no_chance(what: str) -> Odds:
@@ -253,7 +326,7 @@ def _foe_level(params: TraitRollParams, trait: str) -> Level | None:
     if not code:
         prefix = f"{params.opponent_id}:"
         entry = next((e for e in params.foe_levels if e.startswith(prefix)), "")
-        pairs = dict(p.split("=", 1) for p in entry[len(prefix):].split(",") if "=" in p)
+        pairs = dict(p.split("=", 1) for p in entry[len(prefix) :].split(",") if "=" in p)
         code = pairs.get(trait)
     try:
         return Level.parse(code) if code else None
@@ -276,13 +349,24 @@ def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Co
     step_mod = running["modifier"] if running else 0
     if difficulty is None:
         difficulty = core.parse_level(params.difficulty, "difficulty")
-    spec = core.RollSpec(label=code, base=attr(sheet, code), attribute=code,
-                         difficulty=core.adjusted(difficulty, params.adjust),
-                         skills=params.skills, modifiers=params.modifiers + step_mod, fame_before=params.fame_before,
-                         take25=params.take25, untrained=params.untrained)
+    spec = core.RollSpec(
+        label=code,
+        base=attr(sheet, code),
+        attribute=code,
+        difficulty=core.adjusted(difficulty, params.adjust),
+        skills=params.skills,
+        modifiers=params.modifiers + step_mod,
+        fame_before=params.fame_before,
+        take25=params.take25,
+        untrained=params.untrained,
+    )
     odds = chance_of(sheet, spec, ctx.campaign_settings)
     if step_mod:
         title = running["title"]  # type: ignore[index]
-        odds = replace(odds, text=_("{text} ({n} from the last step of {title})").format(text=odds.text, n=f"{step_mod:+d}",
-                                                                                  title=title))
+        odds = replace(
+            odds,
+            text=_("{text} ({n} from the last step of {title})").format(
+                text=odds.text, n=f"{step_mod:+d}", title=title
+            ),
+        )
     return odds

@@ -147,6 +147,7 @@ def level_word(code: str | Level) -> Text:
 
 # --- derived numbers -------------------------------------------------------------------------------------
 
+
 def ready(sheet: ArtSheet) -> bool:
     return sheet.kind == "adventurer" and all(v is not None for v in sheet.attributes.values())
 
@@ -230,9 +231,12 @@ def slot_counts(gear: list[Item]) -> dict[str, int]:
 def check_slots(gear: list[Item]) -> None:
     for slot, used in slot_counts(gear).items():
         if used > SLOTS[slot]:
-            raise ActionError(_("{slot} holds {count} items; this would make {used} (a two-handed weapon fills both "
-                                "ready slots).")
-                              .format(slot=_(SLOT_NAMES[slot]), count=SLOTS[slot], used=used), field="slot")
+            raise ActionError(
+                _(
+                    "{slot} holds {count} items; this would make {used} (a two-handed weapon fills both ready slots)."
+                ).format(slot=_(SLOT_NAMES[slot]), count=SLOTS[slot], used=used),
+                field="slot",
+            )
 
 
 def health_boxes(sheet: ArtSheet) -> list[Level]:
@@ -254,17 +258,27 @@ def derived(sheet_data: Mapping[str, Any]) -> dict[str, Any]:
     """What the sheet page shows but nobody types in."""
     sheet = load(sheet_data)
     if sheet.kind == "foe":
-        return {"henchman_traits": {code: art.henchman_trait(Level[value]) for code, value in sheet.levels.items()},
-                "defeated": defeated(sheet)}
+        return {
+            "henchman_traits": {code: art.henchman_trait(Level[value]) for code, value in sheet.levels.items()},
+            "defeated": defeated(sheet),
+        }
     if not ready(sheet):
         return {"ready": False}
-    weapons = [(index, item, weapon_stats(sheet, item)) for index, item in enumerate(sheet.gear)
-               if item.type == "weapon"]
+    weapons = [
+        (index, item, weapon_stats(sheet, item)) for index, item in enumerate(sheet.gear) if item.type == "weapon"
+    ]
     return {
-        "ready": True, "defense": defense(sheet), "shield_bonus": shield_bonus(sheet),
-        "shield_uses": shield_uses(sheet), "two_handed": two_handed_ready(sheet), "weapons": weapons,
-        "fame_left": fame_left(sheet), "slots": slot_counts(sheet.gear), "health_rank": health_rank(sheet),
-        "defeated": defeated(sheet), "thrown_range": art.thrown_range(attr(sheet, "STR")),
+        "ready": True,
+        "defense": defense(sheet),
+        "shield_bonus": shield_bonus(sheet),
+        "shield_uses": shield_uses(sheet),
+        "two_handed": two_handed_ready(sheet),
+        "weapons": weapons,
+        "fame_left": fame_left(sheet),
+        "slots": slot_counts(sheet.gear),
+        "health_rank": health_rank(sheet),
+        "defeated": defeated(sheet),
+        "thrown_range": art.thrown_range(attr(sheet, "STR")),
     }
 
 

@@ -32,21 +32,31 @@ def label_words(label: Any) -> Any:
 
 def _with_words(message: str) -> Any:
     """A builder for `retire`: the same message shape, its `label` argument in words."""
+
     def build(a: Mapping[str, Any]) -> Text:
         return msg(message, **{**a, "label": label_words(a.get("label"))})
+
     return build
 
 
 # --- counts (the combat's log lines) -----------------------------------------------------------------------------
 
+
 def may_move(**a: Any) -> Text:
-    return msgn("may move up to {n} band with the action, or {free} as a free action",
-                "may move up to {n} bands with the action, or {free} as a free action", a.get("n", 1), free=a["free"])
+    return msgn(
+        "may move up to {n} band with the action, or {free} as a free action",
+        "may move up to {n} bands with the action, or {free} as a free action",
+        a.get("n", 1),
+        free=a["free"],
+    )
 
 
 def encounter_range(**a: Any) -> Text:
-    return msgn("the text's encounter range for the highest roll: {n} band",
-                "the text's encounter range for the highest roll: {n} bands", a["n"])
+    return msgn(
+        "the text's encounter range for the highest roll: {n} band",
+        "the text's encounter range for the highest roll: {n} bands",
+        a["n"],
+    )
 
 
 def pushes_back(**a: Any) -> Text:
@@ -54,8 +64,9 @@ def pushes_back(**a: Any) -> Text:
 
 
 def pushed_back(**a: Any) -> Text:
-    return msgn("{name} pushes {me} back {n} foot", "{name} pushes {me} back {n} feet", a["n"], name=a["name"],
-                me=a["me"])
+    return msgn(
+        "{name} pushes {me} back {n} foot", "{name} pushes {me} back {n} feet", a["n"], name=a["name"], me=a["me"]
+    )
 
 
 def pinned(**a: Any) -> Text:
@@ -65,31 +76,46 @@ def pinned(**a: Any) -> Text:
 def sustained(**a: Any) -> Text:
     """A sustained action's tally: "sustained: 5 successes, 1 failure (goal 10)", then "— done, succeeds"."""
     done = a.get("done")
-    counts = {"successes": msgn("{n} success", "{n} successes", a["successes"]),
-              "failures": msgn("{n} failure", "{n} failures", a["failures"]), "goal": a["goal"]}
+    counts = {
+        "successes": msgn("{n} success", "{n} successes", a["successes"]),
+        "failures": msgn("{n} failure", "{n} failures", a["failures"]),
+        "goal": a["goal"],
+    }
     if done is None:
         return msg("sustained: {successes}, {failures} (goal {goal})", **counts)
-    return msg(N_("sustained: {successes}, {failures} (goal {goal}) — done, succeeds") if done else
-               N_("sustained: {successes}, {failures} (goal {goal}) — done, fails"), **counts)
+    return msg(
+        N_("sustained: {successes}, {failures} (goal {goal}) — done, succeeds")
+        if done
+        else N_("sustained: {successes}, {failures} (goal {goal}) — done, fails"),
+        **counts,
+    )
 
 
 def falls(**a: Any) -> Text:
     if a.get("breakfall"):
-        return msgn("falls {n} foot ({surface}), Breakfall −{breakfall}", "falls {n} feet ({surface}), Breakfall "
-                    "−{breakfall}", a["feet"], surface=a["surface"], breakfall=a["breakfall"])
+        return msgn(
+            "falls {n} foot ({surface}), Breakfall −{breakfall}",
+            "falls {n} feet ({surface}), Breakfall −{breakfall}",
+            a["feet"],
+            surface=a["surface"],
+            breakfall=a["breakfall"],
+        )
     return msgn("falls {n} foot ({surface})", "falls {n} feet ({surface})", a["feet"], surface=a["surface"])
 
 
 def beyond_range(band: int, bands: int) -> str:
     """A refusal, in the reader's language now."""
-    return ngettext("Band {band} is beyond the range ({n} band).", "Band {band} is beyond the range ({n} bands).",
-                    bands).format(band=band, n=bands)
+    return ngettext(
+        "Band {band} is beyond the range ({n} band).", "Band {band} is beyond the range ({n} bands).", bands
+    ).format(band=band, n=bands)
 
 
 def out_of_reach(name: str, weapon: str, bands: int) -> str:
-    return ngettext("{name} is out of reach of {weapon} ({d} band away).",
-                    "{name} is out of reach of {weapon} ({d} bands away).", bands).format(name=name, weapon=weapon,
-                                                                                        d=bands)
+    return ngettext(
+        "{name} is out of reach of {weapon} ({d} band away).",
+        "{name} is out of reach of {weapon} ({d} bands away).",
+        bands,
+    ).format(name=name, weapon=weapon, d=bands)
 
 
 # Entries logged before the counts had plural forms, or with the text's abbreviations.
@@ -100,19 +126,30 @@ retire("pushes {name} back {n} feet", lambda a: pushes_back(**a))
 retire("{name} pushes {me} back {n} feet", lambda a: pushed_back(**a))
 retire("{name} is pinned for 1 round", lambda a: pinned(**a))
 retire("{name} is pinned for {n} rounds", lambda a: pinned(**a))
-retire("{head} ({extras}) vs {against}: {dice} → {result}, {label}",
-       _with_words("{head} ({extras}) against {against}: {dice} → {result} ({label})"))
-retire("rolls for {name}: {trait_name} {level} = trait {trait} vs {difficulty}: {rolled} → {result}, {label}",
-       _with_words("rolls for {name}: {trait_name} {level} = trait {trait} against {difficulty}: {rolled} → {result} "
-                   "({label})"))
+retire(
+    "{head} ({extras}) vs {against}: {dice} → {result}, {label}",
+    _with_words("{head} ({extras}) against {against}: {dice} → {result} ({label})"),
+)
+retire(
+    "rolls for {name}: {trait_name} {level} = trait {trait} vs {difficulty}: {rolled} → {result}, {label}",
+    _with_words(
+        "rolls for {name}: {trait_name} {level} = trait {trait} against {difficulty}: {rolled} → {result} ({label})"
+    ),
+)
 retire("; kicker {kicker} fires {fired}", lambda a: msg("; a kicker of {kicker} fires {fired}", **a))
-retire("kicker {k} would fire {perk}, but it needs {needs}",
-       lambda a: msg("a kicker of {k} would fire {perk}, but it needs {needs}", **a))
-retire("kicker {k}: {name} chooses one of {perks}", lambda a: msg("a kicker of {k}: {name} chooses one of {perks}",
-                                                                  **a))
+retire(
+    "kicker {k} would fire {perk}, but it needs {needs}",
+    lambda a: msg("a kicker of {k} would fire {perk}, but it needs {needs}", **a),
+)
+retire(
+    "kicker {k}: {name} chooses one of {perks}", lambda a: msg("a kicker of {k}: {name} chooses one of {perks}", **a)
+)
 # The same msgids, their label now in words.
-for _message in ("{head}: the last step — the action ends with {label}", "{title} now ends with {label}",
-                 "improves #{seq} to {level} with {cost} Fame ({label})"):
+for _message in (
+    "{head}: the last step — the action ends with {label}",
+    "{title} now ends with {label}",
+    "improves #{seq} to {level} with {cost} Fame ({label})",
+):
     retire(_message, _with_words(_message))
 retire("sustained: {successes}s/{failures}f of {goal}", lambda a: sustained(**a))
 retire("sustained: {successes}s/{failures}f of {goal} — done, succeeds", lambda a: sustained(**a, done=True))

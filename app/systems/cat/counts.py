@@ -9,7 +9,7 @@ from app.i18n import Text, msg, msgn, retire
 
 
 def evens_text(n: int) -> Text:
-    """"1 even", "3 evens" in a log line (the reader's plural form)."""
+    """ "1 even", "3 evens" in a log line (the reader's plural form)."""
     return msgn("{n} even", "{n} evens", n)
 
 
@@ -22,8 +22,12 @@ def dice_text(n: int) -> Text:
 
 
 def life_wins(**a: Any) -> Text:
-    return msgn("spends a Life to win a {what} ({n} Life left)", "spends a Life to win a {what} ({n} Lives left)",
-                a["lives"], what=a["what"])
+    return msgn(
+        "spends a Life to win a {what} ({n} Life left)",
+        "spends a Life to win a {what} ({n} Lives left)",
+        a["lives"],
+        what=a["what"],
+    )
 
 
 def evens_with_style(**a: Any) -> Text:
@@ -31,9 +35,15 @@ def evens_with_style(**a: Any) -> Text:
 
 
 def fate_line(**a: Any) -> Text:
-    """"tests fate: a hard Risk with Claws, 3 dice (Claws 3): 1 even of 2 needed — Fate intervenes"."""
-    return msg("tests fate: {what}, {dice} ({words}): {evens} of {needed} needed — ", what=a["what"],
-               dice=dice_text(a["pool"]), words=a["words"], evens=a["evens"], needed=a["needed"])
+    """ "tests fate: a hard Risk with Claws, 3 dice (Claws 3): 1 even of 2 needed — Fate intervenes"."""
+    return msg(
+        "tests fate: {what}, {dice} ({words}): {evens} of {needed} needed — ",
+        what=a["what"],
+        dice=dice_text(a["pool"]),
+        words=a["words"],
+        evens=a["evens"],
+        needed=a["needed"],
+    )
 
 
 def to_place(**a: Any) -> Text:
@@ -41,28 +51,46 @@ def to_place(**a: Any) -> Text:
 
 
 def rank_change(**a: Any) -> Text:
-    return msgn("{trait} {before}→{n} die", "{trait} {before}→{n} dice", a["after"], trait=a["trait"],
-                before=a["before"])
+    return msgn(
+        "{trait} {before}→{n} die", "{trait} {before}→{n} dice", a["after"], trait=a["trait"], before=a["before"]
+    )
 
 
 def places(**a: Any) -> Text:
-    return msgn("places {n} scar: {where} — “{reason}”", "places {n} scars: {where} — “{reason}”", a["scars"],
-                where=a["where"], reason=a["reason"])
+    return msgn(
+        "places {n} scar: {where} — “{reason}”",
+        "places {n} scars: {where} — “{reason}”",
+        a["scars"],
+        where=a["where"],
+        reason=a["reason"],
+    )
 
 
 def life_dodges(**a: Any) -> Text:
-    return msgn("spends a Life to dodge {scars} ({source}); {n} Life left",
-                "spends a Life to dodge {scars} ({source}); {n} Lives left", a["lives"],
-                scars=scars_text(a["scars"]), source=a["source"])
+    return msgn(
+        "spends a Life to dodge {scars} ({source}); {n} Life left",
+        "spends a Life to dodge {scars} ({source}); {n} Lives left",
+        a["lives"],
+        scars=scars_text(a["scars"]),
+        source=a["source"],
+    )
 
 
 def grants(**a: Any) -> Text:
     if "reason" in a:
-        return msgn("narrator grants {n} Advantage Die for {reason} ({unused} unused)",
-                    "narrator grants {n} Advantage Dice for {reason} ({unused} unused)", a["n"], reason=a["reason"],
-                    unused=a["unused"])
-    return msgn("narrator grants {n} Advantage Die ({unused} unused)", "narrator grants {n} Advantage Dice ({unused} "
-                "unused)", a["n"], unused=a["unused"])
+        return msgn(
+            "narrator grants {n} Advantage Die for {reason} ({unused} unused)",
+            "narrator grants {n} Advantage Dice for {reason} ({unused} unused)",
+            a["n"],
+            reason=a["reason"],
+            unused=a["unused"],
+        )
+    return msgn(
+        "narrator grants {n} Advantage Die ({unused} unused)",
+        "narrator grants {n} Advantage Dice ({unused} unused)",
+        a["n"],
+        unused=a["unused"],
+    )
 
 
 # Entries logged before the counts had plural forms read with the messages above.
@@ -79,25 +107,45 @@ retire("narrator grants {n} Advantage Die/Dice ({unused} unused)", lambda a: gra
 
 
 def scuffle_line(**a: Any) -> Text:
-    """"Tom (Claws, 2 evens) vs Mia (Fangs, 1 even): Tom wins; Tom takes 1 scar, Mia takes 2 scars"."""
-    return msg("{a} ({a_weapon}, {a_evens}) vs {b} ({b_weapon}, {b_evens}): {result}; {a} takes {a_scars}, {b} takes "
-               "{b_scars}", **{**a, "a_evens": evens_text(a["a_evens"]), "b_evens": evens_text(a["b_evens"]),
-                               "a_scars": scars_text(a["a_scars"]), "b_scars": scars_text(a["b_scars"])})
+    """ "Tom (Claws, 2 evens) vs Mia (Fangs, 1 even): Tom wins; Tom takes 1 scar, Mia takes 2 scars"."""
+    return msg(
+        "{a} ({a_weapon}, {a_evens}) vs {b} ({b_weapon}, {b_evens}): {result}; {a} takes {a_scars}, {b} takes "
+        "{b_scars}",
+        **{
+            **a,
+            "a_evens": evens_text(a["a_evens"]),
+            "b_evens": evens_text(a["b_evens"]),
+            "a_scars": scars_text(a["a_scars"]),
+            "b_scars": scars_text(a["b_scars"]),
+        },
+    )
 
 
 def round_line(**a: Any) -> Text:
-    return msg("round {n}: {cat} ({weapon}, {cat_evens}) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes {cat_scars}"
-               "{cancelled}, {foe} takes {foe_scars}", **{**a, "cat_evens": evens_text(a["cat_evens"]),
-                                                          "foe_evens": evens_text(a["foe_evens"]),
-                                                          "cat_scars": scars_text(a["cat_scars"]),
-                                                          "foe_scars": scars_text(a["foe_scars"])})
+    return msg(
+        "round {n}: {cat} ({weapon}, {cat_evens}) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes {cat_scars}"
+        "{cancelled}, {foe} takes {foe_scars}",
+        **{
+            **a,
+            "cat_evens": evens_text(a["cat_evens"]),
+            "foe_evens": evens_text(a["foe_evens"]),
+            "cat_scars": scars_text(a["cat_scars"]),
+            "foe_scars": scars_text(a["foe_scars"]),
+        },
+    )
 
 
 # Entries logged before the counts had plural forms.
-retire("{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes {a_scars} "
-       "scar(s), {b} takes {b_scars}", lambda a: scuffle_line(**a))
-retire("round {n}: {cat} ({weapon}, {cat_evens} even(s)) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes {cat_scars} "
-       "scar(s){cancelled}, {foe} takes {foe_scars}", lambda a: round_line(**a))
+retire(
+    "{a} ({a_weapon}, {a_evens} even(s)) vs {b} ({b_weapon}, {b_evens} even(s)): {result}; {a} takes {a_scars} "
+    "scar(s), {b} takes {b_scars}",
+    lambda a: scuffle_line(**a),
+)
+retire(
+    "round {n}: {cat} ({weapon}, {cat_evens} even(s)) vs {foe} ({foe_trait}, {foe_evens}): {cat} takes {cat_scars} "
+    "scar(s){cancelled}, {foe} takes {foe_scars}",
+    lambda a: round_line(**a),
+)
 
 
 def healed(**a: Any) -> Text:
@@ -105,12 +153,21 @@ def healed(**a: Any) -> Text:
 
 
 def weeks_pass(**a: Any) -> Text:
-    """"2 weeks of game time pass (week 5): Tom heals 1 scar on Claws, 1 scar on Legs"."""
+    """ "2 weeks of game time pass (week 5): Tom heals 1 scar on Claws, 1 scar on Legs"."""
     if "healed" in a:
-        return msgn("{n} week of game time passes (week {week}): {healed}",
-                    "{n} weeks of game time pass (week {week}): {healed}", a["n"], week=a["week"], healed=a["healed"])
-    return msgn("{n} week of game time passes (week {week})", "{n} weeks of game time pass (week {week})", a["n"],
-                week=a["week"])
+        return msgn(
+            "{n} week of game time passes (week {week}): {healed}",
+            "{n} weeks of game time pass (week {week}): {healed}",
+            a["n"],
+            week=a["week"],
+            healed=a["healed"],
+        )
+    return msgn(
+        "{n} week of game time passes (week {week})",
+        "{n} weeks of game time pass (week {week})",
+        a["n"],
+        week=a["week"],
+    )
 
 
 # Entries logged before the counts had plural forms.

@@ -26,8 +26,9 @@ WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a
 def _weapon_dice(cat: CatSheet, weapon: str, field: str = "weapon") -> int:
     n = trait_dice(cat, weapon)
     if n == 0:
-        raise ActionError(_("{weapon} is Crippled (or has no dice): choose another.")
-                          .format(weapon=trait_name(weapon)), field=field)
+        raise ActionError(
+            _("{weapon} is Crippled (or has no dice): choose another.").format(weapon=trait_name(weapon)), field=field
+        )
     return n
 
 
@@ -52,6 +53,7 @@ def _other(ctx: Context, character_id: int | None) -> dict[str, Any]:
 
 # --- cat against cat ---------------------------------------------------------------------------------------
 
+
 class Challenge(BaseModel):
     opponent_id: int
     weapon: Weapon = "fangs"
@@ -65,13 +67,22 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
     _ready(me, _("Your cat"), "weapon")
     _ready(them, name, "opponent_id")
     _weapon_dice(me, p.weapon)
-    participants = [{"character_id": ctx.character_id, "side": "challenger", "name": ctx.character_name},
-                    {"character_id": p.opponent_id, "side": "defender", "name": name}]
-    return Resolution(request={"opponent_id": p.opponent_id}, dice=[], outcome={"opponent": name},
-                      summary=msg("challenges {name} to a fight (one scuffle for dominance)", name=name),
-                      encounter={"kind": "cat-fight", "title": f"{ctx.character_name} vs {name}",
-                                 "participants": participants,
-                                 "state": {"stage": "answer", "challenger_weapon": p.weapon}})
+    participants = [
+        {"character_id": ctx.character_id, "side": "challenger", "name": ctx.character_name},
+        {"character_id": p.opponent_id, "side": "defender", "name": name},
+    ]
+    return Resolution(
+        request={"opponent_id": p.opponent_id},
+        dice=[],
+        outcome={"opponent": name},
+        summary=msg("challenges {name} to a fight (one scuffle for dominance)", name=name),
+        encounter={
+            "kind": "cat-fight",
+            "title": f"{ctx.character_name} vs {name}",
+            "participants": participants,
+            "state": {"stage": "answer", "challenger_weapon": p.weapon},
+        },
+    )
 
 
 class Answer(BaseModel):
@@ -104,18 +115,43 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     if r.b_scars:
         new_b.pending.append(ScarBatch(scars=r.b_scars, source=msg("fight with {name}", name=a_name), fight=True))
     winner = {"a": a_name, "b": b_name}.get(r.winner or "")
-    summary = counts.scuffle_line(a=a_name, a_weapon=WORDS[a_weapon], a_evens=r.a_evens, b=b_name,
-                                 b_weapon=WORDS[p.weapon], b_evens=r.b_evens, a_scars=r.a_scars, b_scars=r.b_scars,
-                                 result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"))
-    state.update({"stage": "done", "defender_weapon": p.weapon, "challenger_faces": list(r.a_faces),
-                  "defender_faces": list(r.b_faces), "challenger_evens": r.a_evens, "defender_evens": r.b_evens,
-                  "challenger_scars": r.a_scars, "defender_scars": r.b_scars, "winner": winner})
-    return Resolution(request=p.model_dump(), dice=rec.rolled, outcome={k: state[k] for k in state if k != "stage"},
-                      summary=summary, sheet=dump(new_b), others={p.opponent_id: dump(new_a)},
-                      encounter={"state": state, "over": True})
+    summary = counts.scuffle_line(
+        a=a_name,
+        a_weapon=WORDS[a_weapon],
+        a_evens=r.a_evens,
+        b=b_name,
+        b_weapon=WORDS[p.weapon],
+        b_evens=r.b_evens,
+        a_scars=r.a_scars,
+        b_scars=r.b_scars,
+        result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"),
+    )
+    state.update(
+        {
+            "stage": "done",
+            "defender_weapon": p.weapon,
+            "challenger_faces": list(r.a_faces),
+            "defender_faces": list(r.b_faces),
+            "challenger_evens": r.a_evens,
+            "defender_evens": r.b_evens,
+            "challenger_scars": r.a_scars,
+            "defender_scars": r.b_scars,
+            "winner": winner,
+        }
+    )
+    return Resolution(
+        request=p.model_dump(),
+        dice=rec.rolled,
+        outcome={k: state[k] for k in state if k != "stage"},
+        summary=summary,
+        sheet=dump(new_b),
+        others={p.opponent_id: dump(new_a)},
+        encounter={"state": state, "over": True},
+    )
 
 
 # --- cat against a foe -------------------------------------------------------------------------------------
+
 
 class StartFoeFight(BaseModel):
     cat_id: int
@@ -132,13 +168,22 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
     alive(foe, N_("fight"))
     _ready(cat, name, "cat_id")
     _weapon_dice(foe, p.foe_trait, "foe_trait")
-    participants = [{"character_id": p.cat_id, "side": "cat", "name": name},
-                    {"character_id": ctx.character_id, "side": "foe", "name": ctx.character_name}]
-    return Resolution(request=p.model_dump(), dice=[], outcome={"cat": name},
-                      summary=msg("attacks {name}: a fight for life, in rounds", name=name),
-                      encounter={"kind": "foe-fight", "title": f"{name} vs {ctx.character_name}",
-                                 "participants": participants,
-                                 "state": {"round": 0, "foe_trait": p.foe_trait, "rounds": []}})
+    participants = [
+        {"character_id": p.cat_id, "side": "cat", "name": name},
+        {"character_id": ctx.character_id, "side": "foe", "name": ctx.character_name},
+    ]
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"cat": name},
+        summary=msg("attacks {name}: a fight for life, in rounds", name=name),
+        encounter={
+            "kind": "foe-fight",
+            "title": f"{name} vs {ctx.character_name}",
+            "participants": participants,
+            "state": {"round": 0, "foe_trait": p.foe_trait, "rounds": []},
+        },
+    )
 
 
 class FoeRound(BaseModel):
@@ -168,21 +213,50 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
     n = state["round"] + 1
     if r.cat_scars:
-        new_cat.pending.append(ScarBatch(scars=r.cat_scars, source=msg("round {n} against {name}", n=n, name=foe_name), fight=True))
+        new_cat.pending.append(
+            ScarBatch(scars=r.cat_scars, source=msg("round {n} against {name}", n=n, name=foe_name), fight=True)
+        )
     if r.foe_scars:
-        new_foe.pending.append(ScarBatch(scars=r.foe_scars, source=msg("round {n} against {name}", n=n, name=ctx.character_name),
-                                         fight=True))
+        new_foe.pending.append(
+            ScarBatch(
+                scars=r.foe_scars, source=msg("round {n} against {name}", n=n, name=ctx.character_name), fight=True
+            )
+        )
     cancelled = msg(", {n} cancelled by the dodge", n=r.scars_cancelled) if r.cat_dodged else ""
-    summary = counts.round_line(n=n, cat=ctx.character_name, weapon=WORDS[p.weapon], cat_evens=r.cat_evens,
-                               foe=foe_name, foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]),
-                               foe_evens=r.foe_evens, cat_scars=r.cat_scars, cancelled=cancelled,
-                               foe_scars=r.foe_scars)
+    summary = counts.round_line(
+        n=n,
+        cat=ctx.character_name,
+        weapon=WORDS[p.weapon],
+        cat_evens=r.cat_evens,
+        foe=foe_name,
+        foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]),
+        foe_evens=r.foe_evens,
+        cat_scars=r.cat_scars,
+        cancelled=cancelled,
+        foe_scars=r.foe_scars,
+    )
     state["round"] = n
-    state["rounds"] = [*state["rounds"], {"round": n, "weapon": p.weapon, "cat_faces": list(r.cat_faces),
-                                          "foe_faces": list(r.foe_faces), "cat_scars": r.cat_scars,
-                                          "foe_scars": r.foe_scars, "cancelled": r.scars_cancelled}][-20:]
-    return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=state["rounds"][-1], summary=summary,
-                      sheet=dump(new_cat), others={p.foe_id: dump(new_foe)}, encounter={"state": state})
+    state["rounds"] = [
+        *state["rounds"],
+        {
+            "round": n,
+            "weapon": p.weapon,
+            "cat_faces": list(r.cat_faces),
+            "foe_faces": list(r.foe_faces),
+            "cat_scars": r.cat_scars,
+            "foe_scars": r.foe_scars,
+            "cancelled": r.scars_cancelled,
+        },
+    ][-20:]
+    return Resolution(
+        request=p.model_dump(),
+        dice=rec.rolled,
+        outcome=state["rounds"][-1],
+        summary=summary,
+        sheet=dump(new_cat),
+        others={p.foe_id: dump(new_foe)},
+        encounter={"state": state},
+    )
 
 
 class EndFight(BaseModel):
@@ -191,8 +265,13 @@ class EndFight(BaseModel):
     how: Literal["cat_wins", "foe_wins", "cat_flees", "foe_flees", "called_off"] = "called_off"
 
 
-ENDINGS = {"cat_wins": N_("{cat} wins"), "foe_wins": N_("{foe} wins"), "cat_flees": N_("{cat} flees"),
-           "foe_flees": N_("{foe} flees"), "called_off": N_("the fight is called off")}
+ENDINGS = {
+    "cat_wins": N_("{cat} wins"),
+    "foe_wins": N_("{foe} wins"),
+    "cat_flees": N_("{cat} flees"),
+    "foe_flees": N_("{foe} flees"),
+    "called_off": N_("the fight is called off"),
+}
 
 
 def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Context) -> Resolution:
@@ -206,7 +285,10 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
         raise ActionError(_("A challenge between cats can only be called off."), field="how")
     text = msg(ENDINGS[p.how], cat=parts.get("cat", ""), foe=parts.get("foe", ""))
     state = {**ctx.encounter["state"], "stage": "done", "ending": text}
-    return Resolution(request=p.model_dump(), dice=[], outcome={"ending": text},
-                      summary=msg("ends the fight: {ending}", ending=text),
-                      encounter={"state": state, "over": True})
-
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"ending": text},
+        summary=msg("ends the fight: {ending}", ending=text),
+        encounter={"state": state, "over": True},
+    )

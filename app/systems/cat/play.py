@@ -39,9 +39,14 @@ def alive(cat: CatSheet, what: str = N_("act")) -> None:
 def no_pending(cat: CatSheet) -> None:
     if cat.pending:
         waiting = sum(b.scars for b in cat.pending)
-        raise ActionError(ngettext("Place the {scars} scar waiting on the sheet first (or spend a Life to dodge it).",
-                                   "Place the {scars} scars waiting on the sheet first (or spend a Life to dodge them).",
-                                   waiting).format(scars=waiting), field="pending")
+        raise ActionError(
+            ngettext(
+                "Place the {scars} scar waiting on the sheet first (or spend a Life to dodge it).",
+                "Place the {scars} scars waiting on the sheet first (or spend a Life to dodge them).",
+                waiting,
+            ).format(scars=waiting),
+            field="pending",
+        )
 
 
 def magic_on(ctx: Context | None) -> bool:
@@ -49,6 +54,7 @@ def magic_on(ctx: Context | None) -> bool:
 
 
 # --- test fate ---------------------------------------------------------------------------------------------
+
 
 class TestFate(BaseModel):
     __test__ = False  # not a pytest class
@@ -65,30 +71,43 @@ class TestFate(BaseModel):
 def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[Text]]:
     """Dice for the roll and the words that explain them; raises with the field to blame."""
     if p.advantage > cat.advantage:
-        raise ActionError(_("This cat has {advantage} Advantage Dice from the narrator, not {asked}.")
-                          .format(advantage=cat.advantage, asked=p.advantage), field="advantage")
+        raise ActionError(
+            _("This cat has {advantage} Advantage Dice from the narrator, not {asked}.").format(
+                advantage=cat.advantage, asked=p.advantage
+            ),
+            field="advantage",
+        )
     if p.style_points > cat.style:
-        raise ActionError(_("This cat has {style} Style points banked, not {style_points}.")
-                          .format(style=cat.style, style_points=p.style_points), field="style_points")
+        raise ActionError(
+            _("This cat has {style} Style points banked, not {style_points}.").format(
+                style=cat.style, style_points=p.style_points
+            ),
+            field="style_points",
+        )
     rep = reputation(cat, p.reputation) if p.reputation else None
     if p.reputation and rep is None:
-        raise ActionError(_("This cat has no Reputation “{reputation}”.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
+        )
     if p.magic:
         if not magic:
             raise ActionError(_("Magic is off in this campaign (the narrator can turn it on)."), field="magic")
         if p.trait != "tail":
             raise ActionError(_("Magic rolls Tail."), field="magic")
         if p.magic > cat.magic:
-            raise ActionError(_("This cat has {magic} magic points, not {asked}.")
-                              .format(magic=cat.magic, asked=p.magic), field="magic")
+            raise ActionError(
+                _("This cat has {magic} magic points, not {asked}.").format(magic=cat.magic, asked=p.magic),
+                field="magic",
+            )
     base = trait_dice(cat, p.trait)
     words: list[Text] = [msg("{trait} {dice}", trait=TRAIT_WORDS[p.trait], dice=base)]
     if p.spend_life:
         return 0, words
     if base == 0:
-        raise ActionError(_("{trait} is Crippled: no Risks with it (a Life still wins any Risk).")
-                          .format(trait=trait_name(p.trait)), field="trait")
+        raise ActionError(
+            _("{trait} is Crippled: no Risks with it (a Life still wins any Risk).").format(trait=trait_name(p.trait)),
+            field="trait",
+        )
     extra = p.advantage + (rep.rank if rep else 0) + max(0, p.magic - 1)
     if p.advantage:
         words.append(msg("{n} Advantage", n=p.advantage))
@@ -108,16 +127,25 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     needed = rules.DIFFICULTY_EVENS[p.difficulty]
     label = _("Chance of success:")
     if p.spend_life:
-        return Odds(chance=1.0, text=_("{percent} — a Life wins this Risk outright (no roll).").format(
-            percent=percent(1.0)), details={"pool": 0, "needed": needed, "label": label})
+        return Odds(
+            chance=1.0,
+            text=_("{percent} — a Life wins this Risk outright (no roll).").format(percent=percent(1.0)),
+            details={"pool": 0, "needed": needed, "label": label},
+        )
     chance = fate.exact_success_chance(pool, needed, p.style_points)
     style = _(" + {n} Style").format(n=p.style_points) if p.style_points else ""
-    return Odds(chance=float(chance),
-                text=_("{percent} (exactly {fraction}) — {dice} ({words}){style}, {needed}").format(
-                    percent=percent(float(chance)), fraction=chance, dice=render(counts.dice_text(pool)),
-                    words=render(join(words)), style=style,
-                    needed=ngettext("{n} even needed", "{n} evens needed", needed).format(n=needed)),
-                details={"pool": pool, "needed": needed, "fraction": str(chance), "label": label})
+    return Odds(
+        chance=float(chance),
+        text=_("{percent} (exactly {fraction}) — {dice} ({words}){style}, {needed}").format(
+            percent=percent(float(chance)),
+            fraction=chance,
+            dice=render(counts.dice_text(pool)),
+            words=render(join(words)),
+            style=style,
+            needed=ngettext("{n} even needed", "{n} evens needed", needed).format(n=needed),
+        ),
+        details={"pool": pool, "needed": needed, "fraction": str(chance), "label": label},
+    )
 
 
 def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Context) -> Resolution:
@@ -128,15 +156,21 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
     no_pending(cat)
     pool, words = _pool(cat, p, magic=magic_on(ctx))
     if p.reputation and not ctx.actor_is_narrator and not approved(cat, p.reputation, ctx.session_number):
-        raise ActionError(_("The narrator has not approved “{reputation}” for this scene yet: propose it, or roll "
-                            "without it.").format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _(
+                "The narrator has not approved “{reputation}” for this scene yet: propose it, or roll without it."
+            ).format(reputation=p.reputation),
+            field="reputation",
+        )
     rec = RecordingDice(dice)
     try:
-        result = fate.test_fate(rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous,
-                                 spend_life=p.spend_life)
+        result = fate.test_fate(
+            rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous, spend_life=p.spend_life
+        )
     except rules.CatRuleError as exc:
-        raise ActionError(cat_rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait") \
-            from exc
+        raise ActionError(
+            cat_rule_message(exc), field=exc.field if exc.field in TestFate.model_fields else "trait"
+        ) from exc
     new = cat.model_copy(deep=True)
     new.advantage -= p.advantage
     new.magic -= p.magic
@@ -148,8 +182,11 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         new.lives -= 1
         parts.append(counts.life_wins(what=what, lives=new.lives))
     else:
-        evens = (counts.evens_with_style(n=result.evens - result.style_spent, style=result.style_spent)
-                 if result.style_spent else counts.evens_text(result.evens - result.style_spent))
+        evens = (
+            counts.evens_with_style(n=result.evens - result.style_spent, style=result.style_spent)
+            if result.style_spent
+            else counts.evens_text(result.evens - result.style_spent)
+        )
         parts.append(counts.fate_line(what=what, pool=pool, words=join(words), evens=evens, needed=result.needed))
         parts.append(msg("success") if result.success else msg("Fate intervenes"))
         if result.style_gained:
@@ -162,19 +199,33 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
     if is_dead(new):
         parts.append(msg(". The cat's last Life is spent: he dies"))
     summary = join(parts, "")
-    outcome = {"success": result.success, "evens": result.evens, "needed": result.needed, "faces": list(result.faces),
-               "style_gained": result.style_gained, "style_spent": result.style_spent, "scars": result.scars,
-               "life_spent": result.life_spent, "pool": pool, "reputation": p.reputation or None}
+    outcome = {
+        "success": result.success,
+        "evens": result.evens,
+        "needed": result.needed,
+        "faces": list(result.faces),
+        "style_gained": result.style_gained,
+        "style_spent": result.style_spent,
+        "scars": result.scars,
+        "life_spent": result.life_spent,
+        "pool": pool,
+        "reputation": p.reputation or None,
+    }
     return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=outcome, summary=summary, sheet=dump(new))
 
 
-RISKS = {("easy", False): N_("Easy Risk with {trait}"), ("easy", True): N_("Easy dangerous Risk with {trait}"),
-         ("moderate", False): N_("Moderate Risk with {trait}"),
-         ("moderate", True): N_("Moderate dangerous Risk with {trait}"),
-         ("hard", False): N_("Hard Risk with {trait}"), ("hard", True): N_("Hard dangerous Risk with {trait}")}
+RISKS = {
+    ("easy", False): N_("Easy Risk with {trait}"),
+    ("easy", True): N_("Easy dangerous Risk with {trait}"),
+    ("moderate", False): N_("Moderate Risk with {trait}"),
+    ("moderate", True): N_("Moderate dangerous Risk with {trait}"),
+    ("hard", False): N_("Hard Risk with {trait}"),
+    ("hard", True): N_("Hard dangerous Risk with {trait}"),
+}
 
 
 # --- Style spent at once on the scene ----------------------------------------------------------------------
+
 
 class EditScene(BaseModel):
     points: int = Field(default=1, ge=1, le=1000)
@@ -185,16 +236,24 @@ def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Con
     cat = load(sheet)
     alive(cat)
     if p.points > cat.fresh_style:
-        raise ActionError(_("Only the evens just rolled can edit the scene: {fresh_style} left.")
-                          .format(fresh_style=cat.fresh_style), field="points")
+        raise ActionError(
+            _("Only the evens just rolled can edit the scene: {fresh_style} left.").format(fresh_style=cat.fresh_style),
+            field="points",
+        )
     new = cat.model_copy(deep=True)
     new.fresh_style -= p.points
     new.style -= p.points
-    return Resolution(request=p.model_dump(), dice=[], outcome={"points": p.points, "edit": p.edit},
-                      summary=msg("spends {points} Style to edit the scene: {edit}", points=p.points, edit=p.edit), sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"points": p.points, "edit": p.edit},
+        summary=msg("spends {points} Style to edit the scene: {edit}", points=p.points, edit=p.edit),
+        sheet=dump(new),
+    )
 
 
 # --- scars -------------------------------------------------------------------------------------------------
+
 
 class PlaceScars(BaseModel):
     claws: int = Field(default=0, ge=0, le=100)
@@ -207,8 +266,11 @@ class PlaceScars(BaseModel):
 
 
 def _ranks_changed(before: CatSheet, after: CatSheet) -> list[Text]:
-    return [counts.rank_change(trait=TRAIT_WORDS[t], before=trait_dice(before, t), after=trait_dice(after, t))
-            for t in rules.TRAITS if trait_dice(before, t) != trait_dice(after, t)]
+    return [
+        counts.rank_change(trait=TRAIT_WORDS[t], before=trait_dice(before, t), after=trait_dice(after, t))
+        for t in rules.TRAITS
+        if trait_dice(before, t) != trait_dice(after, t)
+    ]
 
 
 def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: Context) -> Resolution:
@@ -222,12 +284,18 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     batch = cat.pending[0]
     placed = {t: getattr(p, t) for t in rules.TRAITS if getattr(p, t)}
     if sum(placed.values()) != batch.scars:
-        raise ActionError(ngettext("Place exactly {scars} scar; you placed {placed}.",
-                                   "Place exactly {scars} scars; you placed {placed}.", batch.scars)
-                          .format(scars=batch.scars, placed=sum(placed.values())), field="claws")
+        raise ActionError(
+            ngettext(
+                "Place exactly {scars} scar; you placed {placed}.",
+                "Place exactly {scars} scars; you placed {placed}.",
+                batch.scars,
+            ).format(scars=batch.scars, placed=sum(placed.values())),
+            field="claws",
+        )
     if not p.reason.strip():
-        raise ActionError(_("Say why the scars go there (the narrator may move a scar without a good reason)."),
-                          field="reason")
+        raise ActionError(
+            _("Say why the scars go there (the narrator may move a scar without a good reason)."), field="reason"
+        )
     new = cat.model_copy(deep=True)
     for t, n in placed.items():
         new.scars[t] += n
@@ -240,9 +308,13 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     if is_dead(new):
         parts.append(msg(". Four Traits are Crippled: the cat dies"))
     summary = join(parts, "")
-    return Resolution(request=p.model_dump(), dice=[], outcome={"placed": placed, "changed": changed,
-                                                                 "dead": is_dead(new)},
-                      summary=summary, sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"placed": placed, "changed": changed, "dead": is_dead(new)},
+        summary=summary,
+        sheet=dump(new),
+    )
 
 
 class DodgeWithLife(BaseModel):
@@ -261,10 +333,16 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
     new = cat.model_copy(deep=True)
     new.pending = cat.pending[1:]
     new.lives -= 1
-    summary = join([counts.life_dodges(scars=batch.scars, source=batch.source, lives=new.lives),
-                    *([msg(". That was the last Life: the cat dies")] if new.lives == 0 else [])], "")
-    return Resolution(request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary,
-                      sheet=dump(new))
+    summary = join(
+        [
+            counts.life_dodges(scars=batch.scars, source=batch.source, lives=new.lives),
+            *([msg(". That was the last Life: the cat dies")] if new.lives == 0 else []),
+        ],
+        "",
+    )
+    return Resolution(
+        request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary, sheet=dump(new)
+    )
 
 
 class MoveScar(BaseModel):
@@ -279,19 +357,30 @@ def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Conte
     if p.from_trait == p.to_trait:
         raise ActionError(_("Choose another Trait to move the scar to."), field="to_trait")
     if cat.scars[p.from_trait] == 0:
-        raise ActionError(_("{from_trait} has no scar to move.")
-                          .format(from_trait=trait_name(p.from_trait)), field="from_trait")
+        raise ActionError(
+            _("{from_trait} has no scar to move.").format(from_trait=trait_name(p.from_trait)), field="from_trait"
+        )
     new = cat.model_copy(deep=True)
     new.scars[p.from_trait] -= 1
     new.scars[p.to_trait] += 1
     changed = _ranks_changed(cat, new)
-    summary = join([msg("narrator moves a scar from {from_trait} to {to_trait}: {reason}",
-                        from_trait=TRAIT_WORDS[p.from_trait], to_trait=TRAIT_WORDS[p.to_trait], reason=p.reason),
-                    *([msg("; {changed}", changed=join(changed))] if changed else [])], "")
+    summary = join(
+        [
+            msg(
+                "narrator moves a scar from {from_trait} to {to_trait}: {reason}",
+                from_trait=TRAIT_WORDS[p.from_trait],
+                to_trait=TRAIT_WORDS[p.to_trait],
+                reason=p.reason,
+            ),
+            *([msg("; {changed}", changed=join(changed))] if changed else []),
+        ],
+        "",
+    )
     return Resolution(request=p.model_dump(), dice=[], outcome={"changed": changed}, summary=summary, sheet=dump(new))
 
 
 # --- the narrator's gifts and approvals --------------------------------------------------------------------
+
 
 class GrantAdvantage(BaseModel):
     dice: int = Field(default=1, ge=1, le=20)
@@ -303,10 +392,14 @@ def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice
     alive(cat, N_("receive Advantage Dice"))
     new = cat.model_copy(deep=True)
     new.advantage += p.dice
-    summary = (counts.grants(n=p.dice, reason=p.reason.strip(), unused=new.advantage) if p.reason.strip()
-               else counts.grants(n=p.dice, unused=new.advantage))
-    return Resolution(request=p.model_dump(), dice=[], outcome={"advantage": new.advantage}, summary=summary,
-                      sheet=dump(new))
+    summary = (
+        counts.grants(n=p.dice, reason=p.reason.strip(), unused=new.advantage)
+        if p.reason.strip()
+        else counts.grants(n=p.dice, unused=new.advantage)
+    )
+    return Resolution(
+        request=p.model_dump(), dice=[], outcome={"advantage": new.advantage}, summary=summary, sheet=dump(new)
+    )
 
 
 class ApproveReputation(BaseModel):
@@ -317,15 +410,21 @@ def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx
     """Ruling 9: the narrator agrees a Reputation fits this scene; it counts until cleared or the session ends."""
     cat = load(sheet)
     if reputation(cat, p.reputation) is None:
-        raise ActionError(_("This cat has no Reputation “{reputation}”.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
+        )
     new = cat.model_copy(deep=True)
     new.approvals = [a for a in cat.approvals if a.session == ctx.session_number and a.reputation != p.reputation]
     new.approvals.append(Approval(reputation=p.reputation, session=ctx.session_number))
     if new.proposal == p.reputation:
         new.proposal = ""
-    return Resolution(request=p.model_dump(), dice=[], outcome={"approved": p.reputation},
-                      summary=msg("narrator approves Reputation “{reputation}” for this scene", reputation=p.reputation), sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"approved": p.reputation},
+        summary=msg("narrator approves Reputation “{reputation}” for this scene", reputation=p.reputation),
+        sheet=dump(new),
+    )
 
 
 class ClearApprovals(BaseModel):
@@ -336,8 +435,9 @@ def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
-    return Resolution(request={}, dice=[], outcome={}, summary=msg("narrator ends the scene's Reputation approvals"),
-                      sheet=dump(new))
+    return Resolution(
+        request={}, dice=[], outcome={}, summary=msg("narrator ends the scene's Reputation approvals"), sheet=dump(new)
+    )
 
 
 class ProposeReputation(BaseModel):
@@ -348,13 +448,18 @@ def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx
     cat = load(sheet)
     alive(cat)
     if reputation(cat, p.reputation) is None:
-        raise ActionError(_("This cat has no Reputation “{reputation}”.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
+        )
     new = cat.model_copy(deep=True)
     new.proposal = p.reputation
-    return Resolution(request=p.model_dump(), dice=[], outcome={"proposal": p.reputation},
-                      summary=msg("asks the narrator to count Reputation “{reputation}” in this scene",
-                                  reputation=p.reputation), sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"proposal": p.reputation},
+        summary=msg("asks the narrator to count Reputation “{reputation}” in this scene", reputation=p.reputation),
+        sheet=dump(new),
+    )
 
 
 class HealFirst(BaseModel):
@@ -366,8 +471,13 @@ def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Con
     new = cat.model_copy(deep=True)
     new.heal_first = p.trait
     which = TRAIT_WORDS[p.trait] if p.trait else msg("the most-scarred Trait")
-    return Resolution(request=p.model_dump(), dice=[], outcome={"heal_first": p.trait},
-                      summary=msg("will heal {trait} first", trait=which), sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"heal_first": p.trait},
+        summary=msg("will heal {trait} first", trait=which),
+        sheet=dump(new),
+    )
 
 
 class Notes(BaseModel):

@@ -17,10 +17,21 @@ from app.systems.base import ActionError
 Trait = rules.Trait
 # The names a person reads (English msgids, translated where shown: `_()` on a page, msg() in a log line). The
 # stored sheet, forms and log bodies keep the ids (claws, best, easy).
-TRAIT_NAMES: Mapping[str, str] = {"claws": N_("Claws"), "coat": N_("Coat"), "face": N_("Face"), "fangs": N_("Fangs"),
-                                  "legs": N_("Legs"), "tail": N_("Tail")}
-RANK_NAMES: Mapping[str, str] = {"crippled": N_("Crippled"), "hurt": N_("Hurt"), "good": N_("Good"),
-                                 "strong": N_("Strong"), "best": N_("Best")}
+TRAIT_NAMES: Mapping[str, str] = {
+    "claws": N_("Claws"),
+    "coat": N_("Coat"),
+    "face": N_("Face"),
+    "fangs": N_("Fangs"),
+    "legs": N_("Legs"),
+    "tail": N_("Tail"),
+}
+RANK_NAMES: Mapping[str, str] = {
+    "crippled": N_("Crippled"),
+    "hurt": N_("Hurt"),
+    "good": N_("Good"),
+    "strong": N_("Strong"),
+    "best": N_("Best"),
+}
 DIFFICULTY_NAMES: Mapping[str, str] = {"easy": N_("Easy"), "moderate": N_("Moderate"), "hard": N_("Hard")}
 # What a fighting cat rolls (fights: Claws, Fangs, or a dodge with Legs).
 WEAPON_NAMES: Mapping[str, str] = {"claws": N_("Claws"), "fangs": N_("Fangs"), "legs": N_("Dodge (Legs)")}
@@ -28,8 +39,12 @@ WEAPON_NAMES: Mapping[str, str] = {"claws": N_("Claws"), "fangs": N_("Fangs"), "
 TRAIT_WORDS: dict[str, Text] = {t: msg(name) for t, name in TRAIT_NAMES.items()}
 Rank = rules.Rank
 TRAIT_HELP: Mapping[str, str] = {
-    "claws": N_("fighting, climbing"), "coat": N_("protection, impressing, persuading"), "face": N_("senses"),
-    "fangs": N_("fighting, carrying"), "legs": N_("jumping, balance, running"), "tail": N_("magic"),
+    "claws": N_("fighting, climbing"),
+    "coat": N_("protection, impressing, persuading"),
+    "face": N_("senses"),
+    "fangs": N_("fighting, carrying"),
+    "legs": N_("jumping, balance, running"),
+    "tail": N_("magic"),
 }
 # The words of a rule error (app/rules/cat/) that name a Trait or a rank: translated with its template.
 _RULE_WORDS = {"Claws", "Coat", "Face", "Fangs", "Legs", "Tail", "Crippled", "Hurt", "Good", "Strong", "Best"}
@@ -43,12 +58,15 @@ def trait_name(trait: str) -> str:
 def cat_rule_message(exc: rules.CatRuleError) -> str:
     """A Cat rule error in the reader's language, with the Trait and rank names in it translated too
     (app.i18n.rule_message translates the template only)."""
-    values = {key: _(value) if isinstance(value, str) and value in _RULE_WORDS else value
-              for key, value in exc.values.items()}
+    values = {
+        key: _(value) if isinstance(value, str) and value in _RULE_WORDS else value for key, value in exc.values.items()
+    }
     try:
         return _(exc.template).format(**values)
     except (KeyError, IndexError, ValueError, AttributeError):
         return rule_message(exc)
+
+
 MAX_FOE_DICE = 12
 MAX_FOE_LIVES = 20
 
@@ -56,17 +74,30 @@ MAX_FOE_LIVES = 20
 # notes are English msgids: the Cat page offers them in the narrator's language, and a foe created from one keeps
 # the words it was created with (they are the narrator's to change).
 FOE_TEMPLATES: dict[str, dict[str, Any]] = {
-    "dog": {"name": N_("Ship dog"), "lives": 7,
-            "dice": {"claws": 2, "coat": 3, "face": 4, "fangs": 5, "legs": 4, "tail": 0},
-            "notes": N_("Example foe (not canon): a big ship's dog, loud and slow to turn.")},
-    "rat": {"name": N_("Rat"), "lives": 1, "dice": {"claws": 2, "coat": 1, "face": 3, "fangs": 3, "legs": 3, "tail": 0},
-            "notes": N_("Example foe (not canon): one bilge rat.")},
-    "rat_swarm": {"name": N_("Rat swarm"), "lives": 3,
-                  "dice": {"claws": 4, "coat": 2, "face": 4, "fangs": 6, "legs": 3, "tail": 0},
-                  "notes": N_("Example foe (not canon): a tide of rats; scars thin the swarm.")},
-    "boggin": {"name": N_("Boggin"), "lives": 5,
-               "dice": {"claws": 5, "coat": 4, "face": 4, "fangs": 5, "legs": 3, "tail": 4},
-               "notes": N_("Example foe (not canon): a Boggin, a nightmare thing that hunts cats.")},
+    "dog": {
+        "name": N_("Ship dog"),
+        "lives": 7,
+        "dice": {"claws": 2, "coat": 3, "face": 4, "fangs": 5, "legs": 4, "tail": 0},
+        "notes": N_("Example foe (not canon): a big ship's dog, loud and slow to turn."),
+    },
+    "rat": {
+        "name": N_("Rat"),
+        "lives": 1,
+        "dice": {"claws": 2, "coat": 1, "face": 3, "fangs": 3, "legs": 3, "tail": 0},
+        "notes": N_("Example foe (not canon): one bilge rat."),
+    },
+    "rat_swarm": {
+        "name": N_("Rat swarm"),
+        "lives": 3,
+        "dice": {"claws": 4, "coat": 2, "face": 4, "fangs": 6, "legs": 3, "tail": 0},
+        "notes": N_("Example foe (not canon): a tide of rats; scars thin the swarm."),
+    },
+    "boggin": {
+        "name": N_("Boggin"),
+        "lives": 5,
+        "dice": {"claws": 5, "coat": 4, "face": 4, "fangs": 5, "legs": 3, "tail": 4},
+        "notes": N_("Example foe (not canon): a Boggin, a nightmare thing that hunts cats."),
+    },
 }
 
 
@@ -101,7 +132,7 @@ class Docked(BaseModel):
 
 
 def _all_good() -> dict[Trait, Rank]:
-    return {t: "good" for t in rules.TRAITS}
+    return dict.fromkeys(rules.TRAITS, "good")
 
 
 class CatSheet(BaseModel):
@@ -109,7 +140,7 @@ class CatSheet(BaseModel):
     cat_name: str = Field(default="", max_length=80)
     secret_name: str = Field(default="", max_length=80)
     ranks: dict[Trait, Rank] = Field(default_factory=_all_good)
-    scars: dict[Trait, int] = Field(default_factory=lambda: {t: 0 for t in rules.TRAITS})
+    scars: dict[Trait, int] = Field(default_factory=lambda: dict.fromkeys(rules.TRAITS, 0))
     lives: int = Field(default=rules.STARTING_LIVES, ge=0, le=MAX_FOE_LIVES)
     reputations: list[Reputation] = Field(default_factory=list, max_length=rules.MAX_REPUTATIONS)
     style: int = Field(default=0, ge=0, le=1000)
@@ -146,8 +177,9 @@ def load(sheet: Mapping[str, Any]) -> CatSheet:
     try:
         return CatSheet.model_validate(dict(sheet))
     except ValidationError as exc:  # a sheet the narrator broke by hand: say so instead of a 500
-        raise ActionError(_("This sheet is not a valid cat sheet ({error}).")
-                          .format(error=validation_message(exc, CatSheet)[0])) from exc
+        raise ActionError(
+            _("This sheet is not a valid cat sheet ({error}).").format(error=validation_message(exc, CatSheet)[0])
+        ) from exc
 
 
 def dump(cat: CatSheet) -> dict[str, Any]:
@@ -155,6 +187,7 @@ def dump(cat: CatSheet) -> dict[str, Any]:
 
 
 # --- derived numbers ---------------------------------------------------------------------------------------
+
 
 def effective(cat: CatSheet) -> dict[Trait, str]:
     """Each Trait's rank after scars (ruling 1); for a foe, "crippled" marks a Trait scarred down to 0 dice."""
@@ -201,10 +234,15 @@ def view(sheet: Mapping[str, Any], session: int | None = None) -> dict[str, Any]
         return {"broken": True}
     ranks = effective(cat)
     return {
-        "broken": False, "ranks": ranks, "dice": {t: trait_dice(cat, t) for t in rules.TRAITS},
-        "dead": is_dead(cat), "warning": warning(cat), "pending": sum(b.scars for b in cat.pending),
+        "broken": False,
+        "ranks": ranks,
+        "dice": {t: trait_dice(cat, t) for t in rules.TRAITS},
+        "dead": is_dead(cat),
+        "warning": warning(cat),
+        "pending": sum(b.scars for b in cat.pending),
         "approved": [a.reputation for a in cat.approvals if a.session == session],
-        "approved_names": [a.reputation for a in cat.approvals], "traits": rules.TRAITS,
+        "approved_names": [a.reputation for a in cat.approvals],
+        "traits": rules.TRAITS,
         "total_scars": sum(cat.scars.values()),
     }
 
@@ -217,6 +255,7 @@ def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- creation ----------------------------------------------------------------------------------------------
+
 
 def _text(fields: Mapping[str, Any], name: str, limit: int = 80) -> str:
     value = str(fields.get(name) or "").strip()
@@ -232,8 +271,9 @@ def _count(fields: Mapping[str, Any], name: str, low: int, high: int, default: i
     try:
         value = int(str(raw))
     except ValueError:
-        raise ActionError(_("Enter a whole number from {low} to {high}.")
-                          .format(low=low, high=high), field=name) from None
+        raise ActionError(
+            _("Enter a whole number from {low} to {high}.").format(low=low, high=high), field=name
+        ) from None
     if not low <= value <= high:
         raise ActionError(_("Enter a whole number from {low} to {high}.").format(low=low, high=high), field=name)
     return value
@@ -265,8 +305,12 @@ def _creation_reputations(fields: Mapping[str, Any]) -> list[Reputation]:
         except ValueError:
             raise ActionError(_("Give this Reputation a rank from 1 to 3."), field=field) from None
         if not 1 <= reps[name] <= rules.CREATION_MAX_REPUTATION_RANK:
-            raise ActionError(_("At creation a Reputation is ranked 1 to {creation_max_reputation_rank}.")
-                              .format(creation_max_reputation_rank=rules.CREATION_MAX_REPUTATION_RANK), field=field)
+            raise ActionError(
+                _("At creation a Reputation is ranked 1 to {creation_max_reputation_rank}.").format(
+                    creation_max_reputation_rank=rules.CREATION_MAX_REPUTATION_RANK
+                ),
+                field=field,
+            )
     try:
         growth.validate_reputations(reps, creation=True)
     except rules.CatRuleError as exc:
@@ -296,8 +340,13 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     except rules.CatRuleError as exc:
         field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
         raise ActionError(cat_rule_message(exc), field=field) from exc
-    cat = CatSheet(**names, ranks=ranks, reputations=_creation_reputations(fields),  # type: ignore[arg-type]
-                   magic=growth.magic_points(ranks["tail"]), notes=_text(fields, "notes", 5000))
+    cat = CatSheet(
+        **names,
+        ranks=ranks,
+        reputations=_creation_reputations(fields),  # type: ignore[arg-type]
+        magic=growth.magic_points(ranks["tail"]),
+        notes=_text(fields, "notes", 5000),
+    )
     return dump(cat)
 
 
@@ -316,13 +365,17 @@ def create_foe(fields: Mapping[str, Any]) -> dict[str, Any]:
     base = FOE_TEMPLATES.get(key)
     if key and base is None:
         raise ActionError(_("Choose one of the example foes."), field="foe_template")
-    base = base or {"lives": 1, "dice": {t: 0 for t in rules.TRAITS}, "notes": ""}
+    base = base or {"lives": 1, "dice": dict.fromkeys(rules.TRAITS, 0), "notes": ""}
     example_notes = str(base["notes"])  # an English msgid: the foe keeps it in its creator's language
     dice = {t: _count(fields, f"dice_{t}", 0, MAX_FOE_DICE, base["dice"][t]) for t in rules.TRAITS}
     if not any(dice.values()):
         raise ActionError(_("A foe needs dice in at least one Trait."), field="dice_claws")
-    cat = CatSheet(foe=True, example=bool(key), foe_dice=dice, lives=_count(fields, "lives", 1, MAX_FOE_LIVES,
-                                                                                 base["lives"]),
-                   notes=_text(fields, "notes", 5000) or (_(example_notes) if example_notes else ""),
-                   ranks={t: "good" for t in rules.TRAITS})
+    cat = CatSheet(
+        foe=True,
+        example=bool(key),
+        foe_dice=dice,
+        lives=_count(fields, "lives", 1, MAX_FOE_LIVES, base["lives"]),
+        notes=_text(fields, "notes", 5000) or (_(example_notes) if example_notes else ""),
+        ranks=dict.fromkeys(rules.TRAITS, "good"),
+    )
     return dump(cat)

@@ -37,13 +37,27 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
         new = cat.model_copy(deep=True)
         new.scars = left
         others[cid] = dump(new)
-        healed.append(msg("{name} heals {scars}", name=ctx.other_names[cid],
-                          scars=join(counts.healed(n=n, trait=TRAIT_WORDS[t]) for t, n in gone.items())))
+        healed.append(
+            msg(
+                "{name} heals {scars}",
+                name=ctx.other_names[cid],
+                scars=join(counts.healed(n=n, trait=TRAIT_WORDS[t]) for t, n in gone.items()),
+            )
+        )
     week = int(ctx.campaign_settings.get("week", 0)) + p.weeks
-    summary = (counts.weeks_pass(n=p.weeks, week=week, healed=join(healed, "; ")) if healed
-               else counts.weeks_pass(n=p.weeks, week=week))
-    return Resolution(request=p.model_dump(), dice=[], outcome={"week": week, "healed": healed}, summary=summary,
-                      others=others, settings={**ctx.campaign_settings, "week": week})
+    summary = (
+        counts.weeks_pass(n=p.weeks, week=week, healed=join(healed, "; "))
+        if healed
+        else counts.weeks_pass(n=p.weeks, week=week)
+    )
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"week": week, "healed": healed},
+        summary=summary,
+        others=others,
+        settings={**ctx.campaign_settings, "week": week},
+    )
 
 
 class Settings(BaseModel):
@@ -52,8 +66,13 @@ class Settings(BaseModel):
 
 def resolve_settings(sheet: dict[str, Any], p: Settings, dice: Dice, ctx: Context) -> Resolution:
     """Ruling 8: magic is optional and off by default."""
-    return Resolution(request=p.model_dump(), dice=[], outcome={"magic": p.magic},
-                      summary=msg("narrator turns Cat magic on") if p.magic else msg("narrator turns Cat magic off"), settings={**ctx.campaign_settings, "magic": p.magic})
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"magic": p.magic},
+        summary=msg("narrator turns Cat magic on") if p.magic else msg("narrator turns Cat magic off"),
+        settings={**ctx.campaign_settings, "magic": p.magic},
+    )
 
 
 class DockReputation(BaseModel):
@@ -66,19 +85,33 @@ def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Cont
     cat = load(sheet)
     rep = reputation(cat, p.reputation)
     if rep is None:
-        raise ActionError(_("This cat has no Reputation “{reputation}”.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
+        )
     new = cat.model_copy(deep=True)
-    new.reputations = [r if r.name != rep.name else Reputation(name=r.name, rank=r.rank - 1)
-                       for r in cat.reputations if not (r.name == rep.name and r.rank == 1)]
+    new.reputations = [
+        r if r.name != rep.name else Reputation(name=r.name, rank=r.rank - 1)
+        for r in cat.reputations
+        if not (r.name == rep.name and r.rank == 1)
+    ]
     new.docked = [d for d in cat.docked if d.session == ctx.session_number and d.reputation != rep.name]
-    new.docked.append(Docked(reputation=rep.name, rank_before=rep.rank, session=ctx.session_number,
-                             reason=p.reason.strip()))
+    new.docked.append(
+        Docked(reputation=rep.name, rank_before=rep.rank, session=ctx.session_number, reason=p.reason.strip())
+    )
     new.approvals = [a for a in cat.approvals if a.reputation != rep.name or rep.rank > 1]
     left = msg("now {rank}", rank=rep.rank - 1) if rep.rank > 1 else msg("gone")
-    return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": rep.name, "rank": rep.rank - 1},
-                      summary=msg("narrator docks a point of “{reputation}” ({left}): {reason}", reputation=rep.name,
-                                  left=left, reason=p.reason.strip()), sheet=dump(new))
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"reputation": rep.name, "rank": rep.rank - 1},
+        summary=msg(
+            "narrator docks a point of “{reputation}” ({left}): {reason}",
+            reputation=rep.name,
+            left=left,
+            reason=p.reason.strip(),
+        ),
+        sheet=dump(new),
+    )
 
 
 class RestoreReputation(BaseModel):
@@ -90,11 +123,16 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
     cat = load(sheet)
     docked = next((d for d in cat.docked if d.reputation == p.reputation), None)
     if docked is None:
-        raise ActionError(_("No point of “{reputation}” was docked.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("No point of “{reputation}” was docked.").format(reputation=p.reputation), field="reputation"
+        )
     if docked.session != ctx.session_number or ctx.session_number is None:
-        raise ActionError(_("“{reputation}” was docked in another session: that point is lost for good.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("“{reputation}” was docked in another session: that point is lost for good.").format(
+                reputation=p.reputation
+            ),
+            field="reputation",
+        )
     new = cat.model_copy(deep=True)
     new.docked = [d for d in cat.docked if d is not docked]
     if reputation(cat, p.reputation) is None:
@@ -102,15 +140,30 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
             raise ActionError(_("This cat already has five Reputations."), field="reputation")
         new.reputations.append(Reputation(name=p.reputation, rank=docked.rank_before))
     else:
-        new.reputations = [r if r.name != p.reputation else Reputation(name=r.name, rank=docked.rank_before)
-                           for r in cat.reputations]
-    summary = (msg("narrator restores “{reputation}” to {rank} — fixed in the same session: {reason}",
-                   reputation=p.reputation, rank=docked.rank_before, reason=p.reason.strip()) if p.reason.strip()
-               else msg("narrator restores “{reputation}” to {rank} — fixed in the same session",
-                        reputation=p.reputation, rank=docked.rank_before))
-    return Resolution(request=p.model_dump(), dice=[], outcome={"reputation": p.reputation, "rank": docked.rank_before},
-                      summary=summary,
-                      sheet=dump(new))
+        new.reputations = [
+            r if r.name != p.reputation else Reputation(name=r.name, rank=docked.rank_before) for r in cat.reputations
+        ]
+    summary = (
+        msg(
+            "narrator restores “{reputation}” to {rank} — fixed in the same session: {reason}",
+            reputation=p.reputation,
+            rank=docked.rank_before,
+            reason=p.reason.strip(),
+        )
+        if p.reason.strip()
+        else msg(
+            "narrator restores “{reputation}” to {rank} — fixed in the same session",
+            reputation=p.reputation,
+            rank=docked.rank_before,
+        )
+    )
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"reputation": p.reputation, "rank": docked.rank_before},
+        summary=summary,
+        sheet=dump(new),
+    )
 
 
 class GiftReputation(BaseModel):
@@ -127,18 +180,23 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     alive(giver, N_("give a Reputation"))
     rep = reputation(giver, p.reputation)
     if rep is None:
-        raise ActionError(_("This cat has no Reputation “{reputation}”.")
-                          .format(reputation=p.reputation), field="reputation")
+        raise ActionError(
+            _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
+        )
     recipient = load(ctx.others[p.recipient_id])
     if recipient.foe:
         raise ActionError(_("Only a cat can receive a Reputation."), field="recipient_id")
     name = p.new_reputation.strip()
     if reputation(recipient, name) is not None:
-        raise ActionError(_("{recipient} already has “{name}”.")
-                          .format(recipient=ctx.other_names[p.recipient_id], name=name), field="new_reputation")
+        raise ActionError(
+            _("{recipient} already has “{name}”.").format(recipient=ctx.other_names[p.recipient_id], name=name),
+            field="new_reputation",
+        )
     if len(recipient.reputations) >= rules.MAX_REPUTATIONS:
-        raise ActionError(_("{recipient} already has five Reputations.")
-                          .format(recipient=ctx.other_names[p.recipient_id]), field="recipient_id")
+        raise ActionError(
+            _("{recipient} already has five Reputations.").format(recipient=ctx.other_names[p.recipient_id]),
+            field="recipient_id",
+        )
     rank = growth.gift_reputation_rank(rep.rank)
     new_giver = giver.model_copy(deep=True)
     new_giver.reputations = [r for r in giver.reputations if r.name != rep.name]
@@ -146,7 +204,18 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     new_recipient = recipient.model_copy(deep=True)
     new_recipient.reputations.append(Reputation(name=name, rank=rank))
     who = ctx.other_names[p.recipient_id]
-    return Resolution(request=p.model_dump(), dice=[], outcome={"rank": rank, "recipient": who},
-                      summary=msg("spends “{reputation}” ({rank_before}) to give {who} the Reputation “{name}” ({rank})",
-                                  reputation=rep.name, rank_before=rep.rank, who=who, name=name, rank=rank),
-                      sheet=dump(new_giver), others={p.recipient_id: dump(new_recipient)})
+    return Resolution(
+        request=p.model_dump(),
+        dice=[],
+        outcome={"rank": rank, "recipient": who},
+        summary=msg(
+            "spends “{reputation}” ({rank_before}) to give {who} the Reputation “{name}” ({rank})",
+            reputation=rep.name,
+            rank_before=rep.rank,
+            who=who,
+            name=name,
+            rank=rank,
+        ),
+        sheet=dump(new_giver),
+        others={p.recipient_id: dump(new_recipient)},
+    )

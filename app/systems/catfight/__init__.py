@@ -10,7 +10,6 @@ when it next fights, and shown on its sheet meanwhile.
 Log lines are stored language-neutral (app.i18n.msg) and read in each viewer's language.
 """
 
-
 from __future__ import annotations
 
 from app.i18n import N_
@@ -34,22 +33,36 @@ SYSTEM = RuleSystem(
     create=create_cat,
     seed_demo=seed_demo,
     rulings=(
-        N_("The plus-minus d6: even faces add, odd faces subtract; a first 6 or 5 is confirmed by a second roll "
-           "(the server rolls it and the log shows it); an unconfirmed 6 counts +6, an unconfirmed 5 −5."),
-        N_("Beginning: each cat rolls a plain d6, higher starts by sneaking; ties roll again (SNEAK, JUMP and "
-           "QUICKNESS ties too). DEFEND wins ties."),
-        N_("After a hit the attacker attacks again. Critical hit: the defender loses 1 at once and gets no choice. "
-           "Critical goof: the other cat attacks. Lucky fate: parried, the defender attacks. Unlucky cat: the "
-           "defender loses 2 in all. JUMP has no criticals."),
-        N_("Fleeing: only the cat about to attack may flee; QUICKNESS against QUICKNESS, criticals first; two "
-           "criticals cancel. An escaped cat regains 1 health per 5 real minutes (narrator's setting), up to 3."),
+        N_(
+            "The plus-minus d6: even faces add, odd faces subtract; a first 6 or 5 is confirmed by a second roll "
+            "(the server rolls it and the log shows it); an unconfirmed 6 counts +6, an unconfirmed 5 −5."
+        ),
+        N_(
+            "Beginning: each cat rolls a plain d6, higher starts by sneaking; ties roll again (SNEAK, JUMP and "
+            "QUICKNESS ties too). DEFEND wins ties."
+        ),
+        N_(
+            "After a hit the attacker attacks again. Critical hit: the defender loses 1 at once and gets no choice. "
+            "Critical goof: the other cat attacks. Lucky fate: parried, the defender attacks. Unlucky cat: the "
+            "defender loses 2 in all. JUMP has no criticals."
+        ),
+        N_(
+            "Fleeing: only the cat about to attack may flee; QUICKNESS against QUICKNESS, criticals first; two "
+            "criticals cancel. An escaped cat regains 1 health per 5 real minutes (narrator's setting), up to 3."
+        ),
         N_("Health 3; at 0 a cat is knocked out and the duel ends; a narrator can heal a cat back to 3."),
-        N_("A cat's five values are whole numbers of at least 1 that add up to 70. A brawl is a series of duels "
-           "that the narrator pairs up; a cat fights one duel at a time."),
+        N_(
+            "A cat's five values are whole numbers of at least 1 that add up to 70. A brawl is a series of duels "
+            "that the narrator pairs up; a cat fights one duel at a time."
+        ),
     ),
     actions=action_table(ACTIONS),
     # The sheet and campaign pages show health as it is now (regeneration runs on the server's clock).
     # The values' names (English msgids, shown as {{ _(name) }}) and the moves' names (the buttons' words).
-    template_data={"rest": rest_view, "stats": tuple(STAT_NAMES.items()), "short": STAT_SHORT,
-                   "moves": catfight.MOVE_NAMES},
+    template_data={
+        "rest": rest_view,
+        "stats": tuple(STAT_NAMES.items()),
+        "short": STAT_SHORT,
+        "moves": catfight.MOVE_NAMES,
+    },
 )

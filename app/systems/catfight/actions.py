@@ -6,13 +6,39 @@ from app.systems.base import Action
 from app.systems.catfight import duel
 
 ACTIONS: tuple[Action, ...] = (
-    Action("challenge", "Challenge", duel.ChallengeParams, duel.resolve_challenge, involves=("opponent_id",),
-           encounter="create", description="Start a duel with another cat."),
-    Action("move", "Move", duel.MoveParams, duel.resolve_move, encounter="step",
-           description="The next move of a duel: begin, sneak, attack, defend, jump or flee."),
-    Action("call_off", "Call off the duel", duel.CallOffParams, duel.resolve_call_off, encounter="step",
-           narrator_only=True, needs_character=False),
-    Action("settings", "Regeneration time", duel.SettingsParams, duel.resolve_settings, narrator_only=True,
-           needs_character=False),
+    Action(
+        "challenge",
+        "Challenge",
+        duel.ChallengeParams,
+        duel.resolve_challenge,
+        involves=("opponent_id",),
+        encounter="create",
+        description="Start a duel with another cat.",
+    ),
+    Action(
+        "move",
+        "Move",
+        duel.MoveParams,
+        duel.resolve_move,
+        encounter="step",
+        description="The next move of a duel: begin, sneak, attack, defend, jump or flee.",
+    ),
+    Action(
+        "call_off",
+        "Call off the duel",
+        duel.CallOffParams,
+        duel.resolve_call_off,
+        encounter="step",
+        narrator_only=True,
+        needs_character=False,
+    ),
+    Action(
+        "settings",
+        "Regeneration time",
+        duel.SettingsParams,
+        duel.resolve_settings,
+        narrator_only=True,
+        needs_character=False,
+    ),
     Action("heal", "Heal", duel.HealParams, duel.resolve_heal, narrator_only=True),
 )

@@ -10,6 +10,7 @@ from app.systems.catfight.sheet import STATS
 
 def seed_demo(seed: Seeder) -> None:
     tecka = seed.character("player", "Tecka", {s: catfight.TECKA[s] for s in STATS})
-    rival = seed.character("other_player", "Mimi",
-                           {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14})
+    rival = seed.character(
+        "other_player", "Mimi", {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
+    )
     seed.act("player", "challenge", tecka, {"opponent_id": rival})

@@ -26,6 +26,7 @@ from app.systems.catfight.sheet import STATS, stat_label
 
 # --- rule errors in the reader's language ---
 
+
 def rule_text(exc: catfight.CatfightError) -> str:
     """A duel rule error in the reader's language, with the move and value names in it translated too
     (app.i18n.rule_message translates the template only)."""
@@ -44,6 +45,7 @@ def rule_text(exc: catfight.CatfightError) -> str:
 
 # --- the duel's state as the pages need it ---
 
+
 def _fraction(chance: Fraction) -> dict[str, Any]:
     return {"num": chance.numerator, "den": chance.denominator, "percent": round(float(chance) * 100, 1)}
 
@@ -54,9 +56,11 @@ def chances(state: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     attacker = state["attacker"]
     defender = "b" if attacker == "a" else "a"
-    return {"attack": state["pending_attack"],
-            "defend": _fraction(odds.exact_defend_chance(state[defender]["defend"], state["pending_attack"])),
-            "jump": _fraction(odds.exact_jump_chance(state[defender]["jump"], state[attacker]["jump"]))}
+    return {
+        "attack": state["pending_attack"],
+        "defend": _fraction(odds.exact_defend_chance(state[defender]["defend"], state["pending_attack"])),
+        "jump": _fraction(odds.exact_jump_chance(state[defender]["jump"], state[attacker]["jump"])),
+    }
 
 
 def with_view(state: dict[str, Any]) -> dict[str, Any]:
@@ -92,11 +96,12 @@ def _recent(state: Mapping[str, Any], text: Text) -> list[dict[str, Any]]:
     from the challenge on. Bounded: past RECENT_MAX steps the opening ones stay and the oldest others go."""
     steps = [{"round": state["round"], "text": text}] + list(state.get("recent", []))
     if len(steps) > RECENT_MAX:
-        steps = steps[:RECENT_MAX - RECENT_OPENING] + steps[-RECENT_OPENING:]
+        steps = steps[: RECENT_MAX - RECENT_OPENING] + steps[-RECENT_OPENING:]
     return steps
 
 
 # --- actions ---
+
 
 class ChallengeParams(BaseModel):
     opponent_id: int = Field(title=N_("Opponent"))
@@ -126,8 +131,9 @@ def _fit_to_fight(sheet: Mapping[str, Any], name: str, field: str, ctx: Context)
         raise ActionError(_("%(name)s is already in a duel.") % {"name": name}, field=field)
     health = health_now(sheet, ctx.campaign_settings, ctx.now)
     if health < 1:
-        raise ActionError(_("%(name)s is knocked out and cannot fight until a narrator heals it.") % {"name": name},
-                          field=field)
+        raise ActionError(
+            _("%(name)s is knocked out and cannot fight until a narrator heals it.") % {"name": name}, field=field
+        )
     return {**sheet, "health": health, "escaped_at": None, "fighting": True}
 
 
@@ -138,21 +144,34 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
     mine = _fit_to_fight(sheet, name_a, "character_id", ctx)
     theirs = _fit_to_fight(ctx.others[params.opponent_id], name_b, "opponent_id", ctx)
     try:
-        state = moves.start_duel({"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
-                                    {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]})
+        state = moves.start_duel(
+            {"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
+            {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]},
+        )
     except catfight.CatfightError as exc:
         raise ActionError(rule_text(exc), field="opponent_id") from exc
     text = msg("%(a)s challenges %(b)s to a duel.", a=name_a, b=name_b)
     state["recent"] = [{"round": 0, "text": text}]
     with_view(state)
-    participants = [{"character_id": ctx.character_id, "side": "a", "name": name_a},
-                    {"character_id": params.opponent_id, "side": "b", "name": name_b}]
+    participants = [
+        {"character_id": ctx.character_id, "side": "a", "name": name_a},
+        {"character_id": params.opponent_id, "side": "b", "name": name_b},
+    ]
     return Resolution(
-        request={"opponent_id": params.opponent_id}, dice=[],
+        request={"opponent_id": params.opponent_id},
+        dice=[],
         outcome={"health": {"a": mine["health"], "b": theirs["health"]}},
-        summary=text, sheet=mine, others={params.opponent_id: theirs},
-        encounter={"kind": "duel", "title": f"{name_a} vs {name_b}", "participants": participants, "state": state,
-                   "over": False})
+        summary=text,
+        sheet=mine,
+        others={params.opponent_id: theirs},
+        encounter={
+            "kind": "duel",
+            "title": f"{name_a} vs {name_b}",
+            "participants": participants,
+            "state": state,
+            "over": False,
+        },
+    )
 
 
 def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
@@ -170,8 +189,9 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     turn = moves.to_move(state)
     assert turn is not None  # only once the duel is over, and then no move is legal
     if turn != side:
-        raise ActionError(_("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]},
-                          field="move")
+        raise ActionError(
+            _("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]}, field="move"
+        )
     recorder = RecordingDice(dice)
     try:
         new, events = moves.step(state, params.move, recorder)
@@ -185,12 +205,22 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         if p["side"] != side and p["character_id"] in ctx.others:
             others[p["character_id"]] = _after_duel(ctx.others[p["character_id"]], new, p["side"], ctx.now)
     return Resolution(
-        request={"move": params.move, "version": params.version}, dice=recorder.rolled,
-        outcome={"move": params.move, "events": events, "over": new["over"],
-                 "result": new["outcome"], "winner": new["winner"], "escaped": new["escaped"],
-                 "health": {"a": new["a"]["health"], "b": new["b"]["health"]}},
-        summary=text, sheet=_after_duel(sheet, new, side, ctx.now), others=others,
-        encounter={"state": new, "over": new["over"]})
+        request={"move": params.move, "version": params.version},
+        dice=recorder.rolled,
+        outcome={
+            "move": params.move,
+            "events": events,
+            "over": new["over"],
+            "result": new["outcome"],
+            "winner": new["winner"],
+            "escaped": new["escaped"],
+            "health": {"a": new["a"]["health"], "b": new["b"]["health"]},
+        },
+        summary=text,
+        sheet=_after_duel(sheet, new, side, ctx.now),
+        others=others,
+        encounter={"state": new, "over": new["over"]},
+    )
 
 
 def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
@@ -203,32 +233,53 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     text = msg("The duel %(a)s vs %(b)s is called off.", a=names["a"], b=names["b"])
     state["recent"] = _recent(state, text)
     with_view(state)
-    others = {p["character_id"]: {**ctx.others[p["character_id"]], "fighting": False}
-              for p in encounter["participants"] if p["character_id"] in ctx.others}
-    return Resolution(request={"version": params.version}, dice=[], outcome={}, summary=text,
-                      others=others, encounter={"state": state, "over": True})
+    others = {
+        p["character_id"]: {**ctx.others[p["character_id"]], "fighting": False}
+        for p in encounter["participants"]
+        if p["character_id"] in ctx.others
+    }
+    return Resolution(
+        request={"version": params.version},
+        dice=[],
+        outcome={},
+        summary=text,
+        others=others,
+        encounter={"state": state, "over": True},
+    )
 
 
 def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, ctx: Context) -> Resolution:
     """REGENERATION: the narrator sets how many real minutes an escaped cat needs per health point."""
     text = _regen_every(params.regen_minutes)
-    return Resolution(request={"regen_minutes": params.regen_minutes}, dice=[], outcome={},
-                      summary=text, settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes})
+    return Resolution(
+        request={"regen_minutes": params.regen_minutes},
+        dice=[],
+        outcome={},
+        summary=text,
+        settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes},
+    )
 
 
 def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator brings a cat back to full health (a knocked-out cat wakes up; OTHER RULES)."""
     if sheet.get("fighting"):
-        raise ActionError(_("%(name)s is in a duel; heal it afterwards.") % {"name": ctx.character_name},
-                          field="heal")
+        raise ActionError(_("%(name)s is in a duel; heal it afterwards.") % {"name": ctx.character_name}, field="heal")
     text = msg("%(name)s is back to full health.", name=ctx.character_name)
-    return Resolution(request={}, dice=[], outcome={}, summary=text,
-                      sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None})
+    return Resolution(
+        request={},
+        dice=[],
+        outcome={},
+        summary=text,
+        sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None},
+    )
 
 
 def _regen_every(n: int) -> Text:
-    return msgn("Escaped cats now regain 1 health every %(n)d minute.",
-                "Escaped cats now regain 1 health every %(n)d minutes.", n)
+    return msgn(
+        "Escaped cats now regain 1 health every %(n)d minute.",
+        "Escaped cats now regain 1 health every %(n)d minutes.",
+        n,
+    )
 
 
 # Entries logged before the count had plural forms.

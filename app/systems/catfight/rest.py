@@ -27,8 +27,9 @@ def health_now(sheet: Mapping[str, Any], settings: Mapping[str, Any], now: float
     return catfight.regenerate(health, float(escaped_at), now, regen_seconds(settings))
 
 
-def rest_view(sheet: Mapping[str, Any], settings: Mapping[str, Any] | None = None,
-              now: float | None = None) -> dict[str, Any]:
+def rest_view(
+    sheet: Mapping[str, Any], settings: Mapping[str, Any] | None = None, now: float | None = None
+) -> dict[str, Any]:
     """For the pages: health now, whether the cat is resting, and the minutes to its next point."""
     settings = settings or {}
     now = time.time() if now is None else now
@@ -39,5 +40,11 @@ def rest_view(sheet: Mapping[str, Any], settings: Mapping[str, Any] | None = Non
         interval = regen_seconds(settings)
         elapsed = max(0.0, now - float(sheet["escaped_at"]))
         next_in = max(1, round((interval - elapsed % interval) / 60))
-    return {"health": health, "max": catfight.MAX_HEALTH, "resting": resting, "next_in_minutes": next_in,
-            "minutes": regen_seconds(settings) // 60, "knocked_out": health == 0 and not sheet.get("fighting")}
+    return {
+        "health": health,
+        "max": catfight.MAX_HEALTH,
+        "resting": resting,
+        "next_in_minutes": next_in,
+        "minutes": regen_seconds(settings) // 60,
+        "knocked_out": health == 0 and not sheet.get("fighting"),
+    }

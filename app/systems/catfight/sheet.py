@@ -18,11 +18,21 @@ STATS = catfight.STATS
 # The five values as both rules texts name them, in capitals (catfight.de.md: „ihren Wert SNEAK“, „auf
 # QUICKNESS“): the sheet, the creation form and the log lines use these names, translated where shown (the German
 # catalog keeps the seed's words; docs/GLOSSARY.da.md has the Danish ones).
-STAT_NAMES: dict[str, str] = {"attack": N_("ATTACK"), "defend": N_("DEFEND"), "jump": N_("JUMP"), "sneak": N_("SNEAK"),
-                              "quickness": N_("QUICKNESS")}
+STAT_NAMES: dict[str, str] = {
+    "attack": N_("ATTACK"),
+    "defend": N_("DEFEND"),
+    "jump": N_("JUMP"),
+    "sneak": N_("SNEAK"),
+    "quickness": N_("QUICKNESS"),
+}
 # Their short forms, where space is tight (the duel page's two cats side by side, the narrator's glance).
-STAT_SHORT: dict[str, str] = {"attack": N_("ATK"), "defend": N_("DEF"), "jump": N_("JMP"), "sneak": N_("SNK"),
-                              "quickness": N_("QCK")}
+STAT_SHORT: dict[str, str] = {
+    "attack": N_("ATK"),
+    "defend": N_("DEF"),
+    "jump": N_("JMP"),
+    "sneak": N_("SNK"),
+    "quickness": N_("QCK"),
+}
 
 
 class CatSheet(BaseModel):
@@ -39,8 +49,11 @@ class CatSheet(BaseModel):
     def _sums_to_70(self) -> CatSheet:
         total = sum(getattr(self, stat) for stat in STATS)
         if total != catfight.STAT_TOTAL:
-            raise InvalidValue(N_("The five values add up to {total}; they must add up to exactly {exactly}."), total=total,
-                               exactly=catfight.STAT_TOTAL)
+            raise InvalidValue(
+                N_("The five values add up to {total}; they must add up to exactly {exactly}."),
+                total=total,
+                exactly=catfight.STAT_TOTAL,
+            )
         return self
 
 
@@ -63,8 +76,9 @@ def create_cat(fields: Mapping[str, Any]) -> dict[str, Any]:
             raise ActionError(_("%(stat)s must be at least 1.") % {"stat": stat_label(stat)}, field=stat)
     total = sum(values.values())
     if total != catfight.STAT_TOTAL:
-        raise ActionError(_("The five values add up to %(total)d; they must add up to exactly 70.") % {"total": total},
-                          field="total")
+        raise ActionError(
+            _("The five values add up to %(total)d; they must add up to exactly 70.") % {"total": total}, field="total"
+        )
     return CatSheet.model_validate(values).model_dump(mode="json")
 
 

@@ -39,8 +39,12 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
         result = notation.roll(expr, recorder)
     except notation.RollError as exc:
         raise ActionError(rule_message(exc), field="expression") from exc
-    outcome: dict[str, Any] = {"total": total_value(result.total), "expression": notation.canonical(expr),
-                               "detail": result.render(), "marks": [list(roll.marks) for roll in result.rolls]}
+    outcome: dict[str, Any] = {
+        "total": total_value(result.total),
+        "expression": notation.canonical(expr),
+        "detail": result.render(),
+        "marks": [list(roll.marks) for roll in result.rolls],
+    }
     if any(roll.value != roll.raw for roll in result.rolls):
         outcome["shown"] = [roll.value for roll in result.rolls]  # Fate dice, penetrating dice, mi/ma
     if expr.note:
@@ -95,8 +99,10 @@ def say(phrase: notation.Phrase) -> str:
 
 def read_aloud(expr: notation.Expression) -> list[dict[str, str]]:
     """How the expression was read, part by part ({notation, text}), in the reader's language."""
-    return [{"notation": part.notation, "text": "; ".join(say(clause) for clause in part.clauses)}
-            for part in notation.reading(expr)]
+    return [
+        {"notation": part.notation, "text": "; ".join(say(clause) for clause in part.clauses)}
+        for part in notation.reading(expr)
+    ]
 
 
 def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
@@ -109,16 +115,21 @@ def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
     if not isinstance(low, int | float) or not isinstance(high, int | float):
         return Odds(text=_("the range depends on a divisor that can be 0 — roll it to see"), details=details)
     if not isinstance(mean, int | float):  # None: over the odds budget (app/rules/notation/odds.py, ODDS_BUDGET)
-        return Odds(text=_("{low}–{high}; too many dice to work out the average here — roll it to see").format(
-                        low=number(low), high=number(high)), details=details)
+        return Odds(
+            text=_("{low}–{high}; too many dice to work out the average here — roll it to see").format(
+                low=number(low), high=number(high)
+            ),
+            details=details,
+        )
     remainder = odds["remainder"]
     if isinstance(remainder, float) and remainder > 0:
-        details["breakdown"] = _("The average leaves out rolls that reach the explosion cap (a chance of about "
-                                 "{chance}).").format(chance=f"{remainder:.1e}")
+        details["breakdown"] = _(
+            "The average leaves out rolls that reach the explosion cap (a chance of about {chance})."
+        ).format(chance=f"{remainder:.1e}")
     if high <= 0 and _counts(expr):
         # Counting successes against a target no die can reach (e.g. 6d6>=7): always 0.
         details["warning"] = _("No die can meet that target: this roll can never succeed.")
-    text = (_("{low}–{high}, average {mean}") if odds["exact"] else _("{low}–{high}, average about {mean}"))
+    text = _("{low}–{high}, average {mean}") if odds["exact"] else _("{low}–{high}, average about {mean}")
     return Odds(text=text.format(low=number(low), high=number(high), mean=number(mean, digits=4)), details=details)
 
 

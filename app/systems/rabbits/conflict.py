@@ -7,7 +7,8 @@ The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   goal, captain, members, narrator, base, start, disposition, spread, roll, scripted, locked, script, salts,
   commitments, lock_seq, impede, position, disarmed}, fronts (the pairs of opposing teams that meet; absent in
   older states: A–B), current (the revealed exchange of the first front; the others' in current.more),
-  pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is decided in conflict_script.view (RuleSystem.encounter_view).
+  pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is
+  decided in conflict_script.view (RuleSystem.encounter_view).
 Scripting and the reveal are in conflict_script.py, the exchanges and the end in conflict_volley.py.
 """
 
@@ -35,11 +36,18 @@ ALL_TEAMS = ("a", "b", "c", "d", "e", "f")
 SIDES = {"a": 0, "b": 1, "c": 0, "d": 1, "e": 0, "f": 1}  # A, C, E on one side; B, D, F on the other
 TEAM_MAX = 3  # ruling 8: every member acts in each volley of three actions
 RECENT = 8
-TEAM_LABELS = {"a": N_("Team A"), "b": N_("Team B"), "c": N_("Team C"), "d": N_("Team D"), "e": N_("Team E"),
-               "f": N_("Team F")}
+TEAM_LABELS = {
+    "a": N_("Team A"),
+    "b": N_("Team B"),
+    "c": N_("Team C"),
+    "d": N_("Team D"),
+    "e": N_("Team E"),
+    "f": N_("Team F"),
+}
 
 
 # --- reading the state ---------------------------------------------------------------------------------------
+
 
 def other_team(team: str) -> str:
     return "b" if team == "a" else "a"
@@ -61,8 +69,7 @@ def in_front(state: Mapping[str, Any], team: str) -> bool:
 def side_out(state: Mapping[str, Any]) -> list[int]:
     """The sides whose every team is at 0 ("Once one side is at 0")."""
     teams = state["teams"]
-    return [side for side in (0, 1)
-            if all(teams[k]["disposition"] == 0 for k in team_keys(state) if SIDES[k] == side)]
+    return [side for side in (0, 1) if all(teams[k]["disposition"] == 0 for k in team_keys(state) if SIDES[k] == side)]
 
 
 def pair_free_teams(state: dict[str, Any]) -> list[Summary]:
@@ -77,8 +84,10 @@ def pair_free_teams(state: dict[str, Any]) -> list[Summary]:
         rivals = [k for k in team_keys(state) if SIDES[k] != SIDES[key] and teams[k]["disposition"] > 0]
         if not rivals:
             continue
-        rival = max(rivals, key=lambda k: (not any(k in front for front in fronts), teams[k]["disposition"],
-                                           -ALL_TEAMS.index(k)))
+        rival = max(
+            rivals,
+            key=lambda k: (not any(k in front for front in fronts), teams[k]["disposition"], -ALL_TEAMS.index(k)),
+        )
         fronts.append([key, rival] if SIDES[key] == 0 else [rival, key])
         lines.append(say(state, msg("{team} now faces {other}.", team=teams[key]["name"], other=teams[rival]["name"])))
     state["fronts"] = fronts
@@ -123,9 +132,17 @@ def say(state: dict[str, Any], line: Summary) -> Summary:
     return line
 
 
-CONFLICT_NAMES = {"argument": N_("Argument"), "speech": N_("Speech"), "negotiation": N_("Negotiation"),
-                  "fight": N_("Fight"), "fight_animal": N_("Fight Animal"), "chase": N_("Chase"), "war": N_("War"),
-                  "journey": N_("Journey"), "other": N_("Other")}
+CONFLICT_NAMES = {
+    "argument": N_("Argument"),
+    "speech": N_("Speech"),
+    "negotiation": N_("Negotiation"),
+    "fight": N_("Fight"),
+    "fight_animal": N_("Fight Animal"),
+    "chase": N_("Chase"),
+    "war": N_("War"),
+    "journey": N_("Journey"),
+    "other": N_("Other"),
+}
 
 
 ACTION_WORDS = {"attack": N_("attack"), "defend": N_("defend"), "feint": N_("feint"), "maneuver": N_("maneuver")}
@@ -166,7 +183,8 @@ def percent(chance: Fraction | float) -> float:
     return round(float(chance) * 100, 1)
 
 
-# --- commitments and the reveal (conflict_script.py) -------------------------------------------------------------------------------
+# --- commitments and the reveal (conflict_script.py) ---------------------------------------------------------
+
 
 def commitment_key(encounter_id: int, volley: int, index: int, team: str) -> str:
     return f"rabbits-conflict/{encounter_id}/{volley}/{index + 1}/{team}"
@@ -175,8 +193,11 @@ def commitment_key(encounter_id: int, volley: int, index: int, team: str) -> str
 def committed_value(encounter_id: int, volley: int, index: int, team: str, step: Mapping[str, Any]) -> dict[str, Any]:
     """What one commitment fixes: the slot (conflict, volley, action, team) and its choice, so an opening cannot
     be moved to another slot."""
-    value = {"key": commitment_key(encounter_id, volley, index, team), "action": step["action"],
-             "member": step["member"]}
+    value = {
+        "key": commitment_key(encounter_id, volley, index, team),
+        "action": step["action"],
+        "member": step["member"],
+    }
     if step.get("mode"):  # ruling 11: the Halberd's mode is fixed with the action and revealed with it
         value["mode"] = step["mode"]
     return value
@@ -186,13 +207,22 @@ def opening(state: dict[str, Any], encounter_id: int, index: int, team: str) -> 
     """Publish one scripted action: its value and salt, against the commitment logged at lock time."""
     t = state["teams"][team]
     value = committed_value(encounter_id, state["volley"], index, team, t["script"][index])
-    found = {"key": value["key"], "seq": t["lock_seq"], "hash": t["commitments"][index], "salt": t["salts"][index],
-             "value": value, "team": team, "volley": state["volley"], "index": index}
+    found = {
+        "key": value["key"],
+        "seq": t["lock_seq"],
+        "hash": t["commitments"][index],
+        "salt": t["salts"][index],
+        "value": value,
+        "team": team,
+        "volley": state["volley"],
+        "index": index,
+    }
     state["opened"].append(found)
     return found
 
 
 # --- set-up (the narrator) --------------------------------------------------------------------------------------
+
 
 class SetupParams(BaseModel):
     conflict: str = Field(max_length=20, title=N_("Conflict"))
@@ -241,24 +271,45 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
     if not members:
         raise ActionError(_("{team}: choose its rabbits.").format(team=label), field=f"{key}_members")
     if len(members) > TEAM_MAX:
-        raise ActionError(_("{team}: at most {n} rabbits, so that every one acts in each volley of three "
-                            "(ruling 8).").format(team=label, n=TEAM_MAX), field=f"{key}_members")
+        raise ActionError(
+            _("{team}: at most {n} rabbits, so that every one acts in each volley of three (ruling 8).").format(
+                team=label, n=TEAM_MAX
+            ),
+            field=f"{key}_members",
+        )
     for cid in members:
         if load(sheets[cid]).retired:
             raise ActionError(_("{name} has retired.").format(name=names[cid]), field=f"{key}_members")
     captain = getattr(params, f"{key}_captain") or members[0]
     if captain not in members:
-        raise ActionError(_("{team}: the captain must be one of its rabbits.").format(team=label),
-                          field=f"{key}_captain")
+        raise ActionError(
+            _("{team}: the captain must be one of its rabbits.").format(team=label), field=f"{key}_captain"
+        )
     goal = getattr(params, f"{key}_goal").strip()
     if not goal:
         raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
     # A name left empty is the table's (translated when read); a typed one stays as typed.
     name: str | Summary = getattr(params, f"{key}_name").strip() or msg(TEAM_LABELS[key])
-    return {"name": name, "goal": goal, "captain": captain, "members": members,
-            "narrator": bool(getattr(params, f"{key}_narrator")), "base": None, "start": None, "disposition": None,
-            "roll": None, "scripted": False, "locked": False, "script": None, "salts": None, "commitments": None,
-            "lock_seq": None, "impede": 0, "position": 0, "disarmed": []}
+    return {
+        "name": name,
+        "goal": goal,
+        "captain": captain,
+        "members": members,
+        "narrator": bool(getattr(params, f"{key}_narrator")),
+        "base": None,
+        "start": None,
+        "disposition": None,
+        "roll": None,
+        "scripted": False,
+        "locked": False,
+        "script": None,
+        "salts": None,
+        "commitments": None,
+        "lock_seq": None,
+        "impede": 0,
+        "position": 0,
+        "disarmed": [],
+    }
 
 
 def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
@@ -272,8 +323,9 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         raw = params.other_skill.strip()
         other_skill = skill_name(raw) or ("Nature" if raw.lower() in ("nature", _("Nature").lower()) else "")
         if not other_skill:
-            raise ActionError(_("An \"other\" conflict: name the skill its actions and disposition test."),
-                              field="other_skill")
+            raise ActionError(
+                _('An "other" conflict: name the skill its actions and disposition test.'), field="other_skill"
+            )
     weapons = bool(ctx.campaign_settings.get("weapons"))
     weapon_table, tiebreak = "none", ""
     try:
@@ -283,8 +335,16 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
             tiebreak = rabbits.conflict_tiebreak_ability(conflict, "skill", params.tiebreak or "will")
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field=exc.field) from exc
-    keys = [*TEAMS, *(k for k in ALL_TEAMS[2:] if getattr(params, f"{k}_members") or getattr(params, f"{k}_goal").strip()
-                      or getattr(params, f"{k}_name").strip())]
+    keys = [
+        *TEAMS,
+        *(
+            k
+            for k in ALL_TEAMS[2:]
+            if getattr(params, f"{k}_members")
+            or getattr(params, f"{k}_goal").strip()
+            or getattr(params, f"{k}_name").strip()
+        ),
+    ]
     seen: set[int] = set()
     for key in keys:
         if seen & set(getattr(params, f"{key}_members")):
@@ -297,36 +357,74 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     fronts = [[x, y] for x, y in zip(*sides)]
     # The state keeps the title language-neutral (the page reads it with `| tr`); the encounter's own title (lists)
     # is in the narrator's language.
-    shown: Summary = params.title.strip() or msg("{conflict}: {a} vs {b}", conflict=msg(CONFLICT_NAMES[conflict]),
-                                                   a=join([teams[k]["name"] for k in sides[0]], " & "),
-                                                   b=join([teams[k]["name"] for k in sides[1]], " & "))
+    shown: Summary = params.title.strip() or msg(
+        "{conflict}: {a} vs {b}",
+        conflict=msg(CONFLICT_NAMES[conflict]),
+        a=join([teams[k]["name"] for k in sides[0]], " & "),
+        b=join([teams[k]["name"] for k in sides[1]], " & "),
+    )
     title = render(shown)
     state: dict[str, Any] = {
-        "conflict": conflict, "other_skill": other_skill, "weapons": weapons, "weapon_table": weapon_table,
+        "conflict": conflict,
+        "other_skill": other_skill,
+        "weapons": weapons,
+        "weapon_table": weapon_table,
         "tiebreak": tiebreak,
-        "phase": "disposition", "volley": 1, "index": 0, "teams": teams, "current": None, "pending": [],
-        "opened": [], "recent": [], "result": None, "title": shown, "fronts": fronts,
+        "phase": "disposition",
+        "volley": 1,
+        "index": 0,
+        "teams": teams,
+        "current": None,
+        "pending": [],
+        "opened": [],
+        "recent": [],
+        "result": None,
+        "title": shown,
+        "fronts": fronts,
     }
     for key in keys:
         teams[key]["preview"] = disposition_preview(state, key, ctx.others)
     if len(keys) == 2:
-        line = say(state, msg("{title} — {a}: {goal_a} / {b}: {goal_b}", title=shown, a=teams["a"]["name"],
-                              goal_a=teams["a"]["goal"], b=teams["b"]["name"], goal_b=teams["b"]["goal"]))
+        line = say(
+            state,
+            msg(
+                "{title} — {a}: {goal_a} / {b}: {goal_b}",
+                title=shown,
+                a=teams["a"]["name"],
+                goal_a=teams["a"]["goal"],
+                b=teams["b"]["name"],
+                goal_b=teams["b"]["goal"],
+            ),
+        )
     else:
         goals = [msg("{team}: {goal}", team=teams[k]["name"], goal=teams[k]["goal"]) for k in keys]
         line = say(state, msg("{title} — {teams}", title=shown, teams=join(goals, " / ")))
-    participants = [{"character_id": cid, "side": key, "name": ctx.other_names[cid]}
-                    for key in keys for cid in teams[key]["members"]]
+    participants = [
+        {"character_id": cid, "side": key, "name": ctx.other_names[cid]}
+        for key in keys
+        for cid in teams[key]["members"]
+    ]
     return Resolution(
-        request=params.model_dump(), dice=[], summary=msg("set up a conflict: {line}", line=line),
-        outcome={"conflict": conflict, "teams": {k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"],
-                                                    "members": t["members"]} for k, t in teams.items()}},
-        encounter={"kind": "conflict", "title": title, "participants": participants, "state": state, "over": False})
+        request=params.model_dump(),
+        dice=[],
+        summary=msg("set up a conflict: {line}", line=line),
+        outcome={
+            "conflict": conflict,
+            "teams": {
+                k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"], "members": t["members"]}
+                for k, t in teams.items()
+            },
+        },
+        encounter={"kind": "conflict", "title": title, "participants": participants, "state": state, "over": False},
+    )
 
 
 # --- disposition (the captain) -----------------------------------------------------------------------------------
 
-def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+
+def _helpers(
+    state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]
+) -> tuple[list[int], list[int]]:
     """Ruling 7: every teammate helps (+1D), except those who may not (Afraid, ruling 3; retired)."""
     able: list[int] = []
     unable: list[int] = []
@@ -338,14 +436,26 @@ def _helpers(state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[
     return able, unable
 
 
-def disposition_plan(state: Mapping[str, Any], team: str, sheet: RabbitSheet, choices: PoolChoices,
-                      sheets: Mapping[int, Any], ctx_session: int | None, settings: Mapping[str, Any]) -> Any:
+def disposition_plan(
+    state: Mapping[str, Any],
+    team: str,
+    sheet: RabbitSheet,
+    choices: PoolChoices,
+    sheets: Mapping[int, Any],
+    ctx_session: int | None,
+    settings: Mapping[str, Any],
+) -> Any:
     captain = state["teams"][team]["captain"]
     able, _unable = _helpers(state, team, captain, sheets)
     choices = choices.model_copy(update={"helpers": able})
-    return plan_pool(sheet, choices, settings={**settings, "turn": "gm"}, session=ctx_session,
-                     helper_conditions=[list(sheets[cid].get("conditions", [])) for cid in able],
-                     actor_is_narrator=True)
+    return plan_pool(
+        sheet,
+        choices,
+        settings={**settings, "turn": "gm"},
+        session=ctx_session,
+        helper_conditions=[list(sheets[cid].get("conditions", [])) for cid in able],
+        actor_is_narrator=True,
+    )
 
 
 def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int, Any]) -> dict[str, Any] | None:
@@ -358,27 +468,41 @@ def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int
     except (ActionError, KeyError):
         return None
     conditions = [list(sheets[cid].get("conditions", [])) for cid in state["teams"][team]["members"]]
-    return {"skill": skill, "dice": plan.pool.dice, "breakdown": breakdown(plan),
-            "bases": [preview_base(state, sheet, base, plan.pool.dice, conditions)
-                      for base in disposition_bases(state)]}
+    return {
+        "skill": skill,
+        "dice": plan.pool.dice,
+        "breakdown": breakdown(plan),
+        "bases": [preview_base(state, sheet, base, plan.pool.dice, conditions) for base in disposition_bases(state)],
+    }
 
 
-def preview_base(state: Mapping[str, Any], sheet: RabbitSheet, base: str, dice: int,
-                 conditions: list[list[str]]) -> dict[str, Any]:
+def preview_base(
+    state: Mapping[str, Any], sheet: RabbitSheet, base: str, dice: int, conditions: list[list[str]]
+) -> dict[str, Any]:
     rating = sheet.abilities[base].rating
-    penalty = sum(points for _, points in rabbits.disposition_penalties(
-        frozenset().union(*map(frozenset, conditions)) if conditions else frozenset(), base))
+    penalty = sum(
+        points
+        for _, points in rabbits.disposition_penalties(
+            frozenset().union(*map(frozenset, conditions)) if conditions else frozenset(), base
+        )
+    )
     merged: dict[int, Fraction] = {}
     for hits in range(dice + 1):
         chance = rabbits.exact_pass_chance(dice, hits) - (
-            rabbits.exact_pass_chance(dice, hits + 1) if hits < dice else Fraction(0))
+            rabbits.exact_pass_chance(dice, hits + 1) if hits < dice else Fraction(0)
+        )
         total = max(rabbits.DISPOSITION_MINIMUM, rating + hits + penalty)
         merged[total] = merged.get(total, Fraction(0)) + chance
-    return {"base": base, "rating": rating, "penalty": penalty,
-            "totals": [[total, percent(chance)] for total, chance in sorted(merged.items())]}
+    return {
+        "base": base,
+        "rating": rating,
+        "penalty": penalty,
+        "totals": [[total, percent(chance)] for total, chance in sorted(merged.items())],
+    }
 
 
 # --- the campaign setting ------------------------------------------------------------------------------------
+
 
 class ConflictSettings(BaseModel):
     weapons: bool = False
@@ -387,7 +511,15 @@ class ConflictSettings(BaseModel):
 def resolve_conflict_settings(sheet: dict[str, Any], params: ConflictSettings, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Sample weapons": gear is ignored in this house version unless the table chooses to use it
     (off by default); it applies to conflicts set up afterwards."""
-    words = msg("Rabbits: weapons and argument \"weapons\" are used in new conflicts") if params.weapons else \
-        msg("Rabbits: gear is ignored in new conflicts")
-    return Resolution(request=params.model_dump(), dice=[], outcome={"weapons": params.weapons},
-                      summary=words, settings={**dict(ctx.campaign_settings), "weapons": params.weapons})
+    words = (
+        msg('Rabbits: weapons and argument "weapons" are used in new conflicts')
+        if params.weapons
+        else msg("Rabbits: gear is ignored in new conflicts")
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"weapons": params.weapons},
+        summary=words,
+        settings={**dict(ctx.campaign_settings), "weapons": params.weapons},
+    )

@@ -86,20 +86,40 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     skill = params.skill.strip() or disposition_skills(state)[0]
     allowed = {s.lower() for s in disposition_skills(state)}
     if skill.lower() not in allowed:
-        raise ActionError(_("This conflict's disposition tests {skills}.")
-                          .format(skills=_(" or ").join(_(s) for s in disposition_skills(state))), field="skill")
+        raise ActionError(
+            _("This conflict's disposition tests {skills}.").format(
+                skills=_(" or ").join(_(s) for s in disposition_skills(state))
+            ),
+            field="skill",
+        )
     base = params.base.strip().lower() or disposition_bases(state)[0]
     if base not in disposition_bases(state):
-        raise ActionError(_("This conflict's disposition adds {bases}.").format(
-            bases=_(" or ").join(_(ABILITY_WORDS.get(b, b.title())) for b in disposition_bases(state))), field="base")
-    plan = disposition_plan(state, team, sheet, params.model_copy(update={"skill": skill}), sheets,
-                             ctx.session_number, ctx.campaign_settings)
+        raise ActionError(
+            _("This conflict's disposition adds {bases}.").format(
+                bases=_(" or ").join(_(ABILITY_WORDS.get(b, b.title())) for b in disposition_bases(state))
+            ),
+            field="base",
+        )
+    plan = disposition_plan(
+        state,
+        team,
+        sheet,
+        params.model_copy(update={"skill": skill}),
+        sheets,
+        ctx.session_number,
+        ctx.campaign_settings,
+    )
     members = state["teams"][team]["members"]
     recorder = RecordingDice(dice)
     try:
-        rolled = rabbits.disposition(recorder, state["conflict"], base=base, base_rating=sheet.abilities[base].rating,
-                                     pool=plan.pool.dice,
-                                     team_conditions=[list(sheets[cid].get("conditions", [])) for cid in members])
+        rolled = rabbits.disposition(
+            recorder,
+            state["conflict"],
+            base=base,
+            base_rating=sheet.abilities[base].rating,
+            pool=plan.pool.dice,
+            team_conditions=[list(sheets[cid].get("conditions", [])) for cid in members],
+        )
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field=exc.field) from exc
     spend(sheet, plan, ctx.session_number)
@@ -107,32 +127,62 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the disposition waits for
     # the captain's choice (conflict_fate.py) before it is final.
     waiting = FATE_FACE in rolled.faces and sheet.fate >= 1
-    t.update(base=base, roll={"skill": plan.label, "dice": plan.pool.dice, "breakdown": breakdown(plan),
-                              "faces": list(rolled.faces), "successes": rolled.successes,
-                              "base_rating": rolled.base_rating, "penalties": [list(p) for p in rolled.penalties],
-                              "note": rolled.note, "fate": waiting, "total": rolled.total})
+    t.update(
+        base=base,
+        roll={
+            "skill": plan.label,
+            "dice": plan.pool.dice,
+            "breakdown": breakdown(plan),
+            "faces": list(rolled.faces),
+            "successes": rolled.successes,
+            "base_rating": rolled.base_rating,
+            "penalties": [list(p) for p in rolled.penalties],
+            "note": rolled.note,
+            "fate": waiting,
+            "total": rolled.total,
+        },
+    )
     line = disposition_line(t, rolled)
     if waiting:
         line = join([line, msg("{name} may spend Fate on the 6s first.", name=ctx.character_name or "?")], " — ")
     say(state, line)
     if not waiting:
         line = join([line, *settle_disposition(state, team, rolled.total)], "; ")
-    return Resolution(request={"version": params.version, "skill": skill, "base": base},
-                      dice=recorder.rolled, summary=line, sheet=dump(sheet),
-                      outcome={"team": team, "disposition": rolled.total, "faces": list(rolled.faces),
-                               "successes": rolled.successes, "penalties": [list(p) for p in rolled.penalties],
-                               "breakdown": breakdown(plan), "final": not waiting},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "skill": skill, "base": base},
+        dice=recorder.rolled,
+        summary=line,
+        sheet=dump(sheet),
+        outcome={
+            "team": team,
+            "disposition": rolled.total,
+            "faces": list(rolled.faces),
+            "successes": rolled.successes,
+            "penalties": [list(p) for p in rolled.penalties],
+            "breakdown": breakdown(plan),
+            "final": not waiting,
+        },
+        encounter={"state": state, "over": False},
+    )
 
 
 def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summary:
     """The log's line for a disposition roll (also after Fate)."""
-    penalties = join([msg(" {n:+d} {condition}", n=points, condition=condition_word(name))
-                      for name, points in rolled.penalties], "")
-    line = msg("{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
-               team=t["name"], total=rolled.total, skill=t["roll"]["skill"], dice=t["roll"]["dice"],
-               faces=faces_text(list(rolled.faces)), hits=rolled.successes, base=ability_word(rolled.base),
-               rating=rolled.base_rating, penalties=penalties)
+    penalties = join(
+        [msg(" {n:+d} {condition}", n=points, condition=condition_word(name)) for name, points in rolled.penalties], ""
+    )
+    line = msg(
+        "{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
+        team=t["name"],
+        total=rolled.total,
+        skill=t["roll"]["skill"],
+        dice=t["roll"]["dice"],
+        faces=faces_text(list(rolled.faces)),
+        hits=rolled.successes,
+        base=ability_word(rolled.base),
+        rating=rolled.base_rating,
+        penalties=penalties,
+    )
     if rolled.note:
         raw = rolled.successes + rolled.base_rating + sum(points for _name, points in rolled.penalties)
         line = join([line, msg("Raised from {raw} to the minimum of 1 (ruling 7).", raw=raw)], " — ")
@@ -152,6 +202,7 @@ def settle_disposition(state: dict[str, Any], team: str, total: int) -> list[Sum
 
 
 # --- spreading disposition by hand (the team) -----------------------------------------------------------------
+
 
 class SpreadParams(BaseModel):
     encounter_id: int
@@ -176,11 +227,13 @@ def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice,
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
     t = state["teams"][team]
     if ctx.actor_is_narrator and not t["narrator"]:
-        raise ActionError(_("The players of {team} spread its disposition.").format(team=render(t["name"])),
-                          field="character_id")
+        raise ActionError(
+            _("The players of {team} spread its disposition.").format(team=render(t["name"])), field="character_id"
+        )
     if state["phase"] not in SPREAD_PHASES or t["start"] is None:
-        raise ActionError(_("The disposition can be spread once it is rolled, until the conflict ends."),
-                          field="encounter_id")
+        raise ActionError(
+            _("The disposition can be spread once it is rolled, until the conflict ends."), field="encounter_id"
+        )
     shares: dict[str, int] = {}
     for n, cid in enumerate(t["members"], start=1):
         raw = getattr(params, f"spread_{n}").strip()
@@ -188,11 +241,26 @@ def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice,
             raise ActionError(_("Give each rabbit a whole number of points, 0 or more."), field="spread")
         shares[str(cid)] = int(raw)
     if sum(shares.values()) != t["disposition"]:
-        raise ActionError(_("The shares add up to {sum}; they must add up to the team's disposition, {n}.")
-                          .format(sum=sum(shares.values()), n=t["disposition"]), field="spread")
+        raise ActionError(
+            _("The shares add up to {sum}; they must add up to the team's disposition, {n}.").format(
+                sum=sum(shares.values()), n=t["disposition"]
+            ),
+            field="spread",
+        )
     t.update(spread=shares, spread_by_hand=True)
     names = names_of(ctx.encounter or {"participants": []})
-    line = say(state, msg("{team} spreads its disposition: {shares}", team=t["name"],
-                          shares=", ".join(f"{names.get(int(cid), '?')} {n}" for cid, n in shares.items())))
-    return Resolution(request={"version": params.version, "spread": shares}, dice=[], summary=line,
-                      outcome={"team": team, "spread": shares}, encounter={"state": state, "over": False})
+    line = say(
+        state,
+        msg(
+            "{team} spreads its disposition: {shares}",
+            team=t["name"],
+            shares=", ".join(f"{names.get(int(cid), '?')} {n}" for cid, n in shares.items()),
+        ),
+    )
+    return Resolution(
+        request={"version": params.version, "spread": shares},
+        dice=[],
+        summary=line,
+        outcome={"team": team, "spread": shares},
+        encounter={"state": state, "over": False},
+    )

@@ -43,10 +43,18 @@ def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
     keys = team_keys(state)
     out = side_out(state)
     if len(out) == 2:
-        result: dict[str, Any] = {"both": True, "winner": None,
-                  "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in keys}}
-        say(state, msg("Both teams reached 0 in the same action: both get their goal, and each owes a major "
-                       "compromise (ruling 5)."))
+        result: dict[str, Any] = {
+            "both": True,
+            "winner": None,
+            "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in keys},
+        }
+        say(
+            state,
+            msg(
+                "Both teams reached 0 in the same action: both get their goal, and each owes a major "
+                "compromise (ruling 5)."
+            ),
+        )
     else:
         winners = [key for key in keys if SIDES[key] != out[0]]
         owed: dict[str, Any] = {}
@@ -54,10 +62,23 @@ def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
             start, remaining = teams[winner]["start"], teams[winner]["disposition"]
             level = rabbits.compromise(start, remaining)
             owed[winner] = {"start": start, "remaining": remaining, "ruling": level}
-            say(state, msg("{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
-                           team=teams[winner]["name"], remaining=remaining, start=start) if level == "none" else
-                msg("{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
-                    team=teams[winner]["name"], remaining=remaining, start=start, level=compromise_word(level)))
+            say(
+                state,
+                msg(
+                    "{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
+                    team=teams[winner]["name"],
+                    remaining=remaining,
+                    start=start,
+                )
+                if level == "none"
+                else msg(
+                    "{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
+                    team=teams[winner]["name"],
+                    remaining=remaining,
+                    start=start,
+                    level=compromise_word(level),
+                ),
+            )
         result = {"both": False, "winner": winners[0], "owed": owed}
         if len(winners) > 1:
             result["winners"] = winners
@@ -107,10 +128,24 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
         overridden = overridden or chosen != figures["ruling"]
         rule = 5 if result["both"] else 6
         team, owes, ruled = state["teams"][key]["name"], compromise_word(chosen), compromise_word(figures["ruling"])
-        parts.append(msg("{team} owes {level} (ruling {rule} says {ruling}; the narrator's call)", team=team,
-                         level=owes, rule=rule, ruling=ruled) if chosen != figures["ruling"] else
-                     msg("{team} owes {level} (ruling {rule}: {remaining} of {start} left)", team=team, level=owes,
-                         rule=rule, remaining=figures["remaining"], start=figures["start"]))
+        parts.append(
+            msg(
+                "{team} owes {level} (ruling {rule} says {ruling}; the narrator's call)",
+                team=team,
+                level=owes,
+                rule=rule,
+                ruling=ruled,
+            )
+            if chosen != figures["ruling"]
+            else msg(
+                "{team} owes {level} (ruling {rule}: {remaining} of {start} left)",
+                team=team,
+                level=owes,
+                rule=rule,
+                remaining=figures["remaining"],
+                start=figures["start"],
+            )
+        )
     members = {cid for t in state["teams"].values() for cid in t["members"]}
     given = _conditions(params, members)
     others: dict[int, dict[str, Any]] = {}
@@ -119,22 +154,43 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
         rabbit = load(ctx.others[cid])
         rabbit.conditions = [c for c in rabbits.CONDITIONS if c in {*rabbit.conditions, *keys}]
         others[cid] = dump(rabbit)
-        notes.append(msg("{name}: {conditions}", name=ctx.other_names.get(cid, "?"),
-                         conditions=join([condition_word(k) for k in keys])))
+        notes.append(
+            msg(
+                "{name}: {conditions}",
+                name=ctx.other_names.get(cid, "?"),
+                conditions=join([condition_word(k) for k in keys]),
+            )
+        )
     result.update(words=words, overridden=overridden, conditions={str(k): v for k, v in given.items()})
     state["phase"] = "over"
-    line = say(state, msg("Compromise: {owed} — {words}. Conditions: {conditions}", owed=join(parts, "; "),
-                          words=words, conditions=join(notes, "; ")) if notes else
-               msg("Compromise: {owed} — {words}", owed=join(parts, "; "), words=words))
-    return Resolution(request={"version": params.version, "words": words, "level": level,
-                               "conditions": list(params.conditions)},
-                      dice=[], summary=line, others=others,
-                      outcome={"owed": dict(owed), "words": words, "overridden": overridden,
-                               "conditions": {str(k): v for k, v in given.items()}},
-                      encounter={"state": state, "over": True})
+    line = say(
+        state,
+        msg(
+            "Compromise: {owed} — {words}. Conditions: {conditions}",
+            owed=join(parts, "; "),
+            words=words,
+            conditions=join(notes, "; "),
+        )
+        if notes
+        else msg("Compromise: {owed} — {words}", owed=join(parts, "; "), words=words),
+    )
+    return Resolution(
+        request={"version": params.version, "words": words, "level": level, "conditions": list(params.conditions)},
+        dice=[],
+        summary=line,
+        others=others,
+        outcome={
+            "owed": dict(owed),
+            "words": words,
+            "overridden": overridden,
+            "conditions": {str(k): v for k, v in given.items()},
+        },
+        encounter={"state": state, "over": True},
+    )
 
 
 # --- calling a conflict off (the narrator) -------------------------------------------------------------------
+
 
 class CallOffParams(BaseModel):
     encounter_id: int
@@ -160,10 +216,19 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     for t in state["teams"].values():
         if not t["locked"]:
             t.update(script=None, scripted=False)
-    state.update(phase="over", pending=[], result={"called_off": True, "reason": reason, "both": False,
-                                                    "winner": None, "owed": {}})
-    line = say(state, msg("The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.",
-                          reason=reason))
-    return Resolution(request={"version": params.version, "reason": reason}, dice=[], summary=line,
-                      outcome={"called_off": True, "reason": reason, "openings": found},
-                      encounter={"state": state, "over": True})
+    state.update(
+        phase="over",
+        pending=[],
+        result={"called_off": True, "reason": reason, "both": False, "winner": None, "owed": {}},
+    )
+    line = say(
+        state,
+        msg("The narrator called the conflict off: {reason}. Nobody wins and no compromise is owed.", reason=reason),
+    )
+    return Resolution(
+        request={"version": params.version, "reason": reason},
+        dice=[],
+        summary=line,
+        outcome={"called_off": True, "reason": reason, "openings": found},
+        encounter={"state": state, "over": True},
+    )

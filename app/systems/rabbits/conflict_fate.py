@@ -42,8 +42,14 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     current = state.get("current")
     team = team_of(state, ctx.character_id)
     # The roll of this rabbit's team that waits (a team facing two opposing teams rolls in each exchange).
-    roll = next((ex["rolls"][team] for ex in exchanges(current) if team in ex["rolls"]
-                 and ex["rolls"][team].get("fate")), None) if current and team else None
+    roll = (
+        next(
+            (ex["rolls"][team] for ex in exchanges(current) if team in ex["rolls"] and ex["rolls"][team].get("fate")),
+            None,
+        )
+        if current and team
+        else None
+    )
     if state["phase"] != "resolve" or roll is None or not roll.get("fate") or roll["member"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     assert team is not None
@@ -65,8 +71,12 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
         roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
         roll["open"] = open_follow_ups(sheet, last)
         roll["fate"] = bool(roll["open"])
-        line = say(state, counts.changed(name=name, change=change, n=roll["successes"]) if kind
-                   else counts.fate_rerolls(name=name, faces=faces_text(roll["faces"][old:]), n=roll["successes"]))
+        line = say(
+            state,
+            counts.changed(name=name, change=change, n=roll["successes"])
+            if kind
+            else counts.fate_rerolls(name=name, faces=faces_text(roll["faces"][old:]), n=roll["successes"]),
+        )
     else:
         roll.update(fate=False, open=[])
         line = say(state, counts.keeps(name=name, n=roll["successes"]))
@@ -75,17 +85,27 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     sheets[ctx.character_id] = dump(sheet)
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
-    return Resolution(request={"version": params.version, "spend": params.spend, "wise_reroll": kind,
-                               "wise": params.wise.strip()}, dice=recorder.rolled,
-                      summary=join([line, *notes], "; ") if notes else line, sheet=sheets[ctx.character_id],
-                      others=others, outcome={"team": team, "before": before, "faces": roll["faces"],
-                                              "successes": roll["successes"], "waiting": roll["fate"],
-                                              "openings": openings},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "spend": params.spend, "wise_reroll": kind, "wise": params.wise.strip()},
+        dice=recorder.rolled,
+        summary=join([line, *notes], "; ") if notes else line,
+        sheet=sheets[ctx.character_id],
+        others=others,
+        outcome={
+            "team": team,
+            "before": before,
+            "faces": roll["faces"],
+            "successes": roll["successes"],
+            "waiting": roll["fate"],
+            "openings": openings,
+        },
+        encounter={"state": state, "over": False},
+    )
 
 
-def _disposition_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context,
-                      state: dict[str, Any]) -> Resolution:
+def _disposition_fate(
+    sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context, state: dict[str, Any]
+) -> Resolution:
     """The captain's disposition roll showed a 6 with Fate in hand: spend it (every 6 rerolled, new 6s again) or
     keep the roll; then the disposition is final (ruling 7)."""
     team = team_of(state, ctx.character_id)
@@ -102,17 +122,25 @@ def _disposition_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice
         roll["faces"] = list(rabbits.fate_reroll(recorder, roll["faces"]))
         sheet.fate -= 1
         sheet.fate_spent += 1
-    rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"],
-                                    roll["penalties"])
-    roll.update(fate=False, successes=rolled.successes, total=rolled.total, note=rolled.note,
-                fate_used=params.spend)
+    rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"], roll["penalties"])
+    roll.update(fate=False, successes=rolled.successes, total=rolled.total, note=rolled.note, fate_used=params.spend)
     kept = msg("Fate rerolls the 6s") if params.spend else counts.keeps(name=t["name"], n=rolled.successes)
     line = say(state, join([kept, disposition_line(t, rolled)], ": "))
     paired = settle_disposition(state, team, rolled.total)
     if paired:
         line = join([line, *paired], "; ")
-    return Resolution(request={"version": params.version, "spend": params.spend}, dice=recorder.rolled,
-                      summary=line, sheet=dump(sheet),
-                      outcome={"team": team, "disposition": rolled.total, "before": before, "faces": roll["faces"],
-                               "successes": rolled.successes, "final": True},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "spend": params.spend},
+        dice=recorder.rolled,
+        summary=line,
+        sheet=dump(sheet),
+        outcome={
+            "team": team,
+            "disposition": rolled.total,
+            "before": before,
+            "faces": roll["faces"],
+            "successes": rolled.successes,
+            "final": True,
+        },
+        encounter={"state": state, "over": False},
+    )

@@ -47,19 +47,25 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     if "gain_position" in bought:
         own["position"] = 1
     state["pending"].pop(0)
-    words: Summary = join([msg(EFFECT_WORDS[e]) if e in EFFECT_WORDS else e for e in bought]) if bought \
-        else msg("nothing")
+    words: Summary = (
+        join([msg(EFFECT_WORDS[e]) if e in EFFECT_WORDS else e for e in bought]) if bought else msg("nothing")
+    )
     if "disarm" in bought:
         words = msg("{effects} ({what})", effects=words, what=params.disarm.strip())
-    line = say(state, msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"],
-                          n=pending["margin"], effects=words))
+    line = say(
+        state,
+        msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"], n=pending["margin"], effects=words),
+    )
     openings: list[dict[str, Any]] = []
     paired: list[Summary] = []
     if not state["pending"]:
         openings = advance(state, ctx, sheets_of(sheet_data, ctx), paired)
     if paired:
         line = join([line, *paired], "; ")
-    return Resolution(request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
-                      dice=[], summary=line, outcome={"team": pending["team"], "effects": list(bought),
-                                                      "openings": openings},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
+        dice=[],
+        summary=line,
+        outcome={"team": pending["team"], "effects": list(bought), "openings": openings},
+        encounter={"state": state, "over": False},
+    )

@@ -22,29 +22,46 @@ def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> O
     start_rewards(sheet, ctx.campaign_settings)
     if not params.skill.strip():
         raise ActionError(_("Choose the skill."), field="skill")
-    plan = plan_pool(sheet, params, settings={**ctx.campaign_settings, "turn": "gm"}, session=None,
-                     helper_conditions=[[] for _ in params.helpers], actor_is_narrator=True,
-                     versus=params.against is not None)
+    plan = plan_pool(
+        sheet,
+        params,
+        settings={**ctx.campaign_settings, "turn": "gm"},
+        session=None,
+        helper_conditions=[[] for _ in params.helpers],
+        actor_is_narrator=True,
+        versus=params.against is not None,
+    )
     state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": "", "weapon_table": ANY_TABLE}
     try:
-        weapon = weapon_mods(state, params.weapon, params.conflict_action or "attack", "", params.mode.strip().lower()) \
-            if params.conflict_action in rabbits.ACTIONS else (0, 0, "")
+        weapon = (
+            weapon_mods(state, params.weapon, params.conflict_action or "attack", "", params.mode.strip().lower())
+            if params.conflict_action in rabbits.ACTIONS
+            else (0, 0, "")
+        )
     except ActionError as exc:
         if exc.field != "weapon" or not params.weapon.strip().lower().startswith("halberd"):
             raise
         weapon = (0, 0, "")  # a Halberd without a scripted mode adds nothing (the roll itself refuses it)
     pool = max(0, plan.pool.dice + params.mods + weapon[0])
     if params.against is not None:
-        against = params.against + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice
-                                    if plan.trait_use == "aids_opponent" else 0)
+        against = params.against + (
+            rabbits.TRAIT_USES["aids_opponent"].opponent_dice if plan.trait_use == "aids_opponent" else 0
+        )
         win, tie = _versus_chances(pool, against)
-        return Odds(chance=win, text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
-                        dice=pool, against=against, win=percent_text(float(win)), tie=percent_text(float(tie))),
-                    details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
+        return Odds(
+            chance=win,
+            text=_("{dice}D vs {against}D: win {win}, tie {tie}").format(
+                dice=pool, against=against, win=percent_text(float(win)), tie=percent_text(float(tie))
+            ),
+            details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))},
+        )
     ob = params.ob or 0
     plain = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]))
     fate = rabbits.exact_pass_chance(pool, max(0, ob - weapon[1]), with_fate=True)
-    return Odds(chance=float(plain), text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
-                    dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))),
-                details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))})
-
+    return Odds(
+        chance=float(plain),
+        text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
+            dice=pool, ob=ob, plain=percent_text(float(plain)), fate=percent_text(float(fate))
+        ),
+        details={"label": _("Pool and chance:"), "breakdown": breakdown_text(breakdown(plan))},
+    )

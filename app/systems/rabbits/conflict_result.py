@@ -32,15 +32,26 @@ def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, n
     elif side["action"] == "defend":
         gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
         set_disposition(own, own["disposition"] + gained)
-        notes.append(msg("{team} +{n} → {now} (at most its starting {start})", team=own["name"], n=gained,
-                         now=own["disposition"], start=own["start"]))
+        notes.append(
+            msg(
+                "{team} +{n} → {now} (at most its starting {start})",
+                team=own["name"],
+                n=gained,
+                now=own["disposition"],
+                start=own["start"],
+            )
+        )
     else:
         state["pending"].append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
         notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
 
 
-def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]],
-           decided: tuple[str | None, int] | None = None) -> tuple[list[Summary], set[int]]:
+def settle(
+    state: dict[str, Any],
+    ex: dict[str, Any],
+    sheets: dict[int, dict[str, Any]],
+    decided: tuple[str | None, int] | None = None,
+) -> tuple[list[Summary], set[int]]:
     """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
     independent (each action against its Ob). A tied versus action waits for ruling 12 (conflict_tie.py: a trait,
     then Fate, then a tiebreaker): `ex["tie"]` is opened and the result stays None until `decided` (the winner,
@@ -53,8 +64,9 @@ def settle(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str
         a, b = rolls[x]["successes"], rolls[y]["successes"]
         if decided is None and a == b:
             ex["tie"] = {"step": "trait", "declined": [], "fate": {}, "tiebreak": None}
-            return [msg("a tie, {n} to {n}: a trait may give it away, then Fate, then a tiebreaker roll "
-                        "(ruling 12)", n=a)], set()
+            return [
+                msg("a tie, {n} to {n}: a trait may give it away, then Fate, then a tiebreaker roll (ruling 12)", n=a)
+            ], set()
         winner, margin = decided if decided is not None else (x if a > b else y, abs(a - b))
         for key in (x, y):
             results[key] = {"passed": None if winner is None else winner == key, "margin": margin}

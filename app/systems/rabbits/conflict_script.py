@@ -65,22 +65,28 @@ def _script(params: ScriptParams, members: list[int], names: Mapping[int, str]) 
     for n in range(1, ACTION_COUNT + 1):
         action = getattr(params, f"action_{n}").strip().lower()
         if action not in rabbits.ACTIONS:
-            raise ActionError(_("Action {n}: choose attack, defend, feint or maneuver.").format(n=n),
-                              field=f"action_{n}")
+            raise ActionError(
+                _("Action {n}: choose attack, defend, feint or maneuver.").format(n=n), field=f"action_{n}"
+            )
         member = getattr(params, f"member_{n}")
         if member is None and len(members) == 1:
             member = members[0]
         if member not in members:
-            raise ActionError(_("Action {n}: choose which of the team's rabbits acts.").format(n=n),
-                              field=f"member_{n}")
+            raise ActionError(
+                _("Action {n}: choose which of the team's rabbits acts.").format(n=n), field=f"member_{n}"
+            )
         mode = getattr(params, f"mode_{n}").strip().lower()
         if mode and mode not in rabbits.HALBERD_MODES:
             raise ActionError(_("Action {n}: the Halberd's mode is axe or spear.").format(n=n), field=f"mode_{n}")
         script.append({"action": action, "member": member, **({"mode": mode} if mode else {})})
     idle = [names.get(cid, "?") for cid in members if cid not in {s["member"] for s in script}]
     if idle:
-        raise ActionError(_("Every rabbit of the team acts at least once in each volley (ruling 8): give "
-                            "{names} an action.").format(names=", ".join(idle)), field="member_1")
+        raise ActionError(
+            _("Every rabbit of the team acts at least once in each volley (ruling 8): give {names} an action.").format(
+                names=", ".join(idle)
+            ),
+            field="member_1",
+        )
     return script
 
 
@@ -95,14 +101,19 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
     t = state["teams"][team]
     if not in_front(state, team):
-        raise ActionError(_("{team} has no opponent this volley: it waits.").format(team=render(t["name"])),
-                          field="character_id")
+        raise ActionError(
+            _("{team} has no opponent this volley: it waits.").format(team=render(t["name"])), field="character_id"
+        )
     if ctx.actor_is_narrator and not t["narrator"]:
         # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
-        raise ActionError(_("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id")
+        raise ActionError(
+            _("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id"
+        )
     if t["locked"]:
-        raise ActionError(_("{team} has locked its actions: a locked script cannot change.").format(team=render(t["name"])),
-                          field="encounter_id")
+        raise ActionError(
+            _("{team} has locked its actions: a locked script cannot change.").format(team=render(t["name"])),
+            field="encounter_id",
+        )
     script = _script(params, t["members"], names_of(ctx.encounter))
     t["script"], t["scripted"] = script, True
     opened: list[dict[str, Any]] = []
@@ -112,23 +123,42 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     else:
         volley, eid = state["volley"], ctx.encounter["id"]
         t["salts"] = [commitment.new_salt() for _ in script]
-        t["commitments"] = [commitment.commit(salt, committed_value(eid, volley, i, team, step))
-                            for i, (salt, step) in enumerate(zip(t["salts"], script))]
+        t["commitments"] = [
+            commitment.commit(salt, committed_value(eid, volley, i, team, step))
+            for i, (salt, step) in enumerate(zip(t["salts"], script))
+        ]
         t["locked"], t["lock_seq"] = True, ctx.seq
-        line = say(state, msg("{team} locked its three actions (commitments {hashes}).", team=t["name"],
-                              hashes=", ".join(c[:16] for c in t["commitments"])))
-        outcome = {"team": team, "locked": True, "commitments": [
-            {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
-            for i, c in enumerate(t["commitments"])]}
+        line = say(
+            state,
+            msg(
+                "{team} locked its three actions (commitments {hashes}).",
+                team=t["name"],
+                hashes=", ".join(c[:16] for c in t["commitments"]),
+            ),
+        )
+        outcome = {
+            "team": team,
+            "locked": True,
+            "commitments": [
+                {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
+                for i, c in enumerate(t["commitments"])
+            ],
+        }
         if all(state["teams"][k]["locked"] for k in team_keys(state) if in_front(state, k)):
             opened = open_exchange(state, ctx, sheets_of(sheet, ctx))
             outcome["openings"] = opened
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
-    return Resolution(request={"version": params.version, "lock": params.lock}, dice=[], summary=line,
-                      outcome=outcome, encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "lock": params.lock},
+        dice=[],
+        summary=line,
+        outcome=outcome,
+        encounter={"state": state, "over": False},
+    )
 
 
 # --- pairing teams (the narrator; conflicts of more than two teams) -------------------------------------------
+
 
 class PairParams(BaseModel):
     encounter_id: int
@@ -151,15 +181,22 @@ def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx
         raise ActionError(_("Choose an opposing team still in the conflict."), field="opponent")
     front = [team, faces] if SIDES[team] == 0 else [faces, team]
     state["fronts"] = [f for f in fronts_of(state) if not set(f) & {team, faces}] + [front]
-    line = say(state, msg("{team} now faces {other} (the narrator's call).", team=teams[team]["name"],
-                          other=teams[faces]["name"]))
+    line = say(
+        state,
+        msg("{team} now faces {other} (the narrator's call).", team=teams[team]["name"], other=teams[faces]["name"]),
+    )
     paired = pair_free_teams(state)
-    return Resolution(request={"version": params.version, "team": team, "opponent": faces}, dice=[],
-                      summary=join([line, *paired], "; "), outcome={"fronts": state["fronts"]},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={"version": params.version, "team": team, "opponent": faces},
+        dice=[],
+        summary=join([line, *paired], "; "),
+        outcome={"fronts": state["fronts"]},
+        encounter={"state": state, "over": False},
+    )
 
 
 # --- what a viewer reads -----------------------------------------------------------------------------------------
+
 
 def sees_script(team: Mapping[str, Any], viewer: EncounterViewer) -> bool:
     """Ruling 9: a team's unrevealed choices are its own. A narrator controls every character, so for a
@@ -179,18 +216,29 @@ def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     shown["teams"] = {}
     for key, team in teams.items():
         own = sees_script(team, viewer)
-        shown["teams"][key] = {**team, "own": own, "script": team.get("script") if own else None,
-                               "salts": team.get("salts") if own else None}
-    shown["checked"] = [dict(o, ok=commitment.opens(o["hash"], o["salt"], o["value"]))
-                        for o in state.get("opened", [])]
+        shown["teams"][key] = {
+            **team,
+            "own": own,
+            "script": team.get("script") if own else None,
+            "salts": team.get("salts") if own else None,
+        }
+    shown["checked"] = [dict(o, ok=commitment.opens(o["hash"], o["salt"], o["value"])) for o in state.get("opened", [])]
     return shown
 
 
 # What templates/rabbits/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
 TEMPLATE_DATA: dict[str, Any] = {
-    "conflicts": rabbits.CONFLICTS, "actions": rabbits.ACTIONS, "compromises": rabbits.COMPROMISES,
-    "conditions": rabbits.CONDITIONS, "maneuver_effects": rabbits.MANEUVER_EFFECTS, "count": ACTION_COUNT,
-    "disposition_skills": disposition_skills, "disposition_bases": disposition_bases,
-    "skill_options": skill_options, "weapons": weapon_table,
-    "has_halberd": has_halberd, "tiebreak_picks": rabbits.TIEBREAK_PICKS, "weapon_tables": rabbits.WEAPON_TABLES,
+    "conflicts": rabbits.CONFLICTS,
+    "actions": rabbits.ACTIONS,
+    "compromises": rabbits.COMPROMISES,
+    "conditions": rabbits.CONDITIONS,
+    "maneuver_effects": rabbits.MANEUVER_EFFECTS,
+    "count": ACTION_COUNT,
+    "disposition_skills": disposition_skills,
+    "disposition_bases": disposition_bases,
+    "skill_options": skill_options,
+    "weapons": weapon_table,
+    "has_halberd": has_halberd,
+    "tiebreak_picks": rabbits.TIEBREAK_PICKS,
+    "weapon_tables": rabbits.WEAPON_TABLES,
 }

@@ -52,8 +52,15 @@ def tiebreak_ability(state: dict[str, Any], ex: dict[str, Any]) -> str:
 
 
 def _ability_pool(sheet: dict[str, Any], ability: str) -> int:
-    plan = plan_pool(load(sheet), PoolChoices(skill=ability), settings={}, session=None, helper_conditions=[],
-                     actor_is_narrator=True, versus=True)
+    plan = plan_pool(
+        load(sheet),
+        PoolChoices(skill=ability),
+        settings={},
+        session=None,
+        helper_conditions=[],
+        actor_is_narrator=True,
+        versus=True,
+    )
     return plan.pool.dice
 
 
@@ -63,10 +70,13 @@ def _decide(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[st
     tie = ex["tie"]
     tb = tie.get("tiebreak")
     result = rabbits.settle_tie(
-        ex["rolls"][x]["successes"], ex["rolls"][y]["successes"],
+        ex["rolls"][x]["successes"],
+        ex["rolls"][y]["successes"],
         conceded_by=None if tie.get("conceded_by") is None else ("a" if tie["conceded_by"] == x else "b"),
-        traits_done=len(tie["declined"]) >= 2, fate_done=not any(tie["fate"].values()),
-        tiebreak=None if tb is None else (tb[x]["successes"], tb[y]["successes"]))
+        traits_done=len(tie["declined"]) >= 2,
+        fate_done=not any(tie["fate"].values()),
+        tiebreak=None if tb is None else (tb[x]["successes"], tb[y]["successes"]),
+    )
     tie["step"] = result.step
     if result.step == "tiebreak":
         tie["ability"] = tiebreak_ability(state, ex)  # shown on the button
@@ -84,8 +94,11 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     state = step_state(ctx)
     current = state.get("current")
     team = team_of(state, ctx.character_id)
-    tied = [ex for ex in exchanges(current) if (ex.get("tie") or {}).get("step") and team in ex["sides"]] \
-        if current and team and state["phase"] == "resolve" else []
+    tied = (
+        [ex for ex in exchanges(current) if (ex.get("tie") or {}).get("step") and team in ex["sides"]]
+        if current and team and state["phase"] == "resolve"
+        else []
+    )
     if params.front is not None:
         tied = [ex for i, ex in enumerate(exchanges(current or {})) if i == params.front and ex in tied]
     if not tied or team is None:
@@ -93,8 +106,12 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     ex = tied[0]
     tie, roll = ex["tie"], ex["rolls"][team]
     if roll["member"] != ctx.character_id:
-        raise ActionError(_("The tie is for {name}, who rolled the action, to settle.").format(
-            name=ctx.other_names.get(roll["member"], "?")), field="choice")
+        raise ActionError(
+            _("The tie is for {name}, who rolled the action, to settle.").format(
+                name=ctx.other_names.get(roll["member"], "?")
+            ),
+            field="choice",
+        )
     choice = params.choice.strip().lower()
     if choice not in CHOICES:
         raise ActionError(_("Choose what to do with the tie."), field="choice")
@@ -113,27 +130,34 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         earned = rabbits.CHECKS_EARNED["concede_tie"]
         sheet.checks += earned
         tie["conceded_by"] = team
-        line = msg("{team} gives the tie away with the trait {trait} (+{n} checks)", team=t["name"], trait=trait.name,
-                   n=earned)
+        line = msg(
+            "{team} gives the tie away with the trait {trait} (+{n} checks)", team=t["name"], trait=trait.name, n=earned
+        )
     elif step == "trait" and choice == "keep":
         if team in tie["declined"]:
             raise ActionError(_("This side has already kept the tie; waiting for the other side."), field="choice")
         tie["declined"].append(team)
         line = msg("{team} keeps the tie", team=t["name"])
         if len(tie["declined"]) >= 2:
-            tie["fate"] = {key: fate_open(dict(sheets_now[ex["rolls"][key]["member"]]), ex["rolls"][key])
-                           for key in ex["teams"]}
+            tie["fate"] = {
+                key: fate_open(dict(sheets_now[ex["rolls"][key]["member"]]), ex["rolls"][key]) for key in ex["teams"]
+            }
     elif step == "fate" and choice in ("fate", "keep"):
         if not tie["fate"].get(team):
-            raise ActionError(_("This side cannot spend Fate on the tie (no Fate, no 6, or already used)."),
-                              field="choice")
+            raise ActionError(
+                _("This side cannot spend Fate on the tie (no Fate, no 6, or already used)."), field="choice"
+            )
         if choice == "fate":
             old = len(roll["faces"])
             spend_fate(sheet, roll["last"], recorder, field="choice")
             roll["faces"] = list(roll["last"]["faces"])
             roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
-            line = msg("{team}: Fate rerolls the 6s {faces}; successes now: {n}", team=t["name"],
-                       faces=faces_text(roll["faces"][old:]), n=roll["successes"])
+            line = msg(
+                "{team}: Fate rerolls the 6s {faces}; successes now: {n}",
+                team=t["name"],
+                faces=faces_text(roll["faces"][old:]),
+                n=roll["successes"],
+            )
         else:
             line = msg("{team} spends no Fate on the tie", team=t["name"])
         tie["fate"][team] = False
@@ -147,13 +171,19 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
             except ActionError:
                 pool = 0
             faces = rabbits.roll_pool(recorder, pool)
-            rolled[key] = {"member": member, "dice": pool, "faces": list(faces),
-                           "successes": rabbits.successes(faces)}
+            rolled[key] = {"member": member, "dice": pool, "faces": list(faces), "successes": rabbits.successes(faces)}
         tie["tiebreak"] = {**rolled, "ability": ability}
         x, y = ex["teams"]
-        line = msg("tiebreaker on {ability}: {a} {a_faces} {a_n} to {b} {b_faces} {b_n}", ability=ability_word(ability),
-                   a=state["teams"][x]["name"], a_faces=faces_text(rolled[x]["faces"]), a_n=rolled[x]["successes"],
-                   b=state["teams"][y]["name"], b_faces=faces_text(rolled[y]["faces"]), b_n=rolled[y]["successes"])
+        line = msg(
+            "tiebreaker on {ability}: {a} {a_faces} {a_n} to {b} {b_faces} {b_n}",
+            ability=ability_word(ability),
+            a=state["teams"][x]["name"],
+            a_faces=faces_text(rolled[x]["faces"]),
+            a_n=rolled[x]["successes"],
+            b=state["teams"][y]["name"],
+            b_faces=faces_text(rolled[y]["faces"]),
+            b_n=rolled[y]["successes"],
+        )
     else:
         raise ActionError(_("That is not the tie's next step."), field="choice")
     say(state, line)
@@ -166,9 +196,17 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     notes, more, openings = settle_if_ready(state, ctx, sheets) if tie["step"] is None else ([], set(), [])
     changed |= more
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
-    return Resolution(request={"version": params.version, "choice": choice, "trait": params.trait.strip()},
-                      dice=recorder.rolled, summary=join([line, *found, *notes], "; "), sheet=sheets[ctx.character_id],
-                      others=others, outcome={"team": team, "tie": {k: v for k, v in tie.items()},
-                                              "opponent": opponent(ex, team), "openings": openings},
-                      encounter={"state": state, "over": False})
-
+    return Resolution(
+        request={"version": params.version, "choice": choice, "trait": params.trait.strip()},
+        dice=recorder.rolled,
+        summary=join([line, *found, *notes], "; "),
+        sheet=sheets[ctx.character_id],
+        others=others,
+        outcome={
+            "team": team,
+            "tie": dict(tie.items()),
+            "opponent": opponent(ex, team),
+            "openings": openings,
+        },
+        encounter={"state": state, "over": False},
+    )

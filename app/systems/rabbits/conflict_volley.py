@@ -49,13 +49,18 @@ from app.systems.rabbits.versus import _versus_chances
 ACTIONS_PER_VOLLEY = 3
 
 
-
 def _base_pool(sheet: Mapping[str, Any] | None, skill: str) -> int | None:
     if sheet is None or not skill:
         return None
     try:
-        return plan_pool(load(sheet), PoolChoices(skill=skill), settings={"turn": "gm"}, session=None,
-                         helper_conditions=[], actor_is_narrator=True).pool.dice
+        return plan_pool(
+            load(sheet),
+            PoolChoices(skill=skill),
+            settings={"turn": "gm"},
+            session=None,
+            helper_conditions=[],
+            actor_is_narrator=True,
+        ).pool.dice
     except ActionError:
         return None
 
@@ -66,8 +71,13 @@ def exchanges(current: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [current, *current.get("more", [])]
 
 
-def _exchange(state: dict[str, Any], pair: list[str], index: int,
-              sheets: Mapping[int, Mapping[str, Any]], mods: Mapping[str, dict[str, int]]) -> dict[str, Any]:
+def _exchange(
+    state: dict[str, Any],
+    pair: list[str],
+    index: int,
+    sheets: Mapping[int, Mapping[str, Any]],
+    mods: Mapping[str, dict[str, int]],
+) -> dict[str, Any]:
     """Two opposing teams' revealed actions meet: the interaction table, who tests what, at what Ob."""
     x, y = pair
     steps = {key: state["teams"][key]["script"][index] for key in pair}
@@ -78,8 +88,15 @@ def _exchange(state: dict[str, Any], pair: list[str], index: int,
         base = _base_pool(sheets.get(steps[key]["member"]), skills[0] if skills else "")
         dice = None if base is None else max(0, base + mods[key]["impede"] + mods[key]["position"])
         sides[key] = {**steps[key], "tests": tests, "ob": ob, "skills": skills, "mods": dict(mods[key]), "dice": dice}
-    ex = {"teams": [x, y], "kind": plan.kind, "versus": plan.versus, "note": msg(plan.note), "sides": sides,
-          "rolls": {}, "result": None}
+    ex = {
+        "teams": [x, y],
+        "kind": plan.kind,
+        "versus": plan.versus,
+        "note": msg(plan.note),
+        "sides": sides,
+        "rolls": {},
+        "result": None,
+    }
     _chances(ex)
     return ex
 
@@ -95,8 +112,10 @@ def _chances(ex: dict[str, Any]) -> None:
             side["chance"] = {"win": percent(win), "tie": percent(tie)}
         elif not ex["versus"]:
             ob = side["ob"] or 0
-            side["chance"] = {"pass": percent(rabbits.exact_pass_chance(side["dice"], ob)),
-                              "fate": percent(rabbits.exact_pass_chance(side["dice"], ob, with_fate=True))}
+            side["chance"] = {
+                "pass": percent(rabbits.exact_pass_chance(side["dice"], ob)),
+                "fate": percent(rabbits.exact_pass_chance(side["dice"], ob, with_fate=True)),
+            }
 
 
 def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -108,8 +127,13 @@ def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapp
     acting = [key for key in team_keys(state) if in_front(state, key)]
     found = [opening(state, ctx.encounter["id"], index, key) for key in acting]
     # Impede and gain position apply to the team's next action (in each of its fronts).
-    mods = {key: {"impede": -1 if state["teams"][key]["impede"] else 0,
-                  "position": 2 if state["teams"][key]["position"] else 0} for key in acting}
+    mods = {
+        key: {
+            "impede": -1 if state["teams"][key]["impede"] else 0,
+            "position": 2 if state["teams"][key]["position"] else 0,
+        }
+        for key in acting
+    }
     for key in acting:
         state["teams"][key].update(impede=0, position=0)
     found_exchanges = [_exchange(state, pair, index, sheets, mods) for pair in fronts]
@@ -120,15 +144,25 @@ def open_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapp
     state["phase"] = "resolve"
     for ex in exchanges(current):
         (x, y), sides = ex["teams"], ex["sides"]
-        say(state, msg("Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}",
-                       volley=state["volley"], n=index + 1, a=state["teams"][x]["name"],
-                       action_a=action_word(sides[x]["action"]), b=state["teams"][y]["name"],
-                       action_b=action_word(sides[y]["action"]), note=ex["note"]))
+        say(
+            state,
+            msg(
+                "Volley {volley}, action {n}: {a} {action_a}, {b} {action_b} — {note}",
+                volley=state["volley"],
+                n=index + 1,
+                a=state["teams"][x]["name"],
+                action_a=action_word(sides[x]["action"]),
+                b=state["teams"][y]["name"],
+                action_b=action_word(sides[y]["action"]),
+                note=ex["note"],
+            ),
+        )
     return found
 
 
-def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
-            notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+def advance(
+    state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]], notes: list[Summary] | None = None
+) -> list[dict[str, Any]]:
     """After an exchange: the next action, or (after the third, or when no front is left) a new volley to script
     (step 10); a team whose opponent is out faces another (pair_free_teams)."""
     state["index"] += 1
@@ -150,6 +184,7 @@ def advance(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[st
 
 # --- rolling an action ----------------------------------------------------------------------------------------
 
+
 class RollParams(PoolChoices):
     encounter_id: int
     version: int
@@ -169,10 +204,11 @@ def _skill(side: Mapping[str, Any], raw: str) -> str:
     options = side["skills"]
     chosen = raw.strip() or (options[0] if options else "")
     if not chosen:
-        raise ActionError(_("The sheet says \"see description\": name the skill or ability."), field="skill")
+        raise ActionError(_('The sheet says "see description": name the skill or ability.'), field="skill")
     if options and chosen.lower() not in {o.lower() for o in options}:
-        raise ActionError(_("This action tests {skills}.").format(skills=_(" or ").join(_(o) for o in options)),
-                          field="skill")
+        raise ActionError(
+            _("This action tests {skills}.").format(skills=_(" or ").join(_(o) for o in options)), field="skill"
+        )
     return chosen
 
 
@@ -201,8 +237,10 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
     mine = [ex for ex in exchanges(current) if team in ex["sides"]]
     if not mine:
-        raise ActionError(_("{team} has no opponent this volley: it waits.").format(
-            team=render(state["teams"][team]["name"])), field="character_id")
+        raise ActionError(
+            _("{team} has no opponent this volley: it waits.").format(team=render(state["teams"][team]["name"])),
+            field="character_id",
+        )
     # A team facing two opposing teams meets each with the same action and rolls it in each (`front`).
     if params.front is not None:
         if params.front >= len(exchanges(current)) or team not in exchanges(current)[params.front]["sides"]:
@@ -230,10 +268,17 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     choices = params.model_copy(update={"skill": skill, "helpers": helpers})
     # A trait given to the opponent (+2D to them, 2 checks earned; versus tests only — plan_pool says so), and the
     # dice an opponent's trait gave this side (the ordinary versus test's opponent_trait).
-    plan = plan_pool(sheet, choices, settings={**ctx.campaign_settings, "turn": "gm"}, session=ctx.session_number,
-                     helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
-                     helper_names=helper_names(helpers, ctx.other_names),
-                     actor_is_narrator=True, versus=ex["versus"], opponent_trait=bool(side["mods"].get("aided")))
+    plan = plan_pool(
+        sheet,
+        choices,
+        settings={**ctx.campaign_settings, "turn": "gm"},
+        session=ctx.session_number,
+        helper_conditions=helper_conditions(helpers, ctx.others, ctx.other_names),
+        helper_names=helper_names(helpers, ctx.other_names),
+        actor_is_narrator=True,
+        versus=ex["versus"],
+        opponent_trait=bool(side["mods"].get("aided")),
+    )
     weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"], side.get("mode", ""))
     pool, lines = _pool_lines(plan, side, weapon)
     recorder = RecordingDice(dice)
@@ -245,12 +290,28 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     # of them can still follow the roll up, it waits for the roller's choice (conflict_fate.py) before the
     # exchange is settled.
     follow = open_follow_ups(sheet, last)
-    ex["rolls"][team] = {"member": ctx.character_id, "label": plan.label, "dice": pool, "breakdown": lines,
-                              "faces": list(faces), "successes": hits, "weapon": weapon[2],
-                              "weapon_hits": weapon[1], "fate": bool(follow), "open": follow, "last": last}
+    ex["rolls"][team] = {
+        "member": ctx.character_id,
+        "label": plan.label,
+        "dice": pool,
+        "breakdown": lines,
+        "faces": list(faces),
+        "successes": hits,
+        "weapon": weapon[2],
+        "weapon_hits": weapon[1],
+        "fate": bool(follow),
+        "open": follow,
+        "last": last,
+    }
     aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
-    rolled = counts.rolled(team=t["name"], action=action_word(side["action"]), skill=plan.label, pool=pool,
-                     faces=faces_text(list(faces)), n=hits)
+    rolled = counts.rolled(
+        team=t["name"],
+        action=action_word(side["action"]),
+        skill=plan.label,
+        pool=pool,
+        faces=faces_text(list(faces)),
+        n=hits,
+    )
     say(state, rolled)
     assert ctx.character_id is not None
     sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
@@ -258,12 +319,29 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
     line = join([rolled, *([aid] if aid else []), *notes], "; ")
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
-    return Resolution(request={"version": params.version, "skill": skill, "helpers": helpers,
-                               "persona": params.persona, "weapon": weapon[2]},
-                      dice=recorder.rolled, summary=line, sheet=sheets[ctx.character_id], others=others,
-                      outcome={"team": team, "faces": list(faces), "successes": hits, "pool": pool,
-                               "breakdown": lines, "openings": openings, "current": _public(ex)},
-                      encounter={"state": state, "over": False})
+    return Resolution(
+        request={
+            "version": params.version,
+            "skill": skill,
+            "helpers": helpers,
+            "persona": params.persona,
+            "weapon": weapon[2],
+        },
+        dice=recorder.rolled,
+        summary=line,
+        sheet=sheets[ctx.character_id],
+        others=others,
+        outcome={
+            "team": team,
+            "faces": list(faces),
+            "successes": hits,
+            "pool": pool,
+            "breakdown": lines,
+            "openings": openings,
+            "current": _public(ex),
+        },
+        encounter={"state": state, "over": False},
+    )
 
 
 def _aid_opponent(state: dict[str, Any], ex: dict[str, Any], team: str, trait: str, dice: Dice) -> Summary:
@@ -289,8 +367,11 @@ def _aid_opponent(state: dict[str, Any], ex: dict[str, Any], team: str, trait: s
     return say(state, counts.aided(faces=faces_text(list(added)), n=roll["successes"], **names))
 
 
-def settle_if_ready(state: dict[str, Any], ctx: Context, sheets: dict[int, dict[str, Any]],
-                    ) -> tuple[list[Summary], set[int], list[dict[str, Any]]]:
+def settle_if_ready(
+    state: dict[str, Any],
+    ctx: Context,
+    sheets: dict[int, dict[str, Any]],
+) -> tuple[list[Summary], set[int], list[dict[str, Any]]]:
     """Each exchange whose testing sides have all rolled (and chosen about Fate and the wises) is settled; once
     every exchange of the action is, the next step."""
     current = state["current"]
@@ -315,8 +396,9 @@ def _public(current: Mapping[str, Any]) -> dict[str, Any]:
     return {"kind": current["kind"], "result": current.get("result")}
 
 
-def after_exchange(state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]],
-                   notes: list[Summary] | None = None) -> list[dict[str, Any]]:
+def after_exchange(
+    state: dict[str, Any], ctx: Context, sheets: Mapping[int, Mapping[str, Any]], notes: list[Summary] | None = None
+) -> list[dict[str, Any]]:
     """Step 8's stop: a side at 0 ends the conflict; a team at 0 ends its front (its unplayed actions, and those
     of an opponent left alone, are opened); else the maneuvers are spent, or the next action comes."""
     assert ctx.encounter is not None

@@ -52,8 +52,13 @@ def weapon_mods(state: Mapping[str, Any], name: str, action: str, against: str, 
             raise ActionError(_("This kind of conflict uses no weapons (ruling 10)."), field="weapon")
         raise ActionError(_("Choose a weapon from the table (weapons are a campaign setting)."), field="weapon")
     if row[0] == rabbits.HALBERD and not mode:
-        raise ActionError(_("This action was scripted without a Halberd mode (axe or spear): the mode is chosen "
-                            "with the scripted action (ruling 11)."), field="weapon")
+        raise ActionError(
+            _(
+                "This action was scripted without a Halberd mode (axe or spear): the mode is chosen "
+                "with the scripted action (ruling 11)."
+            ),
+            field="weapon",
+        )
     try:
         dice, hits = rabbits.weapon_modifier(row, action, against, mode if row[0] == rabbits.HALBERD else "")
     except RabbitRuleError as exc:

@@ -70,8 +70,10 @@ class Settings(BaseModel):
 def _latest(sheet: RabbitSheet, seq: int) -> dict[str, Any]:
     last = sheet.last_test
     if not last or last.get("seq") != seq:
-        raise ActionError(_("Entry #{seq} is not this rabbit's latest roll: only the latest can be followed up.")
-                          .format(seq=seq), field="entry_seq")
+        raise ActionError(
+            _("Entry #{seq} is not this rabbit's latest roll: only the latest can be followed up.").format(seq=seq),
+            field="entry_seq",
+        )
     return last
 
 
@@ -85,13 +87,18 @@ def _other_side(last: dict[str, Any], params: FollowUp, ctx: Context) -> tuple[i
     other = load(ctx.others[their_id])
     mirror = other.last_test
     if not mirror or mirror.get("seq") != last["seq"]:
-        raise ActionError(_("{opponent} has rolled since: this versus test is settled.")
-                          .format(opponent=ctx.other_names[their_id]), field="entry_seq")
+        raise ActionError(
+            _("{opponent} has rolled since: this versus test is settled.").format(opponent=ctx.other_names[their_id]),
+            field="entry_seq",
+        )
     return their_id, other, mirror
 
 
-def _rejudge(sheet: RabbitSheet, last: dict[str, Any], side: tuple[int, RabbitSheet, dict[str, Any]] | None,
-             ) -> tuple[list[Text], dict[int, dict[str, Any]]]:
+def _rejudge(
+    sheet: RabbitSheet,
+    last: dict[str, Any],
+    side: tuple[int, RabbitSheet, dict[str, Any]] | None,
+) -> tuple[list[Text], dict[int, dict[str, Any]]]:
     """Read the roll again on both sheets and re-apply its result; returns notes and the other sheet."""
     if last["kind"] == "versus":
         judge(last)
@@ -113,7 +120,9 @@ def _rejudge(sheet: RabbitSheet, last: dict[str, Any], side: tuple[int, RabbitSh
         if last.get("tiebreak"):
             mirror["tiebreak"] = {**last["tiebreak"], "won": not last["tiebreak"]["won"]}
         judge(mirror)
-        notes += [msg("{name}: {note}", name=last["opponent"]["name"], note=note) for note in outcome.apply(other, mirror)]
+        notes += [
+            msg("{name}: {note}", name=last["opponent"]["name"], note=note) for note in outcome.apply(other, mirror)
+        ]
         other.last_test = mirror
         others[their_id] = dump(other)
     return notes, others
@@ -124,13 +133,17 @@ def _verdict(last: dict[str, Any]) -> Text:
         ours, theirs = last["successes"], last["opponent"]["successes"]
         if last["passed"] is None:
             return msg("{ours} to {theirs}: still a tie", ours=ours, theirs=theirs)
-        return msg(N_("{ours} to {theirs}: won") if last["passed"] else N_("{ours} to {theirs}: lost"),
-                   ours=ours, theirs=theirs)
+        return msg(
+            N_("{ours} to {theirs}: won") if last["passed"] else N_("{ours} to {theirs}: lost"),
+            ours=ours,
+            theirs=theirs,
+        )
     return result_words(last)
 
 
-def _follow(sheet_data: dict[str, Any], params: FollowUp, ctx: Context,
-            change: Callable[[RabbitSheet, dict[str, Any]], Text]) -> Resolution:
+def _follow(
+    sheet_data: dict[str, Any], params: FollowUp, ctx: Context, change: Callable[[RabbitSheet, dict[str, Any]], Text]
+) -> Resolution:
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     last = _latest(sheet, params.entry_seq)
@@ -138,17 +151,34 @@ def _follow(sheet_data: dict[str, Any], params: FollowUp, ctx: Context,
     before = list(last["faces"])
     words = change(sheet, last)
     notes, others = _rejudge(sheet, last, side)
-    summary = join([msg("{change} on #{seq}: {verdict}", change=words, seq=params.entry_seq, verdict=_verdict(last)),
-                    *notes], "; ")
+    summary = join(
+        [msg("{change} on #{seq}: {verdict}", change=words, seq=params.entry_seq, verdict=_verdict(last)), *notes], "; "
+    )
     return Resolution(
-        request=params.model_dump(), dice=[], sheet=dump(sheet), others=others, summary=summary,
-        outcome={"before": before, "faces": list(last["faces"]), "successes": last["successes"],
-                 "passed": last["passed"], "effects": notes})
+        request=params.model_dump(),
+        dice=[],
+        sheet=dump(sheet),
+        others=others,
+        summary=summary,
+        outcome={
+            "before": before,
+            "faces": list(last["faces"]),
+            "successes": last["successes"],
+            "passed": last["passed"],
+            "effects": notes,
+        },
+    )
 
 
 def _with_dice(resolution: Resolution, recorder: RecordingDice) -> Resolution:
-    return Resolution(request=resolution.request, dice=recorder.rolled, outcome=resolution.outcome,
-                      summary=resolution.summary, sheet=resolution.sheet, others=resolution.others)
+    return Resolution(
+        request=resolution.request,
+        dice=recorder.rolled,
+        outcome=resolution.outcome,
+        summary=resolution.summary,
+        sheet=resolution.sheet,
+        others=resolution.others,
+    )
 
 
 # --- Fate and the wises ---------------------------------------------------------------------------------
@@ -174,8 +204,7 @@ def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str 
 def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
     recorder = RecordingDice(dice)
-    return _with_dice(_follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, recorder)),
-                      recorder)
+    return _with_dice(_follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, recorder)), recorder)
 
 
 def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, field: str) -> str:
@@ -192,15 +221,26 @@ def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, f
 POOL_WORDS = {"fate": N_("Fate"), "persona": N_("Persona")}
 # The two wise rerolls (parent game): what each costs ("fate" or "persona", 1 point), its flag on the roll, its dice.
 WISE_REROLLS: dict[str, dict[str, Any]] = {
-    "deeper": {"name": N_("Deeper understanding"), "flag": "deeper_used", "pool": "fate",
-               "reroll": rabbits.deeper_understanding, "what": N_("a failed die")},
-    "of_course": {"name": N_("Of course!"), "flag": "of_course_used", "pool": "persona",
-                  "reroll": rabbits.of_course, "what": N_("the failed dice")},
+    "deeper": {
+        "name": N_("Deeper understanding"),
+        "flag": "deeper_used",
+        "pool": "fate",
+        "reroll": rabbits.deeper_understanding,
+        "what": N_("a failed die"),
+    },
+    "of_course": {
+        "name": N_("Of course!"),
+        "flag": "of_course_used",
+        "pool": "persona",
+        "reroll": rabbits.of_course,
+        "what": N_("the failed dice"),
+    },
 }
 
 
-def wise_reroll(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str, wise_name: str,
-                field: str = "entry_seq") -> Text:
+def wise_reroll(
+    sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str, wise_name: str, field: str = "entry_seq"
+) -> Text:
     """Deeper understanding or Of course!: the pool pays 1 point, an unused wise backs it, once per roll. Changes
     `last` and the sheet; also used after a conflict roll (conflict_fate.py)."""
     how = WISE_REROLLS[kind]
@@ -209,15 +249,23 @@ def wise_reroll(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str,
         raise ActionError(_("{name} has already been used on this roll.").format(name=_(name)), field=field)
     wise = _wise_for_reroll(sheet, last, wise_name, field)
     if getattr(sheet, pool) < 1:
-        raise ActionError(_("{name} costs 1 {pool}; this rabbit has none.")
-                          .format(name=_(name), pool=_(POOL_WORDS[pool])), field="wise")
+        raise ActionError(
+            _("{name} costs 1 {pool}; this rabbit has none.").format(name=_(name), pool=_(POOL_WORDS[pool])),
+            field="wise",
+        )
     last["faces"] = list(how["reroll"](dice, last["faces"]))
     last[flag] = True
     last["wises_used"].append(wise)
     setattr(sheet, pool, getattr(sheet, pool) - 1)
     setattr(sheet, f"{pool}_spent", getattr(sheet, f"{pool}_spent") + 1)
-    return msg("{name} ({wise}, 1 {pool}): rerolled {what} {faces}", name=msg(name), wise=wise,
-               pool=msg(POOL_WORDS[pool]), what=msg(how["what"]), faces=faces_text(last["faces"]))
+    return msg(
+        "{name} ({wise}, 1 {pool}): rerolled {what} {faces}",
+        name=msg(name),
+        wise=wise,
+        pool=msg(POOL_WORDS[pool]),
+        what=msg(how["what"]),
+        faces=faces_text(last["faces"]),
+    )
 
 
 def open_follow_ups(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
@@ -228,15 +276,18 @@ def open_follow_ups(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
         found.append("fate")
     wise_left = any(w not in last["wises_used"] for w in sheet.wises)
     if wise_left and any(face < 4 for face in last["faces"]):
-        found += [kind for kind, how in WISE_REROLLS.items()
-                  if not last[how["flag"]] and getattr(sheet, how["pool"]) >= 1]
+        found += [
+            kind for kind, how in WISE_REROLLS.items() if not last[how["flag"]] and getattr(sheet, how["pool"]) >= 1
+        ]
     return found
 
 
 def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, kind: str) -> Resolution:
     recorder = RecordingDice(dice)
-    return _with_dice(_follow(sheet_data, params, ctx,
-                              lambda sheet, last: wise_reroll(sheet, last, recorder, kind, params.wise)), recorder)
+    return _with_dice(
+        _follow(sheet_data, params, ctx, lambda sheet, last: wise_reroll(sheet, last, recorder, kind, params.wise)),
+        recorder,
+    )
 
 
 def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
@@ -286,11 +337,14 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         allowed = rabbits.tiebreak_ability(last["tiebreak_kind"])
         if not allowed:
             raise ActionError(_("A Nature tie has no tiebreaker: the narrator rules."), field="ability")
-        ability = (params.ability.strip().lower() or allowed[0])
+        ability = params.ability.strip().lower() or allowed[0]
         if ability not in allowed:
-            raise ActionError(_("This tie is broken with {abilities}.")
-                              .format(abilities=_(" or ").join(render(ability_word(a)) for a in allowed)),
-                              field="ability")
+            raise ActionError(
+                _("This tie is broken with {abilities}.").format(
+                    abilities=_(" or ").join(render(ability_word(a)) for a in allowed)
+                ),
+                field="ability",
+            )
         ours = _ability_pool(sheet, ability, "ability")
         their_id = last["opponent"]["character_id"]
         if their_id is not None:
@@ -302,22 +356,43 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         result = rabbits.judge_versus(a, b)
         last["tiebreak_kind"] = ability
         if result.winner is None:
-            return msg("tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}, tied again",
-                       ability=ability_word(ability), ours=faces_text(list(a)), our_successes=result.a_successes,
-                       theirs=faces_text(list(b)), their_successes=result.b_successes)
-        last["tiebreak"] = {"ability": ability, "faces": list(a), "opponent_faces": list(b),
-                            "won": result.winner == "a"}
-        return msg("tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}",
-                   ability=ability_word(ability), ours=faces_text(list(a)), our_successes=result.a_successes,
-                   theirs=faces_text(list(b)), their_successes=result.b_successes)
+            return msg(
+                "tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}, tied again",
+                ability=ability_word(ability),
+                ours=faces_text(list(a)),
+                our_successes=result.a_successes,
+                theirs=faces_text(list(b)),
+                their_successes=result.b_successes,
+            )
+        last["tiebreak"] = {
+            "ability": ability,
+            "faces": list(a),
+            "opponent_faces": list(b),
+            "won": result.winner == "a",
+        }
+        return msg(
+            "tiebreaker on {ability}: {ours} {our_successes} to {theirs} {their_successes}",
+            ability=ability_word(ability),
+            ours=faces_text(list(a)),
+            our_successes=result.a_successes,
+            theirs=faces_text(list(b)),
+            their_successes=result.b_successes,
+        )
 
     return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
 
 
 def _ability_pool(sheet: RabbitSheet, ability: str, field: str) -> int:
     try:
-        plan = plan_pool(sheet, PoolChoices(skill=ability), settings={}, session=None, helper_conditions=[],
-                         actor_is_narrator=True, versus=True)
+        plan = plan_pool(
+            sheet,
+            PoolChoices(skill=ability),
+            settings={},
+            session=None,
+            helper_conditions=[],
+            actor_is_narrator=True,
+            versus=True,
+        )
     except ActionError as exc:
         raise ActionError(rule_message(exc), field=field) from exc
     return plan.pool.dice
@@ -340,8 +415,10 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
         if key not in rabbits.CONDITIONS:
             raise ActionError(_("Choose one of the five conditions."), field="condition")
         if key in sheet.conditions:
-            raise ActionError(_("The rabbit is already {key}: choose another condition.")
-                              .format(key=render(condition_word(key))), field="condition")
+            raise ActionError(
+                _("The rabbit is already {key}: choose another condition.").format(key=render(condition_word(key))),
+                field="condition",
+            )
         sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, key}]
         last["consequence"] = msg("condition: {condition}", condition=condition_word(key))
         words = msg("{condition} after the failure of #{seq}", condition=condition_word(key), seq=params.entry_seq)
@@ -354,8 +431,13 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
     else:
         raise ActionError(_("Choose a twist or a condition."), field="choice")
     sheet.last_test = last
-    return Resolution(request=params.model_dump(), dice=[], outcome={"consequence": last["consequence"]},
-                      summary=words, sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"consequence": last["consequence"]},
+        summary=words,
+        sheet=dump(sheet),
+    )
 
 
 def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice, ctx: Context) -> Resolution:
@@ -365,8 +447,13 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
     if key not in sheet.conditions:
         raise ActionError(_("The rabbit does not have that condition."), field="condition")
     sheet.conditions = [c for c in sheet.conditions if c != key]
-    return Resolution(request=params.model_dump(), dice=[], outcome={"cleared": key},
-                      summary=msg("is no longer {condition}", condition=condition_word(key)), sheet=dump(sheet))
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome={"cleared": key},
+        summary=msg("is no longer {condition}", condition=condition_word(key)),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Context) -> Resolution:
@@ -378,11 +465,18 @@ def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Co
     sheet.fate += params.fate
     sheet.persona += params.persona
     sheet.checks += params.checks
-    parts = [*([msg("{n} Fate", n=params.fate)] if params.fate else []),
-             *([msg("{n} Persona", n=params.persona)] if params.persona else []),
-             *([counts.checks(n=params.checks)] if params.checks else [])]
-    return Resolution(request=params.model_dump(), dice=[], outcome=params.model_dump(),
-                      summary=msg("was awarded {what}", what=join(parts)), sheet=dump(sheet))
+    parts = [
+        *([msg("{n} Fate", n=params.fate)] if params.fate else []),
+        *([msg("{n} Persona", n=params.persona)] if params.persona else []),
+        *([counts.checks(n=params.checks)] if params.checks else []),
+    ]
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome=params.model_dump(),
+        summary=msg("was awarded {what}", what=join(parts)),
+        sheet=dump(sheet),
+    )
 
 
 def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, ctx: Context) -> Resolution:
@@ -392,9 +486,21 @@ def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, c
         raise ActionError(_("The turn is the narrator's or the players'."), field="turn")
     chosen = {"starting_fate": params.starting_fate, "starting_persona": params.starting_persona, "turn": turn}
     before = settings_of(ctx.campaign_settings)
-    head = (msg("Rabbits: {turn}", turn=msg("the players' turn") if turn == "players" else msg("the narrator's turn"))
-            if before["turn"] != turn else msg("Rabbits settings"))
-    summary = msg("{head}; new rabbits start with {fate} Fate and {persona} Persona", head=head,
-                  fate=params.starting_fate, persona=params.starting_persona)
-    return Resolution(request=params.model_dump(), dice=[], outcome=chosen, summary=summary,
-                      settings={**dict(ctx.campaign_settings), **chosen})
+    head = (
+        msg("Rabbits: {turn}", turn=msg("the players' turn") if turn == "players" else msg("the narrator's turn"))
+        if before["turn"] != turn
+        else msg("Rabbits settings")
+    )
+    summary = msg(
+        "{head}; new rabbits start with {fate} Fate and {persona} Persona",
+        head=head,
+        fate=params.starting_fate,
+        persona=params.starting_persona,
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=[],
+        outcome=chosen,
+        summary=summary,
+        settings={**dict(ctx.campaign_settings), **chosen},
+    )

@@ -45,15 +45,30 @@ def faces_text(faces: list[int]) -> str:
     return "[" + " ".join(str(face) for face in faces) + "]"
 
 
-def record(sheet: RabbitSheet, plan: Plan, ctx: Context, faces: tuple[int, ...], ob: int | None,
-           **extra: Any) -> dict[str, Any]:
+def record(
+    sheet: RabbitSheet, plan: Plan, ctx: Context, faces: tuple[int, ...], ob: int | None, **extra: Any
+) -> dict[str, Any]:
     """The sheet's memory of this roll, for the follow-ups."""
     return {
-        "seq": ctx.seq, "kind": "test", "label": plan.label, "rolled": plan.rolled, "tally": list(plan.tally),
-        "tiebreak_kind": plan.tiebreak_kind, "faces": list(faces), "ob": ob, "dice": plan.pool.dice,
-        "breakdown": breakdown(plan), "nature_used": plan.nature_used, "within_nature": plan.within_nature,
-        "fate_used": False, "deeper_used": False, "of_course_used": False, "wises_used": [],
-        "before": outcome.snapshot(sheet, plan.tally), "consequence": None, **extra,
+        "seq": ctx.seq,
+        "kind": "test",
+        "label": plan.label,
+        "rolled": plan.rolled,
+        "tally": list(plan.tally),
+        "tiebreak_kind": plan.tiebreak_kind,
+        "faces": list(faces),
+        "ob": ob,
+        "dice": plan.pool.dice,
+        "breakdown": breakdown(plan),
+        "nature_used": plan.nature_used,
+        "within_nature": plan.within_nature,
+        "fate_used": False,
+        "deeper_used": False,
+        "of_course_used": False,
+        "wises_used": [],
+        "before": outcome.snapshot(sheet, plan.tally),
+        "consequence": None,
+        **extra,
     }
 
 
@@ -65,15 +80,25 @@ def judge_independent(last: dict[str, Any]) -> rabbits.IndependentResult:
 
 def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context, **kw: Any) -> Plan:
     conditions = helper_conditions(params.helpers, ctx.others, ctx.other_names, kw.pop("exclude", None))
-    return plan_pool(sheet, params, settings=ctx.campaign_settings, session=ctx.session_number,
-                     helper_conditions=conditions, helper_names=helper_names(params.helpers, ctx.other_names),
-                     actor_is_narrator=ctx.actor_is_narrator, **kw)
+    return plan_pool(
+        sheet,
+        params,
+        settings=ctx.campaign_settings,
+        session=ctx.session_number,
+        helper_conditions=conditions,
+        helper_names=helper_names(params.helpers, ctx.other_names),
+        actor_is_narrator=ctx.actor_is_narrator,
+        **kw,
+    )
 
 
 def result_words(last: dict[str, Any]) -> Text:
     """An independent test's result in words: "3 vs Ob 2: passed"."""
-    return msg(N_("{successes} vs Ob {ob}: passed") if last["passed"] else N_("{successes} vs Ob {ob}: failed"),
-               successes=last["successes"], ob=last["ob"])
+    return msg(
+        N_("{successes} vs Ob {ob}: passed") if last["passed"] else N_("{successes} vs Ob {ob}: failed"),
+        successes=last["successes"],
+        ob=last["ob"],
+    )
 
 
 def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx: Context) -> Resolution:
@@ -88,14 +113,31 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     spend(sheet, plan, ctx.session_number)
     notes = outcome.apply(sheet, last)
     sheet.last_test = last
-    summary = msg("tested {label} ({dice}D) {faces} {result}", label=plan.label, dice=plan.pool.dice,
-                  faces=faces_text(list(faces)), result=result_words(last))
+    summary = msg(
+        "tested {label} ({dice}D) {faces} {result}",
+        label=plan.label,
+        dice=plan.pool.dice,
+        faces=faces_text(list(faces)),
+        result=result_words(last),
+    )
     return Resolution(
-        request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
-        outcome={"faces": list(faces), "successes": last["successes"], "ob": params.ob, "passed": last["passed"],
-                 "margin": last["margin"], "pool": plan.pool.dice, "breakdown": last["breakdown"],
-                 "checks_spent": plan.checks_spent, "checks_earned": plan.pool.checks_earned, "effects": notes},
-        summary=join([summary, *notes], "; "))
+        request=params.model_dump(),
+        dice=recorder.rolled,
+        sheet=dump(sheet),
+        outcome={
+            "faces": list(faces),
+            "successes": last["successes"],
+            "ob": params.ob,
+            "passed": last["passed"],
+            "margin": last["margin"],
+            "pool": plan.pool.dice,
+            "breakdown": last["breakdown"],
+            "checks_spent": plan.checks_spent,
+            "checks_earned": plan.pool.checks_earned,
+            "effects": notes,
+        },
+        summary=join([summary, *notes], "; "),
+    )
 
 
 def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dice, ctx: Context) -> Resolution:
@@ -108,12 +150,17 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field="condition") from exc
     if test.condition not in sheet.conditions:
-        raise ActionError(_("This rabbit is not {condition}.")
-                          .format(condition=render(condition_word(test.condition))), field="condition")
+        raise ActionError(
+            _("This rabbit is not {condition}.").format(condition=render(condition_word(test.condition))),
+            field="condition",
+        )
     if test.ability is None or test.ob is None:
-        raise ActionError(_("{condition} {note}: the narrator lifts it.")
-                          .format(condition=render(condition_word(test.condition)), note=_(test.note)),
-                          field="condition")
+        raise ActionError(
+            _("{condition} {note}: the narrator lifts it.").format(
+                condition=render(condition_word(test.condition)), note=_(test.note)
+            ),
+            field="condition",
+        )
     turn = settings_of(ctx.campaign_settings)["turn"]
     extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
     choices = params.model_copy(update={"skill": test.ability})
@@ -128,15 +175,30 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
         sheet.conditions = [c for c in sheet.conditions if c != test.condition]
         notes.append(msg("no longer {condition}", condition=condition_word(test.condition)))
     sheet.last_test = last
-    summary = msg("tried to recover from {condition}: {label} ({dice}D) {faces} {result}",
-                  condition=condition_word(test.condition), label=plan.label, dice=plan.pool.dice,
-                  faces=faces_text(list(faces)), result=result_words(last))
+    summary = msg(
+        "tried to recover from {condition}: {label} ({dice}D) {faces} {result}",
+        condition=condition_word(test.condition),
+        label=plan.label,
+        dice=plan.pool.dice,
+        faces=faces_text(list(faces)),
+        result=result_words(last),
+    )
     return Resolution(
-        request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet),
-        outcome={"faces": list(faces), "successes": last["successes"], "ob": test.ob, "passed": last["passed"],
-                 "condition": test.condition, "breakdown": last["breakdown"], "checks_spent": plan.checks_spent,
-                 "effects": notes},
-        summary=join([summary, *notes], "; "))
+        request=params.model_dump(),
+        dice=recorder.rolled,
+        sheet=dump(sheet),
+        outcome={
+            "faces": list(faces),
+            "successes": last["successes"],
+            "ob": test.ob,
+            "passed": last["passed"],
+            "condition": test.condition,
+            "breakdown": last["breakdown"],
+            "checks_spent": plan.checks_spent,
+            "effects": notes,
+        },
+        summary=join([summary, *notes], "; "),
+    )
 
 
 def _percent(chance: float) -> str:
@@ -147,18 +209,35 @@ def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mappin
     sheet = load(sheet_data)
     start_rewards(sheet, settings)
     # The odds page cannot see the helpers' sheets: each counts +1D here; the roll itself checks them.
-    return plan_pool(sheet, params, settings=settings, session=None, helper_conditions=[[] for _ in params.helpers],
-                     actor_is_narrator=False, **kw)
+    return plan_pool(
+        sheet,
+        params,
+        settings=settings,
+        session=None,
+        helper_conditions=[[] for _ in params.helpers],
+        actor_is_narrator=False,
+        **kw,
+    )
 
 
 def pass_odds(plan: Plan, ob: int) -> Odds:
     plain = float(rabbits.exact_pass_chance(plan.pool.dice, ob))
     fate = float(rabbits.exact_pass_chance(plan.pool.dice, ob, with_fate=True))
     lines = breakdown_text(breakdown(plan))
-    return Odds(chance=plain, text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
-                    dice=plan.pool.dice, ob=ob, plain=_percent(plain), fate=_percent(fate)),
-                details={"label": _("Pool and chance:"), "pool": plan.pool.dice, "breakdown": lines,
-                         "with_fate": fate, "checks": plan.checks_spent, "persona": plan.pool.persona_spent})
+    return Odds(
+        chance=plain,
+        text=_("{dice}D vs Ob {ob}: {plain} to pass, {fate} with Fate").format(
+            dice=plan.pool.dice, ob=ob, plain=_percent(plain), fate=_percent(fate)
+        ),
+        details={
+            "label": _("Pool and chance:"),
+            "pool": plan.pool.dice,
+            "breakdown": lines,
+            "with_fate": fate,
+            "checks": plan.checks_spent,
+            "persona": plan.pool.persona_spent,
+        },
+    )
 
 
 def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> Odds:
@@ -168,8 +247,9 @@ def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> O
 def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context) -> Odds:
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
-        raise ActionError(_("{condition} {note}.")
-                          .format(condition=render(condition_word(test.condition)), note=_(test.note)),
-                          field="condition")
+        raise ActionError(
+            _("{condition} {note}.").format(condition=render(condition_word(test.condition)), note=_(test.note)),
+            field="condition",
+        )
     plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)

@@ -75,7 +75,9 @@ def tested(sheet: RabbitSheet, raw: str) -> tuple[str, str]:
     return "skill", name
 
 
-def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tuple[str, int, Any, tuple[str, str], bool]:
+def _base(
+    sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str
+) -> tuple[str, int, Any, tuple[str, str], bool]:
     """(rolled, rating, label, tally, beginner's luck)."""
     nature = sheet.abilities["nature"].rating
     if choices.nature_instead:
@@ -92,16 +94,18 @@ def _base(sheet: RabbitSheet, choices: PoolChoices, kind: str, name: str) -> tup
     return ability, sheet.abilities[ability].rating, label, ("learning", name), True
 
 
-def _trait(sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str,
-           session: int | None) -> tuple[str | None, str | None, bool]:
+def _trait(
+    sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str, session: int | None
+) -> tuple[str | None, str | None, bool]:
     """(trait name, pool_for trait key, whether it is the free once-per-session use)."""
     if not choices.trait.strip():
         return None, None, False
     trait = find_trait(sheet, choices.trait)
     use = choices.trait_use.strip().lower() or "helps"
     if use not in TRAIT_CHOICES:
-        raise ActionError(_("Choose how the trait works: it helps, it hinders you, or it helps the opponent."),
-                          field="trait_use")
+        raise ActionError(
+            _("Choose how the trait works: it helps, it hinders you, or it helps the opponent."), field="trait_use"
+        )
     if use == "aids_opponent" and not versus:
         raise ActionError(_("A trait can give the opponent +2D only in a versus test."), field="trait_use")
     if use != "helps" and turn == "players":
@@ -111,9 +115,19 @@ def _trait(sheet: RabbitSheet, choices: PoolChoices, versus: bool, turn: str,
     return trait.name, use, use == "helps"
 
 
-def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str, Any], session: int | None,
-              helper_conditions: Sequence[Sequence[str]], actor_is_narrator: bool, versus: bool = False,
-              opponent_trait: bool = False, extra_checks: int = 0, helper_names: Sequence[str] = ()) -> Plan:
+def plan_pool(
+    sheet: RabbitSheet,
+    choices: PoolChoices,
+    *,
+    settings: Mapping[str, Any],
+    session: int | None,
+    helper_conditions: Sequence[Sequence[str]],
+    actor_is_narrator: bool,
+    versus: bool = False,
+    opponent_trait: bool = False,
+    extra_checks: int = 0,
+    helper_names: Sequence[str] = (),
+) -> Plan:
     """Check the choices against the sheet, and build the pool (the breakdown the dialog shows)."""
     if sheet.retired:
         raise ActionError(_("This rabbit has retired: its Nature reached 0 (ruling 2)."), field="skill")
@@ -123,33 +137,64 @@ def plan_pool(sheet: RabbitSheet, choices: PoolChoices, *, settings: Mapping[str
     if descriptor and descriptor not in rabbits.NATURE_DESCRIPTORS:
         raise ActionError(_("A rabbit's nature is to flee, hide, dig or breed."), field="descriptor")
     if choices.tap_nature and name in rabbits.NO_NATURE_TAP:
-        raise ActionError(_("Nature can never be tapped for {name}.").format(name=render(ability_word(name))),
-                          field="tap_nature")
+        raise ActionError(
+            _("Nature can never be tapped for {name}.").format(name=render(ability_word(name))), field="tap_nature"
+        )
     rolled, rating, label, tally, luck = _base(sheet, choices, kind, name)
     wise = find_wise(sheet, choices.wise) if choices.wise.strip() else None
     trait, use, free = _trait(sheet, choices, versus, turn, session)
     try:
         pool = rabbits.pool_for(
-            rolled, rating, label=render(label, "en"), beginners_luck=luck, helpers=[list(c) for c in helper_conditions],
+            rolled,
+            rating,
+            label=render(label, "en"),
+            beginners_luck=luck,
+            helpers=[list(c) for c in helper_conditions],
             helper_names=list(helper_names),
-            wise=wise is not None, trait=use, opponent_trait=opponent_trait, versus=versus,
-            persona=choices.persona, tap_nature=choices.tap_nature, nature=sheet.abilities["nature"].rating,
-            conditions=sheet.conditions)
+            wise=wise is not None,
+            trait=use,
+            opponent_trait=opponent_trait,
+            versus=versus,
+            persona=choices.persona,
+            tap_nature=choices.tap_nature,
+            nature=sheet.abilities["nature"].rating,
+            conditions=sheet.conditions,
+        )
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field=_FIELDS.get(exc.field, exc.field)) from exc
     if pool.persona_spent > sheet.persona:
-        raise ActionError(_("That takes {persona_spent} Persona; this rabbit has {persona}.")
-                          .format(persona_spent=pool.persona_spent, persona=sheet.persona), field="persona")
+        raise ActionError(
+            _("That takes {persona_spent} Persona; this rabbit has {persona}.").format(
+                persona_spent=pool.persona_spent, persona=sheet.persona
+            ),
+            field="persona",
+        )
     checks = pool.checks_spent + extra_checks
     if turn == "players" and not actor_is_narrator:
         checks += rabbits.CHECKS_SPENT["extra_test"]
     if checks > sheet.checks:
-        raise ActionError(ngettext("That needs {checks} check; this rabbit has {has}.",
-                                   "That needs {checks} checks; this rabbit has {has}.", checks)
-                          .format(checks=checks, has=sheet.checks), field="checks")
+        raise ActionError(
+            ngettext(
+                "That needs {checks} check; this rabbit has {has}.",
+                "That needs {checks} checks; this rabbit has {has}.",
+                checks,
+            ).format(checks=checks, has=sheet.checks),
+            field="checks",
+        )
     nature_used = rolled == "nature" or choices.tap_nature
-    return Plan(pool, label, rolled, tally, nature_used, bool(descriptor), trait, use, free, checks,
-                "skill" if tally[0] in ("skill", "learning") and rolled != "nature" else rolled)
+    return Plan(
+        pool,
+        label,
+        rolled,
+        tally,
+        nature_used,
+        bool(descriptor),
+        trait,
+        use,
+        free,
+        checks,
+        "skill" if tally[0] in ("skill", "learning") and rolled != "nature" else rolled,
+    )
 
 
 def line_text(label: Any) -> Any:
@@ -167,12 +212,18 @@ def breakdown(plan: Plan) -> list[list[Any]]:
 
 def breakdown_text(lines: Sequence[Sequence[Any]]) -> str:
     """The breakdown in the reader's language, for the odds line: "Scout 3; Help +1; Wise +1"."""
-    return "; ".join(f"{render(line)} {dice:+d}" if i else f"{render(line)} {dice}"
-                     for i, (line, dice) in enumerate(lines))
+    return "; ".join(
+        f"{render(line)} {dice:+d}" if i else f"{render(line)} {dice}" for i, (line, dice) in enumerate(lines)
+    )
 
 
-_FIELDS = {"rating": "skill", "rolled": "skill", "nature": "nature_instead", "helpers": "helpers",
-           "opponent_trait": "trait_use"}
+_FIELDS = {
+    "rating": "skill",
+    "rolled": "skill",
+    "nature": "nature_instead",
+    "helpers": "helpers",
+    "opponent_trait": "trait_use",
+}
 
 
 def spend(sheet: RabbitSheet, plan: Plan, session: int | None) -> None:
@@ -194,8 +245,12 @@ def helper_names(helpers: Sequence[int], names: Mapping[int, str]) -> list[str]:
     return [names.get(helper, "?") for helper in dict.fromkeys(helpers)]
 
 
-def helper_conditions(helpers: Sequence[int], others: Mapping[int, Mapping[str, Any]],
-                      names: Mapping[int, str], exclude: int | None = None) -> list[list[str]]:
+def helper_conditions(
+    helpers: Sequence[int],
+    others: Mapping[int, Mapping[str, Any]],
+    names: Mapping[int, str],
+    exclude: int | None = None,
+) -> list[list[str]]:
     """Each helper's conditions; ruling 3 (Afraid cannot help), and retired rabbits help no one."""
     out: list[list[str]] = []
     for helper in dict.fromkeys(helpers):

@@ -14,8 +14,13 @@ from app.rules.text import Word
 from app.systems.base import ActionError
 
 # Abilities and conditions as a log line names them (translated when read).
-ABILITY_WORDS: dict[str, str] = {"nature": N_("Nature"), "will": N_("Will"), "health": N_("Health"),
-                                 "resources": N_("Resources"), "circles": N_("Circles")}
+ABILITY_WORDS: dict[str, str] = {
+    "nature": N_("Nature"),
+    "will": N_("Will"),
+    "health": N_("Health"),
+    "resources": N_("Resources"),
+    "circles": N_("Circles"),
+}
 
 
 def ability_word(key: str) -> Text:
@@ -23,7 +28,7 @@ def ability_word(key: str) -> Text:
 
 
 def skill_word(name: str) -> Text | str:
-    """A skill (or, in the conflict tables, Nature) named in a log line or on a page (`| tr`); anything else as it is."""
+    """A skill (or, in the conflict tables, Nature) named in a log line or on a page (`| tr`); else as it is."""
     return msg(name) if name in rabbits.SKILLS or name in ABILITY_WORDS.values() else name
 
 
@@ -31,13 +36,24 @@ def condition_word(key: str) -> Text:
     rule = rabbits.CONDITIONS.get(key)
     return msg(rule.name if rule else key.title())
 
+
 # Parent game: Will and Health (and Resources, Circles) stop at 10; Nature at 7 (NATURE_MAX), skills at 6.
 ABILITY_MAX = 10
-ABILITY_CEILING = {"nature": rabbits.NATURE_MAX, "will": ABILITY_MAX, "health": ABILITY_MAX,
-                   "resources": ABILITY_MAX, "circles": ABILITY_MAX}
+ABILITY_CEILING = {
+    "nature": rabbits.NATURE_MAX,
+    "will": ABILITY_MAX,
+    "health": ABILITY_MAX,
+    "resources": ABILITY_MAX,
+    "circles": ABILITY_MAX,
+}
 # What a new rabbit may start with (the creation form's bounds).
-CREATION_BOUNDS = {"nature": (1, rabbits.NATURE_MAX), "will": (1, 6), "health": (1, 6), "resources": (0, 6),
-                   "circles": (1, 6)}
+CREATION_BOUNDS = {
+    "nature": (1, rabbits.NATURE_MAX),
+    "will": (1, 6),
+    "health": (1, 6),
+    "resources": (0, 6),
+    "circles": (1, 6),
+}
 CREATION_DEFAULTS = {"nature": 3, "will": 3, "health": 3, "resources": 1, "circles": 1}
 TRAIT_LEVEL_MAX = 3
 FORM_ROWS = 4  # wise and trait rows on the creation form
@@ -66,10 +82,16 @@ def _default_abilities() -> dict[str, Tally]:
 
 # The tables the pages draw on (RuleSystem.template_data: `system_data.rabbits.tables` in templates).
 TABLES: dict[str, Any] = {
-    "abilities": rabbits.ABILITIES, "skills": rabbits.SKILLS, "descriptors": rabbits.NATURE_DESCRIPTORS,
-    "conditions": rabbits.CONDITIONS, "checks_earned": rabbits.CHECKS_EARNED,
-    "checks_spent": rabbits.CHECKS_SPENT, "conflict_skills": rabbits.CONFLICT_SKILLS,
-    "disposition": rabbits.DISPOSITION_TABLE, "tie_steps": rabbits.TIE_STEPS, "ceiling": ABILITY_CEILING,
+    "abilities": rabbits.ABILITIES,
+    "skills": rabbits.SKILLS,
+    "descriptors": rabbits.NATURE_DESCRIPTORS,
+    "conditions": rabbits.CONDITIONS,
+    "checks_earned": rabbits.CHECKS_EARNED,
+    "checks_spent": rabbits.CHECKS_SPENT,
+    "conflict_skills": rabbits.CONFLICT_SKILLS,
+    "disposition": rabbits.DISPOSITION_TABLE,
+    "tie_steps": rabbits.TIE_STEPS,
+    "ceiling": ABILITY_CEILING,
     "skill_max": rabbits.SKILL_MAX,
 }
 
@@ -129,8 +151,9 @@ def load(sheet: Mapping[str, Any]) -> RabbitSheet:
     try:
         return RabbitSheet.model_validate(dict(sheet))
     except ValidationError as exc:
-        raise ActionError(_("This sheet is damaged: {error}")
-                          .format(error=validation_message(exc, RabbitSheet)[0]), field="sheet") from exc
+        raise ActionError(
+            _("This sheet is damaged: {error}").format(error=validation_message(exc, RabbitSheet)[0]), field="sheet"
+        ) from exc
 
 
 def dump(sheet: RabbitSheet) -> dict[str, Any]:
@@ -140,9 +163,11 @@ def dump(sheet: RabbitSheet) -> dict[str, Any]:
 def settings_of(settings: Mapping[str, Any]) -> dict[str, Any]:
     """This system's campaign settings with their defaults (ruling 1: 2 Fate and 1 Persona; the narrator's
     turn first)."""
-    return {"starting_fate": int(settings.get("starting_fate", rabbits.STARTING_REWARDS["fate"])),
-            "starting_persona": int(settings.get("starting_persona", rabbits.STARTING_REWARDS["persona"])),
-            "turn": settings.get("turn") if settings.get("turn") in TURNS else "gm"}
+    return {
+        "starting_fate": int(settings.get("starting_fate", rabbits.STARTING_REWARDS["fate"])),
+        "starting_persona": int(settings.get("starting_persona", rabbits.STARTING_REWARDS["persona"])),
+        "turn": settings.get("turn") if settings.get("turn") in TURNS else "gm",
+    }
 
 
 def start_rewards(sheet: RabbitSheet, settings: Mapping[str, Any]) -> None:
@@ -190,12 +215,17 @@ def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
 def _whole(value: Any, field: str, low: int, high: int, what: str) -> int:
     text = str(value).strip() if value is not None else ""
     if isinstance(value, bool) or not (isinstance(value, int) or text.lstrip("-").isdigit()):
-        raise ActionError(_("{what}: give a whole number from {low} to {high}.")
-                          .format(what=what, low=low, high=high), field=field)
+        raise ActionError(
+            _("{what}: give a whole number from {low} to {high}.").format(what=what, low=low, high=high), field=field
+        )
     number = int(value) if isinstance(value, int) else int(text)
     if not low <= number <= high:
-        raise ActionError(_("{what} must be from {low} to {high}, not {number}.")
-                          .format(what=what, low=low, high=high, number=number), field=field)
+        raise ActionError(
+            _("{what} must be from {low} to {high}, not {number}.").format(
+                what=what, low=low, high=high, number=number
+            ),
+            field=field,
+        )
     return number
 
 
@@ -213,7 +243,7 @@ def _skills(fields: Mapping[str, Any]) -> dict[str, Tally]:
         given.update(fields["skills"])
     for key, value in fields.items():
         if key.startswith("skill.") and str(value).strip() not in ("", "0"):
-            given[key[len("skill."):]] = value
+            given[key[len("skill.") :]] = value
     skills: dict[str, Tally] = {}
     for raw, value in given.items():
         name = skill_name(str(raw))
@@ -263,8 +293,11 @@ def _traits(fields: Mapping[str, Any]) -> list[Trait]:
         if name.lower() in (t.name.lower() for t in traits):
             raise ActionError(_("{name} is listed twice.").format(name=name), field=field)
         level_field = field.replace("trait_", "trait_level_") if field.startswith("trait_") else field
-        traits.append(Trait(name=name, level=_whole(level, level_field, 1, TRAIT_LEVEL_MAX,
-                                                       _("Level of {name}").format(name=name))))
+        traits.append(
+            Trait(
+                name=name, level=_whole(level, level_field, 1, TRAIT_LEVEL_MAX, _("Level of {name}").format(name=name))
+            )
+        )
     return traits
 
 
@@ -279,7 +312,12 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
         rating = CREATION_DEFAULTS[key] if value in (None, "") else _whole(value, key, low, high, _(ABILITY_WORDS[key]))
         abilities[key] = Tally(rating=rating)
     sheet = RabbitSheet(
-        abilities=abilities, skills=_skills(fields), wises=_wises(fields), traits=_traits(fields),
-        belief=_text(fields, "belief", 500), goal=_text(fields, "goal", 500), instinct=_text(fields, "instinct", 500),
+        abilities=abilities,
+        skills=_skills(fields),
+        wises=_wises(fields),
+        traits=_traits(fields),
+        belief=_text(fields, "belief", 500),
+        goal=_text(fields, "goal", 500),
+        instinct=_text(fields, "instinct", 500),
     )
     return dump(sheet)

@@ -49,11 +49,20 @@ def judge(last: dict[str, Any]) -> None:
 
 def _opponent_plan(other: RabbitSheet, skill: str, name: str, aided: bool) -> Plan:
     try:
-        return plan_pool(other, PoolChoices(skill=skill), settings={}, session=None, helper_conditions=[],
-                         actor_is_narrator=True, versus=True, opponent_trait=aided)
+        return plan_pool(
+            other,
+            PoolChoices(skill=skill),
+            settings={},
+            session=None,
+            helper_conditions=[],
+            actor_is_narrator=True,
+            versus=True,
+            opponent_trait=aided,
+        )
     except ActionError as exc:
-        raise ActionError(_("{name}: {message}")
-                          .format(name=name, message=rule_message(exc)), field="opponent_skill") from exc
+        raise ActionError(
+            _("{name}: {message}").format(name=name, message=rule_message(exc)), field="opponent_skill"
+        ) from exc
 
 
 def _words(last: dict[str, Any]) -> Text:
@@ -64,8 +73,9 @@ def _words(last: dict[str, Any]) -> Text:
 
 def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice, ctx: Context) -> Resolution:
     if (params.opponent_id is None) == (params.opponent_pool is None):
-        raise ActionError(_("Choose an opposing rabbit or give the opposing pool — one of the two."),
-                          field="opponent_id")
+        raise ActionError(
+            _("Choose an opposing rabbit or give the opposing pool — one of the two."), field="opponent_id"
+        )
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     plan = _plan(sheet, params, ctx, versus=True, exclude=params.opponent_id)
@@ -75,8 +85,9 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
         other = load(ctx.others[params.opponent_id])
         start_rewards(other, {})
         name: str | Text = ctx.other_names[params.opponent_id]
-        other_plan = _opponent_plan(other, params.opponent_skill or params.skill, ctx.other_names[params.opponent_id],
-                                    aided)
+        other_plan = _opponent_plan(
+            other, params.opponent_skill or params.skill, ctx.other_names[params.opponent_id], aided
+        )
         their_dice = other_plan.pool.dice
         their_label: str | Text = other_plan.label
         tiebreak_pool = None
@@ -88,46 +99,98 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     recorder = RecordingDice(dice)
     ours = rabbits.roll_pool(recorder, plan.pool.dice)
     theirs = rabbits.roll_pool(recorder, their_dice)
-    last = record(sheet, plan, ctx, ours, None, kind="versus", tie=False, opponent={
-        "character_id": params.opponent_id, "name": name, "label": their_label, "faces": list(theirs),
-        "dice": their_dice, "tiebreak_pool": tiebreak_pool if tiebreak_pool is not None else their_dice})
+    last = record(
+        sheet,
+        plan,
+        ctx,
+        ours,
+        None,
+        kind="versus",
+        tie=False,
+        opponent={
+            "character_id": params.opponent_id,
+            "name": name,
+            "label": their_label,
+            "faces": list(theirs),
+            "dice": their_dice,
+            "tiebreak_pool": tiebreak_pool if tiebreak_pool is not None else their_dice,
+        },
+    )
     judge(last)
     spend(sheet, plan, ctx.session_number)
     notes = outcome.apply(sheet, last)
     sheet.last_test = last
     others: dict[int, dict[str, Any]] = {}
     if other is not None and params.opponent_id is not None:
-        mirror = record(other, other_plan, ctx, theirs, None, kind="versus", tie=False, opponent={
-            "character_id": ctx.character_id, "name": ctx.character_name, "label": plan.label, "faces": list(ours),
-            "dice": plan.pool.dice, "tiebreak_pool": None})
+        mirror = record(
+            other,
+            other_plan,
+            ctx,
+            theirs,
+            None,
+            kind="versus",
+            tie=False,
+            opponent={
+                "character_id": ctx.character_id,
+                "name": ctx.character_name,
+                "label": plan.label,
+                "faces": list(ours),
+                "dice": plan.pool.dice,
+                "tiebreak_pool": None,
+            },
+        )
         judge(mirror)
         notes += [msg("{name}: {note}", name=name, note=note) for note in outcome.apply(other, mirror)]
         other.last_test = mirror
         others[params.opponent_id] = dump(other)
-    summary = msg("versus {name}: {label} ({dice}D) {faces} {successes} against {their_label} {their_faces} "
-                  "{their_successes}: {result}", name=name, label=plan.label, dice=plan.pool.dice,
-                  faces=faces_text(list(ours)), successes=last["successes"], their_label=their_label,
-                  their_faces=faces_text(list(theirs)), their_successes=last["opponent"]["successes"],
-                  result=_words(last))
+    summary = msg(
+        "versus {name}: {label} ({dice}D) {faces} {successes} against {their_label} {their_faces} "
+        "{their_successes}: {result}",
+        name=name,
+        label=plan.label,
+        dice=plan.pool.dice,
+        faces=faces_text(list(ours)),
+        successes=last["successes"],
+        their_label=their_label,
+        their_faces=faces_text(list(theirs)),
+        their_successes=last["opponent"]["successes"],
+        result=_words(last),
+    )
     return Resolution(
-        request=params.model_dump(), dice=recorder.rolled, sheet=dump(sheet), others=others,
-        outcome={"faces": list(ours), "successes": last["successes"], "opponent_faces": list(theirs),
-                 "opponent_successes": last["opponent"]["successes"], "passed": last["passed"], "tie": last["tie"],
-                 "margin": last["margin"], "breakdown": last["breakdown"], "checks_spent": plan.checks_spent,
-                 "checks_earned": plan.pool.checks_earned, "effects": notes},
-        summary=join([summary, *notes], "; "))
+        request=params.model_dump(),
+        dice=recorder.rolled,
+        sheet=dump(sheet),
+        others=others,
+        outcome={
+            "faces": list(ours),
+            "successes": last["successes"],
+            "opponent_faces": list(theirs),
+            "opponent_successes": last["opponent"]["successes"],
+            "passed": last["passed"],
+            "tie": last["tie"],
+            "margin": last["margin"],
+            "breakdown": last["breakdown"],
+            "checks_spent": plan.checks_spent,
+            "checks_earned": plan.pool.checks_earned,
+            "effects": notes,
+        },
+        summary=join([summary, *notes], "; "),
+    )
 
 
 def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) -> Odds:
     """Exact chances of winning, tying and losing against a known pool (without Fate)."""
     plan = _odds_plan(sheet_data, params, ctx.campaign_settings, versus=True)
     if params.opponent_pool is None:
-        return Odds(text=_("{dice}D against the other rabbit's pool").format(dice=plan.pool.dice),
-                    details={"label": _("Pool:"), "breakdown": _lines(plan)})
+        return Odds(
+            text=_("{dice}D against the other rabbit's pool").format(dice=plan.pool.dice),
+            details={"label": _("Pool:"), "breakdown": _lines(plan)},
+        )
     theirs = params.opponent_pool + (2 if plan.trait_use == "aids_opponent" else 0)
     win, tie = _versus_chances(plan.pool.dice, theirs)
-    text = _("{dice}D vs {theirs}D: win {win}, tie {tie}").format(dice=plan.pool.dice, theirs=theirs,
-                                                                   win=percent(win), tie=percent(tie))
+    text = _("{dice}D vs {theirs}D: win {win}, tie {tie}").format(
+        dice=plan.pool.dice, theirs=theirs, win=percent(win), tie=percent(tie)
+    )
     return Odds(chance=win, text=text, details={"label": _("Pool and chance:"), "breakdown": _lines(plan), "tie": tie})
 
 

@@ -20,7 +20,7 @@ def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
         if phase == "disposition" and team.get("start") is None and team.get("roll") is None:
             waits[team["captain"]] = "disposition"
         elif phase == "script" and not team.get("locked") and in_front(state, key):
-            waits.update({member: f"script-{volley}" for member in team["members"]})
+            waits.update(dict.fromkeys(team["members"], f"script-{volley}"))
     current = state.get("current")
     if phase == "resolve" and current:
         for ex in exchanges(current):

@@ -11,13 +11,46 @@ import pytest
 
 import app.rules.art as art
 
-CONTRACT = (
-    "phases timed_action PHASE_SCALES raise_scale TRACK_SQUARES advance_token next_turn_marker "
-    "initiative_order simplified_initiative wait_targets wait multi_action_fame free_action_attempt "
-    "encounter_range movement foe_movement escape_cost Band bands_moved sneak stop_foe defense_damage "
-    "foe_fumbles attack_fumble fumble dodge can_parry parry aoe_difficulty aoe_attack lowest_fate "
-    "aoe_damage maneuver_difficulty knock_down disarm grapple protect sees_through"
-).split()
+CONTRACT = [
+    "phases",
+    "timed_action",
+    "PHASE_SCALES",
+    "raise_scale",
+    "TRACK_SQUARES",
+    "advance_token",
+    "next_turn_marker",
+    "initiative_order",
+    "simplified_initiative",
+    "wait_targets",
+    "wait",
+    "multi_action_fame",
+    "free_action_attempt",
+    "encounter_range",
+    "movement",
+    "foe_movement",
+    "escape_cost",
+    "Band",
+    "bands_moved",
+    "sneak",
+    "stop_foe",
+    "defense_damage",
+    "foe_fumbles",
+    "attack_fumble",
+    "fumble",
+    "dodge",
+    "can_parry",
+    "parry",
+    "aoe_difficulty",
+    "aoe_attack",
+    "lowest_fate",
+    "aoe_damage",
+    "maneuver_difficulty",
+    "knock_down",
+    "disarm",
+    "grapple",
+    "protect",
+    "sees_through",
+]
 
 RESULT_FIELDS = {
     art.TimedAction: ("phases", "succeeded", "again", "aborted", "spent"),

@@ -99,9 +99,7 @@ def test_catastrophic_difficulty_still_takes_time() -> None:
 
 def test_time_limit_exceeded_aborts_neither_success_nor_failure() -> None:
     """ch. 4, "Setting Time Limits"; ruling 30: the aborted action takes the limit's phases."""
-    assert timed_action(PR, CT, limit=3) == TimedAction(
-        phases=5, succeeded=None, again=False, aborted=True, spent=3
-    )
+    assert timed_action(PR, CT, limit=3) == TimedAction(phases=5, succeeded=None, again=False, aborted=True, spent=3)
 
 
 def test_time_limit_aborts_a_failure_too() -> None:

@@ -213,9 +213,7 @@ def test_improving_a_roll_with_fame() -> None:
     assert improve_with_fame(better, 10) == better  # nothing more to buy
 
 
-@given(
-    result=st.sampled_from(list(Level)[:10]), difficulty=st.sampled_from(list(Level)), fame=st.integers(0, 30)
-)
+@given(result=st.sampled_from(list(Level)[:10]), difficulty=st.sampled_from(list(Level)), fame=st.integers(0, 30))
 def test_fame_after_never_passes_the_difficulty_or_overspends(result: Level, difficulty: Level, fame: int) -> None:
     new, cost = fame_after(result, difficulty, fame)
     assert cost <= fame and cost % 2 == 0

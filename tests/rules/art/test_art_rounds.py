@@ -179,7 +179,7 @@ def test_simplified_refuses_duplicates() -> None:
 
 
 def test_simplified_without_players_the_foes_act_alone() -> None:
-    """"The players all roll lower" holds when there are none."""
+    """ "The players all roll lower" holds when there are none."""
     assert simplified_initiative([], PS) == (None,)
 
 

@@ -24,6 +24,7 @@ def _fame(play: Play, fame: int) -> None:
 
 # --- complex actions ---------------------------------------------------------------------------------------
 
+
 def test_each_steps_successes_are_the_next_steps_modifier_and_the_last_step_ends_it(play: Play) -> None:
     _, body = play.act(PIA, "start_complex", {"title": "The debate", "steps": 3})
     assert "starts a complex action: The debate (3 steps)" in said(body)
@@ -122,6 +123,7 @@ def test_the_complex_action_card_on_the_sheet(art: Art) -> None:
 
 # --- sustained damage --------------------------------------------------------------------------------------
 
+
 def test_sustained_damage_rises_a_level_each_round_and_stops_after_its_rounds(play: Play) -> None:
     assert play.sheet()["health"] == ["PR", "PR", "PS", "GD"]
     # The text's example: 2 failures on the Defense roll, so 2 rounds: Inferior, then Poor.
@@ -173,6 +175,7 @@ def test_the_sheet_shows_the_burning_rounds_and_the_narrators_buttons(art: Art) 
 
 # --- odds against a foe ------------------------------------------------------------------------------------
 
+
 def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
     sheet = play.sheet()
     plain = rolling.trait_roll_odds(sheet, rolling.TraitRollParams(attribute="STR", difficulty="PR"), Context())
@@ -189,8 +192,12 @@ def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
 
 
 def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:
-    _, body = play.act(PIA, "trait_roll", {"attribute": "STR", "opponent_id": play.foe, "foe_level": "EX",
-                                           "foe_levels": [f"{play.foe}:STR=EX"]}, [50])
+    _, body = play.act(
+        PIA,
+        "trait_roll",
+        {"attribute": "STR", "opponent_id": play.foe, "foe_level": "EX", "foe_levels": [f"{play.foe}:STR=EX"]},
+        [50],
+    )
     assert body["outcome"]["difficulty"] is None and body["outcome"]["concealed"]  # the level stays the narrator's
     assert play.sheet()["last_roll"]["difficulty"] == "PR"  # the foe's real Strength, kept on the server
     assert "vs Poor" not in said(body) and "successes" not in said(body)
@@ -198,19 +205,37 @@ def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:
 
 
 def test_the_narrators_page_shows_the_chance_against_a_foe_and_a_players_does_not(art: Art) -> None:
-    foe = {"name": "Goblin", "sheet_kind": "foe", "kind": "npc", **{f"level_{c}": "PR" for c in PAIRS},
-           "level_ATK": "PR", "level_DEF": "PS", "health_0": "PR", "health_1": "PS", "health_2": "GD",
-           "health_3": "GT", "damage_rating": "1"}
+    foe = {
+        "name": "Goblin",
+        "sheet_kind": "foe",
+        "kind": "npc",
+        **{f"level_{c}": "PR" for c in PAIRS},
+        "level_ATK": "PR",
+        "level_DEF": "PS",
+        "health_0": "PR",
+        "health_1": "PS",
+        "health_2": "GD",
+        "health_3": "GT",
+        "damage_rating": "1",
+    }
     r = art.create(art.nora, foe)
     foe_id = int(r.headers["location"].rsplit("/", 1)[1])
     cid = art.hero()
     assert f'name="foe_levels" value="{foe_id}:' in art.nora.get(f"{art.base}/characters/{cid}").text
     assert 'name="foe_levels"' not in art.pia.get(f"{art.base}/characters/{cid}").text
     levels = ",".join(f"{c}=PR" for c in PAIRS)
-    odds = art.nora.get(f"{art.base}/characters/{cid}/odds/trait_roll",
-                        params=[("attribute", "STR"), ("opponent_id", str(foe_id)), ("difficulty", "PR"),
-                                ("foe_levels", f"{foe_id}:{levels}")])
+    odds = art.nora.get(
+        f"{art.base}/characters/{cid}/odds/trait_roll",
+        params=[
+            ("attribute", "STR"),
+            ("opponent_id", str(foe_id)),
+            ("difficulty", "PR"),
+            ("foe_levels", f"{foe_id}:{levels}"),
+        ],
+    )
     assert "% — row 9 against Poor" in odds.text
-    odds = art.pia.get(f"{art.base}/characters/{cid}/odds/trait_roll",
-                       params={"attribute": "STR", "opponent_id": str(foe_id), "difficulty": "PR"})
+    odds = art.pia.get(
+        f"{art.base}/characters/{cid}/odds/trait_roll",
+        params={"attribute": "STR", "opponent_id": str(foe_id), "difficulty": "PR"},
+    )
     assert "the narrator knows the level" in odds.text

@@ -26,8 +26,9 @@ def test_creation_fills_health_fortune_fame_and_experience(play: Play) -> None:
 
 
 def test_the_worked_example_73_on_row_14_is_good(play: Play) -> None:
-    seq, body = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR",
-                                             "skills": ["Climbing", "Rock climbing"]}, [73])
+    seq, body = play.act(
+        PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}, [73]
+    )
     assert body["outcome"]["row"] == 14 and body["outcome"]["roll"] == 73
     assert body["outcome"]["result"] == "GD" and body["outcome"]["successes"] == 3
     assert body["dice"] == [{"sides": 100, "face": 73}]
@@ -90,8 +91,9 @@ def test_taking_25_rolls_no_dice(play: Play) -> None:
 
 def test_doubles_open_the_inspiration_choice(play: Play) -> None:
     # 44 on Strength + Climbing (+4) + Rock climbing (+1): the kicker 4 is not above +4, but is above +1.
-    seq, body = play.act(PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR",
-                                             "skills": ["Climbing", "Rock climbing"]}, [44])
+    seq, body = play.act(
+        PIA, "trait_roll", {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}, [44]
+    )
     assert body["outcome"]["inspiration"] == {"create_skill": False, "attribute": None, "skills": ["Rock climbing"]}
     with pytest.raises(BadRequest, match="cannot take the point"):
         play.act(PIA, "inspire", {"entry_seq": seq, "choice": "skill", "skill": "Climbing"})
@@ -186,8 +188,11 @@ def test_a_fall_onto_rocks(play: Play) -> None:
 
 
 def test_attacking_a_foe_marks_its_track_and_fame_after_can_make_it_hit(play: Play) -> None:
-    play.act(PIA, "add_item", {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling",
-                               "weapon": "melee_1h"})
+    play.act(
+        PIA,
+        "add_item",
+        {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
     with pytest.raises(BadRequest, match="above your Fortune") as err:
         play.act(PIA, "add_item", {"name": "Axe", "type": "weapon", "cost": "Wealthy", "weapon": "melee_1h"})
     assert err.value.field == "cost"

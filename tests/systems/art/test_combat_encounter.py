@@ -23,12 +23,16 @@ def _initiative(fight: Fight, maren: list[int], tom: list[int], **maren_params: 
 
 
 def test_the_narrator_sets_up_a_combat_with_a_track_features_and_a_group(fight: Fight) -> None:
-    body = fight.setup(bands=9, foe_band=6, groups=[f"{fight.play.foe}:3"],
-                       features="0 exit door\n4 rough rubble\n7 hazard fire pit")
+    body = fight.setup(
+        bands=9, foe_band=6, groups=[f"{fight.play.foe}:3"], features="0 exit door\n4 rough rubble\n7 hazard fire pit"
+    )
     state = fight.state()
     assert state["phase"] == "initiative" and state["bands"] == 9
     assert [(x["band"], x["kind"], x["label"]) for x in state["features"]] == [
-        (0, "exit", "door"), (4, "rough", "rubble"), (7, "hazard", "fire pit")]
+        (0, "exit", "door"),
+        (4, "rough", "rubble"),
+        (7, "hazard", "fire pit"),
+    ]
     goblins = fight.fighter(fight.play.foe)
     assert goblins["name"] == "Goblin ×3" and goblins["count"] == 3 and goblins["band"] == 6
     assert "Roll initiative" in said(body) and "IN" not in said(body)
@@ -36,13 +40,16 @@ def test_the_narrator_sets_up_a_combat_with_a_track_features_and_a_group(fight: 
     assert enc.kind == "combat" and {p["side"] for p in enc.participants} == {"adventurer", "foe"}
 
 
-@pytest.mark.parametrize(("params", "field"), [
-    ({"adventurers": []}, "adventurers"),
-    ({"bands": 4, "foe_band": 6}, "foe_band"),
-    ({"features": "3 lava"}, "features"),
-    ({"features": "12 rough"}, "features"),
-    ({"groups": ["1:99"]}, "groups"),
-])
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"adventurers": []}, "adventurers"),
+        ({"bands": 4, "foe_band": 6}, "foe_band"),
+        ({"features": "3 lava"}, "features"),
+        ({"features": "12 rough"}, "features"),
+        ({"groups": ["1:99"]}, "groups"),
+    ],
+)
 def test_a_bad_setup_is_refused_next_to_its_field(fight: Fight, params: dict, field: str) -> None:
     with pytest.raises(BadRequest) as caught:
         fight.setup(**params)
@@ -173,6 +180,7 @@ def test_movement_free_bands_rough_terrain_and_escaping(fight: Fight) -> None:
     body = fight.step(PIA, "combat_move_roll", fight.play.hero, [face(9, "GD")])
     assert body["outcome"]["bands"] == 3 and body["outcome"]["free_bands"] == 1
     from app.systems.art.fight_moves import move_options
+
     options = move_options(fight.state())
     assert options["free"] == [1, 3]  # one band either way (Tom is a friend in band 2: 1 foe vs 1 friend)
     assert options["action"] == [0, 1, 3, 4, 5]  # rough band 5 can be entered, not passed
@@ -194,6 +202,7 @@ def test_movement_free_bands_rough_terrain_and_escaping(fight: Fight) -> None:
 
 def _goblin() -> dict[str, str]:
     from utils.art import FOE
+
     return dict(FOE)
 
 
@@ -250,6 +259,7 @@ def test_free_action_stand_up(fight: Fight) -> None:
     state = fight.state()
     with fight.play.factory() as db:
         from app.encounters.models import Encounter
+
         enc = db.get(Encounter, fight.encounter_id)
         enc.state = {**state, "fighters": [{**f, "prone": f["id"] == fight.play.hero} for f in state["fighters"]]}
         db.commit()

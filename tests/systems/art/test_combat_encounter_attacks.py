@@ -53,12 +53,14 @@ def test_out_of_reach_is_refused(fight: Fight) -> None:
 
 def test_a_foe_attack_waits_for_the_defense_roll_and_marks_the_damage(fight: Fight) -> None:
     to_goblin(fight)
-    body = fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero,
-                      attack_with="large_natural")
+    body = fight.step(
+        NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="large_natural"
+    )
     assert "must roll Defense" in said(body) and "Poor" not in said(body)
     pending = fight.state()["pending"]
     assert pending["kind"] == "defense" and pending["attack"] == "PR" and pending["rating"] == 1
     from app.systems.art import SYSTEM
+
     shown = SYSTEM.encounter_view(fight.state(), EncounterViewer(is_narrator=False))
     assert shown["pending"]["attack"] is None and shown["pending"]["rating"] is None
     assert all(f["initiative"] is None for f in shown["fighters"] if f["side"] == "foe")
@@ -201,13 +203,15 @@ def test_a_foe_aoe_is_rolled_by_a_player_on_the_fate_column(fight: Fight) -> Non
 
 
 def test_grappling_and_a_free_attack_when_it_fails(fight: Fight) -> None:
-    body = fight.step(PIA, "combat_maneuver", fight.play.hero, [face(9, "GD")], target=fight.play.foe,
-                      maneuver="grapple")
+    body = fight.step(
+        PIA, "combat_maneuver", fight.play.hero, [face(9, "GD")], target=fight.play.foe, maneuver="grapple"
+    )
     assert "grapples Goblin (+3" in said(body) and "Poor" not in said(body)
     assert fight.fighter(fight.play.hero)["grapple"] == {"with": fight.play.foe, "bonus": 3}
     fight.step(PIA, "combat_end_turn", fight.play.hero)
-    body = fight.step(OTTO, "combat_maneuver", fight.play.friend, [face(9, "IN")], target=fight.play.foe,
-                      maneuver="grapple")
+    body = fight.step(
+        OTTO, "combat_maneuver", fight.play.friend, [face(9, "IN")], target=fight.play.foe, maneuver="grapple"
+    )
     assert "the grapple fails" in said(body)
     pending = fight.state()["pending"]
     assert pending["defender"] == fight.play.friend and pending["modifier"] == -1
@@ -215,8 +219,7 @@ def test_grappling_and_a_free_attack_when_it_fails(fight: Fight) -> None:
 
 def test_a_foe_defeated_is_out_and_the_narrator_ends_the_combat(fight: Fight) -> None:
     fight.set_sheet(fight.play.foe, checked=[True, True, False, False])  # softened up: Good and Great left
-    body = fight.step(PIA, "combat_attack", fight.play.hero, [100],
-                      target=fight.play.foe)
+    body = fight.step(PIA, "combat_attack", fight.play.hero, [100], target=fight.play.foe)
     assert "defeated" in said(body) and "every foe is defeated" in said(body)
     assert fight.fighter(fight.play.foe)["out"]
     fight.step(PIA, "combat_end_turn", fight.play.hero)
@@ -265,15 +268,21 @@ def test_a_catastrophic_disarm_knocks_only_a_melee_weapon_away(fight: Fight, wea
         fight.play.act(PIA, "add_item", BOW)
     index = 0 if weapon == "sword" else 1
     row = attack_row(fight, fight.play.hero, index)
-    body = fight.step(PIA, "combat_maneuver", fight.play.hero, [face(row, "CT")], target=fight.play.foe,
-                      maneuver="disarm", weapon=index)
+    body = fight.step(
+        PIA,
+        "combat_maneuver",
+        fight.play.hero,
+        [face(row, "CT")],
+        target=fight.play.foe,
+        maneuver="disarm",
+        weapon=index,
+    )
     assert "no disarm" in said(body)
     assert ("Maren's own weapon is knocked away" in said(body)) is away
     assert fight.sheet(fight.play.hero)["gear"][index]["slot"] == ("stowed" if away else "ready")
 
 
-SPEAR = {"name": "Spear", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_2h",
-         "reach": True}
+SPEAR = {"name": "Spear", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_2h", "reach": True}
 
 
 def test_a_reach_weapon_attacks_an_adjacent_band_and_only_two_handed_melee_has_reach(fight: Fight) -> None:
@@ -308,9 +317,11 @@ def test_a_foes_reach_weapon_attacks_an_adjacent_band(fight: Fight) -> None:
         fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="two_handed")
     assert "same band" in caught.value.message
     with pytest.raises(BadRequest) as caught:  # reach needs a two-handed weapon
-        fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="one_handed",
-                   reach=True)
+        fight.step(
+            NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="one_handed", reach=True
+        )
     assert caught.value.field == "reach"
-    body = fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero,
-                      attack_with="two_handed", reach=True)
+    body = fight.step(
+        NARRATOR, "combat_foe_attack", fight.play.foe, target=fight.play.hero, attack_with="two_handed", reach=True
+    )
     assert "Maren must roll Defense" in said(body) and fight.state()["pending"]["defender"] == fight.play.hero

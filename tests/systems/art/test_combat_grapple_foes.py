@@ -48,8 +48,14 @@ def fight(play: Play) -> Fight:
 def test_a_foe_attacking_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> None:
     orc, maren = orc_of(fight), fight.play.hero
     # Maren rolls Fate Catastrophic, below the Goblin's Poor rating: the Orc's attack goes to Maren
-    body = fight.step(NARRATOR, "combat_foe_attack", orc, [face(row_of(fight, maren, "FAT"), "CT")],
-                      target=maren, attack_with="one_handed")
+    body = fight.step(
+        NARRATOR,
+        "combat_foe_attack",
+        orc,
+        [face(row_of(fight, maren, "FAT"), "CT")],
+        target=maren,
+        attack_with="one_handed",
+    )
     text = said(body)
     assert "Orc attacks into the grapple: Fate " in text and "Maren Catastrophic" in text
     assert "Goblin (rating)" in text and "Goblin Poor" not in text  # a foe's Fate is the narrator's
@@ -64,13 +70,24 @@ def test_a_foe_attacking_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> No
 
 def test_a_foe_attacking_into_a_grapple_on_a_fate_tie_the_narrator_chooses(fight: Fight) -> None:
     orc, maren, goblin = orc_of(fight), fight.play.hero, fight.play.foe
-    body = fight.step(NARRATOR, "combat_foe_attack", orc, [face(row_of(fight, maren, "FAT"), "PR")],
-                      target=maren, attack_with="two_handed", from_behind=True)
+    body = fight.step(
+        NARRATOR,
+        "combat_foe_attack",
+        orc,
+        [face(row_of(fight, maren, "FAT"), "PR")],
+        target=maren,
+        attack_with="two_handed",
+        from_behind=True,
+    )
     assert "a tie: Orc chooses who is hit" in said(body)
     pending = fight.state()["pending"]
     assert pending["kind"] == "grapple_tie" and sorted(pending["options"]) == sorted([maren, goblin])
-    assert pending["foe_attack"] == {"attack_with": "two_handed", "surprised": False, "from_behind": True,
-                                     "reach": False}
+    assert pending["foe_attack"] == {
+        "attack_with": "two_handed",
+        "surprised": False,
+        "from_behind": True,
+        "reach": False,
+    }
     with pytest.raises(BadRequest):  # only the attacker's narrator decides
         fight.step(PIA, "combat_grapple_hit", maren, [], target=goblin)
     with pytest.raises(BadRequest):  # someone not tied
@@ -124,7 +141,6 @@ def test_a_foe_fumble_gives_the_player_a_free_attack_that_is_then_taken(fight: F
     assert fight.turn() == orc  # out of turn: still the Orc's turn
     with pytest.raises(BadRequest):  # used up
         fight.step(PIA, "combat_free_attack", maren, [50])
-
 
 
 def test_a_foe_fumble_striking_a_friend_keeps_the_foes_fate_out_of_the_log(fight: Fight) -> None:

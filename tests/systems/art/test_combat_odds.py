@@ -44,9 +44,17 @@ def odds(fight: Fight, cid: int, action: str, **params: Any) -> Any:
     """The odds on the button, with the context the odds route gives (the state, the adventurers' sheets)."""
     enc = fight.encounter()
     others = {c: fight.sheet(c) for c in (fight.play.hero, fight.play.friend) if c != cid}
-    ctx = Context(character_id=cid, others=others, encounter={
-        "id": enc.id, "kind": enc.kind, "state": dict(enc.state), "participants": list(enc.participants),
-        "version": enc.version})
+    ctx = Context(
+        character_id=cid,
+        others=others,
+        encounter={
+            "id": enc.id,
+            "kind": enc.kind,
+            "state": dict(enc.state),
+            "participants": list(enc.participants),
+            "version": enc.version,
+        },
+    )
     _system, act = get_action("art", action)
     p = act.params.model_validate({"encounter_id": enc.id, "version": enc.version, **params})
     return act.odds(fight.sheet(cid), p, ctx)
@@ -60,8 +68,9 @@ def chance_rolled(fight: Fight, cid: int) -> tuple[int, str, Fraction]:
     return last["row"], last["difficulty"], p
 
 
-def check(fight: Fight, who: int, cid: int, action: str, faces: list[int], *, shown: str | None = None,
-          **params: Any) -> dict[str, Any]:
+def check(
+    fight: Fight, who: int, cid: int, action: str, faces: list[int], *, shown: str | None = None, **params: Any
+) -> dict[str, Any]:
     before = odds(fight, cid, action, **({"shown_difficulty": shown} if shown else {}), **params)
     body = fight.step(who, action, cid, faces, **params)
     row, difficulty, p = chance_rolled(fight, cid)
@@ -101,8 +110,14 @@ def test_defense_in_a_grapple_after_a_failed_grapple_with_a_penalty_and_a_shield
     fight.play.act(PIA, "add_item", SHIELD)
     to_goblin(fight)
     fight.step(NARRATOR, "combat_foe_attack", fight.play.foe, target=maren)
-    change(fight, maren, grapple={"with": fight.play.foe, "bonus": 1}, penalty={"columns": 1, "turns": 1},
-           dodge={"bonus": 4, "difficulty": 1}, pending={"modifier": -1})
+    change(
+        fight,
+        maren,
+        grapple={"with": fight.play.foe, "bonus": 1},
+        penalty={"columns": 1, "turns": 1},
+        dodge={"bonus": 4, "difficulty": 1},
+        pending={"modifier": -1},
+    )
     before = odds(fight, maren, "combat_defend", use_shield=True)
     assert before.chance is None and "-1 on your roll from the combat" in before.text  # +4 -4 -1 (the level: secret)
     body = check(fight, PIA, maren, "combat_defend", [50], shown="PR", use_shield=True)
@@ -116,13 +131,31 @@ def test_parry_free_action_aoe_and_the_foes_blast_with_a_penalty(fight: Fight) -
     change(fight, maren, penalty={"columns": 1, "turns": 2}, prone=True)
     check(fight, PIA, maren, "combat_free_action", [rolls(fight, maren, "AGI", "GD")], what="stand")
     fight.step(NARRATOR, "combat_place", None, target=tom, band=4)
-    check(fight, PIA, maren, "combat_aoe", [rolls(fight, maren, "DEX", "GD")], band=4, weapon=-1, damage="PR", targets=1, origin=2)
+    check(
+        fight,
+        PIA,
+        maren,
+        "combat_aoe",
+        [rolls(fight, maren, "DEX", "GD")],
+        band=4,
+        weapon=-1,
+        damage="PR",
+        targets=1,
+        origin=2,
+    )
     fight.step(PIA, "combat_aoe_hit", maren, [50])
     fight.step(PIA, "combat_end_turn", maren)
     fight.step(OTTO, "combat_end_turn", tom)
     # the Goblin's blast: Maren rolls Fate with her penalty; then its attack, her Defense, her parry
     fight.step(NARRATOR, "combat_foe_aoe", fight.play.foe, band=2, max_range=3, damage="IN", targets=1)
-    check(fight, PIA, maren, "combat_aoe_fate", [rolls(fight, maren, "FAT", "GD")], shown=fight.state()["pending"]["difficulty"])
+    check(
+        fight,
+        PIA,
+        maren,
+        "combat_aoe_fate",
+        [rolls(fight, maren, "FAT", "GD")],
+        shown=fight.state()["pending"]["difficulty"],
+    )
     fight.step(NARRATOR, "combat_aoe_hit", fight.play.foe, [50])
     change(fight, fight.play.foe, out=False)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)
@@ -168,7 +201,16 @@ def test_attack_maneuver_sneak_and_stop_with_a_penalty_on_the_narrators_page(fig
     check(fight, PIA, maren, "combat_attack", [50], shown=f"{goblin}={levels['DEF']};", target=goblin, weapon=0)
     fight.step(PIA, "combat_end_turn", maren)
     change(fight, tom, penalty={"columns": 2, "turns": 1})
-    check(fight, OTTO, tom, "combat_maneuver", [rolls(fight, tom, "STR", "PS")], shown=levels["AGI"], target=goblin, maneuver="knock_down")
+    check(
+        fight,
+        OTTO,
+        tom,
+        "combat_maneuver",
+        [rolls(fight, tom, "STR", "PS")],
+        shown=levels["AGI"],
+        target=goblin,
+        maneuver="knock_down",
+    )
     fight.step(OTTO, "combat_end_turn", tom)
     fight.step(NARRATOR, "combat_end_turn", goblin)
     # round 2: Maren sneaks away (the Goblin's Alertness), the Goblin tries to follow; Tom tries to stop it

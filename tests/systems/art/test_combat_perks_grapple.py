@@ -23,8 +23,12 @@ def kface(row: int, level: str, kicker: int) -> int:
     """A percentile face reading `level` (or better, with a "+") on `row` whose ones digit (the kicker) is
     `kicker`."""
     low = Level[level.rstrip("+")]
-    found = [f for f in range(1, 101) if f % 10 == kicker and (art.DEFAULT_TABLE.read(row, f) is low or (
-        level.endswith("+") and art.DEFAULT_TABLE.read(row, f) > low))]
+    found = [
+        f
+        for f in range(1, 101)
+        if f % 10 == kicker
+        and (art.DEFAULT_TABLE.read(row, f) is low or (level.endswith("+") and art.DEFAULT_TABLE.read(row, f) > low))
+    ]
     assert found, f"row {row} cannot roll {level} with kicker {kicker}"
     return found[0]
 
@@ -55,10 +59,16 @@ def defense_row(fight: Fight, cid: int, extra: int = 0) -> int:
 
 def odds_ctx(fight: Fight, cid: int) -> Context:
     enc = fight.encounter()
-    others = {p["character_id"]: fight.sheet(p["character_id"]) for p in enc.participants
-              if p["character_id"] not in (cid, fight.play.foe)}
-    return Context(character_id=cid, others=others,
-                   encounter={"id": enc.id, "kind": enc.kind, "state": dict(enc.state), "version": enc.version})
+    others = {
+        p["character_id"]: fight.sheet(p["character_id"])
+        for p in enc.participants
+        if p["character_id"] not in (cid, fight.play.foe)
+    }
+    return Context(
+        character_id=cid,
+        others=others,
+        encounter={"id": enc.id, "kind": enc.kind, "state": dict(enc.state), "version": enc.version},
+    )
 
 
 def attack_odds(fight: Fight, cid: int, target: int, shown: str | None = "PS") -> Any:
@@ -74,6 +84,7 @@ def around(fight: Fight) -> None:
 
 
 # --- Flurry and Advanced Flurry -------------------------------------------------------------------------------
+
 
 def test_flurry_on_a_hit_with_kicker_0_gives_a_free_attack_on_the_same_target(fight: Fight) -> None:
     give(fight, fight.play.hero, {"Flurry": 1}, DEX=5)
@@ -112,6 +123,7 @@ def test_advanced_flurry_fires_on_kicker_1(fight: Fight) -> None:
 
 # --- one beneficial effect; Combat Tactics and its expiry; the odds ---------------------------------------------
 
+
 def test_one_beneficial_effect_the_player_chooses_combat_tactics_for_next_round(fight: Fight) -> None:
     give(fight, fight.play.hero, {"Flurry": 1, "Combat Tactics": 1}, DEX=5, INT=5)
     row = attack_row(fight, fight.play.hero)
@@ -125,8 +137,7 @@ def test_one_beneficial_effect_the_player_chooses_combat_tactics_for_next_round(
     fight.step(PIA, "combat_perk_choose", fight.play.hero, perk="Combat Tactics")
     me = fight.fighter(fight.play.hero)
     assert "perk_choice" not in me and "free_attack" not in me  # only the one chosen
-    assert me["perk_bonuses"] == [{"perk": "Combat Tactics", "on": "attack", "amount": 2, "until": "round",
-                                   "round": 2}]
+    assert me["perk_bonuses"] == [{"perk": "Combat Tactics", "on": "attack", "amount": 2, "until": "round", "round": 2}]
     with pytest.raises(BadRequest):  # chosen already
         fight.step(PIA, "combat_perk_choose", fight.play.hero, perk="Flurry")
     # still round 1: no bonus on the odds yet
@@ -136,8 +147,13 @@ def test_one_beneficial_effect_the_player_chooses_combat_tactics_for_next_round(
     boosted = attack_odds(fight, fight.play.hero, fight.play.foe)
     assert boosted.details["row"] == attack_row(fight, fight.play.hero, 2) and boosted.chance > plain.chance
     give(fight, fight.play.hero, {"Combat Tactics": 1}, DEX=5, INT=5)  # no Flurry: kicker 3 fires nothing anyway
-    body = fight.step(PIA, "combat_attack", fight.play.hero,
-                      [kface(attack_row(fight, fight.play.hero, 2), "PS+", 3)], target=fight.play.foe)
+    body = fight.step(
+        PIA,
+        "combat_attack",
+        fight.play.hero,
+        [kface(attack_row(fight, fight.play.hero, 2), "PS+", 3)],
+        target=fight.play.foe,
+    )
     assert body["outcome"]["row"] == attack_row(fight, fight.play.hero, 2)
     around(fight)  # round 3: the bonus is over
     assert attack_odds(fight, fight.play.hero, fight.play.foe).details["row"] == row
@@ -154,6 +170,7 @@ def test_combat_tactics_needs_intelligence_5(fight: Fight) -> None:
 
 # --- Defense perks --------------------------------------------------------------------------------------------------
 
+
 def _goblin_attacks_maren(fight: Fight) -> None:
     fight.step(PIA, "combat_end_turn", fight.play.hero)
     fight.step(OTTO, "combat_end_turn", fight.play.friend)
@@ -168,8 +185,13 @@ def test_strategic_positioning_gives_plus_2_on_the_first_attack_next_turn_only(f
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)
     row = attack_row(fight, fight.play.hero)
     assert attack_odds(fight, fight.play.hero, fight.play.foe).details["row"] == attack_row(fight, fight.play.hero, 2)
-    body = fight.step(PIA, "combat_attack", fight.play.hero,
-                      [kface(attack_row(fight, fight.play.hero, 2), "PS+", 3)], target=fight.play.foe)
+    body = fight.step(
+        PIA,
+        "combat_attack",
+        fight.play.hero,
+        [kface(attack_row(fight, fight.play.hero, 2), "PS+", 3)],
+        target=fight.play.foe,
+    )
     assert body["outcome"]["row"] == attack_row(fight, fight.play.hero, 2)
     assert fight.fighter(fight.play.hero)["perk_bonuses"] == []  # spent on the first attack
     assert attack_odds(fight, fight.play.hero, fight.play.foe).details["row"] == row
@@ -184,13 +206,15 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     # the Goblin gets another action by the narrator's placing? No: a new foe attack needs its turn. Check the
     # bonus in the state and on the Defense odds while it runs, then its end at Maren's turn.
     from app.systems.art import fight_perks as fp
+
     state = fight.state()
     me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 2
     enc = fight.encounter()
     params = fa.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
-    assert fa.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details["row"] \
-        == defense_row(fight, fight.play.hero, 2)
+    assert fa.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
+        "row"
+    ] == defense_row(fight, fight.play.hero, 2)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)  # round 2: Maren's turn starts
     state = fight.state()
     me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
@@ -232,6 +256,7 @@ def test_advanced_riposte_fires_on_kicker_9_and_needs_dexterity_7(fight: Fight) 
 
 # --- player against player: the odds ------------------------------------------------------------------------------
 
+
 def test_attack_odds_on_another_adventurer_are_exact_not_the_narrators_secret(fight: Fight) -> None:
     odds = attack_odds(fight, fight.play.hero, fight.play.friend, shown=None)
     assert "narrator" not in odds.text and "Tom" in odds.text
@@ -247,16 +272,27 @@ def test_attack_odds_on_another_adventurer_are_exact_not_the_narrators_secret(fi
 
 # --- the pages: the odds route reads the combat; the choice and the bonus on the page -------------------------------
 
+
 def _page_combat(art: Any) -> tuple[str, int, int, int]:
     import re
 
     from utils.art import FOE
+
     maren, tom = art.hero(art.pia, name="Maren"), art.hero(art.otto, name="Tom")
     r = art.create(art.nora, {**FOE, "name": "Ogre", "kind": "npc", "level_ALE": "SP", "level_DEF": "EX"})
     ogre = int(r.headers["location"].rsplit("/", 1)[1])
-    page = _post(art.nora, f"{art.base}/systems/art/act/combat_setup", {
-        "idempotency_key": "setup-1", "adventurers": [str(maren), str(tom)], "foes": [str(ogre)], "bands": "6",
-        "adventurer_band": "1", "foe_band": "1"})
+    page = _post(
+        art.nora,
+        f"{art.base}/systems/art/act/combat_setup",
+        {
+            "idempotency_key": "setup-1",
+            "adventurers": [str(maren), str(tom)],
+            "foes": [str(ogre)],
+            "bands": "6",
+            "adventurer_band": "1",
+            "foe_band": "1",
+        },
+    )
     found = re.search(r'href="/campaigns/\d+/encounters/(\d+)"', page.text)
     assert found
     for who, cid in ((art.pia, maren), (art.otto, tom)):
@@ -274,9 +310,14 @@ def _act(art: Any, url: str, who: Any, action: str, cid: int, faces: list[int], 
 
     from app.rolls import service as rolls
     from app.rules.dice import ScriptedDice
+
     version = re.search(r'data-version="(\d+)"', art.nora.get(url + "/view").text).group(1)
-    body = {"idempotency_key": f"k{version}-{action}-{cid}", "version": version, "character_id": str(cid),
-            **{k: str(v) for k, v in data.items()}}
+    body = {
+        "idempotency_key": f"k{version}-{action}-{cid}",
+        "version": version,
+        "character_id": str(cid),
+        **{k: str(v) for k, v in data.items()},
+    }
     with mock.patch.object(rolls, "SecureDice", lambda: ScriptedDice(faces)):
         return _post(who, f"{url}/act/{action}", body)
 
@@ -285,11 +326,15 @@ def test_the_pages_show_the_perk_choice_the_bonus_and_exact_pvp_odds(art: Any) -
     import re
 
     from app.characters.models import Character
+
     url, maren, tom, ogre = _page_combat(art)
     with art.client.app.state.sessionmaker() as db:
         ch = db.get(Character, maren)
-        ch.sheet = {**ch.sheet, "perks": {"Flurry": 1, "Combat Tactics": 1},
-                    "attributes": {**ch.sheet["attributes"], "DEX": 5, "INT": 5}}
+        ch.sheet = {
+            **ch.sheet,
+            "perks": {"Flurry": 1, "Combat Tactics": 1},
+            "attributes": {**ch.sheet["attributes"], "DEX": 5, "INT": 5},
+        }
         db.commit()
     enc_id = int(url.rsplit("/", 1)[1])
     assert _act(art, url, art.pia, "combat_initiative", maren, [kface(7, "GD", 3)]).status_code == 200
@@ -299,8 +344,10 @@ def test_the_pages_show_the_perk_choice_the_bonus_and_exact_pvp_odds(art: Any) -
     assert turn == str(maren)
     version = re.search(r'data-version="(\d+)"', art.nora.get(url + "/view").text).group(1)
     # player against player: the exact chance, not "the narrator knows the level"
-    odds = art.pia.get(f"{art.base}/characters/{maren}/odds/combat_attack",
-                       params={"encounter_id": enc_id, "version": version, "target": tom, "weapon": 0})
+    odds = art.pia.get(
+        f"{art.base}/characters/{maren}/odds/combat_attack",
+        params={"encounter_id": enc_id, "version": version, "target": tom, "weapon": 0},
+    )
     assert odds.status_code == 200 and "narrator" not in odds.text and "%" in odds.text and "Tom" in odds.text
     # a kicker 0 (face 40) misses the Ogre's Extreme Defense: Combat Tactics alone fires (Flurry needs a hit)
     r = _act(art, url, art.pia, "combat_attack", maren, [40], target=ogre, weapon=0)
@@ -309,11 +356,13 @@ def test_the_pages_show_the_perk_choice_the_bonus_and_exact_pvp_odds(art: Any) -
     assert 'id="combat-perks"' in page and "+2</strong> Attack (Combat Tactics, all attacks in round" in page
 
 
-# --- grapples: attacking into one, joining, a failed attempt -----------------------------------------------------------
+# --- grapples: attacking into one, joining, a failed attempt ------------------------------------------------
+
 
 def _maren_grapples_the_goblin(fight: Fight) -> None:
-    body = fight.step(PIA, "combat_maneuver", fight.play.hero, [face_of(9, "GD")], target=fight.play.foe,
-                      maneuver="grapple")
+    body = fight.step(
+        PIA, "combat_maneuver", fight.play.hero, [face_of(9, "GD")], target=fight.play.foe, maneuver="grapple"
+    )
     assert "grapples Goblin" in said(body)
     fight.step(PIA, "combat_end_turn", fight.play.hero)
 
@@ -329,9 +378,13 @@ def fate_row(fight: Fight, cid: int) -> int:
 def test_an_attack_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> None:
     _maren_grapples_the_goblin(fight)
     # Maren rolls Fate Catastrophic, below the Goblin's Poor: Tom's attack goes to Maren (her Defense roll)
-    body = fight.step(OTTO, "combat_attack", fight.play.friend,
-                      [face_of(fate_row(fight, fight.play.hero), "CT"), face_of(attack_row(fight, fight.play.friend),
-                                                                                 "PS")], target=fight.play.foe)
+    body = fight.step(
+        OTTO,
+        "combat_attack",
+        fight.play.friend,
+        [face_of(fate_row(fight, fight.play.hero), "CT"), face_of(attack_row(fight, fight.play.friend), "PS")],
+        target=fight.play.foe,
+    )
     text = said(body)
     assert "Tom attacks into the grapple: Fate " in text and "Maren Catastrophic" in text
     assert "Goblin (rating)" in text and "Goblin Poor" not in text  # a foe's Fate is the narrator's
@@ -344,8 +397,13 @@ def test_an_attack_into_a_grapple_hits_the_lowest_fate(fight: Fight) -> None:
 
 def test_a_fate_tie_in_a_grapple_lets_the_attacker_choose(fight: Fight) -> None:
     _maren_grapples_the_goblin(fight)
-    body = fight.step(OTTO, "combat_attack", fight.play.friend, [face_of(fate_row(fight, fight.play.hero), "PR")],
-                      target=fight.play.hero)
+    body = fight.step(
+        OTTO,
+        "combat_attack",
+        fight.play.friend,
+        [face_of(fate_row(fight, fight.play.hero), "PR")],
+        target=fight.play.hero,
+    )
     assert "a tie: Tom chooses who is hit" in said(body)
     assert "Goblin Poor" not in said(body)
     assert body["outcome"]["fates"] == [[str(fight.play.hero), "PR"]]  # the Goblin's rating is not in it
@@ -386,8 +444,9 @@ def test_joining_needs_a_grapple_in_the_band(fight: Fight) -> None:
 
 
 def test_a_failed_grapple_gives_a_free_attack_with_minus_1_defense_a_failure(fight: Fight) -> None:
-    body = fight.step(PIA, "combat_maneuver", fight.play.hero, [face_of(9, "PT")], target=fight.play.foe,
-                      maneuver="grapple")
+    body = fight.step(
+        PIA, "combat_maneuver", fight.play.hero, [face_of(9, "PT")], target=fight.play.foe, maneuver="grapple"
+    )
     assert "the grapple fails" in said(body)
     pending = fight.state()["pending"]
     assert pending["kind"] == "defense" and pending["defender"] == fight.play.hero
@@ -418,6 +477,7 @@ def test_the_page_offers_joining_a_grapple_and_the_choice_on_a_fate_tie(art: Any
     # Tom attacks the Ogre from outside: Maren rolls Fate Poor like the Ogre's rating: a tie, Tom chooses
     with art.client.app.state.sessionmaker() as db:
         from app.characters.models import Character
+
         fat = load(dict(db.get(Character, maren).sheet)).attributes["FAT"] or 1
     r = _act(art, url, art.otto, "combat_attack", tom, [face_of(art_row(fat), "PR")], target=ogre, weapon=0)
     assert r.status_code == 200, r.text
@@ -444,12 +504,15 @@ def test_the_page_offers_the_free_attack_a_foes_fumble_gives(art: Any) -> None:
         if turn() == str(cid):
             assert _act(art, url, who, "combat_end_turn", cid, []).status_code == 200
     assert turn() == str(ogre)
-    assert _act(art, url, art.nora, "combat_foe_attack", ogre, [], target=maren,
-                attack_with="one_handed").status_code == 200
+    assert (
+        _act(art, url, art.nora, "combat_foe_attack", ogre, [], target=maren, attack_with="one_handed").status_code
+        == 200
+    )
     r = _act(art, url, art.pia, "combat_defend", maren, [100])  # Awesome Defense: the Ogre fumbles
     assert r.status_code == 200 and "Ogre fumbles" in r.text
     with art.client.app.state.sessionmaker() as db:
         from app.characters.models import Character
+
         cun = load(dict(db.get(Character, maren).sheet)).attributes["CUN"] or 1
     r = _act(art, url, art.pia, "combat_fumble", maren, [face_of(art_row(cun), "GD")])
     assert r.status_code == 200, r.text
@@ -465,15 +528,25 @@ def test_the_narrator_chooses_on_a_fate_tie_when_a_foe_attacks_into_a_grapple(ar
     import re
 
     from utils.art import FOE
+
     maren, tom = art.hero(art.pia, name="Maren"), art.hero(art.otto, name="Tom")
     ids = []
     for name in ("Ogre", "Orc"):
         r = art.create(art.nora, {**FOE, "name": name, "kind": "npc", "level_ALE": "SP" if name == "Ogre" else "CT"})
         ids.append(int(r.headers["location"].rsplit("/", 1)[1]))
     ogre, orc = ids
-    page = _post(art.nora, f"{art.base}/systems/art/act/combat_setup", {
-        "idempotency_key": "setup-2", "adventurers": [str(maren), str(tom)], "foes": [str(ogre), str(orc)],
-        "bands": "6", "adventurer_band": "1", "foe_band": "1"})
+    page = _post(
+        art.nora,
+        f"{art.base}/systems/art/act/combat_setup",
+        {
+            "idempotency_key": "setup-2",
+            "adventurers": [str(maren), str(tom)],
+            "foes": [str(ogre), str(orc)],
+            "bands": "6",
+            "adventurer_band": "1",
+            "foe_band": "1",
+        },
+    )
     found = re.search(r'href="/campaigns/\d+/encounters/(\d+)"', page.text)
     assert found
     url = f"{art.base}/encounters/{found.group(1)}"
@@ -494,9 +567,18 @@ def test_the_narrator_chooses_on_a_fate_tie_when_a_foe_attacks_into_a_grapple(ar
         assert _act(art, url, who, "combat_end_turn", cid, []).status_code == 200
     with art.client.app.state.sessionmaker() as db:
         from app.characters.models import Character
+
         fat = load(dict(db.get(Character, maren).sheet)).attributes["FAT"] or 1
-    r = _act(art, url, art.nora, "combat_foe_attack", orc, [face_of(art_row(fat), "PR")], target=maren,
-             attack_with="one_handed")
+    r = _act(
+        art,
+        url,
+        art.nora,
+        "combat_foe_attack",
+        orc,
+        [face_of(art_row(fat), "PR")],
+        target=maren,
+        attack_with="one_handed",
+    )
     assert r.status_code == 200 and "a tie: Orc chooses who is hit" in r.text
     nora, pia = art.nora.get(url).text, art.pia.get(url).text
     assert f'id="combat-grapple-hit-{ogre}"' in nora and f'id="combat-grapple-hit-{maren}"' in nora

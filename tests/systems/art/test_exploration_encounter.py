@@ -46,16 +46,18 @@ class Scene:
             self.users = {n: u.id for n, u in users.items()}
             self.ids = {}
             for who, name in (("pia", "Maren"), ("otto", "Tom"), ("ulla", "Lia")):
-                self.ids[name] = create_character(db, self.acc(db, who), name=name, system="art",
-                                                  sheet=balanced_fields()).id
+                self.ids[name] = create_character(
+                    db, self.acc(db, who), name=name, system="art", sheet=balanced_fields()
+                ).id
             db.commit()
         self.encounter: int | None = None
 
     def acc(self, db: Any, who: str) -> campaigns.Access:
         return campaigns.access(db, db.get(User, self.users[who]), self.campaign_id)
 
-    def act(self, who: str, action: str, character: str | None, faces: list[int] | None = None,
-            **params: Any) -> dict[str, Any]:
+    def act(
+        self, who: str, action: str, character: str | None, faces: list[int] | None = None, **params: Any
+    ) -> dict[str, Any]:
         with self.factory() as db:
             dice = ScriptedDice(faces or [])
             cid = self.ids[character] if character else None
@@ -65,15 +67,16 @@ class Scene:
             return {**entry.body, "seq": entry.seq}
 
     def start(self, scale: str = "minutes") -> dict[str, Any]:
-        body = self.act("nora", "explore_start", None, participants=list(self.ids.values()), title="The caves",
-                        scale=scale)
+        body = self.act(
+            "nora", "explore_start", None, participants=list(self.ids.values()), title="The caves", scale=scale
+        )
         self.encounter = body["request"]["encounter_id"]
         return body
 
-    def step(self, who: str, action: str, character: str | None, faces: list[int] | None = None,
-             **params: Any) -> dict[str, Any]:
-        return self.act(who, action, character, faces, encounter_id=self.encounter, version=self.version(),
-                        **params)
+    def step(
+        self, who: str, action: str, character: str | None, faces: list[int] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        return self.act(who, action, character, faces, encounter_id=self.encounter, version=self.version(), **params)
 
     def declare(self, who: str, character: str, faces: list[int] | None = None, **params: Any) -> dict[str, Any]:
         return self.step(who, "explore_declare", character, faces, **params)
@@ -123,15 +126,24 @@ def test_three_players_play_through_the_phase_track(scene: Scene) -> None:
     assert scene.to_act() == ["Maren", "Tom", "Lia"]
 
     # Rick's cliff (ch. 4): Feeble against Passable, 3 failures: Maren climbs 3 phases before she would fall.
-    body = scene.declare("pia", "Maren", [face(STR, Level.FB)], task="Climb the cliff", attribute="STR",
-                         difficulty="PS")
+    body = scene.declare(
+        "pia", "Maren", [face(STR, Level.FB)], task="Climb the cliff", attribute="STR", difficulty="PS"
+    )
     assert "fails, 3 phases (15 minutes), until phase 3" in said(body)
     assert scene.token("Maren")["square"] == 3 and scene.token("Maren")["action"]["outcome"] == "fails"
     assert scene.to_act() == ["Tom", "Lia"]  # the marker waits for everyone on its square
 
     # Shari's help: Great against Passable is 2 phases, before Maren's 3: the influence lands.
-    body = scene.declare("otto", "Tom", [face(STR, Level.GT)], task="Reach Maren's hand", attribute="STR",
-                         difficulty="PS", influence_id=scene.ids["Maren"], influence="help")
+    body = scene.declare(
+        "otto",
+        "Tom",
+        [face(STR, Level.GT)],
+        task="Reach Maren's hand",
+        attribute="STR",
+        difficulty="PS",
+        influence_id=scene.ids["Maren"],
+        influence="help",
+    )
     assert "succeeds, 2 phases (10 minutes)" in said(body)
     assert "reaches Maren at phase 2, before their action ends" in said(body)
     maren = scene.token("Maren")["action"]
@@ -143,8 +155,9 @@ def test_three_players_play_through_the_phase_track(scene: Scene) -> None:
     assert scene.to_act() == ["Lia"]
 
     # A time limit: Feeble against Passable would take 3 phases; Lia gives it 2. Aborted, busy for 2.
-    body = scene.declare("ulla", "Lia", [face(DEX, Level.FB)], task="Pick the lock", attribute="DEX",
-                         difficulty="PS", limit=2)
+    body = scene.declare(
+        "ulla", "Lia", [face(DEX, Level.FB)], task="Pick the lock", attribute="DEX", difficulty="PS", limit=2
+    )
     assert "aborted at the time limit of 2 (it would take 3)" in said(body)
     lia = scene.token("Lia")
     assert lia["at"] == 3 and lia["square"] == 3 and lia["action"]["outcome"] == "aborted"
@@ -160,12 +173,20 @@ def test_three_players_play_through_the_phase_track(scene: Scene) -> None:
     # A step made on a state that has moved on is "already resolved".
     stale = scene.version() - 1
     with pytest.raises(Conflict, match="Already resolved"):
-        scene.act("otto", "explore_declare", "Tom", [50], encounter_id=scene.encounter, version=stale,
-                  task="Look around", attribute="ALE", difficulty="PR")
+        scene.act(
+            "otto",
+            "explore_declare",
+            "Tom",
+            [50],
+            encounter_id=scene.encounter,
+            version=stale,
+            task="Look around",
+            attribute="ALE",
+            difficulty="PR",
+        )
 
     # A failed try with no penalty: the narrator raises the task's scale; the retry waits for that scale.
-    body = scene.declare("otto", "Tom", [face(DEX, Level.PR)], task="Open the safe", attribute="DEX",
-                         difficulty="PS")
+    body = scene.declare("otto", "Tom", [face(DEX, Level.PR)], task="Open the safe", attribute="DEX", difficulty="PS")
     assert "fails, 1 phase (5 minutes)" in said(body)
     body = scene.step("nora", "explore_raise", None, token=scene.ids["Tom"], task="open the safe")
     assert "Tom's next try at 'Open the safe' takes hours" in said(body)
@@ -178,15 +199,22 @@ def test_three_players_play_through_the_phase_track(scene: Scene) -> None:
     with pytest.raises(BadRequest, match="now takes hours"):
         scene.declare("otto", "Tom", [50], task="Open the safe", attribute="DEX", difficulty="PS")
     scene.step("nora", "explore_scale", None, scale="hours")
-    body = scene.declare("otto", "Tom", [face(DEX, Level.GD)], task="Open the safe", attribute="DEX",
-                         difficulty="PS")
+    body = scene.declare("otto", "Tom", [face(DEX, Level.GD)], task="Open the safe", attribute="DEX", difficulty="PS")
     assert "succeeds, 3 phases (3 hours), until phase 6" in said(body)
     assert scene.token("Tom")["action"]["scale"] == "hours"
 
     log = scene.log()
-    assert [e.action for e in log] == ["explore_start", "explore_declare", "explore_declare", "explore_declare",
-                                       "explore_declare", "explore_declare", "explore_raise", "explore_scale",
-                                       "explore_declare"]
+    assert [e.action for e in log] == [
+        "explore_start",
+        "explore_declare",
+        "explore_declare",
+        "explore_declare",
+        "explore_declare",
+        "explore_declare",
+        "explore_raise",
+        "explore_scale",
+        "explore_declare",
+    ]
     assert all(e.body["request"]["encounter_id"] == scene.encounter for e in log)
 
 
@@ -204,8 +232,9 @@ def test_a_ten_phase_action_comes_back_to_its_square_one_lap_later(scene: Scene)
     # Awesome: less than a phase; Tom acts again on the same phase.
     body = scene.declare("otto", "Tom", [100], task="Spot the exit", attribute="ALE", difficulty="PR")
     assert "in no time: acts again this phase" in said(body) and scene.to_act() == ["Tom"]
-    scene.step("nora", "explore_time", None, token=scene.ids["Tom"], phases=9, what="walks to the camp",
-               place="the camp")
+    scene.step(
+        "nora", "explore_time", None, token=scene.ids["Tom"], phases=9, what="walks to the camp", place="the camp"
+    )
     assert scene.token("Tom")["place"] == "the camp"
     assert scene.state()["now"] == 3 and scene.to_act() == ["Lia"]
     scene.declare("ulla", "Lia", [face(DEX, Level.PR)], task="Climb", attribute="DEX", difficulty="PS")  # 1 failure
@@ -229,13 +258,13 @@ def test_travel_shadowing_and_tracking(scene: Scene) -> None:
     scene.step("nora", "explore_scale", None, scale="hours")
     # A mounted ride: Strength against Catastrophic; Passable is 4 columns under Awesome: 4 hours.
     body = scene.declare("otto", "Tom", [face(STR, Level.PS)], kind="travel", mode="mounted", destination="the mine")
-    assert "Strength (row 9) against Catastrophic: rolled 63 → Passable (6 successes)" in said(body) and "arrives at the mine, 4 phases (4 hours)" in \
-        said(body)
+    assert "Strength (row 9) against Catastrophic: rolled 63 → Passable (6 successes)" in said(
+        body
+    ) and "arrives at the mine, 4 phases (4 hours)" in said(body)
     assert scene.token("Tom")["place"] == "the mine"
 
     # Shadowing: Alertness against the courier's Stamina (Passable), then Agility against his Alertness.
-    body = scene.declare("pia", "Maren", [face(ALE, Level.GD)], kind="shadow", task="the courier",
-                         difficulty="PS")
+    body = scene.declare("pia", "Maren", [face(ALE, Level.GD)], kind="shadow", task="the courier", difficulty="PS")
     assert "keeps the target in sight" in said(body) and scene.to_act()[0] == "Maren"
     running = scene.sheet("Maren")["complex"]
     assert running["title"] == "Shadowing: the courier" and running["done"] == 1 and running["modifier"] == 2
@@ -264,17 +293,41 @@ def test_hindering_too_late_and_odds_before_the_roll(scene: Scene) -> None:
     scene.start()
     scene.declare("pia", "Maren", [face(STR, Level.GT)], task="Grab the idol", attribute="STR", difficulty="PS")
     with pytest.raises(BadRequest, match="help a failed roll, hinder a successful one"):
-        scene.declare("otto", "Tom", [50], task="Trip her", attribute="AGI", difficulty="PR",
-                      influence_id=scene.ids["Maren"], influence="help")
+        scene.declare(
+            "otto",
+            "Tom",
+            [50],
+            task="Trip her",
+            attribute="AGI",
+            difficulty="PR",
+            influence_id=scene.ids["Maren"],
+            influence="help",
+        )
     # Tom's Feeble is a failure: no hindering.
-    body = scene.declare("otto", "Tom", [face(AGI, Level.IN)], task="Trip her", attribute="AGI", difficulty="PR",
-                         influence_id=scene.ids["Maren"], influence="hinder")
+    body = scene.declare(
+        "otto",
+        "Tom",
+        [face(AGI, Level.IN)],
+        task="Trip her",
+        attribute="AGI",
+        difficulty="PR",
+        influence_id=scene.ids["Maren"],
+        influence="hinder",
+    )
     assert "cannot hinder Maren" in said(body)
     # Its token has moved by the failure: Fame after rolling is not offered on a phase-track roll.
     with pytest.raises(BadRequest, match="already moved its token"):
         scene.act("otto", "fame_after", "Tom", entry_seq=body["seq"], columns=1)
-    body = scene.declare("ulla", "Lia", [face(AGI, Level.PS)], task="Block her", attribute="AGI", difficulty="PR",
-                         influence_id=scene.ids["Maren"], influence="hinder")
+    body = scene.declare(
+        "ulla",
+        "Lia",
+        [face(AGI, Level.PS)],
+        task="Block her",
+        attribute="AGI",
+        difficulty="PR",
+        influence_id=scene.ids["Maren"],
+        influence="hinder",
+    )
     assert "too late to hinder Maren" in said(body)  # 4 phases against Maren's 2
     assert scene.token("Maren")["action"]["outcome"] == "succeeds"
 
@@ -282,8 +335,9 @@ def test_hindering_too_late_and_odds_before_the_roll(scene: Scene) -> None:
     from app.systems import Context, get_action
 
     _system, action = get_action("art", "explore_declare")
-    params = action.params.model_validate({"encounter_id": 1, "version": 1, "task": "x", "attribute": "DEX",
-                                           "difficulty": "PS"})
+    params = action.params.model_validate(
+        {"encounter_id": 1, "version": 1, "task": "x", "attribute": "DEX", "difficulty": "PS"}
+    )
     assert action.odds is not None
     odds = action.odds(scene.sheet("Lia"), params, Context())
     assert odds is not None and odds.chance == pytest.approx(float(exact_chance(DEX, Level.PS)))
@@ -297,12 +351,18 @@ def test_only_the_narrator_starts_a_scene_of_adventurers_and_steps_stay_in_explo
     with pytest.raises(BadRequest, match="Choose a time scale"):
         scene.act("nora", "explore_start", None, participants=[scene.ids["Maren"]], scale="fortnights")
     with scene.factory() as db:
-        foe = create_character(db, scene.acc(db, "nora"), name="Goblin", system="art", kind="npc",
-                               sheet=dict(FOE)).id
+        foe = create_character(db, scene.acc(db, "nora"), name="Goblin", system="art", kind="npc", sheet=dict(FOE)).id
         # Another kind of ART encounter (combat rounds): an exploration step is refused, not a crash.
-        other = Encounter(campaign_id=scene.campaign_id, system="art", kind="combat", title="Fight",
-                          participants=[{"character_id": scene.ids["Maren"], "side": "a", "name": "Maren"}],
-                          state={"round": 1}, status="active", created_by=scene.users["nora"])
+        other = Encounter(
+            campaign_id=scene.campaign_id,
+            system="art",
+            kind="combat",
+            title="Fight",
+            participants=[{"character_id": scene.ids["Maren"], "side": "a", "name": "Maren"}],
+            state={"round": 1},
+            status="active",
+            created_by=scene.users["nora"],
+        )
         db.add(other)
         db.commit()
         other_id = other.id
@@ -324,20 +384,19 @@ def test_an_abort_and_a_raised_scale_last_until_the_next_gaming_session(scene: S
 
     new_session()
     scene.start()
-    scene.declare("pia", "Maren", [face(DEX, Level.FB)], task="Pick the lock", attribute="DEX", difficulty="PS",
-                  limit=0)  # aborted at once: busy for 0 phases, acts again
+    scene.declare(
+        "pia", "Maren", [face(DEX, Level.FB)], task="Pick the lock", attribute="DEX", difficulty="PS", limit=0
+    )  # aborted at once: busy for 0 phases, acts again
     scene.declare("otto", "Tom", [face(DEX, Level.PR)], task="Open the safe", attribute="DEX", difficulty="PS")
     scene.step("nora", "explore_raise", None, token=scene.ids["Tom"], task="Open the safe")
     with pytest.raises(BadRequest, match="until the next gaming session"):
         scene.declare("pia", "Maren", [50], task="Pick the lock", attribute="DEX", difficulty="PS")
     new_session()
-    body = scene.declare("pia", "Maren", [face(DEX, Level.GD)], task="Pick the lock", attribute="DEX",
-                         difficulty="PS")
+    body = scene.declare("pia", "Maren", [face(DEX, Level.GD)], task="Pick the lock", attribute="DEX", difficulty="PS")
     assert "succeeds, 3 phases (15 minutes)" in said(body)
     scene.declare("ulla", "Lia", kind="wait")
     assert scene.to_act() == ["Tom", "Lia"]  # phase 1: Tom after his 1-phase failure, Lia after waiting
-    body = scene.declare("otto", "Tom", [face(DEX, Level.GD)], task="Open the safe", attribute="DEX",
-                         difficulty="PS")
+    body = scene.declare("otto", "Tom", [face(DEX, Level.GD)], task="Open the safe", attribute="DEX", difficulty="PS")
     assert "(15 minutes)" in said(body)  # the raise to hours ended with the session
 
 
@@ -345,8 +404,11 @@ def test_a_combat_step_on_an_exploration_scene_is_refused(scene: Scene) -> None:
     """The two kinds of ART encounter share one action table: a combat step names a scene, not a combat."""
     scene.start()
     before = len(scene.log())
-    for action, params in (("combat_wait", {"after": scene.ids["Tom"]}), ("combat_end_turn", {}),
-                           ("combat_move_roll", {})):
+    for action, params in (
+        ("combat_wait", {"after": scene.ids["Tom"]}),
+        ("combat_end_turn", {}),
+        ("combat_move_roll", {}),
+    ):
         with pytest.raises(BadRequest, match="not a combat"):
             scene.step("pia", action, "Maren", **params)
     assert len(scene.log()) == before and scene.state()["scene"] == "exploration"

@@ -20,8 +20,26 @@ from app.rules.art import Level
 from app.systems.art.sheet import load, weapon_stats
 
 # Names this test's fixtures typed (characters, foes, items, features), besides tests/utils/english.ALLOWED.
-TYPED = {"Maren", "Tom", "Goblin", "Sword", "Climbing", "Rock", "climbing", "Cliffs", "nora", "pia", "otto", "Table",
-         "Am", "Tor", "door", "fire", "pit", "rubble"}
+TYPED = {
+    "Maren",
+    "Tom",
+    "Goblin",
+    "Sword",
+    "Climbing",
+    "Rock",
+    "climbing",
+    "Cliffs",
+    "nora",
+    "pia",
+    "otto",
+    "Table",
+    "Am",
+    "Tor",
+    "door",
+    "fire",
+    "pit",
+    "rubble",
+}
 
 
 def _visible(page: str) -> str:
@@ -39,19 +57,30 @@ def english_left(page: str, lang: str) -> list[str]:
 def _kface(row: int, level: str, kicker: int) -> int:
     """A percentile face reading `level` (or better, with a "+") on `row` whose kicker is `kicker`."""
     low = Level[level.rstrip("+")]
-    found = [f for f in range(1, 101) if f % 10 == kicker and (art.DEFAULT_TABLE.read(row, f) is low or (
-        level.endswith("+") and art.DEFAULT_TABLE.read(row, f) > low))]
+    found = [
+        f
+        for f in range(1, 101)
+        if f % 10 == kicker
+        and (art.DEFAULT_TABLE.read(row, f) is low or (level.endswith("+") and art.DEFAULT_TABLE.read(row, f) > low))
+    ]
     return found[0]
 
 
 def _busy_fight(play: Play) -> Fight:
     """Maren and Tom (swords) against the Goblin on a track with an exit, rough ground and a hazard; Maren has
     Flurry, Combat Tactics and Breakfall, and her hit's kicker 0 fires the first two (she is to choose)."""
-    fight = sword_fight(play, (_kface(7, "GD", 3), _kface(7, "PR", 3)), title="Am Tor",
-                        features="0 exit door\n4 rough rubble\n7 hazard fire pit")
+    fight = sword_fight(
+        play,
+        (_kface(7, "GD", 3), _kface(7, "PR", 3)),
+        title="Am Tor",
+        features="0 exit door\n4 rough rubble\n7 hazard fire pit",
+    )
     sheet = fight.sheet(play.hero)
-    fight.set_sheet(play.hero, perks={"Flurry": 1, "Combat Tactics": 1, "Breakfall": 1},
-                    attributes={**sheet["attributes"], "DEX": 5, "INT": 5})
+    fight.set_sheet(
+        play.hero,
+        perks={"Flurry": 1, "Combat Tactics": 1, "Breakfall": 1},
+        attributes={**sheet["attributes"], "DEX": 5, "INT": 5},
+    )
     loaded = load(fight.sheet(play.hero))
     row = art.effective_row(int(weapon_stats(loaded, loaded.gear[0])["attack"]))
     fight.last = fight.step(PIA, "combat_attack", play.hero, [_kface(row, "PS+", 0)], target=play.foe)  # type: ignore[attr-defined]
@@ -93,18 +122,25 @@ def test_a_perk_in_a_combat_log_line_reads_in_the_readers_language(play: Play) -
     row = art.effective_row(int(weapon_stats(loaded, loaded.gear[0])["attack"]))
     body = fight.step(PIA, "combat_attack", play.hero, [_kface(row, "PS+", 1)], target=play.foe)
     assert "would fire Advanced Flurry, but it needs the Flurry perk" in render(body["summary"], "en")
-    assert "würde Verbesserter Schlaghagel auslösen, aber es braucht den Vorteil Schlaghagel" in \
-        render(body["summary"], "de")
+    assert "würde Verbesserter Schlaghagel auslösen, aber es braucht den Vorteil Schlaghagel" in render(
+        body["summary"], "de"
+    )
 
 
 def test_the_combat_page_shows_no_english_names(play: Play, new_client: Any) -> None:
     fight = _busy_fight(play)
     for lang, who in (("da", "nora"), ("da", "pia"), ("de", "pia")):
-        page = signed_in(new_client, who, lang=lang).get(
-            f"/campaigns/{play.campaign_id}/encounters/{fight.encounter_id}").text
+        page = (
+            signed_in(new_client, who, lang=lang)
+            .get(f"/campaigns/{play.campaign_id}/encounters/{fight.encounter_id}")
+            .text
+        )
         assert english_left(page, lang) == [], (lang, who)
-    page = signed_in(new_client, "pia", lang="da").get(
-        f"/campaigns/{play.campaign_id}/encounters/{fight.encounter_id}").text
+    page = (
+        signed_in(new_client, "pia", lang="da")
+        .get(f"/campaigns/{play.campaign_id}/encounters/{fight.encounter_id}")
+        .text
+    )
     assert "Slagregn" in page and "Kamptaktik" in page and "Udgang" in page  # the perk choice, the exit
 
 
@@ -114,11 +150,13 @@ def test_the_sheet_create_form_and_art_page_show_no_english_names(play: Play, ne
     play.act(PIA, "armor", {"armor": "Poor"})
     base = f"/campaigns/{play.campaign_id}"
     pia, nora = signed_in(new_client, "pia", lang=lang), signed_in(new_client, "nora", lang=lang)
-    pages = {"sheet": pia.get(f"{base}/characters/{play.hero}").text,
-             "foe": nora.get(f"{base}/characters/{play.foe}").text,
-             "create": pia.get(f"{base}/characters/new/art").text,
-             "create foe": nora.get(f"{base}/characters/new/art?what=foe").text,
-             "system": nora.get(f"{base}/systems/art").text}
+    pages = {
+        "sheet": pia.get(f"{base}/characters/{play.hero}").text,
+        "foe": nora.get(f"{base}/characters/{play.foe}").text,
+        "create": pia.get(f"{base}/characters/new/art").text,
+        "create foe": nora.get(f"{base}/characters/new/art?what=foe").text,
+        "system": nora.get(f"{base}/systems/art").text,
+    }
     assert {name: english_left(page, lang) for name, page in pages.items()} == {name: [] for name in pages}
     words = {"de": ("Gewandtheit", "Schlaghagel", "Abrollen"), "da": ("Smidighed", "Slagregn", "Faldteknik")}[lang]
     assert all(w in pages["sheet"] for w in words)

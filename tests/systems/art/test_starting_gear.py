@@ -23,16 +23,20 @@ def test_the_weapon_classes_are_the_texts_table() -> None:
     assert art.WEAPON_CLASSES["Shotgun"] == "shotgun"
 
 
-@pytest.mark.parametrize(("weapon", "fortune", "strength", "cost"), [
-    ("Blade", "Middle Class", 2, "Middle Class"),  # a melee weapon: your Fortune, whatever your Strength
-    ("Greatsword", "Wealthy", 2, "Wealthy"),
-    ("Bow", "Wealthy", 8, "Wealthy"),  # 2h Ranged STR Req. 8 at Wealthy: met
-    ("Bow", "Wealthy", 5, "Well-off"),  # STR 5: Well-off (5) is the best a 2h ranged weapon allows
-    ("Rifle", "Getting By", 1, "Struggling"),  # Struggling and below require no Strength
-    ("Shotgun", "Affluent", 6, "Prosperous"),
-])
-def test_a_starting_weapon_costs_the_best_the_fortune_and_strength_allow(weapon: str, fortune: str, strength: int,
-                                                                         cost: str) -> None:
+@pytest.mark.parametrize(
+    ("weapon", "fortune", "strength", "cost"),
+    [
+        ("Blade", "Middle Class", 2, "Middle Class"),  # a melee weapon: your Fortune, whatever your Strength
+        ("Greatsword", "Wealthy", 2, "Wealthy"),
+        ("Bow", "Wealthy", 8, "Wealthy"),  # 2h Ranged STR Req. 8 at Wealthy: met
+        ("Bow", "Wealthy", 5, "Well-off"),  # STR 5: Well-off (5) is the best a 2h ranged weapon allows
+        ("Rifle", "Getting By", 1, "Struggling"),  # Struggling and below require no Strength
+        ("Shotgun", "Affluent", 6, "Prosperous"),
+    ],
+)
+def test_a_starting_weapon_costs_the_best_the_fortune_and_strength_allow(
+    weapon: str, fortune: str, strength: int, cost: str
+) -> None:
     assert art.starting_weapon_cost(weapon, fortune, strength) == cost
 
 
@@ -41,12 +45,19 @@ def test_a_weapon_class_not_in_the_table_is_refused() -> None:
         art.starting_weapon_cost("Lightsaber", "Poor", 5)
 
 
-@pytest.mark.parametrize(("fortune", "strength", "armor"), [
-    ("Comfortable", 9, "Comfortable"), ("Comfortable", 3, "Middle Class"), ("Middle Class", 2, "Getting By"),
-    ("Struggling", 2, "Struggling"), ("Destitute", 9, None),
-])
-def test_starting_armor_is_the_best_the_fortune_and_strength_allow(fortune: str, strength: int,
-                                                                   armor: str | None) -> None:
+@pytest.mark.parametrize(
+    ("fortune", "strength", "armor"),
+    [
+        ("Comfortable", 9, "Comfortable"),
+        ("Comfortable", 3, "Middle Class"),
+        ("Middle Class", 2, "Getting By"),
+        ("Struggling", 2, "Struggling"),
+        ("Destitute", 9, None),
+    ],
+)
+def test_starting_armor_is_the_best_the_fortune_and_strength_allow(
+    fortune: str, strength: int, armor: str | None
+) -> None:
     assert art.starting_armor(fortune, strength) == armor
 
 
@@ -56,7 +67,12 @@ def test_a_balanced_adventurer_gets_the_chosen_weapon_ready_and_armor() -> None:
     assert sheet["fortune"] == "Struggling" and sheet["armor"] == "Struggling"
     [weapon] = sheet["gear"]
     assert (weapon["name"], weapon["type"], weapon["weapon"], weapon["slot"], weapon["cost"]) == (
-        "Blade", "weapon", "melee_1h", "ready", "Struggling")
+        "Blade",
+        "weapon",
+        "melee_1h",
+        "ready",
+        "Struggling",
+    )
     assert sheet["starting_gear"] is None
     none = creation.create(balanced_fields(starting_weapon="none"))
     assert none["gear"] == [] and none["armor"] is None
@@ -68,6 +84,7 @@ def test_a_random_adventurer_gets_its_gear_once_the_fortune_is_rolled(play: Play
     assert sheet["gear"] == [] and sheet["starting_gear"] == {"weapon": "Bow", "armor": True}
     with play.factory() as db:
         from app.characters.models import Character
+
         db.get(Character, play.friend).sheet = sheet
         db.commit()
     # 2d6 per attribute in the sheet's order: AGI ALE CHA CRA CUN DEX FAT INT STA STR; Fate 6+6 = Wealthy, STR 2+3

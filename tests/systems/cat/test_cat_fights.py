@@ -33,8 +33,9 @@ def test_cats_fight_one_exchange_and_both_take_the_others_evens_in_scars(t: CatT
     with pytest.raises(BadRequest):  # the challenger does not answer his own challenge
         t.act("pia", "answer", smoke, [2] * 8, encounter_id=eid, version=1, opponent_id=tom, weapon="claws")
     # Smoke's Fangs (4 dice) first: 2 evens; then Tom's Claws (4 dice): 1 even.
-    entry = t.act("otto", "answer", tom, [2, 4, 1, 3, 2, 5, 5, 1], encounter_id=eid, version=1, opponent_id=smoke,
-                  weapon="claws").entry
+    entry = t.act(
+        "otto", "answer", tom, [2, 4, 1, 3, 2, 5, 5, 1], encounter_id=eid, version=1, opponent_id=smoke, weapon="claws"
+    ).entry
     assert [d["face"] for d in entry.body["dice"]] == [2, 4, 1, 3, 2, 5, 5, 1]
     assert "Smoke wins" in said(entry.body)
     assert t.sheet(smoke)["pending"][0]["scars"] == 1 and t.sheet(tom)["pending"][0]["scars"] == 2
@@ -50,14 +51,16 @@ def test_cats_fight_one_exchange_and_both_take_the_others_evens_in_scars(t: CatT
 def test_a_tie_has_no_winner_and_a_dodge_loses_without_scars(t: CatTable) -> None:
     smoke, tom = t.cat(), t.cat("otto", "Tom")
     eid = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="claws").encounter_id
-    entry = t.act("otto", "answer", tom, [2, 1, 1, 1, 4, 1, 1, 1], encounter_id=eid, version=1, opponent_id=smoke,
-                  weapon="fangs").entry
+    entry = t.act(
+        "otto", "answer", tom, [2, 1, 1, 1, 4, 1, 1, 1], encounter_id=eid, version=1, opponent_id=smoke, weapon="fangs"
+    ).entry
     assert "nobody dominates" in said(entry.body)
     t.act("pia", "place_scars", smoke, claws=1, reason="scratched")
     t.act("otto", "place_scars", tom, fangs=1, reason="scratched")
     eid = t.act("pia", "challenge", smoke, opponent_id=tom, weapon="claws").encounter_id
-    entry = t.act("otto", "answer", tom, [2, 2, 2, 2, 2, 2, 2, 2], encounter_id=eid, version=1, opponent_id=smoke,
-                  weapon="legs").entry
+    entry = t.act(
+        "otto", "answer", tom, [2, 2, 2, 2, 2, 2, 2, 2], encounter_id=eid, version=1, opponent_id=smoke, weapon="legs"
+    ).entry
     assert "Smoke wins" in said(entry.body) and "Smoke takes 0 scars, Tom takes 0 scars" in said(entry.body)
     assert t.sheet(smoke)["pending"] == [] and t.sheet(tom)["pending"] == []
 
@@ -80,10 +83,12 @@ def test_rounds_against_a_foe_scar_both_sides_and_wait_for_the_scars(t: CatTable
         t.act("pia", "start_foe_fight", dog, cat_id=smoke, foe_trait="fangs")
     eid = t.act("nora", "start_foe_fight", dog, cat_id=smoke, foe_trait="fangs").encounter_id
     # Smoke's Claws (4 dice): 3 evens; the dog's Fangs (5 dice): 2 evens.
-    entry = t.act("pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog,
-                  weapon="claws").entry
-    assert "Smoke (Claws, 3 evens) vs Ship dog (Fangs, 2 evens): Smoke takes 2 scars, Ship dog takes 3 scars" \
-        in said(entry.body)
+    entry = t.act(
+        "pia", "foe_round", smoke, [2, 4, 6, 1, 2, 2, 1, 1, 1], encounter_id=eid, version=1, foe_id=dog, weapon="claws"
+    ).entry
+    assert "Smoke (Claws, 3 evens) vs Ship dog (Fangs, 2 evens): Smoke takes 2 scars, Ship dog takes 3 scars" in said(
+        entry.body
+    )
     assert t.sheet(smoke)["pending"][0]["scars"] == 2 and t.sheet(dog)["pending"][0]["scars"] == 3
     with pytest.raises(BadRequest):  # scars are placed at the end of each round
         t.act("pia", "foe_round", smoke, [2] * 9, encounter_id=eid, version=2, foe_id=dog, weapon="claws")
@@ -92,8 +97,9 @@ def test_rounds_against_a_foe_scar_both_sides_and_wait_for_the_scars(t: CatTable
         t.act("pia", "place_scars", dog, fangs=3, reason="I bit it")
     t.act("nora", "place_scars", dog, fangs=3, reason="Smoke raked its muzzle")
     # Round two, Smoke dodges: each even on Legs cancels one scar; he inflicts none.
-    entry = t.act("pia", "foe_round", smoke, [2, 4, 1, 1, 2, 2, 2, 1], encounter_id=eid, version=2, foe_id=dog,
-                  weapon="legs").entry
+    entry = t.act(
+        "pia", "foe_round", smoke, [2, 4, 1, 1, 2, 2, 2, 1], encounter_id=eid, version=2, foe_id=dog, weapon="legs"
+    ).entry
     assert entry.body["outcome"]["cancelled"] == 2 and entry.body["outcome"]["foe_scars"] == 0  # dog: 4 Fangs dice now
     assert t.sheet(smoke)["pending"][0]["scars"] == 1
     t.act("pia", "dodge_with_life", smoke)  # a Life dodges all scars of the round

@@ -50,8 +50,9 @@ def test_banked_style_counts_as_automatic_evens_and_unneeded_points_return(t: Ca
     cat = t.cat()
     t.set_sheet(cat, style=2)
     # Hard needs 3: one rolled even + 2 Style = 3, success; the next roll has no Style left over.
-    out = t.act("pia", "test_fate", cat, [2, 1, 3, 5], trait="legs", difficulty="hard", style_points=2,
-                dangerous=True).entry.body["outcome"]
+    out = t.act(
+        "pia", "test_fate", cat, [2, 1, 3, 5], trait="legs", difficulty="hard", style_points=2, dangerous=True
+    ).entry.body["outcome"]
     assert out["success"] and out["scars"] == 0 and out["style_spent"] == 2
     assert t.sheet(cat)["style"] == 0
     with pytest.raises(BadRequest) as exc:
@@ -62,7 +63,9 @@ def test_banked_style_counts_as_automatic_evens_and_unneeded_points_return(t: Ca
 def test_a_failed_dangerous_risk_scars_by_the_lowest_odd_and_ranks_drop_at_three(t: CatTable) -> None:
     cat = t.cat()
     entry = t.act("pia", "test_fate", cat, [2, 3, 5, 3], trait="legs", difficulty="hard", dangerous=True).entry
-    assert entry.body["outcome"]["scars"] == 3 and "1 even of 3 needed — Fate intervenes, 3 scars to place" in said(entry.body)
+    assert entry.body["outcome"]["scars"] == 3 and "1 even of 3 needed — Fate intervenes, 3 scars to place" in said(
+        entry.body
+    )
     assert t.sheet(cat)["pending"][0]["scars"] == 3
     # No Risk until the scars are placed.
     with pytest.raises(BadRequest) as exc:
@@ -84,7 +87,10 @@ def test_a_failed_dangerous_risk_scars_by_the_lowest_odd_and_ranks_drop_at_three
 
 def test_a_failed_risk_that_is_not_dangerous_or_has_no_odd_die_leaves_no_scars(t: CatTable) -> None:
     cat = t.cat()
-    assert t.act("pia", "test_fate", cat, [1, 3, 5, 3], trait="legs", difficulty="easy").entry.body["outcome"]["scars"] == 0
+    assert (
+        t.act("pia", "test_fate", cat, [1, 3, 5, 3], trait="legs", difficulty="easy").entry.body["outcome"]["scars"]
+        == 0
+    )
     t.set_sheet(cat, scars={"claws": 0, "coat": 3, "face": 0, "fangs": 0, "legs": 0, "tail": 0})  # Coat: Hurt, 2 dice
     entry = t.act("pia", "test_fate", cat, [2, 4], trait="coat", difficulty="hard", dangerous=True).entry
     assert not entry.body["outcome"]["success"] and entry.body["outcome"]["scars"] == 0
@@ -147,8 +153,12 @@ def test_reputation_dice_need_the_narrators_approval_for_the_scene(t: CatTable) 
     with pytest.raises(BadRequest):
         t.act("pia", "test_fate", cat, [1] * 6, trait="legs", difficulty="easy", reputation="Never lost")
     # The narrator rolling for the cat agrees by doing so.
-    assert t.act("nora", "test_fate", cat, [1] * 6, trait="legs", difficulty="easy",
-                 reputation="Never lost").entry.body["outcome"]["pool"] == 6
+    assert (
+        t.act("nora", "test_fate", cat, [1] * 6, trait="legs", difficulty="easy", reputation="Never lost").entry.body[
+            "outcome"
+        ]["pool"]
+        == 6
+    )
 
 
 def test_the_narrator_moves_a_scar_without_a_good_reason(t: CatTable) -> None:
@@ -199,7 +209,9 @@ def test_weeks_of_game_time_heal_one_scar_per_week_for_every_cat(t: CatTable) ->
     entry = t.act("nora", "advance_time", None, weeks=2, cat_ids=[smoke, tom]).entry
     assert t.sheet(smoke)["scars"]["claws"] == 0 and t.sheet(smoke)["scars"]["legs"] == 2  # chosen first, then most
     assert t.sheet(tom)["scars"]["claws"] == 0 and t.sheet(tom)["scars"]["fangs"] == 1
-    assert "week 2" in said(entry.body) and "2 weeks of game time pass (week 2): Smoke heals 1 scar on Claws, 1 scar on Legs" in said(entry.body)
+    assert "week 2" in said(
+        entry.body
+    ) and "2 weeks of game time pass (week 2): Smoke heals 1 scar on Claws, 1 scar on Legs" in said(entry.body)
     t.act("nora", "advance_time", None, weeks=1, cat_ids=[smoke])
     with t.factory() as db:
         from app.campaigns.models import Campaign
@@ -225,8 +237,14 @@ def test_a_docked_reputation_point_can_be_restored_in_the_same_session_only(t: C
 
 
 def test_a_reputation_at_one_docked_is_gone_and_comes_back_when_restored(t: CatTable) -> None:
-    cat = t.cat(rep_name_1="Best mouser", rep_rank_1="3", rep_name_2="Never lost", rep_rank_2="3",
-                rep_name_3="Quiet", rep_rank_3="1")
+    cat = t.cat(
+        rep_name_1="Best mouser",
+        rep_rank_1="3",
+        rep_name_2="Never lost",
+        rep_rank_2="3",
+        rep_name_3="Quiet",
+        rep_rank_3="1",
+    )
     t.act("nora", "dock_reputation", cat, reputation="Quiet", reason="knocked over the vase")
     assert "Quiet" not in {r["name"] for r in t.sheet(cat)["reputations"]}
     t.act("nora", "restore_reputation", cat, reputation="Quiet")
@@ -237,8 +255,9 @@ def test_a_cat_spends_a_reputation_to_give_another_a_new_one_at_half_rank(t: Cat
     smoke, tom = t.cat(), t.cat("otto", "Tom")
     with pytest.raises(Forbidden):
         t.act("pia", "gift_reputation", smoke, recipient_id=tom, reputation="Best mouser", new_reputation="Brave")
-    entry = t.act("nora", "gift_reputation", smoke, recipient_id=tom, reputation="Best mouser",
-                  new_reputation="Rat-catcher").entry
+    entry = t.act(
+        "nora", "gift_reputation", smoke, recipient_id=tom, reputation="Best mouser", new_reputation="Rat-catcher"
+    ).entry
     assert "(3) to give Tom the Reputation “Rat-catcher” (1)" in said(entry.body)
     assert "Best mouser" not in {r["name"] for r in t.sheet(smoke)["reputations"]}
     assert {r["name"]: r["rank"] for r in t.sheet(tom)["reputations"]}["Rat-catcher"] == 1
@@ -285,7 +304,10 @@ def test_odds_are_exact_and_follow_the_dice_added() -> None:
     assert odds.details["fraction"] == "11/16" and "68.8%" in odds.text
     more = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", advantage=1), Context())
     assert more.details["fraction"] == "13/16" and more.details["pool"] == 5
-    assert fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", style_points=1), Context()).details["fraction"] == "15/16"
+    assert (
+        fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", style_points=1), Context()).details["fraction"]
+        == "15/16"
+    )
     assert fate_odds(sheet, TestFate(trait="legs", difficulty="hard", spend_life=True), Context()).chance == 1.0
 
 

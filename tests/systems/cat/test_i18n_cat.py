@@ -36,23 +36,28 @@ def test_a_test_of_fate_names_the_trait_in_the_readers_language(app: Any) -> Non
     t = CatTable(app)
     cat = t.cat()
     entry = t.act("pia", "test_fate", cat, [2, 5, 6, 3], trait="legs", difficulty="moderate", dangerous=True).entry
-    assert said(entry.body).startswith("tests fate: Moderate dangerous Risk with Legs, 4 dice (Legs 4): 2 evens of 2 needed")
+    assert said(entry.body).startswith(
+        "tests fate: Moderate dangerous Risk with Legs, 4 dice (Legs 4): 2 evens of 2 needed"
+    )
     german, danish = said(entry.body, "de"), said(entry.body, "da")
     assert "Beine" in german and "Legs" not in german and "Moderate" not in german
     assert "Ben 4" in danish and "Legs" not in danish and "Moderat" in danish
     # Stored once, language-neutral: the Trait is a nested message with its English msgid.
     assert {"msg": "Legs"} in json.loads(json.dumps(entry.body["summary"]))["join"][0]["args"]["words"]["join"][0][
-        "args"].values()
+        "args"
+    ].values()
     assert "Beine" not in json.dumps(entry.body)
 
 
 def test_a_cat_rule_error_names_traits_and_ranks_in_the_readers_language(reader: Any) -> None:
     with pytest.raises(cat_rules.CatRuleError) as caught:
-        validate_new_cat({"claws": "hurt", "coat": "good", "face": "best", "fangs": "strong",
-                                    "legs": "strong", "tail": "strong"})
+        validate_new_cat(
+            {"claws": "hurt", "coat": "good", "face": "best", "fangs": "strong", "legs": "strong", "tail": "strong"}
+        )
     reader("de")
-    assert cat_rule_message(caught.value) == ("Die Eigenschaften einer neuen Katze sind Beste, Stark oder Gut; "
-                                             "Krallen ist Verletzt.")
+    assert cat_rule_message(caught.value) == (
+        "Die Eigenschaften einer neuen Katze sind Beste, Stark oder Gut; Krallen ist Verletzt."
+    )
     reader("da")
     assert cat_rule_message(caught.value) == "En ny kats Træk er Bedst, Stærk eller God; Kløer er Skadet."
 
@@ -71,11 +76,37 @@ def test_an_illegal_duel_move_is_explained_in_the_readers_language(reader: Any) 
 
 
 def test_a_duel_log_line_names_the_value_in_the_readers_language() -> None:
-    event = {"kind": "jump", "result": "dodged", "attacker": "a", "defender": "b", "attack_total": 18,
-             "rolls": [{"cat": "b", "stat": "jump", "base": 14, "faces": [4], "value": 4, "critical": None,
-                        "total": 18, "attempt": 1},
-                       {"cat": "a", "stat": "jump", "base": 15, "faces": [1], "value": -1, "critical": None,
-                        "total": 14, "attempt": 1}], "damage": [], "next": "b"}
+    event = {
+        "kind": "jump",
+        "result": "dodged",
+        "attacker": "a",
+        "defender": "b",
+        "attack_total": 18,
+        "rolls": [
+            {
+                "cat": "b",
+                "stat": "jump",
+                "base": 14,
+                "faces": [4],
+                "value": 4,
+                "critical": None,
+                "total": 18,
+                "attempt": 1,
+            },
+            {
+                "cat": "a",
+                "stat": "jump",
+                "base": 15,
+                "faces": [1],
+                "value": -1,
+                "critical": None,
+                "total": 14,
+                "attempt": 1,
+            },
+        ],
+        "damage": [],
+        "next": "b",
+    }
     line = describe([event], {"a": "Tecka", "b": "Mimi"})
     assert i18n.render(line, "en").startswith("JUMP: Mimi JUMP 14 +4 (die 4) = 18, Tecka JUMP 15 -1")
     assert i18n.render(line, "de").startswith("JUMP: Mimi JUMP 14 +4 (Würfel 4) = 18")  # the seed's word
@@ -87,17 +118,24 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
     ids = []
     for who, name in ((t.player, "Tecka"), (t.other, "Mimi")):
         values = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-        r = client.post(f"/api/campaigns/{t.id}/characters", headers=who,
-                        json={"name": name, "system": "catfight", "sheet": values})
+        r = client.post(
+            f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "catfight", "sheet": values}
+        )
         assert r.status_code == 201, r.text
         ids.append(r.json()["id"])
-    r = client.post(f"/api/campaigns/{t.id}/actions", headers=t.player, json={
-        "system": "catfight", "action": "challenge", "character_id": ids[0], "params": {"opponent_id": ids[1]}})
+    r = client.post(
+        f"/api/campaigns/{t.id}/actions",
+        headers=t.player,
+        json={"system": "catfight", "action": "challenge", "character_id": ids[0], "params": {"opponent_id": ids[1]}},
+    )
     assert r.status_code == 201, r.text
     encounter = r.json()["request"]["encounter_id"]
     pia = signed_in(new_client, "pia", lang="de")
-    r = pia.post(f"/campaigns/{t.id}/encounters/{encounter}/act/move", headers={"HX-Request": "true"},
-                 data={"character_id": ids[0], "version": 1, "move": "attack", "idempotency_key": "stale"})
+    r = pia.post(
+        f"/campaigns/{t.id}/encounters/{encounter}/act/move",
+        headers={"HX-Request": "true"},
+        data={"character_id": ids[0], "version": 1, "move": "attack", "idempotency_key": "stale"},
+    )
     assert "„Attacke“ ist jetzt nicht möglich (möglich: Auswürfeln, wer beginnt)." in r.text
     sheet = pia.get(f"/campaigns/{t.id}/characters/{ids[0]}").text
     assert "<dt>ATTACK</dt>" in sheet and "<dt>QUICKNESS</dt>" in sheet  # the seed's names
@@ -112,19 +150,30 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
 
 def test_the_cat_sheet_in_danish(client: TestClient, new_client: Any) -> None:
     t = Table(client, systems=("cat",))
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.player,
-                    json={"name": "Smoke", "system": "cat", "sheet": NEW_CAT})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters", headers=t.player, json={"name": "Smoke", "system": "cat", "sheet": NEW_CAT}
+    )
     assert r.status_code == 201, r.text
     cat = r.json()["id"]
-    r = client.post(f"/api/campaigns/{t.id}/characters", headers=t.other,
-                    json={"name": "Tom", "system": "cat", "sheet": NEW_CAT})
+    r = client.post(
+        f"/api/campaigns/{t.id}/characters", headers=t.other, json={"name": "Tom", "system": "cat", "sheet": NEW_CAT}
+    )
     assert r.status_code == 201, r.text  # a rival, so the sheet offers a challenge
     for who in ("pia", "nora"):
         html = signed_in(new_client, who, lang="da").get(f"/campaigns/{t.id}/characters/{cat}").text
         # Traits and their help, ranks, difficulties, weapons: in the table, the roll dialog and the <select>s.
-        for word in ("<th scope=\"row\">Kløer<span class=\"cat-help\">kamp, klatring</span>", "Hugtænder", "Hale",
-                     "<strong>Bedst</strong>", "<strong>Stærk</strong>", "<strong>God</strong>", "> Moderat ",
-                     "> Svær ", ">Ben — 4 terninger", *([">Undvig (Ben) — 4<"] if who == "pia" else [])):
+        for word in (
+            '<th scope="row">Kløer<span class="cat-help">kamp, klatring</span>',
+            "Hugtænder",
+            "Hale",
+            "<strong>Bedst</strong>",
+            "<strong>Stærk</strong>",
+            "<strong>God</strong>",
+            "> Moderat ",
+            "> Svær ",
+            ">Ben — 4 terninger",
+            *([">Undvig (Ben) — 4<"] if who == "pia" else []),
+        ):
             assert word in html, (who, word)
         for english in ("Claws", "Fangs", "Strong", "Moderate", "climbing", "Dodge"):
             assert english not in html, (who, english)

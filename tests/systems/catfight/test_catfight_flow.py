@@ -62,11 +62,17 @@ class Duel:
         """Tecka challenges Mimi and is knocked out (tests/systems/catfight/test_catfight_service.py's duel)."""
         self.act("pia", "challenge", self.tecka, opponent_id=self.mimi)
         for who, cat, move, faces in (
-                ("pia", self.tecka, "begin", [3, 3, 5, 2]), ("pia", self.tecka, "sneak", [1, 2]),
-                ("otto", self.mimi, "attack", [6, 6]), ("otto", self.mimi, "attack", [4]),
-                ("pia", self.tecka, "defend", [6, 6]), ("pia", self.tecka, "attack", [5, 5]),
-                ("otto", self.mimi, "attack", [4]), ("pia", self.tecka, "defend", [2]),
-                ("otto", self.mimi, "attack", [2]), ("pia", self.tecka, "defend", [5, 5])):
+            ("pia", self.tecka, "begin", [3, 3, 5, 2]),
+            ("pia", self.tecka, "sneak", [1, 2]),
+            ("otto", self.mimi, "attack", [6, 6]),
+            ("otto", self.mimi, "attack", [4]),
+            ("pia", self.tecka, "defend", [6, 6]),
+            ("pia", self.tecka, "attack", [5, 5]),
+            ("otto", self.mimi, "attack", [4]),
+            ("pia", self.tecka, "defend", [2]),
+            ("otto", self.mimi, "attack", [2]),
+            ("pia", self.tecka, "defend", [5, 5]),
+        ):
             self.move(who, cat, move, faces)
 
 
@@ -78,8 +84,9 @@ def duel(app: Any) -> Duel:
 def _signed_in(new_client: Any, username: str) -> Any:
     browser = new_client()
     token = csrf_of(browser, "/signin")
-    r = browser.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token},
-                     follow_redirects=False)
+    r = browser.post(
+        "/signin", data={"username": username, "password": "correct horse", "csrf_token": token}, follow_redirects=False
+    )
     assert r.status_code == 303, r.text
     return browser
 
@@ -123,8 +130,11 @@ def test_a_finished_duel_offers_the_next_step(duel: Duel, new_client: Any) -> No
     duel.act("nora", "heal", duel.tecka)
     page = html.unescape(pia.get(url).text)
     assert 'id="catfight-rematch"' in page and "Rematch: Tecka against Mimi" in page
-    r = form_post(pia, f"/campaigns/{duel.cid}/systems/catfight/act/challenge",
-                  {"character_id": str(duel.tecka), "opponent_id": str(duel.mimi)})
+    r = form_post(
+        pia,
+        f"/campaigns/{duel.cid}/systems/catfight/act/challenge",
+        {"character_id": str(duel.tecka), "opponent_id": str(duel.mimi)},
+    )
     assert r.status_code == 200 and "Open the duel" in r.text
 
 

@@ -41,8 +41,15 @@ class World:
     def acc(self, db: Any, who: str) -> campaigns.Access:
         return campaigns.access(db, db.get(User, self.users[who]), self.campaign_id)
 
-    def act(self, who: str, action: str, character: int | None, faces: list[int] | None = None,
-            key: str | None = None, **params: Any) -> LogEntry:
+    def act(
+        self,
+        who: str,
+        action: str,
+        character: int | None,
+        faces: list[int] | None = None,
+        key: str | None = None,
+        **params: Any,
+    ) -> LogEntry:
         with self.factory() as db:
             dice = ScriptedDice(faces or [])
             req = rolls.ActionRequest(system="catfight", action=action, character_id=character, params=params)
@@ -65,8 +72,9 @@ class World:
             return enc
 
     def move(self, who: str, cat: int, move: str, faces: list[int], **extra: Any) -> LogEntry:
-        return self.act(who, "move", cat, faces, encounter_id=self.encounter, version=self.duel().version,
-                        move=move, **extra)
+        return self.act(
+            who, "move", cat, faces, encounter_id=self.encounter, version=self.duel().version, move=move, **extra
+        )
 
     def sheet(self, character: int) -> dict[str, Any]:
         with self.factory() as db:
@@ -152,14 +160,17 @@ def test_jump_dodges_and_hits(world: World) -> None:
     assert _results(e) == [("jump", "hit")] and world.sheet(world.tecka)["health"] == 2
 
 
-@pytest.mark.parametrize(("faces", "result", "health", "over"), [
-    ([6, 6, 2], "escaped", (3, 3), True),  # the fleeing cat's 6-6: away at once
-    ([2, 6, 6], "caught", (3, 3), False),  # the chaser's 6-6: caught, the chaser attacks
-    ([5, 5, 2], "stumbled", (2, 3), False),  # the fleeing cat's 5-5: loses 1 and is caught
-    ([2, 5, 5], "chaser_injured", (3, 2), True),  # the chaser's 5-5: loses 1, the fleeing cat escapes
-    ([6, 6, 6, 6], "caught", (3, 3), False),  # both 6-6 cancel: 12+6 = 18 against 14+6 = 20
-    ([1, 3, 4, 1], "escaped", (3, 3), True),  # 12-1 = 11 against 14-3 = 11 ties: again, 16 against 13
-])
+@pytest.mark.parametrize(
+    ("faces", "result", "health", "over"),
+    [
+        ([6, 6, 2], "escaped", (3, 3), True),  # the fleeing cat's 6-6: away at once
+        ([2, 6, 6], "caught", (3, 3), False),  # the chaser's 6-6: caught, the chaser attacks
+        ([5, 5, 2], "stumbled", (2, 3), False),  # the fleeing cat's 5-5: loses 1 and is caught
+        ([2, 5, 5], "chaser_injured", (3, 2), True),  # the chaser's 5-5: loses 1, the fleeing cat escapes
+        ([6, 6, 6, 6], "caught", (3, 3), False),  # both 6-6 cancel: 12+6 = 18 against 14+6 = 20
+        ([1, 3, 4, 1], "escaped", (3, 3), True),  # 12-1 = 11 against 14-3 = 11 ties: again, 16 against 13
+    ],
+)
 def test_fleeing_criticals(world: World, faces: list[int], result: str, health: tuple[int, int], over: bool) -> None:
     world.challenge()
     world.move("pia", world.tecka, "begin", [6, 1])
@@ -195,10 +206,12 @@ def test_only_the_cat_to_move_may_move_and_only_legal_moves(world: World) -> Non
     with pytest.raises(Conflict, match="Already resolved"):
         world.act("pia", "move", world.tecka, [5, 2], encounter_id=world.encounter, version=version, move="begin")
     # The same tap replayed with its idempotency key gives the first entry back.
-    first = world.act("pia", "move", world.tecka, [2, 1], key="tap-1", encounter_id=world.encounter,
-                      version=version + 1, move="sneak")
-    again = world.act("pia", "move", world.tecka, [], key="tap-1", encounter_id=world.encounter,
-                      version=version + 1, move="sneak")
+    first = world.act(
+        "pia", "move", world.tecka, [2, 1], key="tap-1", encounter_id=world.encounter, version=version + 1, move="sneak"
+    )
+    again = world.act(
+        "pia", "move", world.tecka, [], key="tap-1", encounter_id=world.encounter, version=version + 1, move="sneak"
+    )
     assert again.seq == first.seq
     with world.factory() as db:
         assert db.scalar(select(Encounter.version).where(Encounter.id == world.encounter)) == version + 2
@@ -207,8 +220,14 @@ def test_only_the_cat_to_move_may_move_and_only_legal_moves(world: World) -> Non
 def test_a_cat_fights_one_duel_at_a_time(world: World) -> None:
     world.challenge()
     with world.factory() as db:
-        third = create_character(db, world.acc(db, "nora"), name="Rex", system="catfight", kind="npc",
-                                 sheet={"attack": 14, "defend": 14, "jump": 14, "sneak": 14, "quickness": 14}).id
+        third = create_character(
+            db,
+            world.acc(db, "nora"),
+            name="Rex",
+            system="catfight",
+            kind="npc",
+            sheet={"attack": 14, "defend": 14, "jump": 14, "sneak": 14, "quickness": 14},
+        ).id
         db.commit()
     with pytest.raises(BadRequest, match="already in a duel"):
         world.challenge("nora", third, world.mimi)
@@ -272,6 +291,5 @@ def test_creating_a_cat_checks_the_sum(world: World) -> None:
         with pytest.raises(BadRequest, match="whole number") as bad:
             create_character(db, acc, name="Odd", system="catfight", sheet={**TECKA, "jump": "lots"})
         assert bad.value.field == "jump"
-        cat = create_character(db, acc, name="Tecka II", system="catfight",
-                               sheet={k: str(v) for k, v in TECKA.items()})
+        cat = create_character(db, acc, name="Tecka II", system="catfight", sheet={k: str(v) for k, v in TECKA.items()})
         assert cat.sheet == {**TECKA, "health": 3, "fighting": False, "escaped_at": None}

@@ -37,16 +37,20 @@ def _summary(entry: Any) -> Any:
 
 
 def test_a_test_with_a_helper_and_fate_reads_in_danish_with_the_sheets_words(conflict: Conflict) -> None:
-    test = conflict.act("pia", "test", "Clover", [6, 2, 1, 1, 1], skill="Scout", ob=3,
-                        helpers=[conflict.ids["Hazel"]], wise="Fox-wise")
+    test = conflict.act(
+        "pia", "test", "Clover", [6, 2, 1, 1, 1], skill="Scout", ob=3, helpers=[conflict.ids["Hazel"]], wise="Fox-wise"
+    )
     line = render(_summary(test), "da")
     assert line.startswith("testede Spejder (5D) [6 2 1 1 1]"), line
     assert "Scout" not in line and "failed" not in line
     assert render(_summary(test), "de").count("Späher") == 1
     # The stored body stays English msgids; the breakdown's labels too (read with `| tr`).
     assert test.body["summary"]["join"][0]["args"]["label"] == {"msg": "Scout"}
-    assert [render(label, "da") for label, _dice in test.body["outcome"]["breakdown"]] == ["Spejder", "Hjælp fra Hazel",
-                                                                                          "Kendskab"]
+    assert [render(label, "da") for label, _dice in test.body["outcome"]["breakdown"]] == [
+        "Spejder",
+        "Hjælp fra Hazel",
+        "Kendskab",
+    ]
     fate = conflict.act("pia", "fate", "Clover", [6, 4], entry_seq=test.seq)
     danish = render(_summary(fate), "da")
     assert "Skæbne" in danish and "Fate" not in danish, danish
@@ -66,19 +70,29 @@ def test_an_advance_and_beginners_luck_name_the_skill_and_ability_in_danish(conf
 def test_the_pool_breakdown_in_german(conflict: Conflict, english_after: None) -> None:
     with conflict.factory() as db:
         from app.characters.models import Character
+
         sheet = dict(db.get(Character, conflict.ids["Clover"]).sheet)
     sheet.update(conditions=["injured"], persona=2, rewards_started=True)
-    plan = plan_pool(load(sheet), PoolChoices(skill="Scout", wise="Fox-wise", trait="Quick", persona=1),
-                     settings={}, session=1, helper_conditions=[[]], actor_is_narrator=True)
+    plan = plan_pool(
+        load(sheet),
+        PoolChoices(skill="Scout", wise="Fox-wise", trait="Quick", persona=1),
+        settings={},
+        session=1,
+        helper_conditions=[[]],
+        actor_is_narrator=True,
+    )
     i18n.set_locale("de")
-    assert breakdown_text(breakdown(plan)) == ("Späher 3; Hilfe +1; Kenntnis +1; Persona (1) +1; "
-                                               "Eigenschaft hilft (einmal pro Sitzung) +1; Verletzt (-1D) -1")
+    assert breakdown_text(breakdown(plan)) == (
+        "Späher 3; Hilfe +1; Kenntnis +1; Persona (1) +1; Eigenschaft hilft (einmal pro Sitzung) +1; Verletzt (-1D) -1"
+    )
     i18n.set_locale("da")
     assert breakdown_text(breakdown(plan)).startswith("Spejder 3; Hjælp +1; Kendskab +1")
     # The rules keep English text (and compare as it); the app reads the template and its values.
     label = rabbits.pool_for("skill", 3, conditions=["sick"]).breakdown[1][0]
-    assert label == "Sick (-1D)" and line_text(label) == {"msg": N_("{condition} ({dice}D)"),
-                                                         "args": {"condition": {"msg": "Sick"}, "dice": -1}}
+    assert label == "Sick (-1D)" and line_text(label) == {
+        "msg": N_("{condition} ({dice}D)"),
+        "args": {"condition": {"msg": "Sick"}, "dice": -1},
+    }
 
 
 def test_the_conflict_page_in_danish(conflict: Conflict, new_client: Any) -> None:
@@ -104,8 +118,18 @@ def test_the_conflict_page_in_danish(conflict: Conflict, new_client: Any) -> Non
 def test_the_sheet_and_the_campaign_page_in_german(conflict: Conflict, new_client: Any) -> None:
     pia = signed_in(new_client, "pia", lang="de")
     sheet = pia.get(f"/campaigns/{conflict.campaign_id}/characters/{conflict.ids['Clover']}").text
-    for word in ("Späher", "Kämpfer", "Pfadfinder", "Natur", "Wille", "Gesundheit", "Ressourcen", "Kreise",
-                 "fliehen", "vermehren"):
+    for word in (
+        "Späher",
+        "Kämpfer",
+        "Pfadfinder",
+        "Natur",
+        "Wille",
+        "Gesundheit",
+        "Ressourcen",
+        "Kreise",
+        "fliehen",
+        "vermehren",
+    ):
         assert word in sheet, word
     assert ">Scout<" not in sheet and ">Nature<" not in sheet and "Yes: flee" not in sheet
     assert "Fox-wise" in sheet and "Quick" in sheet  # typed by the player

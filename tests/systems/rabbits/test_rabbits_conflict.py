@@ -49,6 +49,7 @@ def test_disposition_is_the_captains_roll_with_help_and_every_unique_penalty(con
     conflict.rabbit("pia", "Bramble", {**HAZEL, "skills": {"Fighter": 1}})
     with conflict.factory() as db:  # Bramble is Afraid and Tired
         from app.characters.models import Character
+
         ch = db.get(Character, conflict.ids["Bramble"])
         ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired"]}
         db.commit()
@@ -69,9 +70,13 @@ def test_disposition_is_the_captains_roll_with_help_and_every_unique_penalty(con
 def test_disposition_minimum_is_one(conflict: Conflict) -> None:
     with conflict.factory() as db:
         from app.characters.models import Character
+
         ch = db.get(Character, conflict.ids["Hazel"])
-        ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired", "angry"],
-                    "abilities": {**ch.sheet["abilities"], "will": {"rating": 1, "passes": 0, "fails": 0}}}
+        ch.sheet = {
+            **ch.sheet,
+            "conditions": ["afraid", "tired", "angry"],
+            "abilities": {**ch.sheet["abilities"], "will": {"rating": 1, "passes": 0, "fails": 0}},
+        }
         db.commit()
     conflict.setup("argument")
     entry = conflict.act("otto", "conflict_disposition", "Hazel", [1, 1], base="will")
@@ -219,9 +224,14 @@ def test_a_full_conflict_to_its_compromise_with_every_commitment_checked(conflic
         conflict.act("pia", "conflict_end", None, words="Nothing owed", conditions=[])
     with pytest.raises(BadRequest, match="in words"):
         conflict.act("nora", "conflict_end", None, words=" ")
-    entry = conflict.act("nora", "conflict_end", None, words="The raiders leave; the warren is tired",
-                         level="compromise", conditions=[f"{conflict.ids['Hazel']}:injured",
-                                                    f"{conflict.ids['Clover']}:tired"])
+    entry = conflict.act(
+        "nora",
+        "conflict_end",
+        None,
+        words="The raiders leave; the warren is tired",
+        level="compromise",
+        conditions=[f"{conflict.ids['Hazel']}:injured", f"{conflict.ids['Clover']}:tired"],
+    )
     assert "ruling 6 says minor; the narrator's call" in said(entry.body)
     assert conflict.sheet("Hazel")["conditions"] == ["injured"]
     assert conflict.sheet("Clover")["conditions"] == ["tired"]
@@ -252,6 +262,7 @@ def test_the_winner_owes_by_ruling_6(conflict: Conflict) -> None:
 def test_both_at_zero_in_one_action_both_win_and_owe_a_major_compromise(conflict: Conflict) -> None:
     with conflict.factory() as db:
         from app.characters.models import Character
+
         ch = db.get(Character, conflict.ids["Clover"])
         ch.sheet = {**ch.sheet, "conditions": ["afraid", "tired"]}
         db.commit()
@@ -308,8 +319,9 @@ def test_weapons_are_a_setting_off_by_default(conflict: Conflict) -> None:
     assert entry.body["outcome"]["successes"] == 2
 
 
-def test_python_m_app_verify_checks_the_commitments_offline(conflict: Conflict, tmp_path: Any,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_python_m_app_verify_checks_the_commitments_offline(
+    conflict: Conflict, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from app.verify import main
 
     start_fight(conflict)
@@ -397,6 +409,7 @@ def test_fate_on_the_disposition_roll_waits_for_the_captain(conflict: Conflict) 
 def test_a_kept_disposition_roll_and_a_captain_without_fate(conflict: Conflict) -> None:
     with conflict.factory() as db:
         from app.characters.models import Character
+
         ch = db.get(Character, conflict.ids["Hazel"])
         ch.sheet = {**ch.sheet, "fate": 0, "persona": 0, "rewards_started": True}
         db.commit()
@@ -422,10 +435,11 @@ def test_the_team_spreads_its_disposition_by_hand(conflict: Conflict) -> None:
     conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="health")
     assert conflict.state()["teams"]["a"]["spread"] == {clover: 4, bramble: 4}
     version = conflict.encounter().version
-    for shares, words in (({"spread_1": "5", "spread_2": "2"}, "add up to 7; they must add up to the team's "
-                                                                "disposition, 8"),
-                          ({"spread_1": "9", "spread_2": "-1"}, "whole number"),
-                          ({"spread_1": "8"}, "whole number")):
+    for shares, words in (
+        ({"spread_1": "5", "spread_2": "2"}, "add up to 7; they must add up to the team's disposition, 8"),
+        ({"spread_1": "9", "spread_2": "-1"}, "whole number"),
+        ({"spread_1": "8"}, "whole number"),
+    ):
         with pytest.raises(BadRequest, match=words) as refused:
             conflict.act("pia", "conflict_spread", "Bramble", **shares)
         assert refused.value.field == "spread"
@@ -475,8 +489,9 @@ def test_the_narrator_calls_a_conflict_off_mid_volley(conflict: Conflict) -> Non
     assert refused.value.field == "reason"
     sheets = {name: conflict.sheet(name) for name in ("Clover", "Hazel")}
     entry = conflict.act("nora", "conflict_call_off", None, reason="The owl arrives; everyone hides")
-    assert said(entry.body) == ("The narrator called the conflict off: The owl arrives; everyone hides. Nobody wins "
-                                "and no compromise is owed.")
+    assert said(entry.body) == (
+        "The narrator called the conflict off: The owl arrives; everyone hides. Nobody wins and no compromise is owed."
+    )
     assert len(entry.body["outcome"]["openings"]) == 4  # actions 2 and 3 of both teams
     state = conflict.state()
     assert state["phase"] == "over" and state["result"]["called_off"] is True and state["result"]["owed"] == {}
@@ -536,8 +551,9 @@ def test_deeper_understanding_after_a_conflict_roll(conflict: Conflict) -> None:
         conflict.act("otto", "conflict_fate", "Hazel", wise_reroll="deeper", wise="Fox-wise")
     fate = conflict.sheet("Clover")["fate"]
     entry = conflict.act("pia", "conflict_fate", "Clover", [4], wise_reroll="deeper", wise="fox-wise")
-    assert said(entry.body).startswith("Warren: Deeper understanding (Fox-wise, 1 Fate): rerolled a failed die "
-                                       "[5 4 1] → 2 successes")
+    assert said(entry.body).startswith(
+        "Warren: Deeper understanding (Fox-wise, 1 Fate): rerolled a failed die [5 4 1] → 2 successes"
+    )
     assert entry.body["outcome"]["waiting"] is False  # the only wise has backed a reroll: nothing is left
     assert dispositions(conflict) == (7, 3) and conflict.sheet("Clover")["fate"] == fate - 1
     assert conflict.state()["index"] == 1

@@ -45,22 +45,28 @@ def test_a_spread_that_does_not_add_up_is_refused_next_to_its_field(conflict: Co
     assert 'id="rc-spread-a"' not in page(conflict, new_client, "otto")
     assert 'id="rc-spread-a"' not in page(conflict, new_client, "nora")  # a players' team: theirs to spread
     version = conflict.encounter().version
-    r = form_post(pia, f"{url}/act/conflict_spread", {"character_id": str(conflict.ids["Clover"]),
-                                                     "version": str(version), "spread_1": "5", "spread_2": "5"})
+    r = form_post(
+        pia,
+        f"{url}/act/conflict_spread",
+        {"character_id": str(conflict.ids["Clover"]), "version": str(version), "spread_1": "5", "spread_2": "5"},
+    )
     assert r.status_code == 422
     text = html.unescape(r.text)
     assert 'id="rc-spread-error-a"' in text and "they must add up to the team's disposition, 8" in text
     assert 'id="conflict-error"' not in text and 'aria-invalid="true"' in text
     assert conflict.encounter().version == version
-    r = form_post(pia, f"{url}/act/conflict_spread", {"character_id": str(conflict.ids["Clover"]),
-                                                     "version": str(version), "spread_1": "5", "spread_2": "3"})
+    r = form_post(
+        pia,
+        f"{url}/act/conflict_spread",
+        {"character_id": str(conflict.ids["Clover"]), "version": str(version), "spread_1": "5", "spread_2": "3"},
+    )
     assert r.status_code == 200 and 'id="rc-spread-error-a"' not in r.text
-    assert conflict.state()["teams"]["a"]["spread"] == {str(conflict.ids["Clover"]): 5,
-                                                       str(conflict.ids["Bramble"]): 3}
+    assert conflict.state()["teams"]["a"]["spread"] == {str(conflict.ids["Clover"]): 5, str(conflict.ids["Bramble"]): 3}
 
 
 def test_only_the_narrators_page_offers_calling_off_and_a_missing_reason_is_shown_at_the_field(
-        conflict: Conflict, new_client: Any) -> None:
+    conflict: Conflict, new_client: Any
+) -> None:
     conflict.setup("fight")
     for who in ("pia", "otto"):
         assert 'id="rc-call-off"' not in page(conflict, new_client, who)
@@ -98,23 +104,38 @@ def test_the_roll_waits_with_the_wise_rerolls_on_the_rollers_phone(conflict: Con
     assert 'id="rc-deeper-a"' not in otto and "Clover may follow the roll up (Fate, a wise)" in otto
     browser = signed_in(new_client, "pia")
     url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
-    r = form_post(browser, f"{url}/act/conflict_fate", {"character_id": str(conflict.ids["Clover"]),
-                                                       "version": str(conflict.encounter().version),
-                                                       "wise_reroll": "deeper", "wise": "Owl-wise"})
+    r = form_post(
+        browser,
+        f"{url}/act/conflict_fate",
+        {
+            "character_id": str(conflict.ids["Clover"]),
+            "version": str(conflict.encounter().version),
+            "wise_reroll": "deeper",
+            "wise": "Owl-wise",
+        },
+    )
     assert r.status_code == 422 and "not one of this rabbit's wises" in html.unescape(r.text)
     assert 'id="conflict-error"' not in r.text and 'id="rc-deeper-a"' in r.text
 
 
-def test_the_roll_form_offers_the_opponents_trait_dice_only_in_a_versus_exchange(conflict: Conflict,
-                                                                                 new_client: Any) -> None:
+def test_the_roll_form_offers_the_opponents_trait_dice_only_in_a_versus_exchange(
+    conflict: Conflict, new_client: Any
+) -> None:
     _fight(conflict, "attack")  # independent
     assert 'value="aids_opponent"' not in page(conflict, new_client, "pia")
     browser = signed_in(new_client, "pia")
     url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
-    r = form_post(browser, f"{url}/act/conflict_roll", {"character_id": str(conflict.ids["Clover"]),
-                                                       "version": str(conflict.encounter().version),
-                                                       "skill": "Fighter", "trait": "Quick",
-                                                       "trait_use": "aids_opponent"})
+    r = form_post(
+        browser,
+        f"{url}/act/conflict_roll",
+        {
+            "character_id": str(conflict.ids["Clover"]),
+            "version": str(conflict.encounter().version),
+            "skill": "Fighter",
+            "trait": "Quick",
+            "trait_use": "aids_opponent",
+        },
+    )
     text = html.unescape(r.text)
     assert r.status_code == 422 and "only in a versus test" in text
     assert 'id="conflict-error"' not in text and 'class="error field-error"' in text

@@ -53,8 +53,11 @@ def test_a_conflict_of_each_kind_runs_to_its_end(app: Any, kind: str) -> None:
             rolled = False
             for name in (WINNER, LOSER):
                 current = state.get("current") or {}
-                options = [skill_options(state, side["action"]) for side in (current.get("sides") or {}).values()
-                           if isinstance(side, dict) and side.get("action")]
+                options = [
+                    skill_options(state, side["action"])
+                    for side in (current.get("sides") or {}).values()
+                    if isinstance(side, dict) and side.get("action")
+                ]
                 skills = [s for opts in options for s in opts] or ["Nature"]
                 for skill in dict.fromkeys(skills):
                     if _step(table, OWNER[name], "conflict_roll", name, skill=skill) is not None:

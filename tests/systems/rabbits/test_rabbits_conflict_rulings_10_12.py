@@ -127,8 +127,10 @@ def test_ruling_12_only_a_tied_tiebreaker_changes_no_disposition(conflict: Confl
 def _skills(table: Conflict, name: str, skills: dict[str, int]) -> None:
     with table.factory() as db:
         ch = db.get(Character, table.ids[name])
-        ch.sheet = {**ch.sheet, "skills": {**ch.sheet["skills"],
-                                           **{k: {"rating": n, "passes": 0, "fails": 0} for k, n in skills.items()}}}
+        ch.sheet = {
+            **ch.sheet,
+            "skills": {**ch.sheet["skills"], **{k: {"rating": n, "passes": 0, "fails": 0} for k, n in skills.items()}},
+        }
         db.commit()
 
 
@@ -167,12 +169,33 @@ def test_ruling_11_the_halberds_mode_is_scripted_with_each_action(conflict: Conf
     conflict.act("nora", "conflict_settings", None, weapons=True)
     start_fight(conflict)
     with pytest.raises(BadRequest, match="axe or spear"):
-        conflict.act("pia", "conflict_script", "Clover", action_1="attack", action_2="attack", action_3="attack",
-                     member_1=conflict.ids["Clover"], member_2=conflict.ids["Clover"],
-                     member_3=conflict.ids["Clover"], mode_1="sword", lock=True)
-    conflict.act("pia", "conflict_script", "Clover", action_1="attack", action_2="attack", action_3="attack",
-                 member_1=conflict.ids["Clover"], member_2=conflict.ids["Clover"], member_3=conflict.ids["Clover"],
-                 mode_1="spear", mode_2="axe", lock=True)
+        conflict.act(
+            "pia",
+            "conflict_script",
+            "Clover",
+            action_1="attack",
+            action_2="attack",
+            action_3="attack",
+            member_1=conflict.ids["Clover"],
+            member_2=conflict.ids["Clover"],
+            member_3=conflict.ids["Clover"],
+            mode_1="sword",
+            lock=True,
+        )
+    conflict.act(
+        "pia",
+        "conflict_script",
+        "Clover",
+        action_1="attack",
+        action_2="attack",
+        action_3="attack",
+        member_1=conflict.ids["Clover"],
+        member_2=conflict.ids["Clover"],
+        member_3=conflict.ids["Clover"],
+        mode_1="spear",
+        mode_2="axe",
+        lock=True,
+    )
     entry = conflict.script("otto", "Hazel", ["attack", "attack", "attack"], ["Hazel"] * 3)
     opened = {o["team"]: o["value"] for o in entry.body["outcome"]["openings"]}
     assert opened["a"]["mode"] == "spear" and "mode" not in opened["b"]  # revealed with the action
@@ -191,8 +214,9 @@ def test_ruling_11_the_halberds_mode_is_scripted_with_each_action(conflict: Conf
 def _signed_in(new_client: Any, username: str) -> Any:
     browser = new_client()
     token = csrf_of(browser, "/signin")
-    r = browser.post("/signin", data={"username": username, "password": "correct horse", "csrf_token": token},
-                     follow_redirects=False)
+    r = browser.post(
+        "/signin", data={"username": username, "password": "correct horse", "csrf_token": token}, follow_redirects=False
+    )
     assert r.status_code == 303, r.text
     return browser
 
@@ -209,8 +233,11 @@ def test_the_conflict_page_offers_the_ties_choices_in_order(conflict: Conflict, 
     page = otto.get(url).text
     assert 'id="rc-tie-keep-b"' in page and 'id="rc-tie-concede-b"' not in page  # Hazel has no trait
     version = conflict.encounter().version
-    r = form_post(pia, f"{url}/act/conflict_tie", {"character_id": str(conflict.ids["Clover"]),
-                                                   "version": str(version), "choice": "keep", "front": "0"})
+    r = form_post(
+        pia,
+        f"{url}/act/conflict_tie",
+        {"character_id": str(conflict.ids["Clover"]), "version": str(version), "choice": "keep", "front": "0"},
+    )
     assert r.status_code == 200, r.text
     assert 'id="rc-tie-keep-a"' not in r.text and "Waiting for Hazel" in html.unescape(r.text)
     conflict.act("otto", "conflict_tie", "Hazel", [], choice="keep")
@@ -231,8 +258,14 @@ def test_the_roll_forms_odds_read_the_halberds_scripted_mode(conflict: Conflict,
     conflict.act("nora", "conflict_settings", None, weapons=True)
     pia = _signed_in(new_client, "pia")
     url = f"/campaigns/{conflict.campaign_id}/characters/{conflict.ids['Clover']}/odds/conflict_roll"
-    base = {"encounter_id": 1, "version": 1, "skill": "Fighter", "ob": 3, "conflict_action": "attack",
-            "weapon": "Halberd"}
+    base = {
+        "encounter_id": 1,
+        "version": 1,
+        "skill": "Fighter",
+        "ob": 3,
+        "conflict_action": "attack",
+        "weapon": "Halberd",
+    }
     axe = pia.get(url, params={**base, "mode": "axe"})
     spear = pia.get(url, params={**base, "mode": "spear"})
     none = pia.get(url, params=base)

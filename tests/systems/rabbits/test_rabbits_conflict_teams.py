@@ -29,8 +29,14 @@ def conflict(app: Any) -> Conflict:
 def _setup(conflict: Conflict, **teams: Any) -> None:
     extra: dict[str, Any] = {}
     for key, (name, members, narrator) in teams.items():
-        extra.update({f"{key}_name": name, f"{key}_goal": f"{name} wins", f"{key}_narrator": narrator,
-                      f"{key}_members": [conflict.ids[m] for m in members]})
+        extra.update(
+            {
+                f"{key}_name": name,
+                f"{key}_goal": f"{name} wins",
+                f"{key}_narrator": narrator,
+                f"{key}_members": [conflict.ids[m] for m in members],
+            }
+        )
     conflict.setup("fight", **extra)
 
 
@@ -62,7 +68,13 @@ def test_two_fronts_until_a_whole_side_is_at_0(conflict: Conflict) -> None:
     assert "Foxes is at 0 and out of the conflict." in said(entry.body)
     # The front's unplayed actions (both its teams') are opened at once: every commitment will check.
     assert sorted((o["team"], o["index"]) for o in entry.body["outcome"]["openings"]) == [
-        ("a", 1), ("b", 1), ("c", 1), ("c", 2), ("d", 1), ("d", 2)]
+        ("a", 1),
+        ("b", 1),
+        ("c", 1),
+        ("c", 2),
+        ("d", 1),
+        ("d", 2),
+    ]
     with pytest.raises(BadRequest, match="no opponent this volley"):
         conflict.act("pia", "conflict_roll", "Bramble", [5] * 6)
     conflict.act("pia", "conflict_roll", "Clover", [5, 5, 5])  # Raiders 2 − 3 → 0: the whole side is at 0
@@ -70,10 +82,13 @@ def test_two_fronts_until_a_whole_side_is_at_0(conflict: Conflict) -> None:
     state = conflict.state()
     assert state["phase"] == "end"
     assert state["result"]["winner"] == "a" and state["result"]["winners"] == ["a", "c"]
-    assert state["result"]["owed"] == {"a": {"start": 7, "remaining": 7, "ruling": "none"},
-                                       "c": {"start": 3, "remaining": 3, "ruling": "none"}}
-    entry = conflict.act("nora", "conflict_end", None, words="The field is ours",
-                         conditions=[f"{conflict.ids['Fox']}:injured"])
+    assert state["result"]["owed"] == {
+        "a": {"start": 7, "remaining": 7, "ruling": "none"},
+        "c": {"start": 3, "remaining": 3, "ruling": "none"},
+    }
+    entry = conflict.act(
+        "nora", "conflict_end", None, words="The field is ours", conditions=[f"{conflict.ids['Fox']}:injured"]
+    )
     assert "Warren owes none" in said(entry.body) and "Brambles owes none" in said(entry.body)
     assert conflict.sheet("Fox")["conditions"] == ["injured"]
     checked = chain.verify_entries(conflict.export())
@@ -107,8 +122,12 @@ def test_a_team_without_an_opponent_faces_the_opposing_team_with_the_most_dispos
 
 def test_a_third_teams_script_is_its_own(conflict: Conflict) -> None:
     _setup(conflict, c=("Brambles", ("Bramble",), False), d=("Foxes", ("Fox",), True))
-    for who, name, faces in (("pia", "Clover", [5, 5, 4]), ("otto", "Hazel", [5, 4]),
-                             ("pia", "Bramble", [1] * 6), ("nora", "Fox", [1] * 4)):
+    for who, name, faces in (
+        ("pia", "Clover", [5, 5, 4]),
+        ("otto", "Hazel", [5, 4]),
+        ("pia", "Bramble", [1] * 6),
+        ("nora", "Fox", [1] * 4),
+    ):
         conflict.act(who, "conflict_disposition", name, faces, base="health")
     conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
     conflict.script("pia", "Bramble", ["feint", "attack", "defend"], ["Bramble"] * 3)
@@ -136,11 +155,26 @@ def test_the_pages_show_every_team_and_front(conflict: Conflict, new_client: Any
     nora = signed_in(new_client, "nora")
     system = nora.get(f"/campaigns/{conflict.campaign_id}/systems/rabbits").text
     assert 'id="cs-d-goal"' in system and 'name="f_members"' in system
-    r = form_post(nora, f"/campaigns/{conflict.campaign_id}/systems/rabbits/act/conflict_setup", {
-        "conflict": "fight", "a_name": "Warren", "a_goal": "Keep it", "a_members": str(conflict.ids["Clover"]),
-        "b_name": "Raiders", "b_goal": "Take it", "b_members": str(conflict.ids["Hazel"]),
-        "c_name": "Brambles", "c_goal": "Help", "c_members": str(conflict.ids["Bramble"]),
-        "d_name": "Foxes", "d_goal": "Eat", "d_members": str(conflict.ids["Fox"]), "d_narrator": "true"})
+    r = form_post(
+        nora,
+        f"/campaigns/{conflict.campaign_id}/systems/rabbits/act/conflict_setup",
+        {
+            "conflict": "fight",
+            "a_name": "Warren",
+            "a_goal": "Keep it",
+            "a_members": str(conflict.ids["Clover"]),
+            "b_name": "Raiders",
+            "b_goal": "Take it",
+            "b_members": str(conflict.ids["Hazel"]),
+            "c_name": "Brambles",
+            "c_goal": "Help",
+            "c_members": str(conflict.ids["Bramble"]),
+            "d_name": "Foxes",
+            "d_goal": "Eat",
+            "d_members": str(conflict.ids["Fox"]),
+            "d_narrator": "true",
+        },
+    )
     assert r.status_code == 200, r.text[:500]
     conflict.encounter_id = int(r.text.split('id="open-conflict" href="')[1].split('"')[0].rsplit("/", 1)[1])
     url = f"/campaigns/{conflict.campaign_id}/encounters/{conflict.encounter_id}"
@@ -149,15 +183,20 @@ def test_the_pages_show_every_team_and_front(conflict: Conflict, new_client: Any
     for key in "abcd":
         assert f'id="rc-team-{key}"' in text
     assert "faces Foxes" in text and 'id="rc-dispo-form-d"' in text and 'id="rc-dispo-form-c"' not in text
-    for who, name, faces in (("pia", "Clover", [5, 5, 4]), ("otto", "Hazel", [5, 4]),
-                             ("pia", "Bramble", [1] * 6), ("nora", "Fox", [1] * 4)):
+    for who, name, faces in (
+        ("pia", "Clover", [5, 5, 4]),
+        ("otto", "Hazel", [5, 4]),
+        ("pia", "Bramble", [1] * 6),
+        ("nora", "Fox", [1] * 4),
+    ):
         conflict.act(who, "conflict_disposition", name, faces, base="health")
     pia = signed_in(new_client, "pia")
     text = pia.get(url).text
     assert 'id="rc-script-a"' in text and 'id="rc-script-c"' in text and 'id="rc-script-b"' not in text
     assert 'id="rc-pair"' not in text and 'id="rc-pair"' in nora.get(url).text
-    r = form_post(nora, f"{url}/act/conflict_pair", {"version": str(conflict.encounter().version), "team": "a",
-                                                    "opponent": "c"})
+    r = form_post(
+        nora, f"{url}/act/conflict_pair", {"version": str(conflict.encounter().version), "team": "a", "opponent": "c"}
+    )
     assert r.status_code == 422 and 'id="rc-pair-error"' in r.text and 'id="conflict-error"' not in r.text
     conflict.script("pia", "Clover", ["attack"] * 3, ["Clover"] * 3)
     conflict.script("otto", "Hazel", ["attack"] * 3, ["Hazel"] * 3)
@@ -166,16 +205,28 @@ def test_the_pages_show_every_team_and_front(conflict: Conflict, new_client: Any
     text = pia.get(url).text
     assert 'id="rc-front-0"' in text and 'id="rc-front-1"' in text
     assert 'id="rc-roll-a"' in text and 'id="rc-roll-c-1"' in text and 'name="front" value="1"' in text
-    r = form_post(pia, f"{url}/act/conflict_roll", {"character_id": str(conflict.ids["Bramble"]), "front": "1",
-                                                   "version": str(conflict.encounter().version), "skill": "Fighter"})
+    r = form_post(
+        pia,
+        f"{url}/act/conflict_roll",
+        {
+            "character_id": str(conflict.ids["Bramble"]),
+            "front": "1",
+            "version": str(conflict.encounter().version),
+            "skill": "Fighter",
+        },
+    )
     assert r.status_code == 200, r.text[:500]
     assert "c" in conflict.state()["current"]["more"][0]["rolls"]
 
 
 def test_the_narrator_pairs_the_teams_before_the_volley_is_locked(conflict: Conflict) -> None:
     _setup(conflict, c=("Brambles", ("Bramble",), False), d=("Foxes", ("Fox",), True))
-    for who, name, faces in (("pia", "Clover", [5, 5, 4]), ("otto", "Hazel", [5, 4]),
-                             ("pia", "Bramble", [1] * 6), ("nora", "Fox", [1] * 4)):
+    for who, name, faces in (
+        ("pia", "Clover", [5, 5, 4]),
+        ("otto", "Hazel", [5, 4]),
+        ("pia", "Bramble", [1] * 6),
+        ("nora", "Fox", [1] * 4),
+    ):
         conflict.act(who, "conflict_disposition", name, faces, base="health")
     with pytest.raises(Forbidden):
         conflict.act("pia", "conflict_pair", None, team="a", opponent="d")

@@ -39,13 +39,15 @@ class World:
         return campaigns.access(self.db, self.db.get(User, self.users[who]), self.campaign_id)
 
     def rabbit(self, who: str, name: str, **sheet: Any) -> int:
-        ch = create_character(self.db, self.acc(who), name=name, system="rabbits", sheet=sheet,
-                              kind="npc" if who == "nora" else "pc")
+        ch = create_character(
+            self.db, self.acc(who), name=name, system="rabbits", sheet=sheet, kind="npc" if who == "nora" else "pc"
+        )
         self.db.commit()
         return ch.id
 
-    def act(self, who: str, action: str, character_id: int | None, dice: list[int] | None = None,
-            **params: Any) -> dict[str, Any]:
+    def act(
+        self, who: str, action: str, character_id: int | None, dice: list[int] | None = None, **params: Any
+    ) -> dict[str, Any]:
         req = rolls.ActionRequest(system="rabbits", action=action, character_id=character_id, params=params)
         result = rolls.perform_action(self.db, self.acc(who), req, dice=ScriptedDice(dice or []))
         return result.entry.body
@@ -66,8 +68,14 @@ def world(app) -> World:
     db.close()
 
 
-CLOVER = {"nature": 4, "will": 3, "health": 4, "skills": {"Scout": 3, "Fighter": 2}, "wises": ["Fox-wise", "Meadow-wise"],
-          "traits": [{"name": "Quick", "level": 1}]}
+CLOVER = {
+    "nature": 4,
+    "will": 3,
+    "health": 4,
+    "skills": {"Scout": 3, "Fighter": 2},
+    "wises": ["Fox-wise", "Meadow-wise"],
+    "traits": [{"name": "Quick", "level": 1}],
+}
 
 
 def test_an_independent_test_passes_records_a_pass_and_starts_rewards(world: World) -> None:
@@ -139,10 +147,13 @@ def test_deeper_understanding_and_of_course_need_an_unused_wise(world: World) ->
 def _faces_of(page: str, seq: int) -> list[tuple[str, str]]:
     """A log line's dice as the page shows them: (the die's classes, its text)."""
     start = page.index(f'id="entry-{seq}"')
-    line = page[start:page.index("</li>", start)]
-    return [(m.group(1).strip(), re.sub(r"<[^>]+>", "", m.group(2)).strip())
-            for m in re.finditer(r'<span class="die([^"]*)"[^>]*>(.*?)</span>(?=<span class="die| ?<span class="badge|</p>)',
-                                 line)]
+    line = page[start : page.index("</li>", start)]
+    return [
+        (m.group(1).strip(), re.sub(r"<[^>]+>", "", m.group(2)).strip())
+        for m in re.finditer(
+            r'<span class="die([^"]*)"[^>]*>(.*?)</span>(?=<span class="die| ?<span class="badge|</p>)', line
+        )
+    ]
 
 
 def test_rerolled_dice_are_marked_in_the_log_line(world: World, new_client) -> None:
@@ -188,7 +199,12 @@ def test_condition_penalties_are_in_the_pool_and_afraid_cannot_help(world: World
     nora = world.acc("nora")
     corrections.adjust_sheet(world.db, nora, clover, {"conditions": ["injured", "sick"]}, "the hawk")
     body = world.act("pia", "test", clover, [4, 4, 4], skill="Scout", ob=1, helpers=[buddy])
-    assert english(body["outcome"]["breakdown"]) == [["Scout", 3], ["Help from Buddy", 1], ["Injured (-1D)", -1], ["Sick (-1D)", -1]]
+    assert english(body["outcome"]["breakdown"]) == [
+        ["Scout", 3],
+        ["Help from Buddy", 1],
+        ["Injured (-1D)", -1],
+        ["Sick (-1D)", -1],
+    ]
     assert body["outcome"]["pool"] == 2
     corrections.adjust_sheet(world.db, nora, buddy, {"conditions": ["afraid"]}, "the fox")
     with pytest.raises(BadRequest, match="Afraid") as exc:
@@ -288,8 +304,7 @@ def test_versus_against_a_rabbit_and_a_tie_broken_by_a_tiebreaker(world: World) 
     assert body["outcome"]["tie"] is True and body["outcome"]["passed"] is None
     assert world.sheet(clover)["skills"]["Scout"]["passes"] == 0  # nothing is marked until the tie is settled
     # Skill tie -> Will: Clover's Will 3 against the fox's Will 2.
-    tb = world.act("pia", "tiebreak", clover, [4, 4, 1, 1, 1], entry_seq=body["seq"], opponent_id=fox,
-                   ability="will")
+    tb = world.act("pia", "tiebreak", clover, [4, 4, 1, 1, 1], entry_seq=body["seq"], opponent_id=fox, ability="will")
     assert tb["outcome"]["passed"] is True
     assert world.sheet(clover)["skills"]["Scout"]["passes"] == 1
     fox_sheet = world.sheet(fox)
