@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
+from starlette.datastructures import FormData
 
 from app.accounts.models import User
 from app.accounts.passwords import Argon2Gate
@@ -95,6 +96,24 @@ async def get_htmx(request: Request) -> HTMX:
     return HTMX.of(request)
 
 
+# A form's bounds: Starlette's own, named here (at most 1,000 fields, 1,000 files, 1 MiB a part); the whole body
+# was bounded before any of this by security.BodyLimitMiddleware (1 MiB) and checked by InputGuard (no NUL).
+FORM_MAX_FIELDS = 1000
+FORM_MAX_FILES = 1000
+FORM_MAX_PART_BYTES = 1024 * 1024
+
+
+async def read_form(request: Request) -> AsyncIterator[FormData]:
+    """The request's form, read once on the event loop, so that a route taking it (`form: FormBody`) is a plain
+    `def` that FastAPI runs in the thread pool with its database session. A body that cannot be parsed raises
+    Starlette's HTTPException(400), which app/main.py answers with a 422 in words; uploaded parts are closed
+    when the request is done."""
+    async with request.form(
+        max_fields=FORM_MAX_FIELDS, max_files=FORM_MAX_FILES, max_part_size=FORM_MAX_PART_BYTES
+    ) as form:
+        yield form
+
+
 Publisher = Annotated[Publish, Depends(get_publish)]
 Throttle = Annotated[SigninThrottle, Depends(get_throttle)]
 Gate = Annotated[Argon2Gate, Depends(get_gate)]
@@ -102,3 +121,5 @@ Hub = Annotated[LiveHub, Depends(get_hub)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 # The HTMX request headers, typed (django-htmx's `request.htmx`): `def form(hx: Htmx)`, then `hx.request`.
 Htmx = Annotated[HTMX, Depends(get_htmx)]
+# Every field of a page's form, for the routes that read more than a few named ones (action forms, prompts).
+FormBody = Annotated[FormData, Depends(read_form)]

@@ -10,20 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from app.campaigns.service import Access
 from app.characters import service
 from app.characters.views import campaign_system, create_context, sheet_context, system_context, template_for
-from app.deps import DB, Htmx, MemberAccess, Publisher
+from app.deps import DB, FormBody, Htmx, MemberAccess, Publisher
 from app.encounters.service import encounter_for_step, other_participants
 from app.errors import FateboardError, NotFound
 from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
 from app.inputs import Id, parse_int
-from app.rolls.appending import Publish
 from app.rolls.present import result_card
 from app.systems import ActionError, Context, get_action, get_system
 from app.web import redirect, render, render_failure
@@ -39,15 +36,8 @@ def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: Id) ->
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
-async def act(
-    request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id, action_id: str
-) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_act, request, db, acc, publish, character_id, action_id, form)
-
-
-def _act(
-    request: Request, db: DB, acc: Access, publish: Publish, character_id: int, action_id: str, form: FormData
+def act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id, action_id: str, form: FormBody
 ) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
@@ -129,13 +119,8 @@ def create_page(request: Request, acc: MemberAccess, system_id: str) -> Response
 
 
 @router.post("/campaigns/{campaign_id}/characters/new/{system_id}")
-async def create(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, system_id: str) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_create, request, db, acc, publish, hx.request, system_id, form)
-
-
-def _create(
-    request: Request, db: DB, acc: Access, publish: Publish, fragment: bool, system_id: str, form: FormData
+def create(
+    request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, system_id: str, form: FormBody
 ) -> Response:
     system = campaign_system(acc, system_id)
     fields = {
@@ -161,7 +146,7 @@ def _create(
             exc,
             template_for(system, "create"),
             lambda errors: create_context(acc, system, errors=errors, form=dict(form.items())),
-            block="form" if fragment else None,
+            block="form" if hx.request else None,
         )
     publish(acc.campaign.id, "characters", character.id)
     return redirect(request, f"/campaigns/{acc.campaign.id}/characters/{character.id}")
@@ -178,15 +163,8 @@ def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> 
 
 
 @router.post("/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}")
-async def system_act(
-    request: Request, db: DB, acc: MemberAccess, publish: Publisher, system_id: str, action_id: str
-) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_system_act, request, db, acc, publish, system_id, action_id, form)
-
-
-def _system_act(
-    request: Request, db: DB, acc: Access, publish: Publish, system_id: str, action_id: str, form: FormData
+def system_act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, system_id: str, action_id: str, form: FormBody
 ) -> Response:
     system = campaign_system(acc, system_id)
     if not system.has_pages:

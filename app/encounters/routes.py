@@ -4,18 +4,14 @@ block `encounter`), and one route through which every step goes to the rules ser
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
 from starlette.responses import Response
 
-from app.campaigns.service import Access
-from app.deps import DB, MemberAccess, Publisher
+from app.deps import DB, FormBody, MemberAccess, Publisher
 from app.encounters import service
 from app.encounters.views import encounter_context, template_for
 from app.errors import FateboardError
 from app.forms import act_from_form
 from app.inputs import Id
-from app.rolls.appending import Publish
 from app.rolls.present import result_card
 from app.rolls.visibility import Visibility
 from app.web import render, render_failure
@@ -36,15 +32,8 @@ def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: Id
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}")
-async def encounter_act(
-    request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: Id, action_id: str
-) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_act, request, db, acc, publish, encounter_id, action_id, form)
-
-
-def _act(
-    request: Request, db: DB, acc: Access, publish: Publish, encounter_id: int, action_id: str, form: FormData
+def encounter_act(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, encounter_id: Id, action_id: str, form: FormBody
 ) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
     template = template_for(encounter)

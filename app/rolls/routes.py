@@ -8,21 +8,18 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Query, Request
 from markupsafe import escape
 from pydantic import ValidationError
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
 from app.campaigns.views import NARRATOR_SCREEN, TABLE, narrator_context, table_context
 from app.characters.service import character_for
-from app.deps import DB, AppSettings, MemberAccess, Publisher
+from app.deps import DB, AppSettings, FormBody, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError, validation_message
 from app.forms import form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
 from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
 from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
-from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
 from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
@@ -153,14 +150,6 @@ def prompts_panel(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, TABLE, table_context(db, acc), block="prompts")
 
 
-@router.post("/campaigns/{campaign_id}/prompts")
-async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
-    """The narrator calls for a roll. Dice: `expression` (empty: the player chooses). Any system:
-    `system`, `action` and `locked.<param>` fields, which the player cannot change."""
-    form = await request.form()
-    return await run_in_threadpool(_call_for_roll, request, db, acc, publish, form)
-
-
 def check_dice_call(locked: dict[str, Any]) -> None:
     """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
     (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
@@ -173,7 +162,10 @@ def check_dice_call(locked: dict[str, Any]) -> None:
         raise BadRequest(validation_message(exc)[0], field="prompt_expression") from exc
 
 
-def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
+@router.post("/campaigns/{campaign_id}/prompts")
+def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher, form: FormBody) -> Response:
+    """The narrator calls for a roll. Dice: `expression` (empty: the player chooses). Any system:
+    `system`, `action` and `locked.<param>` fields, which the player cannot change."""
     system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
     # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
     short = form.get("reply") == "short"
@@ -219,13 +211,8 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
 
 
 @router.post("/campaigns/{campaign_id}/prompts/group")
-async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
+def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publisher, form: FormBody) -> Response:
     """The narrator screen: one dice roll called for several characters at once (`character_id` repeated)."""
-    form = await request.form()
-    return await run_in_threadpool(_call_for_rolls, request, db, acc, publish, form)
-
-
-def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
     call = str(form.get("call") or "dice:roll")
     form_values: dict[str, Any] = {
         "expression": str(form.get("expression") or ""),
@@ -290,13 +277,8 @@ def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, for
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/complete")
-async def complete_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_complete_prompt, request, db, acc, publish, prompt_id, form)
-
-
-def _complete_prompt(
-    request: Request, db: DB, acc: Access, publish: Publish, prompt_id: int, form: FormData
+def complete_prompt(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, prompt_id: Id, form: FormBody
 ) -> Response:
     try:
         prompt = prompts.prompt_in(db, acc, prompt_id)
@@ -374,12 +356,9 @@ def _escape(text: str) -> str:
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust")
-async def adjust(request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_adjust, request, db, acc, publish, character_id, form)
-
-
-def _adjust(request: Request, db: DB, acc: Access, publish: Publish, character_id: int, form: FormData) -> Response:
+def adjust(
+    request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id, form: FormBody
+) -> Response:
     where = f"adjust-{character_id}"
     try:
         require_narrator(acc)

@@ -7,13 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.responses import Response
 
 from app.campaigns.service import Access
 from app.characters.service import character_in
-from app.deps import DB, MemberAccess, Publisher
+from app.deps import DB, FormBody, MemberAccess, Publisher
 from app.encounters.service import encounter_in
 from app.errors import BadRequest, FateboardError
 from app.i18n import _
@@ -71,12 +70,7 @@ def _sheet_character(db: DB, acc: Access, character: str) -> Any:
 
 
 @router.post("/campaigns/{campaign_id}/talk")
-async def post(request: Request, db: DB, acc: MemberAccess, publish: Publisher) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_post, request, db, acc, publish, form)
-
-
-def _post(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
+def post(request: Request, db: DB, acc: MemberAccess, publish: Publisher, form: FormBody) -> Response:
     panel = str(form.get("panel") or "")
     shown: dict[str, Any] = {"text": str(form.get("text") or "")}
     encounter = None
@@ -139,14 +133,13 @@ def line(request: Request, db: DB, acc: MemberAccess, seq: Id) -> Response:
 
 
 @router.post("/campaigns/{campaign_id}/talk/{seq}/edit")
-async def edit(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
-    form = await request.form()
-    return await run_in_threadpool(_change, db, acc, publish, seq, "edit", str(form.get("text") or ""))
+def edit(db: DB, acc: MemberAccess, publish: Publisher, seq: Id, form: FormBody) -> Response:
+    return _change(db, acc, publish, seq, "edit", str(form.get("text") or ""))
 
 
 @router.post("/campaigns/{campaign_id}/talk/{seq}/retract")
-async def retract(request: Request, db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
-    return await run_in_threadpool(_change, db, acc, publish, seq, "retract", "")
+def retract(db: DB, acc: MemberAccess, publish: Publisher, seq: Id) -> Response:
+    return _change(db, acc, publish, seq, "retract", "")
 
 
 def _change(db: DB, acc: Access, publish: Publish, seq: int, what: str, text: str) -> Response:
