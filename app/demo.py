@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.accounts.models import User
 from app.accounts.service import create_user
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.characters.service import create_character
 from app.config import Settings
 from app.db import make_engine, make_sessionmaker
@@ -86,7 +87,7 @@ def seed(settings: Settings) -> tuple[int, bool]:
     try:
         with factory() as db:
             if db.scalar(select(User).where(User.username_key == "nora")) is not None:
-                campaign = db.scalars(select(campaigns.Campaign).order_by(campaigns.Campaign.id)).first()
+                campaign = db.scalars(select(Campaign).order_by(Campaign.id)).first()
                 return (campaign.id if campaign else 0), False
             users = {name: create_user(db, name, PASSWORD) for name in DEMO_USERS}
             campaign = campaigns.create_campaign(

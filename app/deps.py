@@ -71,25 +71,30 @@ MemberAccess = Annotated[Access, Depends(page_access)]
 ApiAccess = Annotated[Access, Depends(api_access)]
 
 
-# async: no I/O here, so no trip through the thread pool.
+# async: no I/O here, so no trip through the thread pool. app.state is untyped: each names what create_app put there.
 async def get_publish(request: Request) -> Publish:
-    return request.app.state.broker.publish
+    publish: Publish = request.app.state.broker.publish
+    return publish
 
 
 async def get_hub(request: Request) -> LiveHub:
-    return request.app.state.hub
+    hub: LiveHub = request.app.state.hub
+    return hub
 
 
 async def get_throttle(request: Request) -> SigninThrottle:
-    return request.app.state.throttle
+    throttle: SigninThrottle = request.app.state.throttle
+    return throttle
 
 
 async def get_gate(request: Request) -> Argon2Gate:
-    return request.app.state.argon2_gate
+    gate: Argon2Gate = request.app.state.argon2_gate
+    return gate
 
 
 async def get_settings(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 async def get_htmx(request: Request) -> HTMX:

@@ -33,4 +33,5 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        return value.replace(tzinfo=UTC)
+        stored: datetime = value  # a naive UTC datetime (process_bind_param wrote it so)
+        return stored.replace(tzinfo=UTC)

@@ -76,7 +76,8 @@ def game_session(db: Session, acc: Access) -> GameSession | None:
     A session started in this transaction is flushed before the entry is written, so it is seen."""
     if _GAME_SESSION not in db.info:
         db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
-    return db.info[_GAME_SESSION]
+    running: GameSession | None = db.info[_GAME_SESSION]
+    return running
 
 
 _WRITERS: dict[tuple[str, int], threading.RLock] = {}

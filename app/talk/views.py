@@ -19,6 +19,7 @@ from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, View
 from app.talk import service
 from app.talk.history import talk_states
+from app.talk.text import MAX_LENGTH
 
 TEAM_PANEL_LINES = 30
 
@@ -54,7 +55,7 @@ def composer_context(
         "result": result,
         "idempotency_key": secrets.token_urlsafe(16),
         "panel": panel,
-        "max_length": service.MAX_LENGTH,
+        "max_length": MAX_LENGTH,
     }
 
 

@@ -4,12 +4,17 @@ Their fixtures, `play` and `art`, are in conftest.py."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from fastapi import FastAPI
+from httpx2 import Response
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.rolls import service as rolls
@@ -56,8 +61,8 @@ FOE = {
 
 
 class Play:
-    def __init__(self, app: Any) -> None:
-        self.factory = app.state.sessionmaker
+    def __init__(self, app: FastAPI) -> None:
+        self.factory: sessionmaker[Session] = app.state.sessionmaker
         with self.factory() as db:
             campaign, seated = seat_table(db, systems=("art",), name="Cliffs")
             users = list(seated.values())
@@ -82,7 +87,8 @@ class Play:
 
     def act(
         self, who: int, action: str, params: dict[str, Any], faces: list[int] | None = None, character: int | None = -1
-    ) -> Any:
+    ) -> tuple[int, dict[str, Any]]:
+        """The new (or replayed) entry's seq and body."""
         with self.factory() as db:
             acc = campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
             cid = self.hero if character == -1 else character
@@ -92,11 +98,11 @@ class Play:
 
     def sheet(self, cid: int | None = None) -> dict[str, Any]:
         with self.factory() as db:
-            return dict(db.get(Character, cid or self.hero).sheet)
+            return dict(db.get_one(Character, cid or self.hero).sheet)
 
     def settings(self) -> dict[str, Any]:
         with self.factory() as db:
-            return dict(db.get(campaigns.Campaign, self.campaign_id).settings or {})
+            return dict(db.get_one(Campaign, self.campaign_id).settings or {})
 
 
 NARRATOR, PIA, OTTO = 0, 1, 2
@@ -111,7 +117,7 @@ def balanced(name: str = "Maren", **extra: str) -> dict[str, str]:
 
 
 class Art:
-    def __init__(self, client: TestClient, new_client: Any) -> None:
+    def __init__(self, client: TestClient, new_client: Callable[[], TestClient]) -> None:
         self.t = Table(client, systems=("art",))
         self.client = client
         self.pia = signed_in(new_client, "pia")
@@ -119,7 +125,7 @@ class Art:
         self.nora = signed_in(new_client, "nora")
         self.base = f"/campaigns/{self.t.id}"
 
-    def create(self, who: TestClient, data: dict[str, str]):
+    def create(self, who: TestClient, data: dict[str, str]) -> Response:
         data = {**data, "csrf_token": who.headers["X-CSRF-Token"]}
         return who.post(f"{self.base}/characters/new/art", data=data, follow_redirects=False)
 
@@ -128,14 +134,14 @@ class Art:
         assert r.status_code == 303, r.text
         return int(r.headers["location"].rsplit("/", 1)[1])
 
-    def act(self, who: TestClient, cid: int, action: str, data: dict[str, Any]):
+    def act(self, who: TestClient, cid: int, action: str, data: dict[str, Any]) -> Response:
         return who.post(
             f"{self.base}/characters/{cid}/act/{action}",
             headers={"HX-Request": "true"},
             data={"idempotency_key": f"k-{action}-{len(str(data))}-{id(data)}", **data},
         )
 
-    def api(self, who: dict[str, str], action: str, character: int | None, **params: Any):
+    def api(self, who: dict[str, str], action: str, character: int | None, **params: Any) -> Response:
         return self.client.post(
             f"/api/campaigns/{self.t.id}/actions",
             headers=who,
@@ -144,4 +150,5 @@ class Art:
 
     def sheet(self, cid: int) -> dict[str, Any]:
         r = self.client.get(f"/api/campaigns/{self.t.id}", headers=self.t.narrator)
-        return next(c["sheet"] for c in r.json()["characters"] if c["id"] == cid)
+        sheet: dict[str, Any] = next(c["sheet"] for c in r.json()["characters"] if c["id"] == cid)
+        return sheet

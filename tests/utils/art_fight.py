@@ -46,7 +46,7 @@ class Fight:
         params: dict[str, Any],
         faces: list[int] | None = None,
         character: int | None = None,
-    ) -> Any:
+    ) -> rolls.ActionResult:
         with self.play.factory() as db:
             acc = campaigns.access(db, db.get(User, self.play.user_ids[who]), self.play.campaign_id)
             req = rolls.ActionRequest(system="art", action=action, character_id=character, params=params)
@@ -61,12 +61,13 @@ class Fight:
             "foe_band": 2,
         }
         result = self.request(NARRATOR, "combat_setup", {**defaults, **params})
+        assert result.encounter_id is not None, "combat_setup makes an encounter"
         self.encounter_id = result.encounter_id
         return dict(result.entry.body)
 
     def encounter(self) -> Encounter:
         with self.play.factory() as db:
-            enc = db.get(Encounter, self.encounter_id)
+            enc = db.get_one(Encounter, self.encounter_id)
             db.expunge(enc)
             return enc
 
@@ -81,19 +82,20 @@ class Fight:
         return dict(result.entry.body)
 
     def fighter(self, cid: int) -> dict[str, Any]:
-        return next(f for f in self.state()["fighters"] if f["id"] == cid)
+        fighters: list[dict[str, Any]] = self.state()["fighters"]
+        return next(f for f in fighters if f["id"] == cid)
 
     def turn(self) -> int | None:
-        order = self.state()["order"]
+        order: list[int] = self.state()["order"]
         return order[0] if order else None
 
     def sheet(self, cid: int) -> dict[str, Any]:
         with self.play.factory() as db:
-            return dict(db.get(Character, cid).sheet)
+            return dict(db.get_one(Character, cid).sheet)
 
     def set_sheet(self, cid: int, **changes: Any) -> None:
         with self.play.factory() as db:
-            ch = db.get(Character, cid)
+            ch = db.get_one(Character, cid)
             ch.sheet = {**ch.sheet, **changes}
             db.commit()
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
+from sqlalchemy.orm import Session, sessionmaker
+
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.characters.models import Character
@@ -33,8 +36,8 @@ NEW_CAT = {
 
 
 class CatTable:
-    def __init__(self, app: Any, *, session: bool = True) -> None:
-        self.factory = app.state.sessionmaker
+    def __init__(self, app: FastAPI, *, session: bool = True) -> None:
+        self.factory: sessionmaker[Session] = app.state.sessionmaker
         with self.factory() as db:
             campaign, users = seat_table(db, systems=("cat",), name="Rooftops")
             db.commit()
@@ -43,7 +46,7 @@ class CatTable:
         if session:
             self.start_session()
 
-    def access(self, db: Any, who: str) -> campaigns.Access:
+    def access(self, db: Session, who: str) -> campaigns.Access:
         return campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
 
     def start_session(self) -> None:
@@ -77,7 +80,7 @@ class CatTable:
 
     def act(
         self, who: str, action: str, character_id: int | None, faces: list[int] | None = None, **params: Any
-    ) -> Any:
+    ) -> rolls.ActionResult:
         with self.factory() as db:
             req = rolls.ActionRequest(system="cat", action=action, character_id=character_id, params=params)
             result = rolls.perform_action(db, self.access(db, who), req, dice=ScriptedDice(list(faces or [])))
@@ -85,11 +88,11 @@ class CatTable:
 
     def sheet(self, character_id: int) -> dict[str, Any]:
         with self.factory() as db:
-            return dict(db.get(Character, character_id).sheet)
+            return dict(db.get_one(Character, character_id).sheet)
 
     def set_sheet(self, character_id: int, **changes: Any) -> None:
         """Arrange a situation directly (a test fixture, not a game step)."""
         with self.factory() as db:
-            ch = db.get(Character, character_id)
+            ch = db.get_one(Character, character_id)
             ch.sheet = {**ch.sheet, **changes}
             db.commit()

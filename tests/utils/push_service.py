@@ -41,7 +41,8 @@ class Browser:
 
     def decrypt(self, body: bytes) -> dict[str, Any]:
         plain = http_ece.decrypt(body, private_key=self.private, auth_secret=self.auth, version="aes128gcm")
-        return json.loads(plain)
+        payload: dict[str, Any] = json.loads(plain)
+        return payload
 
 
 @dataclass

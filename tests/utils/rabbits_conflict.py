@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
 from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
@@ -32,14 +34,14 @@ HAZEL = {"nature": 3, "will": 4, "health": 3, "skills": {"Fighter": 2, "Scout": 
 class Conflict:
     """Steps of one conflict, each a perform_action with scripted faces (all of them must be used)."""
 
-    def __init__(self, factory: Any, campaign_id: int, users: dict[str, int]) -> None:
+    def __init__(self, factory: sessionmaker[Session], campaign_id: int, users: dict[str, int]) -> None:
         self.factory = factory
         self.campaign_id = campaign_id
         self.users = users
         self.ids: dict[str, int] = {}
         self.encounter_id: int | None = None
 
-    def acc(self, db: Any, who: str) -> campaigns.Access:
+    def acc(self, db: Session, who: str) -> campaigns.Access:
         return campaigns.access(db, db.get(User, self.users[who]), self.campaign_id)
 
     def rabbit(self, who: str, name: str, sheet: dict[str, Any]) -> int:
@@ -69,7 +71,7 @@ class Conflict:
             dice = ScriptedDice(list(faces or []))
             if self.encounter_id is not None and action != "conflict_setup":
                 params.setdefault("encounter_id", self.encounter_id)
-                params.setdefault("version", db.get(Encounter, self.encounter_id).version)
+                params.setdefault("version", db.get_one(Encounter, self.encounter_id).version)
             req = rolls.ActionRequest(
                 system="rabbits", action=action, character_id=self.ids[character] if character else None, params=params
             )
@@ -107,17 +109,17 @@ class Conflict:
 
     def state(self) -> dict[str, Any]:
         with self.factory() as db:
-            return dict(db.get(Encounter, self.encounter_id).state)
+            return dict(db.get_one(Encounter, self.encounter_id).state)
 
     def encounter(self) -> Encounter:
         with self.factory() as db:
-            encounter = db.get(Encounter, self.encounter_id)
+            encounter = db.get_one(Encounter, self.encounter_id)
             db.expunge(encounter)
             return encounter
 
     def sheet(self, name: str) -> dict[str, Any]:
         with self.factory() as db:
-            return dict(db.get(Character, self.ids[name]).sheet)
+            return dict(db.get_one(Character, self.ids[name]).sheet)
 
     def export(self) -> list[dict[str, Any]]:
         """The campaign's log as the export writes it (every field the verifier reads)."""
@@ -146,7 +148,7 @@ class Conflict:
         return self.act(who, "conflict_script", character, **params)
 
 
-def warren(app: Any, *, fox: bool = False) -> Conflict:
+def warren(app: FastAPI, *, fox: bool = False) -> Conflict:
     """A Rabbits campaign "Warren" (tests/utils/tables.seat_table) with Pia's Clover and Otto's Hazel; with `fox`,
     also the narrator's Fox."""
     with app.state.sessionmaker() as db:

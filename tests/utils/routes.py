@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 from fastapi import FastAPI
+from starlette.routing import BaseRoute
 
 
-def registered_routes(app: FastAPI) -> Iterator[Any]:
-    def walk(routes: Any) -> Iterator[Any]:
+def registered_routes(app: FastAPI) -> Iterator[BaseRoute]:
+    def walk(routes: Iterable[BaseRoute]) -> Iterator[BaseRoute]:
         for route in routes:
             yield route
             inner = getattr(getattr(route, "original_router", None), "routes", None)

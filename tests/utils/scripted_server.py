@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from unittest import mock
 
 from app.rolls import service
 from app.rules.dice import SecureDice
@@ -29,7 +30,8 @@ class FileDice:
         return self._secure.roll(sides)
 
 
-service.SecureDice = FileDice  # type: ignore[misc,assignment]
+# For the life of this process (the same seam as tests/utils/dice.py's `scripted`, which undoes it after its block).
+mock.patch.object(service, "SecureDice", FileDice).start()
 
 from app.asgi import app  # noqa: E402  (after the dice are replaced; the service reads SecureDice per action)
 

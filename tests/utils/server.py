@@ -37,7 +37,8 @@ def _free_port() -> int:
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def start_server(
@@ -47,7 +48,7 @@ def start_server(
     seed: bool = False,
     extra_env: dict[str, str] | None = None,
     app: str = "app.asgi:app",
-):
+) -> LiveServer:
     """`app`: the ASGI entry; browser tests that script the dice use tests/utils/scripted_server.py's."""
     import subprocess
     import sys

@@ -25,7 +25,7 @@ class MailBox:
             async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802 (aiosmtpd)
                 message = email.message_from_bytes(envelope.content, policy=email.policy.default)
                 with box.arrived:
-                    box.messages.append(message)  # type: ignore[arg-type]
+                    box.messages.append(message)
                     box.arrived.notify_all()
                 return "250 OK"
 

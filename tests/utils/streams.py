@@ -4,11 +4,11 @@ headers, until_seq)`."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from fastapi import FastAPI
+from starlette.types import Message, Receive
 
 
 def http_scope(method: str, path: str, query: str, headers: list[tuple[bytes, bytes]]) -> dict[str, Any]:
@@ -29,11 +29,11 @@ def http_scope(method: str, path: str, query: str, headers: list[tuple[bytes, by
     }
 
 
-def one_request(done: anyio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:
+def one_request(done: anyio.Event) -> Receive:
     """An ASGI `receive`: the (empty) request body once, then the client hangs up when `done` is set."""
     asked = False
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         nonlocal asked
         if not asked:
             asked = True
@@ -52,7 +52,7 @@ async def read_stream(app: FastAPI, path: str, headers: dict[str, str], until_se
     scope = http_scope("GET", path, "after=0", [(k.lower().encode(), v.encode()) for k, v in headers.items()])
     receive = one_request(done)
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         if message["type"] == "http.response.start":
             chunks.append(f"{message['status']}\n")
             if message["status"] != 200:

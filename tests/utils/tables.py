@@ -3,14 +3,23 @@ through the JSON API."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from httpx2 import Response
 from starlette.testclient import TestClient
 
 from utils.web import api_token
 
+if TYPE_CHECKING:  # the app is imported when a table is seated, not when conftest.py imports this module
+    from sqlalchemy.orm import Session
+
+    from app.accounts.models import User
+    from app.campaigns.models import Campaign
+
 
 def seat_table(
-    db, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (), name: str = "Table"
-) -> tuple[object, dict[str, object]]:
+    db: Session, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (), name: str = "Table"
+) -> tuple[Campaign, dict[str, User]]:
     """A campaign made through the services (for service-level tests): the first user narrates, the others
     join by invite. Flushed, not committed: the caller adds what it needs and commits."""
     from app.accounts.service import create_user
@@ -44,7 +53,7 @@ class Table:
         self.outsider = api_token(client, "olga" + suffix)
         r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
         assert r.status_code == 201, r.text
-        self.id = r.json()["id"]
+        self.id: int = r.json()["id"]
         for who in (self.player, self.other):
             code = client.post(f"/api/campaigns/{self.id}/invites", json={}, headers=self.narrator).json()["code"]
             assert client.post(f"/api/invites/{code}/accept", headers=who).status_code == 200
@@ -54,14 +63,21 @@ class Table:
     def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
         r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
         assert r.status_code == 201, r.text
-        return r.json()["id"]
+        character_id: int = r.json()["id"]
+        return character_id
 
-    def roll(self, who: dict[str, str], expression: str = "2d6", visibility: str = "public", **extra: object):
-        body = {"system": "dice", "action": "roll", "params": {"expression": expression}, "visibility": visibility}
+    def roll(self, who: dict[str, str], expression: str = "2d6", visibility: str = "public", **extra: Any) -> Response:
+        body: dict[str, Any] = {
+            "system": "dice",
+            "action": "roll",
+            "params": {"expression": expression},
+            "visibility": visibility,
+        }
         body.update(extra)
         return self.client.post(f"/api/campaigns/{self.id}/actions", json=body, headers=who)
 
-    def log(self, who: dict[str, str]) -> list[dict[str, object]]:
+    def log(self, who: dict[str, str]) -> list[dict[str, Any]]:
         r = self.client.get(f"/api/campaigns/{self.id}/log", params={"limit": 500}, headers=who)
         assert r.status_code == 200, r.text
-        return r.json()["entries"]
+        entries: list[dict[str, Any]] = r.json()["entries"]
+        return entries

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
+from httpx2 import Response
 from starlette.testclient import TestClient
 
 CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -17,8 +19,8 @@ def csrf_of(client: TestClient, path: str = "/signin") -> str:
 
 
 def form_post(
-    client: TestClient, path: str, data: dict[str, object] | None = None, *, htmx: bool = True, token: str | None = None
-):
+    client: TestClient, path: str, data: dict[str, Any] | None = None, *, htmx: bool = True, token: str | None = None
+) -> Response:
     headers = {"X-CSRF-Token": token or csrf_of(client, "/signin" if not client.cookies else "/account")}
     if htmx:
         headers["HX-Request"] = "true"

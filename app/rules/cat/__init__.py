@@ -19,7 +19,7 @@ and how it heals is `sheet`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, TypeVar
 
 from app.rules.dice import Dice
 from app.rules.text import N_, RuleText
@@ -81,7 +81,7 @@ def _check_rank(rank: object, field: str = "rank") -> Rank:
     if rank not in RANKS:
         raise CatRuleError(field, N_("Unknown rank {rank!r}; ranks are {ranks}."), rank=rank, ranks=", ".join(RANKS))
     assert isinstance(rank, str)
-    return cast(Rank, rank)  # one of RANKS, checked above
+    return rank  # one of RANKS, checked above
 
 
 def _check_trait(trait: object, field: str) -> Trait:
@@ -90,7 +90,7 @@ def _check_trait(trait: object, field: str) -> Trait:
             field, N_("Unknown Trait {trait!r}; Traits are {traits}."), trait=trait, traits=", ".join(TRAITS)
         )
     assert isinstance(trait, str)
-    return cast(Trait, trait)  # one of TRAITS, checked above
+    return trait  # one of TRAITS, checked above
 
 
 def _check_pool(pool: object, field: str) -> int:

@@ -370,7 +370,7 @@ def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, c
 
 def task_record(state: dict[str, Any], token: str, task: str, session: int | None) -> dict[str, Any]:
     """The task's record for this gaming session: a raise or an abort from an earlier session is over."""
-    record = state["tasks"].setdefault(task_key(token, task), {"task": task, "failures": 0})
+    record: dict[str, Any] = state["tasks"].setdefault(task_key(token, task), {"task": task, "failures": 0})
     if record.get("session") != session:
         record.update(session=session, aborted=False, cold=False, failures=0)
         record.pop("scale", None)
@@ -379,10 +379,11 @@ def task_record(state: dict[str, Any], token: str, task: str, session: int | Non
 
 def task_scale(state: Mapping[str, Any], record: Mapping[str, Any] | None, session: int | None) -> str:
     """The scale a task takes now: the scene's, or a longer one a failed try raised this gaming session."""
-    scene = state["scale"]
+    scene: str = state["scale"]
     if not record or "scale" not in record or record.get("session") != session:
         return scene
-    return max(scene, record["scale"], key=SCALES.index)
+    raised: str = record["scale"]
+    return max(scene, raised, key=SCALES.index)
 
 
 def resolve_spend_time(sheet: dict[str, Any], params: SpendTimeParams, dice: Dice, ctx: Context) -> Resolution:

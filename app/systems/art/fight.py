@@ -41,7 +41,8 @@ RECENT = 10
 
 
 def fighter(state: Mapping[str, Any], fid: int | None) -> dict[str, Any]:
-    for f in state["fighters"]:
+    fighters: list[dict[str, Any]] = state["fighters"]
+    for f in fighters:
         if f["id"] == fid:
             return f
     raise ActionError(_("That character is not in this combat."), field="character_id")

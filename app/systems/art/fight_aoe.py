@@ -36,7 +36,8 @@ class AoeParams(CombatRoll):
 
 def _landing(state: dict[str, Any], origin: int, aimed: int, offset: int) -> int:
     direction = 1 if aimed >= origin else -1
-    return min(max(origin + direction * offset, 0), state["bands"] - 1)
+    bands: int = state["bands"]
+    return min(max(origin + direction * offset, 0), bands - 1)
 
 
 def _damage_level(code: str) -> Level:

@@ -55,11 +55,12 @@ def weapon_of(sheet: ArtSheet, index: int) -> dict[str, Any]:
 def in_range(stats: dict[str, Any], distance: int) -> bool:
     """Melee in the attacker's band (a reach weapon: also an adjacent band, ch. 2 "Melee Weapon Features");
     ranged within the weapon's range; a thrown weapon within its range."""
+    farthest: int = 1 if stats.get("reach") else 0
     if stats["ranged"]:
-        return distance <= stats["range"]
-    if stats["thrown"] and stats["thrown_range"] is not None:
-        return distance <= stats["thrown_range"]
-    return distance <= (1 if stats.get("reach") else 0)
+        farthest = stats["range"]
+    elif stats["thrown"] and stats["thrown_range"] is not None:
+        farthest = stats["thrown_range"]
+    return distance <= farthest
 
 
 fate_rolls = f_.fate_rolls

@@ -62,10 +62,12 @@ def _applies(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any
     own turn in its round; Defensive Maneuver until the start of that turn."""
     if not _live(state, f, b):
         return False
+    bonus_round: int = b["round"]
     if b["until"] == "round":
-        return int(state.get("round") or 0) == b["round"]
+        return int(state.get("round") or 0) == bonus_round
     if b["until"] == "first_attack":
-        return int(state.get("round") or 0) == b["round"] and f["id"] == f_.on_turn(state)
+        fid: int = f["id"]
+        return int(state.get("round") or 0) == bonus_round and fid == f_.on_turn(state)
     return True
 
 

@@ -45,7 +45,7 @@ def defense_trait(
     """The Defense the defender will roll now: armor, a dodge's bonus, the attack's own modifier (a failed
     grapple's -1 per failure), a grapple's -4, a perk's bonus (`use`: spent as the roll is made), a shield.
     resolve_defend rolls exactly this and the odds on its button show it."""
-    base = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0) + modifier
+    base: int = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0) + modifier
     if f.get("grapple"):
         base += art.GRAPPLE_DEFENSE
     base += fp.bonus(state, f, "defense", use=use)[0]

@@ -17,13 +17,13 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.cat import counts
 from app.systems.cat.play import alive
-from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice, trait_name
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, dump, load, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]
 WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a dodge (Legs)"))}
 
 
-def _weapon_dice(cat: CatSheet, weapon: str, field: str = "weapon") -> int:
+def _weapon_dice(cat: CatSheet, weapon: Trait, field: str = "weapon") -> int:
     n = trait_dice(cat, weapon)
     if n == 0:
         raise ActionError(
@@ -40,7 +40,8 @@ def _ready(cat: CatSheet, who: str, field: str) -> None:
 
 def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
     assert ctx.encounter is not None
-    for part in ctx.encounter["participants"]:
+    participants: list[dict[str, Any]] = ctx.encounter["participants"]
+    for part in participants:
         if part["character_id"] == character_id:
             return part
     raise ActionError(_("This character is not in this fight."), field="character_id")

@@ -196,11 +196,11 @@ def effective(cat: CatSheet) -> dict[Trait, str]:
     return rules.effective_ranks(cat.ranks, cat.scars)
 
 
-def trait_dice(cat: CatSheet, trait: str) -> int:
+def trait_dice(cat: CatSheet, trait: Trait) -> int:
     """Dice for a Trait now. A foe loses one die per 3 scars in a Trait (decided here: foes have no ranks)."""
     if cat.foe:
-        return max(0, cat.foe_dice.get(trait, 0) - cat.scars.get(trait, 0) // rules.SCARS_PER_RANK)  # type: ignore[call-overload]
-    return rules.RANK_DICE[rules.effective_rank(cat.ranks[trait], cat.scars[trait])]  # type: ignore[index]
+        return max(0, cat.foe_dice.get(trait, 0) - cat.scars.get(trait, 0) // rules.SCARS_PER_RANK)
+    return rules.RANK_DICE[rules.effective_rank(cat.ranks[trait], cat.scars[trait])]
 
 
 def crippled_traits(cat: CatSheet) -> list[str]:
@@ -340,12 +340,14 @@ def create(fields: Mapping[str, Any]) -> dict[str, Any]:
     except rules.CatRuleError as exc:
         field = exc.field.replace("ranks.", "rank_") if exc.field.startswith("ranks.") else _rank_field(ranks)
         raise ActionError(cat_rule_message(exc), field=field) from exc
-    cat = CatSheet(
-        **names,
-        ranks=ranks,
-        reputations=_creation_reputations(fields),  # type: ignore[arg-type]
-        magic=growth.magic_points(ranks["tail"]),
-        notes=_text(fields, "notes", 5000),
+    cat = CatSheet.model_validate(
+        {
+            **names,
+            "ranks": ranks,
+            "reputations": _creation_reputations(fields),
+            "magic": growth.magic_points(ranks["tail"]),
+            "notes": _text(fields, "notes", 5000),
+        }
     )
     return dump(cat)
 

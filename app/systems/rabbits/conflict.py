@@ -114,7 +114,8 @@ def step_state(ctx: Context) -> dict[str, Any]:
     encounter = ctx.encounter
     if encounter is None:
         raise ActionError(_("This is a step of a conflict."), field="encounter_id")
-    return _copy(encounter["state"])
+    state: dict[str, Any] = _copy(encounter["state"])
+    return state
 
 
 def _copy(value: Any) -> Any:

@@ -15,7 +15,7 @@ from app.systems.rabbits.sheet import dump, load
 
 
 def opponent(ex: Mapping[str, Any], team: str) -> str:
-    teams = ex.get("teams") or ["a", "b"]
+    teams: list[str] = ex.get("teams") or ["a", "b"]
     return teams[1] if teams[0] == team else teams[0]
 
 
