@@ -65,7 +65,7 @@ lint: dev
 	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/mypy
-	@if command -v $(NODE) >/dev/null 2>&1; then $(NODE) scripts/check_js.mjs static/js; \
+	@if command -v $(NODE) >/dev/null 2>&1; then $(NODE) scripts/check_js.mjs static/js scripts; \
 	elif [ "$(JS_CHECK)" = required ]; then echo "JS check: '$(NODE)' not found and JS_CHECK=required" >&2; exit 1; \
 	else echo "JS check SKIPPED: '$(NODE)' not found (install Node.js >= 18 to check static/js; CI runs it)"; fi
 

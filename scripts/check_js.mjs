@@ -1,14 +1,17 @@
 // The JS check of `make lint`: node's own parser and a small rule set, no package and no network (Node >= 18).
-//   node scripts/check_js.mjs [FILE_OR_DIR ...]     (default: static/js; *.min.js files are vendored, skipped)
-// Each file is parsed as the browser loads it (a classic <script>, through node:vm), then read token by token for
-// the rules below; every finding is printed as path:line:column: rule: why, and the exit status is 1 if any.
+//   node scripts/check_js.mjs [FILE_OR_DIR ...]   (default: static/js; *.js and *.mjs, but *.min.js is vendored: skipped)
+// Each file is parsed as the browser loads it: a classic <script> (node:vm), or an ES module when it imports or
+// exports (`node --check`, as <script type="module">). Then it is read token by token for the rules below; every
+// finding is printed as path:line:column: rule: why, and the exit status is 1 if any.
 // The rules fit the ES5/ES2015 the pages use (var or let/const, function or =>), and each catches something the
 // browser would only show at run time, or under the strict CSP (script-src 'self': no eval of any kind):
-//   strict     "use strict" opens the file or the function that wraps it (typos become errors, not globals)
+//   strict     "use strict" opens a classic script or the function that wraps it (typos become errors, not
+//              globals); a module is strict already
 //   eqeqeq     === and !==, never == or != (they convert types: "" == 0)
 //   no-eval    no eval, no Function constructor, no string given to setTimeout/setInterval (the CSP refuses them)
 //   no-debug   no debugger statement, no console.log/console.debug left behind (console.warn/error are fine)
 //   text       LF line ends, no tab, no trailing space, a final newline, no line over 160 characters (as templates)
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -129,7 +132,8 @@ function strictProblems(tokens) {
     if (t.type === "str" && t.value === "use strict") return [];
     if (!(t.type === "punct" || t.type === "name") || !opener.has(t.value)) break;
   }
-  return [{ line: 1, col: 1, rule: "strict", why: "open the file (or the function that wraps it) with \"use strict\"" }];
+  const why = "open the file (or the function that wraps it) with \"use strict\"";
+  return [{ line: 1, col: 1, rule: "strict", why }];
 }
 
 function tokenProblems(tokens) {
@@ -175,16 +179,28 @@ function textProblems(source) {
   return found;
 }
 
+// A module's syntax, by node itself (node:vm parses modules only behind a flag): null, or [line, message].
+function moduleSyntax(source) {
+  const done = spawnSync(process.execPath, ["--input-type=module", "--check"], { input: source, encoding: "utf8" });
+  if (done.status === 0) return null;
+  const where = /\[stdin\]:(\d+)/.exec(done.stderr);
+  const message = /^SyntaxError: (.*)$/m.exec(done.stderr);
+  return [where ? Number(where[1]) : 1, message ? message[1] : done.stderr.trim()];
+}
+
 // The problems of one file's source, in line order ([] when clean).
 export function check(source, filename = "<source>") {
+  let isModule = false;
   try {
     new vm.Script(source, { filename });
   } catch (err) {
-    const where = /:(\d+)\n/.exec(String(err.stack)) || [null, "1"];
-    return [{ line: Number(where[1]), col: 1, rule: "syntax", why: err.message }];
+    isModule = /import statement outside a module|Unexpected token 'export'|import\.meta/.test(err.message);
+    const line = Number((/:(\d+)\n/.exec(String(err.stack)) || [0, 1])[1]);
+    const bad = isModule ? moduleSyntax(source) : [line, err.message];
+    if (bad) return [{ line: bad[0], col: 1, rule: "syntax", why: bad[1] }];
   }
   const tokens = tokenize(source);
-  return [...strictProblems(tokens), ...tokenProblems(tokens), ...textProblems(source)].sort(
+  return [...(isModule ? [] : strictProblems(tokens)), ...tokenProblems(tokens), ...textProblems(source)].sort(
     (a, b) => a.line - b.line || a.col - b.col,
   );
 }
@@ -194,7 +210,7 @@ function scripts(target) {
   return readdirSync(target)
     .sort()
     .flatMap((name) => scripts(join(target, name)))
-    .filter((path) => /\.js$/.test(path) && !/\.min\.js$/.test(path));
+    .filter((path) => /\.m?js$/.test(path) && !/\.min\.js$/.test(path));
 }
 
 function main(args) {
@@ -210,7 +226,7 @@ function main(args) {
     console.error(`JS check: ${problems} problem(s) in ${files.length} file(s)`);
     return 1;
   }
-  console.log(`JS check: ${files.length} file(s) clean (node ${process.versions.node})`);
+  process.stdout.write(`JS check: ${files.length} file(s) clean (node ${process.versions.node})\n`);
   return 0;
 }
 

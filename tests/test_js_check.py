@@ -83,6 +83,12 @@ def test_strict_mode_and_line_ends(tmp_path: Path) -> None:
     assert check(tmp_path, wrapped("  var a = 1;").rstrip("\n")) == ["text"]
 
 
+def test_a_module_is_parsed_as_one_and_needs_no_directive(tmp_path: Path) -> None:
+    assert check(tmp_path, 'import { a } from "./a.js";\nexport const b = a === 1;\n') == []
+    assert check(tmp_path, 'import { a } from "./a.js";\nexport const b = ;\n') == ["syntax"]
+    assert check(tmp_path, 'import { a } from "./a.js";\nexport const b = a == 1;\n') == ["eqeqeq"]
+
+
 def test_vendored_minified_files_are_left_out(tmp_path: Path) -> None:
     (tmp_path / "lib-1.0.min.js").write_text("var a=1;if(a==2){eval('x')}", encoding="utf-8")
     (tmp_path / "ours.js").write_text(wrapped("  var a = 1;"), encoding="utf-8")
