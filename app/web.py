@@ -17,6 +17,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
+from app.rolls.faces import MARK_LABELS
+from app.rolls.visibility import AUDIENCE_BADGES
 from app.systems import SYSTEMS
 from app.talk import text as talk_text
 
@@ -61,6 +63,9 @@ def make_env() -> Environment:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
     env.filters["gettext"] = i18n.gettext
     env.globals["language_names"] = i18n.LANGUAGES
+    # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
+    env.globals["audience_badges"] = AUDIENCE_BADGES
+    env.globals["mark_labels"] = MARK_LABELS
     return env
 
 
