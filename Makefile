@@ -57,6 +57,7 @@ admin: install
 lint: dev
 	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/python tools/check_templates.py
 	$(BIN)/mypy
 
 test: dev lint
