@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,11 +62,17 @@ def make_env() -> Environment:
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
     env.filters["gettext"] = i18n.gettext
+    env.filters["keyed"] = keyed  # participants | keyed("side") → {side: participant}
     env.globals["language_names"] = i18n.LANGUAGES
     # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
     env.globals["audience_badges"] = AUDIENCE_BADGES
     env.globals["mark_labels"] = MARK_LABELS
     return env
+
+
+def keyed(items: Iterable[Mapping[str, Any]], key: str, value: str | None = None) -> dict[Any, Any]:
+    """A template's lookup table: each item under its `key` (the last one wins), or only its `value` field."""
+    return {item[key]: item if value is None else item[value] for item in items}
 
 
 ENV = make_env()
