@@ -188,6 +188,9 @@ def render_failure(
     return render(request, template, context(errors), block=block, status_code=exc.status_code, headers=headers)
 
 
+REFUSAL = "refusal.html"  # a middleware's refusal as HTML (app/security.py, app/inputs.py)
+
+
 def render_text(template: str, block: str | None = None, **context: Any) -> str:
     context.setdefault("locale", i18n.get_locale())  # e.g. a log line kept in several languages
     if block is None:
