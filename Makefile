@@ -64,6 +64,7 @@ JS_CHECK ?= optional
 lint: dev
 	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/python tools/check_templates.py
 	$(BIN)/mypy
 	@if command -v $(NODE) >/dev/null 2>&1; then $(NODE) scripts/check_js.mjs static/js scripts; \
 	elif [ "$(JS_CHECK)" = required ]; then echo "JS check: '$(NODE)' not found and JS_CHECK=required" >&2; exit 1; \

@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app import i18n
 from app.errors import BadRequest
 from app.security import replay_body as _replay
-from app.web import HTMX
+from app.web import HTMX, REFUSAL, render_text
 
 MAX_INT = 2**31 - 1
 MIN_INT = -(2**31)
@@ -193,15 +193,13 @@ async def _read_all(receive: Receive) -> bytes:
 
 
 async def _refuse(scope: Scope, send: Send, field: str, problem: str) -> None:
-    from markupsafe import escape
-
     headers = Headers(scope=scope)
     message = f"{field}: {problem}." if field else f"{problem[:1].upper()}{problem[1:]}."
     wants_html = not scope["path"].startswith("/api/") and (
         "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request
     )
     if wants_html:
-        payload = f'<p class="error" role="alert">{escape(message)}</p>'.encode()
+        payload = render_text(REFUSAL, message=message).encode()
         content_type = b"text/html; charset=utf-8"
     else:
         body: dict[str, Any] = {"detail": message, "errors": [message]}

@@ -34,7 +34,7 @@ from starlette.requests import ClientDisconnect, HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
-from app.web import HTMX, render_text
+from app.web import HTMX, REFUSAL, render_text
 
 COOKIE = "fb_session"
 CSRF_HEADER = "x-csrf-token"
@@ -222,7 +222,7 @@ def replay_body(body: bytes, receive: Receive) -> Receive:
 async def _forbidden(scope: Scope, send: Send, message: str, headers: Headers) -> None:
     wants_html = "text/html" in headers.get("accept", "") or HTMX.from_headers(headers).request
     if wants_html:
-        payload = f'<p class="error" role="alert">{message}</p>'.encode()
+        payload = render_text(REFUSAL, message=message).encode()
         content_type = b"text/html; charset=utf-8"
     else:
         payload = json.dumps({"detail": message}).encode()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -17,6 +17,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
+from app.rolls.faces import MARK_LABELS
+from app.rolls.visibility import AUDIENCE_BADGES
 from app.systems import SYSTEMS
 from app.talk import text as talk_text
 
@@ -60,8 +62,17 @@ def make_env() -> Environment:
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
     env.filters["gettext"] = i18n.gettext
+    env.filters["keyed"] = keyed  # participants | keyed("side") → {side: participant}
     env.globals["language_names"] = i18n.LANGUAGES
+    # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
+    env.globals["audience_badges"] = AUDIENCE_BADGES
+    env.globals["mark_labels"] = MARK_LABELS
     return env
+
+
+def keyed(items: Iterable[Mapping[str, Any]], key: str, value: str | None = None) -> dict[Any, Any]:
+    """A template's lookup table: each item under its `key` (the last one wins), or only its `value` field."""
+    return {item[key]: item if value is None else item[value] for item in items}
 
 
 ENV = make_env()
@@ -175,6 +186,9 @@ def render_failure(
         errors[field_key] = exc.field or ""
     headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, RetryLater) else None
     return render(request, template, context(errors), block=block, status_code=exc.status_code, headers=headers)
+
+
+REFUSAL = "refusal.html"  # a middleware's refusal as HTML (app/security.py, app/inputs.py)
 
 
 def render_text(template: str, block: str | None = None, **context: Any) -> str:

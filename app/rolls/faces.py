@@ -7,7 +7,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from app.i18n import render
+from app.i18n import N_, render
+
+# English msgids: what each mark on a die means, as its title and to a screen reader (templates/rolls/entry.html).
+MARK_LABELS = {
+    "dropped": N_("dropped"),
+    "exploded": N_("exploded, rolled again"),
+    "success": N_("counts"),
+    "critical": N_("critical"),
+    "fumble": N_("a natural 1"),
+    "doubles": N_("doubles"),
+    "rerolled": N_("rerolled"),
+    "failure": N_("counts against"),
+}
 
 # The notation engine marks a dropped die with a combining long stroke and an exploded one with "!"
 # (app/rules/notation: render), e.g. "4d6kh3 [1, 2, 6, 1̶] = 9".

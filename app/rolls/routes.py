@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
-from markupsafe import escape
 from pydantic import ValidationError
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
 from app.campaigns.views import NARRATOR_SCREEN, TABLE, narrator_context, table_context
@@ -26,6 +25,7 @@ from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
 CALLED = "rolls/called.html"
+CORRECTION = "rolls/correction.html"
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
 
 
@@ -75,8 +75,7 @@ def odds(
     request: Request, acc: MemberAccess, expression: str = "", system: str = "dice", action: str = "roll"
 ) -> Response:
     if not expression.strip():
-        hint = escape(_("Type an expression, like 2d6+1."))  # outside the f-string, where `make messages` finds it
-        return HTMLResponse(f'<span class="muted">{hint}</span>')
+        return render(request, "rolls/odds.html", {"hint": _("Type an expression, like 2d6+1.")})
     if system != "dice":  # other systems' odds need a sheet: they are on the character's page
         return render(
             request,
@@ -344,15 +343,8 @@ def _correction(request: Request, act: Callable[[], LogEntry]) -> Response:
     try:
         entry = act()
     except FateboardError as exc:
-        return HTMLResponse(
-            f'<p class="error" role="alert">{_escape(rule_message(exc))}</p>', status_code=exc.status_code
-        )
-    logged = _("Logged as #{seq}.").format(seq=entry.seq)
-    return HTMLResponse(f'<p class="ok" role="status">{_escape(logged)}</p>')
-
-
-def _escape(text: str) -> str:
-    return str(escape(text))
+        return render(request, CORRECTION, {"error": rule_message(exc)}, status_code=exc.status_code)
+    return render(request, CORRECTION, {"logged": _("Logged as #{seq}.").format(seq=entry.seq)})
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/adjust")

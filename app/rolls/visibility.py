@@ -31,6 +31,16 @@ WHISPER = "whisper"  # the author and the members named in `to`; nobody else, na
 TEAM = "team"  # the members of one team of a Rabbits conflict (a narrator only on a narrator-run team)
 READER_LISTS = frozenset({WHISPER, TEAM})
 
+# English msgids: the badge a log entry that is not public wears (templates/rolls/entry.html, `| gettext`).
+AUDIENCE_BADGES = {
+    Visibility.NARRATOR: N_("with narrators"),
+    Visibility.BLIND: N_("blind"),
+    Visibility.SELF: N_("private"),
+    RECIPIENTS: N_("for chosen players"),
+    WHISPER: N_("whisper"),
+    TEAM: N_("team talk"),
+}
+
 
 class View(StrEnum):
     FULL = "full"  # everything
