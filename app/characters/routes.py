@@ -25,7 +25,7 @@ from app.i18n import _
 from app.inputs import Id, parse_int
 from app.rolls.appending import Publish
 from app.rolls.present import result_card
-from app.systems import ActionError, Context, get_action, get_system
+from app.systems import ActionError, Context, RuleSystem, get_action, get_system
 from app.web import redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)
@@ -83,7 +83,7 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
         settings = dict((acc.campaign.settings or {}).get(character.system, {}))
-        ctx = _odds_context(db, acc, action, params, character, settings)
+        ctx = _odds_context(db, acc, _system, action, params, character, settings)
         result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else _("Choose the options to see the chance.")
@@ -91,11 +91,14 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 
 
-def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any, settings: dict[str, Any]) -> Context:
+def _odds_context(
+    db: DB, acc: Access, system: RuleSystem, action: Any, params: Any, character: Any, settings: dict[str, Any]
+) -> Context:
     """The odds of an encounter step read the encounter's state (a perk's bonus, a grapple) and the other
-    adventurers' sheets (a player attacked by a player: their Defense is no secret). Foes' sheets stay out:
-    their levels are the narrator's."""
-    if character.system != "art":
+    adventurers' sheets (a player attacked by a player: their Defense is no secret), where the system says its
+    odds read the encounter (RuleSystem.odds_read_encounter). Foes' sheets stay out: their levels are the
+    narrator's."""
+    if not system.odds_read_encounter:
         return Context(campaign_settings=settings)
     try:
         encounter = encounter_for_step(db, acc, action, params, character.system, character)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from app.i18n import N_
 from app.rules import art
 from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
+from app.systems.art import marks
 from app.systems.art.waits import awaited
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, action_table
 
 from . import creation
 from .actions import ACTIONS
@@ -102,6 +103,10 @@ RULINGS: tuple[str, ...] = (
 
 
 SYSTEM = RuleSystem(
+    group_calls=(GroupCall("trait_roll", N_("ART: a trait roll"), "art/_group_call.html"),),
+    die_marks=marks.die_marks,
+    result_marks=marks.result_marks,
+    odds_read_encounter=True,
     awaited=awaited,
     id="art",
     name=N_("ART Engine"),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from app.i18n import N_
 from app.rules import catfight
 from app.systems.base import RuleSystem, action_table
+from app.systems.catfight import marks
 from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
@@ -22,6 +23,7 @@ from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_
 from app.systems.catfight.waits import awaited
 
 SYSTEM = RuleSystem(
+    result_marks=marks.result_marks,
     awaited=awaited,
     id="catfight",
     name=N_("Cat fight"),
