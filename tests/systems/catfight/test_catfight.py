@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.catfight import (
+from app.rules.dice import ScriptedDice
+from app.systems.catfight.rules import (
     EVENT_RESULTS,
     MAX_ATTEMPTS,
     TECKA,
@@ -25,9 +26,8 @@ from app.rules.catfight import (
     regenerate,
     validate_cat,
 )
-from app.rules.catfight.duel import legal_moves, start_duel, step, to_move
-from app.rules.catfight.odds import exact_defend_chance, exact_jump_chance
-from app.rules.dice import ScriptedDice
+from app.systems.catfight.rules.duel import legal_moves, start_duel, step, to_move
+from app.systems.catfight.rules.odds import exact_defend_chance, exact_jump_chance
 
 MIMI = {"name": "Mimi", "attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 FLASH = {"name": "Flash", "attack": 10, "defend": 10, "jump": 10, "sneak": 10, "quickness": 30}

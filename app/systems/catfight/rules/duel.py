@@ -15,7 +15,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from app.rules.catfight import (
+from app.rules.dice import Dice
+from app.systems.catfight.rules import (
     MAX_ATTEMPTS,
     Event,
     IllegalMove,
@@ -26,7 +27,6 @@ from app.rules.catfight import (
     _new_cat,
     pm_roll,
 )
-from app.rules.dice import Dice
 
 _PHASE_MOVES: Final[dict[str, frozenset[str]]] = {
     "begin": frozenset({"begin"}),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from app.rules.catfight import _signed
+from app.systems.catfight.rules import _signed
 
 
 def exact_defend_chance(defend: int, attack_value: int) -> Fraction:
