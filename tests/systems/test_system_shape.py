@@ -57,7 +57,7 @@ def test_resolve_and_odds_always_take_the_context(system_id: str) -> None:
 
 @pytest.mark.parametrize("folder", [SYSTEMS_DIR, RULES_DIR], ids=["app/systems", "app/rules"])
 def test_no_module_of_a_system_or_its_rules_is_too_long(folder: Path) -> None:
-    """A module past MAX_LINES is split by concept (as app/rules/cat/ and app/systems/catfight/rules/ were)."""
+    """A module past MAX_LINES is split by concept (as app/systems/cat/rules/ and app/systems/catfight/rules/ were)."""
     # The shared dice-notation engine (app/rules/notation) is not a system's rules; its stages (parser, evaluate,
     # odds) are longer and their split into per-operator modules is still to do (noted in issue 29's closing).
     modules = [p for p in folder.rglob("*.py") if "notation" not in p.relative_to(folder).parts]

@@ -1,10 +1,10 @@
-"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/rules/cat/;
+"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/systems/cat/rules/;
 this package is the sheet, the actions, the pages' data and the demo."""
 
 from __future__ import annotations
 
 from app.i18n import N_
-from app.rules import cat as rules
+from app.systems.cat import rules as rules
 from app.systems.base import GroupCall, RuleSystem, action_table
 from app.systems.cat import marks
 from app.systems.cat.actions import ACTIONS

@@ -12,11 +12,11 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from app.i18n import N_, _, msg
-from app.rules.cat import fights
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.cat import counts
 from app.systems.cat.play import alive
+from app.systems.cat.rules import fights
 from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, dump, load, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]

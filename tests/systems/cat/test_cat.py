@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules import cat
-from app.rules.cat import CatRuleError, fights
-from app.rules.cat import fate as risk
-from app.rules.cat import sheet as growth
 from app.rules.dice import DiceError, ScriptedDice
+from app.systems.cat import rules as cat
+from app.systems.cat.rules import CatRuleError, fights
+from app.systems.cat.rules import fate as risk
+from app.systems.cat.rules import sheet as growth
 
 NEW_CAT = {"claws": "best", "coat": "strong", "face": "strong", "fangs": "strong", "legs": "good", "tail": "good"}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.rules.cat import (
+from app.rules.text import N_
+from app.systems.cat.rules import (
     BASE_MAGIC_POINTS,
     CREATION_MAX_REPUTATION_RANK,
     CREATION_REPUTATION_POINTS,
@@ -21,7 +22,6 @@ from app.rules.cat import (
     _check_rank,
     _check_trait,
 )
-from app.rules.text import N_
 
 
 def _crippled_count(ranks: Mapping[K, str]) -> int:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from app.rules.cat import CatRuleError, _check_pool, _evens, _roll
 from app.rules.dice import Dice
 from app.rules.text import N_
+from app.systems.cat.rules import CatRuleError, _check_pool, _evens, _roll
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from app.rules.cat import (
+from app.rules.dice import Dice
+from app.rules.text import N_
+from app.systems.cat.rules import (
     DIFFICULTY_EVENS,
     MAX_POOL,
     CatRuleError,
@@ -16,8 +18,6 @@ from app.rules.cat import (
     _lowest_odd,
     _roll,
 )
-from app.rules.dice import Dice
-from app.rules.text import N_
 
 
 def _needed(difficulty: object) -> int:
