@@ -4,9 +4,9 @@ this package is the sheet, the actions, the pages' data and the demo."""
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.cat import rules as rules
 from app.systems.base import GroupCall, RuleSystem, action_table
 from app.systems.cat import marks
+from app.systems.cat import rules as rules
 from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
 from app.systems.cat.sheet import (

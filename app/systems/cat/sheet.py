@@ -10,8 +10,8 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg, rule_message
-from app.systems.cat import rules as rules
 from app.systems.base import ActionError
+from app.systems.cat import rules as rules
 from app.systems.cat.rules import sheet as growth
 
 Trait = rules.Trait

@@ -1,6 +1,6 @@
 """Rabbits (rabbits.da.txt / rabbits.en.md, RULINGS.md "Rabbits"): the sheet, its tests and their follow-ups.
 
-Pure rules live in app.rules.rabbits; this package turns a sheet and a roll dialog into those calls.
+Pure rules live in app.systems.rabbits.rules; this package turns a sheet and a roll dialog into those calls.
 Conflicts are encounters (conflict*.py): set-up, disposition, secret scripts with commitments, the exchanges.
 """
 

@@ -6,7 +6,7 @@ Modules: `tables` (every table of the sheet as data), `rolls` (tests, Fate, wise
 `conflict` (interactions, disposition, maneuvers, compromise).
 """
 
-from app.rules.rabbits.advancement import (
+from app.systems.rabbits.rules.advancement import (
     NatureAfterTax,
     RecoveryTest,
     advancement_due,
@@ -15,7 +15,7 @@ from app.rules.rabbits.advancement import (
     recovery_test,
     taxed_nature,
 )
-from app.rules.rabbits.conflict import (
+from app.systems.rabbits.rules.conflict import (
     DISPOSITION_MINIMUM,
     Disposition,
     ExchangePlan,
@@ -27,7 +27,7 @@ from app.rules.rabbits.conflict import (
     interaction,
     maneuver_effects,
 )
-from app.rules.rabbits.conflict_ties import (
+from app.systems.rabbits.rules.conflict_ties import (
     CONFLICT_TIE_STEPS,
     CONFLICT_TIEBREAK,
     CONFLICT_WEAPON_TABLE,
@@ -43,14 +43,14 @@ from app.rules.rabbits.conflict_ties import (
     weapon_rows,
     weapon_table_key,
 )
-from app.rules.rabbits.errors import (
+from app.systems.rabbits.rules.errors import (
     FATE_REROLL_LIMIT,
     MAX_POOL,
     FateRerollLimitError,
     RabbitRuleError,
 )
-from app.rules.rabbits.odds import exact_pass_chance
-from app.rules.rabbits.pools import (
+from app.systems.rabbits.rules.odds import exact_pass_chance
+from app.systems.rabbits.rules.pools import (
     Label,
     Pool,
     able_to_help,
@@ -59,7 +59,7 @@ from app.rules.rabbits.pools import (
     check_helper,
     pool_for,
 )
-from app.rules.rabbits.rolls import (
+from app.systems.rabbits.rules.rolls import (
     IndependentResult,
     VersusResult,
     deeper_understanding,
@@ -73,7 +73,7 @@ from app.rules.rabbits.rolls import (
     tiebreak_ability,
     versus,
 )
-from app.rules.rabbits.tables import (
+from app.systems.rabbits.rules.tables import (
     ABILITIES,
     ACTION_OBSTACLES,
     ACTIONS,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.rules.rabbits.errors import RabbitRuleError, check_count
-from app.rules.rabbits.pools import check_conditions
-from app.rules.rabbits.tables import CONDITIONS, MARGIN, NATURE_MAX, NATURE_TAX
 from app.rules.text import N_
+from app.systems.rabbits.rules.errors import RabbitRuleError, check_count
+from app.systems.rabbits.rules.pools import check_conditions
+from app.systems.rabbits.rules.tables import CONDITIONS, MARGIN, NATURE_MAX, NATURE_TAX
 
 
 @dataclass(frozen=True)

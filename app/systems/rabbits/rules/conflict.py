@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.dice import Dice
-from app.rules.rabbits.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
-from app.rules.rabbits.pools import check_conditions
-from app.rules.rabbits.rolls import roll_pool, successes
-from app.rules.rabbits.tables import (
+from app.rules.text import N_
+from app.systems.rabbits.rules.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
+from app.systems.rabbits.rules.pools import check_conditions
+from app.systems.rabbits.rules.rolls import roll_pool, successes
+from app.systems.rabbits.rules.tables import (
     ABILITIES,
     ACTION_OBSTACLES,
     ACTIONS,
@@ -23,7 +24,6 @@ from app.rules.rabbits.tables import (
     INTERACTIONS,
     MANEUVER_EFFECTS,
 )
-from app.rules.text import N_
 
 DISPOSITION_MINIMUM = 1
 

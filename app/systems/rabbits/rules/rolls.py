@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.rules.dice import Dice
-from app.rules.rabbits.errors import (
+from app.rules.text import N_
+from app.systems.rabbits.rules.errors import (
     FATE_REROLL_LIMIT,
     MAX_POOL,
     FateRerollLimitError,
@@ -17,8 +18,7 @@ from app.rules.rabbits.errors import (
     check_choice,
     check_count,
 )
-from app.rules.rabbits.tables import FATE_FACE, SUCCESS_FACES, TIEBREAK
-from app.rules.text import N_
+from app.systems.rabbits.rules.tables import FATE_FACE, SUCCESS_FACES, TIEBREAK
 
 
 @dataclass(frozen=True)

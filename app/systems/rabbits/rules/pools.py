@@ -10,8 +10,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.rules.rabbits.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
-from app.rules.rabbits.tables import (
+from app.rules.text import N_
+from app.systems.rabbits.rules.errors import MAX_POOL, RabbitRuleError, check_choice, check_count
+from app.systems.rabbits.rules.tables import (
     BEGINNERS_LUCK_ABILITIES,
     CONDITIONS,
     NATURE_MAX,
@@ -23,7 +24,6 @@ from app.rules.rabbits.tables import (
     TRAIT_USES,
     TraitUse,
 )
-from app.rules.text import N_
 
 _DANISH_CONDITIONS = {rule.danish.lower(): key for key, rule in CONDITIONS.items()}
 _NO_TRAIT = TraitUse("", 0, 0, 0, 0, False)

@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from app.rules.rabbits.errors import check_choice, check_count
-from app.rules.rabbits.tables import ACTIONS, ARGUMENT_WEAPONS, CONFLICTS, WEAPONS
 from app.rules.text import N_
+from app.systems.rabbits.rules.errors import check_choice, check_count
+from app.systems.rabbits.rules.tables import ACTIONS, ARGUMENT_WEAPONS, CONFLICTS, WEAPONS
 
 # --- ruling 10: which weapon table a conflict uses ------------------------------------------------------------
 WEAPON_TABLES = ("weapons", "argument", "none")

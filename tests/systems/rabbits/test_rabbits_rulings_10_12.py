@@ -1,10 +1,10 @@
-"""RULINGS.md, "Rabbits", rulings 10–12, as pure rules (app/rules/rabbits/conflict_ties.py)."""
+"""RULINGS.md, "Rabbits", rulings 10–12, as pure rules (app/systems/rabbits/rules/conflict_ties.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.rules import rabbits
+from app.systems.rabbits import rules as rabbits
 
 
 def _row(name: str) -> tuple[str, ...]:

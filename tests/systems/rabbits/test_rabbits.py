@@ -1,4 +1,4 @@
-"""Rabbits rules (app.rules.rabbits): the sheet's tables and examples first, then properties and odds."""
+"""Rabbits rules (app.systems.rabbits.rules): the sheet's tables and examples first, then properties and odds."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules import rabbits
 from app.rules.dice import DiceError, ScriptedDice
+from app.systems.rabbits import rules as rabbits
 
 
 class SimDice:

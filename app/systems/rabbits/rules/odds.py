@@ -6,7 +6,7 @@ from fractions import Fraction
 from functools import cache
 from math import comb
 
-from app.rules.rabbits.errors import MAX_POOL, check_count
+from app.systems.rabbits.rules.errors import MAX_POOL, check_count
 
 _HALF = Fraction(1, 2)
 # One exploding die: 1–3 fails, 4–5 succeeds, 6 succeeds and brings a new die (Fate rerolls it).
