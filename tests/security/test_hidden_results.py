@@ -982,7 +982,7 @@ class CombatWorld(World):
             return self.post_form(who, f"/campaigns/{self.campaign_id}/encounters/{eid}/act/{action}", fields)
 
     def row(self, key: str, code: str) -> int:
-        from app.rules import art
+        from app.systems.art import rules as art
         from app.systems.art.sheet import load, weapon_stats
 
         sheet = load(self.sheet(key))

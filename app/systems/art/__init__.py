@@ -1,14 +1,14 @@
 """The ART Engine as a Fateboard rule system: sheets, creation, actions, rulings, demo.
 
-Pure rules live in app/rules/art/; this package turns requests into rules calls and sheet changes.
+Pure rules live in app/systems/art/rules/; this package turns requests into rules calls and sheet changes.
 """
 
 from __future__ import annotations
 
 from app.i18n import N_
-from app.rules import art
-from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.art import marks
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.art.waits import awaited
 from app.systems.base import GroupCall, RuleSystem, action_table
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.systems.art.rules import (
     DEFAULT_TABLE,
     RESULT_LEVELS,
     ArtRuleError,
@@ -68,7 +68,7 @@ def test_roll_73_on_row_14_is_good() -> None:
 
 
 def test_packaged_csv_is_the_shared_table() -> None:
-    packaged = resources.files("app.rules.art").joinpath("art-table.csv").read_text("utf-8")
+    packaged = resources.files("app.systems.art.rules").joinpath("art-table.csv").read_text("utf-8")
     if SHARED_CSV.exists():
         assert packaged == SHARED_CSV.read_text("utf-8")
     assert load_table(packaged) == DEFAULT_TABLE

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.systems.art.rules import (
     FUMBLE_EFFECTS,
     AoeHit,
     ArtRuleError,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.systems.art.rules import (
     HENCHMAN_TRAITS,
     ArtRuleError,
     Level,

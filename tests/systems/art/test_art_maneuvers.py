@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.systems.art.rules import (
     ArtRuleError,
     Disarm,
     Grapple,

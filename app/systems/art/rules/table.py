@@ -146,7 +146,9 @@ def _parse_bound(row: int, column: str, cell: str) -> int:
 
 
 # Packaged with the app (pyproject's package-data); a campaign's own table goes through load_table.
-DEFAULT_TABLE: ArtTable = load_table(resources.files("app.rules.art").joinpath("art-table.csv").read_text("utf-8"))
+DEFAULT_TABLE: ArtTable = load_table(
+    resources.files("app.systems.art.rules").joinpath("art-table.csv").read_text("utf-8")
+)
 
 
 def read_table(row: int, roll: int, table: ArtTable = DEFAULT_TABLE) -> Level:

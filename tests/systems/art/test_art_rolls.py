@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.rules.dice import DiceError, ScriptedDice
+from app.systems.art.rules import (
     UNTRAINED_ROW,
     ArtRuleError,
     Level,
@@ -24,7 +25,6 @@ from app.rules.art import (
     trait_roll,
     trait_total,
 )
-from app.rules.dice import DiceError, ScriptedDice
 
 CT, PT, FB, IN, PR, PS, GD, GT, SP, AW, EX = Level
 

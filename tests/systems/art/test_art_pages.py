@@ -9,7 +9,7 @@ import re
 import pytest
 from utils.art import PAIRS, Art, balanced
 
-from app.rules import art as art_rules
+from app.systems.art import rules as art_rules
 
 
 def test_the_balanced_picker_creates_an_adventurer(art: Art) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-import app.rules.art as art
+import app.systems.art.rules as art
 
 CONTRACT = [
     "phases",
@@ -74,7 +74,7 @@ RULES = Path(art.__file__).parent
 def test_contract_name_is_exported(name: str) -> None:
     assert name in art.__all__
     namespace: dict[str, object] = {}
-    exec(f"from app.rules.art import {name}", namespace)  # noqa: S102 - the import form the contract names
+    exec(f"from app.systems.art.rules import {name}", namespace)  # noqa: S102 - the import form the contract names
     assert namespace[name] is getattr(art, name)
 
 

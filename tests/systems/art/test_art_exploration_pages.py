@@ -8,7 +8,7 @@ import re
 
 from utils.art import Art
 
-from app.rules.art import Level, exact_chance
+from app.systems.art.rules import Level, exact_chance
 
 
 def _start(art: Art) -> tuple[int, int, int]:

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.rules.art import (
+from app.rules.dice import ScriptedDice
+from app.systems.art.rules import (
     ATTRIBUTES,
     BALANCED_NUMBERS,
     PERKS,
@@ -40,7 +41,6 @@ from app.rules.art import (
     unmet_requirements,
     weapon_attack,
 )
-from app.rules.dice import ScriptedDice
 
 VALID_PAIRS = {
     "AGI": (4, 3), "ALE": (1, 6), "CHA": (1, 6), "CRA": (1, 6), "CUN": (2, 5),

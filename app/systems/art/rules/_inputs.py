@@ -1,6 +1,6 @@
 """Input checks shared by the chapter 4-5 rules: character names.
 
-Not part of the package's public names; the refusals are ArtRuleError, as everywhere in app.rules.art.
+Not part of the package's public names; the refusals are ArtRuleError, as everywhere in app.systems.art.rules.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import app.rules.art as art
-from app.rules.art import (
+import app.systems.art.rules as art
+from app.systems.art.rules import (
     PHASE_SCALES,
     TRACK_SQUARES,
     ArtRuleError,
