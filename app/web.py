@@ -26,7 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
-from app.systems import FOLDERS, SYSTEMS
+from app.systems import ALWAYS_ON, FOLDERS, ROLLER, SYSTEMS
 from app.talk import text as talk_text
 
 if TYPE_CHECKING:
@@ -98,6 +98,8 @@ def make_env() -> Environment:
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
     env.globals["system_data"] = SystemData()
     env.globals["system_stylesheets"] = system_stylesheets
+    env.globals["roller"] = ROLLER  # the generic dice roller every campaign has (app/systems/__init__.py)
+    env.globals["always_on"] = ALWAYS_ON
     # Numbers, chances, times and log lines in the reader's language (app/i18n.py; Babel's formats).
     env.filters["when"] = i18n.datetime_of
     env.filters["hm"] = i18n.time_of

@@ -20,6 +20,7 @@ from app.inputs import Id, OptionalId, parse_int
 from app.rolls.appending import Publish, append_note
 from app.rolls.log import LogFilter, log_kind, search_text
 from app.security import set_session
+from app.systems import ROLLER
 from app.web import HTMX, redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
@@ -201,7 +202,7 @@ def create_character(
     hx: Htmx,
     publish: Publisher,
     name: Annotated[str, Form()] = "",
-    system: Annotated[str, Form()] = "dice",
+    system: Annotated[str, Form()] = ROLLER,
     kind: Annotated[str, Form()] = "pc",
     owner_id: Annotated[str, Form()] = "",
 ) -> Response:

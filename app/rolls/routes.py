@@ -25,7 +25,7 @@ from app.rolls import log as rolllog
 from app.rolls.appending import Publish
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
-from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
+from app.systems import ROLLER, SYSTEMS, ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
 CALLED = "rolls/called.html"
@@ -51,7 +51,7 @@ def roll(
     form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
     try:
         req = service.ActionRequest(
-            system="dice",
+            system=ROLLER,
             action="roll",
             params={"expression": expression},
             visibility=form_visibility(visibility),
@@ -75,12 +75,12 @@ def roll(
 
 @router.get("/campaigns/{campaign_id}/odds")
 def odds(
-    request: Request, acc: MemberAccess, expression: str = "", system: str = "dice", action: str = "roll"
+    request: Request, acc: MemberAccess, expression: str = "", system: str = ROLLER, action: str = "roll"
 ) -> Response:
     if not expression.strip():
         hint = escape(_("Type an expression, like 2d6+1."))  # outside the f-string, where `make messages` finds it
         return HTMLResponse(f'<span class="muted">{hint}</span>')
-    if system != "dice":  # other systems' odds need a sheet: they are on the character's page
+    if system != ROLLER:  # other systems' odds need a sheet: they are on the character's page
         return render(
             request,
             "rolls/odds.html",
@@ -164,7 +164,7 @@ async def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Pu
 def check_dice_call(locked: dict[str, Any]) -> None:
     """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
     (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
-    _s, act = get_action("dice", "roll")
+    _s, act = get_action(ROLLER, "roll")
     try:
         act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
     except ActionError as exc:
@@ -174,7 +174,7 @@ def check_dice_call(locked: dict[str, Any]) -> None:
 
 
 def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
-    system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
+    system, action = str(form.get("system") or ROLLER), str(form.get("action") or "roll")
     # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
     short = form.get("reply") == "short"
     try:
@@ -185,7 +185,7 @@ def _call_for_roll(request: Request, db: DB, acc: Access, publish: Publish, form
         expression = str(form.get("expression") or "").strip()
         if expression:
             locked["expression"] = expression
-        if system == "dice" and locked:
+        if system == ROLLER and locked:
             check_dice_call(locked)
         prompt = prompts.create_prompt(
             db,
@@ -226,7 +226,7 @@ async def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: P
 
 
 def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, form: FormData) -> Response:
-    call = str(form.get("call") or "dice:roll")
+    call = str(form.get("call") or f"{ROLLER}:roll")
     form_values: dict[str, Any] = {
         "expression": str(form.get("expression") or ""),
         "note": str(form.get("note") or ""),
@@ -241,7 +241,7 @@ def _call_for_rolls(request: Request, db: DB, acc: Access, publish: Publish, for
         chosen = [character_for(db, acc, cid) for cid in dict.fromkeys(i for i in ids if i is not None)]
         if not chosen:
             raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
-        if system == "dice":
+        if system == ROLLER:
             locked: dict[str, Any] = (
                 {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
             )

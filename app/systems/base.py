@@ -6,7 +6,7 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -214,6 +214,13 @@ class GroupCall:
     template: str
 
 
+Challenged = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[Mapping[str, Any]]]
+
+
+def _no_challenge(state: Mapping[str, Any], participants: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return []
+
+
 def _no_one(encounter: Mapping[str, Any]) -> Mapping[int, str]:
     return {}
 
@@ -271,6 +278,12 @@ class RuleSystem:
     # Whether an action's odds read the encounter the character is in (ctx.encounter on the sheet's odds route):
     # ART's odds in a combat round do; a Cat's test of fate does not.
     odds_read_encounter: bool = False
+    # Whether its encounters have teams (state["teams"]: members, narrator) whose players talk among themselves,
+    # out of the other teams' sight (app/talk: team talk during a Rabbits conflict).
+    team_talk: bool = False
+    # Who is challenged to one of its encounters and has not answered yet (the campaign page offers them the
+    # encounter): (state, participants) → the challenged participants ({character_id, side, name}).
+    challenged: Challenged = _no_challenge
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")

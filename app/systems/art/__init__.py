@@ -149,6 +149,8 @@ SYSTEM = RuleSystem(
         "foe_traits": FOE_TRAITS,
         "levels": LEVEL_CODES,
         "level_names": {level.name: level.display_name for level in Level},
+        # A result's total in words on the log line (templates/rolls/entry.html): a level's code → its name.
+        "total_names": {level.name: level.display_name for level in Level},
         "fortunes": FORTUNE_RANKS,
         "slots": SLOTS,
         "slot_names": SLOT_NAMES,

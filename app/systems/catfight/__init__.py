@@ -17,6 +17,7 @@ from app.systems.base import RuleSystem, action_table
 from app.systems.catfight import marks
 from app.systems.catfight import rules as catfight
 from app.systems.catfight.actions import ACTIONS
+from app.systems.catfight.challenge import challenged
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
 from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
@@ -24,6 +25,7 @@ from app.systems.catfight.waits import awaited
 
 SYSTEM = RuleSystem(
     result_marks=marks.result_marks,
+    challenged=challenged,
     awaited=awaited,
     id="catfight",
     name=N_("Cat fight"),

@@ -84,6 +84,7 @@ RULINGS = (
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("test", N_("Rabbits: a test"), "rabbits/_group_call.html"),),
     die_marks=marks.die_marks,
+    team_talk=True,
     awaited=awaited,
     id="rabbits",
     name=N_("Rabbits"),
