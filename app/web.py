@@ -121,6 +121,15 @@ def make_env() -> Environment:
 ENV = make_env()
 
 
+def has_template(name: str) -> bool:
+    """Whether the template exists (a system's optional page, e.g. "<id>/campaign.html")."""
+    try:
+        ENV.get_template(name)
+    except TemplateNotFound:
+        return False
+    return True
+
+
 @lru_cache(maxsize=256)
 def _layout_of(template: Template) -> Template | None:
     """The template this one `{% extends %}` (a constant name), or None."""

@@ -26,7 +26,7 @@ from app.inputs import Id, parse_int
 from app.rolls.appending import Publish
 from app.rolls.present import result_card
 from app.systems import ActionError, Context, RuleSystem, get_action, get_system
-from app.web import redirect, render, render_failure
+from app.web import has_template, redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)
 
@@ -175,7 +175,7 @@ def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> 
     """A system's campaign-wide page (templates/<system>/campaign.html, block `system`): the narrator's tools
     that belong to no single character — foes, game time, tables, brawls."""
     system = campaign_system(acc, system_id)
-    if not system.has_pages:
+    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
         raise NotFound(_("This rule system has no page of its own."))
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
 
