@@ -126,7 +126,7 @@ def test_the_graph_is_read_from_the_source() -> None:
     graph = import_graph()
     assert "app.systems.base" in graph["app.systems.dice.roll"]
     assert "app.systems.cat.play" in graph["app.systems.cat.actions"]  # `from app.systems.cat import play`
-    assert "app.systems.art.rolling" in graph["app.systems.art.combat"]  # `from .rolling import …`
+    assert "app.systems.art.rolling" in graph["app.systems.art.skirmish"]  # `from .rolling import …`
 
 
 def test_find_cycle_finds_one() -> None:

@@ -103,7 +103,7 @@ def odds(
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(
+def log_page(
     request: Request,
     db: DB,
     acc: MemberAccess,
@@ -125,7 +125,7 @@ def earlier(
         text=rolllog.search_text(q),
     )
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
-    return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
+    return render(request, "rolls/older.html", {"campaign": acc.campaign, **page})
 
 
 @router.get("/campaigns/{campaign_id}/export.json")

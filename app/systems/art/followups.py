@@ -18,9 +18,9 @@ from app.systems.art.rules import ATTRIBUTES, Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import wording
-from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .complex import revise_step
 from .sheet import ArtSheet, Skill, dump, fame_left, level_word, load
+from .skirmish import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 
 
 class FameAfterParams(BaseModel):

@@ -17,8 +17,8 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core, wording
-from .combat import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
+from .skirmish import damage_text, foe_damage_text, mark_damage
 
 
 class TakeDamageParams(BaseModel):

@@ -139,6 +139,7 @@ from .movement import (
     stop_foe,
 )
 from .perks import PERKS, Perk, lip_reading_difficulty, perk_cost, triggered_perks, unmet_requirements
+from .results_table import DEFAULT_TABLE, ArtTable, TableError, load_table, read_table, result_odds
 from .rolls import (
     UNTRAINED_ROW,
     TraitRoll,
@@ -164,7 +165,6 @@ from .rounds import (
     wait,
     wait_targets,
 )
-from .table import DEFAULT_TABLE, ArtTable, TableError, load_table, read_table, result_odds
 from .tables import (
     DIFFICULTY_CHALLENGE,
     FALLING_DAMAGE,

@@ -15,7 +15,7 @@ from app.rules.dice import Dice
 from app.rules.text import N_
 
 from .levels import ArtRuleError, Level, count
-from .table import DEFAULT_TABLE, ArtTable, read_table, result_odds
+from .results_table import DEFAULT_TABLE, ArtTable, read_table, result_odds
 
 ADVENTURER_ROWS = (1, 25)  # ch. 3, "Trait Modifiers": never above 25 or below 1
 UNTRAINED_ROW = 2  # ch. 3, "Specialized Actions": without the perk you roll on the 2 row
