@@ -20,8 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
-from app.systems import SYSTEMS
+from app.systems import FOLDERS, SYSTEMS
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app"
@@ -140,3 +141,21 @@ def test_a_system_may_name_itself_in_its_own_folder() -> None:
     assert _owner(APP / "systems" / "art" / "marks.py") == "art"
     assert _owner(APP / "systems" / "art" / "templates" / "sheet.html") == "art"
     assert _owner(APP / "systems" / "__init__.py") is None and _owner(APP / "rolls" / "faces.py") is None
+
+
+def test_the_shared_stylesheet_holds_no_systems_rules() -> None:
+    """Each system's CSS is in its own static/ (linked only on its campaigns' pages): static/css/*.css has no
+    selector of a system's own classes (`.<id>-…`)."""
+    shared = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "static" / "css").glob("*.css")))
+    found = sorted({m.group(0) for sid in SYSTEMS for m in re.finditer(rf"\.{re.escape(sid)}-[\w-]+", shared)})
+    assert found == []
+
+
+@pytest.mark.parametrize("system_id", sorted(SYSTEMS))
+def test_a_systems_stylesheet_is_served_from_its_folder(system_id: str, client: TestClient) -> None:
+    sheets = sorted((FOLDERS[system_id] / "static").glob("*.css"))
+    if not sheets:
+        pytest.skip(f"{system_id} has no stylesheet of its own")
+    for css in sheets:
+        r = client.get(f"/static/systems/{system_id}/{css.name}")
+        assert r.status_code == 200 and r.text == css.read_text(encoding="utf-8")
