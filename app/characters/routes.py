@@ -1,6 +1,6 @@
 """Character sheets and their actions, for every rule system.
 
-A system with pages brings templates/<system>/sheet.html (blocks: `sheet`, `actions`) and create.html;
+A system with pages brings app/systems/<system>/templates/sheet.html (blocks: `sheet`, `actions`) and create.html;
 others use templates/characters/sheet.html. Every action form posts to one route, which turns the form
 into the action's params and hands them to the rules service — the same path as the JSON API.
 """
@@ -172,7 +172,7 @@ def _create(
 
 @router.get("/campaigns/{campaign_id}/systems/{system_id}")
 def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
-    """A system's campaign-wide page (templates/<system>/campaign.html, block `system`): the narrator's tools
+    """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's tools
     that belong to no single character — foes, game time, tables, brawls."""
     system = campaign_system(acc, system_id)
     if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
