@@ -172,8 +172,8 @@ def _create(
 
 @router.get("/campaigns/{campaign_id}/systems/{system_id}")
 def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
-    """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's tools
-    that belong to no single character — foes, game time, tables, brawls."""
+    """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's
+    tools that belong to no single character — foes, game time, tables, brawls."""
     system = campaign_system(acc, system_id)
     if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
         raise NotFound(_("This rule system has no page of its own."))

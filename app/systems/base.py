@@ -239,8 +239,8 @@ def _whole(sheet: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RuleSystem:
-    """A rule system as the app sees it. Its pages live in app/systems/<id>/templates/ (sheet.html, create.html; named "<id>/…") when
-    `has_pages` is set; otherwise characters use the generic sheet."""
+    """A rule system as the app sees it. Its pages live in app/systems/<id>/templates/ (sheet.html, create.html;
+    named "<id>/…") when `has_pages` is set; otherwise characters use the generic sheet."""
 
     id: str
     name: str

@@ -1,4 +1,5 @@
-"""The Cat's actions: a cat's own (play.py), the narrator's table tools (table.py), fights (brawls.py; the cat-fight duel is the catfight system)."""
+"""The Cat's actions: a cat's own (play.py), the narrator's table tools (table.py), fights (brawls.py; the
+cat-fight duel is the catfight system)."""
 
 from __future__ import annotations
 
