@@ -21,6 +21,7 @@ from app.rolls import service as rolls
 from app.rolls.appending import Publish
 from app.rolls.present import entry_json, viewer_view
 from app.security import client_address
+from app.systems import ROLLER
 from app.talk import service as talk
 
 router = APIRouter(prefix="/api")
@@ -111,7 +112,7 @@ class InviteIn(StrictBody):
 
 class CharacterIn(StrictBody):
     name: str
-    system: str = "dice"
+    system: str = ROLLER
     sheet: dict[str, Any] | None = None
     kind: str = "pc"
     owner_id: StrictId | None = None
@@ -119,7 +120,7 @@ class CharacterIn(StrictBody):
 
 class PromptIn(StrictBody):
     character_id: StrictId
-    system: str = "dice"
+    system: str = ROLLER
     action: str = "roll"
     locked: dict[str, Any] = {}
     visibility: str = "public"

@@ -50,6 +50,7 @@ from app.security import (
     Transport,
     parse_networks,
 )
+from app.systems import FOLDERS
 from app.talk import routes as talk_routes
 from app.web import HTMX, STATIC, redirect, render
 
@@ -152,6 +153,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         default_locale=settings.default_locale,
     )
 
+    # Each registered system's static/ (its stylesheet), before /static itself, which would otherwise match first.
+    for system_id, folder in FOLDERS.items():
+        if (folder / "static").is_dir():
+            app.mount(f"/static/systems/{system_id}", StaticFiles(directory=folder / "static"))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).

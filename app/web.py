@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
-from jinja2 import Environment, FileSystemLoader, Template, nodes, select_autoescape
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    Template,
+    TemplateNotFound,
+    nodes,
+    select_autoescape,
+)
 from jinja2_fragments import BlockNotFoundError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -19,7 +28,7 @@ from app import i18n
 from app.errors import FateboardError, RetryLater
 from app.rolls.faces import MARK_LABELS
 from app.rolls.visibility import AUDIENCE_BADGES
-from app.systems import SYSTEMS
+from app.systems import ALWAYS_ON, FOLDERS, ROLLER, SYSTEMS
 from app.talk import text as talk_text
 
 if TYPE_CHECKING:
@@ -31,12 +40,54 @@ STATIC = ROOT / "static"
 HTMX_FILE = "htmx-2.0.11.min.js"
 
 
+class SystemTemplates(BaseLoader):
+    """Each registered system's templates, from its own folder: "art/sheet.html" is app/systems/art/templates/
+    sheet.html. Read from the registry when asked, so a system registered later is found too."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple[str, str | None, Callable[[], bool] | None]:
+        system_id, _slash, rest = template.partition("/")
+        folder = FOLDERS.get(system_id)
+        if folder is None or not rest:
+            raise TemplateNotFound(template)
+        return FileSystemLoader(folder / "templates").get_source(environment, rest)
+
+    def list_templates(self) -> list[str]:
+        found: list[str] = []
+        for system_id, folder in FOLDERS.items():
+            found += [f"{system_id}/{name}" for name in FileSystemLoader(folder / "templates").list_templates()]
+        return sorted(found)
+
+
+class SystemData(Mapping[str, Mapping[str, Any]]):
+    """`system_data.<system id>.<name>` in templates: each registered system's RuleSystem.template_data."""
+
+    def __getitem__(self, system_id: str) -> Mapping[str, Any]:
+        return SYSTEMS[system_id].template_data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(SYSTEMS)
+
+    def __len__(self) -> int:
+        return len(SYSTEMS)
+
+
+def system_stylesheets(campaign: object = None) -> list[str]:
+    """The stylesheets of the systems a campaign uses (each system's static/*.css, served at
+    /static/systems/<id>/, app/main.py): a page links only its campaign's."""
+    hrefs: list[str] = []
+    for system_id in getattr(campaign, "systems", None) or ():
+        folder = FOLDERS.get(system_id)
+        if folder is not None:
+            hrefs += [f"/static/systems/{system_id}/{css.name}" for css in sorted((folder / "static").glob("*.css"))]
+    return hrefs
+
+
 def make_env() -> Environment:
     # Templates are read once per process: checking every template file's mtime on each render cost about a fifth
     # of a sheet page's server time (docs/PERFORMANCE.md). FATEBOARD_TEMPLATE_RELOAD=1 checks again (editing).
     reload = os.environ.get("FATEBOARD_TEMPLATE_RELOAD", "") not in ("", "0")
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
+        loader=ChoiceLoader([SystemTemplates(), FileSystemLoader(TEMPLATES)]),
         autoescape=select_autoescape(["html"]),
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
@@ -47,7 +98,10 @@ def make_env() -> Environment:
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
-    env.globals["system_data"] = {system_id: system.template_data for system_id, system in SYSTEMS.items()}
+    env.globals["system_data"] = SystemData()
+    env.globals["system_stylesheets"] = system_stylesheets
+    env.globals["roller"] = ROLLER  # the generic dice roller every campaign has (app/systems/__init__.py)
+    env.globals["always_on"] = ALWAYS_ON
     # Numbers, chances, times and log lines in the reader's language (app/i18n.py; Babel's formats).
     env.filters["when"] = i18n.datetime_of
     env.filters["hm"] = i18n.time_of
@@ -76,6 +130,15 @@ def keyed(items: Iterable[Mapping[str, Any]], key: str, value: str | None = None
 
 
 ENV = make_env()
+
+
+def has_template(name: str) -> bool:
+    """Whether the template exists (a system's optional page, e.g. "<id>/campaign.html")."""
+    try:
+        ENV.get_template(name)
+    except TemplateNotFound:
+        return False
+    return True
 
 
 @lru_cache(maxsize=256)

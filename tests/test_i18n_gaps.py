@@ -15,10 +15,10 @@ from utils.web import signed_in
 from app import i18n
 from app.i18n import rule_message
 from app.rolls import chain
-from app.rules import art
-from app.rules.rabbits import RabbitRuleError
-from app.rules.rabbits.rolls import tiebreak_ability
+from app.systems.art import rules as art
 from app.systems.art.sheet import FOE_TRAITS
+from app.systems.rabbits.rules import RabbitRuleError
+from app.systems.rabbits.rules.rolls import tiebreak_ability
 
 
 def browser(new_client: Any, name: str, lang: str) -> TestClient:

@@ -126,7 +126,7 @@ def test_the_graph_is_read_from_the_source() -> None:
     graph = import_graph()
     assert "app.systems.base" in graph["app.systems.dice.roll"]
     assert "app.systems.cat.play" in graph["app.systems.cat.actions"]  # `from app.systems.cat import play`
-    assert "app.systems.art.rolling" in graph["app.systems.art.combat"]  # `from .rolling import …`
+    assert "app.systems.art.rolling" in graph["app.systems.art.skirmish"]  # `from .rolling import …`
 
 
 def test_find_cycle_finds_one() -> None:
@@ -158,10 +158,35 @@ def test_a_rule_system_never_imports_a_feature_or_the_web(path: Path) -> None:
     assert _forbidden(path, NOT_FROM_SYSTEMS) == []
 
 
-@pytest.mark.parametrize("path", _files("rules"), ids=lambda p: str(p.relative_to(APP)))
+def _rules_files() -> list[Path]:
+    """The shared rules (app/rules/) and each system's own (app/systems/<x>/rules/)."""
+    return _files("rules") + sorted(p for p in (APP / "systems").glob("*/rules/**/*.py"))
+
+
+def _rules_package(path: Path) -> str:
+    """The package a rules module may import besides app.rules: its own system's rules/ (or app.rules itself)."""
+    parts = path.relative_to(APP).parts
+    return f"app.systems.{parts[1]}.rules" if parts[0] == "systems" else "app.rules"
+
+
+@pytest.mark.parametrize("path", _rules_files(), ids=lambda p: str(p.relative_to(APP)))
 def test_the_rules_import_nothing_of_the_app_or_the_web(path: Path) -> None:
-    outside = [m for m in all_imports(path) if m.startswith("app.") and not m.startswith("app.rules")]
-    assert outside + _forbidden(path, NOT_FROM_RULES) == []
+    own = _rules_package(path)
+    outside = [
+        m
+        for m in all_imports(path)
+        if m.startswith("app.") and not (m == "app.rules" or m.startswith(("app.rules.", own + ".")) or m == own)
+    ]
+    banned = [m for m in _forbidden(path, NOT_FROM_RULES) if not (m == own or m.startswith(own + "."))]
+    assert outside + banned == []
+
+
+def test_each_system_s_rules_are_checked() -> None:
+    """The rules test above reads every system's rules/ folder, not only app/rules/."""
+    checked = {_rules_package(p) for p in _rules_files()}
+    systems_with_rules = {f"app.systems.{d.name}.rules" for d in (APP / "systems").iterdir() if (d / "rules").is_dir()}
+    assert systems_with_rules <= checked
+    assert _rules_package(APP / "systems" / "cat" / "rules" / "fate.py") == "app.systems.cat.rules"
 
 
 def test_a_lazy_import_counts() -> None:

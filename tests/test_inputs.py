@@ -179,7 +179,18 @@ def test_dice_box_odds_for_another_system_is_a_clear_422(table: Table, new_clien
     assert r.status_code == 422 and "odds are on the character" in r.text
 
 
-@pytest.mark.parametrize("system", ["cat", "art", "rabbits"])
+def _with_a_number_to_adjust() -> list[str]:
+    """The registered systems whose sheet has a whole-number field the narrator's "Adjust sheet" form edits."""
+    from app.forms import editable_fields
+
+    return [
+        sid
+        for sid, s in SYSTEMS.items()
+        if any(f.kind == "int" for f in editable_fields(s.sheet, s.default_sheet(), s.labels))
+    ]
+
+
+@pytest.mark.parametrize("system", _with_a_number_to_adjust())
 def test_adjust_sheet_form_round_trips_and_names_a_bad_field(app, client: TestClient, new_client, system: str) -> None:
     table = Table(client, systems=(system,))
     with app.state.sessionmaker() as db:
@@ -223,7 +234,7 @@ def test_adjust_sheet_form_round_trips_and_names_a_bad_field(app, client: TestCl
     field_html = r.text[r.text.index(f'id="adj-{cid}-{int_field}"') :]
     assert field_html.index("enter a whole number") < field_html.index("</form>")  # next to its field
     r = form_post(nora, f"/campaigns/{table.id}/characters/{cid}/adjust", {"sheet.ranks": "x", "reason": "r"})
-    assert r.status_code == 422 if system == "cat" else r.status_code in (200, 422)
+    assert r.status_code in (200, 422)  # a text where the sheet keeps a mapping: refused in words or ignored
 
 
 def test_every_api_error_is_documented_with_one_body(client: TestClient) -> None:

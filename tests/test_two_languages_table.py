@@ -29,7 +29,7 @@ from utils.streams import read_stream
 from utils.tables import Table
 from utils.web import signed_in
 
-from app.rules.catfight import STATS, TECKA
+from app.systems.catfight.rules import STATS, TECKA
 
 pytestmark = pytest.mark.slow
 

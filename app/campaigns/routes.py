@@ -20,6 +20,7 @@ from app.inputs import Id, OptionalId, parse_int
 from app.rolls.appending import Publish, append_note
 from app.rolls.log import LogFilter, log_kind, search_text
 from app.security import set_session
+from app.systems import ROLLER
 from app.web import HTMX, redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
@@ -98,7 +99,7 @@ def narrator_screen(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, NARRATOR_SCREEN, narrator_context(db, acc))
 
 
-def _do(
+def _act_on_panel(
     request: Request,
     db: DB,
     acc: Access,
@@ -137,22 +138,22 @@ def create_invite(
         uses = parse_int(max_uses, "max_uses", low=0)
         service.create_invite(db, acc, expires_in_hours=hours, max_uses=uses)
 
-    return _do(request, db, acc, hx, "members", act)
+    return _act_on_panel(request, db, acc, hx, "members", act)
 
 
 @router.post("/campaigns/{campaign_id}/invites/{invite_id}/revoke")
 def revoke_invite(request: Request, db: DB, acc: MemberAccess, hx: Htmx, invite_id: Id) -> Response:
-    return _do(request, db, acc, hx, "members", lambda: service.revoke_invite(db, acc, invite_id))
+    return _act_on_panel(request, db, acc, hx, "members", lambda: service.revoke_invite(db, acc, invite_id))
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/remove")
 def remove_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, user_id: Id) -> Response:
-    return _do(request, db, acc, hx, "members", lambda: service.remove_member(db, acc, user_id), publish)
+    return _act_on_panel(request, db, acc, hx, "members", lambda: service.remove_member(db, acc, user_id), publish)
 
 
 @router.post("/campaigns/{campaign_id}/members/{user_id}/promote")
 def promote_member(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: Publisher, user_id: Id) -> Response:
-    return _do(request, db, acc, hx, "members", lambda: service.promote_member(db, acc, user_id), publish)
+    return _act_on_panel(request, db, acc, hx, "members", lambda: service.promote_member(db, acc, user_id), publish)
 
 
 @router.post("/campaigns/{campaign_id}/sessions/start")
@@ -173,7 +174,7 @@ def start_session(
             publish=publish,
         )
 
-    return _do(request, db, acc, hx, "session", act, publish)
+    return _act_on_panel(request, db, acc, hx, "session", act, publish)
 
 
 @router.post("/campaigns/{campaign_id}/sessions/end")
@@ -190,7 +191,7 @@ def end_session(request: Request, db: DB, acc: MemberAccess, hx: Htmx, publish: 
             also=lambda: service.end_session(db, acc),
         )
 
-    return _do(request, db, acc, hx, "session", act, publish)
+    return _act_on_panel(request, db, acc, hx, "session", act, publish)
 
 
 @router.post("/campaigns/{campaign_id}/characters")
@@ -201,7 +202,7 @@ def create_character(
     hx: Htmx,
     publish: Publisher,
     name: Annotated[str, Form()] = "",
-    system: Annotated[str, Form()] = "dice",
+    system: Annotated[str, Form()] = ROLLER,
     kind: Annotated[str, Form()] = "pc",
     owner_id: Annotated[str, Form()] = "",
 ) -> Response:
@@ -209,7 +210,7 @@ def create_character(
         owner = parse_int(owner_id, "owner_id")
         characters.create_character(db, acc, name=name, system=system, kind=kind, owner_id=owner)
 
-    return _do(request, db, acc, hx, "characters", act, publish)
+    return _act_on_panel(request, db, acc, hx, "characters", act, publish)
 
 
 @router.get("/join/{code}")

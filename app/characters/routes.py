@@ -1,6 +1,6 @@
 """Character sheets and their actions, for every rule system.
 
-A system with pages brings templates/<system>/sheet.html (blocks: `sheet`, `actions`) and create.html;
+A system with pages brings app/systems/<system>/templates/sheet.html (blocks: `sheet`, `actions`) and create.html;
 others use templates/characters/sheet.html. Every action form posts to one route, which turns the form
 into the action's params and hands them to the rules service — the same path as the JSON API.
 """
@@ -22,8 +22,8 @@ from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
 from app.inputs import Id, parse_int
 from app.rolls.present import result_card
-from app.systems import ActionError, Context, get_action, get_system
-from app.web import redirect, render, render_failure
+from app.systems import ActionError, Context, RuleSystem, get_action, get_system
+from app.web import has_template, redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)
 
@@ -73,7 +73,7 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         _system, action = get_action(character.system, action_id)
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
         settings = dict((acc.campaign.settings or {}).get(character.system, {}))
-        ctx = _odds_context(db, acc, action, params, character, settings)
+        ctx = _odds_context(db, acc, _system, action, params, character, settings)
         result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else _("Choose the options to see the chance.")
@@ -81,11 +81,14 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
     return render(request, "rolls/odds.html", {"odds": result, "error": None})
 
 
-def _odds_context(db: DB, acc: Access, action: Any, params: Any, character: Any, settings: dict[str, Any]) -> Context:
+def _odds_context(
+    db: DB, acc: Access, system: RuleSystem, action: Any, params: Any, character: Any, settings: dict[str, Any]
+) -> Context:
     """The odds of an encounter step read the encounter's state (a perk's bonus, a grapple) and the other
-    adventurers' sheets (a player attacked by a player: their Defense is no secret). Foes' sheets stay out:
-    their levels are the narrator's."""
-    if character.system != "art":
+    adventurers' sheets (a player attacked by a player: their Defense is no secret), where the system says its
+    odds read the encounter (RuleSystem.odds_read_encounter). Foes' sheets stay out: their levels are the
+    narrator's."""
+    if not system.odds_read_encounter:
         return Context(campaign_settings=settings)
     try:
         encounter = encounter_for_step(db, acc, action, params, character.system, character)
@@ -154,10 +157,10 @@ def create(
 
 @router.get("/campaigns/{campaign_id}/systems/{system_id}")
 def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
-    """A system's campaign-wide page (templates/<system>/campaign.html, block `system`): the narrator's tools
-    that belong to no single character — foes, game time, tables, brawls."""
+    """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's
+    tools that belong to no single character — foes, game time, tables, brawls."""
     system = campaign_system(acc, system_id)
-    if not system.has_pages:
+    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
         raise NotFound(_("This rule system has no page of its own."))
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
 

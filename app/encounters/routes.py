@@ -1,4 +1,4 @@
-"""Encounter pages: one live view per encounter, rendered by its system (templates/<system>/encounter.html,
+"""Encounter pages: one live view per encounter, rendered by its system (app/systems/<system>/templates/encounter.html,
 block `encounter`), and one route through which every step goes to the rules service."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What an encounter's page shows: the system's own view (templates/<system>/encounter.html, block
+"""What an encounter's page shows: the system's own view (app/systems/<system>/templates/encounter.html, block
 `encounter`) or the generic one, with one context for the page and its live fragment."""
 
 from __future__ import annotations

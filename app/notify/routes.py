@@ -25,6 +25,7 @@ from app.notify import service
 from app.notify.vapid import public_key
 from app.outbound import OutboundPolicy
 from app.security import CSRF_HEADER
+from app.systems import FOLDERS
 from app.web import STATIC, render, render_failure
 
 router = APIRouter()
@@ -289,7 +290,8 @@ def manifest() -> Response:
 def _shell_version() -> str:
     """Changes whenever a file of the app shell does, so a new service worker replaces the old cache."""
     digest = hashlib.sha256()
-    for path in sorted((STATIC / "css").glob("*.css")) + sorted((STATIC / "js").glob("*.js")):
+    systems_css = [css for folder in FOLDERS.values() for css in sorted((folder / "static").glob("*.css"))]
+    for path in sorted((STATIC / "css").glob("*.css")) + sorted((STATIC / "js").glob("*.js")) + systems_css:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 

@@ -17,7 +17,7 @@ from app.notify.service import queue_prompts
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
 from app.rolls.visibility import Visibility
-from app.systems import ActionError, get_action
+from app.systems import ROLLER, ActionError, get_action
 
 
 def create_prompt(
@@ -98,7 +98,7 @@ def new_prompt(
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     if rule_system.id not in acc.campaign.systems:
         raise BadRequest(_("This campaign does not use {name}.").format(name=_(rule_system.name)), field="system")
-    if rule_system.id != "dice" and character.system != rule_system.id:
+    if rule_system.id != ROLLER and character.system != rule_system.id:
         raise BadRequest(
             _("{name} is not a {system} character.").format(name=character.name, system=_(rule_system.name)),
             field="character_id",

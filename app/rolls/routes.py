@@ -21,7 +21,7 @@ from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
 from app.rolls.models import LogEntry
 from app.rolls.present import result_card
-from app.systems import SYSTEMS, ActionError, Context, get_action, get_system
+from app.systems import ROLLER, SYSTEMS, ActionError, Context, get_action, get_system
 from app.web import render, render_failure
 
 CALLED = "rolls/called.html"
@@ -48,7 +48,7 @@ def roll(
     form = {"expression": expression, "visibility": visibility, "note": note, "character_id": character_id}
     try:
         req = service.ActionRequest(
-            system="dice",
+            system=ROLLER,
             action="roll",
             params={"expression": expression},
             visibility=form_visibility(visibility),
@@ -72,11 +72,11 @@ def roll(
 
 @router.get("/campaigns/{campaign_id}/odds")
 def odds(
-    request: Request, acc: MemberAccess, expression: str = "", system: str = "dice", action: str = "roll"
+    request: Request, acc: MemberAccess, expression: str = "", system: str = ROLLER, action: str = "roll"
 ) -> Response:
     if not expression.strip():
         return render(request, "rolls/odds.html", {"hint": _("Type an expression, like 2d6+1.")})
-    if system != "dice":  # other systems' odds need a sheet: they are on the character's page
+    if system != ROLLER:  # other systems' odds need a sheet: they are on the character's page
         return render(
             request,
             "rolls/odds.html",
@@ -99,7 +99,7 @@ def odds(
 
 
 @router.get("/campaigns/{campaign_id}/log")
-def earlier(
+def log_page(
     request: Request,
     db: DB,
     acc: MemberAccess,
@@ -121,7 +121,7 @@ def earlier(
         text=rolllog.search_text(q),
     )
     page = rolllog.page(db, acc, before, limit=settings.log_page_size, where=where)
-    return render(request, "rolls/earlier.html", {"campaign": acc.campaign, **page})
+    return render(request, "rolls/older.html", {"campaign": acc.campaign, **page})
 
 
 @router.get("/campaigns/{campaign_id}/export.json")
@@ -152,7 +152,7 @@ def prompts_panel(request: Request, db: DB, acc: MemberAccess) -> Response:
 def check_dice_call(locked: dict[str, Any]) -> None:
     """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
     (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
-    _s, act = get_action("dice", "roll")
+    _s, act = get_action(ROLLER, "roll")
     try:
         act.odds({}, act.params.model_validate(locked), Context()) if act.odds else None
     except ActionError as exc:
@@ -165,7 +165,7 @@ def check_dice_call(locked: dict[str, Any]) -> None:
 def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publisher, form: FormBody) -> Response:
     """The narrator calls for a roll. Dice: `expression` (empty: the player chooses). Any system:
     `system`, `action` and `locked.<param>` fields, which the player cannot change."""
-    system, action = str(form.get("system") or "dice"), str(form.get("action") or "roll")
+    system, action = str(form.get("system") or ROLLER), str(form.get("action") or "roll")
     # `reply=short` (a sheet's call for a roll): answer with a short confirmation or the error, not the panel.
     short = form.get("reply") == "short"
     try:
@@ -176,7 +176,7 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
         expression = str(form.get("expression") or "").strip()
         if expression:
             locked["expression"] = expression
-        if system == "dice" and locked:
+        if system == ROLLER and locked:
             check_dice_call(locked)
         prompt = prompts.create_prompt(
             db,
@@ -212,7 +212,7 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
 @router.post("/campaigns/{campaign_id}/prompts/group")
 def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publisher, form: FormBody) -> Response:
     """The narrator screen: one dice roll called for several characters at once (`character_id` repeated)."""
-    call = str(form.get("call") or "dice:roll")
+    call = str(form.get("call") or f"{ROLLER}:roll")
     form_values: dict[str, Any] = {
         "expression": str(form.get("expression") or ""),
         "note": str(form.get("note") or ""),
@@ -227,7 +227,7 @@ def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publish
         chosen = [character_for(db, acc, cid) for cid in dict.fromkeys(i for i in ids if i is not None)]
         if not chosen:
             raise BadRequest(_("Choose whose roll it is: tick one character or more."), field="prompt_characters")
-        if system == "dice":
+        if system == ROLLER:
             locked: dict[str, Any] = (
                 {"expression": form_values["expression"].strip()} if form_values["expression"].strip() else {}
             )

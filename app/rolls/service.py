@@ -33,7 +33,7 @@ from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.prompts import prompt_in
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
-from app.systems import Action, ActionError, Context, Resolution, get_action, get_system
+from app.systems import ROLLER, Action, ActionError, Context, Resolution, get_action, get_system
 from app.types import utcnow
 
 
@@ -121,7 +121,7 @@ def perform_action(
         )
     character = None
     if req.character_id is not None:
-        character = character_for(db, acc, req.character_id, system=system.id if system.id != "dice" else None)
+        character = character_for(db, acc, req.character_id, system=system.id if system.id != ROLLER else None)
     elif action.needs_character:
         raise BadRequest(_("Choose a character for this action."), field="character_id")
     others = _involved(db, acc, action, params, system.id, character)

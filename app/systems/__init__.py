@@ -1,23 +1,54 @@
-"""The registry of rule systems. Every system is a package of one shape (docs/ARCHITECTURE.md, "Adding a rule
-system"): __init__.py (its RuleSystem), sheet.py, actions.py, demo.py and feature modules; adding one is one line
-in SYSTEMS."""
+"""The registry of rule systems. Every system is one folder, app/systems/<id>/ (docs/ARCHITECTURE.md, "Adding a
+rule system"): __init__.py (its RuleSystem), sheet.py, actions.py, demo.py, feature modules, rules/ (its pure rules),
+templates/ and static/; adding one is one line in MODULES.
+
+This is the only module outside a system's folder that may name a system id (tests/test_system_names.py)."""
 
 from __future__ import annotations
 
+import importlib
+from pathlib import Path
+
 from app.i18n import _
-from app.systems import art, cat, catfight, dice, rabbits
 from app.systems.base import Action, ActionError, Context, EncounterViewer, Odds, Resolution, RuleSystem, Seeder
 
-SYSTEMS: dict[str, RuleSystem] = {
-    dice.SYSTEM.id: dice.SYSTEM,
-    cat.SYSTEM.id: cat.SYSTEM,
-    catfight.SYSTEM.id: catfight.SYSTEM,
-    rabbits.SYSTEM.id: rabbits.SYSTEM,
-    art.SYSTEM.id: art.SYSTEM,
-}
+# The registry: one line per system, in the order pages list them.
+MODULES: list[str] = [
+    "app.systems.dice",
+    "app.systems.cat",
+    "app.systems.catfight",
+    "app.systems.rabbits",
+    "app.systems.art",
+]
 
-# Every campaign may use the generic roller, whatever else it plays.
-ALWAYS_ON = ("dice",)
+# The generic roller: every campaign may use it, whatever else it plays; rolls without a system are its rolls.
+ROLLER = "dice"
+ALWAYS_ON = (ROLLER,)
+
+SYSTEMS: dict[str, RuleSystem] = {}
+# Each registered system's folder (its templates/ and static/ are found there: app/web.py, app/main.py).
+FOLDERS: dict[str, Path] = {}
+
+
+def register(module_name: str) -> RuleSystem:
+    """Import a system's package (its SYSTEM) and add it to the registry (SYSTEMS, FOLDERS)."""
+    module = importlib.import_module(module_name)
+    system: RuleSystem = module.SYSTEM
+    if module.__file__ is None:
+        raise ValueError(f"{module_name} is not a package with a folder")
+    SYSTEMS[system.id] = system
+    FOLDERS[system.id] = Path(module.__file__).resolve().parent
+    return system
+
+
+def unregister(system_id: str) -> None:
+    """Take a system out of the registry again (the fifth-system test's throwaway system)."""
+    SYSTEMS.pop(system_id, None)
+    FOLDERS.pop(system_id, None)
+
+
+for _name in MODULES:
+    register(_name)
 
 
 def get_system(system_id: str) -> RuleSystem:
@@ -39,6 +70,9 @@ def get_action(system_id: str, action_id: str) -> tuple[RuleSystem, Action]:
 
 __all__ = [
     "ALWAYS_ON",
+    "FOLDERS",
+    "MODULES",
+    "ROLLER",
     "SYSTEMS",
     "Action",
     "ActionError",
@@ -50,4 +84,6 @@ __all__ = [
     "Seeder",
     "get_action",
     "get_system",
+    "register",
+    "unregister",
 ]

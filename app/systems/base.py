@@ -6,7 +6,7 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -178,6 +178,49 @@ EncounterFilter = Callable[[Mapping[str, Any], EncounterViewer], dict[str, Any]]
 Awaited = Callable[[Mapping[str, Any]], Mapping[int, str]]
 
 
+# How a system marks its dice in the log line (app/rolls/faces.py): (the faces in the order rolled, each
+# {face, sides, marks: []}; the entry's outcome) → the faces to show, marked ("success", "critical", "doubles",
+# "rerolled"…). By default a d20 or larger shows a natural maximum as critical and a 1 as a fumble.
+DieMarks = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
+# What a log line flags beside its result besides its faces' marks (a fight's confirmed critical, ART's kicker):
+# the entry's outcome → [{mark, value?}] (app/rolls/faces.py, entry_marks).
+ResultMarks = Callable[[Mapping[str, Any]], list[dict[str, Any]]]
+
+
+def critical_marks(faces: list[dict[str, Any]], outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The default die marks: a d20 or larger (not dropped) rolled at its maximum is a critical, a 1 a fumble."""
+    for face in faces:
+        sides, value, marks = face.get("sides"), face["face"], face["marks"]
+        if isinstance(sides, int) and sides >= 20 and "dropped" not in marks:
+            if value == sides:
+                marks.append("critical")
+            elif value == 1:
+                marks.append("fumble")
+    return faces
+
+
+def _no_marks(outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return []
+
+
+@dataclass(frozen=True)
+class GroupCall:
+    """A roll the narrator screen may call for from several characters at once (templates/campaigns/narrator.html):
+    the action, its name on the picker (English, marked N_) and the template of its locked fields, a fieldset
+    rendered with the system's template data (e.g. "cat/_group_call.html")."""
+
+    action: str
+    name: str
+    template: str
+
+
+Challenged = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[Mapping[str, Any]]]
+
+
+def _no_challenge(state: Mapping[str, Any], participants: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return []
+
+
 def _no_one(encounter: Mapping[str, Any]) -> Mapping[int, str]:
     return {}
 
@@ -196,8 +239,8 @@ def _whole(sheet: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RuleSystem:
-    """A rule system as the app sees it. Its pages live in templates/<id>/ (sheet.html, create.html) when
-    `has_pages` is set; otherwise characters use the generic sheet."""
+    """A rule system as the app sees it. Its pages live in app/systems/<id>/templates/ (sheet.html, create.html;
+    named "<id>/…") when `has_pages` is set; otherwise characters use the generic sheet."""
 
     id: str
     name: str
@@ -227,6 +270,20 @@ class RuleSystem:
     # The sheet's fields in words (English, marked N_), by key: the narrator's "Adjust sheet" form shows them
     # translated, and validation errors name a field by them (app.errors.validation_message).
     labels: Mapping[str, str] = field(default_factory=dict)
+    # How the log line marks this system's dice, and what it flags beside the result (app/rolls/faces.py).
+    die_marks: DieMarks = critical_marks
+    result_marks: ResultMarks = _no_marks
+    # The rolls the narrator screen may call for from several characters at once (its group call).
+    group_calls: tuple[GroupCall, ...] = ()
+    # Whether an action's odds read the encounter the character is in (ctx.encounter on the sheet's odds route):
+    # ART's odds in a combat round do; a Cat's test of fate does not.
+    odds_read_encounter: bool = False
+    # Whether its encounters have teams (state["teams"]: members, narrator) whose players talk among themselves,
+    # out of the other teams' sight (app/talk: team talk during a Rabbits conflict).
+    team_talk: bool = False
+    # Who is challenged to one of its encounters and has not answered yet (the campaign page offers them the
+    # encounter): (state, participants) → the challenged participants ({character_id, side, name}).
+    challenged: Challenged = _no_challenge
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")

@@ -38,6 +38,7 @@ from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, WHISPER, View, Visibility
 from app.rules.dice import Dice
+from app.systems import ROLLER, SYSTEMS
 from app.talk.text import MAX_LENGTH, mentioned_names
 from app.types import utcnow
 
@@ -225,12 +226,21 @@ def team_readers(db: Session, acc: Access, team: Mapping[str, Any]) -> list[int]
     return sorted(readers)
 
 
+# The systems whose encounters have teams that talk among themselves (RuleSystem.team_talk).
+def _team_systems() -> list[str]:
+    return [system_id for system_id, system in SYSTEMS.items() if system.team_talk]
+
+
 def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, str, Mapping[str, Any]]]:
     """The active Rabbits conflicts in which the viewer is on a team (the composer's "my team" choices)."""
     found = []
     for encounter in db.scalars(
         select(Encounter)
-        .where(Encounter.campaign_id == acc.campaign.id, Encounter.system == "rabbits", Encounter.status == "active")
+        .where(
+            Encounter.campaign_id == acc.campaign.id,
+            Encounter.system.in_(_team_systems()),
+            Encounter.status == "active",
+        )
         .order_by(Encounter.id)
     ):
         mine = team_of_author(db, acc, encounter)
@@ -260,7 +270,7 @@ def _audience(db: Session, acc: Access, req: MessageRequest) -> Audience:
         encounter = db.get(Encounter, req.encounter_id)
         if encounter is None or encounter.campaign_id != acc.campaign.id:
             raise NotFound(_("No such encounter in this campaign."), field="encounter_id")
-        mine = team_of_author(db, acc, encounter) if encounter.system == "rabbits" else None
+        mine = team_of_author(db, acc, encounter) if encounter.system in _team_systems() else None
         if mine is None:
             raise BadRequest(_("You are on no team in that conflict."), field="encounter_id")
         key, team = mine
@@ -394,7 +404,7 @@ def _post_roll(
     if not expression:
         raise BadRequest(_("Write the dice after /r, e.g. /r 2d6+1."), field="text")
     action = rules.ActionRequest(
-        system="dice",
+        system=ROLLER,
         action="roll",
         character_id=req.as_character_id,
         params={"expression": expression},

@@ -17,6 +17,7 @@ from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, View
+from app.systems import SYSTEMS
 from app.talk import service
 from app.talk.history import talk_states
 from app.talk.text import MAX_LENGTH
@@ -70,7 +71,11 @@ def team_panel_context(
     """A conflict's team talk for this viewer: their team's lines (words), and — for everyone — that team talk
     happened since the conflict began (the header every member sees of any entry, never its words or readers).
     """
-    mine = service.team_of_author(db, acc, encounter) if encounter.system == "rabbits" else None
+    mine = (
+        service.team_of_author(db, acc, encounter)
+        if encounter.system in SYSTEMS and SYSTEMS[encounter.system].team_talk
+        else None
+    )
     rows = list(
         db.scalars(
             select(LogEntry)

@@ -693,19 +693,22 @@
       any = true;
     });
     var systems = Object.keys(ticked);
-    var fits = function (kind) { return !any || kind === "dice" || (systems.length === 1 && systems[0] === kind); };
+    // data-call-fit names the call that fits anyone (the dice roller's, "<system>:<action>").
+    var anyCall = form.getAttribute("data-call-fit") || "";
+    var anyKind = anyCall.split(":")[0];
+    var fits = function (kind) { return !any || kind === anyKind || (systems.length === 1 && systems[0] === kind); };
     form.querySelectorAll("label[data-call-kind]").forEach(function (el) {
       var ok = fits(el.getAttribute("data-call-kind"));
       el.hidden = !ok;
       var radio = el.querySelector("input[type=radio]");
       if (radio && !ok && radio.checked) {
-        var dice = form.querySelector("input[type=radio][name=call][value='dice:roll']");
+        var dice = form.querySelector("input[type=radio][name=call][value='" + anyCall + "']");
         if (dice) dice.checked = true;
       }
     });
     // The fields of the chosen kind only (the others' values are not sent anyway).
     var chosen = form.querySelector("input[name=call]:checked") || form.querySelector("input[type=hidden][name=call]");
-    var kind = chosen ? chosen.value.split(":")[0] : "dice";
+    var kind = chosen ? chosen.value.split(":")[0] : anyKind;
     form.querySelectorAll("fieldset[data-call-kind]").forEach(function (el) {
       var own = el.getAttribute("data-call-kind");
       el.hidden = !fits(own) || own !== kind;

@@ -17,7 +17,7 @@ from utils.art import FOE, balanced
 from utils.art_fight import face
 from utils.server import start_server, stop_server
 
-from app.rules import art
+from app.systems.art import rules as art
 
 from .pages import SHOTS, TAP, Tabs, api_invite, api_user, page_problems, sign_in
 

@@ -25,7 +25,7 @@ from utils.cat import NEW_CAT
 from utils.english import english_words
 from utils.server import start_server, stop_server
 
-from app.rules.catfight import STATS, TECKA
+from app.systems.catfight.rules import STATS, TECKA
 
 from .pages import PHONE, SHOTS, Tab, Tabs, api_invite, api_user, sign_in
 

@@ -139,5 +139,6 @@ def test_no_encounter_template_reads_the_stored_state() -> None:
     """Templates get `state` from the filter; `encounter.state` would show what the filter took out."""
     from pathlib import Path
 
-    offenders = [p for p in Path("templates").rglob("*.html") if "encounter.state" in p.read_text()]
+    pages = [*Path("templates").rglob("*.html"), *Path("app/systems").glob("*/templates/**/*.html")]
+    offenders = [p for p in pages if "encounter.state" in p.read_text()]
     assert offenders == []

@@ -17,7 +17,7 @@ import html
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from sqlalchemy import select
 from starlette.routing import Route
 from starlette.testclient import TestClient
 from utils.dice import scripted
+from utils.leak import Case, leak_of
 from utils.routes import registered_routes
 from utils.said import said
 from utils.server import reset_postgres
@@ -47,6 +48,7 @@ from app.rolls import chain, corrections, patch, prompts
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
+from app.systems import ROLLER, SYSTEMS
 
 ROLES = ("nora", "pia", "otto")  # the narrator, the player who rolls, another player
 HIDDEN = ("blind", "narrator", "self")
@@ -149,234 +151,26 @@ def normalise(text: str) -> str:
 
 # --- the scenarios ------------------------------------------------------------------------------------------
 
-NEW_CAT = {
-    "human_name": "Mister Buttons",
-    "cat_name": "Smoke",
-    "secret_name": "Ashwhisker",
-    "rank_claws": "strong",
-    "rank_coat": "good",
-    "rank_face": "best",
-    "rank_fangs": "strong",
-    "rank_legs": "strong",
-    "rank_tail": "good",
-    "rep_name_1": "Best mouser",
-    "rep_rank_1": "3",
-    "rep_name_2": "Never lost",
-    "rep_rank_2": "2",
-    "rep_name_3": "Friend of the baker",
-    "rep_rank_3": "2",
-}
-ART_PAIRS = {
-    "AGI": (5, 4),
-    "ALE": (4, 3),
-    "CHA": (3, 2),
-    "CRA": (1, 2),
-    "CUN": (3, 1),
-    "DEX": (5, 2),
-    "FAT": (4, 1),
-    "INT": (6, 5),
-    "STA": (6, 4),
-    "STR": (6, 3),
-}
-ART_HERO = {
-    "sheet_kind": "adventurer",
-    "method": "balanced",
-    **{f"{c}_{k}": str(v) for c, (a, b) in ART_PAIRS.items() for k, v in (("a", a), ("b", b))},
-}
-ART_FOE = {
-    "sheet_kind": "foe",
-    **{f"level_{c}": "PR" for c in ART_PAIRS},
-    "level_ALE": "IN",
-    "level_ATK": "PR",
-    "level_DEF": "PS",
-    "health_0": "PR",
-    "health_1": "PS",
-    "health_2": "GD",
-    "health_3": "GT",
-    "damage_rating": "1",
-}
-RABBIT = {"nature": 4, "will": 3, "health": 4, "skills": {"Scout": 3, "Fighter": 2}, "wises": ["Fox-wise"]}
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
-
-
-@dataclass(frozen=True)
-class Case:
-    id: str
-    system: str
-    action: str
-    form: dict[str, str]  # the action's form fields; "{foe}", "{theirs}": those characters' ids
-    success: list[int]  # scripted faces for the two worlds
-    failure: list[int]
-    roller: str = "pia"
-    character: str = "mine"  # which character acts: see World.characters
-    # Values that must not reach a viewer who may not see the result (besides the entry's summary).
-    secrets: dict[str, list[str]] = field(default_factory=dict)  # "success"/"failure" -> strings
-    compare: bool = True  # False: no dice, no outcome to tell apart (one world is enough)
-    changes_sheet: bool = True  # a roll that changes a sheet cannot be kept to oneself (service: held + self)
-    setup: str = ""  # a named preparation step of World
-
-    def fields(self, world: World) -> dict[str, str]:
-        return {k: v.format(**world.ids) for k, v in self.form.items()}
-
-    def odds_query(self, world: World) -> dict[str, str]:
-        return self.fields(world)
-
-
-CASES = [
-    Case(
-        "dice-roll",
-        "dice",
-        "roll",
-        {"expression": "3d1000"},
-        [613, 547, 281],
-        [1, 2, 3],
-        changes_sheet=False,
-        secrets={"success": ["1441", "613", "547", "281"]},
-    ),
-    Case(
-        "cat-test_fate",
-        "cat",
-        "test_fate",
-        {"trait": "legs", "difficulty": "hard", "dangerous": "true"},
-        [2, 4, 6, 6],
-        [3, 3, 5, 3],
-        secrets={"failure": ["scars to place"]},
-    ),
-    Case("art-trait_roll", "art", "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [73], [2]),
-    Case("art-trait_roll-foe", "art", "trait_roll", {"attribute": "ALE", "opponent_id": "{foe}"}, [99], [2]),
-    Case("art-defend", "art", "defend", {"attack": "PR"}, [99], [2]),
-    Case("art-attack-foe", "art", "attack", {"weapon": "0", "opponent_id": "{foe}"}, [99], [70], setup="sword"),
-    Case("rabbits-test", "rabbits", "test", {"skill": "Scout", "ob": "2"}, [6, 5, 4], [1, 2, 3]),
-    Case(
-        "rabbits-versus",
-        "rabbits",
-        "versus",
-        {"skill": "Scout", "opponent_id": "{theirs}"},
-        [6, 6, 6, 1, 1, 1],
-        [1, 1, 1, 6, 6, 6],
-    ),
-    Case(
-        "catfight-heal",
-        "catfight",
-        "heal",
-        {},
-        [],
-        [],
-        roller="nora",
-        character="hurt",
-        compare=False,
-        secrets={"success": ["back to full health"]},
-    ),
-    # The rolls issue 21 found exempted (item 15): played hidden like the others.
-    Case(
-        "rabbits-recover",
-        "rabbits",
-        "recover",
-        {"condition": "tired"},
-        [6, 5, 4, 4],
-        [1, 2, 3, 1],
-        setup="tired",
-        secrets={"success": ["no longer Tired"]},
-    ),
-    Case(
-        "art-henchman_roll",
-        "art",
-        "henchman_roll",
-        {"henchman_id": "{foe}", "attribute": "STR", "difficulty": "PR"},
-        [99],
-        [2],
-        setup="henchman",
-        changes_sheet=False,
-    ),
-    Case(
-        "art-first_aid",
-        "art",
-        "first_aid",
-        {"box": "0"},
-        [],
-        [],
-        setup="wounded",
-        compare=False,
-        secrets={"success": ["box is healed"]},
-    ),
-    Case("art-rest", "art", "rest", {}, [99], [2], setup="wounded"),
-    Case("art-med_kit", "art", "med_kit", {"item": "0"}, [99], [2], setup="medkit"),
-]
-
-
+# Each registered system's cases, set-up and lists, from tests/systems/<id>/leak_cases.py (tests/utils/leak.py).
+LEAKS = {system_id: leak_of(system_id) for system_id in SYSTEMS}
+CASES = [case for leak in LEAKS.values() for case in leak.cases]
 # Actions that cannot be hidden: the service refuses them with any visibility but public
 # (test_what_is_not_played_cannot_be_hidden holds that). Settings changes must be public.
-NOT_PLAYED = {
-    ("cat", "settings"),
-    ("catfight", "settings"),
-    ("rabbits", "settings"),
-    ("rabbits", "conflict_settings"),
-    ("art", "upload_table"),
-    ("art", "default_table"),
-    ("art", "combat_initiative_setting"),
-}
+NOT_PLAYED = {(sid, action) for sid, leak in LEAKS.items() for action in leak.not_played}
 # Hideable actions not played above, and why: follow-ups on a roll already in the log (the rolls they follow
 # are played), bookkeeping without dice, and the narrator's tools (hidden only from players who see the
 # sheets they change after the reveal). A new action fails test_every_hideable_action_is_played_or_listed
 # until it is played or listed.
-FOLLOW_UPS_AND_TOOLS = {
-    ("cat", "edit_scene"),
-    ("cat", "place_scars"),
-    ("cat", "dodge_with_life"),
-    ("cat", "propose_reputation"),
-    ("cat", "heal_first"),
-    ("cat", "notes"),
-    ("rabbits", "fate"),
-    ("rabbits", "deeper"),
-    ("rabbits", "of_course"),
-    ("rabbits", "concede"),
-    ("rabbits", "tiebreak"),
-    ("art", "fame_after"),
-    ("art", "inspire"),
-    ("art", "start_complex"),
-    ("art", "end_complex"),
-    ("art", "add_item"),
-    ("art", "move_item"),
-    ("art", "armor"),
-    ("art", "raise_attribute"),
-    ("art", "buy_perk"),
-    ("art", "buy_health"),
-    ("art", "buy_skill"),
-    ("art", "roll_attributes"),
-    ("art", "take_damage"),
-    ("art", "fatigue"),
-    ("cat", "move_scar"),
-    ("cat", "grant_advantage"),
-    ("cat", "approve_reputation"),
-    ("cat", "clear_approvals"),
-    ("cat", "dock_reputation"),
-    ("cat", "restore_reputation"),
-    ("cat", "gift_reputation"),
-    ("cat", "advance_time"),
-    ("rabbits", "consequence"),
-    ("rabbits", "clear"),
-    ("rabbits", "award"),
-    ("art", "sustained_damage"),
-    ("art", "end_sustained_damage"),
-    ("art", "end_session"),
-    ("art", "award_glory"),
-    ("art", "combine"),
-}
-
+FOLLOW_UPS_AND_TOOLS = {(sid, action) for sid, leak in LEAKS.items() for action in leak.follow_ups}
 # What each NOT_PLAYED action is asked with, in this order (valid params: the refusal must be for the visibility,
 # not the form).
 NOT_PLAYED_PARAMS: dict[tuple[str, str], dict[str, Any]] = {
-    ("cat", "settings"): {},
-    ("catfight", "settings"): {"regen_minutes": 30},
-    ("rabbits", "settings"): {},
-    ("rabbits", "conflict_settings"): {"weapons": True},
-    ("art", "upload_table"): {
-        "csv": "\n".join(["row,CT,PT,FB,IN,PR,PS,GD,GT,SP,AW"] + [f"{r},1,2,3,4,5,6,7,8,9,100" for r in range(31)])
-    },
-    ("art", "default_table"): {},  # after the upload (back to the default is refused while it is in use)
-    ("art", "combat_initiative_setting"): {"simplified": True},
+    (sid, action): params for sid, leak in LEAKS.items() for action, params in leak.not_played.items()
 }
+
+
+def case_named(case_id: str) -> Case:
+    return next(case for case in CASES if case.id == case_id)
 
 
 class World:
@@ -404,8 +198,7 @@ class World:
         self.ids: dict[str, int] = {}
         self.encounters: list[int] = []
         with self.factory() as db:
-            systems = () if case.system == "dice" else (case.system,)
-            campaign, users = seat_table(db, ROLES, systems=systems, name="Leaky Roof")
+            campaign, users = seat_table(db, ROLES, systems=(case.system,), name="Leaky Roof")
             db.commit()
             self.campaign_id = campaign.id
             self.user_ids = {n: u.id for n, u in users.items()}
@@ -425,34 +218,9 @@ class World:
             r = self.api.post("/api/tokens", json={"username": role, "password": "correct horse"})
             assert r.status_code == 201, r.text
             self.tokens[role] = {"Authorization": f"Bearer {r.json()['token']}"}
-        if case.setup == "sword":
-            self.act_public(
-                "pia",
-                "add_item",
-                {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
-            )
-        if case.setup == "medkit":
-            self.act_public(
-                "pia", "add_item", {"name": "Med-kit", "slot": "at_hand", "type": "medkit", "uses": 3, "bonus": 1}
-            )
-        if case.setup in ("tired", "henchman", "wounded", "medkit"):
-            self._prepare(case.setup)
-
-    def _prepare(self, setup: str) -> None:
-        """A rabbit that is Tired (recover), a goblin that is a henchman, a hero with a checked Health box."""
-        with self.factory() as db:
-            if setup == "tired":
-                ch = db.get(Character, self.ids["mine"])
-                ch.sheet = {**ch.sheet, "conditions": ["tired"], "checks": 2}  # the narrator's turn: 2 checks
-            elif setup == "henchman":
-                ch = db.get(Character, self.ids["foe"])
-                ch.sheet = {**ch.sheet, "henchman": True}
-            else:
-                ch = db.get(Character, self.ids["mine"])
-                checked = [False] * len(ch.sheet["health"])
-                checked[0] = True
-                ch.sheet = {**ch.sheet, "checked": checked, "fame": max(3, int(ch.sheet.get("fame", 0)))}
-            db.commit()
+        prepare = LEAKS[case.system].prepare
+        if case.setup and prepare is not None:
+            prepare(self, case.setup)
 
     def _client(self) -> TestClient:
         c = TestClient(self.app, base_url="http://testserver")
@@ -468,7 +236,7 @@ class World:
     def acc(self, db: Any, who: str) -> campaigns.Access:
         return campaigns.access(db, db.get(User, self.user_ids[who]), self.campaign_id)
 
-    def _make(self, db: Any, who: str, name: str, sheet: dict[str, Any], kind: str = "pc", system: str = "") -> int:
+    def make(self, db: Any, who: str, name: str, sheet: dict[str, Any], kind: str = "pc", system: str = "") -> int:
         ch = create_character(
             db, self.acc(db, who), name=name, system=system or self.case.system, sheet=sheet, kind=kind
         )
@@ -476,55 +244,7 @@ class World:
         return ch.id
 
     def _characters(self, db: Any) -> None:
-        s = self.case.system
-        if s == "dice":
-            self.ids["mine"] = self._make(db, "pia", "Pia's hero", {})
-            self.ids["theirs"] = self._make(db, "otto", "Otto's hero", {})
-        elif s == "cat":
-            self.ids["mine"] = self._make(db, "pia", "Smoke", dict(NEW_CAT))
-            self.ids["theirs"] = self._make(db, "otto", "Tiger", {**NEW_CAT, "secret_name": "Ottosecret"})
-            self.ids["foe"] = self._make(db, "nora", "Ship dog", {"foe_template": "dog"}, kind="npc")
-        elif s == "art":
-            self.ids["mine"] = self._make(db, "pia", "Maren", dict(ART_HERO))
-            self.ids["theirs"] = self._make(db, "otto", "Tom", dict(ART_HERO))
-            self.ids["foe"] = self._make(db, "nora", "Goblin", dict(ART_FOE), kind="npc")
-            # A combat in the open (its initiative rolled), so the ART encounter pages are walked too.
-            req = rolls.ActionRequest(
-                system="art",
-                action="combat_setup",
-                params={"adventurers": [self.ids["mine"], self.ids["theirs"]], "foes": [self.ids["foe"]]},
-            )
-            result = rolls.perform_action(db, self.acc(db, "nora"), req)
-            assert result.encounter_id is not None
-            self.encounters.append(result.encounter_id)
-            for who, key, face in (("pia", "mine", 40), ("otto", "theirs", 70)):
-                req = rolls.ActionRequest(
-                    system="art",
-                    action="combat_initiative",
-                    character_id=self.ids[key],
-                    params={"encounter_id": result.encounter_id, "version": 1 + (key == "theirs")},
-                )
-                rolls.perform_action(db, self.acc(db, who), req, dice=ScriptedDice([face]))
-        elif s == "rabbits":
-            self.ids["mine"] = self._make(db, "pia", "Clover", dict(RABBIT))
-            self.ids["theirs"] = self._make(db, "otto", "Hazel", dict(RABBIT))
-        elif s == "catfight":
-            self.ids["mine"] = self._make(db, "pia", "Tecka", dict(TECKA))
-            self.ids["theirs"] = self._make(db, "otto", "Mimi", dict(MIMI))
-            self.ids["hurt"] = self._make(db, "pia", "Tibbs", dict(TECKA))
-            hurt = db.get(Character, self.ids["hurt"])
-            hurt.sheet = {**hurt.sheet, "health": 1}
-            db.commit()
-            # A duel in the open, so the encounter pages are walked too.
-            req = rolls.ActionRequest(
-                system="catfight",
-                action="challenge",
-                character_id=self.ids["mine"],
-                params={"opponent_id": self.ids["theirs"]},
-            )
-            result = rolls.perform_action(db, self.acc(db, "pia"), req)
-            assert result.encounter_id is not None
-            self.encounters.append(result.encounter_id)
+        LEAKS[self.case.system].characters(self, db)
 
     def act_public(self, who: str, action: str, params: dict[str, Any], faces: list[int] | None = None) -> None:
         with self.factory() as db:
@@ -573,7 +293,7 @@ class World:
             "campaign_id": [self.campaign_id],
             "character_id": sorted(self.ids.values()),
             "action_id": [self.case.action],
-            "system_id": sorted({self.case.system, "dice"}),
+            "system_id": sorted({self.case.system, ROLLER}),
             "encounter_id": self.encounters,
             "handout_id": [1, 2, 3],
             "seq": list(range(1, self.last_seq() + 1)),
@@ -817,7 +537,7 @@ def test_what_is_not_played_cannot_be_hidden(app: FastAPI, visibility: str) -> N
     assert set(NOT_PLAYED_PARAMS) == NOT_PLAYED
     factory = app.state.sessionmaker
     with factory() as db:
-        campaign, users = seat_table(db, ROLES, systems=("cat", "catfight", "rabbits", "art"), name="Open Table")
+        campaign, users = seat_table(db, ROLES, systems=tuple(SYSTEMS), name="Open Table")
         db.commit()
         cid, nora = campaign.id, users["nora"].id
     for (system, action), params in NOT_PLAYED_PARAMS.items():
@@ -864,7 +584,7 @@ def assert_reaches(played: Played, viewer: str, secret: str, channels: tuple[str
 def test_a_blind_prompt_answered_through_the_form_tells_the_player_nothing(
     database_url: str, tmp_path: Path, _close_worlds: list[World]
 ) -> None:
-    case = CASES[0]  # the dice world
+    case = case_named("dice-roll")  # the dice world
 
     def answer(world: World, visibility: str) -> tuple[str, str, str]:
         with world.factory() as db:
@@ -901,7 +621,7 @@ def test_a_blind_prompt_answered_through_the_form_tells_the_player_nothing(
 def test_an_adjusted_secret_name_reaches_only_the_narrators_and_the_owner(
     database_url: str, tmp_path: Path, _close_worlds: list[World]
 ) -> None:
-    case = CASES[1]  # the cat world
+    case = case_named("cat-test_fate")  # the cat world
     names = {"success": "Moonwhisker", "failure": "Starpelt"}  # two worlds, two new secret names
     results = {}
     for outcome, name in names.items():
@@ -931,7 +651,7 @@ def test_a_foes_level_never_reaches_the_players(
     """ART: the same roll against a foe whose Alertness is Inferior in one world and Poor in the other (both
     below the result, so success either way): the players' renderings are identical, before and after the
     reveal; the narrator's are not."""
-    case = CASES[3]  # art-trait_roll-foe
+    case = case_named("art-trait_roll-foe")
     results: dict[str, Played] = {}
     revealed: dict[str, dict[str, dict[str, str]]] = {}
     for level in ("IN", "PR"):
@@ -982,7 +702,7 @@ class CombatWorld(World):
             return self.post_form(who, f"/campaigns/{self.campaign_id}/encounters/{eid}/act/{action}", fields)
 
     def row(self, key: str, code: str) -> int:
-        from app.rules import art
+        from app.systems.art import rules as art
         from app.systems.art.sheet import load, weapon_stats
 
         sheet = load(self.sheet(key))
@@ -1194,7 +914,7 @@ def test_a_handout_shown_to_one_player_and_hidden_pins_reach_no_one_else(
     hidden pin on it. otto's renderings of every route (the pictures by id, guessed ones too) are identical in
     both worlds and name neither title nor pin; pia's name her picture, not the pin; after the pin is revealed
     both players read it."""
-    case = CASES[0]
+    case = case_named("dice-roll")
     played: dict[str, dict[str, dict[str, str]]] = {}
     for outcome, secret in HANDOUT_WORLDS.items():
         world = World(database_url, tmp_path, f"handout-{outcome}", case)

@@ -11,9 +11,9 @@ from app.characters.models import Character
 from app.characters.service import create_character
 from app.encounters.models import Encounter
 from app.rolls import service as rolls
-from app.rules import art
-from app.rules.art import Level
 from app.rules.dice import ScriptedDice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from utils.art import NARRATOR, OTTO, PIA, Play
 
 

@@ -1,15 +1,16 @@
 """The ART Engine as a Fateboard rule system: sheets, creation, actions, rulings, demo.
 
-Pure rules live in app/rules/art/; this package turns requests into rules calls and sheet changes.
+Pure rules live in app/systems/art/rules/; this package turns requests into rules calls and sheet changes.
 """
 
 from __future__ import annotations
 
 from app.i18n import N_
-from app.rules import art
-from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
+from app.systems.art import marks
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.art.waits import awaited
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, action_table
 
 from . import creation
 from .actions import ACTIONS
@@ -102,6 +103,10 @@ RULINGS: tuple[str, ...] = (
 
 
 SYSTEM = RuleSystem(
+    group_calls=(GroupCall("trait_roll", N_("ART: a trait roll"), "art/_group_call.html"),),
+    die_marks=marks.die_marks,
+    result_marks=marks.result_marks,
+    odds_read_encounter=True,
     awaited=awaited,
     id="art",
     name=N_("ART Engine"),
@@ -144,6 +149,8 @@ SYSTEM = RuleSystem(
         "foe_traits": FOE_TRAITS,
         "levels": LEVEL_CODES,
         "level_names": {level.name: level.display_name for level in Level},
+        # A result's total in words on the log line (templates/rolls/entry.html): a level's code → its name.
+        "total_names": {level.name: level.display_name for level in Level},
         "fortunes": FORTUNE_RANKS,
         "slots": SLOTS,
         "slot_names": SLOT_NAMES,

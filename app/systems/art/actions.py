@@ -1,4 +1,4 @@
-"""The ART Engine's actions: rolls (rolling.py, combat.py), their follow-ups, health, gear, advancement,
+"""The ART Engine's actions: rolls (rolling.py, skirmish.py), their follow-ups, health, gear, advancement,
 complex actions; the narrator's on the ART campaign page."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pydantic import BaseModel
 from app.systems.base import Action
 
 from . import advancement as adv
-from . import combat, creation, equipment, exploration, explore_track, fight, followups, health, rolling
 from . import complex as complex_
+from . import creation, equipment, exploration, explore_track, fight, followups, health, rolling, skirmish
 from . import fight_aoe as fx
 from . import fight_attacks as fa
 from . import fight_free as ff
@@ -46,17 +46,17 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "defend",
         "Defense roll",
-        combat.DefendParams,
-        combat.resolve_defend,
-        odds=combat.defend_odds,
+        skirmish.DefendParams,
+        skirmish.resolve_defend,
+        odds=skirmish.defend_odds,
         involves=("opponent_id",),
     ),
     Action(
         "attack",
         "Attack",
-        combat.AttackParams,
-        combat.resolve_attack,
-        odds=combat.attack_odds,
+        skirmish.AttackParams,
+        skirmish.resolve_attack,
+        odds=skirmish.attack_odds,
         involves=("opponent_id",),
     ),
     Action(

@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, render
-from app.rules import art
-from app.rules.art import ATTRIBUTES
-from app.rules.art.advancement import XP_PER_SESSION
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES
+from app.systems.art.rules.advancement import XP_PER_SESSION
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core

@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import Text, _, join, msg, msgn, retire
-from app.rules.art import Level
 from app.rules.dice import Dice
+from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import wording

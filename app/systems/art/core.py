@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.i18n import N_, Text, _, join, msg
-from app.rules import art
-from app.rules.art import ATTRIBUTES, Level
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, Level
 from app.systems.base import ActionError
 
 from . import wording

@@ -13,9 +13,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg, rule_message
-from app.rules import art
-from app.rules.art import ATTRIBUTES, BALANCED_NUMBERS, FORTUNE_RANKS, Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, BALANCED_NUMBERS, FORTUNE_RANKS, Level
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Item, Skill, dump, load

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, rule_message, sentence
-from app.rules import art
-from app.rules.art import FORTUNE_RANKS, Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import FORTUNE_RANKS, Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core

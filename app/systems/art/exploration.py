@@ -14,9 +14,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.i18n import N_, Summary, Text, _, join, msg, render, rule_message, sentence
-from app.rules import art
-from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, Level
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import complex as complex_

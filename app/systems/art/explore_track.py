@@ -26,8 +26,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, Text, _, join, msg, msgn, render, retire
-from app.rules import art
 from app.rules.dice import Dice
+from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Resolution
 
 from .sheet import load, ready

@@ -5,7 +5,7 @@ parrying), fight_aoe.py (area of effect), fight_options.py (dodging, fumbles, gr
 fight_ruses.py (protecting a companion, playing dead);
 fight_roll.py holds what their rolls share.
 
-art-engine.md, ch. 5 "Combat Rounds"; RULINGS.md, ART Engine 11-33. The pure rules are app/rules/art.
+art-engine.md, ch. 5 "Combat Rounds"; RULINGS.md, ART Engine 11-33. The pure rules are app/systems/art/rules.
 
 The state (JSON): `phase` ("initiative", "rounds", "over"), `bands` (the range track's length),
 `features` ([{band, kind: exit|rough|hazard, label}]), `fighters` ([{id, name, side: adventurer|foe,
@@ -26,8 +26,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, render
-from app.rules import art
 from app.rules.dice import Dice
+from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 
 from .sheet import ArtSheet, defeated, level_word, load, table_of

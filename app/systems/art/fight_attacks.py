@@ -14,19 +14,19 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg
-from app.rules import art
-from app.rules.art import Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
 from . import fight_grapple as fg
 from . import fight_perks as fp
 from . import wording
-from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
 from .fight_pvp import defense_trait, pvp_attack_odds
 from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
 from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
+from .skirmish import damage_text, foe_damage_text, hit_foe, mark_damage
 
 ATTACK_WITH = {
     "melee_1h": "one_handed",

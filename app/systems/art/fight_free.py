@@ -12,17 +12,17 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import N_, _, join, msg
-from app.rules.art import Level
 from app.rules.dice import Dice
+from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_
-from .combat import foe_damage_text, hit_foe
 from .fight_attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
 from .fight_perks import bonus, bonus_in_state, noted
 from .fight_pvp import pvp_attack_odds
 from .fight_roll import CombatRoll, odds_for, outcome, remember, roll
 from .sheet import dump, level_word, load
+from .skirmish import foe_damage_text, hit_foe
 
 
 class FreeAttackParams(CombatRoll):

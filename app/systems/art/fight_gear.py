@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import N_, _, msg
-from app.rules import art
 from app.rules.dice import Dice
+from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import fight as f_

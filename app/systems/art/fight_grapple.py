@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from app.i18n import _, msg
-from app.rules import art
 from app.rules.dice import Dice
+from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import fight as f_

@@ -13,10 +13,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg
-from app.rules import art
-from app.rules.art import Level
-from app.rules.art.combat import DODGE_DIFFICULTY
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
+from app.systems.art.rules.combat import DODGE_DIFFICULTY
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_

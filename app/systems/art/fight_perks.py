@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import Text, _, join, msg
-from app.rules import art
 from app.rules.dice import Dice
+from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import core

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.i18n import _, percent
-from app.rules import art
+from app.systems.art import rules as art
 from app.systems.base import Context, Odds
 
 from . import core

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, Text, _, join, msg
-from app.rules import art
-from app.rules.art import Level
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds
 
 from . import core

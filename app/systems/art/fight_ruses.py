@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from app.i18n import N_, _, join, msg, render
-from app.rules import art
-from app.rules.art import Level
-from app.rules.art.maneuvers import PROTECT_AT
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
+from app.systems.art.rules.maneuvers import PROTECT_AT
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import fight as f_

@@ -12,15 +12,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, rule_message, sentence
-from app.rules import art
-from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import wording
-from .combat import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 from .complex import revise_step
 from .sheet import ArtSheet, Skill, dump, fame_left, level_word, load
+from .skirmish import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 
 
 class FameAfterParams(BaseModel):

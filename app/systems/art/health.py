@@ -11,14 +11,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, msgn, ngettext, render, retire
-from app.rules import art
-from app.rules.art import Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
 from . import core, wording
-from .combat import damage_text, foe_damage_text, mark_damage
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
+from .skirmish import damage_text, foe_damage_text, mark_damage
 
 
 class TakeDamageParams(BaseModel):

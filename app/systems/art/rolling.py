@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, percent
-from app.rules import art
-from app.rules.art import ATTRIBUTES, Level
 from app.rules.dice import Dice
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, Level
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
 from . import complex as complex_

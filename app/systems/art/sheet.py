@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from app.errors import InvalidValue
 from app.i18n import N_, Text, _, msg
-from app.rules import art
-from app.rules.art import ATTRIBUTES, FORTUNE_RANKS, Level
+from app.systems.art import rules as art
+from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.base import ActionError
 
 LEVEL_CODES: tuple[str, ...] = tuple(level.name for level in Level)

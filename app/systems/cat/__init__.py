@@ -1,11 +1,12 @@
-"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/rules/cat/;
+"""Cat: cats who test fate with even d6s (cat.txt; RULINGS.md, "Cat"). The rules are app/systems/cat/rules/;
 this package is the sheet, the actions, the pages' data and the demo."""
 
 from __future__ import annotations
 
 from app.i18n import N_
-from app.rules import cat as rules
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.cat import marks
+from app.systems.cat import rules as rules
 from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
 from app.systems.cat.sheet import (
@@ -85,6 +86,8 @@ RULINGS = (
 
 
 SYSTEM = RuleSystem(
+    group_calls=(GroupCall("test_fate", N_("Cat: a test of fate"), "cat/_group_call.html"),),
+    die_marks=marks.die_marks,
     id="cat",
     name=N_("Cat"),
     labels={

@@ -1,9 +1,10 @@
-"""The Cat's actions: a cat's own (play.py), the narrator's table tools (table.py), fights (fight.py)."""
+"""The Cat's actions: a cat's own (play.py), the narrator's table tools (table.py), fights (brawls.py; the
+cat-fight duel is the catfight system)."""
 
 from __future__ import annotations
 
 from app.systems.base import Action
-from app.systems.cat import fight, play, table
+from app.systems.cat import brawls, play, table
 
 ACTIONS: tuple[Action, ...] = (
     Action("test_fate", "Test fate", play.TestFate, play.resolve_test_fate, odds=play.fate_odds),
@@ -62,30 +63,30 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "challenge",
         "Challenge a cat",
-        fight.Challenge,
-        fight.resolve_challenge,
+        brawls.Challenge,
+        brawls.resolve_challenge,
         involves=("opponent_id",),
         encounter="create",
     ),
     Action(
         "answer",
         "Answer the challenge",
-        fight.Answer,
-        fight.resolve_answer,
+        brawls.Answer,
+        brawls.resolve_answer,
         involves=("opponent_id",),
         encounter="step",
     ),
     Action(
         "start_foe_fight",
         "Attack a cat with this foe",
-        fight.StartFoeFight,
-        fight.resolve_start_foe_fight,
+        brawls.StartFoeFight,
+        brawls.resolve_start_foe_fight,
         narrator_only=True,
         involves=("cat_id",),
         encounter="create",
     ),
     Action(
-        "foe_round", "Fight a round", fight.FoeRound, fight.resolve_foe_round, involves=("foe_id",), encounter="step"
+        "foe_round", "Fight a round", brawls.FoeRound, brawls.resolve_foe_round, involves=("foe_id",), encounter="step"
     ),
-    Action("end_fight", "End the fight", fight.EndFight, fight.resolve_end_fight, encounter="step"),
+    Action("end_fight", "End the fight", brawls.EndFight, brawls.resolve_end_fight, encounter="step"),
 )

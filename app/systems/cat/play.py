@@ -8,11 +8,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, ngettext, percent, render
-from app.rules import cat as rules
-from app.rules.cat import fate
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.cat import counts
+from app.systems.cat import rules as rules
+from app.systems.cat.rules import fate
 from app.systems.cat.sheet import (
     TRAIT_WORDS,
     Approval,

@@ -10,9 +10,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg, rule_message
-from app.rules import cat as rules
-from app.rules.cat import sheet as growth
 from app.systems.base import ActionError
+from app.systems.cat import rules as rules
+from app.systems.cat.rules import sheet as growth
 
 Trait = rules.Trait
 # The names a person reads (English msgids, translated where shown: `_()` on a page, msg() in a log line). The
@@ -46,7 +46,7 @@ TRAIT_HELP: Mapping[str, str] = {
     "legs": N_("jumping, balance, running"),
     "tail": N_("magic"),
 }
-# The words of a rule error (app/rules/cat/) that name a Trait or a rank: translated with its template.
+# The words of a rule error (app/systems/cat/rules/) that name a Trait or a rank: translated with its template.
 _RULE_WORDS = {"Claws", "Coat", "Face", "Fangs", "Legs", "Tail", "Crippled", "Hurt", "Good", "Strong", "Best"}
 
 

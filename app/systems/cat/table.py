@@ -8,12 +8,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg
-from app.rules import cat as rules
-from app.rules.cat import sheet as growth
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat import counts
+from app.systems.cat import rules as rules
 from app.systems.cat.play import alive
+from app.systems.cat.rules import sheet as growth
 from app.systems.cat.sheet import TRAIT_WORDS, Docked, Reputation, dump, is_dead, load, reputation
 
 

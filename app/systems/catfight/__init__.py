@@ -1,4 +1,4 @@
-"""The turn-based cat fight (app/rules/catfight/) as a Fateboard system: cat sheets, duels as encounters.
+"""The turn-based cat fight (app/systems/catfight/rules/) as a Fateboard system: cat sheets, duels as encounters.
 sheet.py: the sheet; duel.py: the actions; rest.py: regeneration; log.py: the log lines.
 
 Health lives in the duel's state while the cats fight and is copied to both cats' sheets on every step
@@ -13,15 +13,19 @@ Log lines are stored language-neutral (app.i18n.msg) and read in each viewer's l
 from __future__ import annotations
 
 from app.i18n import N_
-from app.rules import catfight
 from app.systems.base import RuleSystem, action_table
+from app.systems.catfight import marks
+from app.systems.catfight import rules as catfight
 from app.systems.catfight.actions import ACTIONS
+from app.systems.catfight.challenge import challenged
 from app.systems.catfight.demo import seed_demo
 from app.systems.catfight.rest import rest_view
 from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
 from app.systems.catfight.waits import awaited
 
 SYSTEM = RuleSystem(
+    result_marks=marks.result_marks,
+    challenged=challenged,
     awaited=awaited,
     id="catfight",
     name=N_("Cat fight"),

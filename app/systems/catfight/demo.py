@@ -3,8 +3,8 @@ player (or the narrator), and a duel between them, ready for its first roll."""
 
 from __future__ import annotations
 
-from app.rules import catfight
 from app.systems.base import Seeder
+from app.systems.catfight import rules as catfight
 from app.systems.catfight.sheet import STATS
 
 

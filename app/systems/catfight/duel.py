@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, msg, msgn, retire, rule_message
 from app.i18n import gettext as _
-from app.rules import catfight
-from app.rules.catfight import duel as moves
-from app.rules.catfight import odds
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.catfight import rules as catfight
 from app.systems.catfight.log import describe
 from app.systems.catfight.rest import health_now
+from app.systems.catfight.rules import duel as moves
+from app.systems.catfight.rules import odds
 from app.systems.catfight.sheet import STATS, stat_label
 
 # --- rule errors in the reader's language ---

@@ -106,7 +106,7 @@ def describe_event(event: Mapping[str, Any], names: Mapping[str, str]) -> Text:
         return msg("%(cat)s got away and rests.", **n)
     elif kind == "knockout":
         return msg("%(cat)s is knocked out: %(winner)s wins.", **n)
-    else:  # pragma: no cover - every kind of app.rules.catfight.EVENT_RESULTS is above
+    else:  # pragma: no cover - every kind of app.systems.catfight.rules.EVENT_RESULTS is above
         parts = [kind]
     return join(parts + _damage_text(event.get("damage", []), names), "")
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules import catfight
+from app.systems.catfight import rules as catfight
 
 DEFAULT_REGEN_MINUTES = 5
 

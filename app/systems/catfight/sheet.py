@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field, model_validator
 from app.errors import InvalidValue
 from app.i18n import N_
 from app.i18n import gettext as _
-from app.rules import catfight
 from app.systems.base import ActionError
+from app.systems.catfight import rules as catfight
 
 STATS = catfight.STATS
 # The five values as both rules texts name them, in capitals (catfight.de.md: „ihren Wert SNEAK“, „auf

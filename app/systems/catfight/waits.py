@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.rules.catfight import duel as moves
+from app.systems.catfight.rules import duel as moves
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.dice import marks
 from app.systems.dice.actions import ACTIONS
 from app.systems.dice.demo import seed_demo
 from app.systems.dice.sheet import DiceSheet
 
 SYSTEM = RuleSystem(
+    group_calls=(GroupCall("roll", N_("Dice"), "dice/_group_call.html"),),
+    die_marks=marks.die_marks,
     id="dice",
     name=N_("Dice"),
     labels={"notes": N_("Notes")},

@@ -1,13 +1,14 @@
 """Rabbits (rabbits.da.txt / rabbits.en.md, RULINGS.md "Rabbits"): the sheet, its tests and their follow-ups.
 
-Pure rules live in app.rules.rabbits; this package turns a sheet and a roll dialog into those calls.
+Pure rules live in app.systems.rabbits.rules; this package turns a sheet and a roll dialog into those calls.
 Conflicts are encounters (conflict*.py): set-up, disposition, secret scripts with commitments, the exchanges.
 """
 
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.rabbits import marks
 from app.systems.rabbits.actions import ACTIONS
 from app.systems.rabbits.conflict_script import TEMPLATE_DATA as CONFLICT_DATA
 from app.systems.rabbits.conflict_script import view as conflict_view
@@ -81,6 +82,9 @@ RULINGS = (
 )
 
 SYSTEM = RuleSystem(
+    group_calls=(GroupCall("test", N_("Rabbits: a test"), "rabbits/_group_call.html"),),
+    die_marks=marks.die_marks,
+    team_talk=True,
     awaited=awaited,
     id="rabbits",
     name=N_("Rabbits"),

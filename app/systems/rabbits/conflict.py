@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, render, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool
 from app.systems.rabbits.sheet import (
     RabbitSheet,

@@ -11,10 +11,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, render, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
-from app.rules.rabbits.tables import FATE_FACE
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import (
     disposition_bases,
     disposition_plan,
@@ -29,6 +28,7 @@ from app.systems.rabbits.conflict import (
 )
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, breakdown, spend
+from app.systems.rabbits.rules.tables import FATE_FACE
 from app.systems.rabbits.sheet import ABILITY_WORDS, ability_word, condition_word, dump, load, start_rewards
 
 

@@ -11,10 +11,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import counts
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import say, step_state, team_of
 from app.systems.rabbits.conflict_disposition import disposition_line, settle_disposition
 from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready

@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import EFFECT_WORDS, other_team, say, sheets_of, step_state
 from app.systems.rabbits.conflict_volley import advance
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from app.i18n import _
 from app.i18n import percent as percent_text
-from app.rules import rabbits
 from app.systems.base import ActionError, Context, Odds
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict_volley import RollParams
 from app.systems.rabbits.conflict_weapons import ANY_TABLE, weapon_mods
 from app.systems.rabbits.pools import breakdown, breakdown_text, plan_pool

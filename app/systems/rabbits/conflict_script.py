@@ -18,9 +18,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, render
-from app.rules import commitment, rabbits
+from app.rules import commitment
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import (
     SIDES,
     commitment_key,
@@ -226,7 +227,7 @@ def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     return shown
 
 
-# What templates/rabbits/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
+# What app/systems/rabbits/templates/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
 TEMPLATE_DATA: dict[str, Any] = {
     "conflicts": rabbits.CONFLICTS,
     "actions": rabbits.ACTIONS,

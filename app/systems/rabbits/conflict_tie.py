@@ -1,5 +1,5 @@
 """A tied versus action in a conflict (RULINGS.md, "Rabbits", ruling 12; the pure steps are
-app.rules.rabbits.settle_tie): first either side's roller may give the tie away with a trait (2 checks), then
+app.systems.rabbits.rules.settle_tie): first either side's roller may give the tie away with a trait (2 checks), then
 every side that still can may spend Fate on its roll, then a tiebreaker roll — Will or Health by the conflict,
 Nature when the tied test was Will or Health. Only a tiebreaker that ties too changes no disposition.
 
@@ -15,9 +15,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import say, step_state, team_of
 from app.systems.rabbits.conflict_result import opponent, settle
 from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready

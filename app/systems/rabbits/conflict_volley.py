@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg, render
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import counts
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import (
     action_word,
     fronts_of,

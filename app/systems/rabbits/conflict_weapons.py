@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.i18n import _, rule_message
-from app.rules import rabbits
-from app.rules.rabbits import RabbitRuleError
 from app.systems.base import ActionError
+from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.rules import RabbitRuleError
 
 ANY_TABLE = "any"
 

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, render, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import counts, outcome
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.play import faces_text, judge_independent, result_words
 from app.systems.rabbits.pools import PoolChoices, plan_pool
 from app.systems.rabbits.sheet import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.i18n import Text, msg
-from app.rules import rabbits
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.sheet import ABILITY_CEILING, RabbitSheet, Tally, ability_word, skill_word
 
 

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import N_, Text, _, join, msg, percent, render, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.pools import (
     Plan,
     PoolChoices,

@@ -1,4 +1,4 @@
-"""From a roll dialog's choices to a pool (app.rules.rabbits.pool_for), checked against the sheet and the turn.
+"""From a roll dialog's choices to a pool (app.systems.rabbits.rules.pool_for), checked against the sheet and the turn.
 
 rabbits.en.md, "Tests", "Nature", "Rewards", "Checks", "Traits"; RULINGS.md, "Rabbits" (beginner's luck,
 Persona, ruling 3).
@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, msg, ngettext, render, rule_message
-from app.rules import rabbits
 from app.systems.base import ActionError
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.sheet import (
     RabbitSheet,
     ability_word,
@@ -198,7 +198,7 @@ def plan_pool(
 
 
 def line_text(label: Any) -> Any:
-    """A pool breakdown line's label (app.rules.rabbits.Label) as a message, read in the reader's language."""
+    """A pool breakdown line's label (app.systems.rabbits.rules.Label) as a message, read in the reader's language."""
     if isinstance(label, rabbits.Label):
         return msg(label.template, **{key: line_text(value) for key, value in label.values.items()})
     return label

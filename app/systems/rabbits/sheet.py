@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg
-from app.rules import rabbits
 from app.rules.text import Word
 from app.systems.base import ActionError
+from app.systems.rabbits import rules as rabbits
 
 # Abilities and conditions as a log line names them (translated when read).
 ABILITY_WORDS: dict[str, str] = {

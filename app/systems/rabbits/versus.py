@@ -12,10 +12,10 @@ from typing import Any
 from pydantic import Field
 
 from app.i18n import Text, _, join, msg, percent, rule_message
-from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 from app.systems.rabbits import outcome
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.play import _odds_plan, _plan, faces_text, record
 from app.systems.rabbits.pools import Plan, PoolChoices, breakdown, breakdown_text, plan_pool, spend
 from app.systems.rabbits.sheet import RabbitSheet, dump, load, start_rewards

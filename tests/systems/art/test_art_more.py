@@ -9,8 +9,8 @@ from utils.said import said
 
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
-from app.rules import art as rules
 from app.systems.art import rolling
+from app.systems.art import rules as rules
 from app.systems.base import Context
 
 CLIMB = {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}

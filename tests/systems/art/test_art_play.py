@@ -12,7 +12,7 @@ from app.campaigns import service as campaigns
 from app.characters.models import Character
 from app.characters.service import create_character
 from app.errors import BadRequest, Forbidden
-from app.rules import art
+from app.systems.art import rules as art
 
 
 def test_creation_fills_health_fortune_fame_and_experience(play: Play) -> None:

@@ -12,7 +12,7 @@ from utils.art_fight import Fight, face, sword_fight
 
 from app.errors import BadRequest
 from app.i18n import render
-from app.rules import art
+from app.systems.art import rules as art
 from app.systems.art.sheet import load, weapon_stats
 
 

@@ -14,9 +14,9 @@ from utils.art import NARRATOR, OTTO, PIA, Play
 from utils.art_fight import Fight, face, sword_fight
 
 from app.encounters.models import Encounter
-from app.rules import art
-from app.rules.art import Level
 from app.systems import Context, get_action
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.art.sheet import defense, load, weapon_stats
 
 SHIELD = {"name": "Buckler", "slot": "at_hand", "type": "shield", "cost": "Struggling"}

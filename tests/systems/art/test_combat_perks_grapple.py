@@ -12,9 +12,9 @@ from utils.art_fight import SWORD, Fight, sword_fight
 
 from app.errors import BadRequest
 from app.i18n import render
-from app.rules import art
-from app.rules.art import Level
 from app.systems.art import fight_attacks as fa
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.art.sheet import defense, load, weapon_stats
 from app.systems.base import Context
 

@@ -10,7 +10,7 @@ from utils.art_fight import Fight, face, sword_fight
 from utils.said import said
 
 from app.errors import BadRequest
-from app.rules import art
+from app.systems.art import rules as art
 from app.systems.art.fight import encounter_view
 from app.systems.art.sheet import load
 from app.systems.base import EncounterViewer

@@ -20,9 +20,9 @@ from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
-from app.rules import art
-from app.rules.art import Level
 from app.rules.dice import ScriptedDice
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 
 
 def face(row: int, level: Level) -> int:
@@ -331,8 +331,8 @@ def test_hindering_too_late_and_odds_before_the_roll(scene: Scene) -> None:
     assert "too late to hinder Maren" in said(body)  # 4 phases against Maren's 2
     assert scene.token("Maren")["action"]["outcome"] == "succeeds"
 
-    from app.rules.art import exact_chance
     from app.systems import Context, get_action
+    from app.systems.art.rules import exact_chance
 
     _system, action = get_action("art", "explore_declare")
     params = action.params.model_validate(

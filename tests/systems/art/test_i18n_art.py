@@ -15,8 +15,8 @@ from utils.english import english_words
 from utils.web import signed_in
 
 from app.i18n import render
-from app.rules import art
-from app.rules.art import Level
+from app.systems.art import rules as art
+from app.systems.art.rules import Level
 from app.systems.art.sheet import load, weapon_stats
 
 # Names this test's fixtures typed (characters, foes, items, features), besides tests/utils/english.ALLOWED.

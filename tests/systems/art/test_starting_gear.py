@@ -11,8 +11,8 @@ from utils.art import NARRATOR, PIA, Play, balanced_fields
 from utils.art_fight import Fight, face
 
 from app.errors import BadRequest
-from app.rules import art
 from app.systems.art import creation
+from app.systems.art import rules as art
 from app.systems.art.fight_moves import foe_move_options, reachable
 
 

@@ -16,13 +16,13 @@ from utils.tables import Table
 from utils.web import signed_in
 
 from app import i18n
-from app.rules import cat as cat_rules
-from app.rules import catfight
-from app.rules.cat.sheet import validate_new_cat
-from app.rules.catfight.duel import start_duel, step
+from app.systems.cat import rules as cat_rules
+from app.systems.cat.rules.sheet import validate_new_cat
 from app.systems.cat.sheet import cat_rule_message
+from app.systems.catfight import rules as catfight
 from app.systems.catfight.duel import rule_text
 from app.systems.catfight.log import describe
+from app.systems.catfight.rules.duel import start_duel, step
 
 
 @pytest.fixture

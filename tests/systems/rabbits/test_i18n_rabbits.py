@@ -15,8 +15,8 @@ from utils.web import signed_in
 from app import i18n
 from app.characters.models import Character
 from app.i18n import render
-from app.rules import rabbits
 from app.rules.text import N_
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.pools import PoolChoices, breakdown, breakdown_text, line_text, plan_pool
 from app.systems.rabbits.sheet import load
 

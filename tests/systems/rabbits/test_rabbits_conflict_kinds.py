@@ -13,7 +13,7 @@ from utils.rabbits_conflict import Conflict, warren
 from app.errors import FateboardError
 from app.rolls import chain
 from app.rolls.models import LogEntry
-from app.rules import rabbits
+from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict import disposition_bases, skill_options
 
 KINDS = sorted(rabbits.DISPOSITION_TABLE)

@@ -1,0 +1,45 @@
+"""Coins' one action: flip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.i18n import msg
+from app.rules.dice import Dice
+from app.systems.base import Action, Context, Odds, RecordingDice, Resolution
+from app.systems.coin import rules
+
+
+class FlipParams(BaseModel):
+    coins: int = Field(3, ge=1, le=10, title="Coins")
+    needed: int = Field(2, ge=0, le=10, title="Heads needed")
+
+
+def resolve(sheet: dict[str, Any], params: FlipParams, dice: Dice, ctx: Context) -> Resolution:
+    recording = RecordingDice(dice)
+    result = rules.flip(recording, params.coins, params.needed)
+    new_sheet = {**sheet, "luck": int(sheet.get("luck", 0)) + 1} if result.success else None
+    summary = msg(
+        "{name} flips {coins} coins: {heads} heads, {result}",
+        name=ctx.character_name or "",
+        coins=params.coins,
+        heads=result.heads,
+        result=msg("success") if result.success else msg("failure"),
+    )
+    return Resolution(
+        request=params.model_dump(),
+        dice=recording.rolled,
+        outcome={"faces": result.faces, "heads": result.heads, "success": result.success},
+        summary=summary,
+        sheet=new_sheet,
+    )
+
+
+def odds(sheet: dict[str, Any], params: FlipParams, ctx: Context) -> Odds:
+    chance = float(rules.chance(params.coins, params.needed))
+    return Odds(chance=chance, text=f"{chance:.1%}")
+
+
+ACTIONS: tuple[Action, ...] = (Action("flip", "Flip", FlipParams, resolve, odds=odds),)

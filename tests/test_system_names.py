@@ -1,0 +1,161 @@
+"""No code outside a system's own folder names a system id (issue 23): what the core needs from a system is declared
+on RuleSystem (die marks, group calls, odds that read the encounter, team talk, challenges…), so a new system is
+one folder and one registry line. The registry (app/systems/__init__.py) is the one place that names ids.
+
+The rule, as this test reads it:
+- Python (app/): a string literal equal to a registered system id, anywhere but in app/systems/<that id>/ and the
+  registry, fails — except a docstring, a dict literal's key, a subscript (`body["dice"]`) and the first argument
+  of `.get(...)`: those read a record's field that happens to be spelled like an id (an entry's "dice"), never a
+  system. A literal in another position that is such a field is listed in FIELDS with the reason.
+- Templates and static files (templates/, static/, app/systems/<x>/templates and static): a quoted id ("art",
+  'cat') or `system_data.<id>` outside that system's folder fails. Words in text (a sentence "roll the dice")
+  are not quoted, so they never match.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from app.systems import FOLDERS, SYSTEMS
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app"
+REGISTRY = APP / "systems" / "__init__.py"
+
+# Literals that are a field of a record spelled like a system id, by file: why each is not a system id.
+FIELDS: dict[tuple[str, str], str] = {
+    ("app/rolls/chain.py", "dice"): "HIDDEN_FIELDS lists the entry body's fields: 'dice' is the faces rolled",
+    ("app/systems/cat/templates/_narrator.html", "dice"): "the advantage form's field: how many dice",
+    ("app/systems/catfight/log.py", "cat"): "a duel event's key: the cat it names",
+    ("app/systems/catfight/rules/__init__.py", "dice"): "a rule error's field: the dice that stay tied",
+}
+
+
+def _owner(path: Path) -> str | None:
+    """The system whose folder holds the file (app/systems/<id>/…), else None."""
+    parts = path.relative_to(ROOT).parts
+    if parts[:2] == ("app", "systems") and len(parts) > 3:
+        return parts[2]
+    return None
+
+
+def _allowed_nodes(tree: ast.AST) -> set[int]:
+    """The ids of string constants that are a docstring, a dict key, a subscript or a .get()'s first argument."""
+    allowed: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                allowed.add(id(first.value))
+        elif isinstance(node, ast.Dict):
+            allowed.update(id(k) for k in node.keys if k is not None)
+        elif isinstance(node, ast.Subscript):
+            allowed.add(id(node.slice))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+        ):
+            allowed.add(id(node.args[0]))
+    return allowed
+
+
+def python_names(path: Path, ids: set[str]) -> Iterator[tuple[int, str]]:
+    """(line, id) for each literal naming a system id in a position where it is one."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    allowed = _allowed_nodes(tree)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and node.value in ids
+            and id(node) not in allowed
+        ):
+            yield node.lineno, node.value
+
+
+def text_names(text: str, ids: set[str]) -> Iterator[tuple[int, str]]:
+    alternatives = "|".join(sorted(map(re.escape, ids), key=len, reverse=True))
+    pattern = re.compile(rf"""(?<![\w-])["']({alternatives})["']|\bsystem_data\.({alternatives})\b""")
+    for number, line in enumerate(text.splitlines(), 1):
+        for match in pattern.finditer(line):
+            yield number, match.group(1) or match.group(2)
+
+
+def _sources() -> list[Path]:
+    files = [p for p in APP.rglob("*.py") if p != REGISTRY]
+    for folder in (ROOT / "templates", ROOT / "static", *(APP / "systems").glob("*/templates")):
+        files += [p for p in folder.rglob("*") if p.suffix in (".html", ".js", ".css") and "htmx-" not in p.name]
+    files += list((APP / "systems").glob("*/static/**/*.css"))
+    return sorted(set(files))
+
+
+def offences(path: Path, ids: set[str]) -> list[str]:
+    owner = _owner(path)
+    rel = str(path.relative_to(ROOT))
+    text = path.read_text(encoding="utf-8")
+    found = python_names(path, ids) if path.suffix == ".py" else text_names(text, ids)
+    return [f"{rel}:{line}: {name!r}" for line, name in found if name != owner and (rel, name) not in FIELDS]
+
+
+def test_no_code_outside_a_systems_folder_names_a_system_id() -> None:
+    ids = set(SYSTEMS)
+    found = [offence for path in _sources() for offence in offences(path, ids)]
+    assert found == [], "a system id outside its folder: declare what the core needs on RuleSystem\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ('if system == "art":\n    pass\n', ["art"]),
+        ('x = SYSTEMS["cat"]\n', []),  # a subscript: not caught here (a KeyError at once if the id goes)
+        ('kinds = ("rabbits",)\n', ["rabbits"]),
+        ('f(system="catfight")\n', ["catfight"]),
+        ('"""Rolls the dice."""\nbody = {"dice": []}\nfaces = body.get("dice")\n', []),
+        ('"""The art of it."""\nname = "artful"\n', []),
+    ],
+)
+def test_the_python_rule_catches_ids_and_passes_fields(source: str, named: list[str], tmp_path: Path) -> None:
+    path = tmp_path / "x.py"
+    path.write_text(source, encoding="utf-8")
+    assert [name for _line, name in python_names(path, {"art", "cat", "catfight", "rabbits", "dice"})] == named
+
+
+def test_the_template_rule_catches_quoted_ids_only() -> None:
+    ids = {"art", "cat", "catfight", "rabbits", "dice"}
+    text = (
+        '{% if sid == "dice" %}\n<p>Roll the dice, cat.</p>\n{{ system_data.art.levels }}\n'
+        "<i class=\"cat-die\" data-x='catfight'>\n"
+    )
+    assert [name for _line, name in text_names(text, ids)] == ["dice", "art", "catfight"]
+
+
+def test_a_system_may_name_itself_in_its_own_folder() -> None:
+    assert _owner(APP / "systems" / "art" / "marks.py") == "art"
+    assert _owner(APP / "systems" / "art" / "templates" / "sheet.html") == "art"
+    assert _owner(APP / "systems" / "__init__.py") is None and _owner(APP / "rolls" / "faces.py") is None
+
+
+def test_the_shared_stylesheet_holds_no_systems_rules() -> None:
+    """Each system's CSS is in its own static/ (linked only on its campaigns' pages): static/css/*.css has no
+    selector of a system's own classes (`.<id>-…`)."""
+    shared = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "static" / "css").glob("*.css")))
+    found = sorted({m.group(0) for sid in SYSTEMS for m in re.finditer(rf"\.{re.escape(sid)}-[\w-]+", shared)})
+    assert found == []
+
+
+@pytest.mark.parametrize("system_id", sorted(SYSTEMS))
+def test_a_systems_stylesheet_is_served_from_its_folder(system_id: str, client: TestClient) -> None:
+    sheets = sorted((FOLDERS[system_id] / "static").glob("*.css"))
+    if not sheets:
+        pytest.skip(f"{system_id} has no stylesheet of its own")
+    for css in sheets:
+        r = client.get(f"/static/systems/{system_id}/{css.name}")
+        assert r.status_code == 200 and r.text == css.read_text(encoding="utf-8")
