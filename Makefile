@@ -54,7 +54,7 @@ admin: install
 	$(BIN)/python -m app.admin $(ARGS)
 
 # The quality gate: lint and types, then every test (CI runs exactly this through .ci/run). mypy is strict on app/
-# and tests/utils/ (pyproject.toml). The JS check (scripts/check_js.mjs) is node's own parser plus a small rule set
+# and tests/utils/ (pyproject.toml). The JS check (tools/check_js.mjs) is node's own parser plus a small rule set
 # in a script of ours: no package, so no network and nothing vendored (a pinned ESLint or Biome would be megabytes
 # of node_modules or a platform binary in the repo for the same few rules). A machine without node (a new user's,
 # with only Python) skips it with a message, so `make test` still passes there; CI sets JS_CHECK=required, so a
@@ -66,7 +66,7 @@ lint: dev
 	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/python tools/check_templates.py
 	$(BIN)/mypy
-	@if command -v $(NODE) >/dev/null 2>&1; then $(NODE) scripts/check_js.mjs static/js scripts; \
+	@if command -v $(NODE) >/dev/null 2>&1; then $(NODE) tools/check_js.mjs static/js tools; \
 	elif [ "$(JS_CHECK)" = required ]; then echo "JS check: '$(NODE)' not found and JS_CHECK=required" >&2; exit 1; \
 	else echo "JS check SKIPPED: '$(NODE)' not found (install Node.js >= 18 to check static/js; CI runs it)"; fi
 

@@ -1,4 +1,4 @@
-"""The JS check of `make lint` (scripts/check_js.mjs): the shipped scripts pass it, and each rule catches what it
+"""The JS check of `make lint` (tools/check_js.mjs): the shipped scripts pass it, and each rule catches what it
 names without tripping over what only looks like it (a `==` in a string, a regex, a comment or a template). Needs
 node; without it these tests are skipped, as `make lint` skips the check (docs/ARCHITECTURE.md, "Quality gate")."""
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed: the
 
 def run(*targets: Path | str) -> subprocess.CompletedProcess[str]:
     assert NODE is not None
-    command = [NODE, str(ROOT / "scripts" / "check_js.mjs"), *map(str, targets)]
+    command = [NODE, str(ROOT / "tools" / "check_js.mjs"), *map(str, targets)]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 

@@ -1,5 +1,5 @@
 // The JS check of `make lint`: node's own parser and a small rule set, no package and no network (Node >= 18).
-//   node scripts/check_js.mjs [FILE_OR_DIR ...]   (default: static/js; *.js and *.mjs, but *.min.js is vendored: skipped)
+//   node tools/check_js.mjs [FILE_OR_DIR ...]   (default: static/js; *.js and *.mjs, but *.min.js is vendored: skipped)
 // Each file is parsed as the browser loads it: a classic <script> (node:vm), or an ES module when it imports or
 // exports (`node --check`, as <script type="module">). Then it is read token by token for the rules below; every
 // finding is printed as path:line:column: rule: why, and the exit status is 1 if any.
