@@ -118,11 +118,13 @@ def start_server(
     extra_env: dict[str, str] | None = None,
     timeout: float = 120.0,
     root: Path | str | None = None,
+    serve: bool = False,
 ) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
     `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
-    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout."""
+    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout.
+    `serve` runs one worker through app/serve.py (as `make run` does) instead of uvicorn's command line."""
     root = Path(root) if root else ROOT
     port = free_port()
     env = {
@@ -144,8 +146,8 @@ def start_server(
     )
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
-    if workers > 1:
-        # Several processes: app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
+    if workers > 1 or serve:
+        # Several processes (or `serve`): app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
         cmd = [
             *shlex.split(wrapper),
             sys.executable,
