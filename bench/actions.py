@@ -339,6 +339,9 @@ def main() -> int:
     )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
     parser.add_argument(
+        "--granian", action="store_true", help="serve with granian instead of uvicorn (pip install granian first)"
+    )
+    parser.add_argument(
         "--server-wrapper",
         default="",
         help='prefix for the uvicorn command, e.g. "py-spy record -o prof.svg --" (profiling)',

@@ -119,12 +119,15 @@ def start_server(
     timeout: float = 120.0,
     root: Path | str | None = None,
     serve: bool = False,
+    granian: bool = False,
 ) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
     `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
     `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout.
-    `serve` runs one worker through app/serve.py (as `make run` does) instead of uvicorn's command line."""
+    `serve` runs one worker through app/serve.py (as `make run` does) instead of uvicorn's command line;
+    `granian` runs the same ASGI app under granian instead (measured in docs/PERFORMANCE.md, "Peer"; granian is
+    not a project dependency: `pip install granian` into the venv first)."""
     root = Path(root) if root else ROOT
     port = free_port()
     env = {
@@ -146,7 +149,27 @@ def start_server(
     )
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
-    if workers > 1 or serve:
+    if granian:
+        cmd = [
+            *shlex.split(wrapper),
+            str(Path(sys.executable).parent / "granian"),
+            "--interface",
+            "asgi",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--loop",
+            "uvloop",
+            "--no-ws",
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "app.asgi:app",
+        ]
+    elif workers > 1 or serve:
         # Several processes (or `serve`): app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
         cmd = [
             *shlex.split(wrapper),
@@ -220,6 +243,7 @@ def launch(args: Any, prefix: str) -> tuple[dict[str, Any], Path, str, str, Serv
         root=args.server_root or None,
         workers=args.workers,
         extra_env=dict(kv.split("=", 1) for kv in args.server_env),
+        granian=getattr(args, "granian", False),
     )
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     return info, tmp, database_url, backend, server
