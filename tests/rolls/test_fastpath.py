@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from utils.tables import Table
 
 from app import fastpath
-from utils.tables import Table
 
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
 
