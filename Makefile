@@ -6,7 +6,7 @@ PORT   ?= 8000
 LANGS  := de da
 HOST   ?= 127.0.0.1
 
-.PHONY: run run-multi test lint install dev migrate seed bench bench-peer admin messages messages-update messages-compile clean
+.PHONY: run run-multi test lint install dev migrate seed bench admin messages messages-update messages-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,26 @@ run-multi: install
 admin: install
 	$(BIN)/python -m app.admin $(ARGS)
 
+# Issue 27: Fateboard against the peer pyvtt, alternating pairs (bench/peer.py; MET/MISSED and a JSON line).
+# pyvtt is set up in /tmp if it is missing, from its snapshot in PEERS and the package index only (its own
+# requirements.txt into its own venv): shared/peers/README.md. PEERS defaults to ../shared/peers.
+PEERS         ?= $(firstword $(wildcard ../shared/peers ../../shared/peers))
+PYVTT_ROOT    ?= /tmp/pyvtt
+PYVTT_PYTHON  ?= python3.11
+BENCH_PEER_ARGS ?= --pairs 3
+.PHONY: bench-peer
+bench-peer: dev
+	@test -n "$(PEERS)" || { echo "no shared/peers folder found: make bench-peer PEERS=/path/to/shared/peers"; exit 1; }
+	@if [ ! -x $(PYVTT_ROOT)/.venv/bin/python ]; then \
+		echo "Setting up pyvtt in $(PYVTT_ROOT): unpacking $(PEERS)/pyvtt-src.tar.gz, then"; \
+		echo "  $(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && pip install -r $(PYVTT_ROOT)/requirements.txt (package index)"; \
+		mkdir -p $(dir $(PYVTT_ROOT)) && tar -xzf $(PEERS)/pyvtt-src.tar.gz -C $(dir $(PYVTT_ROOT)) && \
+		$(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && \
+		$(PYVTT_ROOT)/.venv/bin/pip install -q -r $(PYVTT_ROOT)/requirements.txt || exit 1; \
+	fi
+	$(BIN)/python bench/peer.py --peers $(PEERS) --pyvtt-root $(PYVTT_ROOT) \
+		--pyvtt-python $(PYVTT_ROOT)/.venv/bin/python $(BENCH_PEER_ARGS)
+
 # The quality gate: lint and types, then every test (CI runs exactly this through .ci/run).
 lint: dev
 	$(BIN)/ruff format --check app tests bench migrations
@@ -73,25 +93,6 @@ bench: dev
 	$(BIN)/python bench/longlog.py
 	$(BIN)/python bench/pages.py
 	$(BIN)/python bench/fanout.py
-
-# Issue 27: Fateboard against the peer pyvtt, alternating pairs (bench/peer.py; MET/MISSED and a JSON line).
-# pyvtt is set up in /tmp if it is missing, from its snapshot in PEERS and the package index only (its own
-# requirements.txt into its own venv): shared/peers/README.md. PEERS defaults to ../shared/peers.
-PEERS         ?= $(firstword $(wildcard ../shared/peers ../../shared/peers))
-PYVTT_ROOT    ?= /tmp/pyvtt
-PYVTT_PYTHON  ?= python3.11
-BENCH_PEER_ARGS ?= --pairs 3
-bench-peer: dev
-	@test -n "$(PEERS)" || { echo "no shared/peers folder found: make bench-peer PEERS=/path/to/shared/peers"; exit 1; }
-	@if [ ! -x $(PYVTT_ROOT)/.venv/bin/python ]; then \
-		echo "Setting up pyvtt in $(PYVTT_ROOT): unpacking $(PEERS)/pyvtt-src.tar.gz, then"; \
-		echo "  $(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && pip install -r $(PYVTT_ROOT)/requirements.txt (package index)"; \
-		mkdir -p $(dir $(PYVTT_ROOT)) && tar -xzf $(PEERS)/pyvtt-src.tar.gz -C $(dir $(PYVTT_ROOT)) && \
-		$(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && \
-		$(PYVTT_ROOT)/.venv/bin/pip install -q -r $(PYVTT_ROOT)/requirements.txt || exit 1; \
-	fi
-	$(BIN)/python bench/peer.py --peers $(PEERS) --pyvtt-root $(PYVTT_ROOT) \
-		--pyvtt-python $(PYVTT_ROOT)/.venv/bin/python $(BENCH_PEER_ARGS)
 
 # msg(...) is a log line stored language-neutral (app/i18n.py); N_(...) marks a string translated where shown.
 messages: dev

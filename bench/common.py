@@ -114,20 +114,17 @@ def start_server(
     *,
     workers: int = 1,
     keepalive: float = 15.0,
+    serve: bool = False,  # one worker through app/serve.py (as `make run`) instead of uvicorn's command line
+    granian: bool = False,  # the same ASGI app under granian (not a dependency: pip install it; PERFORMANCE.md)
     wrapper: str = "",
     extra_env: dict[str, str] | None = None,
     timeout: float = 120.0,
     root: Path | str | None = None,
-    serve: bool = False,
-    granian: bool = False,
 ) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
     `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
-    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout.
-    `serve` runs one worker through app/serve.py (as `make run` does) instead of uvicorn's command line;
-    `granian` runs the same ASGI app under granian instead (measured in docs/PERFORMANCE.md, "Peer"; granian is
-    not a project dependency: `pip install granian` into the venv first)."""
+    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout."""
     root = Path(root) if root else ROOT
     port = free_port()
     env = {
