@@ -101,3 +101,23 @@ messages-compile: dev
 
 clean:
 	rm -rf $(VENV) fateboard.db fateboard.db-* instance .pytest_cache .hypothesis
+
+# Issue 27: Fateboard against the peer pyvtt, alternating pairs (bench/peer.py; MET/MISSED and a JSON line).
+# pyvtt is set up in /tmp if it is missing, from its snapshot in PEERS and the package index only (its own
+# requirements.txt into its own venv): shared/peers/README.md. PEERS defaults to ../shared/peers.
+PEERS         ?= $(firstword $(wildcard ../shared/peers ../../shared/peers))
+PYVTT_ROOT    ?= /tmp/pyvtt
+PYVTT_PYTHON  ?= python3.11
+BENCH_PEER_ARGS ?= --pairs 3
+.PHONY: bench-peer
+bench-peer: dev
+	@test -n "$(PEERS)" || { echo "no shared/peers folder found: make bench-peer PEERS=/path/to/shared/peers"; exit 1; }
+	@if [ ! -x $(PYVTT_ROOT)/.venv/bin/python ]; then \
+		echo "Setting up pyvtt in $(PYVTT_ROOT): unpacking $(PEERS)/pyvtt-src.tar.gz, then"; \
+		echo "  $(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && pip install -r $(PYVTT_ROOT)/requirements.txt (package index)"; \
+		mkdir -p $(dir $(PYVTT_ROOT)) && tar -xzf $(PEERS)/pyvtt-src.tar.gz -C $(dir $(PYVTT_ROOT)) && \
+		$(PYVTT_PYTHON) -m venv $(PYVTT_ROOT)/.venv && \
+		$(PYVTT_ROOT)/.venv/bin/pip install -q -r $(PYVTT_ROOT)/requirements.txt || exit 1; \
+	fi
+	$(BIN)/python bench/peer.py --peers $(PEERS) --pyvtt-root $(PYVTT_ROOT) \
+		--pyvtt-python $(PYVTT_ROOT)/.venv/bin/python $(BENCH_PEER_ARGS)

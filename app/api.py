@@ -291,17 +291,23 @@ async def perform_action(
     idempotency_key: Annotated[str | None, Header(max_length=100)] = None,
 ) -> JSONResponse:
     """Ask the rules service to act: `{"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}}`."""
+    # Already plain JSON types: skip FastAPI's generic encoder on the hot path. (app/fastpath.py answers the
+    # plain requests of this route before the router, with this same job and response.)
+    return JSONResponse(await run_action(request, campaign_id, body, idempotency_key), status_code=201)
 
-    # The hot path: authentication, access and the action run as one job of the group-commit writer
-    # (app/rolls/writer.py), answered once the batch it is in is committed.
+
+async def run_action(request: Request, campaign_id: int, body: ActionIn, idempotency_key: str | None) -> dict[str, Any]:
+    """The hot path: authentication, access and the action run as one job of the group-commit writer
+    (app/rolls/writer.py); the entry as the actor sees it, once the batch it is in is committed."""
+
     def work(db: Session, publish: Publish) -> dict[str, Any]:
         acc = _token_access(request, db, campaign_id)
         result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
         entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
         return {**entry, "replayed": result.replayed}
 
-    # Already plain JSON types: skip FastAPI's generic encoder on the hot path.
-    return JSONResponse(await request.app.state.writer.run(campaign_id, work), status_code=201)
+    result: dict[str, Any] = await request.app.state.writer.run(campaign_id, work)
+    return result
 
 
 def _token_access(request: Request, db: Session, campaign_id: int) -> campaigns.Access:

@@ -26,6 +26,7 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.encounters import routes as encounter_routes
 from app.errors import FateboardError, NotSignedIn, error_message
+from app.fastpath import ActionFastPath
 from app.handouts import routes as handout_routes
 from app.handouts.store import make_store
 from app.i18n import _
@@ -130,7 +131,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
     transport = Transport.of(settings.base_url, settings.cookie_secure, settings.hsts_seconds)
-    app.add_middleware(InputGuard)  # innermost: it sees the body the CSRF check may have read already
+    # Innermost: an action's plain request is answered here, with the route's own job and response, without the
+    # router and FastAPI's parameter machinery around it (app/fastpath.py; every other request passes through).
+    app.add_middleware(ActionFastPath)
+    app.add_middleware(InputGuard)  # it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(
         SessionCookieMiddleware,

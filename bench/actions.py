@@ -27,9 +27,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2  # noqa: E402
+import uvloop  # noqa: E402
 from common import (  # noqa: E402
     HOST,
     ROLL,
+    LeanHTTP,
     RawHTTP,
     Server,
     Table,
@@ -86,6 +88,9 @@ class Phase:
             "latency_ms": latency_summary_ms(self.latencies),
             "server_cpu_pct": round(100 * self.server_cpu / self.elapsed, 1),
             "loadgen_cpu_pct": round(100 * self.client_cpu / self.elapsed, 1),
+            # CPU per successful request (ms), from /proc/<pid>/stat (server) and this process (load generator)
+            "server_cpu_ms_per_req": round(1000 * self.server_cpu / self.ok, 3) if self.ok else None,
+            "loadgen_cpu_ms_per_req": round(1000 * self.client_cpu / self.ok, 3) if self.ok else None,
             "error_samples": self.error_samples[:3],
         }
 
@@ -124,6 +129,14 @@ async def run_phase(
     phase = Phase(name)
     issued = 0
     deadline = time.perf_counter() + (duration if max_requests is None else hard_limit)
+    # Senders that bound each request themselves (LeanHTTP: one timer per request) skip asyncio.wait_for, which
+    # wraps every request in a new Task: ~10 µs of client CPU per request (bench/clientcpu.py).
+    if getattr(getattr(send, "__self__", None), "own_timeout", False):
+        bounded: Sender = send
+    else:
+
+        async def bounded(index: int) -> int:
+            return await asyncio.wait_for(send(index), REQUEST_TIMEOUT)
 
     async def worker(index: int) -> None:
         nonlocal issued
@@ -131,7 +144,7 @@ async def run_phase(
             issued += 1
             t0 = time.perf_counter()
             try:
-                status = await asyncio.wait_for(send(index), REQUEST_TIMEOUT)
+                status = await bounded(index)
             except Exception as exc:  # noqa: BLE001 - every failure is counted, none stops the run
                 phase.errors += 1
                 if len(phase.error_samples) < 3:
@@ -158,10 +171,16 @@ async def run_phase(
 
 
 class RawSenders:
-    """One raw keep-alive connection per worker; requests prebuilt as bytes (lowest client CPU)."""
+    """One raw keep-alive connection per worker; requests prebuilt as bytes (lowest client CPU). The connection is
+    a bare asyncio.Protocol (`LeanHTTP`, the default) or, with `streams=True`, the earlier asyncio-streams client
+    (`RawHTTP`), kept to measure the difference (`--client streams`)."""
 
-    def __init__(self, server: Server, table: Table, concurrency: int) -> None:
-        self.conns = [RawHTTP(HOST, server.port) for _ in range(concurrency)]
+    def __init__(self, server: Server, table: Table, concurrency: int, *, streams: bool = False) -> None:
+        self.conns: list[LeanHTTP | RawHTTP] = [
+            RawHTTP(HOST, server.port) if streams else LeanHTTP(HOST, server.port, timeout=REQUEST_TIMEOUT)
+            for _ in range(concurrency)
+        ]
+        self.own_timeout = not streams  # run_phase need not wrap each request in asyncio.wait_for
         body = json.dumps(ROLL).encode()
         path = f"/api/campaigns/{table.campaign_id}/actions"
         people = table.everyone
@@ -238,12 +257,14 @@ class HttpxSenders:
         await self.client.aclose()
 
 
+def senders_for(server: Server, table: Table, concurrency: int, client: str) -> RawSenders | HttpxSenders:
+    if client == "httpx":
+        return HttpxSenders(server, table, concurrency)
+    return RawSenders(server, table, concurrency, streams=client == "streams")
+
+
 async def measure(server: Server, table: Table, args: argparse.Namespace) -> dict[str, Phase]:
-    senders = (
-        RawSenders(server, table, args.concurrency)
-        if args.client == "raw"
-        else HttpxSenders(server, table, args.concurrency)
-    )
+    senders = senders_for(server, table, args.concurrency, args.client)
     common = {"concurrency": args.concurrency, "server_pid": server.pid, "hard_limit": args.max_seconds}
     phases: dict[str, Phase] = {}
     try:
@@ -273,7 +294,7 @@ async def measure(server: Server, table: Table, args: argparse.Namespace) -> dic
         await senders.close()
     if not args.only_main:
         for clients in (1, 64):
-            extra = RawSenders(server, table, clients) if args.client == "raw" else HttpxSenders(server, table, clients)
+            extra = senders_for(server, table, clients, args.client)
             try:
                 print(f"actions: {clients} client(s)", file=sys.stderr)
                 phases[f"actions_{clients}"] = await run_phase(
@@ -300,9 +321,10 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4, help="players besides the narrator (default 4)")
     parser.add_argument(
         "--client",
-        choices=("raw", "httpx"),
+        choices=("raw", "streams", "httpx"),
         default="raw",
-        help="raw asyncio HTTP/1.1 (default, least client CPU) or httpx2.AsyncClient",
+        help="raw: a bare asyncio.Protocol HTTP/1.1 client (default, least client CPU); streams: the earlier "
+        "raw client on asyncio streams; httpx: httpx2.AsyncClient",
     )
     parser.add_argument(
         "--database-url",
@@ -316,6 +338,9 @@ def main() -> int:
         help="only ping and actions at --concurrency (no Cat, 1-client and 64-client phases)",
     )
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes (default 1)")
+    parser.add_argument(
+        "--granian", action="store_true", help="serve with granian instead of uvicorn (pip install granian first)"
+    )
     parser.add_argument(
         "--server-wrapper",
         default="",
@@ -347,7 +372,7 @@ def main() -> int:
     info, tmp, database_url, backend, server = launch(args, "fateboard-bench-actions-")
     try:
         table = make_table(server.url, args.players, cats=True)
-        phases = asyncio.run(measure(server, table, args))
+        phases = uvloop.run(measure(server, table, args))  # the load generator on uvloop: a third of the client CPU
         total_ok = sum(p.ok for name, p in phases.items() if name != "ping" and name != "warmup_ping")
         check = verify_log(server.url, table, total_ok)
     finally:

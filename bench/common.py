@@ -114,6 +114,8 @@ def start_server(
     *,
     workers: int = 1,
     keepalive: float = 15.0,
+    serve: bool = False,  # one worker through app/serve.py (as `make run`) instead of uvicorn's command line
+    granian: bool = False,  # the same ASGI app under granian (not a dependency: pip install it; PERFORMANCE.md)
     wrapper: str = "",
     extra_env: dict[str, str] | None = None,
     timeout: float = 120.0,
@@ -144,8 +146,28 @@ def start_server(
     )
     log_path = workdir / f"server-{port}.log"
     log = open(log_path, "w")  # noqa: SIM115 - lives as long as the process
-    if workers > 1:
-        # Several processes: app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
+    if granian:
+        cmd = [
+            *shlex.split(wrapper),
+            str(Path(sys.executable).parent / "granian"),
+            "--interface",
+            "asgi",
+            "--host",
+            HOST,
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--loop",
+            "uvloop",
+            "--no-ws",
+            "--log-level",
+            "warning",
+            "--no-access-log",
+            "app.asgi:app",
+        ]
+    elif workers > 1 or serve:
+        # Several processes (or `serve`): app/serve.py (one port, TCP_NODELAY on the shared socket, uvloop + httptools).
         cmd = [
             *shlex.split(wrapper),
             sys.executable,
@@ -218,6 +240,7 @@ def launch(args: Any, prefix: str) -> tuple[dict[str, Any], Path, str, str, Serv
         root=args.server_root or None,
         workers=args.workers,
         extra_env=dict(kv.split("=", 1) for kv in args.server_env),
+        granian=getattr(args, "granian", False),
     )
     print(f"server pid {server.pid} on {server.url} ({backend}); work dir {tmp}", file=sys.stderr)
     return info, tmp, database_url, backend, server
@@ -335,6 +358,19 @@ def verify_log(base_url: str, table: Table, expected: int) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------- raw client
 
 
+def build_request(
+    host: str, port: int, method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None
+) -> bytes:
+    """One HTTP/1.1 keep-alive request as bytes (a JSON body when given), built once and sent many times."""
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {host}:{port}", "Connection: keep-alive"]
+    for k, v in (headers or {}).items():
+        lines.append(f"{k}: {v}")
+    if body is not None:
+        lines.append("Content-Type: application/json")
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
+
+
 class RawHTTP:
     """One keep-alive HTTP/1.1 connection on asyncio streams: far less client CPU per request than a full
     HTTP library, which matters when the load generator shares two cores with the server."""
@@ -355,13 +391,7 @@ class RawHTTP:
         self.reader = self.writer = None
 
     def build(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None) -> bytes:
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: keep-alive"]
-        for k, v in (headers or {}).items():
-            lines.append(f"{k}: {v}")
-        if body is not None:
-            lines.append("Content-Type: application/json")
-            lines.append(f"Content-Length: {len(body)}")
-        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
+        return build_request(self.host, self.port, method, path, headers, body)
 
     async def send(self, raw: bytes) -> tuple[int, bytes]:
         """Send a prebuilt request; returns (status, body). Reconnects once if the server closed."""
@@ -395,6 +425,98 @@ class RawHTTP:
         if close:
             await self.close()
         return status, body
+
+
+class LeanHTTP(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection as a bare asyncio.Protocol (what the peer's driver is): requests are
+    prebuilt bytes, `send` writes one and returns a future of (status, body), and `data_received` parses only the
+    status and Content-Length of a response (no StreamReader, no per-header decoding, no task per read). The
+    load generator shares two cores with the server, so each microsecond here is one the server does not get
+    (bench/README.md: client CPU per request, before and after). One request in flight per connection."""
+
+    def __init__(self, host: str, port: int, *, timeout: float = 30.0) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+        self.transport: asyncio.Transport | None = None
+        self.buf = b""
+        self.waiter: asyncio.Future[tuple[int, bytes]] | None = None
+        self.status = 0
+        self.head_len = 0
+        self.need = -1  # length of the current response (head + body), -1 until its head is in
+        self.closing = False
+
+    async def connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.create_connection(lambda: self, self.host, self.port)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        waiter, self.waiter = self.waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(ConnectionError(f"connection lost: {exc}"))
+
+    def build(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes | None = None) -> bytes:
+        return build_request(self.host, self.port, method, path, headers, body)
+
+    async def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+            self.transport = None
+
+    async def send(self, raw: bytes) -> tuple[int, bytes]:
+        """Send a prebuilt request and wait for its response; (re)connects when the connection is gone."""
+        if self.transport is None or self.transport.is_closing():
+            await self.connect()
+        assert self.transport is not None
+        self.buf, self.need = b"", -1
+        loop = asyncio.get_running_loop()
+        self.waiter = waiter = loop.create_future()
+        timer = loop.call_later(self.timeout, self._fail, TimeoutError(f"no answer in {self.timeout:g} s"))
+        self.transport.write(raw)
+        try:
+            return await waiter
+        finally:
+            timer.cancel()
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf + data if self.buf else data
+        if self.need < 0:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                self.buf = buf
+                return
+            head = buf[:end].lower()
+            self.status = int(head[9:12])
+            at = head.find(b"\r\ncontent-length:")
+            if at < 0:  # every answer of the routes measured here has a length; anything else is an error
+                self._fail(ValueError(f"no content-length in {head[:200]!r}"))
+                return
+            stop = head.find(b"\r\n", at + 17)
+            self.head_len = end + 4
+            self.need = self.head_len + int(head[at + 17 : stop if stop >= 0 else len(head)])
+            self.closing = b"\r\nconnection: close" in head
+        if len(buf) < self.need:
+            self.buf = buf
+            return
+        body = buf[self.head_len : self.need]
+        self.buf, self.need = b"", -1
+        waiter, self.waiter = self.waiter, None
+        if self.closing and self.transport is not None:  # answered, then closed by the server: reconnect next time
+            self.transport.close()
+            self.transport = None
+        if waiter is not None and not waiter.done():
+            waiter.set_result((self.status, body))
+
+    def _fail(self, exc: Exception) -> None:
+        """The response cannot be read (or did not come in time): drop the connection, fail the request."""
+        waiter, self.waiter = self.waiter, None
+        if self.transport is not None:
+            self.transport.close()
+            self.transport = None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(exc)
 
 
 # --------------------------------------------------------------------------------------------- reporting
