@@ -91,7 +91,19 @@ class Campaign:
     cat: bool
 
 
-def seed(database_url: str, campaigns: int, members: int, *, cats_every: int = 2) -> list[Campaign]:
+def seed(database_url: str, campaigns: int, members: int, *, processes: int = 1) -> list[Campaign]:
+    """`seed_slice` over `processes` processes (PostgreSQL takes them in parallel; SQLite gets one)."""
+    if processes <= 1 or not database_url.startswith("postgresql"):
+        return seed_slice(database_url, range(campaigns), members)
+    from concurrent.futures import ProcessPoolExecutor
+
+    slices = [range(i, campaigns, processes) for i in range(processes)]
+    with ProcessPoolExecutor(processes) as pool:
+        parts = list(pool.map(seed_slice, [database_url] * processes, slices, [members] * processes))
+    return sorted((c for part in parts for c in part), key=lambda c: c.campaign_id)
+
+
+def seed_slice(database_url: str, numbers: range, members: int, *, cats_every: int = 2) -> list[Campaign]:
     """Accounts, campaigns, memberships, cats, API tokens and signed-in browser sessions, straight through the
     services (argon2 at test cost; thousands of sign-ins through the form would spend minutes hashing). Each
     browser's cookie is signed as SessionCookieMiddleware signs it, with the server's (bench) secret."""
@@ -112,7 +124,7 @@ def seed(database_url: str, campaigns: int, members: int, *, cats_every: int = 2
     factory = make_sessionmaker(engine)
     out: list[Campaign] = []
     try:
-        for c in range(campaigns):
+        for c in numbers:
             with factory() as db:
                 users = [accounts.create_user(db, f"n{c}m{i}", PASSWORD) for i in range(members)]
                 cat = c % cats_every == 0
@@ -614,6 +626,7 @@ def main() -> int:
     parser.add_argument("--server-wrapper", default="")
     parser.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seed", type=int, default=27)
+    parser.add_argument("--seed-processes", type=int, default=4, help="processes that create the tables (PostgreSQL)")
     parser.add_argument("--keep-workdir", action="store_true")
     args = parser.parse_args()
     if not args.redis_url.startswith(("redis://127.0.0.1", "redis://localhost")):
@@ -639,7 +652,7 @@ def main() -> int:
     )
     try:
         t0 = time.perf_counter()
-        tables = seed(database_url, args.campaigns, args.members)
+        tables = seed(database_url, args.campaigns, args.members, processes=args.seed_processes)
         print(
             f"seeded {args.campaigns} campaigns x {args.members} in {time.perf_counter() - t0:.1f} s", file=sys.stderr
         )
