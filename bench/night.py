@@ -472,6 +472,28 @@ def browsers_for(tables: list[Campaign], narrator_page: str, sheet_viewers: int)
     return out
 
 
+async def heads(pool: PagePool, tables: list[Campaign]) -> dict[int, int]:
+    async def head(t: Campaign) -> tuple[int, int]:
+        conn = await pool.free.get()
+        try:
+            raw = conn.build(
+                "GET", f"/api/campaigns/{t.campaign_id}", {"Authorization": f"Bearer {t.members[0].token}"}
+            )
+            for attempt in (0, 1):
+                try:
+                    status, body = await asyncio.wait_for(conn.send(raw), 60)
+                    return t.campaign_id, json.loads(body)["last_seq"] if status == 200 else -1
+                except (OSError, asyncio.IncompleteReadError, ConnectionError):
+                    await conn.close()
+                    if attempt:
+                        raise
+            return t.campaign_id, -1
+        finally:
+            pool.free.put_nowait(conn)
+
+    return dict(await asyncio.gather(*(head(t) for t in tables)))
+
+
 async def run(server: Any, tables: list[Campaign], args: argparse.Namespace) -> dict[str, Any]:
     stats = Stats()
     rng = random.Random(args.seed)
@@ -536,9 +558,8 @@ async def run(server: Any, tables: list[Campaign], args: argparse.Namespace) -> 
     cpu_client = own_cpu_seconds() - cpu_client
     load_during = os.getloadavg()[0]
 
-    last: dict[int, int] = {}
-    for cid, seq in stats.sent:
-        last[cid] = max(last.get(cid, 0), seq)
+    # Every campaign's head as the server has it (an action whose client gave up may still have been committed).
+    last = await heads(pool, tables)
     deadline = time.monotonic() + args.drain_timeout
     while time.monotonic() < deadline:
         if all(len(b.arrivals) >= last.get(b.campaign_id, 0) or b.error for b in browsers):
