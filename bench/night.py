@@ -62,6 +62,7 @@ from common import (  # noqa: E402
     warn_if_busy,
     workdir,
 )
+from multiproc import reachable  # noqa: E402
 
 TARGET_ACTION_P99_MS = 100.0
 TARGET_ARRIVAL_P99_MS = 250.0
@@ -656,14 +657,17 @@ def main() -> int:
     info = machine()
     warn_if_busy(info)
     tmp = workdir("fateboard-bench-night-")
+    problem = reachable(args.database_url, args.redis_url) if args.database_url.startswith("postgresql") else None
+    if problem:
+        print(f"TARGET busy night: SKIPPED ({problem})")
+        summary_line({"bench": "night", "machine": info, "skipped": problem})
+        cleanup(tmp, keep=False)
+        return 0
     database_url = prepare_database(args.database_url, tmp)
     backend = "postgresql" if database_url.startswith("postgresql") else "sqlite"
     env = dict(kv.split("=", 1) for kv in args.server_env)
     if backend == "postgresql":
         env.update({"FATEBOARD_BROKER": "redis", "FATEBOARD_REDIS_URL": args.redis_url})
-        import redis
-
-        redis.Redis.from_url(args.redis_url).flushdb()  # this benchmark's own Redis db
     wrapper = " ".join(
         filter(None, [f"taskset -c {args.server_cpus}" if args.server_cpus else "", args.server_wrapper])
     )

@@ -46,7 +46,7 @@ from common import (  # noqa: E402
     warn_if_busy,
     workdir,
 )
-from multiproc import Spread  # noqa: E402
+from multiproc import Spread, reachable  # noqa: E402
 from night import tree_cpu_seconds  # noqa: E402
 
 PG_BENCH = "postgresql+psycopg://postgres@127.0.0.1:5432/fb_night_bench_scale"
@@ -268,6 +268,12 @@ def main() -> int:
     info = machine()
     warn_if_busy(info)
     tmp = workdir("fateboard-bench-scaling-")
+    problem = reachable(args.database_url, args.redis_url)
+    if problem:
+        print(f"scaling: SKIPPED ({problem})")
+        summary_line({"bench": "scaling", "machine": info, "skipped": problem})
+        cleanup(tmp, keep=False)
+        return 0
     result: dict[str, Any] = {"bench": "scaling", "machine": info}
     if args.only in (None, "sql"):
         result["sql"] = sql_part(args, tmp)
