@@ -6,7 +6,7 @@ PORT   ?= 8000
 LANGS  := de da
 HOST   ?= 127.0.0.1
 
-.PHONY: run run-multi test lint install dev migrate seed bench admin messages messages-update messages-compile clean
+.PHONY: run run-multi test lint install dev migrate seed bench bench-scaling admin messages messages-update messages-compile clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,10 +73,14 @@ lint: dev
 test: dev lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# Issue 16's five benchmarks (bounded, 127.0.0.1 only; each prints MET/MISSED and a JSON line), then the fan-out.
+# Issue 16's five benchmarks (bounded, 127.0.0.1 only; each prints MET/MISSED and a JSON line), the fan-out, then
+# issue 27's busy night (PostgreSQL + Redis + two app.serve workers).
 # multiproc.py needs PostgreSQL and Redis: BENCH_PG_URL must be a THROWAWAY database (its schema is dropped).
 BENCH_PG_URL    ?= postgresql+psycopg://postgres@127.0.0.1:5432/fateboard_bench
 BENCH_REDIS_URL ?= redis://127.0.0.1:6379/0
+# The busy night (bench/night.py: 1,000 campaigns, 6,000 page streams, ~10 min with its seeding) and the scaling
+# benchmark wipe this one (a THROWAWAY database too).
+BENCH_NIGHT_PG_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/fateboard_night_bench
 bench: dev
 	$(BIN)/python bench/actions.py
 	$(BIN)/python bench/multiproc.py --database-url $(BENCH_PG_URL) --redis-url $(BENCH_REDIS_URL)
@@ -84,6 +88,11 @@ bench: dev
 	$(BIN)/python bench/longlog.py
 	$(BIN)/python bench/pages.py
 	$(BIN)/python bench/fanout.py
+	$(BIN)/python bench/night.py --database-url $(BENCH_NIGHT_PG_URL) --redis-url $(BENCH_REDIS_URL)
+
+# Issue 27 §3 (not in `make bench`: minutes of PostgreSQL-only measurements for docs/SCALING.md).
+bench-scaling: dev
+	$(BIN)/python bench/scaling.py --database-url $(BENCH_NIGHT_PG_URL) --redis-url $(BENCH_REDIS_URL)
 
 # msg(...) is a log line stored language-neutral (app/i18n.py); N_(...) marks a string translated where shown.
 messages: dev

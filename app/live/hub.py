@@ -140,34 +140,40 @@ class LiveHub:
     def _read_access(
         self, campaign_id: int, keys: list[tuple[int, Credential | None]]
     ) -> dict[tuple[int, Credential | None], str | None]:
+        with self._factory() as db:
+            return self._access_in(db, campaign_id, keys)
+
+    @staticmethod
+    def _access_in(
+        db: Session, campaign_id: int, keys: list[tuple[int, Credential | None]]
+    ) -> dict[tuple[int, Credential | None], str | None]:
         users = {user for user, _cred in keys}
         sessions = {cred[1] for _user, cred in keys if cred and cred[0] == "session"}
         tokens = {cred[1] for _user, cred in keys if cred and cred[0] == "token"}
-        with self._factory() as db:
-            roles = dict(
-                db.execute(
-                    select(Membership.user_id, Membership.role).where(
-                        Membership.campaign_id == campaign_id, Membership.user_id.in_(users)
+        roles = dict(
+            db.execute(
+                select(Membership.user_id, Membership.role).where(
+                    Membership.campaign_id == campaign_id, Membership.user_id.in_(users)
+                )
+            ).all()
+        )
+        live: set[tuple[str, str, int]] = set()
+        if sessions:
+            live |= {
+                ("session", sid, uid)
+                for sid, uid in db.execute(
+                    select(LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))
+                ).all()
+            }
+        if tokens:
+            live |= {
+                ("token", digest, uid)
+                for digest, uid in db.execute(
+                    select(ApiToken.token_hash, ApiToken.user_id).where(
+                        ApiToken.token_hash.in_(tokens), ApiToken.revoked_at.is_(None)
                     )
                 ).all()
-            )
-            live: set[tuple[str, str, int]] = set()
-            if sessions:
-                live |= {
-                    ("session", sid, uid)
-                    for sid, uid in db.execute(
-                        select(LoginSession.id, LoginSession.user_id).where(LoginSession.id.in_(sessions))
-                    ).all()
-                }
-            if tokens:
-                live |= {
-                    ("token", digest, uid)
-                    for digest, uid in db.execute(
-                        select(ApiToken.token_hash, ApiToken.user_id).where(
-                            ApiToken.token_hash.in_(tokens), ApiToken.revoked_at.is_(None)
-                        )
-                    ).all()
-                }
+            }
         return {
             (user, cred): roles.get(user) if cred is not None and (*cred, user) in live else None for user, cred in keys
         }
@@ -202,7 +208,11 @@ class LiveHub:
             if cached is not None:
                 return cached
             stale, resyncs = feed.stale, feed.resyncs
-            rows = await run_in_threadpool(self._fetch, campaign_id, after)
+            keys = list({(s.user_id, s.credential) for s in feed.subscribers})
+            rows, access = await run_in_threadpool(self._fetch, campaign_id, after, keys)
+            if rows and keys:
+                # Who may read them, read in the same trip: role_of() for the newest of them finds it here.
+                feed.access, feed.access_seq = access, rows[-1].seq
             for row in rows:
                 feed.cache[row.seq] = row
             if rows:
@@ -227,9 +237,13 @@ class LiveHub:
             return None
         return out
 
-    def _fetch(self, campaign_id: int, after: int) -> list[LogEntry]:
+    def _fetch(
+        self, campaign_id: int, after: int, keys: list[tuple[int, Credential | None]]
+    ) -> tuple[list[LogEntry], dict[tuple[int, Credential | None], str | None]]:
+        """The entries after `after`, and (when there are some) the access of `keys` read on the same connection
+        right after them: one trip to the thread pool and one pooled connection per entry and process, not two."""
         with self._factory() as db:
-            return list(
+            rows = list(
                 db.scalars(
                     select(LogEntry)
                     .where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
@@ -237,6 +251,7 @@ class LiveHub:
                     .limit(FETCH_LIMIT)
                 )
             )
+            return rows, (self._access_in(db, campaign_id, keys) if rows and keys else {})
 
     def render_once(self, key: tuple[int, int, str], render: Callable[[], str]) -> str:
         text = self.render_cache.get(key)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import FastAPI
+from sqlalchemy import event
 from utils.tables import seat_table
 
+from app.accounts import service as accounts
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.live.hub import LiveHub
@@ -85,3 +87,47 @@ def test_a_subscribers_mailbox_is_a_bounded_queue_for_one_reader() -> None:
         return [first, *rest]
 
     assert asyncio.run(scenario()) == [("entry", 1), ("entry", 2), ("entry", 3)]
+
+
+def test_an_entry_and_who_may_read_it_cost_one_connection_per_process(app: FastAPI) -> None:
+    """Delivering an entry to every stream of a campaign takes one pooled connection in all (the entry and its
+    subscribers' access read together), and the access is still read: a token revoked before the entry stops
+    its stream's delivery."""
+    campaign_id, nora = _table(app)
+    with app.state.sessionmaker() as db:
+        user = db.get(User, nora)
+        assert user is not None
+        _row, live_token = accounts.create_token(db, user, "live")
+        revoked, revoked_token = accounts.create_token(db, user, "revoked")
+        db.commit()
+        revoked_id = revoked.id
+    checkouts: list[object] = []
+    engine = app.state.engine
+
+    def count(*args: object) -> None:
+        checkouts.append(args)
+
+    async def scenario() -> tuple[list[int], list[str | None]]:
+        hub = LiveHub(app.state.sessionmaker)
+        subs = [
+            hub.subscribe(campaign_id, nora, ("token", accounts.token_digest(live_token))),
+            hub.subscribe(campaign_id, nora, ("token", accounts.token_digest(revoked_token))),
+            hub.subscribe(campaign_id, nora, ("token", accounts.token_digest(live_token))),
+        ]
+        with app.state.sessionmaker() as db:
+            accounts.revoke_token(db, db.get(User, nora), revoked_id)
+            db.commit()
+        seq = _roll(app, campaign_id, nora)
+        hub.dispatch(campaign_id, "entry", seq)
+        event.listen(engine, "checkout", count)
+        try:
+            rows = [await hub.entries_after(campaign_id, 0) for _sub in subs]
+            roles = [await hub.role_of(sub, rows[i][-1].seq) for i, sub in enumerate(subs)]
+        finally:
+            event.remove(engine, "checkout", count)
+        return [len(r) for r in rows], roles
+
+    sizes, roles = asyncio.run(scenario())
+    assert sizes == [1, 1, 1]
+    assert roles == ["narrator", None, "narrator"]
+    assert len(checkouts) == 1
