@@ -15,8 +15,8 @@ from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
 from .explore_track import EXPLORATION_RULINGS
-from .fight import encounter_view
-from .fight_moves import foe_move_options, move_options
+from .fight.moves import foe_move_options, move_options
+from .fight.state import encounter_view
 from .sheet import (
     FOE_TRAITS,
     LEVEL_CODES,

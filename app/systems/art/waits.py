@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.systems.art.fight import on_turn
+from app.systems.art.fight.state import on_turn
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:

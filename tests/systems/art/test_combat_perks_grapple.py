@@ -14,7 +14,7 @@ from app.errors import BadRequest
 from app.i18n import render
 from app.rules import art
 from app.rules.art import Level
-from app.systems.art import fight_attacks as fa
+from app.systems.art.fight import attacks as fa
 from app.systems.art.sheet import defense, load, weapon_stats
 from app.systems.base import Context
 
@@ -205,7 +205,7 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     assert "Defensive Maneuver: +2 Defense for Maren" in said(body)
     # the Goblin gets another action by the narrator's placing? No: a new foe attack needs its turn. Check the
     # bonus in the state and on the Defense odds while it runs, then its end at Maren's turn.
-    from app.systems.art import fight_perks as fp
+    from app.systems.art.fight import perks as fp
 
     state = fight.state()
     me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)

@@ -13,7 +13,7 @@ from utils.art_fight import Fight, face
 from app.errors import BadRequest
 from app.rules import art
 from app.systems.art import creation
-from app.systems.art.fight_moves import foe_move_options, reachable
+from app.systems.art.fight.moves import foe_move_options, reachable
 
 
 def test_the_weapon_classes_are_the_texts_table() -> None:

@@ -19,14 +19,29 @@ from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from . import fight_grapple as fg
-from . import fight_perks as fp
-from . import wording
-from .combat import damage_text, foe_damage_text, hit_foe, mark_damage
-from .fight_pvp import defense_trait, pvp_attack_odds
-from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
-from .sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
+from .. import wording
+from ..combat import damage_text, foe_damage_text, hit_foe, mark_damage
+from ..sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
+from . import grapple as fg
+from . import perks as fp
+from .pvp import defense_trait, pvp_attack_odds
+from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
+from .state import (
+    acted_this_round,
+    copy_state,
+    difficulty_shift,
+    done,
+    fate_list,
+    fate_rolls,
+    fighter,
+    in_band,
+    mark_outcome,
+    name_of,
+    over,
+    require_turn,
+    take_out_of_round,
+    use_action,
+)
 
 ATTACK_WITH = {
     "melee_1h": "one_handed",
@@ -62,10 +77,6 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     return distance <= (1 if stats.get("reach") else 0)
 
 
-fate_rolls = f_.fate_rolls
-fate_list = f_.fate_list
-
-
 def defense_pending(
     state: dict[str, Any],
     *,
@@ -80,7 +91,7 @@ def defense_pending(
     modifier: int = 0,
     why: Summary = "",
 ) -> Summary:
-    name = f_.name_of(state, defender)
+    name = name_of(state, defender)
     state["pending"] = {
         "kind": "defense",
         "defender": defender,
@@ -113,13 +124,13 @@ class AttackParams(CombatRoll):
 
 
 def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if me["side"] != "adventurer":
         raise ActionError(_("The narrator attacks with a foe."), field="target")
     if "no_attack" in me["now"]:
         raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
-    target = f_.fighter(state, params.target)
+    target = fighter(state, params.target)
     if target["out"] or target["id"] == me["id"]:
         raise ActionError(_("Choose someone still in the fight."), field="target")
     sheet = load(sheet_data)
@@ -157,13 +168,13 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
             item_index=params.weapon,
             against=msg("{name}'s Defense", name=target["name"]),
             extra=bonus,
-            columns=f_.difficulty_shift(me),
+            columns=difficulty_shift(me),
         )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
             others[target["id"]] = dump(foe_sheet)
             notes.append(foe_damage_text(target["name"], hit))
-            notes.append(f_.mark_outcome(state, target["id"], hit))
+            notes.append(mark_outcome(state, target["id"], hit))
         else:
             notes.append(msg("misses"))
     else:
@@ -181,7 +192,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
             extra=bonus,
             degree_only=True,
         )
-    f_.use_action(state)
+    use_action(state)
     notes += list(
         fp.after_roll(
             state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker, target=target["id"] if foe else None
@@ -200,7 +211,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         }
         notes.append(msg("fumble: roll Agility on the Fumble table"))
     elif fumbled == "stray":
-        near = [f for f in f_.in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
+        near = [f for f in in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
         fates = fate_rolls(ctx, near, recorder, own=sheet_data)
         if fates:
             hit_id = int(art.lowest_fate(fates)[0])
@@ -233,7 +244,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
             )
         )
     remember(sheet, ctx, "combat_attack", r, concealed=foe)
-    if f_.over(state):
+    if over(state):
         notes.append(msg("the narrator may end the combat"))
     summary = join(
         [
@@ -242,7 +253,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         ],
         "; ",
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -270,7 +281,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
             base=stats["attack"],
             what=N_("the foe's Defense"),
             extra=extra,
-            columns=f_.difficulty_shift(me) if me else 0,
+            columns=difficulty_shift(me) if me else 0,
         ),
         extra,
     )
@@ -290,13 +301,13 @@ class FoeAttackParams(StepParams):
 def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator's foe attacks an adventurer: foes never roll; the adventurer rolls Defense against its
     Attack (a group: its members' Attack added up) with its damage rating."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if me["side"] != "foe":
         raise ActionError(_("Adventurers roll their attacks."), field="target")
     if "no_attack" in me["now"]:
         raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
-    target = f_.fighter(state, params.target)
+    target = fighter(state, params.target)
     chosen = state.get("into_grapple") == target["id"]  # a foe hit by the Fate rolls into a grapple
     if target["out"] or (target["side"] != "adventurer" and not chosen):
         raise ActionError(_("Choose an adventurer still in the fight."), field="target")
@@ -315,15 +326,15 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
             sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack, fate_rolls=fate_rolls
         )
     if target["side"] != "adventurer":  # foes never roll: the narrator marks the damage
-        f_.use_action(state)
-        return f_.done(
+        use_action(state)
+        return done(
             state,
             params,
             msg("{name} strikes {target}: the narrator marks the damage", name=me["name"], target=target["name"]),
         )
     sheet = load(sheet_data)
     attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me["count"])
-    f_.use_action(state)
+    use_action(state)
     text = defense_pending(
         state,
         defender=target["id"],
@@ -341,7 +352,7 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
         head = msg("{name} attacks {target} from behind", name=me["name"], target=target["name"])
     else:
         head = msg("{name} attacks {target}", name=me["name"], target=target["name"])
-    return f_.done(state, params, join([head, text], "; "))
+    return done(state, params, join([head, text], "; "))
 
 
 # --- defending ---------------------------------------------------------------------------------------------------
@@ -352,7 +363,7 @@ def parry_items(sheet: ArtSheet, state: dict[str, Any], pending: dict[str, Any],
     have not taken their turn this round (ch. 5 "Parrying"; ruling 25)."""
     if "no_parry_dodge" in me["now"]:
         return []
-    acted = f_.acted_this_round(state, me["id"])
+    acted = acted_this_round(state, me["id"])
     found = []
     for index, item in enumerate(sheet.gear):
         if item.slot not in ("ready", "at_hand"):
@@ -382,18 +393,18 @@ class DefendParams(CombatRoll):
 def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
     """The Defense roll against the pending attack; its failures plus the damage rating are the damage. If a
     parry is legal the damage waits for the defender's choice, else it is marked at once."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "defense" or pending["defender"] != ctx.character_id:
         raise ActionError(_("No attack is waiting for this character's Defense roll."), field="move")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     sheet = load(sheet_data)
     if params.use_shield and not shield_bonus(sheet):
         raise ActionError(_("No shield ready or at hand."), field="use_shield")
     base = defense_trait(state, me, sheet, modifier=pending.get("modifier", 0), shield=params.use_shield, use=True)
     recorder = RecordingDice(dice)
     foe = bool(pending["foe"])
-    attacker = f_.fighter(state, pending["attacker"])
+    attacker = fighter(state, pending["attacker"])
     r = roll(
         sheet,
         params,
@@ -405,7 +416,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         difficulty=Level[pending["attack"]],
         kind="defense",
         against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
-        columns=f_.difficulty_shift(me, defense=True),
+        columns=difficulty_shift(me, defense=True),
     )
     damage = art.defense_damage(r.result, r.spec.difficulty, rating=pending["rating"])
     fumbles = foe and art.foe_fumbles(r.result)
@@ -441,7 +452,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         ],
         "; ",
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -471,7 +482,7 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
             attribute="AGI",
             base=base,
             what=N_("the foe's Attack"),
-            columns=f_.difficulty_shift(me, defense=True),
+            columns=difficulty_shift(me, defense=True),
         ),
         base - plain,
     )
@@ -487,19 +498,19 @@ def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
         "weapon": None,
         "label": msg(
             "Awesome Defense: {name} rolls Cunning on the Fumble table for {foe}",
-            name=f_.name_of(state, player),
-            foe=f_.name_of(state, foe),
+            name=name_of(state, player),
+            foe=name_of(state, foe),
         ),
     }
-    return msg("Awesome Defense: {foe} fumbles", foe=f_.name_of(state, foe))
+    return msg("Awesome Defense: {foe} fumbles", foe=name_of(state, foe))
 
 
 def take(state: dict[str, Any], me: dict[str, Any], sheet: ArtSheet, damage: Level) -> Summary:
-    done = mark_damage(sheet, damage)
-    if done["marked"] and not done["defeated"] and me["side"] == "adventurer":
+    record = mark_damage(sheet, damage)
+    if record["marked"] and not record["defeated"] and me["side"] == "adventurer":
         me["may_play_dead"] = True  # ch. 5 "Playing Dead": "When you are hit in combat" (until the next turn)
-    text = msg("{name} {damage}", name=me["name"], damage=damage_text(done))
-    more = f_.mark_outcome(state, me["id"], done)
+    text = msg("{name} {damage}", name=me["name"], damage=damage_text(record))
+    more = mark_outcome(state, me["id"], record)
     return join([text, more], "; ") if more else text
 
 
@@ -510,13 +521,13 @@ class ParryParams(CombatRoll):
 def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, ctx: Context) -> Resolution:
     """Parry the known damage: Dexterity against it; it costs this round's action. Pathetic knocks the weapon
     or shield away, Catastrophic shatters it."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
         raise ActionError(_("There is nothing to parry now."), field="item")
     if params.item not in pending["items"]:
         raise ActionError(_("You cannot parry this attack with that."), field="item")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     sheet = load(sheet_data)
     damage = Level[pending["damage"]]
     item = sheet.gear[params.item]
@@ -530,7 +541,7 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
         attribute="DEX",
         difficulty=damage,
         item_index=params.item,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     result = art.parry(r.result, damage)
     notes: list[Summary] = []
@@ -547,12 +558,12 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     elif result.lost == "shattered":
         sheet.gear.pop(params.item)
         notes.append(msg("{name} shatters", name=item.name))
-    f_.take_out_of_round(state, me["id"])
+    take_out_of_round(state, me["id"])
     remember(sheet, ctx, "combat_parry", r)
     if pending.get("foe_fumble") is not None:
         notes.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
     summary = join([msg("{name} parries: {roll}", name=me["name"], roll=r.text), *(n for n in notes if n)], "; ")
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -565,7 +576,7 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
 def parry_odds(sheet_data: dict[str, Any], params: ParryParams, ctx: Context) -> Odds:
     me = acting(ctx)[1]
     return odds_for(
-        sheet_data, params, ctx, attribute="DEX", what=N_("the damage"), columns=f_.difficulty_shift(me) if me else 0
+        sheet_data, params, ctx, attribute="DEX", what=N_("the damage"), columns=difficulty_shift(me) if me else 0
     )
 
 
@@ -575,14 +586,14 @@ class TakeParams(StepParams):
 
 def resolve_take(sheet_data: dict[str, Any], params: TakeParams, dice: Dice, ctx: Context) -> Resolution:
     """No parry: the damage is marked on the Health track."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
         raise ActionError(_("There is no damage waiting for this character."), field="move")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     sheet = load(sheet_data)
     state["pending"] = None
     parts = [msg("{name} does not parry", name=me["name"]), take(state, me, sheet, Level[pending["damage"]])]
     if pending.get("foe_fumble") is not None:
         parts.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
-    return f_.done(state, params, join(parts, "; "), sheet=dump(sheet))
+    return done(state, params, join(parts, "; "), sheet=dump(sheet))

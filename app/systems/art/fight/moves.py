@@ -18,10 +18,22 @@ from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
-from .sheet import dump, load
+from .. import wording
+from ..sheet import dump, load
+from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    MAX_BANDS,
+    copy_state,
+    difficulty_shift,
+    done,
+    fighter,
+    in_band,
+    living,
+    name_of,
+    require_turn,
+    rough,
+    use_action,
+)
 
 VICINITY = 2  # bands: the foes whose Alertness a sneak is against (ch. 5 "Sneaking": "foes in the vicinity")
 
@@ -37,9 +49,9 @@ def route(state: Mapping[str, Any], mover: Mapping[str, Any], target: int) -> li
     step = 1 if target >= start else -1
     bands = []
     for band in range(start, target + step, step):
-        enemies = sum(f["count"] for f in f_.in_band(state, band, _opposite(mover["side"])))
-        friends = sum(f["count"] for f in f_.in_band(state, band, mover["side"]) if f["id"] != mover["id"])
-        bands.append(art.Band(foes=enemies, friends=friends, rough=f_.rough(state, band)))
+        enemies = sum(f["count"] for f in in_band(state, band, _opposite(mover["side"])))
+        friends = sum(f["count"] for f in in_band(state, band, mover["side"]) if f["id"] != mover["id"])
+        bands.append(art.Band(foes=enemies, friends=friends, rough=rough(state, band)))
     return bands
 
 
@@ -49,7 +61,7 @@ def cost_of(bands: list[art.Band]) -> int:
 
 def reachable(state: Mapping[str, Any], fid: int, allowance: int) -> list[int]:
     """Every band the character can reach with `allowance` movement (shown before choosing)."""
-    mover = f_.fighter(state, fid)
+    mover = fighter(state, fid)
     found = []
     for band in range(state["bands"]):
         if band == mover["band"]:
@@ -80,7 +92,7 @@ def foe_move_options(state: Mapping[str, Any], agility: str) -> list[int]:
     turn = state.get("turn") or {}
     if state.get("phase") != "rounds" or not turn or turn.get("move"):
         return []
-    me = f_.fighter(state, turn["id"])
+    me = fighter(state, turn["id"])
     if me["side"] != "foe" or "no_move" in me["now"]:
         return []
     return reachable(state, me["id"], art.foe_movement(Level[agility]))
@@ -92,8 +104,8 @@ class MoveRollParams(CombatRoll):
 
 def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: Dice, ctx: Context) -> Resolution:
     """The Agility roll that says how far the adventurer may move this turn (the Movement Roll table)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     if me["side"] != "adventurer":
         raise ActionError(_("Foes do not roll to move: the narrator moves them by their Agility."), field="move")
     if state["turn"]["move"]:
@@ -123,7 +135,7 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
     }
     remember(sheet, ctx, "combat_move_roll", r)
     text = msg("stumbles: no movement") if m.bands == 0 else wording.may_move(n=m.bands, free=m.free_bands)
-    return f_.done(
+    return done(
         state,
         params,
         join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
@@ -144,15 +156,15 @@ def move_roll_odds(sheet_data: dict[str, Any], params: MoveRollParams, ctx: Cont
 
 
 class MoveParams(StepParams):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
     free: bool = False
 
 
 def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
     """Move the adventurer's token within what the roll allows: leaving a band its foes outnumber costs 2,
     entering rough terrain ends the movement."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     move = state["turn"]["move"]
     if not move:
         raise ActionError(_("Roll Agility to move first."), field="band")
@@ -191,7 +203,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         move["ended"] = True
         notes.append(msg("rough terrain ends the movement"))
     if mode == "action":
-        f_.use_action(state)
+        use_action(state)
     head = (
         msg(
             "{name} moves from band {start} to band {band} as a free action",
@@ -208,15 +220,15 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         )
     )
     summary = join([head, *notes], "; ")
-    return f_.done(state, params, summary, outcome={"from": start, "to": params.band, "free": params.free})
+    return done(state, params, summary, outcome={"from": start, "to": params.band, "free": params.free})
 
 
 class SneakParams(CombatRoll):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
 
 
 def sneak_difficulty(state: Mapping[str, Any], me: Mapping[str, Any], levels: Mapping[int, str]) -> Level:
-    near = [f for f in f_.living(state, "foe") if abs(f["band"] - me["band"]) <= VICINITY]
+    near = [f for f in living(state, "foe") if abs(f["band"] - me["band"]) <= VICINITY]
     if not near:
         raise ActionError(_("No foe is near: move instead of sneaking."), field="band")
     return art.add_difficulties([Level[levels[f["id"]]] for f in near for _i in range(f["count"])])
@@ -225,11 +237,11 @@ def sneak_difficulty(state: Mapping[str, Any], me: Mapping[str, Any], levels: Ma
 def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, ctx: Context) -> Resolution:
     """Sneak to an adjacent band: Agility against the foes' Alertness added up (a failure is spotted; an
     Awesome success is a free action)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if abs(params.band - me["band"]) != 1 or params.band >= state["bands"]:
         raise ActionError(_("Sneaking goes to an adjacent band."), field="band")
-    levels = {f["id"]: load(ctx.others[f["id"]]).levels.get("ALE", "CT") for f in f_.living(state, "foe")}
+    levels = {f["id"]: load(ctx.others[f["id"]]).levels.get("ALE", "CT") for f in living(state, "foe")}
     difficulty = sneak_difficulty(state, me, levels)
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
@@ -242,7 +254,7 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
         attribute="AGI",
         difficulty=difficulty,
         against=msg("the foes' Alertness"),
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     result = art.sneak(r.result, r.spec.difficulty)
     if result.spotted:
@@ -255,9 +267,9 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
             else msg("slips unnoticed into band {band}", band=params.band)
         )
     if not result.free_action:
-        f_.use_action(state)
+        use_action(state)
     remember(sheet, ctx, "combat_sneak", r, concealed=True)
-    return f_.done(
+    return done(
         state,
         params,
         join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
@@ -275,17 +287,17 @@ def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) ->
 
 
 class FoeMoveParams(StepParams):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
 
 
 def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator moves a foe on its turn, up to its Agility on the movement table. Adventurers in the band
     it leaves may first try to stop it (the step waits for them; the narrator's next tap goes on)."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending")
     if pending and pending.get("kind") == "stop" and pending["foe"] == ctx.character_id:
         return _finish_foe_move(state, params, sheet_data, ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    me = require_turn(state, ctx, free=True)
     if me["side"] != "foe":
         raise ActionError(_("Adventurers roll Agility to move."), field="band")
     if state["turn"]["move"]:
@@ -298,7 +310,7 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
     allowance = art.foe_movement(agility)
     if params.band not in reachable(state, me["id"], allowance):
         raise ActionError(_("{name} cannot get that far this round.").format(name=me["name"]), field="band")
-    stoppers = [f["id"] for f in f_.in_band(state, me["band"], "adventurer") if f.get("stop_round") != state["round"]]
+    stoppers = [f["id"] for f in in_band(state, me["band"], "adventurer") if f.get("stop_round") != state["round"]]
     if stoppers:
         state["pending"] = {
             "kind": "stop",
@@ -310,8 +322,8 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
                 "{name} tries to leave band {band}: those there may try to stop it", name=me["name"], band=me["band"]
             ),
         }
-        names = ", ".join(f_.name_of(state, s) for s in stoppers)
-        return f_.done(
+        names = ", ".join(name_of(state, s) for s in stoppers)
+        return done(
             state,
             params,
             msg(
@@ -335,26 +347,26 @@ def _move_foe(state: dict[str, Any], params: FoeMoveParams, me: dict[str, Any], 
         [msg("{name} moves from band {start} to band {band}", name=me["name"], start=start, band=params.band), *notes],
         "; ",
     )
-    return f_.done(state, params, summary, outcome={"from": start, "to": params.band})
+    return done(state, params, summary, outcome={"from": start, "to": params.band})
 
 
 def _finish_foe_move(
     state: dict[str, Any], params: FoeMoveParams, sheet_data: dict[str, Any], ctx: Context
 ) -> Resolution:
     pending = state["pending"]
-    me = f_.fighter(state, pending["foe"])
+    me = fighter(state, pending["foe"])
     state["pending"] = None
     params = params.model_copy(update={"band": pending["to"]})
     results = [Level[code] for code in pending["results"].values()]
     if results and art.stop_foe(results, Level[load(sheet_data).levels.get("AGI", "CT")]):
         state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
-        names = ", ".join(f_.name_of(state, int(i)) for i in pending["results"])
+        names = ", ".join(name_of(state, int(i)) for i in pending["results"])
         text = (
             msg("{names} stops {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
             if len(results) == 1
             else msg("{names} stop {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
         )
-        return f_.done(state, params, text, outcome={"stopped": True})
+        return done(state, params, text, outcome={"stopped": True})
     return _move_foe(
         state, params, me, [msg("nobody stops it")] if not results else [msg("the attempt to stop it fails")]
     )
@@ -367,14 +379,14 @@ class StopParams(CombatRoll):
 def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx: Context) -> Resolution:
     """An adventurer in the band tries to keep the foe from leaving: Agility against its Agility, a free
     action even after their turn; once a round. Several make a compound action (ruling 21)."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending")
     if not pending or pending.get("kind") != "stop":
         raise ActionError(_("No foe is leaving your band now."), field="move")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     if me["id"] not in pending["stoppers"] or str(me["id"]) in pending["results"]:
         raise ActionError(_("{name} cannot try to stop it (now).").format(name=me["name"]), field="move")
-    foe = f_.fighter(state, pending["foe"])
+    foe = fighter(state, pending["foe"])
     agility = Level[load(ctx.others[foe["id"]]).levels.get("AGI", "CT")]
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
@@ -387,12 +399,12 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
         attribute="AGI",
         difficulty=agility,
         against=msg("{name}'s Agility", name=foe["name"]),
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     pending["results"][str(me["id"])] = r.result.name
     me["stop_round"] = state["round"]
     remember(sheet, ctx, "combat_stop", r, concealed=True)
-    return f_.done(
+    return done(
         state,
         params,
         msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"], roll=r.text),

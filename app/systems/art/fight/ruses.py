@@ -15,9 +15,9 @@ from app.rules.art.maneuvers import PROTECT_AT
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from .fight_roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
-from .sheet import dump, load
+from ..sheet import dump, load
+from .roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
+from .state import acted_this_round, copy_state, difficulty_shift, done, fighter, living, on_turn, take_out_of_round
 
 # --- protecting a companion, playing dead ---------------------------------------------------------------------
 
@@ -29,15 +29,15 @@ def may_protect(state: dict[str, Any], f: dict[str, Any]) -> bool:
     pending = state.get("pending") or {}
     if pending.get("kind") != "defense" or not pending.get("foe") or pending.get("protected") is not None:
         return False
-    friend = f_.fighter(state, pending["defender"])
+    friend = fighter(state, pending["defender"])
     return (
         f["side"] == "adventurer"
         and not f["out"]
         and f["id"] != friend["id"]
         and f["band"] == friend["band"]
         and f["id"] in state.get("order", [])
-        and f["id"] != f_.on_turn(state)
-        and not f_.acted_this_round(state, f["id"])
+        and f["id"] != on_turn(state)
+        and not acted_this_round(state, f["id"])
         and f["id"] not in pending.get("protect_tried", [])
     )
 
@@ -49,8 +49,8 @@ class ProtectParams(CombatRoll):
 def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dice, ctx: Context) -> Resolution:
     """Jump in front of a companion a foe attacks: an Agility roll, Passable or better (art.protect) and the foe
     attacks you instead (your Defense roll). Tried or not, it forfeits your next action: this round's turn."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
     if not may_protect(state, me):
         raise ActionError(
             _(
@@ -60,10 +60,10 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
             field="move",
         )
     pending = state["pending"]
-    friend = f_.fighter(state, pending["defender"])
+    friend = fighter(state, pending["defender"])
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
-    columns = f_.difficulty_shift(me)
+    columns = difficulty_shift(me)
     r = roll(
         sheet,
         params,
@@ -76,7 +76,7 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
     )
     covered = art.protect(shift(r.result, -columns))  # a fumble's penalty raises the bar like any difficulty
     pending["protect_tried"] = [*pending.get("protect_tried", []), me["id"]]
-    f_.take_out_of_round(state, me["id"])
+    take_out_of_round(state, me["id"])
     if covered:
         pending.update(defender=me["id"], protected=friend["id"], label=msg("{name} rolls Defense", name=me["name"]))
         text = msg(
@@ -93,7 +93,7 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
         ],
         "; ",
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -123,8 +123,8 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     Alertness is greater than the roll sees through it (art.sees_through); the others leave you alone. Which
     foes are fooled is read from their levels, so only the narrator sees it (`ruse`, taken out of the players'
     view); the log says the roll. It is no action; acting ends the ruse."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
     if state.get("phase") != "rounds" or not me.get("may_play_dead") or me["out"]:
         raise ActionError(_("{name} can play dead only right after being hit.").format(name=me["name"]), field="move")
     if state.get("pending"):
@@ -143,7 +143,7 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     )
     fooled: list[int] = []
     seen: list[int] = []
-    for foe in f_.living(state, "foe"):
+    for foe in living(state, "foe"):
         levels = load(ctx.others[foe["id"]]).levels if foe["id"] in ctx.others else {}
         sees = art.sees_through(r.result, Level[levels.get("INT", "CT")], Level[levels.get("ALE", "CT")])
         (seen if sees else fooled).append(foe["id"])
@@ -152,7 +152,7 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     me["ruse"] = {"fooled": fooled, "seen": seen}
     remember(sheet, ctx, "combat_play_dead", r)
     summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me["name"], roll=r.text)
-    return f_.done(
+    return done(
         state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet)
     )
 

@@ -17,14 +17,14 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 
-from . import fight as f_
-from .fight_roll import StepParams
+from .roll import StepParams
+from .state import copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
 
 
 def members(state: dict[str, Any], fid: int) -> list[int]:
     """Everyone in the grapple `fid` is in (the `grapple.with` links either way), `fid` first; [] if none."""
     links: dict[int, set[int]] = {}
-    for f in f_.living(state):
+    for f in living(state):
         other = (f.get("grapple") or {}).get("with")
         if other is not None:
             links.setdefault(f["id"], set()).add(other)
@@ -102,13 +102,13 @@ def attack_into(
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
     group = members(state, target["id"])
     recorder = RecordingDice(dice)
-    fates = fate_rolls(ctx, [f_.fighter(state, i) for i in group], recorder)
+    fates = fate_rolls(ctx, [fighter(state, i) for i in group], recorder)
     if not fates:
         raise ActionError(_("Nobody in that grapple can be hit."), field="target")
     low = min(art.Level(lv) for _n, lv in fates)
     tied = [int(n) for n, lv in fates if art.Level(lv) == low]
     hit = int(art.lowest_fate(fates)[0])
-    rolls = f_.fate_list(state, fates)
+    rolls = fate_list(state, fates)
     fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
     if len(tied) > 1:
         state["pending"] = {
@@ -124,17 +124,17 @@ def attack_into(
                 include={"attack_with", "surprised", "from_behind", "reach"}
             )
         summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
-        return f_.done(
+        return done(
             state,
             params,
             summary,
             dice=recorder.rolled,
             outcome={
-                "fates": [[n, lv.name] for n, lv in fates if f_.fighter(state, int(n))["side"] == "adventurer"],
+                "fates": [[n, lv.name] for n, lv in fates if fighter(state, int(n))["side"] == "adventurer"],
                 "tied": tied,
             },
         )
-    before = msg("{fate} → {hit} is hit", fate=fate, hit=f_.name_of(state, hit))
+    before = msg("{fate} → {hit} is hit", fate=fate, hit=name_of(state, hit))
     return attack_on(sheet_data, params, dice, ctx, state, hit, before, recorder.rolled, attack=attack)
 
 
@@ -148,9 +148,9 @@ class GrappleJoinParams(StepParams):
 def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, dice: Dice, ctx: Context) -> Resolution:
     """Join a grapple in your band: an action, no roll (ch. 5, "Grappling"). You fight in it from now on
     (+4 on attacks against foes, -4 on Defense for adventurers) with no bonus of your own."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    target = f_.fighter(state, params.target)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    target = fighter(state, params.target)
     if target["out"] or not members(state, target["id"]):
         raise ActionError(_("{name} is not in a grapple.").format(name=target["name"]), field="target")
     if target["band"] != me["band"]:
@@ -158,7 +158,7 @@ def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, 
     if members(state, me["id"]):
         raise ActionError(_("{name} is already in a grapple.").format(name=me["name"]), field="target")
     me["grapple"] = {"with": target["id"], "bonus": 0}
-    f_.use_action(state)
-    others = ", ".join(f_.name_of(state, i) for i in members(state, me["id"]) if i != me["id"])
+    use_action(state)
+    others = ", ".join(name_of(state, i) for i in members(state, me["id"]) if i != me["id"])
     summary = msg("{name} joins the grapple ({others})", name=me["name"], others=others)
-    return f_.done(state, params, summary)
+    return done(state, params, summary)

@@ -20,10 +20,23 @@ from app.rules.art.rounds import FREE_ACTION_DIFFICULTY
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
-from .sheet import check_slots, dump, fame_left, level_word, load
+from .. import wording
+from ..sheet import check_slots, dump, fame_left, level_word, load
+from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    MAX_BANDS,
+    begin_turn,
+    copy_state,
+    difficulty_shift,
+    done,
+    end_turn,
+    fighter,
+    living,
+    name_of,
+    on_turn,
+    require_turn,
+    start_round,
+)
 
 TIE_DIE = 6
 TIE_ROUNDS = 10
@@ -92,16 +105,16 @@ def settle_initiative(state: dict[str, Any], dice: Dice) -> list[Summary]:
             [(str(f["id"]), Level[f["initiative"]]) for f in foes],
         )
         state["initiative"] = {key: [int(n) for n in getattr(table, key)] for key in ("bonus", "first", "later")}
-        lost = [f_.name_of(state, int(n)) for n in table.later if n not in table.first]
+        lost = [name_of(state, int(n)) for n in table.later if n not in table.first]
         if table.bonus:
-            notes.append(msg("bonus round: {names}", names=", ".join(f_.name_of(state, int(n)) for n in table.bonus)))
+            notes.append(msg("bonus round: {names}", names=", ".join(name_of(state, int(n)) for n in table.bonus)))
         if lost:
             notes.append(msg("lose their first turn: {names}", names=", ".join(lost)))
     # by the players' highest roll (foes do not roll, and their Alertness stays the narrator's)
     highest = max(Level[p["initiative"]] for p in players)
     notes.append(wording.encounter_range(n=art.encounter_range(highest)))
     state["phase"] = "rounds"
-    notes += f_.start_round(state, 0)
+    notes += start_round(state, 0)
     return notes
 
 
@@ -111,10 +124,10 @@ class InitiativeParams(CombatRoll):
 
 def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dice: Dice, ctx: Context) -> Resolution:
     """A player rolls their adventurer's initiative: Alertness, no difficulty (every result is a degree)."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     if state["phase"] != "initiative":
         raise ActionError(_("Initiative is settled: the rounds are under way."), field="move")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     if me["side"] != "adventurer":
         raise ActionError(_("Foes do not roll: they use their Alertness."), field="move")
     if me["initiative"]:
@@ -140,7 +153,7 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
     else:
         parts += settle_initiative(state, recorder)
     summary = join(parts, "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False), sheet=dump(sheet))
+    return done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False), sheet=dump(sheet))
 
 
 def initiative_odds(sheet_data: dict[str, Any], params: InitiativeParams, ctx: Context) -> Odds:
@@ -163,8 +176,8 @@ class WaitParams(StepParams):
 
 def resolve_wait(sheet: dict[str, Any], params: WaitParams, dice: Dice, ctx: Context) -> Resolution:
     """Wait to act right after someone still to act, before anyone already waiting; once a round (ruling 15)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if state["turn"]["action"] or state["turn"]["move"] or state["turn"]["turns"] > 1:
         raise ActionError(_("Waiting is announced at the start of your turn, before you act."), field="after")
     order = [str(i) for i in state["order"]]
@@ -175,14 +188,14 @@ def resolve_wait(sheet: dict[str, Any], params: WaitParams, dice: Dice, ctx: Con
         if not targets:
             raise ActionError(_("{name} cannot wait (again): act now.").format(name=me["name"]), field="after") from exc
         raise ActionError(
-            _("Wait to act after one of: {names}.").format(names=", ".join(f_.name_of(state, int(t)) for t in targets)),
+            _("Wait to act after one of: {names}.").format(names=", ".join(name_of(state, int(t)) for t in targets)),
             field="after",
         ) from exc
     state["order"] = [int(n) for n in new]
     state["waited"] = [*state["waited"], me["id"]]
-    f_.begin_turn(state)
-    summary = msg("{name} waits, to act after {other}", name=me["name"], other=f_.name_of(state, params.after))
-    return f_.done(state, params, summary)
+    begin_turn(state)
+    summary = msg("{name} waits, to act after {other}", name=me["name"], other=name_of(state, params.after))
+    return done(state, params, summary)
 
 
 class EndTurnParams(StepParams):
@@ -191,15 +204,15 @@ class EndTurnParams(StepParams):
 
 def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Dice, ctx: Context) -> Resolution:
     """End the turn; or, for an adventurer, spend 1 Fame for a second turn at once and 2 more for a third."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     if not params.again:
-        notes = f_.end_turn(state)
-        nxt = f_.on_turn(state)
+        notes = end_turn(state)
+        nxt = on_turn(state)
         parts = [msg("{name} ends the turn", name=me["name"]), *notes]
         if nxt is not None:
-            parts.append(msg("{name}'s turn", name=f_.name_of(state, nxt)))
-        return f_.done(state, params, join(parts, "; "))
+            parts.append(msg("{name}'s turn", name=name_of(state, nxt)))
+        return done(state, params, join(parts, "; "))
     if me["side"] != "adventurer":
         raise ActionError(_("Only adventurers spend Fame for another turn."), field="again")
     turns = state["turn"]["turns"]
@@ -216,7 +229,7 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
     sheet.fame_spent += cost
     state["turn"] = {**state["turn"], "turns": turns + 1, "action": False, "move": None, "free_used": False}
     summary = msg("{name} spends {cost} Fame to take turn {n} in a row", name=me["name"], cost=cost, n=turns + 1)
-    return f_.done(state, params, summary, outcome={"fame_spent": cost}, sheet=dump(sheet))
+    return done(state, params, summary, outcome={"fame_spent": cost}, sheet=dump(sheet))
 
 
 # --- free actions (automatically successful actions tried as free actions) ---------------------------------
@@ -236,8 +249,8 @@ class FreeActionParams(CombatRoll):
 def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, dice: Dice, ctx: Context) -> Resolution:
     """An Inferior roll: success does it as a free action; Feeble does it but ends the turn; Pathetic or
     Catastrophic fails and ends the turn."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     sheet = load(sheet_data)
     code, what = FREE_ACTIONS[params.what]
     label = msg("{what} as a free action", what=msg(what))
@@ -259,7 +272,7 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         label=label,
         attribute=code,
         difficulty=FREE_ACTION_DIFFICULTY,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     attempt = art.free_action_attempt(r.result)
     if attempt.done and params.what == "draw":
@@ -269,12 +282,12 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
     notes: list[Summary] = []
     if attempt.turn_ends:
         text = msg("done, and the turn ends") if attempt.done else msg("not done, and the turn ends")
-        notes = f_.end_turn(state)
+        notes = end_turn(state)
     else:
         text = msg("done") if attempt.done else msg("not done")
     remember(sheet, ctx, "combat_free_action", r)
     summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text, *notes], "; ")
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -299,19 +312,17 @@ def free_action_odds(sheet_data: dict[str, Any], params: FreeActionParams, ctx: 
 
 class PlaceParams(StepParams):
     target: int
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
 
 
 def resolve_place(sheet: dict[str, Any], params: PlaceParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator puts a token on a band (the start positions, a fall, a push): no roll."""
-    state = f_.copy_state(ctx)
-    target = f_.fighter(state, params.target)
+    state = copy_state(ctx)
+    target = fighter(state, params.target)
     if params.band >= state["bands"]:
         raise ActionError(_("The track has bands 0 to {last}.").format(last=state["bands"] - 1), field="band")
     target["band"] = params.band
-    return f_.done(
-        state, params, msg("The narrator places {name} in band {band}", name=target["name"], band=params.band)
-    )
+    return done(state, params, msg("The narrator places {name} in band {band}", name=target["name"], band=params.band))
 
 
 class EndCombatParams(StepParams):
@@ -319,15 +330,15 @@ class EndCombatParams(StepParams):
 
 
 def resolve_end_combat(sheet: dict[str, Any], params: EndCombatParams, dice: Dice, ctx: Context) -> Resolution:
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     state.update(phase="over", order=[], turn=None, pending=None)
-    standing = ", ".join(f["name"] for f in f_.living(state, "foe"))
+    standing = ", ".join(f["name"] for f in living(state, "foe"))
     text = (
         msg("The combat ends ({names} still standing)", names=standing)
         if standing
         else msg("The combat ends (every foe is defeated)")
     )
-    return f_.done(state, params, text)
+    return done(state, params, text)
 
 
 class InitiativeSettingParams(BaseModel):

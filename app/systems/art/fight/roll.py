@@ -14,9 +14,9 @@ from app.rules import art
 from app.rules.art import Level
 from app.systems.base import ActionError, Context, Odds
 
-from . import core
-from .rolling import chance_of, no_chance
-from .sheet import ArtSheet, attr, level_word, load, table_of
+from .. import core
+from ..rolling import chance_of, no_chance
+from ..sheet import ArtSheet, attr, level_word, load, table_of
 
 
 class StepParams(BaseModel):
@@ -135,7 +135,7 @@ def acting(ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
 def shift_now(ctx: Context, *, defense: bool = False) -> int:
     """For the odds: the columns the acting character's difficulties have now (fight.difficulty_shift, which
     the step's roll uses too)."""
-    from .fight import difficulty_shift
+    from .state import difficulty_shift
 
     me = acting(ctx)[1]
     return difficulty_shift(me, defense=defense) if me else 0

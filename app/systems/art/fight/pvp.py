@@ -14,11 +14,11 @@ from app.i18n import _, percent
 from app.rules import art
 from app.systems.base import Context, Odds
 
-from . import core
-from . import fight as f_
-from . import fight_perks as fp
-from .fight_roll import CombatRoll, shift
-from .sheet import ArtSheet, defense, load, shield_bonus, table_of
+from .. import core
+from ..sheet import ArtSheet, defense, load, shield_bonus, table_of
+from . import perks as fp
+from .roll import CombatRoll, shift
+from .state import difficulty_shift
 
 
 def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSheet] | None:
@@ -76,7 +76,7 @@ def pvp_attack_odds(
     table = table_of(ctx.campaign_settings)
     row = art.effective_row(core.trait_of(sheet, spec, uses), fame_before=spec.fame_before)
     guard = defense_trait(state, f, their)
-    columns = f_.difficulty_shift(f, defense=True)
+    columns = difficulty_shift(f, defense=True)
     chance = sum(
         (
             p * (1 - art.exact_chance(guard, shift(level, columns), table))

@@ -30,7 +30,7 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 
-from .sheet import ArtSheet, defeated, level_word, load, table_of
+from ..sheet import ArtSheet, defeated, level_word, load, table_of
 
 FEATURE_KINDS = ("exit", "rough", "hazard")
 MAX_BANDS = 20

@@ -14,10 +14,10 @@ from app.i18n import _, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
-from . import fight as f_
-from .fight_attacks import FoeAttackParams, resolve_attack, resolve_foe_attack
-from .fight_grapple import attack_on
-from .fight_roll import CombatRoll
+from .attacks import FoeAttackParams, resolve_attack, resolve_foe_attack
+from .grapple import attack_on
+from .roll import CombatRoll
+from .state import copy_state, name_of
 
 
 class GrappleHitParams(CombatRoll):
@@ -27,18 +27,18 @@ class GrappleHitParams(CombatRoll):
 
 def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice, ctx: Context) -> Resolution:
     """The attacker picks among those tied for the lowest Fate; the attack is then rolled on them."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "grapple_tie" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("There is no Fate tie in a grapple to decide."), field="target")
     if params.target not in pending["options"]:
-        names = ", ".join(f_.name_of(state, i) for i in pending["options"])
+        names = ", ".join(name_of(state, i) for i in pending["options"])
         raise ActionError(_("Choose one of: {names}.").format(names=names), field="target")
     state["pending"] = None
     before = msg(
         "{name} chooses {hit} in the grapple",
-        name=f_.name_of(state, ctx.character_id or 0),
-        hit=f_.name_of(state, params.target),
+        name=name_of(state, ctx.character_id or 0),
+        hit=name_of(state, params.target),
     )
     if pending.get("foe_attack") is not None:  # the narrator's foe: its attack on the one chosen
         step = params.model_dump(include=set(FoeAttackParams.model_fields) & set(GrappleHitParams.model_fields))

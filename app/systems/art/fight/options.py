@@ -19,11 +19,24 @@ from app.rules.art.combat import DODGE_DIFFICULTY
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_attacks import defense_pending, fate_list, fate_rolls, weapon_of
-from .fight_roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
-from .sheet import ArtSheet, attr, dump, load
+from .. import wording
+from ..sheet import ArtSheet, attr, dump, load
+from .attacks import defense_pending, weapon_of
+from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    copy_state,
+    difficulty_shift,
+    done,
+    end_turn,
+    fate_list,
+    fate_rolls,
+    fighter,
+    in_band,
+    name_of,
+    on_turn,
+    require_turn,
+    use_action,
+)
 
 # --- the Fumble table ---------------------------------------------------------------------------------------
 
@@ -48,24 +61,24 @@ class FumbleParams(CombatRoll):
 def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice, ctx: Context) -> Resolution:
     """The Fumble table: the fumbler's Agility (an adventurer's fumble), or the Cunning of the player whose
     Awesome Defense made a foe fumble, read on the Cunning column."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "fumble" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No fumble is waiting for this character's roll."), field="move")
-    roller = f_.fighter(state, ctx.character_id)
-    fumbler = f_.fighter(state, pending["fumbler"])
+    roller = fighter(state, ctx.character_id)
+    fumbler = fighter(state, pending["fumbler"])
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     code, label = fumble_roll(pending)
     r = roll(sheet, params, recorder, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
-    friends = [f for f in f_.in_band(state, fumbler["band"], fumbler["side"]) if f["id"] != fumbler["id"]]
+    friends = [f for f in in_band(state, fumbler["band"], fumbler["side"]) if f["id"] != fumbler["id"]]
     effect = art.fumble(r.result, foe=pending["foe"], friend_in_band=bool(friends), prone=fumbler["prone"])
     state["pending"] = None
     notes: list[Summary] = [msg(FUMBLE_TEXT[effect], name=fumbler["name"])]
     if effect in ("penalty_2", "penalty_1"):
         fumbler["penalty"] = {
             "columns": 2 if effect == "penalty_2" else 1,
-            "turns": 2 if f_.on_turn(state) == fumbler["id"] else 1,
+            "turns": 2 if on_turn(state) == fumbler["id"] else 1,
         }
     elif effect in ("no_attack", "no_move", "no_parry_dodge"):
         fumbler["next"] = [*fumbler["next"], effect]
@@ -93,9 +106,9 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
                     )
                 )
             else:
-                notes.append(msg("{name} is struck: the narrator marks the damage", name=f_.name_of(state, struck)))
+                notes.append(msg("{name} is struck: the narrator marks the damage", name=name_of(state, struck)))
     elif effect == "free_attack":
-        target = f_.fighter(state, pending["target"])
+        target = fighter(state, pending["target"])
         if fumbler["side"] == "adventurer" and target["side"] == "foe" and target["band"] == fumbler["band"]:
             foe_sheet = load(ctx.others[target["id"]])
             notes.append(
@@ -115,7 +128,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
             notes.append(msg("{name} may attack {fumbler} at once", name=target["name"], fumbler=fumbler["name"]))
     remember(sheet, ctx, "combat_fumble", r)
     summary = join([msg("{name} rolls on the Fumble table: {roll}", name=roller["name"], roll=r.text), *notes], "; ")
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -182,9 +195,9 @@ class ManeuverParams(CombatRoll):
 def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:
     """A combat option against a foe in the band: the difficulty is read from its levels (the narrator's
     secret, so the log names the maneuver, not the level)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    target = f_.fighter(state, params.target)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    target = fighter(state, params.target)
     if target["side"] != "foe" or target["out"] or target["band"] != me["band"]:
         raise ActionError(_("Choose a foe in your band."), field="target")
     if params.maneuver in IN_GRAPPLE and (me.get("grapple") or {}).get("with") != target["id"]:
@@ -229,13 +242,13 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         item_index=item_index,
         against=msg("{name} ({maneuver})", name=target["name"], maneuver=msg(MANEUVER_WORD[params.maneuver])),
         extra=bonus,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
-    f_.use_action(state)
+    use_action(state)
     text = _maneuver_outcome(state, params, me, target, r.result, r.spec.difficulty, sheet, ctx, ranged=ranged)
     remember(sheet, ctx, "combat_maneuver", r, concealed=True)
     summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text], "; ")
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -350,13 +363,11 @@ class AimParams(StepParams):
 
 def resolve_aim(sheet: dict[str, Any], params: AimParams, dice: Dice, ctx: Context) -> Resolution:
     """Aiming takes the turn's action: +4 on the next attack."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     me["aim"] = art.AIMED_ATTACK
-    f_.use_action(state)
-    return f_.done(
-        state, params, msg("{name} takes aim (+{n} on the next attack)", name=me["name"], n=art.AIMED_ATTACK)
-    )
+    use_action(state)
+    return done(state, params, msg("{name} takes aim (+{n} on the next attack)", name=me["name"], n=art.AIMED_ATTACK))
 
 
 # --- dodging ------------------------------------------------------------------------------------------------
@@ -369,8 +380,8 @@ class DodgeParams(CombatRoll):
 def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, ctx: Context) -> Resolution:
     """An Inferior Agility roll: +1 on Defense per success until your next turn; Catastrophic falls (the turn
     ends, +1 difficulty on Defense); Great or better may move to an adjacent band."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if "no_parry_dodge" in me["now"]:
         raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
@@ -383,11 +394,11 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         label=msg("Agility (dodge)"),
         attribute="AGI",
         difficulty=DODGE_DIFFICULTY,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     result = art.dodge(r.result)
     me["dodge"] = {"bonus": result.defense_bonus, "difficulty": result.defense_difficulty}
-    f_.use_action(state)
+    use_action(state)
     notes: list[Summary] = [
         msg("+{n} on Defense until the next turn", n=result.defense_bonus) if result.defense_bonus else msg("no bonus")
     ]
@@ -407,10 +418,10 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         notes.append(msg("may move to an adjacent band"))
     remember(sheet, ctx, "combat_dodge", r)
     if result.fell:
-        begin_dodge = f_.end_turn(state)
+        begin_dodge = end_turn(state)
         me["dodge"] = {"bonus": 0, "difficulty": 1}
     summary = join([msg("{name} dodges: {roll}", name=me["name"], roll=r.text), *notes, *(begin_dodge or [])], "; ")
-    return f_.done(
+    return done(
         state,
         params,
         summary,

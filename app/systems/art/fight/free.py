@@ -16,13 +16,13 @@ from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from .combat import foe_damage_text, hit_foe
-from .fight_attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
-from .fight_perks import bonus, bonus_in_state, noted
-from .fight_pvp import pvp_attack_odds
-from .fight_roll import CombatRoll, odds_for, outcome, remember, roll
-from .sheet import dump, level_word, load
+from ..combat import foe_damage_text, hit_foe
+from ..sheet import dump, level_word, load
+from .attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
+from .perks import bonus, bonus_in_state, noted
+from .pvp import pvp_attack_odds
+from .roll import CombatRoll, odds_for, outcome, remember, roll
+from .state import copy_state, difficulty_shift, done, fighter, mark_outcome
 
 
 class FreeAttackParams(CombatRoll):
@@ -32,13 +32,13 @@ class FreeAttackParams(CombatRoll):
 def _free_attack_ready(state: dict[str, Any], ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
     if state.get("phase") != "rounds":
         raise ActionError(_("The rounds have not begun."), field="move")
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     grant = me.get("free_attack")
     if not grant:
         raise ActionError(_("{name} has no free attack.").format(name=me["name"]), field="move")
     if state.get("pending"):
         raise ActionError(_("First: {what}.").format(what=state["pending"].get("label", "")), field="move")
-    target = f_.fighter(state, grant["target"])
+    target = fighter(state, grant["target"])
     if target["out"]:
         me.pop("free_attack")
         raise ActionError(_("{name} is out of the fight.").format(name=target["name"]), field="move")
@@ -48,7 +48,7 @@ def _free_attack_ready(state: dict[str, Any], ctx: Context) -> tuple[dict[str, A
 def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, dice: Dice, ctx: Context) -> Resolution:
     """The perk's free attack on the same target (the attacker's, for Riposte and Counterstrike), out of turn
     and without spending the action; it needs the target in reach."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     me, target = _free_attack_ready(state, ctx)
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
@@ -79,12 +79,12 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
             item_index=params.weapon,
             against=msg("{name}'s Defense", name=target["name"]),
             extra=extra,
-            columns=f_.difficulty_shift(me),
+            columns=difficulty_shift(me),
         )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
             others[target["id"]] = dump(foe_sheet)
-            notes += [foe_damage_text(target["name"], hit), f_.mark_outcome(state, target["id"], hit)]
+            notes += [foe_damage_text(target["name"], hit), mark_outcome(state, target["id"], hit)]
         else:
             notes.append(msg("misses"))
     else:
@@ -127,7 +127,7 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         roll=r.text,
         notes=join([n for n in notes if n], "; "),
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -161,7 +161,7 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
             base=stats["attack"],
             what="the foe's Defense",
             extra=extra,
-            columns=f_.difficulty_shift(me) if me else 0,
+            columns=difficulty_shift(me) if me else 0,
         ),
         extra,
     )

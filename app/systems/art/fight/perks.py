@@ -24,10 +24,10 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import core
-from . import fight as f_
-from .fight_roll import StepParams
-from .sheet import ArtSheet
+from .. import core
+from ..sheet import ArtSheet
+from .roll import StepParams
+from .state import acted_this_round, copy_state, done, fighter, name_of, on_turn
 
 BONUS = 2
 FREE_ATTACKS = ("Flurry", "Advanced Flurry", "Riposte", "Advanced Riposte", "Counterstrike")
@@ -40,8 +40,8 @@ NUMBERED = ("Combat Tactics", "Strategic Positioning", "Defensive Maneuver", *FR
 def _next_turn_round(state: Mapping[str, Any], f: Mapping[str, Any]) -> int:
     """The round of this fighter's next turn: this one if it is still to act in it, else the next."""
     rnd = int(state.get("round") or 0)
-    waiting = f["id"] in (state.get("order") or []) and f["id"] != f_.on_turn(state)
-    return rnd if waiting and not f_.acted_this_round(state, f["id"]) else rnd + 1
+    waiting = f["id"] in (state.get("order") or []) and f["id"] != on_turn(state)
+    return rnd if waiting and not acted_this_round(state, f["id"]) else rnd + 1
 
 
 def _live(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -50,7 +50,7 @@ def _live(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any]) 
     if rnd > b["round"]:
         return False
     if b["until"] in ("first_attack", "turn_start") and rnd == b["round"]:
-        started = f["id"] == f_.on_turn(state) or f.get("acted_round") == rnd
+        started = f["id"] == on_turn(state) or f.get("acted_round") == rnd
         if b["until"] == "turn_start":
             return not started
         return f.get("acted_round") != rnd
@@ -65,7 +65,7 @@ def _applies(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any
     if b["until"] == "round":
         return int(state.get("round") or 0) == b["round"]
     if b["until"] == "first_attack":
-        return int(state.get("round") or 0) == b["round"] and f["id"] == f_.on_turn(state)
+        return int(state.get("round") or 0) == b["round"] and f["id"] == on_turn(state)
     return True
 
 
@@ -151,7 +151,7 @@ def _grant(state: dict[str, Any], f: dict[str, Any], name: str, target: int | No
         "{perk}: {name} may make a free attack on {target}",
         perk=msg(name),
         name=f["name"],
-        target=f_.name_of(state, target) if target is not None else "?",
+        target=name_of(state, target) if target is not None else "?",
     )
 
 
@@ -204,7 +204,7 @@ def after_roll(
     state: dict[str, Any], fid: int, sheet: ArtSheet, perks: tuple[str, ...], kicker: int | None, *, target: int | None
 ) -> list[Text]:
     """Hook for an attack, Defense or parry roll: `perks` are those core.roll_trait found for the roll."""
-    f = f_.fighter(state, fid)
+    f = fighter(state, fid)
     f.pop("perk_choice", None)
     return fire(state, f, sheet, perks, kicker, target=target)
 
@@ -218,8 +218,8 @@ class PerkChooseParams(StepParams):
 
 def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, dice: Dice, ctx: Context) -> Resolution:
     """The player picks the one beneficial effect their kicker gives."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
     choice = me.get("perk_choice")
     if not choice:
         raise ActionError(_("No perk is waiting for a choice."), field="perk")
@@ -230,4 +230,4 @@ def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, di
     me.pop("perk_choice")
     text = _grant(state, me, params.perk, choice.get("target"))
     summary = msg("{name} chooses {perk}; {text}", name=me["name"], perk=msg(params.perk), text=text)
-    return f_.done(state, params, summary)
+    return done(state, params, summary)

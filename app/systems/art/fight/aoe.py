@@ -16,17 +16,31 @@ from app.rules.art import Level
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_attacks import fate_list, fate_rolls, take, weapon_of
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
-from .sheet import ArtSheet, attr, dump, load
+from .. import wording
+from ..sheet import ArtSheet, attr, dump, load
+from .attacks import take, weapon_of
+from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    MAX_BANDS,
+    acted_this_round,
+    copy_state,
+    difficulty_shift,
+    done,
+    fate_list,
+    fate_rolls,
+    fighter,
+    in_band,
+    mark_outcome,
+    require_turn,
+    take_out_of_round,
+    use_action,
+)
 
 # --- area of effect ----------------------------------------------------------------------------------------
 
 
 class AoeParams(CombatRoll):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
     weapon: int = Field(default=-1, ge=-1, le=40)  # -1: a grenade thrown with Dexterity
     damage: str = "PS"
     targets: int = Field(default=3, ge=1, le=20)
@@ -47,7 +61,7 @@ def _damage_level(code: str) -> Level:
 
 
 def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
-    if not f_.in_band(state, band):
+    if not in_band(state, band):
         return msg("nobody is in band {band}", band=band)
     state["pending"] = {
         "kind": "aoe",
@@ -69,8 +83,8 @@ def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, 
 def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: Context) -> Resolution:
     """Target a band: the attack (or Dexterity for a grenade) against Good at the weapon's maximum range, one
     column easier per band closer; the AOE Attack table says which band is hit."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if me["side"] != "adventurer":
         raise ActionError(_("A foe's AOE attack is rolled by a player in the band (Fate)."), field="band")
     sheet = load(sheet_data)
@@ -107,10 +121,10 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
         difficulty=art.aoe_difficulty(max_range, distance),
         kind="ranged_attack",
         item_index=None if params.weapon < 0 else params.weapon,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     hit = art.aoe_attack(r.result, max_range=max_range, distance=distance, autofire=params.autofire)
-    f_.use_action(state)
+    use_action(state)
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
@@ -126,7 +140,7 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
     summary = join(
         [msg("{name} targets band {band}: {roll}", name=me["name"], band=params.band, roll=r.text), text], "; "
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
@@ -152,8 +166,8 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
 
 
 class FoeAoeParams(StepParams):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
-    max_range: int = Field(default=3, ge=0, le=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
+    max_range: int = Field(default=3, ge=0, le=MAX_BANDS)
     damage: str = "PS"
     targets: int = Field(default=3, ge=1, le=20)
     autofire: bool = False
@@ -161,18 +175,18 @@ class FoeAoeParams(StepParams):
 
 def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice, ctx: Context) -> Resolution:
     """A foe's AOE attack: a player in the targeted band rolls Fate on the Fate column (ruling 27)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
     if me["side"] != "foe":
         raise ActionError(_("Adventurers roll their own AOE attacks."), field="band")
     distance = abs(params.band - me["band"])
     if params.band >= state["bands"] or distance > params.max_range:
         raise ActionError(wording.beyond_range(params.band, params.max_range), field="band")
-    players = f_.in_band(state, params.band, "adventurer")
+    players = in_band(state, params.band, "adventurer")
     if not players:
         raise ActionError(_("No adventurer is in band {band} to roll Fate.").format(band=params.band), field="band")
     _damage_level(params.damage)
-    f_.use_action(state)
+    use_action(state)
     state["pending"] = {
         "kind": "aoe_fate",
         "roller": players[0]["id"],
@@ -187,7 +201,7 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
         "difficulty": art.aoe_attack(Level.CT, max_range=params.max_range, distance=distance, foe=True).difficulty.name,
         "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0]["name"], foe=me["name"]),
     }
-    return f_.done(
+    return done(
         state,
         params,
         msg(
@@ -204,12 +218,12 @@ class AoeFateParams(CombatRoll):
 
 
 def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Dice, ctx: Context) -> Resolution:
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "aoe_fate" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No foe's blast is waiting for this character's Fate roll."), field="move")
-    me = f_.fighter(state, ctx.character_id)
-    foe = f_.fighter(state, pending["attacker"])
+    me = fighter(state, ctx.character_id)
+    foe = fighter(state, pending["attacker"])
     sheet = load(sheet_data)
     recorder = RecordingDice(dice)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
@@ -221,7 +235,7 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
         label=msg("Fate (a foe's blast)"),
         attribute="FAT",
         difficulty=hit.difficulty,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     hit = art.aoe_attack(
         r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True, autofire=pending["autofire"]
@@ -239,7 +253,7 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
             pending["targets"] + hit.extra_targets,
         )
     remember(sheet, ctx, "combat_aoe_fate", r)
-    return f_.done(
+    return done(
         state,
         params,
         join(
@@ -265,17 +279,17 @@ class ProneParams(StepParams):
 
 def resolve_prone(sheet: dict[str, Any], params: ProneParams, dice: Dice, ctx: Context) -> Resolution:
     """Fall prone before the Fate rolls: one column less damage, and it is this round's action."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
-    me = f_.fighter(state, ctx.character_id)
+    me = fighter(state, ctx.character_id)
     if pending.get("kind") != "aoe" or me["band"] != pending["band"] or me["out"]:
         raise ActionError(_("No blast is coming into this character's band."), field="move")
-    if f_.acted_this_round(state, me["id"]) or me["id"] in pending["prone"]:
+    if acted_this_round(state, me["id"]) or me["id"] in pending["prone"]:
         raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me["name"]), field="move")
     pending["prone"].append(me["id"])
     me["prone"] = True
-    f_.take_out_of_round(state, me["id"])
-    return f_.done(state, params, msg("{name} falls prone (this round's action)", name=me["name"]))
+    take_out_of_round(state, me["id"])
+    return done(state, params, msg("{name} falls prone (this round's action)", name=me["name"]))
 
 
 class AoeHitParams(StepParams):
@@ -285,12 +299,12 @@ class AoeHitParams(StepParams):
 def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx: Context) -> Resolution:
     """Everyone in the band rolls Fate (foes use their rating); the lowest are hit, the attacker's order
     deciding ties; the AOE damage is marked, one column less for those who fell prone."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     pending = state.get("pending") or {}
     if pending.get("kind") != "aoe" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("No blast is waiting to land."), field="move")
     recorder = RecordingDice(dice)
-    people = f_.in_band(state, pending["band"])
+    people = in_band(state, pending["band"])
     fates = fate_rolls(ctx, people, recorder, own=sheet)
     struck = art.lowest_fate(fates, pending["count"])
     state["pending"] = None
@@ -299,7 +313,7 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
     notes: list[Summary] = [msg("Fate {rolls}", rolls=fate_list(state, fates))]
     for n in struck:
         fid = int(n)
-        victim = f_.fighter(state, fid)
+        victim = fighter(state, fid)
         level = art.aoe_damage(Level[pending["damage"]], extra=pending["extra"], prone=fid in pending["prone"])
         victim_sheet = _sheet_of(ctx, sheet, fid)
         if victim_sheet.kind == "foe":
@@ -313,7 +327,7 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
                 if record.staggered
                 else msg("{name} is hit", name=victim["name"])
             )
-            more = f_.mark_outcome(state, fid, done_)
+            more = mark_outcome(state, fid, done_)
         else:
             notes.append(take(state, victim, victim_sheet, level))
             more = ""
@@ -324,7 +338,7 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
         else:
             others[fid] = dump(victim_sheet)
     summary = msg("The blast lands in band {band}: {notes}", band=pending["band"], notes=join(notes, "; "))
-    return f_.done(
+    return done(
         state,
         params,
         summary,

@@ -18,11 +18,11 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from .creation import starting_weapon
-from .fight_attacks import AttackParams, attack_odds, in_range, weapon_of
-from .fight_roll import StepParams
-from .sheet import check_slots, dump, load
+from ..creation import starting_weapon
+from ..sheet import check_slots, dump, load
+from .attacks import AttackParams, attack_odds, in_range, weapon_of
+from .roll import StepParams
+from .state import copy_state, done, require_turn
 
 
 class ArmParams(StepParams):
@@ -32,8 +32,8 @@ class ArmParams(StepParams):
 def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: Context) -> Resolution:
     """Starting gear the sheet lacks: only while it holds no weapon at all (any weapon it has is drawn, not
     replaced), on the character's own turn; it costs no action and no roll."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     if me["side"] != "adventurer":
         raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
     sheet = load(sheet_data)
@@ -53,9 +53,7 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
         weapon=msg(params.weapon_class),
         cost=msg(item.cost or ""),
     )
-    return f_.done(
-        state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet)
-    )
+    return done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet))
 
 
 def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
