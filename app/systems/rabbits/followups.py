@@ -186,7 +186,7 @@ def _with_dice(resolution: Resolution, recorder: RecordingDice) -> Resolution:
 
 def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str = "entry_seq") -> Text:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll). Changes `last` (a roll's
-    memory, play.record) and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    memory, play.record) and the sheet; also used after a conflict roll (conflict/fate.py)."""
     if last["fate_used"]:
         raise ActionError(_("Fate has already been spent on this roll."), field=field)
     if sheet.fate < 1:
@@ -242,7 +242,7 @@ def wise_reroll(
     sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str, wise_name: str, field: str = "entry_seq"
 ) -> Text:
     """Deeper understanding or Of course!: the pool pays 1 point, an unused wise backs it, once per roll. Changes
-    `last` and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    `last` and the sheet; also used after a conflict roll (conflict/fate.py)."""
     how = WISE_REROLLS[kind]
     name, flag, pool = how["name"], how["flag"], how["pool"]
     if last[flag]:

@@ -1,7 +1,7 @@
 """After a conflict roll: Fate (rabbits.en.md, "Rewards"; RULINGS.md, "Rabbits": every 6 is rolled again as a new
 die, new 6s keep rerolling, once per roll) and the wise rerolls (Deeper understanding, Of course!), through the
 ordinary tests' follow-ups (followups.py). A roll that can still be followed up waits for its player's choice;
-then the exchange is settled (conflict_volley.settle_if_ready). The disposition roll: Fate only.
+then the exchange is settled (volley.settle_if_ready). The disposition roll: Fate only.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
 from app.systems.rabbits import counts
-from app.systems.rabbits.conflict import say, step_state, team_of
-from app.systems.rabbits.conflict_disposition import disposition_line, settle_disposition
-from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.disposition import disposition_line, settle_disposition
+from app.systems.rabbits.conflict.state import say, step_state, team_of
+from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -33,7 +33,7 @@ class FateParams(BaseModel):
 
 
 def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
-    """A conflict roll waits for its roller while it can still be followed up (conflict_volley.resolve_roll):
+    """A conflict roll waits for its roller while it can still be followed up (volley.resolve_roll):
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)

@@ -18,9 +18,9 @@ from app.i18n import _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.conflict import say, step_state, team_of
-from app.systems.rabbits.conflict_result import opponent, settle
-from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.result import opponent, settle
+from app.systems.rabbits.conflict.state import say, step_state, team_of
+from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import spend_fate
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, plan_pool

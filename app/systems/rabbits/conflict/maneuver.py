@@ -1,5 +1,5 @@
 """Spending a maneuver's margin (rabbits.en.md, "Maneuver"): Impede, Gain position, Disarm — several if
-affordable, none twice; then the volley goes on (conflict_volley.advance).
+affordable, none twice; then the volley goes on (volley.advance).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
-from app.systems.rabbits.conflict import EFFECT_WORDS, other_team, say, sheets_of, step_state
-from app.systems.rabbits.conflict_volley import advance
+from app.systems.rabbits.conflict.state import EFFECT_WORDS, other_team, say, sheets_of, step_state
+from app.systems.rabbits.conflict.volley import advance
 
 
 class ManeuverParams(BaseModel):

@@ -8,8 +8,8 @@ The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   commitments, lock_seq, impede, position, disarmed}, fronts (the pairs of opposing teams that meet; absent in
   older states: A–B), current (the revealed exchange of the first front; the others' in current.more),
   pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is
-  decided in conflict_script.view (RuleSystem.encounter_view).
-Scripting and the reveal are in conflict_script.py, the exchanges and the end in conflict_volley.py.
+  decided in script.view (RuleSystem.encounter_view).
+Scripting and the reveal are in script.py, the exchanges and the end in volley.py.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def percent(chance: Fraction | float) -> float:
     return round(float(chance) * 100, 1)
 
 
-# --- commitments and the reveal (conflict_script.py) ---------------------------------------------------------
+# --- commitments and the reveal (script.py) ---------------------------------------------------------
 
 
 def commitment_key(encounter_id: int, volley: int, index: int, team: str) -> str:

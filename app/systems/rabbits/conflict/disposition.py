@@ -1,6 +1,6 @@
 """A team's disposition (rabbits.en.md, "Conflicts", steps 4–5; RULINGS.md, "Rabbits", ruling 7): the captain's
 roll (Fate may follow it), the spread among the members for display (automatic, or by hand), and how the spread
-follows the disposition as it changes. Set-up and the preview on the captain's button are in conflict.py.
+follows the disposition as it changes. Set-up and the preview on the captain's button are in state.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from app.rules import rabbits
 from app.rules.dice import Dice
 from app.rules.rabbits.tables import FATE_FACE
 from app.systems.base import ActionError, Context, RecordingDice, Resolution
-from app.systems.rabbits.conflict import (
+from app.systems.rabbits.conflict.state import (
     disposition_bases,
     disposition_plan,
     disposition_skills,
@@ -125,7 +125,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     spend(sheet, plan, ctx.session_number)
     t = state["teams"][team]
     # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the disposition waits for
-    # the captain's choice (conflict_fate.py) before it is final.
+    # the captain's choice (fate.py) before it is final.
     waiting = FATE_FACE in rolled.faces and sheet.fate >= 1
     t.update(
         base=base,

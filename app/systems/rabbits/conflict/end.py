@@ -15,7 +15,7 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
-from app.systems.rabbits.conflict import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
+from app.systems.rabbits.conflict.state import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
 from app.systems.rabbits.sheet import condition_word, dump, load
 
 

@@ -21,7 +21,7 @@ from app.i18n import N_, _, join, msg, render
 from app.rules import commitment, rabbits
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
-from app.systems.rabbits.conflict import (
+from app.systems.rabbits.conflict.state import (
     SIDES,
     commitment_key,
     committed_value,
@@ -38,8 +38,8 @@ from app.systems.rabbits.conflict import (
     team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_volley import open_exchange
-from app.systems.rabbits.conflict_weapons import has_halberd, weapon_table
+from app.systems.rabbits.conflict.volley import open_exchange
+from app.systems.rabbits.conflict.weapons import has_halberd, weapon_table
 
 ACTION_COUNT = 3
 
