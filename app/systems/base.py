@@ -26,7 +26,8 @@ class ActionError(ValueError):
 
 
 class RecordingDice:
-    """Wraps the dice so the log can show every face in the order it was rolled."""
+    """Wraps the dice so the log can show every face in the order it was rolled. The rules service wraps the dice
+    it hands to `resolve` and logs this record: a system never reports its own dice."""
 
     def __init__(self, dice: Dice) -> None:
         self._dice = dice
@@ -41,7 +42,6 @@ class RecordingDice:
 @dataclass(frozen=True)
 class Resolution:
     request: dict[str, Any]
-    dice: list[dict[str, int]]
     outcome: dict[str, Any]
     # The log line: `msg(...)` from app.i18n (stored language-neutral, read in each viewer's language), or a
     # plain str (shown as it is, in every language).

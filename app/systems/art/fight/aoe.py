@@ -14,7 +14,7 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import ArtSheet, attr, dump, load
@@ -109,11 +109,10 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
     if params.band >= state["bands"] or distance > max_range:
         raise ActionError(wording.beyond_range(params.band, max_range), field="band")
     damage = _damage_level(params.damage)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=label,
         base=base,
@@ -144,7 +143,6 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "band": hit.band},
         sheet=dump(sheet),
     )
@@ -225,12 +223,11 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
     me = fighter(state, ctx.character_id)
     foe = fighter(state, pending["attacker"])
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Fate (a foe's blast)"),
         attribute="FAT",
@@ -263,7 +260,6 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
             ],
             "; ",
         ),
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "band": hit.band},
         sheet=dump(sheet),
     )
@@ -303,9 +299,8 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
     pending = state.get("pending") or {}
     if pending.get("kind") != "aoe" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("No blast is waiting to land."), field="move")
-    recorder = RecordingDice(dice)
     people = in_band(state, pending["band"])
-    fates = fate_rolls(ctx, people, recorder, own=sheet)
+    fates = fate_rolls(ctx, people, dice, own=sheet)
     struck = art.lowest_fate(fates, pending["count"])
     state["pending"] = None
     others: dict[int, dict[str, Any]] = {}
@@ -342,7 +337,6 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={"hit": [int(n) for n in struck]},
         sheet=mine,
         others=others,

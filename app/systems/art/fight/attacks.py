@@ -17,7 +17,7 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..combat import damage_text, foe_damage_text, hit_foe, mark_damage
@@ -148,7 +148,6 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         bonus += art.GRAPPLE_ATTACK + me["grapple"].get("bonus", 0)
     bonus += fp.bonus(state, me, "attack", use=True)[0]
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    recorder = RecordingDice(dice)
     foe = target["side"] == "foe"
     label = msg("Attack with {name}", name=stats["name"])
     others: dict[int, dict[str, Any]] = {}
@@ -158,7 +157,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -181,7 +180,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -212,7 +211,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         notes.append(msg("fumble: roll Agility on the Fumble table"))
     elif fumbled == "stray":
         near = [f for f in in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
-        fates = fate_rolls(ctx, near, recorder, own=sheet_data)
+        fates = fate_rolls(ctx, near, dice, own=sheet_data)
         if fates:
             hit_id = int(art.lowest_fate(fates)[0])
             notes.append(msg("stray shot: Fate {rolls}", rolls=fate_list(state, fates)))
@@ -257,7 +256,6 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=foe), "fumble": fumbled},
         sheet=dump(sheet),
         others=others,
@@ -402,13 +400,12 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     if params.use_shield and not shield_bonus(sheet):
         raise ActionError(_("No shield ready or at hand."), field="use_shield")
     base = defense_trait(state, me, sheet, modifier=pending.get("modifier", 0), shield=params.use_shield, use=True)
-    recorder = RecordingDice(dice)
     foe = bool(pending["foe"])
     attacker = fighter(state, pending["attacker"])
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Defense"),
         base=base,
@@ -456,7 +453,6 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=foe), "damage": damage.name if damage else None},
         sheet=dump(sheet),
     )
@@ -531,11 +527,10 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     sheet = load(sheet_data)
     damage = Level[pending["damage"]]
     item = sheet.gear[params.item]
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Parry with {name}", name=item.name),
         attribute="DEX",
@@ -567,7 +562,6 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "parried": result.parried, "lost": result.lost},
         sheet=dump(sheet),
     )

@@ -14,7 +14,7 @@ from pydantic import Field
 from app.i18n import N_, _, join, msg
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from ..combat import foe_damage_text, hit_foe
 from ..sheet import dump, level_word, load
@@ -59,7 +59,6 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     grant = me.pop("free_attack")
     extra, _perks = bonus(state, me, "attack", use=True)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    recorder = RecordingDice(dice)
     others: dict[int, dict[str, Any]] = {}
     notes: list[Any] = []
     foe = target["side"] == "foe"
@@ -69,7 +68,7 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -91,7 +90,7 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -131,7 +130,6 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome=outcome(r, concealed=foe),
         sheet=dump(sheet),
         others=others,

@@ -15,7 +15,7 @@ from typing import Any
 from app.i18n import _, msg
 from app.rules import art
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
 from .roll import StepParams
 from .state import copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
@@ -61,7 +61,6 @@ def attack_on(
     state: dict[str, Any],
     hit: int,
     before: Any,
-    rolled: list[dict[str, int]],
     *,
     attack: Callable[..., Resolution],
 ) -> Resolution:
@@ -80,7 +79,6 @@ def attack_on(
     return replace(
         res,
         summary=summary,
-        dice=[*rolled, *res.dice],
         request=params.model_dump(exclude={"shown_difficulty", "origin"}),
         encounter={**dict(res.encounter or {}), "state": new_state},
     )
@@ -101,8 +99,7 @@ def attack_into(
     """Called by resolve_attack when the target is in a grapple the attacker is not in: Fate for everyone in
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
     group = members(state, target["id"])
-    recorder = RecordingDice(dice)
-    fates = fate_rolls(ctx, [fighter(state, i) for i in group], recorder)
+    fates = fate_rolls(ctx, [fighter(state, i) for i in group], dice)
     if not fates:
         raise ActionError(_("Nobody in that grapple can be hit."), field="target")
     low = min(art.Level(lv) for _n, lv in fates)
@@ -128,14 +125,13 @@ def attack_into(
             state,
             params,
             summary,
-            dice=recorder.rolled,
             outcome={
                 "fates": [[n, lv.name] for n, lv in fates if fighter(state, int(n))["side"] == "adventurer"],
                 "tied": tied,
             },
         )
     before = msg("{fate} → {hit} is hit", fate=fate, hit=name_of(state, hit))
-    return attack_on(sheet_data, params, dice, ctx, state, hit, before, recorder.rolled, attack=attack)
+    return attack_on(sheet_data, params, dice, ctx, state, hit, before, attack=attack)
 
 
 # --- joining a grapple -----------------------------------------------------------------------------------------------

@@ -43,5 +43,5 @@ def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, di
     if pending.get("foe_attack") is not None:  # the narrator's foe: its attack on the one chosen
         step = params.model_dump(include=set(FoeAttackParams.model_fields) & set(GrappleHitParams.model_fields))
         on = FoeAttackParams.model_validate({**step, **pending["foe_attack"], "target": params.target})
-        return attack_on(sheet_data, on, dice, ctx, state, params.target, before, [], attack=resolve_foe_attack)
-    return attack_on(sheet_data, params, dice, ctx, state, params.target, before, [], attack=resolve_attack)
+        return attack_on(sheet_data, on, dice, ctx, state, params.target, before, attack=resolve_foe_attack)
+    return attack_on(sheet_data, params, dice, ctx, state, params.target, before, attack=resolve_attack)

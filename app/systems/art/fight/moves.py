@@ -16,7 +16,7 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules import art
 from app.rules.art import Level
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import dump, load
@@ -113,11 +113,10 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
     if "no_move" in me["now"]:
         raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (movement)"),
         attribute="AGI",
@@ -139,7 +138,6 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
         state,
         params,
         join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
         sheet=dump(sheet),
     )
@@ -244,11 +242,10 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     levels = {f["id"]: load(ctx.others[f["id"]]).levels.get("ALE", "CT") for f in living(state, "foe")}
     difficulty = sneak_difficulty(state, me, levels)
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (sneaking)"),
         attribute="AGI",
@@ -273,7 +270,6 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
         state,
         params,
         join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=True), "spotted": result.spotted},
         sheet=dump(sheet),
     )
@@ -389,11 +385,10 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
     foe = fighter(state, pending["foe"])
     agility = Level[load(ctx.others[foe["id"]]).levels.get("AGI", "CT")]
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (stopping a foe)"),
         attribute="AGI",
@@ -408,7 +403,6 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
         state,
         params,
         msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
-        dice=recorder.rolled,
         outcome=outcome(r, concealed=True),
         sheet=dump(sheet),
     )

@@ -17,7 +17,7 @@ from app.rules import art
 from app.rules.art import Level
 from app.rules.art.combat import DODGE_DIFFICULTY
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import ArtSheet, attr, dump, load
@@ -68,9 +68,8 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     roller = fighter(state, ctx.character_id)
     fumbler = fighter(state, pending["fumbler"])
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     code, label = fumble_roll(pending)
-    r = roll(sheet, params, recorder, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
+    r = roll(sheet, params, dice, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
     friends = [f for f in in_band(state, fumbler["band"], fumbler["side"]) if f["id"] != fumbler["id"]]
     effect = art.fumble(r.result, foe=pending["foe"], friend_in_band=bool(friends), prone=fumbler["prone"])
     state["pending"] = None
@@ -88,7 +87,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         if 0 <= pending["weapon"] < len(sheet.gear):
             sheet.gear[pending["weapon"]].slot = "stowed"
     elif effect == "hit_friend":
-        fates = fate_rolls(ctx, friends, recorder, own=sheet_data)
+        fates = fate_rolls(ctx, friends, dice, own=sheet_data)
         if fates:
             struck = int(art.lowest_fate(fates)[0])
             notes.append(msg("Fate {rolls}", rolls=fate_list(state, fates)))
@@ -132,7 +131,6 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "effect": effect},
         sheet=dump(sheet),
     )
@@ -229,11 +227,10 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     except art.ArtRuleError as exc:
         raise ActionError(_("That option does not go with this maneuver."), field="maneuver") from exc
     bonus = maneuver_bonus(me, params.maneuver)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg(label),
         base=base,
@@ -252,7 +249,6 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=True), "maneuver": params.maneuver},
         sheet=dump(sheet),
     )
@@ -385,11 +381,10 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
     if "no_parry_dodge" in me["now"]:
         raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (dodge)"),
         attribute="AGI",
@@ -425,7 +420,6 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "defense_bonus": result.defense_bonus},
         sheet=dump(sheet),
     )

@@ -13,7 +13,7 @@ from app.rules import art
 from app.rules.art import Level
 from app.rules.art.maneuvers import PROTECT_AT
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from ..sheet import dump, load
 from .roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
@@ -62,12 +62,11 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
     pending = state["pending"]
     friend = fighter(state, pending["defender"])
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     columns = difficulty_shift(me)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (protect)"),
         attribute="AGI",
@@ -97,7 +96,6 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "protected": covered},
         sheet=dump(sheet),
     )
@@ -130,11 +128,10 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     if state.get("pending"):
         raise ActionError(_("First: {what}.").format(what=render(state["pending"].get("label", ""))), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Cunning (playing dead)"),
         attribute="CUN",
@@ -152,9 +149,7 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     me["ruse"] = {"fooled": fooled, "seen": seen}
     remember(sheet, ctx, "combat_play_dead", r)
     summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me["name"], roll=r.text)
-    return done(
-        state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet)
-    )
+    return done(state, params, summary, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet))
 
 
 def play_dead_odds(sheet_data: dict[str, Any], params: PlayDeadParams, ctx: Context) -> Odds:

@@ -123,7 +123,6 @@ def done(
     params: BaseModel,
     summary: Summary,
     *,
-    dice: list[dict[str, int]] | None = None,
     outcome: dict[str, Any] | None = None,
     sheet: dict[str, Any] | None = None,
     others: Mapping[int, dict[str, Any]] | None = None,
@@ -133,7 +132,6 @@ def done(
     request = params.model_dump(exclude={"shown_difficulty", "origin"})
     return Resolution(
         request=request,
-        dice=dice or [],
         outcome={**(outcome or {}), "round": state.get("round")},
         summary=summary,
         sheet=sheet,
@@ -287,7 +285,6 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"bands": params.bands},
         summary=summary,
         encounter={"kind": "combat", "title": title[:120], "participants": participants, "state": state, "over": False},

@@ -18,7 +18,7 @@ from app.rules import art
 from app.rules.art import Level
 from app.rules.art.rounds import FREE_ACTION_DIFFICULTY
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import check_slots, dump, fame_left, level_word, load
@@ -133,11 +133,10 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
     if me["initiative"]:
         raise ActionError(_("{name} has rolled initiative already.").format(name=me["name"]), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Alertness (initiative)"),
         attribute="ALE",
@@ -151,9 +150,9 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
     if waiting:
         parts.append(msg("waiting for {names}", names=", ".join(waiting)))
     else:
-        parts += settle_initiative(state, recorder)
+        parts += settle_initiative(state, dice)
     summary = join(parts, "; ")
-    return done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False), sheet=dump(sheet))
+    return done(state, params, summary, outcome=outcome(r, concealed=False), sheet=dump(sheet))
 
 
 def initiative_odds(sheet_data: dict[str, Any], params: InitiativeParams, ctx: Context) -> Odds:
@@ -263,11 +262,10 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         trial[params.item].slot = "ready"
         check_slots(trial)
         label = msg("Draw {name} as a free action", name=sheet.gear[params.item].name)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=label,
         attribute=code,
@@ -291,7 +289,6 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "done": attempt.done, "turn_ends": attempt.turn_ends},
         sheet=dump(sheet),
     )
@@ -356,7 +353,6 @@ def resolve_initiative_setting(
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={},
         summary=text,
         settings={**ctx.campaign_settings, "simplified_initiative": params.simplified},

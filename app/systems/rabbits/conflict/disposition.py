@@ -14,7 +14,7 @@ from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules import rabbits
 from app.rules.dice import Dice
 from app.rules.rabbits.tables import FATE_FACE
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits.conflict.state import (
     disposition_bases,
     disposition_plan,
@@ -110,10 +110,9 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         ctx.campaign_settings,
     )
     members = state["teams"][team]["members"]
-    recorder = RecordingDice(dice)
     try:
         rolled = rabbits.disposition(
-            recorder,
+            dice,
             state["conflict"],
             base=base,
             base_rating=sheet.abilities[base].rating,
@@ -150,7 +149,6 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         line = join([line, *settle_disposition(state, team, rolled.total)], "; ")
     return Resolution(
         request={"version": params.version, "skill": skill, "base": base},
-        dice=recorder.rolled,
         summary=line,
         sheet=dump(sheet),
         outcome={
@@ -259,7 +257,6 @@ def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice,
     )
     return Resolution(
         request={"version": params.version, "spread": shares},
-        dice=[],
         summary=line,
         outcome={"team": team, "spread": shares},
         encounter={"state": state, "over": False},

@@ -176,7 +176,6 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
     )
     return Resolution(
         request={"version": params.version, "words": words, "level": level, "conditions": list(params.conditions)},
-        dice=[],
         summary=line,
         others=others,
         outcome={
@@ -227,7 +226,6 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     )
     return Resolution(
         request={"version": params.version, "reason": reason},
-        dice=[],
         summary=line,
         outcome={"called_off": True, "reason": reason, "openings": found},
         encounter={"state": state, "over": True},

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from app.i18n import _, join, msg
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits.conflict.disposition import disposition_line, settle_disposition
 from app.systems.rabbits.conflict.state import say, step_state, team_of
@@ -55,17 +55,16 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     assert team is not None
     sheet = load(sheet_data)
     name = state["teams"][team]["name"]
-    recorder = RecordingDice(dice)
     before = list(roll["faces"])
     last = roll["last"]
     kind = params.wise_reroll.strip().lower()
     if kind:
         if kind not in WISE_REROLLS:
             raise ActionError(_("Choose Deeper understanding or Of course!."), field="wise_reroll")
-        change = wise_reroll(sheet, last, recorder, kind, params.wise, field="wise_reroll")
+        change = wise_reroll(sheet, last, dice, kind, params.wise, field="wise_reroll")
     elif params.spend:
         old = len(last["faces"])
-        spend_fate(sheet, last, recorder, field="spend")
+        spend_fate(sheet, last, dice, field="spend")
     if kind or params.spend:
         roll["faces"] = list(last["faces"])
         roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
@@ -87,7 +86,6 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(
         request={"version": params.version, "spend": params.spend, "wise_reroll": kind, "wise": params.wise.strip()},
-        dice=recorder.rolled,
         summary=join([line, *notes], "; ") if notes else line,
         sheet=sheets[ctx.character_id],
         others=others,
@@ -114,12 +112,11 @@ def _disposition_fate(
     if team is None or t is None or roll is None or not roll.get("fate") or t["captain"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     before = list(roll["faces"])
     if params.spend:
         if sheet.fate < 1:
             raise ActionError(_("This rabbit has no Fate left."), field="spend")
-        roll["faces"] = list(rabbits.fate_reroll(recorder, roll["faces"]))
+        roll["faces"] = list(rabbits.fate_reroll(dice, roll["faces"]))
         sheet.fate -= 1
         sheet.fate_spent += 1
     rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"], roll["penalties"])
@@ -131,7 +128,6 @@ def _disposition_fate(
         line = join([line, *paired], "; ")
     return Resolution(
         request={"version": params.version, "spend": params.spend},
-        dice=recorder.rolled,
         summary=line,
         sheet=dump(sheet),
         outcome={

@@ -64,7 +64,6 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         line = join([line, *paired], "; ")
     return Resolution(
         request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
-        dice=[],
         summary=line,
         outcome={"team": pending["team"], "effects": list(bought), "openings": openings},
         encounter={"state": state, "over": False},

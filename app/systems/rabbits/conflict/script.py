@@ -150,7 +150,6 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
     return Resolution(
         request={"version": params.version, "lock": params.lock},
-        dice=[],
         summary=line,
         outcome=outcome,
         encounter={"state": state, "over": False},
@@ -188,7 +187,6 @@ def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx
     paired = pair_free_teams(state)
     return Resolution(
         request={"version": params.version, "team": team, "opponent": faces},
-        dice=[],
         summary=join([line, *paired], "; "),
         outcome={"fronts": state["fronts"]},
         encounter={"state": state, "over": False},

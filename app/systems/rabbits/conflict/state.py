@@ -406,7 +406,6 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     ]
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         summary=msg("set up a conflict: {line}", line=line),
         outcome={
             "conflict": conflict,
@@ -518,7 +517,6 @@ def resolve_conflict_settings(sheet: dict[str, Any], params: ConflictSettings, d
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"weapons": params.weapons},
         summary=words,
         settings={**dict(ctx.campaign_settings), "weapons": params.weapons},

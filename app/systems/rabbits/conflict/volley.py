@@ -14,7 +14,7 @@ from pydantic import Field
 from app.i18n import N_, Summary, _, join, msg, render
 from app.rules import rabbits
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits.conflict.end import finish, open_rest
 from app.systems.rabbits.conflict.result import opponent, settle
@@ -281,8 +281,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     )
     weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"], side.get("mode", ""))
     pool, lines = _pool_lines(plan, side, weapon)
-    recorder = RecordingDice(dice)
-    faces = rabbits.roll_pool(recorder, pool)
+    faces = rabbits.roll_pool(dice, pool)
     spend(sheet, plan, ctx.session_number)
     hits = rabbits.successes(faces) + weapon[1]
     last = record(sheet, plan, ctx, faces, side["ob"], kind="conflict")
@@ -303,7 +302,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         "open": follow,
         "last": last,
     }
-    aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
+    aid = _aid_opponent(state, ex, team, plan.trait or "", dice) if plan.trait_use == "aids_opponent" else None
     rolled = counts.rolled(
         team=t["name"],
         action=action_word(side["action"]),
@@ -327,7 +326,6 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
             "persona": params.persona,
             "weapon": weapon[2],
         },
-        dice=recorder.rolled,
         summary=line,
         sheet=sheets[ctx.character_id],
         others=others,
