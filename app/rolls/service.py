@@ -321,7 +321,7 @@ def _context(
             "id": encounter.id,
             "kind": encounter.kind,
             "title": encounter.title,
-            "state": dict(encounter.state),
+            "state": get_system(system_id).typed_state(encounter.kind, encounter.state),
             "participants": list(encounter.participants),
             "version": encounter.version,
         },

@@ -227,6 +227,10 @@ class RuleSystem:
     # The sheet's fields in words (English, marked N_), by key: the narrator's "Adjust sheet" form shows them
     # translated, and validation errors name a field by them (app.errors.validation_message).
     labels: Mapping[str, str] = field(default_factory=dict)
+    # The typed state of each kind of encounter this system runs (kind → pydantic model, e.g. ART's "combat"): the
+    # rules service validates the stored JSON into it before a step (ctx.encounter["state"]) and stores the model
+    # the step returns as JSON again (`stored_state`), in the same shape. A kind not named here stays a dict.
+    encounter_states: Mapping[str, type[BaseModel]] = field(default_factory=dict)
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
@@ -235,3 +239,16 @@ class RuleSystem:
         if self.create is not None:
             return self.create(fields)
         return self.sheet.model_validate(dict(fields)).model_dump(mode="json")
+
+    def typed_state(self, kind: str, state: Mapping[str, Any]) -> Any:
+        """An encounter's stored state as its kind's model (encounter_states), or a copy of the dict."""
+        model = self.encounter_states.get(kind)
+        return model.model_validate(dict(state)) if model is not None else dict(state)
+
+
+def stored_state(state: Any) -> dict[str, Any]:
+    """A step's encounter state as JSON to store: a model is dumped with only the keys it had or was given (a key an
+    older state lacks stays missing), so the stored JSON keeps its shape."""
+    if isinstance(state, BaseModel):
+        return state.model_dump(mode="json", exclude_unset=True)
+    return dict(state)

@@ -206,9 +206,10 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     # the Goblin gets another action by the narrator's placing? No: a new foe attack needs its turn. Check the
     # bonus in the state and on the Defense odds while it runs, then its end at Maren's turn.
     from app.systems.art.fight import perks as fp
+    from app.systems.art.fight.models import CombatState
 
-    state = fight.state()
-    me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
+    state = CombatState.model_validate(fight.state())
+    me = next(f for f in state.fighters if f.id == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 2
     enc = fight.encounter()
     params = fa.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
@@ -216,8 +217,8 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
         "row"
     ] == defense_row(fight, fight.play.hero, 2)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)  # round 2: Maren's turn starts
-    state = fight.state()
-    me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
+    state = CombatState.model_validate(fight.state())
+    me = next(f for f in state.fighters if f.id == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 0
 
 

@@ -19,6 +19,7 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 from .. import wording
 from ..sheet import ArtSheet, attr, dump, load
 from .attacks import take, weapon_of
+from .models import CombatState
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .state import (
     MAX_BANDS,
@@ -48,9 +49,9 @@ class AoeParams(CombatRoll):
     origin: int | None = None  # for the odds only: the attacker's band, as the page shows it
 
 
-def _landing(state: dict[str, Any], origin: int, aimed: int, offset: int) -> int:
+def _landing(state: CombatState, origin: int, aimed: int, offset: int) -> int:
     direction = 1 if aimed >= origin else -1
-    return min(max(origin + direction * offset, 0), state["bands"] - 1)
+    return min(max(origin + direction * offset, 0), state.bands - 1)
 
 
 def _damage_level(code: str) -> Level:
@@ -60,10 +61,10 @@ def _damage_level(code: str) -> Level:
         raise ActionError(_("Choose the weapon's AOE damage (a level)."), field="damage") from exc
 
 
-def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
+def aoe_pending(state: CombatState, attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
     if not in_band(state, band):
         return msg("nobody is in band {band}", band=band)
-    state["pending"] = {
+    state.pending = {
         "kind": "aoe",
         "attacker": attacker,
         "band": band,
@@ -85,7 +86,7 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
     column easier per band closer; the AOE Attack table says which band is hit."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if me["side"] != "adventurer":
+    if me.side != "adventurer":
         raise ActionError(_("A foe's AOE attack is rolled by a player in the band (Fate)."), field="band")
     sheet = load(sheet_data)
     if params.weapon < 0:
@@ -105,8 +106,8 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
             stats["attribute"],
             stats["range"],
         )
-    distance = abs(params.band - me["band"])
-    if params.band >= state["bands"] or distance > max_range:
+    distance = abs(params.band - me.band)
+    if params.band >= state.bands or distance > max_range:
         raise ActionError(wording.beyond_range(params.band, max_range), field="band")
     damage = _damage_level(params.damage)
     r = roll(
@@ -129,16 +130,14 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
     else:
         text = aoe_pending(
             state,
-            me["id"],
-            _landing(state, me["band"], params.band, hit.band),
+            me.id,
+            _landing(state, me.band, params.band, hit.band),
             damage,
             hit.extra_damage,
             params.targets + hit.extra_targets,
         )
     remember(sheet, ctx, "combat_aoe", r)
-    summary = join(
-        [msg("{name} targets band {band}: {roll}", name=me["name"], band=params.band, roll=r.text), text], "; "
-    )
+    summary = join([msg("{name} targets band {band}: {roll}", name=me.name, band=params.band, roll=r.text), text], "; ")
     return done(
         state,
         params,
@@ -175,20 +174,20 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
     """A foe's AOE attack: a player in the targeted band rolls Fate on the Fate column (ruling 27)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if me["side"] != "foe":
+    if me.side != "foe":
         raise ActionError(_("Adventurers roll their own AOE attacks."), field="band")
-    distance = abs(params.band - me["band"])
-    if params.band >= state["bands"] or distance > params.max_range:
+    distance = abs(params.band - me.band)
+    if params.band >= state.bands or distance > params.max_range:
         raise ActionError(wording.beyond_range(params.band, params.max_range), field="band")
     players = in_band(state, params.band, "adventurer")
     if not players:
         raise ActionError(_("No adventurer is in band {band} to roll Fate.").format(band=params.band), field="band")
     _damage_level(params.damage)
     use_action(state)
-    state["pending"] = {
+    state.pending = {
         "kind": "aoe_fate",
-        "roller": players[0]["id"],
-        "attacker": me["id"],
+        "roller": players[0].id,
+        "attacker": me.id,
         "band": params.band,
         "distance": distance,
         "max_range": params.max_range,
@@ -197,16 +196,16 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
         "autofire": params.autofire,
         "secret": [],
         "difficulty": art.aoe_attack(Level.CT, max_range=params.max_range, distance=distance, foe=True).difficulty.name,
-        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0]["name"], foe=me["name"]),
+        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0].name, foe=me.name),
     }
     return done(
         state,
         params,
         msg(
             "{name} fires at band {band}; {player} rolls Fate",
-            name=me["name"],
+            name=me.name,
             band=params.band,
-            player=players[0]["name"],
+            player=players[0].name,
         ),
     )
 
@@ -217,7 +216,7 @@ class AoeFateParams(CombatRoll):
 
 def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Dice, ctx: Context) -> Resolution:
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "aoe_fate" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No foe's blast is waiting for this character's Fate roll."), field="move")
     me = fighter(state, ctx.character_id)
@@ -237,14 +236,14 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
     hit = art.aoe_attack(
         r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True, autofire=pending["autofire"]
     )
-    state["pending"] = None
+    state.pending = None
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
         text = aoe_pending(
             state,
-            foe["id"],
-            _landing(state, foe["band"], pending["band"], hit.band),
+            foe.id,
+            _landing(state, foe.band, pending["band"], hit.band),
             Level[pending["damage"]],
             hit.extra_damage,
             pending["targets"] + hit.extra_targets,
@@ -255,7 +254,7 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
         params,
         join(
             [
-                msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
+                msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me.name, foe=foe.name, roll=r.text),
                 text,
             ],
             "; ",
@@ -276,16 +275,16 @@ class ProneParams(StepParams):
 def resolve_prone(sheet: dict[str, Any], params: ProneParams, dice: Dice, ctx: Context) -> Resolution:
     """Fall prone before the Fate rolls: one column less damage, and it is this round's action."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     me = fighter(state, ctx.character_id)
-    if pending.get("kind") != "aoe" or me["band"] != pending["band"] or me["out"]:
+    if pending.get("kind") != "aoe" or me.band != pending["band"] or me.out:
         raise ActionError(_("No blast is coming into this character's band."), field="move")
-    if acted_this_round(state, me["id"]) or me["id"] in pending["prone"]:
-        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me["name"]), field="move")
-    pending["prone"].append(me["id"])
-    me["prone"] = True
-    take_out_of_round(state, me["id"])
-    return done(state, params, msg("{name} falls prone (this round's action)", name=me["name"]))
+    if acted_this_round(state, me.id) or me.id in pending["prone"]:
+        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me.name), field="move")
+    pending["prone"].append(me.id)
+    me.prone = True
+    take_out_of_round(state, me.id)
+    return done(state, params, msg("{name} falls prone (this round's action)", name=me.name))
 
 
 class AoeHitParams(StepParams):
@@ -296,13 +295,13 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
     """Everyone in the band rolls Fate (foes use their rating); the lowest are hit, the attacker's order
     deciding ties; the AOE damage is marked, one column less for those who fell prone."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "aoe" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("No blast is waiting to land."), field="move")
     people = in_band(state, pending["band"])
     fates = fate_rolls(ctx, people, dice, own=sheet)
     struck = art.lowest_fate(fates, pending["count"])
-    state["pending"] = None
+    state.pending = None
     others: dict[int, dict[str, Any]] = {}
     mine: dict[str, Any] | None = None
     notes: list[Summary] = [msg("Fate {rolls}", rolls=fate_list(state, fates))]
@@ -316,11 +315,11 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
             victim_sheet.checked = list(record.checked)
             done_ = {"marked": list(record.marked), "staggered": record.staggered, "defeated": record.defeated}
             notes.append(
-                msg("{name} is hit, defeated", name=victim["name"])
+                msg("{name} is hit, defeated", name=victim.name)
                 if record.defeated
-                else msg("{name} is hit, staggered", name=victim["name"])
+                else msg("{name} is hit, staggered", name=victim.name)
                 if record.staggered
-                else msg("{name} is hit", name=victim["name"])
+                else msg("{name} is hit", name=victim.name)
             )
             more = mark_outcome(state, fid, done_)
         else:

@@ -24,6 +24,7 @@ from ..combat import damage_text, foe_damage_text, hit_foe, mark_damage
 from ..sheet import ArtSheet, defense, dump, level_word, load, shield_bonus, weapon_stats
 from . import grapple as fg
 from . import perks as fp
+from .models import CombatState, Fighter
 from .pvp import defense_trait, pvp_attack_odds
 from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
 from .state import (
@@ -71,14 +72,14 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     """Melee in the attacker's band (a reach weapon: also an adjacent band, ch. 2 "Melee Weapon Features");
     ranged within the weapon's range; a thrown weapon within its range."""
     if stats["ranged"]:
-        return distance <= stats["range"]
+        return bool(distance <= stats["range"])
     if stats["thrown"] and stats["thrown_range"] is not None:
-        return distance <= stats["thrown_range"]
+        return bool(distance <= stats["thrown_range"])
     return distance <= (1 if stats.get("reach") else 0)
 
 
 def defense_pending(
-    state: dict[str, Any],
+    state: CombatState,
     *,
     defender: int,
     attacker: int,
@@ -92,7 +93,7 @@ def defense_pending(
     why: Summary = "",
 ) -> Summary:
     name = name_of(state, defender)
-    state["pending"] = {
+    state.pending = {
         "kind": "defense",
         "defender": defender,
         "attacker": attacker,
@@ -126,34 +127,35 @@ class AttackParams(CombatRoll):
 def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if me["side"] != "adventurer":
+    if me.side != "adventurer":
         raise ActionError(_("The narrator attacks with a foe."), field="target")
-    if "no_attack" in me["now"]:
-        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
+    if "no_attack" in me.now:
+        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me.name), field="target")
     target = fighter(state, params.target)
-    if target["out"] or target["id"] == me["id"]:
+    if target.out or target.id == me.id:
         raise ActionError(_("Choose someone still in the fight."), field="target")
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
-    distance = abs(target["band"] - me["band"])
+    distance = abs(target.band - me.band)
     if not in_range(stats, distance):
-        raise ActionError(wording.out_of_reach(target["name"], stats["name"], distance), field="target")
+        raise ActionError(wording.out_of_reach(target.name, stats["name"], distance), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
         return fg.attack_into(
             sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack, fate_rolls=fate_rolls
         )
-    bonus = me.pop("aim", 0) or 0
-    grappling = bool(me.get("grapple")) and target["side"] == "foe"
-    if grappling:
-        bonus += art.GRAPPLE_ATTACK + me["grapple"].get("bonus", 0)
+    bonus = me.aim or 0
+    me.unset("aim")
+    grappling = bool(me.grapple) and target.side == "foe"
+    if me.grapple and grappling:
+        bonus += art.GRAPPLE_ATTACK + me.grapple.get("bonus", 0)
     bonus += fp.bonus(state, me, "attack", use=True)[0]
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    foe = target["side"] == "foe"
+    foe = target.side == "foe"
     label = msg("Attack with {name}", name=stats["name"])
     others: dict[int, dict[str, Any]] = {}
     notes: list[Summary] = []
     if foe:
-        foe_sheet = load(ctx.others[target["id"]])
+        foe_sheet = load(ctx.others[target.id])
         r = roll(
             sheet,
             params,
@@ -165,15 +167,15 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
             difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
             kind=kind,
             item_index=params.weapon,
-            against=msg("{name}'s Defense", name=target["name"]),
+            against=msg("{name}'s Defense", name=target.name),
             extra=bonus,
             columns=difficulty_shift(me),
         )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
-            others[target["id"]] = dump(foe_sheet)
-            notes.append(foe_damage_text(target["name"], hit))
-            notes.append(mark_outcome(state, target["id"], hit))
+            others[target.id] = dump(foe_sheet)
+            notes.append(foe_damage_text(target.name, hit))
+            notes.append(mark_outcome(state, target.id, hit))
         else:
             notes.append(msg("misses"))
     else:
@@ -193,24 +195,22 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         )
     use_action(state)
     notes += list(
-        fp.after_roll(
-            state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker, target=target["id"] if foe else None
-        )
+        fp.after_roll(state, me.id, sheet, r.rolled.perks, r.rolled.roll.kicker, target=target.id if foe else None)
     )
     fumbled = art.attack_fumble(r.result, ranged=stats["ranged"])
     if fumbled == "fumble":
-        state["pending"] = {
+        state.pending = {
             "kind": "fumble",
-            "roller": me["id"],
-            "fumbler": me["id"],
+            "roller": me.id,
+            "fumbler": me.id,
             "foe": False,
-            "target": target["id"],
+            "target": target.id,
             "weapon": params.weapon,
-            "label": msg("{name} fumbles: roll Agility on the Fumble table", name=me["name"]),
+            "label": msg("{name} fumbles: roll Agility on the Fumble table", name=me.name),
         }
         notes.append(msg("fumble: roll Agility on the Fumble table"))
     elif fumbled == "stray":
-        near = [f for f in in_band(state, target["band"], "adventurer") if f["id"] != me["id"]]
+        near = [f for f in in_band(state, target.band, "adventurer") if f.id != me.id]
         fates = fate_rolls(ctx, near, dice, own=sheet_data)
         if fates:
             hit_id = int(art.lowest_fate(fates)[0])
@@ -219,7 +219,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
                 defense_pending(
                     state,
                     defender=hit_id,
-                    attacker=me["id"],
+                    attacker=me.id,
                     attack=art.STRAY_SHOT_ATTACK,
                     rating=0,
                     attack_with="ranged",
@@ -233,8 +233,8 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         notes.append(
             defense_pending(
                 state,
-                defender=target["id"],
-                attacker=me["id"],
+                defender=target.id,
+                attacker=me.id,
                 attack=r.result,
                 rating=0,
                 attack_with=ATTACK_WITH[stats["kind"]],
@@ -247,7 +247,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         notes.append(msg("the narrator may end the combat"))
     summary = join(
         [
-            msg("{name} attacks {target}: {roll}", name=me["name"], target=target["name"], roll=r.text),
+            msg("{name} attacks {target}: {roll}", name=me.name, target=target.name, roll=r.text),
             *(n for n in notes if n),
         ],
         "; ",
@@ -301,42 +301,42 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
     Attack (a group: its members' Attack added up) with its damage rating."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if me["side"] != "foe":
+    if me.side != "foe":
         raise ActionError(_("Adventurers roll their attacks."), field="target")
-    if "no_attack" in me["now"]:
-        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me["name"]), field="target")
+    if "no_attack" in me.now:
+        raise ActionError(_("{name} cannot attack this turn (the fumble).").format(name=me.name), field="target")
     target = fighter(state, params.target)
-    chosen = state.get("into_grapple") == target["id"]  # a foe hit by the Fate rolls into a grapple
-    if target["out"] or (target["side"] != "adventurer" and not chosen):
+    chosen = state.into_grapple == target.id  # a foe hit by the Fate rolls into a grapple
+    if target.out or (target.side != "adventurer" and not chosen):
         raise ActionError(_("Choose an adventurer still in the fight."), field="target")
     if params.reach and params.attack_with != "two_handed":
         raise ActionError(_("Only two-handed weapons have reach."), field="reach")
-    distance = abs(target["band"] - me["band"])
+    distance = abs(target.band - me.band)
     if params.attack_with != "ranged" and distance > (1 if params.reach else 0):
         message = (
             _("A reach weapon needs {name} in the same or an adjacent band.")
             if params.reach
             else _("A melee attack needs {name} in the same band.")
         )
-        raise ActionError(message.format(name=target["name"]), field="target")
+        raise ActionError(message.format(name=target.name), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
         return fg.attack_into(
             sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack, fate_rolls=fate_rolls
         )
-    if target["side"] != "adventurer":  # foes never roll: the narrator marks the damage
+    if target.side != "adventurer":  # foes never roll: the narrator marks the damage
         use_action(state)
         return done(
             state,
             params,
-            msg("{name} strikes {target}: the narrator marks the damage", name=me["name"], target=target["name"]),
+            msg("{name} strikes {target}: the narrator marks the damage", name=me.name, target=target.name),
         )
     sheet = load(sheet_data)
-    attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me["count"])
+    attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me.count)
     use_action(state)
     text = defense_pending(
         state,
-        defender=target["id"],
-        attacker=me["id"],
+        defender=target.id,
+        attacker=me.id,
         attack=attack,
         rating=sheet.damage_rating,
         attack_with=params.attack_with,
@@ -345,23 +345,23 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
         from_behind=params.from_behind,
     )
     if params.surprised:
-        head = msg("{name} attacks {target} by surprise", name=me["name"], target=target["name"])
+        head = msg("{name} attacks {target} by surprise", name=me.name, target=target.name)
     elif params.from_behind:
-        head = msg("{name} attacks {target} from behind", name=me["name"], target=target["name"])
+        head = msg("{name} attacks {target} from behind", name=me.name, target=target.name)
     else:
-        head = msg("{name} attacks {target}", name=me["name"], target=target["name"])
+        head = msg("{name} attacks {target}", name=me.name, target=target.name)
     return done(state, params, join([head, text], "; "))
 
 
 # --- defending ---------------------------------------------------------------------------------------------------
 
 
-def parry_items(sheet: ArtSheet, state: dict[str, Any], pending: dict[str, Any], me: dict[str, Any]) -> list[int]:
+def parry_items(sheet: ArtSheet, state: CombatState, pending: dict[str, Any], me: Fighter) -> list[int]:
     """The gear this defender may parry with now: at hand or ready, legal against the attack, and only if they
     have not taken their turn this round (ch. 5 "Parrying"; ruling 25)."""
-    if "no_parry_dodge" in me["now"]:
+    if "no_parry_dodge" in me.now:
         return []
-    acted = acted_this_round(state, me["id"])
+    acted = acted_this_round(state, me.id)
     found = []
     for index, item in enumerate(sheet.gear):
         if item.slot not in ("ready", "at_hand"):
@@ -392,7 +392,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     """The Defense roll against the pending attack; its failures plus the damage rating are the damage. If a
     parry is legal the damage waits for the defender's choice, else it is marked at once."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "defense" or pending["defender"] != ctx.character_id:
         raise ActionError(_("No attack is waiting for this character's Defense roll."), field="move")
     me = fighter(state, ctx.character_id)
@@ -412,39 +412,39 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         attribute="AGI",
         difficulty=Level[pending["attack"]],
         kind="defense",
-        against=msg("{name}'s Attack", name=attacker["name"]) if foe else None,
+        against=msg("{name}'s Attack", name=attacker.name) if foe else None,
         columns=difficulty_shift(me, defense=True),
     )
     damage = art.defense_damage(r.result, r.spec.difficulty, rating=pending["rating"])
     fumbles = foe and art.foe_fumbles(r.result)
     remember(sheet, ctx, "combat_defend", r, concealed=foe)
     notes: list[Summary] = list(
-        fp.after_roll(state, me["id"], sheet, r.rolled.perks, r.rolled.roll.kicker, target=attacker["id"])
+        fp.after_roll(state, me.id, sheet, r.rolled.perks, r.rolled.roll.kicker, target=attacker.id)
     )
-    state["pending"] = None
+    state.pending = None
     if damage is None:
         notes.append(msg("avoids all damage"))
     else:
         legal = parry_items(sheet, state, pending, me) if damage is not Level.EX else []
         if legal:
-            state["pending"] = {
+            state.pending = {
                 "kind": "parry",
-                "defender": me["id"],
+                "defender": me.id,
                 "damage": damage.name,
                 "items": legal,
                 "attacker": pending["attacker"],
                 "foe_fumble": pending["attacker"] if fumbles else None,
                 "secret": [],
-                "label": msg("{name} may parry {level} damage or take it", name=me["name"], level=level_word(damage)),
+                "label": msg("{name} may parry {level} damage or take it", name=me.name, level=level_word(damage)),
             }
-            notes.append(msg("{level} damage: {name} may parry it", level=level_word(damage), name=me["name"]))
+            notes.append(msg("{level} damage: {name} may parry it", level=level_word(damage), name=me.name))
         else:
             notes.append(take(state, me, sheet, damage))
-    if fumbles and (state.get("pending") or {}).get("kind") != "parry":
-        notes.append(foe_fumble_pending(state, me["id"], pending["attacker"]))
+    if fumbles and (state.pending or {}).get("kind") != "parry":
+        notes.append(foe_fumble_pending(state, me.id, pending["attacker"]))
     summary = join(
         [
-            msg("{name} defends against {attacker}: {roll}", name=me["name"], attacker=attacker["name"], roll=r.text),
+            msg("{name} defends against {attacker}: {roll}", name=me.name, attacker=attacker.name, roll=r.text),
             *(n for n in notes if n),
         ],
         "; ",
@@ -463,11 +463,11 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     sheet = load(sheet_data)
     plain = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
     state, me = acting(ctx)
-    if me is None:
+    if state is None or me is None:
         return odds_for(sheet_data, params, ctx, attribute="AGI", base=plain, what=N_("the foe's Attack"))
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     modifier = (
-        pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me["id"] else 0
+        pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me.id else 0
     )
     base = defense_trait(state, me, sheet, modifier=modifier, shield=params.use_shield)
     return fp.noted(
@@ -484,8 +484,8 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     )
 
 
-def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
-    state["pending"] = {
+def foe_fumble_pending(state: CombatState, player: int, foe: int) -> Summary:
+    state.pending = {
         "kind": "fumble",
         "roller": player,
         "fumbler": foe,
@@ -501,12 +501,12 @@ def foe_fumble_pending(state: dict[str, Any], player: int, foe: int) -> Summary:
     return msg("Awesome Defense: {foe} fumbles", foe=name_of(state, foe))
 
 
-def take(state: dict[str, Any], me: dict[str, Any], sheet: ArtSheet, damage: Level) -> Summary:
+def take(state: CombatState, me: Fighter, sheet: ArtSheet, damage: Level) -> Summary:
     record = mark_damage(sheet, damage)
-    if record["marked"] and not record["defeated"] and me["side"] == "adventurer":
-        me["may_play_dead"] = True  # ch. 5 "Playing Dead": "When you are hit in combat" (until the next turn)
-    text = msg("{name} {damage}", name=me["name"], damage=damage_text(record))
-    more = mark_outcome(state, me["id"], record)
+    if record["marked"] and not record["defeated"] and me.side == "adventurer":
+        me.may_play_dead = True  # ch. 5 "Playing Dead": "When you are hit in combat" (until the next turn)
+    text = msg("{name} {damage}", name=me.name, damage=damage_text(record))
+    more = mark_outcome(state, me.id, record)
     return join([text, more], "; ") if more else text
 
 
@@ -518,7 +518,7 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     """Parry the known damage: Dexterity against it; it costs this round's action. Pathetic knocks the weapon
     or shield away, Catastrophic shatters it."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
         raise ActionError(_("There is nothing to parry now."), field="item")
     if params.item not in pending["items"]:
@@ -540,11 +540,11 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     )
     result = art.parry(r.result, damage)
     notes: list[Summary] = []
-    state["pending"] = None
+    state.pending = None
     if result.parried:
         notes.append(msg("parried: no damage"))
         perks = art.triggered_perks(list(sheet.perks), "parried", r.rolled.roll.kicker, r.result)
-        notes += fp.after_roll(state, me["id"], sheet, perks, r.rolled.roll.kicker, target=pending.get("attacker"))
+        notes += fp.after_roll(state, me.id, sheet, perks, r.rolled.roll.kicker, target=pending.get("attacker"))
     else:
         notes.append(take(state, me, sheet, damage))
     if result.lost == "knocked_away":
@@ -553,11 +553,11 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     elif result.lost == "shattered":
         sheet.gear.pop(params.item)
         notes.append(msg("{name} shatters", name=item.name))
-    take_out_of_round(state, me["id"])
+    take_out_of_round(state, me.id)
     remember(sheet, ctx, "combat_parry", r)
     if pending.get("foe_fumble") is not None:
-        notes.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
-    summary = join([msg("{name} parries: {roll}", name=me["name"], roll=r.text), *(n for n in notes if n)], "; ")
+        notes.append(foe_fumble_pending(state, me.id, pending["foe_fumble"]))
+    summary = join([msg("{name} parries: {roll}", name=me.name, roll=r.text), *(n for n in notes if n)], "; ")
     return done(
         state,
         params,
@@ -581,13 +581,13 @@ class TakeParams(StepParams):
 def resolve_take(sheet_data: dict[str, Any], params: TakeParams, dice: Dice, ctx: Context) -> Resolution:
     """No parry: the damage is marked on the Health track."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
         raise ActionError(_("There is no damage waiting for this character."), field="move")
     me = fighter(state, ctx.character_id)
     sheet = load(sheet_data)
-    state["pending"] = None
-    parts = [msg("{name} does not parry", name=me["name"]), take(state, me, sheet, Level[pending["damage"]])]
+    state.pending = None
+    parts = [msg("{name} does not parry", name=me.name), take(state, me, sheet, Level[pending["damage"]])]
     if pending.get("foe_fumble") is not None:
-        parts.append(foe_fumble_pending(state, me["id"], pending["foe_fumble"]))
+        parts.append(foe_fumble_pending(state, me.id, pending["foe_fumble"]))
     return done(state, params, join(parts, "; "), sheet=dump(sheet))

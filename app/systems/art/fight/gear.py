@@ -22,7 +22,7 @@ from ..creation import starting_weapon
 from ..sheet import check_slots, dump, load
 from .attacks import AttackParams, attack_odds, in_range, weapon_of
 from .roll import StepParams
-from .state import copy_state, done, require_turn
+from .state import combat_in, copy_state, done, require_turn
 
 
 class ArmParams(StepParams):
@@ -34,12 +34,12 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
     replaced), on the character's own turn; it costs no action and no roll."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
-    if me["side"] != "adventurer":
+    if me.side != "adventurer":
         raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
     sheet = load(sheet_data)
     if any(item.type == "weapon" for item in sheet.gear):
         raise ActionError(
-            _("{name} carries a weapon: draw it (a free action).").format(name=me["name"]), field="weapon_class"
+            _("{name} carries a weapon: draw it (a free action).").format(name=me.name), field="weapon_class"
         )
     if params.weapon_class not in art.WEAPON_CLASSES:
         raise ActionError(_("Choose a weapon class from the list."), field="weapon_class")
@@ -49,7 +49,7 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
     sheet.gear = gear
     summary = msg(
         "{name} takes up the starting weapon the sheet lacked: {weapon} ({cost}), ready",
-        name=me["name"],
+        name=me.name,
         weapon=msg(params.weapon_class),
         cost=msg(item.cost or ""),
     )
@@ -59,16 +59,16 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
 def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
     """The attack's odds, or, when the target is beyond the weapon's reach now, the reason the attack would be
     refused (no chance to show: it cannot be tried)."""
-    state = (ctx.encounter or {}).get("state") or {}
-    fighters = {f["id"]: f for f in state.get("fighters", [])}
+    state = combat_in(ctx)
+    fighters = {f.id: f for f in state.fighters} if state else {}
     me, target = fighters.get(ctx.character_id or -1), fighters.get(params.target)
     if me and target:
         stats = weapon_of(load(sheet_data), params.weapon)
-        distance = abs(target["band"] - me["band"])
+        distance = abs(target.band - me.band)
         if not in_range(stats, distance):
             return Odds(
                 text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
-                    name=target["name"], weapon=stats["name"], d=distance
+                    name=target.name, weapon=stats["name"], d=distance
                 ),
                 details={"label": N_("Cannot attack:")},
             )

@@ -17,18 +17,19 @@ from app.rules import art
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from .models import CombatState, Fighter
 from .roll import StepParams
-from .state import copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
+from .state import combat_state, copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
 
 
-def members(state: dict[str, Any], fid: int) -> list[int]:
+def members(state: CombatState, fid: int) -> list[int]:
     """Everyone in the grapple `fid` is in (the `grapple.with` links either way), `fid` first; [] if none."""
     links: dict[int, set[int]] = {}
     for f in living(state):
-        other = (f.get("grapple") or {}).get("with")
+        other = (f.grapple or {}).get("with")
         if other is not None:
-            links.setdefault(f["id"], set()).add(other)
-            links.setdefault(other, set()).add(f["id"])
+            links.setdefault(f.id, set()).add(other)
+            links.setdefault(other, set()).add(f.id)
     if fid not in links:
         return []
     seen, todo = [fid], [fid]
@@ -40,14 +41,15 @@ def members(state: dict[str, Any], fid: int) -> list[int]:
     return seen
 
 
-def diverted(state: dict[str, Any], attacker: dict[str, Any], target: dict[str, Any]) -> bool:
+def diverted(state: CombatState, attacker: Fighter, target: Fighter) -> bool:
     """Does an attack on `target` go into a grapple from outside (so a random character is hit)? Not when the
     character hit was already decided by the Fate rolls (`into_grapple` in the state, used up here)."""
-    chosen = state.pop("into_grapple", None)
-    if chosen is not None and chosen == target["id"]:
+    chosen = state.into_grapple
+    state.unset("into_grapple")
+    if chosen is not None and chosen == target.id:
         return False
-    group = members(state, target["id"])
-    return bool(group) and attacker["id"] not in group
+    group = members(state, target.id)
+    return bool(group) and attacker.id not in group
 
 
 # --- attacking into a grapple --------------------------------------------------------------------------------------
@@ -58,24 +60,24 @@ def attack_on(
     params: Any,
     dice: Dice,
     ctx: Context,
-    state: dict[str, Any],
+    state: CombatState,
     hit: int,
     before: Any,
     *,
     attack: Callable[..., Resolution],
 ) -> Resolution:
     """The ordinary attack on the character the Fate rolls chose; the Fate text goes before its summary."""
-    state["into_grapple"] = hit
+    state.into_grapple = hit
     inner = replace(ctx, encounter={**dict(ctx.encounter or {}), "state": state})
     on = type(params).model_validate({**params.model_dump(exclude={"origin"}), "target": hit})
     res = attack(sheet_data, on, dice, inner)
-    new_state = dict((res.encounter or {})["state"])
-    new_state.pop("into_grapple", None)
+    new_state = combat_state((res.encounter or {})["state"])
+    new_state.unset("into_grapple")
     summary = msg("{fate}; {attack}", fate=before, attack=res.summary)
-    recent = list(new_state.get("recent") or [])
+    recent = list(new_state.recent or [])
     if recent:
         recent[0] = {**recent[0], "text": summary}
-        new_state["recent"] = recent
+        new_state.recent = recent
     return replace(
         res,
         summary=summary,
@@ -89,16 +91,16 @@ def attack_into(
     params: Any,
     dice: Dice,
     ctx: Context,
-    state: dict[str, Any],
-    me: dict[str, Any],
-    target: dict[str, Any],
+    state: CombatState,
+    me: Fighter,
+    target: Fighter,
     *,
     attack: Callable[..., Resolution],
     fate_rolls: Callable[..., list[tuple[str, art.Level]]],
 ) -> Resolution:
     """Called by resolve_attack when the target is in a grapple the attacker is not in: Fate for everyone in
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
-    group = members(state, target["id"])
+    group = members(state, target.id)
     fates = fate_rolls(ctx, [fighter(state, i) for i in group], dice)
     if not fates:
         raise ActionError(_("Nobody in that grapple can be hit."), field="target")
@@ -106,27 +108,27 @@ def attack_into(
     tied = [int(n) for n, lv in fates if art.Level(lv) == low]
     hit = int(art.lowest_fate(fates)[0])
     rolls = fate_list(state, fates)
-    fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
+    fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me.name, rolls=rolls)
     if len(tied) > 1:
-        state["pending"] = {
+        state.pending = {
             "kind": "grapple_tie",
-            "attacker": me["id"],
+            "attacker": me.id,
             "options": tied,
             "weapon": getattr(params, "weapon", 0),
             "secret": [],
-            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"]),
+            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me.name),
         }
-        if me["side"] == "foe":  # the narrator's foe: its attack is kept for after the choice
-            state["pending"]["foe_attack"] = params.model_dump(
+        if me.side == "foe":  # the narrator's foe: its attack is kept for after the choice
+            state.pending["foe_attack"] = params.model_dump(
                 include={"attack_with", "surprised", "from_behind", "reach"}
             )
-        summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
+        summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me.name)
         return done(
             state,
             params,
             summary,
             outcome={
-                "fates": [[n, lv.name] for n, lv in fates if fighter(state, int(n))["side"] == "adventurer"],
+                "fates": [[n, lv.name] for n, lv in fates if fighter(state, int(n)).side == "adventurer"],
                 "tied": tied,
             },
         )
@@ -147,14 +149,14 @@ def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, 
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     target = fighter(state, params.target)
-    if target["out"] or not members(state, target["id"]):
-        raise ActionError(_("{name} is not in a grapple.").format(name=target["name"]), field="target")
-    if target["band"] != me["band"]:
+    if target.out or not members(state, target.id):
+        raise ActionError(_("{name} is not in a grapple.").format(name=target.name), field="target")
+    if target.band != me.band:
         raise ActionError(_("A grapple can only be joined in your band."), field="target")
-    if members(state, me["id"]):
-        raise ActionError(_("{name} is already in a grapple.").format(name=me["name"]), field="target")
-    me["grapple"] = {"with": target["id"], "bonus": 0}
+    if members(state, me.id):
+        raise ActionError(_("{name} is already in a grapple.").format(name=me.name), field="target")
+    me.grapple = {"with": target.id, "bonus": 0}
     use_action(state)
-    others = ", ".join(name_of(state, i) for i in members(state, me["id"]) if i != me["id"])
-    summary = msg("{name} joins the grapple ({others})", name=me["name"], others=others)
+    others = ", ".join(name_of(state, i) for i in members(state, me.id) if i != me.id)
+    summary = msg("{name} joins the grapple ({others})", name=me.name, others=others)
     return done(state, params, summary)

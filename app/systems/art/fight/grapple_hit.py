@@ -28,13 +28,13 @@ class GrappleHitParams(CombatRoll):
 def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice, ctx: Context) -> Resolution:
     """The attacker picks among those tied for the lowest Fate; the attack is then rolled on them."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "grapple_tie" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("There is no Fate tie in a grapple to decide."), field="target")
     if params.target not in pending["options"]:
         names = ", ".join(name_of(state, i) for i in pending["options"])
         raise ActionError(_("Choose one of: {names}.").format(names=names), field="target")
-    state["pending"] = None
+    state.pending = None
     before = msg(
         "{name} chooses {hit} in the grapple",
         name=name_of(state, ctx.character_id or 0),

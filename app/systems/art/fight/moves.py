@@ -20,9 +20,11 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import dump, load
+from .models import CombatState, Fighter
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .state import (
     MAX_BANDS,
+    combat_state,
     copy_state,
     difficulty_shift,
     done,
@@ -32,6 +34,7 @@ from .state import (
     name_of,
     require_turn,
     rough,
+    turn_now,
     use_action,
 )
 
@@ -42,15 +45,15 @@ def _opposite(side: str) -> str:
     return "foe" if side == "adventurer" else "adventurer"
 
 
-def route(state: Mapping[str, Any], mover: Mapping[str, Any], target: int) -> list[art.Band]:
+def route(state: CombatState, mover: Fighter, target: int) -> list[art.Band]:
     """The bands from the mover's to `target`, as the movement rules count them: the enemies and friends
     (not the mover) in each band, and whether it is rough."""
-    start = mover["band"]
+    start = mover.band
     step = 1 if target >= start else -1
     bands = []
     for band in range(start, target + step, step):
-        enemies = sum(f["count"] for f in in_band(state, band, _opposite(mover["side"])))
-        friends = sum(f["count"] for f in in_band(state, band, mover["side"]) if f["id"] != mover["id"])
+        enemies = sum(f.count for f in in_band(state, band, _opposite(mover.side)))
+        friends = sum(f.count for f in in_band(state, band, mover.side) if f.id != mover.id)
         bands.append(art.Band(foes=enemies, friends=friends, rough=rough(state, band)))
     return bands
 
@@ -59,12 +62,12 @@ def cost_of(bands: list[art.Band]) -> int:
     return sum(art.escape_cost(b.foes, b.friends) for b in bands[:-1])
 
 
-def reachable(state: Mapping[str, Any], fid: int, allowance: int) -> list[int]:
+def reachable(state: CombatState, fid: int, allowance: int) -> list[int]:
     """Every band the character can reach with `allowance` movement (shown before choosing)."""
     mover = fighter(state, fid)
     found = []
-    for band in range(state["bands"]):
-        if band == mover["band"]:
+    for band in range(state.bands):
+        if band == mover.band:
             continue
         bands = route(state, mover, band)
         if art.bands_moved(allowance, bands) == len(bands) - 1:
@@ -72,30 +75,30 @@ def reachable(state: Mapping[str, Any], fid: int, allowance: int) -> list[int]:
     return found
 
 
-def move_options(state: Mapping[str, Any]) -> dict[str, list[int]]:
+def move_options(shown: CombatState | Mapping[str, Any]) -> dict[str, list[int]]:
     """For the page: where the turn-holder may move now, as a free action and with its action."""
-    turn = state.get("turn") or {}
-    move = turn.get("move")
-    if not move or move.get("ended"):
+    state = combat_state(shown)
+    turn = state.turn
+    move = turn.move if turn else None
+    if turn is None or not move or move.get("ended"):
         return {"free": [], "action": []}
-    fid = turn["id"]
+    fid = turn.id
     free = reachable(state, fid, move["free"] - move["used"]) if move["mode"] in (None, "free") else []
-    action = (
-        reachable(state, fid, move["bands"] - move["used"]) if not turn["action"] or move["mode"] == "action" else []
-    )
+    action = reachable(state, fid, move["bands"] - move["used"]) if not turn.action or move["mode"] == "action" else []
     return {"free": free, "action": action}
 
 
-def foe_move_options(state: Mapping[str, Any], agility: str) -> list[int]:
+def foe_move_options(shown: CombatState | Mapping[str, Any], agility: str) -> list[int]:
     """For the narrator's page: the bands the foe on turn can reach this round (its Agility on the movement
     table, ruling 18) — the same `reachable` the step checks, so the page offers only what the server takes."""
-    turn = state.get("turn") or {}
-    if state.get("phase") != "rounds" or not turn or turn.get("move"):
+    state = combat_state(shown)
+    turn = state.turn
+    if state.phase != "rounds" or turn is None or turn.move:
         return []
-    me = fighter(state, turn["id"])
-    if me["side"] != "foe" or "no_move" in me["now"]:
+    me = fighter(state, turn.id)
+    if me.side != "foe" or "no_move" in me.now:
         return []
-    return reachable(state, me["id"], art.foe_movement(Level[agility]))
+    return reachable(state, me.id, art.foe_movement(Level[agility]))
 
 
 class MoveRollParams(CombatRoll):
@@ -106,12 +109,12 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
     """The Agility roll that says how far the adventurer may move this turn (the Movement Roll table)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
-    if me["side"] != "adventurer":
+    if me.side != "adventurer":
         raise ActionError(_("Foes do not roll to move: the narrator moves them by their Agility."), field="move")
-    if state["turn"]["move"]:
+    if turn_now(state).move:
         raise ActionError(_("You have rolled to move this turn."), field="move")
-    if "no_move" in me["now"]:
-        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="move")
+    if "no_move" in me.now:
+        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me.name), field="move")
     sheet = load(sheet_data)
     r = roll(
         sheet,
@@ -124,7 +127,7 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
         degree_only=True,
     )
     m = art.movement(r.result)
-    state["turn"]["move"] = {
+    turn_now(state).move = {
         "bands": m.bands,
         "free": m.free_bands,
         "used": 0,
@@ -137,7 +140,7 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
     return done(
         state,
         params,
-        join([msg("{name} rolls to move: {roll}", name=me["name"], roll=r.text), text], "; "),
+        join([msg("{name} rolls to move: {roll}", name=me.name, roll=r.text), text], "; "),
         outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
         sheet=dump(sheet),
     )
@@ -163,7 +166,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     entering rough terrain ends the movement."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
-    move = state["turn"]["move"]
+    move = turn_now(state).move
     if not move:
         raise ActionError(_("Roll Agility to move first."), field="band")
     if move.get("ended"):
@@ -176,22 +179,22 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
             else _("This turn's movement uses your action: keep to it."),
             field="free",
         )
-    if mode == "action" and state["turn"]["action"] and move["mode"] != "action":
+    if mode == "action" and turn_now(state).action and move["mode"] != "action":
         raise ActionError(_("You have used your action: only the free bands are left."), field="free")
-    if not 0 <= params.band < state["bands"] or params.band == me["band"]:
+    if not 0 <= params.band < state.bands or params.band == me.band:
         raise ActionError(_("Choose another band on the track."), field="band")
     allowance = (move["free"] if params.free else move["bands"]) - move["used"]
     bands = route(state, me, params.band)
-    if params.band not in reachable(state, me["id"], allowance):
-        reach = reachable(state, me["id"], allowance)
+    if params.band not in reachable(state, me.id, allowance):
+        reach = reachable(state, me.id, allowance)
         raise ActionError(
             _("Band {band} is out of reach (you can reach: {reach}).").format(
                 band=params.band, reach=", ".join(str(b) for b in reach) or _("none")
             ),
             field="band",
         )
-    start = me["band"]
-    me["band"] = params.band
+    start = me.band
+    me.band = params.band
     move["used"] += cost_of(bands)
     move["mode"] = mode
     notes: list[Summary] = []
@@ -205,14 +208,14 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     head = (
         msg(
             "{name} moves from band {start} to band {band} as a free action",
-            name=me["name"],
+            name=me.name,
             start=start,
             band=params.band,
         )
         if params.free
         else msg(
             "{name} moves from band {start} to band {band} using the action",
-            name=me["name"],
+            name=me.name,
             start=start,
             band=params.band,
         )
@@ -225,11 +228,11 @@ class SneakParams(CombatRoll):
     band: int = Field(ge=0, lt=MAX_BANDS)
 
 
-def sneak_difficulty(state: Mapping[str, Any], me: Mapping[str, Any], levels: Mapping[int, str]) -> Level:
-    near = [f for f in living(state, "foe") if abs(f["band"] - me["band"]) <= VICINITY]
+def sneak_difficulty(state: CombatState, me: Fighter, levels: Mapping[int, str]) -> Level:
+    near = [f for f in living(state, "foe") if abs(f.band - me.band) <= VICINITY]
     if not near:
         raise ActionError(_("No foe is near: move instead of sneaking."), field="band")
-    return art.add_difficulties([Level[levels[f["id"]]] for f in near for _i in range(f["count"])])
+    return art.add_difficulties([Level[levels[f.id]] for f in near for _i in range(f.count)])
 
 
 def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, ctx: Context) -> Resolution:
@@ -237,9 +240,9 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     Awesome success is a free action)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if abs(params.band - me["band"]) != 1 or params.band >= state["bands"]:
+    if abs(params.band - me.band) != 1 or params.band >= state.bands:
         raise ActionError(_("Sneaking goes to an adjacent band."), field="band")
-    levels = {f["id"]: load(ctx.others[f["id"]]).levels.get("ALE", "CT") for f in living(state, "foe")}
+    levels = {f.id: load(ctx.others[f.id]).levels.get("ALE", "CT") for f in living(state, "foe")}
     difficulty = sneak_difficulty(state, me, levels)
     sheet = load(sheet_data)
     r = roll(
@@ -257,7 +260,7 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     if result.spotted:
         text = msg("spotted")
     else:
-        me["band"] = params.band
+        me.band = params.band
         text = (
             msg("slips unnoticed into band {band} as a free action", band=params.band)
             if result.free_action
@@ -269,7 +272,7 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
     return done(
         state,
         params,
-        join([msg("{name} sneaks: {roll}", name=me["name"], roll=r.text), text], "; "),
+        join([msg("{name} sneaks: {roll}", name=me.name, roll=r.text), text], "; "),
         outcome={**outcome(r, concealed=True), "spotted": result.spotted},
         sheet=dump(sheet),
     )
@@ -290,32 +293,32 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
     """The narrator moves a foe on its turn, up to its Agility on the movement table. Adventurers in the band
     it leaves may first try to stop it (the step waits for them; the narrator's next tap goes on)."""
     state = copy_state(ctx)
-    pending = state.get("pending")
+    pending = state.pending
     if pending and pending.get("kind") == "stop" and pending["foe"] == ctx.character_id:
         return _finish_foe_move(state, params, sheet_data, ctx)
     me = require_turn(state, ctx, free=True)
-    if me["side"] != "foe":
+    if me.side != "foe":
         raise ActionError(_("Adventurers roll Agility to move."), field="band")
-    if state["turn"]["move"]:
-        raise ActionError(_("{name} has moved this turn.").format(name=me["name"]), field="band")
-    if "no_move" in me["now"]:
-        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me["name"]), field="band")
-    if not 0 <= params.band < state["bands"] or params.band == me["band"]:
+    if turn_now(state).move:
+        raise ActionError(_("{name} has moved this turn.").format(name=me.name), field="band")
+    if "no_move" in me.now:
+        raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me.name), field="band")
+    if not 0 <= params.band < state.bands or params.band == me.band:
         raise ActionError(_("Choose another band on the track."), field="band")
     agility = Level[load(sheet_data).levels.get("AGI", "CT")]
     allowance = art.foe_movement(agility)
-    if params.band not in reachable(state, me["id"], allowance):
-        raise ActionError(_("{name} cannot get that far this round.").format(name=me["name"]), field="band")
-    stoppers = [f["id"] for f in in_band(state, me["band"], "adventurer") if f.get("stop_round") != state["round"]]
+    if params.band not in reachable(state, me.id, allowance):
+        raise ActionError(_("{name} cannot get that far this round.").format(name=me.name), field="band")
+    stoppers = [f.id for f in in_band(state, me.band, "adventurer") if f.stop_round != state.round]
     if stoppers:
-        state["pending"] = {
+        state.pending = {
             "kind": "stop",
-            "foe": me["id"],
+            "foe": me.id,
             "to": params.band,
             "stoppers": stoppers,
             "results": {},
             "label": msg(
-                "{name} tries to leave band {band}: those there may try to stop it", name=me["name"], band=me["band"]
+                "{name} tries to leave band {band}: those there may try to stop it", name=me.name, band=me.band
             ),
         }
         names = ", ".join(name_of(state, s) for s in stoppers)
@@ -324,43 +327,41 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
             params,
             msg(
                 "{name} tries to leave band {band}; {names} may try to stop it",
-                name=me["name"],
-                band=me["band"],
+                name=me.name,
+                band=me.band,
                 names=names,
             ),
         )
     return _move_foe(state, params, me, [])
 
 
-def _move_foe(state: dict[str, Any], params: FoeMoveParams, me: dict[str, Any], notes: list[Summary]) -> Resolution:
-    start = me["band"]
+def _move_foe(state: CombatState, params: FoeMoveParams, me: Fighter, notes: list[Summary]) -> Resolution:
+    start = me.band
     bands = route(state, me, params.band)
-    me["band"] = params.band
-    state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
+    me.band = params.band
+    turn_now(state).move = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
     if bands[-1].rough:
         notes.append(msg("rough terrain ends the movement"))
     summary = join(
-        [msg("{name} moves from band {start} to band {band}", name=me["name"], start=start, band=params.band), *notes],
+        [msg("{name} moves from band {start} to band {band}", name=me.name, start=start, band=params.band), *notes],
         "; ",
     )
     return done(state, params, summary, outcome={"from": start, "to": params.band})
 
 
-def _finish_foe_move(
-    state: dict[str, Any], params: FoeMoveParams, sheet_data: dict[str, Any], ctx: Context
-) -> Resolution:
-    pending = state["pending"]
+def _finish_foe_move(state: CombatState, params: FoeMoveParams, sheet_data: dict[str, Any], ctx: Context) -> Resolution:
+    pending = state.pending or {}
     me = fighter(state, pending["foe"])
-    state["pending"] = None
+    state.pending = None
     params = params.model_copy(update={"band": pending["to"]})
     results = [Level[code] for code in pending["results"].values()]
     if results and art.stop_foe(results, Level[load(sheet_data).levels.get("AGI", "CT")]):
-        state["turn"]["move"] = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
+        turn_now(state).move = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
         names = ", ".join(name_of(state, int(i)) for i in pending["results"])
         text = (
-            msg("{names} stops {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
+            msg("{names} stops {name}: it stays in band {band}", names=names, name=me.name, band=me.band)
             if len(results) == 1
-            else msg("{names} stop {name}: it stays in band {band}", names=names, name=me["name"], band=me["band"])
+            else msg("{names} stop {name}: it stays in band {band}", names=names, name=me.name, band=me.band)
         )
         return done(state, params, text, outcome={"stopped": True})
     return _move_foe(
@@ -376,14 +377,14 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
     """An adventurer in the band tries to keep the foe from leaving: Agility against its Agility, a free
     action even after their turn; once a round. Several make a compound action (ruling 21)."""
     state = copy_state(ctx)
-    pending = state.get("pending")
+    pending = state.pending
     if not pending or pending.get("kind") != "stop":
         raise ActionError(_("No foe is leaving your band now."), field="move")
     me = fighter(state, ctx.character_id)
-    if me["id"] not in pending["stoppers"] or str(me["id"]) in pending["results"]:
-        raise ActionError(_("{name} cannot try to stop it (now).").format(name=me["name"]), field="move")
+    if me.id not in pending["stoppers"] or str(me.id) in pending["results"]:
+        raise ActionError(_("{name} cannot try to stop it (now).").format(name=me.name), field="move")
     foe = fighter(state, pending["foe"])
-    agility = Level[load(ctx.others[foe["id"]]).levels.get("AGI", "CT")]
+    agility = Level[load(ctx.others[foe.id]).levels.get("AGI", "CT")]
     sheet = load(sheet_data)
     r = roll(
         sheet,
@@ -393,16 +394,16 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
         label=msg("Agility (stopping a foe)"),
         attribute="AGI",
         difficulty=agility,
-        against=msg("{name}'s Agility", name=foe["name"]),
+        against=msg("{name}'s Agility", name=foe.name),
         columns=difficulty_shift(me),
     )
-    pending["results"][str(me["id"])] = r.result.name
-    me["stop_round"] = state["round"]
+    pending["results"][str(me.id)] = r.result.name
+    me.stop_round = state.round
     remember(sheet, ctx, "combat_stop", r, concealed=True)
     return done(
         state,
         params,
-        msg("{name} tries to stop {foe}: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
+        msg("{name} tries to stop {foe}: {roll}", name=me.name, foe=foe.name, roll=r.text),
         outcome=outcome(r, concealed=True),
         sheet=dump(sheet),
     )

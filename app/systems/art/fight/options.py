@@ -22,6 +22,7 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 from .. import wording
 from ..sheet import ArtSheet, attr, dump, load
 from .attacks import defense_pending, weapon_of
+from .models import CombatState, Fighter
 from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
 from .state import (
     copy_state,
@@ -35,6 +36,7 @@ from .state import (
     name_of,
     on_turn,
     require_turn,
+    turn_now,
     use_action,
 )
 
@@ -62,7 +64,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     """The Fumble table: the fumbler's Agility (an adventurer's fumble), or the Cunning of the player whose
     Awesome Defense made a foe fumble, read on the Cunning column."""
     state = copy_state(ctx)
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "fumble" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No fumble is waiting for this character's roll."), field="move")
     roller = fighter(state, ctx.character_id)
@@ -70,19 +72,19 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     sheet = load(sheet_data)
     code, label = fumble_roll(pending)
     r = roll(sheet, params, dice, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
-    friends = [f for f in in_band(state, fumbler["band"], fumbler["side"]) if f["id"] != fumbler["id"]]
-    effect = art.fumble(r.result, foe=pending["foe"], friend_in_band=bool(friends), prone=fumbler["prone"])
-    state["pending"] = None
-    notes: list[Summary] = [msg(FUMBLE_TEXT[effect], name=fumbler["name"])]
+    friends = [f for f in in_band(state, fumbler.band, fumbler.side) if f.id != fumbler.id]
+    effect = art.fumble(r.result, foe=pending["foe"], friend_in_band=bool(friends), prone=fumbler.prone)
+    state.pending = None
+    notes: list[Summary] = [msg(FUMBLE_TEXT[effect], name=fumbler.name)]
     if effect in ("penalty_2", "penalty_1"):
-        fumbler["penalty"] = {
+        fumbler.penalty = {
             "columns": 2 if effect == "penalty_2" else 1,
-            "turns": 2 if on_turn(state) == fumbler["id"] else 1,
+            "turns": 2 if on_turn(state) == fumbler.id else 1,
         }
     elif effect in ("no_attack", "no_move", "no_parry_dodge"):
-        fumbler["next"] = [*fumbler["next"], effect]
+        fumbler.next = [*fumbler.next, effect]
     elif effect == "fall_down":
-        fumbler["prone"] = True
+        fumbler.prone = True
     elif effect == "drop_weapon" and not pending["foe"] and pending.get("weapon") is not None:
         if 0 <= pending["weapon"] < len(sheet.gear):
             sheet.gear[pending["weapon"]].slot = "stowed"
@@ -91,12 +93,12 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         if fates:
             struck = int(art.lowest_fate(fates)[0])
             notes.append(msg("Fate {rolls}", rolls=fate_list(state, fates)))
-            if fumbler["side"] == "adventurer":
+            if fumbler.side == "adventurer":
                 notes.append(
                     defense_pending(
                         state,
                         defender=struck,
-                        attacker=fumbler["id"],
+                        attacker=fumbler.id,
                         attack=Level.PR,
                         rating=0,
                         attack_with="one_handed",
@@ -108,13 +110,13 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
                 notes.append(msg("{name} is struck: the narrator marks the damage", name=name_of(state, struck)))
     elif effect == "free_attack":
         target = fighter(state, pending["target"])
-        if fumbler["side"] == "adventurer" and target["side"] == "foe" and target["band"] == fumbler["band"]:
-            foe_sheet = load(ctx.others[target["id"]])
+        if fumbler.side == "adventurer" and target.side == "foe" and target.band == fumbler.band:
+            foe_sheet = load(ctx.others[target.id])
             notes.append(
                 defense_pending(
                     state,
-                    defender=fumbler["id"],
-                    attacker=target["id"],
+                    defender=fumbler.id,
+                    attacker=target.id,
                     attack=Level[foe_sheet.levels.get("ATK", "CT")],
                     rating=foe_sheet.damage_rating,
                     attack_with="one_handed",
@@ -122,11 +124,11 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
                     why=msg("a free attack"),
                 )
             )
-        elif not target["out"] and target["side"] == "adventurer":  # their phone offers it (combat_free_attack)
-            target["free_attack"] = {"perk": "Fumble", "target": fumbler["id"]}
-            notes.append(msg("{name} may attack {fumbler} at once", name=target["name"], fumbler=fumbler["name"]))
+        elif not target.out and target.side == "adventurer":  # their phone offers it (combat_free_attack)
+            target.free_attack = {"perk": "Fumble", "target": fumbler.id}
+            notes.append(msg("{name} may attack {fumbler} at once", name=target.name, fumbler=fumbler.name))
     remember(sheet, ctx, "combat_fumble", r)
-    summary = join([msg("{name} rolls on the Fumble table: {roll}", name=roller["name"], roll=r.text), *notes], "; ")
+    summary = join([msg("{name} rolls on the Fumble table: {roll}", name=roller.name, roll=r.text), *notes], "; ")
     return done(
         state,
         params,
@@ -146,7 +148,8 @@ def fumble_odds(sheet_data: dict[str, Any], params: FumbleParams, ctx: Context) 
     """The chance of an Awesome roll (the roll has no difficulty and no shift): on the Agility column the
     fumbler recovers fully; on the Cunning column (a foe's fumble) it is the Agility Catastrophic row, the worst
     for the foe (+2 difficulty on all its rolls)."""
-    pending = acting(ctx)[0].get("pending") or {}
+    state = acting(ctx)[0]
+    pending = (state.pending if state else None) or {}
     code = fumble_roll(pending)[0]
     label = (
         N_("Chance of the worst for the foe, +2 difficulty (Awesome Cunning):")
@@ -196,12 +199,12 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     target = fighter(state, params.target)
-    if target["side"] != "foe" or target["out"] or target["band"] != me["band"]:
+    if target.side != "foe" or target.out or target.band != me.band:
         raise ActionError(_("Choose a foe in your band."), field="target")
-    if params.maneuver in IN_GRAPPLE and (me.get("grapple") or {}).get("with") != target["id"]:
-        raise ActionError(_("Grapple {name} first.").format(name=target["name"]), field="maneuver")
+    if params.maneuver in IN_GRAPPLE and (me.grapple or {}).get("with") != target.id:
+        raise ActionError(_("Grapple {name} first.").format(name=target.name), field="maneuver")
     sheet = load(sheet_data)
-    foe = load(ctx.others[target["id"]])
+    foe = load(ctx.others[target.id])
     levels = {
         k: Level[foe.levels[c]] if c in foe.levels else None
         for k, c in (("strength", "STR"), ("agility", "AGI"), ("dexterity", "DEX"), ("alertness", "ALE"))
@@ -237,14 +240,14 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         attribute=code,
         difficulty=difficulty,
         item_index=item_index,
-        against=msg("{name} ({maneuver})", name=target["name"], maneuver=msg(MANEUVER_WORD[params.maneuver])),
+        against=msg("{name} ({maneuver})", name=target.name, maneuver=msg(MANEUVER_WORD[params.maneuver])),
         extra=bonus,
         columns=difficulty_shift(me),
     )
     use_action(state)
     text = _maneuver_outcome(state, params, me, target, r.result, r.spec.difficulty, sheet, ctx, ranged=ranged)
     remember(sheet, ctx, "combat_maneuver", r, concealed=True)
-    summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text], "; ")
+    summary = join([msg("{name}: {roll}", name=me.name, roll=r.text), text], "; ")
     return done(
         state,
         params,
@@ -255,10 +258,10 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
 
 
 def _maneuver_outcome(
-    state: dict[str, Any],
+    state: CombatState,
     params: ManeuverParams,
-    me: dict[str, Any],
-    target: dict[str, Any],
+    me: Fighter,
+    target: Fighter,
     result: Level,
     difficulty: Level,
     sheet: ArtSheet,
@@ -267,25 +270,25 @@ def _maneuver_outcome(
     ranged: bool = False,
 ) -> Summary:
     n = art.count(difficulty, result)
-    name = target["name"]
+    name = target.name
     if params.maneuver == "grapple":
         g = art.grapple(result, difficulty)
         if g.held:
-            me["grapple"] = {"with": target["id"], "bonus": g.bonus}
-            target["grapple"] = {"with": me["id"], "bonus": 0}
+            me.grapple = {"with": target.id, "bonus": g.bonus}
+            target.grapple = {"with": me.id, "bonus": 0}
             return msg(
                 "grapples {name} (+{bonus} on actions in the grapple; a free follow-up action)",
                 name=name,
                 bonus=g.bonus,
             )
-        foe = load(ctx.others[target["id"]])
+        foe = load(ctx.others[target.id])
         return join(
             [
                 msg("the grapple fails"),
                 defense_pending(
                     state,
-                    defender=me["id"],
-                    attacker=target["id"],
+                    defender=me.id,
+                    attacker=target.id,
                     attack=Level[foe.levels.get("ATK", "CT")],
                     rating=foe.damage_rating,
                     attack_with="one_handed",
@@ -299,11 +302,11 @@ def _maneuver_outcome(
     if params.maneuver == "knock_down":
         res = art.knock_down(result, difficulty, agility=attr(sheet, "AGI"))
         if res == "foe_down":
-            target["prone"] = True
+            target.prone = True
             return msg("{name} is knocked down", name=name)
         if res == "you_down":
-            me["prone"] = True
-            return msg("{name} falls down instead", name=me["name"])
+            me.prone = True
+            return msg("{name} falls down instead", name=me.name)
         return msg("nothing happens")
     if params.maneuver == "disarm":
         d = art.disarm(result, difficulty, ranged=ranged)
@@ -312,25 +315,25 @@ def _maneuver_outcome(
         )
         if d.own_weapon_away and 0 <= params.weapon < len(sheet.gear):
             sheet.gear[params.weapon].slot = "stowed"
-            return join([text, msg("{name}'s own weapon is knocked away", name=me["name"])], "; ")
+            return join([text, msg("{name}'s own weapon is knocked away", name=me.name)], "; ")
         return text
     if params.maneuver == "force_back":
-        return wording.pushes_back(n=n, name=name) if n > 0 else wording.pushed_back(n=-n, name=name, me=me["name"])
+        return wording.pushes_back(n=n, name=name) if n > 0 else wording.pushed_back(n=-n, name=name, me=me.name)
     if params.maneuver == "pin":
         if n <= 0:
             return msg("no pin")
         return wording.pinned(n=n, name=name)
     if params.maneuver == "takedown":
         if n > 0:
-            target["prone"] = True
+            target.prone = True
             return msg("{name} is thrown to the ground", name=name)
         return msg("no takedown")
     return msg("takes {name}'s weapon", name=name) if n > 0 else msg("keeps no hold of the weapon")
 
 
-def maneuver_bonus(me: dict[str, Any], maneuver: str) -> int:
+def maneuver_bonus(me: Fighter, maneuver: str) -> int:
     """A grapple's bonus on the actions in it (takedown, pin, take a weapon)."""
-    return int((me.get("grapple") or {}).get("bonus", 0)) if maneuver in IN_GRAPPLE else 0
+    return int((me.grapple or {}).get("bonus", 0)) if maneuver in IN_GRAPPLE else 0
 
 
 def maneuver_odds(sheet_data: dict[str, Any], params: ManeuverParams, ctx: Context) -> Odds:
@@ -361,9 +364,9 @@ def resolve_aim(sheet: dict[str, Any], params: AimParams, dice: Dice, ctx: Conte
     """Aiming takes the turn's action: +4 on the next attack."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    me["aim"] = art.AIMED_ATTACK
+    me.aim = art.AIMED_ATTACK
     use_action(state)
-    return done(state, params, msg("{name} takes aim (+{n} on the next attack)", name=me["name"], n=art.AIMED_ATTACK))
+    return done(state, params, msg("{name} takes aim (+{n} on the next attack)", name=me.name, n=art.AIMED_ATTACK))
 
 
 # --- dodging ------------------------------------------------------------------------------------------------
@@ -378,8 +381,8 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
     ends, +1 difficulty on Defense); Great or better may move to an adjacent band."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
-    if "no_parry_dodge" in me["now"]:
-        raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me["name"]), field="move")
+    if "no_parry_dodge" in me.now:
+        raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me.name), field="move")
     sheet = load(sheet_data)
     r = roll(
         sheet,
@@ -392,17 +395,17 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         columns=difficulty_shift(me),
     )
     result = art.dodge(r.result)
-    me["dodge"] = {"bonus": result.defense_bonus, "difficulty": result.defense_difficulty}
+    me.dodge = {"bonus": result.defense_bonus, "difficulty": result.defense_difficulty}
     use_action(state)
     notes: list[Summary] = [
         msg("+{n} on Defense until the next turn", n=result.defense_bonus) if result.defense_bonus else msg("no bonus")
     ]
     begin_dodge = None
     if result.fell:
-        me["prone"] = True
+        me.prone = True
         notes.append(msg("falls down, +1 difficulty on Defense; the turn ends"))
-    elif result.may_move and not state["turn"]["move"]:
-        state["turn"]["move"] = {
+    elif result.may_move and not turn_now(state).move:
+        turn_now(state).move = {
             "bands": 1,
             "free": 1,
             "used": 0,
@@ -414,8 +417,8 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
     remember(sheet, ctx, "combat_dodge", r)
     if result.fell:
         begin_dodge = end_turn(state)
-        me["dodge"] = {"bonus": 0, "difficulty": 1}
-    summary = join([msg("{name} dodges: {roll}", name=me["name"], roll=r.text), *notes, *(begin_dodge or [])], "; ")
+        me.dodge = {"bonus": 0, "difficulty": 1}
+    summary = join([msg("{name} dodges: {roll}", name=me.name, roll=r.text), *notes, *(begin_dodge or [])], "; ")
     return done(
         state,
         params,
