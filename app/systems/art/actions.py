@@ -10,7 +10,23 @@ from app.systems.base import Action
 from . import advancement as adv
 from . import combat, creation, equipment, exploration, explore_track, followups, health, rolling
 from . import complex as complex_
-from .fight import aoe, attacks, free, gear, grapple, grapple_hit, moves, options, perks, ruses, state, turns
+from .fight import (
+    aoe,
+    attacks,
+    defense,
+    foe_moves,
+    free,
+    fumbles,
+    gear,
+    grapple,
+    grapple_hit,
+    moves,
+    options,
+    perks,
+    ruses,
+    setup,
+    turns,
+)
 
 
 class _Nothing(BaseModel):
@@ -205,8 +221,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "combat_setup",
         "Set up a combat",
-        state.SetupParams,
-        state.resolve_setup,
+        setup.SetupParams,
+        setup.resolve_setup,
         needs_character=False,
         narrator_only=True,
         involves=("adventurers", "foes"),
@@ -245,12 +261,19 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "combat_foe_move",
         "Move a foe",
-        moves.FoeMoveParams,
-        moves.resolve_foe_move,
+        foe_moves.FoeMoveParams,
+        foe_moves.resolve_foe_move,
         narrator_only=True,
         encounter="step",
     ),
-    Action("combat_stop", "Stop the foe", moves.StopParams, moves.resolve_stop, odds=moves.stop_odds, encounter="step"),
+    Action(
+        "combat_stop",
+        "Stop the foe",
+        foe_moves.StopParams,
+        foe_moves.resolve_stop,
+        odds=foe_moves.stop_odds,
+        encounter="step",
+    ),
     Action(
         "combat_attack",
         "Attack",
@@ -270,24 +293,24 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "combat_defend",
         "Defense roll",
-        attacks.DefendParams,
-        attacks.resolve_defend,
-        odds=attacks.defend_odds,
+        defense.DefendParams,
+        defense.resolve_defend,
+        odds=defense.defend_odds,
         encounter="step",
     ),
     Action(
-        "combat_parry", "Parry", attacks.ParryParams, attacks.resolve_parry, odds=attacks.parry_odds, encounter="step"
+        "combat_parry", "Parry", defense.ParryParams, defense.resolve_parry, odds=defense.parry_odds, encounter="step"
     ),
-    Action("combat_take", "Take the damage", attacks.TakeParams, attacks.resolve_take, encounter="step"),
+    Action("combat_take", "Take the damage", defense.TakeParams, defense.resolve_take, encounter="step"),
     Action(
         "combat_dodge", "Dodge", options.DodgeParams, options.resolve_dodge, odds=options.dodge_odds, encounter="step"
     ),
     Action(
         "combat_fumble",
         "Roll on the Fumble table",
-        options.FumbleParams,
-        options.resolve_fumble,
-        odds=options.fumble_odds,
+        fumbles.FumbleParams,
+        fumbles.resolve_fumble,
+        odds=fumbles.fumble_odds,
         encounter="step",
     ),
     Action("combat_aoe", "AOE attack", aoe.AoeParams, aoe.resolve_aoe, odds=aoe.aoe_odds, encounter="step"),

@@ -15,6 +15,7 @@ from app.i18n import render
 from app.rules import art
 from app.rules.art import Level
 from app.systems.art.fight import attacks as fa
+from app.systems.art.fight import defense as fd
 from app.systems.art.sheet import defense, load, weapon_stats
 from app.systems.base import Context
 
@@ -212,8 +213,8 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     me = next(f for f in state.fighters if f.id == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 2
     enc = fight.encounter()
-    params = fa.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
-    assert fa.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
+    params = fd.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
+    assert fd.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
         "row"
     ] == defense_row(fight, fight.play.hero, 2)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)  # round 2: Maren's turn starts

@@ -18,7 +18,8 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
 from ..sheet import ArtSheet, attr, dump, load
-from .attacks import take, weapon_of
+from .attacks import weapon_of
+from .defense import take
 from .models import CombatState
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .state import (

@@ -1,6 +1,6 @@
 """The free attack a perk gives (Flurry, Advanced Flurry, Riposte, Advanced Riposte, Counterstrike): on the same
 target (the attacker, for a parry or a Defense roll), out of turn, without spending the action, when nothing else
-is pending and the target is in reach. fight_perks.py grants it (`free_attack` on the fighter).
+is pending and the target is in reach. perks.py grants it (`free_attack` on the fighter).
 
 art-engine.md, ch. 6 "Perks".
 """

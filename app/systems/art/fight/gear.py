@@ -1,7 +1,7 @@
 """Arming in a combat: an adventurer whose sheet holds no weapon at all takes up the starting weapon it was made
 without (a class from ch. 2's Weapon Class table at the cost its Fortune allows), ready, on its own turn and
 without spending the action, so a character created without gear never stalls at "Attack". A character who has
-a weapon draws it instead (the free action "Draw a weapon", fight_turns.py). And the attack's odds line says
+a weapon draws it instead (the free action "Draw a weapon", turns.py). And the attack's odds line says
 when the chosen target is out of the weapon's reach (the same `in_range` the attack is refused by), before the tap.
 
 art-engine.md, ch. 2 "Gear", "Fortune", "Weapons & Attack" (Weapon Class, Weapon Attack).

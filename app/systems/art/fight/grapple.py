@@ -1,7 +1,7 @@
-"""Grapples in a combat beyond the grapple roll itself (fight_options.py): who is in a grapple, joining one
+"""Grapples in a combat beyond the grapple roll itself (options.py): who is in a grapple, joining one
 (an action, no roll), and attacking into one from outside -- the characters in it roll Fate (foes use their
 rating), the lowest is hit, and on a tie the attacker chooses (a pending choice); the attack itself is the
-ordinary one (fight_attacks.resolve_attack) on the character hit.
+ordinary one (attacks.resolve_attack) on the character hit.
 
 art-engine.md, ch. 5 "Grappling", "Fighting in a Grapple"; the Fate rolls as for an AOE (lowest_fate).
 """

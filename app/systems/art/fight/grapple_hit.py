@@ -1,5 +1,5 @@
-"""A Fate tie when attacking into a grapple (fight_grapple.attack_into): the attacker chooses who is hit, then the
-ordinary attack (fight_attacks.resolve_attack) is rolled on them.
+"""A Fate tie when attacking into a grapple (grapple.attack_into): the attacker chooses who is hit, then the
+ordinary attack (attacks.resolve_attack) is rolled on them.
 
 art-engine.md, ch. 5 "Fighting in a Grapple"; the Fate rolls as for an AOE (lowest_fate).
 """
