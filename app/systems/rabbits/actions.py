@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.systems.base import Action
 from app.systems.rabbits import followups, play, versus
-from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, script, state, tie, volley
+from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, script, setup, state, tie, volley
 
 FOLLOW_UP = ("opponent_id",)
 
@@ -99,8 +99,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "conflict_setup",
         "Set up a conflict",
-        state.SetupParams,
-        state.resolve_setup,
+        setup.SetupParams,
+        setup.resolve_setup,
         narrator_only=True,
         needs_character=False,
         involves=tuple(f"{k}_members" for k in state.ALL_TEAMS),
@@ -198,8 +198,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "conflict_settings",
         "Weapons in conflicts",
-        state.ConflictSettings,
-        state.resolve_conflict_settings,
+        setup.ConflictSettings,
+        setup.resolve_conflict_settings,
         narrator_only=True,
         needs_character=False,
     ),
