@@ -15,6 +15,7 @@ from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
 from app.i18n import _
 from app.systems import Action, EncounterViewer, Resolution, get_system
+from app.systems.base import stored_state
 from app.types import utcnow
 
 
@@ -110,7 +111,7 @@ def save_encounter(
             kind=data["kind"],
             title=str(data.get("title", ""))[:120],
             participants=list(data["participants"]),
-            state=dict(data["state"]),
+            state=stored_state(data["state"]),
             status=status,
             created_by=acc.user.id,
         )
@@ -124,7 +125,9 @@ def save_encounter(
         db.execute(
             update(Encounter)
             .where(Encounter.id == encounter.id, Encounter.version == (seen or encounter.version))
-            .values(state=dict(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow())
+            .values(
+                state=stored_state(data["state"]), version=Encounter.version + 1, status=status, updated_at=utcnow()
+            )
         ),
     ).rowcount  # an UPDATE's result is a CursorResult; Session.execute is typed as Result
     if not done:

@@ -34,6 +34,7 @@ from app.rolls.prompts import prompt_in
 from app.rolls.visibility import Visibility
 from app.rules.dice import Dice, SecureDice
 from app.systems import ROLLER, Action, ActionError, Context, Resolution, get_action, get_system
+from app.systems.base import RecordingDice
 from app.types import utcnow
 
 
@@ -163,7 +164,9 @@ def perform_action(
             ctx = _context(db, acc, system.id, character, others, encounter, seq)
             before = copy.deepcopy({0: sheet, **{cid: dict(c.sheet) for cid, c in others.items()}}) if hidden else {}
             try:
-                resolution = action.run(sheet, params, dice or SecureDice(), ctx)
+                # The service, not the system, records the dice: what the log says was rolled is what was rolled.
+                rolled = RecordingDice(dice or SecureDice())
+                resolution = action.run(sheet, params, rolled, ctx)
             except ActionError as exc:
                 raise BadRequest(rule_message(exc), field=exc.field) from exc
             if any(other_id not in others for other_id in resolution.others):
@@ -226,7 +229,7 @@ def perform_action(
                         **({"prompt_id": prompt.id} if prompt else {}),
                         **({"encounter_id": encounter.id} if encounter else {}),
                     },
-                    "dice": resolution.dice,
+                    "dice": rolled.rolled,
                     "outcome": resolution.outcome,
                     "summary": resolution.summary,
                     "note": note,
@@ -318,7 +321,7 @@ def _context(
             "id": encounter.id,
             "kind": encounter.kind,
             "title": encounter.title,
-            "state": dict(encounter.state),
+            "state": get_system(system_id).typed_state(encounter.kind, encounter.state),
             "participants": list(encounter.participants),
             "version": encounter.version,
         },

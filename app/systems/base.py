@@ -26,7 +26,8 @@ class ActionError(ValueError):
 
 
 class RecordingDice:
-    """Wraps the dice so the log can show every face in the order it was rolled."""
+    """Wraps the dice so the log can show every face in the order it was rolled. The rules service wraps the dice
+    it hands to `resolve` and logs this record: a system never reports its own dice."""
 
     def __init__(self, dice: Dice) -> None:
         self._dice = dice
@@ -41,7 +42,6 @@ class RecordingDice:
 @dataclass(frozen=True)
 class Resolution:
     request: dict[str, Any]
-    dice: list[dict[str, int]]
     outcome: dict[str, Any]
     # The log line: `msg(...)` from app.i18n (stored language-neutral, read in each viewer's language), or a
     # plain str (shown as it is, in every language).
@@ -284,6 +284,10 @@ class RuleSystem:
     # Who is challenged to one of its encounters and has not answered yet (the campaign page offers them the
     # encounter): (state, participants) → the challenged participants ({character_id, side, name}).
     challenged: Challenged = _no_challenge
+    # The typed state of each kind of encounter this system runs (kind → pydantic model, e.g. ART's "combat"): the
+    # rules service validates the stored JSON into it before a step (ctx.encounter["state"]) and stores the model
+    # the step returns as JSON again (`stored_state`), in the same shape. A kind not named here stays a dict.
+    encounter_states: Mapping[str, type[BaseModel]] = field(default_factory=dict)
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
@@ -292,3 +296,16 @@ class RuleSystem:
         if self.create is not None:
             return self.create(fields)
         return self.sheet.model_validate(dict(fields)).model_dump(mode="json")
+
+    def typed_state(self, kind: str, state: Mapping[str, Any]) -> Any:
+        """An encounter's stored state as its kind's model (encounter_states), or a copy of the dict."""
+        model = self.encounter_states.get(kind)
+        return model.model_validate(dict(state)) if model is not None else dict(state)
+
+
+def stored_state(state: Any) -> dict[str, Any]:
+    """A step's encounter state as JSON to store: a model is dumped with only the keys it had or was given (a key an
+    older state lacks stays missing), so the stored JSON keeps its shape."""
+    if isinstance(state, BaseModel):
+        return state.model_dump(mode="json", exclude_unset=True)
+    return dict(state)

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from app.rules.dice import Dice
 from app.systems import Action, ActionError, Context, Resolution, RuleSystem
-from app.systems.base import RecordingDice, action_table
+from app.systems.base import action_table
 
 
 class Sheet(BaseModel):
@@ -33,7 +33,6 @@ def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context
     ]
     return Resolution(
         request={"opponent_id": params.opponent_id},
-        dice=[],
         outcome={},
         summary=f"challenges {name_b}",
         encounter={
@@ -51,14 +50,12 @@ def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resol
     side = next(p["side"] for p in ctx.encounter["participants"] if p["name"] == ctx.character_name)
     if side != state["turn"]:
         raise ActionError("It is not your turn.", field="character_id")
-    rec = RecordingDice(dice)
-    heads = rec.roll(2) == 2
+    heads = dice.roll(2) == 2
     state["heads"] = {**state["heads"], side: state["heads"][side] + heads}
     state["flips"] += 1
     state["turn"] = "b" if side == "a" else "a"
     return Resolution(
         request={},
-        dice=rec.rolled,
         outcome={"heads": heads},
         summary="flips",
         encounter={"state": state, "over": state["flips"] >= 4},

@@ -16,8 +16,9 @@ from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
 from .explore_track import EXPLORATION_RULINGS
-from .fight import encounter_view
-from .fight_moves import foe_move_options, move_options
+from .fight.models import CombatState
+from .fight.moves import foe_move_options, move_options
+from .fight.state import encounter_view
 from .sheet import (
     FOE_TRAITS,
     LEVEL_CODES,
@@ -139,6 +140,7 @@ SYSTEM = RuleSystem(
     public_sheet=public_sheet,
     owner_sheet=owner_sheet,
     encounter_view=encounter_view,
+    encounter_states={"combat": CombatState},
     create=creation.create,
     rulings=RULINGS + EXPLORATION_RULINGS,
     seed_demo=seed_demo,

@@ -1,5 +1,5 @@
 """The ART Engine's actions: rolls (rolling.py, skirmish.py), their follow-ups, health, gear, advancement,
-complex actions; the narrator's on the ART campaign page."""
+complex actions, exploration; the narrator's on the ART campaign page; combat rounds from fight/actions.py."""
 
 from __future__ import annotations
 
@@ -9,18 +9,8 @@ from app.systems.base import Action
 
 from . import advancement as adv
 from . import complex as complex_
-from . import creation, equipment, exploration, explore_track, fight, followups, health, rolling, skirmish
-from . import fight_aoe as fx
-from . import fight_attacks as fa
-from . import fight_free as ff
-from . import fight_gear as fgear
-from . import fight_grapple as fg
-from . import fight_grapple_hit as fgh
-from . import fight_moves as fm
-from . import fight_options as fo
-from . import fight_perks as fp
-from . import fight_ruses as fr
-from . import fight_turns as ft
+from . import creation, equipment, exploration, explore_track, followups, health, rolling, skirmish
+from .fight.actions import COMBAT_ACTIONS
 
 
 class _Nothing(BaseModel):
@@ -211,163 +201,6 @@ ACTIONS: tuple[Action, ...] = (
         needs_character=False,
         narrator_only=True,
     ),
-    # Combat rounds (fight*.py): an encounter set up by the narrator; every step names the encounter
-    Action(
-        "combat_setup",
-        "Set up a combat",
-        fight.SetupParams,
-        fight.resolve_setup,
-        needs_character=False,
-        narrator_only=True,
-        involves=("adventurers", "foes"),
-        encounter="create",
-        description="Adventurers and foes on the range track; initiative next.",
-    ),
-    Action(
-        "combat_initiative",
-        "Roll initiative",
-        ft.InitiativeParams,
-        ft.resolve_initiative,
-        odds=ft.initiative_odds,
-        encounter="step",
-    ),
-    Action("combat_wait", "Wait", ft.WaitParams, ft.resolve_wait, encounter="step"),
-    Action("combat_end_turn", "End the turn", ft.EndTurnParams, ft.resolve_end_turn, encounter="step"),
-    Action(
-        "combat_free_action",
-        "Free action",
-        ft.FreeActionParams,
-        ft.resolve_free_action,
-        odds=ft.free_action_odds,
-        encounter="step",
-    ),
-    Action("combat_arm", "Take up a starting weapon", fgear.ArmParams, fgear.resolve_arm, encounter="step"),
-    Action(
-        "combat_move_roll",
-        "Roll to move",
-        fm.MoveRollParams,
-        fm.resolve_move_roll,
-        odds=fm.move_roll_odds,
-        encounter="step",
-    ),
-    Action("combat_move", "Move", fm.MoveParams, fm.resolve_move, encounter="step"),
-    Action("combat_sneak", "Sneak", fm.SneakParams, fm.resolve_sneak, odds=fm.sneak_odds, encounter="step"),
-    Action(
-        "combat_foe_move", "Move a foe", fm.FoeMoveParams, fm.resolve_foe_move, narrator_only=True, encounter="step"
-    ),
-    Action("combat_stop", "Stop the foe", fm.StopParams, fm.resolve_stop, odds=fm.stop_odds, encounter="step"),
-    Action(
-        "combat_attack", "Attack", fa.AttackParams, fa.resolve_attack, odds=fgear.attack_odds_in_reach, encounter="step"
-    ),
-    Action(
-        "combat_foe_attack",
-        "A foe attacks",
-        fa.FoeAttackParams,
-        fa.resolve_foe_attack,
-        narrator_only=True,
-        encounter="step",
-    ),
-    Action("combat_defend", "Defense roll", fa.DefendParams, fa.resolve_defend, odds=fa.defend_odds, encounter="step"),
-    Action("combat_parry", "Parry", fa.ParryParams, fa.resolve_parry, odds=fa.parry_odds, encounter="step"),
-    Action("combat_take", "Take the damage", fa.TakeParams, fa.resolve_take, encounter="step"),
-    Action("combat_dodge", "Dodge", fo.DodgeParams, fo.resolve_dodge, odds=fo.dodge_odds, encounter="step"),
-    Action(
-        "combat_fumble",
-        "Roll on the Fumble table",
-        fo.FumbleParams,
-        fo.resolve_fumble,
-        odds=fo.fumble_odds,
-        encounter="step",
-    ),
-    Action("combat_aoe", "AOE attack", fx.AoeParams, fx.resolve_aoe, odds=fx.aoe_odds, encounter="step"),
-    Action(
-        "combat_foe_aoe",
-        "A foe's AOE attack",
-        fx.FoeAoeParams,
-        fx.resolve_foe_aoe,
-        narrator_only=True,
-        encounter="step",
-    ),
-    Action(
-        "combat_aoe_fate",
-        "Fate against a blast",
-        fx.AoeFateParams,
-        fx.resolve_aoe_fate,
-        odds=fx.aoe_fate_odds,
-        encounter="step",
-    ),
-    Action("combat_prone", "Fall prone", fx.ProneParams, fx.resolve_prone, encounter="step"),
-    Action("combat_aoe_hit", "Who is hit", fx.AoeHitParams, fx.resolve_aoe_hit, encounter="step"),
-    Action(
-        "combat_maneuver",
-        "Combat option",
-        fo.ManeuverParams,
-        fo.resolve_maneuver,
-        odds=fo.maneuver_odds,
-        encounter="step",
-    ),
-    Action("combat_aim", "Aim", fo.AimParams, fo.resolve_aim, encounter="step"),
-    Action(
-        "combat_protect",
-        "Protect a companion",
-        fr.ProtectParams,
-        fr.resolve_protect,
-        odds=fr.protect_odds,
-        encounter="step",
-        description="Jump in front of a companion a foe attacks (Agility, Passable or better).",
-    ),
-    Action(
-        "combat_play_dead",
-        "Play dead",
-        fr.PlayDeadParams,
-        fr.resolve_play_dead,
-        odds=fr.play_dead_odds,
-        encounter="step",
-        description="Hit: pretend the wounds are fatal (Cunning against the foes' Intelligence and Alertness).",
-    ),
-    Action(
-        "combat_place",
-        "Place a token",
-        ft.PlaceParams,
-        ft.resolve_place,
-        needs_character=False,
-        narrator_only=True,
-        encounter="step",
-    ),
-    Action(
-        "combat_end",
-        "End the combat",
-        ft.EndCombatParams,
-        ft.resolve_end_combat,
-        needs_character=False,
-        narrator_only=True,
-        encounter="step",
-    ),
-    Action(
-        "combat_initiative_setting",
-        "Simplified initiative",
-        ft.InitiativeSettingParams,
-        ft.resolve_initiative_setting,
-        needs_character=False,
-        narrator_only=True,
-    ),
-    # kicker-triggered perks (fight_perks.py)
-    Action("combat_perk_choose", "Choose the perk", fp.PerkChooseParams, fp.resolve_perk_choose, encounter="step"),
-    Action(
-        "combat_free_attack",
-        "Free attack",
-        ff.FreeAttackParams,
-        ff.resolve_free_attack,
-        odds=ff.free_attack_odds,
-        encounter="step",
-    ),
-    # grapples (fight_grapple.py)
-    Action(
-        "combat_grapple_hit",
-        "Choose who is hit in the grapple",
-        fgh.GrappleHitParams,
-        fgh.resolve_grapple_hit,
-        encounter="step",
-    ),
-    Action("combat_grapple_join", "Join the grapple", fg.GrappleJoinParams, fg.resolve_grapple_join, encounter="step"),
+    # Combat rounds (fight/): an encounter set up by the narrator; every step names the encounter
+    *COMBAT_ACTIONS,
 )

@@ -92,7 +92,6 @@ def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, di
     what = N_("ends the adventure: {lines}") if params.adventure_over else N_("ends the session: {lines}")
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"participants": params.participants},
         summary=msg(what, lines=join(lines, "; ")),
         others=others,
@@ -114,7 +113,6 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
         text = join([text, msg(": Fame rises to {fame}", fame=sheet.fame)], "")
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"glory": sheet.glory, "fame": sheet.fame},
         summary=text,
         others={params.target_id: dump(sheet)},
@@ -141,7 +139,6 @@ def resolve_raise_attribute(
     sheet.attributes[code], sheet.attribute_inspiration[code] = score + 1, points - score
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"attribute": code, "score": score + 1},
         summary=msg(
             "raises {name} to {score} for {points} inspiration points",
@@ -188,7 +185,6 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"perk": params.perk, "rank": rank, "xp": cost},
         summary=what,
         sheet=dump(sheet),
@@ -214,7 +210,6 @@ def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice,
     sheet.health = [box.name for box in art.health_track(rank + 1)]
     return Resolution(
         request={},
-        dice=[],
         outcome={"rank": rank + 1, "xp": cost},
         summary=msg("raises Health to {track} for {cost} xp", track="/".join(sheet.health), cost=cost),
         sheet=dump(sheet),
@@ -244,7 +239,6 @@ def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: 
     sheet.skills.append(Skill(name=name, rating=params.rating))
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"skill": name, "xp": cost},
         summary=msg("buys the skill {name} +{rating} for {cost} xp", name=name, rating=params.rating, cost=cost),
         sheet=dump(sheet),

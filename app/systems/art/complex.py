@@ -63,7 +63,6 @@ def resolve_start_complex(
     }
     return Resolution(
         request={"title": title, "steps": params.steps},
-        dice=[],
         outcome={"title": title, "steps": params.steps},
         summary=_starts(title=title, steps=params.steps),
         sheet=dump(sheet),
@@ -80,7 +79,6 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
     sheet.complex = running
     return Resolution(
         request={},
-        dice=[],
         outcome={"title": running["title"], "done": running["done"]},
         summary=_abandons(title=running["title"], done=running["done"], steps=running["steps"]),
         sheet=dump(sheet),

@@ -16,7 +16,7 @@ from app.i18n import _, join, msg, rule_message
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, BALANCED_NUMBERS, FORTUNE_RANKS, Level
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
 from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Item, Skill, dump, load
 
@@ -210,10 +210,9 @@ def resolve_roll_attributes(
                 field="attribute",
             )
         empty = [params.attribute]
-    recorder = RecordingDice(dice)
     rolled = {}
     for code in empty:
-        rolled[code] = recorder.roll(6) + recorder.roll(6)
+        rolled[code] = dice.roll(6) + dice.roll(6)
         sheet.attributes[code] = rolled[code]
     done = all(value is not None for value in sheet.attributes.values())
     had = len(sheet.gear)
@@ -241,7 +240,6 @@ def resolve_roll_attributes(
             summary = join([summary, msg("; starting gear: {items}", items=join(gear))], "")
     return Resolution(
         request={"attribute": params.attribute},
-        dice=recorder.rolled,
         outcome={"scores": rolled, "complete": done},
         summary=summary,
         sheet=dump(sheet),

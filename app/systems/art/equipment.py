@@ -105,7 +105,6 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
     sheet.gear = gear
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"item": item.name},
         summary=msg("adds {name} ({slot})", name=item.name, slot=msg(SLOT_WORDS[item.slot])),
         sheet=dump(sheet),
@@ -127,7 +126,7 @@ def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: 
         item.slot = params.slot
         check_slots(sheet.gear)
         text = msg("moves {name} to {slot}", name=item.name, slot=msg(SLOT_WORDS[params.slot]))
-    return Resolution(request=params.model_dump(), dice=[], outcome={}, summary=text, sheet=dump(sheet))
+    return Resolution(request=params.model_dump(), outcome={}, summary=text, sheet=dump(sheet))
 
 
 def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, ctx: Context) -> Resolution:
@@ -147,9 +146,7 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
             raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
         text = msg("wears {cost} armor", cost=msg(cost))  # a Fortune rank, translated when read
-    return Resolution(
-        request=params.model_dump(), dice=[], outcome={"armor": sheet.armor}, summary=text, sheet=dump(sheet)
-    )
+    return Resolution(request=params.model_dump(), outcome={"armor": sheet.armor}, summary=text, sheet=dump(sheet))
 
 
 def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: Dice, ctx: Context) -> Resolution:
@@ -169,7 +166,6 @@ def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: 
         raise ActionError(error if error.endswith(".") else error + ".", field="csv") from exc
     return Resolution(
         request={"rows": text.count("\n")},
-        dice=[],
         outcome={"table": "campaign"},
         summary=msg("uses the campaign's own Action Results Table"),
         settings={"table_csv": text + "\n"},
@@ -181,7 +177,6 @@ def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: D
         raise ActionError(_("The campaign already uses the default table."), field="default_table")
     return Resolution(
         request={},
-        dice=[],
         outcome={"table": "default"},
         summary=msg("goes back to the default Action Results Table"),
         settings={},
@@ -212,7 +207,6 @@ def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dic
     text = join(parts, "")
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"result": effort.result.name, "disaster": effort.disaster, "total": effort.result.name},
         summary=text,
     )

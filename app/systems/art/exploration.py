@@ -17,7 +17,7 @@ from app.i18n import N_, Summary, Text, _, join, msg, render, rule_message, sent
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, Level
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import complex as complex_
 from . import core
@@ -274,8 +274,7 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
             "explore": {"kind": params.kind, "mode": params.mode, "task": task, "successes": 0},
         }
     spec = spec_of(sheet, params, plan)
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    rolled = core.roll_trait(sheet, spec, dice, table_of(ctx.campaign_settings))
     roll = rolled.roll
     words = core.describe(spec, rolled)
     action: dict[str, Any] = {
@@ -321,7 +320,6 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
         request,
         text,
         sheet=dump(sheet),
-        dice=recorder.rolled,
         outcome={
             **core.outcome_of(rolled),
             "task": task,

@@ -266,7 +266,6 @@ def step(
     text: Summary,
     *,
     sheet: dict[str, Any] | None = None,
-    dice: list[dict[str, int]] | None = None,
     outcome: dict[str, Any] | None = None,
 ) -> Resolution:
     """A step's entry: its words on the track's recent list and in the log, the track after it."""
@@ -275,7 +274,6 @@ def step(
     note(state, summary)
     return Resolution(
         request=request,
-        dice=dice or [],
         summary=summary,
         sheet=sheet,
         outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"], "to_act": to_act(state)},
@@ -314,7 +312,6 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
     participants = [{"character_id": cid, "side": "adventurer", "name": ctx.other_names[cid]} for cid in order]
     return Resolution(
         request={"participants": order, "title": title, "scale": scale},
-        dice=[],
         outcome={"scale": scale, "to_act": to_act(state)},
         summary=text,
         encounter={"kind": "exploration", "title": title, "participants": participants, "state": state, "over": False},

@@ -114,7 +114,6 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={
             "entry_seq": params.entry_seq,
             "result": new.name,
@@ -185,7 +184,6 @@ def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dic
     sheet.last_roll = last
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"entry_seq": params.entry_seq, "choice": params.choice},
         summary=msg("{text} (doubles on #{seq})", text=text, seq=params.entry_seq),
         sheet=dump(sheet),

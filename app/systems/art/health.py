@@ -14,7 +14,7 @@ from app.i18n import N_, _, join, msg, msgn, ngettext, render, retire
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
 from . import core, wording
 from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
@@ -69,7 +69,6 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
         if damage is None:
             return Resolution(
                 request=params.model_dump(),
-                dice=[],
                 outcome={"damage": None},
                 summary=msg("{cause}: under 10 feet, no damage", cause=cause),
                 sheet=dump(sheet),
@@ -81,7 +80,6 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
     text = foe_damage_text(msg("it"), done) if sheet.kind == "foe" else damage_text(done)
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome=done,
         summary=msg("{cause}: {text}", cause=cause, text=text),
         sheet=dump(sheet),
@@ -130,7 +128,6 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
     others = {} if params.patient_id is None else {params.patient_id: dump(patient)}  # None: itself
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"box": params.box, "fame": cost},
         summary=summary,
         sheet=dump(patient if itself else healer),
@@ -140,16 +137,15 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
 
 def _heal_roll(
     healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context, action: str
-) -> tuple[core.Rolled, int | None, list[dict[str, int]]]:
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(healer, spec, recorder, table_of(ctx.campaign_settings))
+) -> tuple[core.Rolled, int | None]:
+    rolled = core.roll_trait(healer, spec, dice, table_of(ctx.campaign_settings))
     before = list(patient.checked)
     after = art.natural_healing([Level[c] for c in patient.health], patient.checked, rolled.roll.result)
     patient.checked = list(after)
     healed = next((i for i, (old, new) in enumerate(zip(before, after)) if old and not new), None)
     _healed(patient)
     core.remember(healer, ctx.seq, action, spec, rolled)
-    return rolled, healed, recorder.rolled
+    return rolled, healed
 
 
 def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx: Context) -> Resolution:
@@ -167,7 +163,7 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
         skills=params.skills,
         modifiers=params.modifiers,
     )
-    rolled, healed, faces = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
+    rolled, healed = _heal_roll(sheet, sheet, spec, dice, ctx, "rest")
     text = (
         msg("heals the {level} box", level=level_word(sheet.health[healed]))
         if healed is not None
@@ -175,7 +171,6 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
     )
     return Resolution(
         request=params.model_dump(),
-        dice=faces,
         outcome={**core.outcome_of(rolled), "healed": healed},
         summary=msg("rests: {roll}; {text}", roll=core.describe(spec, rolled), text=text),
         sheet=dump(sheet),
@@ -207,7 +202,7 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
         item_index=params.item,
     )
     target = healer if itself else patient
-    rolled, healed, faces = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
+    rolled, healed = _heal_roll(healer, target, spec, dice, ctx, "med_kit")
     text = msgn(
         "{text} ({n} use left)",
         "{text} ({n} uses left)",
@@ -218,7 +213,6 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
     )
     return Resolution(
         request=params.model_dump(),
-        dice=faces,
         outcome={**core.outcome_of(rolled), "healed": healed},
         summary=msg("uses {name}: {roll}; {text}", name=kit.name, roll=core.describe(spec, rolled), text=text),
         sheet=dump(healer),
@@ -250,7 +244,6 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"fatigue": sheet.fatigue},
         summary=msg(verb, n=abs(params.change), fatigue=sheet.fatigue),
         sheet=dump(sheet),
@@ -304,7 +297,6 @@ def resolve_sustained_damage(
     summary = join([msg("{head}: {text}", head=head, text=text), *([msg("; it dies out")] if over else [])], "")
     return Resolution(
         request={"source": source, "rounds": rounds},
-        dice=[],
         outcome={**done, "round": round_no, "rounds": rounds, "over": over},
         summary=summary,
         sheet=dump(sheet),
@@ -322,7 +314,6 @@ def resolve_end_sustained_damage(
     sheet.burning = None
     return Resolution(
         request={},
-        dice=[],
         outcome={"round": burning.get("round", 0)},
         summary=msgn(
             "the {source} is put out after {n} round",

@@ -18,7 +18,7 @@ from app.i18n import N_, Text, _, join, msg, percent
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, Level
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import complex as complex_
 from . import core, wording
@@ -202,8 +202,7 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
         take25=params.take25,
         untrained=params.untrained,
     )
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    rolled = core.roll_trait(sheet, spec, dice, table_of(ctx.campaign_settings))
     hide = concealed(other, ctx, against)
     outcome = core.outcome_of(rolled)
     if hide:
@@ -232,7 +231,6 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
     summary = msg("rolls {roll}", roll=join([core.describe(spec, rolled, against=hide), *notes], "; "))
     return Resolution(
         request=params.model_dump(exclude=ODDS_ONLY),
-        dice=recorder.rolled,
         outcome=outcome,
         summary=summary,
         sheet=dump(sheet),
@@ -253,9 +251,8 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
         raise ActionError(_("Choose one of the henchman's traits."), field="attribute")
     trait = art.henchman_trait(Level[henchman.levels[code]])
     difficulty = core.adjusted(core.parse_level(params.difficulty, "difficulty"), params.adjust)
-    recorder = RecordingDice(dice)
     roll = art.trait_roll(
-        recorder, trait, difficulty, take25=params.take25, henchman=True, table=table_of(ctx.campaign_settings)
+        dice, trait, difficulty, take25=params.take25, henchman=True, table=table_of(ctx.campaign_settings)
     )
     label, meaning = art.interpret(roll.successes)
     rolled = msg("takes 25") if roll.took25 else msg("rolled {roll}", roll=f"{roll.roll:02d}")
@@ -272,7 +269,6 @@ def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, di
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recorder.rolled,
         outcome={
             "trait": trait,
             "row": roll.row,

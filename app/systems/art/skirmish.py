@@ -13,7 +13,7 @@ from app.i18n import N_, Text, _, msg
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import core
 from .rolling import RollChoices, chance_of, concealed, difficulty_against, no_chance, opponent
@@ -127,8 +127,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         take25=params.take25,
         item_index=item_index,
     )
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    rolled = core.roll_trait(sheet, spec, dice, table_of(ctx.campaign_settings))
     done = apply_player_damage(sheet, rolled.roll.failures, rating) if not rolled.roll.succeeded else None
     hide = concealed(other, ctx, against)
     outcome = {
@@ -156,9 +155,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         roll=core.describe(spec, rolled, against=hide),
         damage=damage_text(done) if done else msg("avoids all damage"),
     )
-    return Resolution(
-        request=params.model_dump(), dice=recorder.rolled, outcome=outcome, summary=summary, sheet=dump(sheet)
-    )
+    return Resolution(request=params.model_dump(), outcome=outcome, summary=summary, sheet=dump(sheet))
 
 
 def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
@@ -219,8 +216,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         take25=params.take25,
         item_index=params.weapon,
     )
-    recorder = RecordingDice(dice)
-    rolled = core.roll_trait(sheet, spec, recorder, table_of(ctx.campaign_settings))
+    rolled = core.roll_trait(sheet, spec, dice, table_of(ctx.campaign_settings))
     others: dict[int, Any] = {}
     done = None
     text = msg("misses") if not rolled.roll.succeeded else msg("hits")
@@ -242,7 +238,6 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recorder.rolled,
         outcome=outcome,
         summary=summary,
         sheet=dump(sheet),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.systems.art.fight import on_turn
+from app.systems.art.fight.state import combat_state, on_turn
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
     if encounter["kind"] != "combat":
         return {}
-    state = encounter["state"]
+    state = combat_state(encounter["state"])
     fighter = on_turn(state)
-    return {} if fighter is None else {int(fighter): f"round-{state.get('round')}"}
+    return {} if fighter is None else {int(fighter): f"round-{state.round}"}

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from app.i18n import N_, _, msg
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat import counts
 from app.systems.cat.play import alive
 from app.systems.cat.rules import fights
@@ -74,7 +74,6 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
     ]
     return Resolution(
         request={"opponent_id": p.opponent_id},
-        dice=[],
         outcome={"opponent": name},
         summary=msg("challenges {name} to a fight (one scuffle for dominance)", name=name),
         encounter={
@@ -107,8 +106,7 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     _ready(b, _("Your cat"), "weapon")
     a_weapon = state["challenger_weapon"]
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
-    rec = RecordingDice(dice)
-    r = fights.cat_fight(rec, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
+    r = fights.cat_fight(dice, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
     a_name, b_name = challenger["name"], ctx.character_name
     new_a, new_b = a.model_copy(deep=True), b.model_copy(deep=True)
     if r.a_scars:
@@ -142,7 +140,6 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     )
     return Resolution(
         request=p.model_dump(),
-        dice=rec.rolled,
         outcome={k: state[k] for k in state if k != "stage"},
         summary=summary,
         sheet=dump(new_b),
@@ -175,7 +172,6 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
     ]
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"cat": name},
         summary=msg("attacks {name}: a fight for life, in rounds", name=name),
         encounter={
@@ -209,8 +205,7 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     state = dict(ctx.encounter["state"])
     cat_pool = _weapon_dice(cat, p.weapon)
     foe_pool = _weapon_dice(foe, state["foe_trait"], "foe_id")
-    rec = RecordingDice(dice)
-    r = fights.foe_round(rec, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
+    r = fights.foe_round(dice, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
     n = state["round"] + 1
     if r.cat_scars:
@@ -251,7 +246,6 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     ][-20:]
     return Resolution(
         request=p.model_dump(),
-        dice=rec.rolled,
         outcome=state["rounds"][-1],
         summary=summary,
         sheet=dump(new_cat),
@@ -288,7 +282,6 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
     state = {**ctx.encounter["state"], "stage": "done", "ending": text}
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"ending": text},
         summary=msg("ends the fight: {ending}", ending=text),
         encounter={"state": state, "over": True},

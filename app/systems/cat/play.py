@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, ngettext, percent, render
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 from app.systems.cat import counts
 from app.systems.cat import rules as rules
 from app.systems.cat.rules import fate
@@ -162,10 +162,9 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
             ).format(reputation=p.reputation),
             field="reputation",
         )
-    rec = RecordingDice(dice)
     try:
         result = fate.test_fate(
-            rec, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous, spend_life=p.spend_life
+            dice, pool, p.difficulty, style_points=p.style_points, dangerous=p.dangerous, spend_life=p.spend_life
         )
     except rules.CatRuleError as exc:
         raise ActionError(
@@ -211,7 +210,7 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         "pool": pool,
         "reputation": p.reputation or None,
     }
-    return Resolution(request=p.model_dump(), dice=rec.rolled, outcome=outcome, summary=summary, sheet=dump(new))
+    return Resolution(request=p.model_dump(), outcome=outcome, summary=summary, sheet=dump(new))
 
 
 RISKS = {
@@ -245,7 +244,6 @@ def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Con
     new.style -= p.points
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"points": p.points, "edit": p.edit},
         summary=msg("spends {points} Style to edit the scene: {edit}", points=p.points, edit=p.edit),
         sheet=dump(new),
@@ -310,7 +308,6 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
     summary = join(parts, "")
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"placed": placed, "changed": changed, "dead": is_dead(new)},
         summary=summary,
         sheet=dump(new),
@@ -340,9 +337,7 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
         ],
         "",
     )
-    return Resolution(
-        request={}, dice=[], outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary, sheet=dump(new)
-    )
+    return Resolution(request={}, outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary, sheet=dump(new))
 
 
 class MoveScar(BaseModel):
@@ -376,7 +371,7 @@ def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Conte
         ],
         "",
     )
-    return Resolution(request=p.model_dump(), dice=[], outcome={"changed": changed}, summary=summary, sheet=dump(new))
+    return Resolution(request=p.model_dump(), outcome={"changed": changed}, summary=summary, sheet=dump(new))
 
 
 # --- the narrator's gifts and approvals --------------------------------------------------------------------
@@ -397,9 +392,7 @@ def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice
         if p.reason.strip()
         else counts.grants(n=p.dice, unused=new.advantage)
     )
-    return Resolution(
-        request=p.model_dump(), dice=[], outcome={"advantage": new.advantage}, summary=summary, sheet=dump(new)
-    )
+    return Resolution(request=p.model_dump(), outcome={"advantage": new.advantage}, summary=summary, sheet=dump(new))
 
 
 class ApproveReputation(BaseModel):
@@ -420,7 +413,6 @@ def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx
         new.proposal = ""
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"approved": p.reputation},
         summary=msg("narrator approves Reputation “{reputation}” for this scene", reputation=p.reputation),
         sheet=dump(new),
@@ -436,7 +428,7 @@ def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
     return Resolution(
-        request={}, dice=[], outcome={}, summary=msg("narrator ends the scene's Reputation approvals"), sheet=dump(new)
+        request={}, outcome={}, summary=msg("narrator ends the scene's Reputation approvals"), sheet=dump(new)
     )
 
 
@@ -455,7 +447,6 @@ def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx
     new.proposal = p.reputation
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"proposal": p.reputation},
         summary=msg("asks the narrator to count Reputation “{reputation}” in this scene", reputation=p.reputation),
         sheet=dump(new),
@@ -473,7 +464,6 @@ def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Con
     which = TRAIT_WORDS[p.trait] if p.trait else msg("the most-scarred Trait")
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"heal_first": p.trait},
         summary=msg("will heal {trait} first", trait=which),
         sheet=dump(new),
@@ -488,4 +478,4 @@ def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice, ctx: Context) -> 
     cat = load(sheet)
     new = cat.model_copy(deep=True)
     new.notes = p.notes
-    return Resolution(request={}, dice=[], outcome={}, summary=msg("updates the notes"), sheet=dump(new))
+    return Resolution(request={}, outcome={}, summary=msg("updates the notes"), sheet=dump(new))

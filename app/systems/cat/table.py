@@ -52,7 +52,6 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
     )
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"week": week, "healed": healed},
         summary=summary,
         others=others,
@@ -68,7 +67,6 @@ def resolve_settings(sheet: dict[str, Any], p: Settings, dice: Dice, ctx: Contex
     """Ruling 8: magic is optional and off by default."""
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"magic": p.magic},
         summary=msg("narrator turns Cat magic on") if p.magic else msg("narrator turns Cat magic off"),
         settings={**ctx.campaign_settings, "magic": p.magic},
@@ -102,7 +100,6 @@ def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Cont
     left = msg("now {rank}", rank=rep.rank - 1) if rep.rank > 1 else msg("gone")
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"reputation": rep.name, "rank": rep.rank - 1},
         summary=msg(
             "narrator docks a point of “{reputation}” ({left}): {reason}",
@@ -159,7 +156,6 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
     )
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"reputation": p.reputation, "rank": docked.rank_before},
         summary=summary,
         sheet=dump(new),
@@ -206,7 +202,6 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
     who = ctx.other_names[p.recipient_id]
     return Resolution(
         request=p.model_dump(),
-        dice=[],
         outcome={"rank": rank, "recipient": who},
         summary=msg(
             "spends “{reputation}” ({rank_before}) to give {who} the Reputation “{name}” ({rank})",

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from app.i18n import N_, Text, msg, msgn, retire, rule_message
 from app.i18n import gettext as _
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.catfight import rules as catfight
 from app.systems.catfight.log import describe
 from app.systems.catfight.rest import health_now
@@ -159,7 +159,6 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
     ]
     return Resolution(
         request={"opponent_id": params.opponent_id},
-        dice=[],
         outcome={"health": {"a": mine["health"], "b": theirs["health"]}},
         summary=text,
         sheet=mine,
@@ -192,9 +191,8 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         raise ActionError(
             _("It is %(name)s's move, not %(other)s's.") % {"name": names[turn], "other": names[side]}, field="move"
         )
-    recorder = RecordingDice(dice)
     try:
-        new, events = moves.step(state, params.move, recorder)
+        new, events = moves.step(state, params.move, dice)
     except catfight.CatfightError as exc:
         raise ActionError(rule_text(exc), field="move") from exc
     text = describe(events, names)
@@ -206,7 +204,6 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
             others[p["character_id"]] = _after_duel(ctx.others[p["character_id"]], new, p["side"], ctx.now)
     return Resolution(
         request={"move": params.move, "version": params.version},
-        dice=recorder.rolled,
         outcome={
             "move": params.move,
             "events": events,
@@ -240,7 +237,6 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     }
     return Resolution(
         request={"version": params.version},
-        dice=[],
         outcome={},
         summary=text,
         others=others,
@@ -253,7 +249,6 @@ def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, 
     text = _regen_every(params.regen_minutes)
     return Resolution(
         request={"regen_minutes": params.regen_minutes},
-        dice=[],
         outcome={},
         summary=text,
         settings={**ctx.campaign_settings, "regen_minutes": params.regen_minutes},
@@ -267,7 +262,6 @@ def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Con
     text = msg("%(name)s is back to full health.", name=ctx.character_name)
     return Resolution(
         request={},
-        dice=[],
         outcome={},
         summary=text,
         sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None},

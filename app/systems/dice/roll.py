@@ -15,7 +15,7 @@ from app.i18n import N_, Summary, _, gettext, join, msg, msgn, number, retire, r
 from app.rules import notation
 from app.rules.dice import Dice
 from app.rules.notation.tree import walk
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
 # The formula, then a note of up to MAX_NOTE characters (and a separator).
 MAX_EXPRESSION = notation.MAX_LENGTH + notation.MAX_NOTE + 20
@@ -34,9 +34,8 @@ def _parse(expression: str) -> notation.Expression:
 
 def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
     expr = _parse(params.expression)
-    recorder = RecordingDice(dice)
     try:
-        result = notation.roll(expr, recorder)
+        result = notation.roll(expr, dice)
     except notation.RollError as exc:
         raise ActionError(rule_message(exc), field="expression") from exc
     outcome: dict[str, Any] = {
@@ -51,7 +50,6 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
         outcome["note"] = expr.note
     return Resolution(
         request={"expression": params.expression},
-        dice=recorder.rolled,
         outcome=outcome,
         summary=msg("rolled {detail}", detail=_detail(result)),
         note=expr.note,

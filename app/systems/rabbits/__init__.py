@@ -10,8 +10,8 @@ from app.i18n import N_
 from app.systems.base import GroupCall, RuleSystem, action_table
 from app.systems.rabbits import marks
 from app.systems.rabbits.actions import ACTIONS
-from app.systems.rabbits.conflict_script import TEMPLATE_DATA as CONFLICT_DATA
-from app.systems.rabbits.conflict_script import view as conflict_view
+from app.systems.rabbits.conflict.script import TEMPLATE_DATA as CONFLICT_DATA
+from app.systems.rabbits.conflict.script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
 from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
 from app.systems.rabbits.waits import awaited

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg, render, rule_message
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts, outcome
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.play import faces_text, judge_independent, result_words
@@ -156,7 +156,6 @@ def _follow(
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         sheet=dump(sheet),
         others=others,
         summary=summary,
@@ -170,23 +169,12 @@ def _follow(
     )
 
 
-def _with_dice(resolution: Resolution, recorder: RecordingDice) -> Resolution:
-    return Resolution(
-        request=resolution.request,
-        dice=recorder.rolled,
-        outcome=resolution.outcome,
-        summary=resolution.summary,
-        sheet=resolution.sheet,
-        others=resolution.others,
-    )
-
-
 # --- Fate and the wises ---------------------------------------------------------------------------------
 
 
 def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str = "entry_seq") -> Text:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll). Changes `last` (a roll's
-    memory, play.record) and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    memory, play.record) and the sheet; also used after a conflict roll (conflict/fate.py)."""
     if last["fate_used"]:
         raise ActionError(_("Fate has already been spent on this roll."), field=field)
     if sheet.fate < 1:
@@ -203,8 +191,7 @@ def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str 
 
 def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
-    recorder = RecordingDice(dice)
-    return _with_dice(_follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, recorder)), recorder)
+    return _follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, dice))
 
 
 def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, field: str) -> str:
@@ -242,7 +229,7 @@ def wise_reroll(
     sheet: RabbitSheet, last: dict[str, Any], dice: Dice, kind: str, wise_name: str, field: str = "entry_seq"
 ) -> Text:
     """Deeper understanding or Of course!: the pool pays 1 point, an unused wise backs it, once per roll. Changes
-    `last` and the sheet; also used after a conflict roll (conflict_fate.py)."""
+    `last` and the sheet; also used after a conflict roll (conflict/fate.py)."""
     how = WISE_REROLLS[kind]
     name, flag, pool = how["name"], how["flag"], how["pool"]
     if last[flag]:
@@ -283,11 +270,7 @@ def open_follow_ups(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
 
 
 def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, kind: str) -> Resolution:
-    recorder = RecordingDice(dice)
-    return _with_dice(
-        _follow(sheet_data, params, ctx, lambda sheet, last: wise_reroll(sheet, last, recorder, kind, params.wise)),
-        recorder,
-    )
+    return _follow(sheet_data, params, ctx, lambda sheet, last: wise_reroll(sheet, last, dice, kind, params.wise))
 
 
 def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
@@ -329,7 +312,6 @@ def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ct
 
 def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
     """RULINGS.md, "Rabbits": a skill tie is broken with Will or Health, a Will or Health tie with Nature."""
-    recorder = RecordingDice(dice)
     others_sheets = ctx.others
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
@@ -351,8 +333,8 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
             theirs = _ability_pool(load(others_sheets[their_id]), ability, "opponent_id")
         else:
             theirs = int(last["opponent"].get("tiebreak_pool") or last["opponent"]["dice"])
-        a = rabbits.roll_pool(recorder, ours)
-        b = rabbits.roll_pool(recorder, theirs)
+        a = rabbits.roll_pool(dice, ours)
+        b = rabbits.roll_pool(dice, theirs)
         result = rabbits.judge_versus(a, b)
         last["tiebreak_kind"] = ability
         if result.winner is None:
@@ -379,7 +361,7 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
             their_successes=result.b_successes,
         )
 
-    return _with_dice(_follow(sheet_data, params, ctx, change), recorder)
+    return _follow(sheet_data, params, ctx, change)
 
 
 def _ability_pool(sheet: RabbitSheet, ability: str, field: str) -> int:
@@ -433,7 +415,6 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
     sheet.last_test = last
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"consequence": last["consequence"]},
         summary=words,
         sheet=dump(sheet),
@@ -449,7 +430,6 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
     sheet.conditions = [c for c in sheet.conditions if c != key]
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={"cleared": key},
         summary=msg("is no longer {condition}", condition=condition_word(key)),
         sheet=dump(sheet),
@@ -472,7 +452,6 @@ def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Co
     ]
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome=params.model_dump(),
         summary=msg("was awarded {what}", what=join(parts)),
         sheet=dump(sheet),
@@ -499,7 +478,6 @@ def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, c
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome=chosen,
         summary=summary,
         settings={**dict(ctx.campaign_settings), **chosen},

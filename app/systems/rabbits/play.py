@@ -14,7 +14,7 @@ from pydantic import Field
 
 from app.i18n import N_, Text, _, join, msg, percent, render, rule_message
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.pools import (
@@ -106,8 +106,7 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     plan = _plan(sheet, params, ctx)
-    recorder = RecordingDice(dice)
-    faces = rabbits.roll_pool(recorder, plan.pool.dice)
+    faces = rabbits.roll_pool(dice, plan.pool.dice)
     last = record(sheet, plan, ctx, faces, params.ob)
     judge_independent(last)
     spend(sheet, plan, ctx.session_number)
@@ -122,7 +121,6 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recorder.rolled,
         sheet=dump(sheet),
         outcome={
             "faces": list(faces),
@@ -165,8 +163,7 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     extra = rabbits.CHECKS_SPENT["recovery_in_gm_turn"] if turn == "gm" and not ctx.actor_is_narrator else 0
     choices = params.model_copy(update={"skill": test.ability})
     plan = _plan(sheet, choices, ctx, extra_checks=extra)
-    recorder = RecordingDice(dice)
-    faces = rabbits.roll_pool(recorder, plan.pool.dice)
+    faces = rabbits.roll_pool(dice, plan.pool.dice)
     last = record(sheet, plan, ctx, faces, test.ob, kind="recovery", condition=test.condition)
     judge_independent(last)
     spend(sheet, plan, ctx.session_number)
@@ -185,7 +182,6 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recorder.rolled,
         sheet=dump(sheet),
         outcome={
             "faces": list(faces),

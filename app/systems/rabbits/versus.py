@@ -13,7 +13,7 @@ from pydantic import Field
 
 from app.i18n import Text, _, join, msg, percent, rule_message
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 from app.systems.rabbits import outcome
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.play import _odds_plan, _plan, faces_text, record
@@ -96,9 +96,8 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
         their_dice = (params.opponent_pool or 0) + (rabbits.TRAIT_USES["aids_opponent"].opponent_dice if aided else 0)
         their_label = f"{their_dice}D"
         tiebreak_pool = params.opponent_tiebreak_pool
-    recorder = RecordingDice(dice)
-    ours = rabbits.roll_pool(recorder, plan.pool.dice)
-    theirs = rabbits.roll_pool(recorder, their_dice)
+    ours = rabbits.roll_pool(dice, plan.pool.dice)
+    theirs = rabbits.roll_pool(dice, their_dice)
     last = record(
         sheet,
         plan,
@@ -158,7 +157,6 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recorder.rolled,
         sheet=dump(sheet),
         others=others,
         outcome={

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from app.systems.rabbits.conflict import in_front
-from app.systems.rabbits.conflict_volley import exchanges
+from app.systems.rabbits.conflict.state import in_front
+from app.systems.rabbits.conflict.volley import exchanges
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:

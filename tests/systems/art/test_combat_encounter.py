@@ -179,7 +179,7 @@ def test_movement_free_bands_rough_terrain_and_escaping(fight: Fight) -> None:
     # Maren: Agility 9, Good: 3 bands with the action or 1 free
     body = fight.step(PIA, "combat_move_roll", fight.play.hero, [face(9, "GD")])
     assert body["outcome"]["bands"] == 3 and body["outcome"]["free_bands"] == 1
-    from app.systems.art.fight_moves import move_options
+    from app.systems.art.fight.moves import move_options
 
     options = move_options(fight.state())
     assert options["free"] == [1, 3]  # one band either way (Tom is a friend in band 2: 1 foe vs 1 friend)

@@ -12,8 +12,9 @@ from utils.art_fight import SWORD, Fight, sword_fight
 
 from app.errors import BadRequest
 from app.i18n import render
-from app.systems.art import fight_attacks as fa
 from app.systems.art import rules as art
+from app.systems.art.fight import attacks as fa
+from app.systems.art.fight import defense as fd
 from app.systems.art.rules import Level
 from app.systems.art.sheet import defense, load, weapon_stats
 from app.systems.base import Context
@@ -205,19 +206,20 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     assert "Defensive Maneuver: +2 Defense for Maren" in said(body)
     # the Goblin gets another action by the narrator's placing? No: a new foe attack needs its turn. Check the
     # bonus in the state and on the Defense odds while it runs, then its end at Maren's turn.
-    from app.systems.art import fight_perks as fp
+    from app.systems.art.fight import perks as fp
+    from app.systems.art.fight.models import CombatState
 
-    state = fight.state()
-    me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
+    state = CombatState.model_validate(fight.state())
+    me = next(f for f in state.fighters if f.id == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 2
     enc = fight.encounter()
-    params = fa.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
-    assert fa.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
+    params = fd.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
+    assert fd.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
         "row"
     ] == defense_row(fight, fight.play.hero, 2)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)  # round 2: Maren's turn starts
-    state = fight.state()
-    me = next(f for f in state["fighters"] if f["id"] == fight.play.hero)
+    state = CombatState.model_validate(fight.state())
+    me = next(f for f in state.fighters if f.id == fight.play.hero)
     assert fp.bonus(state, me, "defense")[0] == 0
 
 

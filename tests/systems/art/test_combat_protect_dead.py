@@ -11,7 +11,7 @@ from utils.said import said
 
 from app.errors import BadRequest
 from app.systems.art import rules as art
-from app.systems.art.fight import encounter_view
+from app.systems.art.fight.state import encounter_view
 from app.systems.art.sheet import load
 from app.systems.base import EncounterViewer
 

@@ -13,7 +13,8 @@ from utils.art_fight import Fight, face
 from app.errors import BadRequest
 from app.systems.art import creation
 from app.systems.art import rules as art
-from app.systems.art.fight_moves import foe_move_options, reachable
+from app.systems.art.fight.models import CombatState
+from app.systems.art.fight.moves import foe_move_options, reachable
 
 
 def test_the_weapon_classes_are_the_texts_table() -> None:
@@ -150,7 +151,8 @@ def test_the_foes_move_options_are_what_the_server_accepts(fight: Fight) -> None
     fight.setup(foe_band=2)
     _to(fight, play.foe)
     state = fight.state()
-    assert foe_move_options(state, "PR") == [] == reachable(state, play.foe, art.foe_movement(art.Level.PR))
+    assert foe_move_options(state, "PR") == []
+    assert reachable(CombatState.model_validate(state), play.foe, art.foe_movement(art.Level.PR)) == []
     fight.step(NARRATOR, "combat_place", None, target=play.foe, band=5)
     state = fight.state()
     assert foe_move_options(state, "PR") == [4, 6]

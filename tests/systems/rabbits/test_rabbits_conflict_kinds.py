@@ -14,7 +14,7 @@ from app.errors import FateboardError
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import disposition_bases, skill_options
+from app.systems.rabbits.conflict.state import disposition_bases, skill_options
 
 KINDS = sorted(rabbits.DISPOSITION_TABLE)
 WINNER, LOSER = "Clover", "Hazel"

@@ -13,7 +13,7 @@ from utils.web import csrf_of, form_post
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict_weapons import weapon_table
+from app.systems.rabbits.conflict.weapons import weapon_table
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from app.rules import commitment
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import (
+from app.systems.rabbits.conflict.state import (
     SIDES,
     commitment_key,
     committed_value,
@@ -39,8 +39,8 @@ from app.systems.rabbits.conflict import (
     team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_volley import open_exchange
-from app.systems.rabbits.conflict_weapons import has_halberd, weapon_table
+from app.systems.rabbits.conflict.volley import open_exchange
+from app.systems.rabbits.conflict.weapons import has_halberd, weapon_table
 
 ACTION_COUNT = 3
 
@@ -151,7 +151,6 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
     return Resolution(
         request={"version": params.version, "lock": params.lock},
-        dice=[],
         summary=line,
         outcome=outcome,
         encounter={"state": state, "over": False},
@@ -189,7 +188,6 @@ def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx
     paired = pair_free_teams(state)
     return Resolution(
         request={"version": params.version, "team": team, "opponent": faces},
-        dice=[],
         summary=join([line, *paired], "; "),
         outcome={"fronts": state["fronts"]},
         encounter={"state": state, "over": False},
@@ -227,7 +225,7 @@ def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     return shown
 
 
-# What app/systems/rabbits/templates/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
+# What templates/rabbits/encounter.html and campaign.html read as `system_data.rabbits.conflict`.
 TEMPLATE_DATA: dict[str, Any] = {
     "conflicts": rabbits.CONFLICTS,
     "actions": rabbits.ACTIONS,

@@ -8,20 +8,20 @@ art-engine.md, ch. 5 "Player Attacking Player".
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
 
 from app.i18n import _, percent
 from app.systems.art import rules as art
 from app.systems.base import Context, Odds
 
-from . import core
-from . import fight as f_
-from . import fight_perks as fp
-from .fight_roll import CombatRoll, shift
-from .sheet import ArtSheet, defense, load, shield_bonus, table_of
+from .. import core
+from ..sheet import ArtSheet, defense, load, shield_bonus, table_of
+from . import perks as fp
+from .models import CombatState, Fighter
+from .roll import CombatRoll, shift
+from .state import combat_in, difficulty_shift
 
 
-def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSheet] | None:
+def defender_of(ctx: Context, target: int | None) -> tuple[Fighter, ArtSheet] | None:
     """The adventurer attacked (their sheet comes with the odds' context), or None for a foe or when unknown."""
     enc = ctx.encounter or {}
     if target is None or enc.get("kind") != "combat" or target not in ctx.others:
@@ -29,13 +29,14 @@ def defender_of(ctx: Context, target: int | None) -> tuple[dict[str, Any], ArtSh
     sheet = load(ctx.others[target])
     if sheet.kind == "foe":
         return None
-    found = next((f for f in enc["state"].get("fighters", []) if f["id"] == target), None)
-    return (dict(found), sheet) if found and found.get("side") == "adventurer" else None
+    state = combat_in(ctx)
+    found = next((f for f in state.fighters if f.id == target), None) if state else None
+    return (found.model_copy(deep=True), sheet) if found and found.side == "adventurer" else None
 
 
 def defense_trait(
-    state: dict[str, Any],
-    f: dict[str, Any],
+    state: CombatState,
+    f: Fighter,
     sheet: ArtSheet,
     *,
     modifier: int = 0,
@@ -45,13 +46,13 @@ def defense_trait(
     """The Defense the defender will roll now: armor, a dodge's bonus, the attack's own modifier (a failed
     grapple's -1 per failure), a grapple's -4, a perk's bonus (`use`: spent as the roll is made), a shield.
     resolve_defend rolls exactly this and the odds on its button show it."""
-    base: int = defense(sheet) + (f.get("dodge") or {}).get("bonus", 0) + modifier
-    if f.get("grapple"):
+    base = defense(sheet) + (f.dodge or {}).get("bonus", 0) + modifier
+    if f.grapple:
         base += art.GRAPPLE_DEFENSE
     base += fp.bonus(state, f, "defense", use=use)[0]
     if shield:
         base += shield_bonus(sheet)
-    return max(base, 1)
+    return max(int(base), 1)
 
 
 def pvp_attack_odds(
@@ -61,7 +62,8 @@ def pvp_attack_odds(
     if found is None:
         return None
     f, their = found
-    state = dict((ctx.encounter or {})["state"])
+    state = combat_in(ctx)
+    assert state is not None
     spec = core.RollSpec(
         label=attribute,
         base=base,
@@ -76,7 +78,7 @@ def pvp_attack_odds(
     table = table_of(ctx.campaign_settings)
     row = art.effective_row(core.trait_of(sheet, spec, uses), fame_before=spec.fame_before)
     guard = defense_trait(state, f, their)
-    columns = f_.difficulty_shift(f, defense=True)
+    columns = difficulty_shift(f, defense=True)
     chance = sum(
         (
             p * (1 - art.exact_chance(guard, shift(level, columns), table))
@@ -85,7 +87,7 @@ def pvp_attack_odds(
         Fraction(0),
     )
     text = _("{name} fails their Defense roll against your attack (row {row} against Defense {guard})").format(
-        name=f["name"], row=row, guard=guard
+        name=f.name, row=row, guard=guard
     )
     if extra:
         text += _(" (+{n} from the combat)").format(n=extra)

@@ -1,6 +1,6 @@
 """The result of an exchange (rabbits.en.md, "Actions"; ruling 4): the two sides' rolls against each other (versus)
 or their Obs (independent), and what each successful action does with its margin — disposition off the
-opponent (attack, feint), back up to the start (defend), or a maneuver to spend (conflict_maneuver.py).
+opponent (attack, feint), back up to the start (defend), or a maneuver to spend (maneuver.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from app.i18n import Summary, msg
 from app.systems.rabbits import outcome
-from app.systems.rabbits.conflict_disposition import set_disposition
+from app.systems.rabbits.conflict.disposition import set_disposition
 from app.systems.rabbits.sheet import dump, load
 
 
@@ -53,7 +53,7 @@ def settle(
     decided: tuple[str | None, int] | None = None,
 ) -> tuple[list[Summary], set[int]]:
     """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
-    independent (each action against its Ob). A tied versus action waits for ruling 12 (conflict_tie.py: a trait,
+    independent (each action against its Ob). A tied versus action waits for ruling 12 (tie.py: a trait,
     then Fate, then a tiebreaker): `ex["tie"]` is opened and the result stays None until `decided` (the winner,
     or None when the tiebreaker tied too, and the margin) comes back here."""
     rolls = ex["rolls"]

@@ -1,5 +1,5 @@
 """Spending a maneuver's margin (rabbits.en.md, "Maneuver"): Impede, Gain position, Disarm — several if
-affordable, none twice; then the volley goes on (conflict_volley.advance).
+affordable, none twice; then the volley goes on (volley.advance).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import EFFECT_WORDS, other_team, say, sheets_of, step_state
-from app.systems.rabbits.conflict_volley import advance
+from app.systems.rabbits.conflict.state import EFFECT_WORDS, other_team, say, sheets_of, step_state
+from app.systems.rabbits.conflict.volley import advance
 
 
 class ManeuverParams(BaseModel):
@@ -64,7 +64,6 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         line = join([line, *paired], "; ")
     return Resolution(
         request={"version": params.version, "effects": list(bought), "disarm": params.disarm.strip()},
-        dice=[],
         summary=line,
         outcome={"team": pending["team"], "effects": list(bought), "openings": openings},
         encounter={"state": state, "over": False},

@@ -1,6 +1,6 @@
 """The free attack a perk gives (Flurry, Advanced Flurry, Riposte, Advanced Riposte, Counterstrike): on the same
 target (the attacker, for a parry or a Defense roll), out of turn, without spending the action, when nothing else
-is pending and the target is in reach. fight_perks.py grants it (`free_attack` on the fighter).
+is pending and the target is in reach. perks.py grants it (`free_attack` on the fighter).
 
 art-engine.md, ch. 6 "Perks".
 """
@@ -14,62 +14,63 @@ from pydantic import Field
 from app.i18n import N_, _, join, msg
 from app.rules.dice import Dice
 from app.systems.art.rules import Level
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from .fight_attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
-from .fight_perks import bonus, bonus_in_state, noted
-from .fight_pvp import pvp_attack_odds
-from .fight_roll import CombatRoll, odds_for, outcome, remember, roll
-from .sheet import dump, level_word, load
-from .skirmish import foe_damage_text, hit_foe
+from ..sheet import dump, level_word, load
+from ..skirmish import foe_damage_text, hit_foe
+from .attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
+from .models import CombatState, Fighter
+from .perks import bonus, bonus_in_state, noted
+from .pvp import pvp_attack_odds
+from .roll import CombatRoll, odds_for, outcome, remember, roll
+from .state import combat_in, copy_state, difficulty_shift, done, fighter, mark_outcome
 
 
 class FreeAttackParams(CombatRoll):
     weapon: int = Field(default=0, ge=0, le=40)
 
 
-def _free_attack_ready(state: dict[str, Any], ctx: Context) -> tuple[dict[str, Any], dict[str, Any]]:
-    if state.get("phase") != "rounds":
+def _free_attack_ready(state: CombatState, ctx: Context) -> tuple[Fighter, Fighter]:
+    if state.phase != "rounds":
         raise ActionError(_("The rounds have not begun."), field="move")
-    me = f_.fighter(state, ctx.character_id)
-    grant = me.get("free_attack")
+    me = fighter(state, ctx.character_id)
+    grant = me.free_attack
     if not grant:
-        raise ActionError(_("{name} has no free attack.").format(name=me["name"]), field="move")
-    if state.get("pending"):
-        raise ActionError(_("First: {what}.").format(what=state["pending"].get("label", "")), field="move")
-    target = f_.fighter(state, grant["target"])
-    if target["out"]:
-        me.pop("free_attack")
-        raise ActionError(_("{name} is out of the fight.").format(name=target["name"]), field="move")
+        raise ActionError(_("{name} has no free attack.").format(name=me.name), field="move")
+    if state.pending:
+        raise ActionError(_("First: {what}.").format(what=state.pending.get("label", "")), field="move")
+    target = fighter(state, grant["target"])
+    if target.out:
+        me.unset("free_attack")
+        raise ActionError(_("{name} is out of the fight.").format(name=target.name), field="move")
     return me, target
 
 
 def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, dice: Dice, ctx: Context) -> Resolution:
     """The perk's free attack on the same target (the attacker's, for Riposte and Counterstrike), out of turn
     and without spending the action; it needs the target in reach."""
-    state = f_.copy_state(ctx)
+    state = copy_state(ctx)
     me, target = _free_attack_ready(state, ctx)
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
-    if not in_range(stats, abs(target["band"] - me["band"])):
+    if not in_range(stats, abs(target.band - me.band)):
         raise ActionError(
-            _("{name} is out of reach of {weapon}.").format(name=target["name"], weapon=stats["name"]), field="weapon"
+            _("{name} is out of reach of {weapon}.").format(name=target.name, weapon=stats["name"]), field="weapon"
         )
-    grant = me.pop("free_attack")
+    grant = me.free_attack or {}
+    me.unset("free_attack")
     extra, _perks = bonus(state, me, "attack", use=True)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    recorder = RecordingDice(dice)
     others: dict[int, dict[str, Any]] = {}
     notes: list[Any] = []
-    foe = target["side"] == "foe"
+    foe = target.side == "foe"
     label = msg("Free attack with {name}", name=stats["name"])
     if foe:
-        foe_sheet = load(ctx.others[target["id"]])
+        foe_sheet = load(ctx.others[target.id])
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -77,21 +78,21 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
             difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
             kind=kind,
             item_index=params.weapon,
-            against=msg("{name}'s Defense", name=target["name"]),
+            against=msg("{name}'s Defense", name=target.name),
             extra=extra,
-            columns=f_.difficulty_shift(me),
+            columns=difficulty_shift(me),
         )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
-            others[target["id"]] = dump(foe_sheet)
-            notes += [foe_damage_text(target["name"], hit), f_.mark_outcome(state, target["id"], hit)]
+            others[target.id] = dump(foe_sheet)
+            notes += [foe_damage_text(target.name, hit), mark_outcome(state, target.id, hit)]
         else:
             notes.append(msg("misses"))
     else:
         r = roll(
             sheet,
             params,
-            recorder,
+            dice,
             ctx,
             label=label,
             base=stats["attack"],
@@ -105,8 +106,8 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         notes.append(
             defense_pending(
                 state,
-                defender=target["id"],
-                attacker=me["id"],
+                defender=target.id,
+                attacker=me.id,
                 attack=r.result,
                 rating=0,
                 attack_with=ATTACK_WITH[stats["kind"]],
@@ -121,17 +122,16 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     perk = msg(N_("Fumble")) if perk_key == "Fumble" else msg(perk_key)
     summary = msg(
         "{name}'s free attack ({perk}) on {target}: {roll}; {notes}",
-        name=me["name"],
+        name=me.name,
         perk=perk,
-        target=target["name"],
+        target=target.name,
         roll=r.text,
         notes=join([n for n in notes if n], "; "),
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome=outcome(r, concealed=foe),
         sheet=dump(sheet),
         others=others,
@@ -142,9 +142,9 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
     sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
     extra = bonus_in_state(ctx, ctx.character_id, "attack")
-    state = (ctx.encounter or {}).get("state") or {}
-    me = next((x for x in state.get("fighters", []) if x["id"] == ctx.character_id), None)
-    target = ((me or {}).get("free_attack") or {}).get("target")
+    state = combat_in(ctx)
+    me = next((x for x in state.fighters if x.id == ctx.character_id), None) if state else None
+    target = ((me.free_attack if me else None) or {}).get("target")
     pvp = (
         pvp_attack_odds(
             sheet, params, ctx, attribute=stats["attribute"], base=stats["attack"], extra=extra, target=target
@@ -161,7 +161,7 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
             base=stats["attack"],
             what="the foe's Defense",
             extra=extra,
-            columns=f_.difficulty_shift(me) if me else 0,
+            columns=difficulty_shift(me) if me else 0,
         ),
         extra,
     )

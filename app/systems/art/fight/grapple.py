@@ -1,7 +1,7 @@
-"""Grapples in a combat beyond the grapple roll itself (fight_options.py): who is in a grapple, joining one
+"""Grapples in a combat beyond the grapple roll itself (options.py): who is in a grapple, joining one
 (an action, no roll), and attacking into one from outside -- the characters in it roll Fate (foes use their
 rating), the lowest is hit, and on a tie the attacker chooses (a pending choice); the attack itself is the
-ordinary one (fight_attacks.resolve_attack) on the character hit.
+ordinary one (attacks.resolve_attack) on the character hit.
 
 art-engine.md, ch. 5 "Grappling", "Fighting in a Grapple"; the Fate rolls as for an AOE (lowest_fate).
 """
@@ -15,20 +15,21 @@ from typing import Any
 from app.i18n import _, msg
 from app.rules.dice import Dice
 from app.systems.art import rules as art
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 
-from . import fight as f_
-from .fight_roll import StepParams
+from .models import CombatState, Fighter
+from .roll import StepParams
+from .state import combat_state, copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
 
 
-def members(state: dict[str, Any], fid: int) -> list[int]:
+def members(state: CombatState, fid: int) -> list[int]:
     """Everyone in the grapple `fid` is in (the `grapple.with` links either way), `fid` first; [] if none."""
     links: dict[int, set[int]] = {}
-    for f in f_.living(state):
-        other = (f.get("grapple") or {}).get("with")
+    for f in living(state):
+        other = (f.grapple or {}).get("with")
         if other is not None:
-            links.setdefault(f["id"], set()).add(other)
-            links.setdefault(other, set()).add(f["id"])
+            links.setdefault(f.id, set()).add(other)
+            links.setdefault(other, set()).add(f.id)
     if fid not in links:
         return []
     seen, todo = [fid], [fid]
@@ -40,14 +41,15 @@ def members(state: dict[str, Any], fid: int) -> list[int]:
     return seen
 
 
-def diverted(state: dict[str, Any], attacker: dict[str, Any], target: dict[str, Any]) -> bool:
+def diverted(state: CombatState, attacker: Fighter, target: Fighter) -> bool:
     """Does an attack on `target` go into a grapple from outside (so a random character is hit)? Not when the
     character hit was already decided by the Fate rolls (`into_grapple` in the state, used up here)."""
-    chosen = state.pop("into_grapple", None)
-    if chosen is not None and chosen == target["id"]:
+    chosen = state.into_grapple
+    state.unset("into_grapple")
+    if chosen is not None and chosen == target.id:
         return False
-    group = members(state, target["id"])
-    return bool(group) and attacker["id"] not in group
+    group = members(state, target.id)
+    return bool(group) and attacker.id not in group
 
 
 # --- attacking into a grapple --------------------------------------------------------------------------------------
@@ -58,29 +60,27 @@ def attack_on(
     params: Any,
     dice: Dice,
     ctx: Context,
-    state: dict[str, Any],
+    state: CombatState,
     hit: int,
     before: Any,
-    rolled: list[dict[str, int]],
     *,
     attack: Callable[..., Resolution],
 ) -> Resolution:
     """The ordinary attack on the character the Fate rolls chose; the Fate text goes before its summary."""
-    state["into_grapple"] = hit
+    state.into_grapple = hit
     inner = replace(ctx, encounter={**dict(ctx.encounter or {}), "state": state})
     on = type(params).model_validate({**params.model_dump(exclude={"origin"}), "target": hit})
     res = attack(sheet_data, on, dice, inner)
-    new_state = dict((res.encounter or {})["state"])
-    new_state.pop("into_grapple", None)
+    new_state = combat_state((res.encounter or {})["state"])
+    new_state.unset("into_grapple")
     summary = msg("{fate}; {attack}", fate=before, attack=res.summary)
-    recent = list(new_state.get("recent") or [])
+    recent = list(new_state.recent or [])
     if recent:
         recent[0] = {**recent[0], "text": summary}
-        new_state["recent"] = recent
+        new_state.recent = recent
     return replace(
         res,
         summary=summary,
-        dice=[*rolled, *res.dice],
         request=params.model_dump(exclude={"shown_difficulty", "origin"}),
         encounter={**dict(res.encounter or {}), "state": new_state},
     )
@@ -91,51 +91,49 @@ def attack_into(
     params: Any,
     dice: Dice,
     ctx: Context,
-    state: dict[str, Any],
-    me: dict[str, Any],
-    target: dict[str, Any],
+    state: CombatState,
+    me: Fighter,
+    target: Fighter,
     *,
     attack: Callable[..., Resolution],
     fate_rolls: Callable[..., list[tuple[str, art.Level]]],
 ) -> Resolution:
     """Called by resolve_attack when the target is in a grapple the attacker is not in: Fate for everyone in
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
-    group = members(state, target["id"])
-    recorder = RecordingDice(dice)
-    fates = fate_rolls(ctx, [f_.fighter(state, i) for i in group], recorder)
+    group = members(state, target.id)
+    fates = fate_rolls(ctx, [fighter(state, i) for i in group], dice)
     if not fates:
         raise ActionError(_("Nobody in that grapple can be hit."), field="target")
     low = min(art.Level(lv) for _n, lv in fates)
     tied = [int(n) for n, lv in fates if art.Level(lv) == low]
     hit = int(art.lowest_fate(fates)[0])
-    rolls = f_.fate_list(state, fates)
-    fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me["name"], rolls=rolls)
+    rolls = fate_list(state, fates)
+    fate = msg("{name} attacks into the grapple: Fate {rolls}", name=me.name, rolls=rolls)
     if len(tied) > 1:
-        state["pending"] = {
+        state.pending = {
             "kind": "grapple_tie",
-            "attacker": me["id"],
+            "attacker": me.id,
             "options": tied,
             "weapon": getattr(params, "weapon", 0),
             "secret": [],
-            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me["name"]),
+            "label": msg("{name} chooses who is hit in the grapple (a Fate tie)", name=me.name),
         }
-        if me["side"] == "foe":  # the narrator's foe: its attack is kept for after the choice
-            state["pending"]["foe_attack"] = params.model_dump(
+        if me.side == "foe":  # the narrator's foe: its attack is kept for after the choice
+            state.pending["foe_attack"] = params.model_dump(
                 include={"attack_with", "surprised", "from_behind", "reach"}
             )
-        summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me["name"])
-        return f_.done(
+        summary = msg("{fate}; a tie: {name} chooses who is hit", fate=fate, name=me.name)
+        return done(
             state,
             params,
             summary,
-            dice=recorder.rolled,
             outcome={
-                "fates": [[n, lv.name] for n, lv in fates if f_.fighter(state, int(n))["side"] == "adventurer"],
+                "fates": [[n, lv.name] for n, lv in fates if fighter(state, int(n)).side == "adventurer"],
                 "tied": tied,
             },
         )
-    before = msg("{fate} → {hit} is hit", fate=fate, hit=f_.name_of(state, hit))
-    return attack_on(sheet_data, params, dice, ctx, state, hit, before, recorder.rolled, attack=attack)
+    before = msg("{fate} → {hit} is hit", fate=fate, hit=name_of(state, hit))
+    return attack_on(sheet_data, params, dice, ctx, state, hit, before, attack=attack)
 
 
 # --- joining a grapple -----------------------------------------------------------------------------------------------
@@ -148,17 +146,17 @@ class GrappleJoinParams(StepParams):
 def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, dice: Dice, ctx: Context) -> Resolution:
     """Join a grapple in your band: an action, no roll (ch. 5, "Grappling"). You fight in it from now on
     (+4 on attacks against foes, -4 on Defense for adventurers) with no bonus of your own."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    target = f_.fighter(state, params.target)
-    if target["out"] or not members(state, target["id"]):
-        raise ActionError(_("{name} is not in a grapple.").format(name=target["name"]), field="target")
-    if target["band"] != me["band"]:
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    target = fighter(state, params.target)
+    if target.out or not members(state, target.id):
+        raise ActionError(_("{name} is not in a grapple.").format(name=target.name), field="target")
+    if target.band != me.band:
         raise ActionError(_("A grapple can only be joined in your band."), field="target")
-    if members(state, me["id"]):
-        raise ActionError(_("{name} is already in a grapple.").format(name=me["name"]), field="target")
-    me["grapple"] = {"with": target["id"], "bonus": 0}
-    f_.use_action(state)
-    others = ", ".join(f_.name_of(state, i) for i in members(state, me["id"]) if i != me["id"])
-    summary = msg("{name} joins the grapple ({others})", name=me["name"], others=others)
-    return f_.done(state, params, summary)
+    if members(state, me.id):
+        raise ActionError(_("{name} is already in a grapple.").format(name=me.name), field="target")
+    me.grapple = {"with": target.id, "bonus": 0}
+    use_action(state)
+    others = ", ".join(name_of(state, i) for i in members(state, me.id) if i != me.id)
+    summary = msg("{name} joins the grapple ({others})", name=me.name, others=others)
+    return done(state, params, summary)

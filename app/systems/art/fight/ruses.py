@@ -13,32 +13,33 @@ from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.art.rules.maneuvers import PROTECT_AT
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from .fight_roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
-from .sheet import dump, load
+from ..sheet import dump, load
+from .models import CombatState, Fighter
+from .roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
+from .state import acted_this_round, copy_state, difficulty_shift, done, fighter, living, on_turn, take_out_of_round
 
 # --- protecting a companion, playing dead ---------------------------------------------------------------------
 
 
-def may_protect(state: dict[str, Any], f: dict[str, Any]) -> bool:
+def may_protect(state: CombatState, f: Fighter) -> bool:
     """ch. 5 "Protecting": a foe's attack has just been announced (its Defense roll is waiting), the companion
     attacked is in your band, and you have not acted this round -- you are still in its order, with a turn
     to forfeit. One try each per attack, and none once someone has jumped in."""
-    pending = state.get("pending") or {}
+    pending = state.pending or {}
     if pending.get("kind") != "defense" or not pending.get("foe") or pending.get("protected") is not None:
         return False
-    friend = f_.fighter(state, pending["defender"])
+    friend = fighter(state, pending["defender"])
     return (
-        f["side"] == "adventurer"
-        and not f["out"]
-        and f["id"] != friend["id"]
-        and f["band"] == friend["band"]
-        and f["id"] in state.get("order", [])
-        and f["id"] != f_.on_turn(state)
-        and not f_.acted_this_round(state, f["id"])
-        and f["id"] not in pending.get("protect_tried", [])
+        f.side == "adventurer"
+        and not f.out
+        and f.id != friend.id
+        and f.band == friend.band
+        and f.id in state.order
+        and f.id != on_turn(state)
+        and not acted_this_round(state, f.id)
+        and f.id not in pending.get("protect_tried", [])
     )
 
 
@@ -49,25 +50,24 @@ class ProtectParams(CombatRoll):
 def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dice, ctx: Context) -> Resolution:
     """Jump in front of a companion a foe attacks: an Agility roll, Passable or better (art.protect) and the foe
     attacks you instead (your Defense roll). Tried or not, it forfeits your next action: this round's turn."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
     if not may_protect(state, me):
         raise ActionError(
             _(
                 "{name} cannot protect anyone now: only a companion in the same band, right after a foe's "
                 "attack on them is announced, and before acting this round."
-            ).format(name=me["name"]),
+            ).format(name=me.name),
             field="move",
         )
-    pending = state["pending"]
-    friend = f_.fighter(state, pending["defender"])
+    pending = state.pending or {}
+    friend = fighter(state, pending["defender"])
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
-    columns = f_.difficulty_shift(me)
+    columns = difficulty_shift(me)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Agility (protect)"),
         attribute="AGI",
@@ -75,29 +75,26 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
         columns=columns,
     )
     covered = art.protect(shift(r.result, -columns))  # a fumble's penalty raises the bar like any difficulty
-    pending["protect_tried"] = [*pending.get("protect_tried", []), me["id"]]
-    f_.take_out_of_round(state, me["id"])
+    pending["protect_tried"] = [*pending.get("protect_tried", []), me.id]
+    take_out_of_round(state, me.id)
     if covered:
-        pending.update(defender=me["id"], protected=friend["id"], label=msg("{name} rolls Defense", name=me["name"]))
-        text = msg(
-            "{name} jumps in front of {friend}: the attack is on {name} now", name=me["name"], friend=friend["name"]
-        )
+        pending.update(defender=me.id, protected=friend.id, label=msg("{name} rolls Defense", name=me.name))
+        text = msg("{name} jumps in front of {friend}: the attack is on {name} now", name=me.name, friend=friend.name)
     else:
-        text = msg("{name} does not get in front of {friend}", name=me["name"], friend=friend["name"])
+        text = msg("{name} does not get in front of {friend}", name=me.name, friend=friend.name)
     remember(sheet, ctx, "combat_protect", r)
     summary = join(
         [
-            msg("{name} tries to protect {friend}: {roll}", name=me["name"], friend=friend["name"], roll=r.text),
+            msg("{name} tries to protect {friend}: {roll}", name=me.name, friend=friend.name, roll=r.text),
             text,
-            msg("{name} forfeits this round's turn", name=me["name"]),
+            msg("{name} forfeits this round's turn", name=me.name),
         ],
         "; ",
     )
-    return f_.done(
+    return done(
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "protected": covered},
         sheet=dump(sheet),
     )
@@ -123,18 +120,17 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     Alertness is greater than the roll sees through it (art.sees_through); the others leave you alone. Which
     foes are fooled is read from their levels, so only the narrator sees it (`ruse`, taken out of the players'
     view); the log says the roll. It is no action; acting ends the ruse."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
-    if state.get("phase") != "rounds" or not me.get("may_play_dead") or me["out"]:
-        raise ActionError(_("{name} can play dead only right after being hit.").format(name=me["name"]), field="move")
-    if state.get("pending"):
-        raise ActionError(_("First: {what}.").format(what=render(state["pending"].get("label", ""))), field="move")
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
+    if state.phase != "rounds" or not me.may_play_dead or me.out:
+        raise ActionError(_("{name} can play dead only right after being hit.").format(name=me.name), field="move")
+    if state.pending:
+        raise ActionError(_("First: {what}.").format(what=render(state.pending.get("label", ""))), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Cunning (playing dead)"),
         attribute="CUN",
@@ -143,18 +139,16 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     )
     fooled: list[int] = []
     seen: list[int] = []
-    for foe in f_.living(state, "foe"):
-        levels = load(ctx.others[foe["id"]]).levels if foe["id"] in ctx.others else {}
+    for foe in living(state, "foe"):
+        levels = load(ctx.others[foe.id]).levels if foe.id in ctx.others else {}
         sees = art.sees_through(r.result, Level[levels.get("INT", "CT")], Level[levels.get("ALE", "CT")])
-        (seen if sees else fooled).append(foe["id"])
-    me.pop("may_play_dead")
-    me["playing_dead"] = True
-    me["ruse"] = {"fooled": fooled, "seen": seen}
+        (seen if sees else fooled).append(foe.id)
+    me.unset("may_play_dead")
+    me.playing_dead = True
+    me.ruse = {"fooled": fooled, "seen": seen}
     remember(sheet, ctx, "combat_play_dead", r)
-    summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me["name"], roll=r.text)
-    return f_.done(
-        state, params, summary, dice=recorder.rolled, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet)
-    )
+    summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me.name, roll=r.text)
+    return done(state, params, summary, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet))
 
 
 def play_dead_odds(sheet_data: dict[str, Any], params: PlayDeadParams, ctx: Context) -> Odds:

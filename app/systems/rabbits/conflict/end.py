@@ -15,7 +15,7 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
+from app.systems.rabbits.conflict.state import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
 from app.systems.rabbits.sheet import condition_word, dump, load
 
 
@@ -176,7 +176,6 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
     )
     return Resolution(
         request={"version": params.version, "words": words, "level": level, "conditions": list(params.conditions)},
-        dice=[],
         summary=line,
         others=others,
         outcome={
@@ -227,7 +226,6 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     )
     return Resolution(
         request={"version": params.version, "reason": reason},
-        dice=[],
         summary=line,
         outcome={"called_off": True, "reason": reason, "openings": found},
         encounter={"state": state, "over": True},

@@ -1,5 +1,5 @@
-"""A Fate tie when attacking into a grapple (fight_grapple.attack_into): the attacker chooses who is hit, then the
-ordinary attack (fight_attacks.resolve_attack) is rolled on them.
+"""A Fate tie when attacking into a grapple (grapple.attack_into): the attacker chooses who is hit, then the
+ordinary attack (attacks.resolve_attack) is rolled on them.
 
 art-engine.md, ch. 5 "Fighting in a Grapple"; the Fate rolls as for an AOE (lowest_fate).
 """
@@ -14,10 +14,10 @@ from app.i18n import _, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
-from . import fight as f_
-from .fight_attacks import FoeAttackParams, resolve_attack, resolve_foe_attack
-from .fight_grapple import attack_on
-from .fight_roll import CombatRoll
+from .attacks import FoeAttackParams, resolve_attack, resolve_foe_attack
+from .grapple import attack_on
+from .roll import CombatRoll
+from .state import copy_state, name_of
 
 
 class GrappleHitParams(CombatRoll):
@@ -27,21 +27,21 @@ class GrappleHitParams(CombatRoll):
 
 def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice, ctx: Context) -> Resolution:
     """The attacker picks among those tied for the lowest Fate; the attack is then rolled on them."""
-    state = f_.copy_state(ctx)
-    pending = state.get("pending") or {}
+    state = copy_state(ctx)
+    pending = state.pending or {}
     if pending.get("kind") != "grapple_tie" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("There is no Fate tie in a grapple to decide."), field="target")
     if params.target not in pending["options"]:
-        names = ", ".join(f_.name_of(state, i) for i in pending["options"])
+        names = ", ".join(name_of(state, i) for i in pending["options"])
         raise ActionError(_("Choose one of: {names}.").format(names=names), field="target")
-    state["pending"] = None
+    state.pending = None
     before = msg(
         "{name} chooses {hit} in the grapple",
-        name=f_.name_of(state, ctx.character_id or 0),
-        hit=f_.name_of(state, params.target),
+        name=name_of(state, ctx.character_id or 0),
+        hit=name_of(state, params.target),
     )
     if pending.get("foe_attack") is not None:  # the narrator's foe: its attack on the one chosen
         step = params.model_dump(include=set(FoeAttackParams.model_fields) & set(GrappleHitParams.model_fields))
         on = FoeAttackParams.model_validate({**step, **pending["foe_attack"], "target": params.target})
-        return attack_on(sheet_data, on, dice, ctx, state, params.target, before, [], attack=resolve_foe_attack)
-    return attack_on(sheet_data, params, dice, ctx, state, params.target, before, [], attack=resolve_attack)
+        return attack_on(sheet_data, on, dice, ctx, state, params.target, before, attack=resolve_foe_attack)
+    return attack_on(sheet_data, params, dice, ctx, state, params.target, before, attack=resolve_attack)

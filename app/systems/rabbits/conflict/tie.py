@@ -16,11 +16,11 @@ from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import say, step_state, team_of
-from app.systems.rabbits.conflict_result import opponent, settle
-from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.result import opponent, settle
+from app.systems.rabbits.conflict.state import say, step_state, team_of
+from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import spend_fate
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, plan_pool
@@ -117,7 +117,6 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         raise ActionError(_("Choose what to do with the tie."), field="choice")
     sheet = load(sheet_data)
     t = state["teams"][team]
-    recorder = RecordingDice(dice)
     step = tie["step"]
     sheets_now: dict[int | None, Mapping[str, Any]] = dict(ctx.others.items())
     sheets_now[ctx.character_id] = sheet_data
@@ -149,7 +148,7 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
             )
         if choice == "fate":
             old = len(roll["faces"])
-            spend_fate(sheet, roll["last"], recorder, field="choice")
+            spend_fate(sheet, roll["last"], dice, field="choice")
             roll["faces"] = list(roll["last"]["faces"])
             roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
             line = msg(
@@ -170,7 +169,7 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
                 pool = _ability_pool(dict(sheets_now[member]), ability)
             except ActionError:
                 pool = 0
-            faces = rabbits.roll_pool(recorder, pool)
+            faces = rabbits.roll_pool(dice, pool)
             rolled[key] = {"member": member, "dice": pool, "faces": list(faces), "successes": rabbits.successes(faces)}
         tie["tiebreak"] = {**rolled, "ability": ability}
         x, y = ex["teams"]
@@ -198,7 +197,6 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(
         request={"version": params.version, "choice": choice, "trait": params.trait.strip()},
-        dice=recorder.rolled,
         summary=join([line, *found, *notes], "; "),
         sheet=sheets[ctx.character_id],
         others=others,

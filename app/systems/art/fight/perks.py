@@ -24,10 +24,11 @@ from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import core
-from . import fight as f_
-from .fight_roll import StepParams
-from .sheet import ArtSheet
+from .. import core
+from ..sheet import ArtSheet
+from .models import CombatState, Fighter
+from .roll import StepParams
+from .state import acted_this_round, combat_in, copy_state, done, fighter, name_of, on_turn
 
 BONUS = 2
 FREE_ATTACKS = ("Flurry", "Advanced Flurry", "Riposte", "Advanced Riposte", "Counterstrike")
@@ -37,76 +38,72 @@ NUMBERED = ("Combat Tactics", "Strategic Positioning", "Defensive Maneuver", *FR
 # --- bonuses and their expiry -----------------------------------------------------------------------------
 
 
-def _next_turn_round(state: Mapping[str, Any], f: Mapping[str, Any]) -> int:
+def _next_turn_round(state: CombatState, f: Fighter) -> int:
     """The round of this fighter's next turn: this one if it is still to act in it, else the next."""
-    rnd = int(state.get("round") or 0)
-    waiting = f["id"] in (state.get("order") or []) and f["id"] != f_.on_turn(state)
-    return rnd if waiting and not f_.acted_this_round(state, f["id"]) else rnd + 1
+    rnd = int(state.round or 0)
+    waiting = f.id in (state.order or []) and f.id != on_turn(state)
+    return rnd if waiting and not acted_this_round(state, f.id) else rnd + 1
 
 
-def _live(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def _live(state: CombatState, f: Fighter, b: Mapping[str, Any]) -> bool:
     """Is the bonus still running (it may not apply yet)?"""
-    rnd = int(state.get("round") or 0)
+    rnd = int(state.round or 0)
     if rnd > b["round"]:
         return False
     if b["until"] in ("first_attack", "turn_start") and rnd == b["round"]:
-        started = f["id"] == f_.on_turn(state) or f.get("acted_round") == rnd
+        started = f.id == on_turn(state) or f.acted_round == rnd
         if b["until"] == "turn_start":
             return not started
-        return f.get("acted_round") != rnd
+        return f.acted_round != rnd
     return True
 
 
-def _applies(state: Mapping[str, Any], f: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def _applies(state: CombatState, f: Fighter, b: Mapping[str, Any]) -> bool:
     """Does the bonus count on a roll now? Combat Tactics in its round; Strategic Positioning on the fighter's
     own turn in its round; Defensive Maneuver until the start of that turn."""
     if not _live(state, f, b):
         return False
-    bonus_round: int = b["round"]
     if b["until"] == "round":
-        return int(state.get("round") or 0) == bonus_round
+        return bool(int(state.round or 0) == b["round"])
     if b["until"] == "first_attack":
-        fid: int = f["id"]
-        return int(state.get("round") or 0) == bonus_round and fid == f_.on_turn(state)
+        return int(state.round or 0) == b["round"] and f.id == on_turn(state)
     return True
 
 
-def prune(state: Mapping[str, Any], f: dict[str, Any]) -> None:
-    f["perk_bonuses"] = [b for b in f.get("perk_bonuses") or [] if _live(state, f, b)]
+def prune(state: CombatState, f: Fighter) -> None:
+    f.perk_bonuses = [b for b in f.perk_bonuses or [] if _live(state, f, b)]
 
 
-def bonus(state: Mapping[str, Any], f: dict[str, Any], on: str, *, use: bool = False) -> tuple[int, list[str]]:
+def bonus(state: CombatState, f: Fighter, on: str, *, use: bool = False) -> tuple[int, list[str]]:
     """The perk bonus on this fighter's `on` ("attack"/"defense") roll now, and the perks giving it. `use`
     spends a first-attack bonus (Strategic Positioning) and drops expired ones."""
-    found = [b for b in f.get("perk_bonuses") or [] if b["on"] == on and _applies(state, f, b)]
+    found = [b for b in f.perk_bonuses or [] if b["on"] == on and _applies(state, f, b)]
     if use:
         prune(state, f)
-        f["perk_bonuses"] = [b for b in f["perk_bonuses"] if not (b in found and b["until"] == "first_attack")]
+        f.perk_bonuses = [b for b in f.perk_bonuses if not (b in found and b["until"] == "first_attack")]
     return sum(int(b["amount"]) for b in found), [str(b["perk"]) for b in found]
 
 
 def bonus_in_state(ctx: Context, fid: int | None, on: str) -> int:
     """For the odds on a button: the bonus this character has now (0 outside a combat)."""
-    enc = ctx.encounter or {}
-    state = enc.get("state") if enc.get("kind") == "combat" else None
-    if not state or fid is None:
+    state = combat_in(ctx)
+    if state is None or fid is None:
         return 0
-    f = next((x for x in state.get("fighters", []) if x["id"] == fid), None)
-    return bonus(state, dict(f), on)[0] if f else 0
+    f = next((x for x in state.fighters if x.id == fid), None)
+    return bonus(state, f.model_copy(deep=True), on)[0] if f else 0
 
 
 def attack_extra(ctx: Context, target: int | None) -> int:
     """For the odds on the attack button: everything the next attack gets from the state -- a perk's bonus,
     aiming, fighting a foe in a grapple (the same as resolve_attack adds)."""
-    enc = ctx.encounter or {}
-    state = enc.get("state") if enc.get("kind") == "combat" else None
-    me = next((x for x in (state or {}).get("fighters", []) if x["id"] == ctx.character_id), None)
-    if not state or me is None:
+    state = combat_in(ctx)
+    me = next((x for x in state.fighters if x.id == ctx.character_id), None) if state else None
+    if state is None or me is None:
         return 0
-    extra = bonus(state, dict(me), "attack")[0] + int(me.get("aim") or 0)
-    them = next((x for x in state["fighters"] if x["id"] == target), None)
-    if me.get("grapple") and them is not None and them["side"] == "foe":
-        extra += art.GRAPPLE_ATTACK + int(me["grapple"].get("bonus", 0))
+    extra = bonus(state, me.model_copy(deep=True), "attack")[0] + int(me.aim or 0)
+    them = next((x for x in state.fighters if x.id == target), None)
+    if me.grapple and them is not None and them.side == "foe":
+        extra += art.GRAPPLE_ATTACK + int(me.grapple.get("bonus", 0))
     return extra
 
 
@@ -120,46 +117,55 @@ def noted(odds: Odds, extra: int) -> Odds:
     return replace(odds, text=_("{text} (+{n} on your roll from the combat)").format(text=odds.text, n=extra))
 
 
-def _grant(state: dict[str, Any], f: dict[str, Any], name: str, target: int | None) -> Text:
-    rnd = int(state.get("round") or 0)
+def _grant(state: CombatState, f: Fighter, name: str, target: int | None) -> Text:
+    rnd = int(state.round or 0)
     if name == "Combat Tactics":
-        f.setdefault("perk_bonuses", []).append(
-            {"perk": name, "on": "attack", "amount": BONUS, "until": "round", "round": rnd + 1}
-        )
-        return msg("{perk}: +{n} on all {name}'s attacks next round", perk=msg(name), n=BONUS, name=f["name"])
+        f.perk_bonuses = [
+            *f.perk_bonuses,
+            {"perk": name, "on": "attack", "amount": BONUS, "until": "round", "round": rnd + 1},
+        ]
+        return msg("{perk}: +{n} on all {name}'s attacks next round", perk=msg(name), n=BONUS, name=f.name)
     if name == "Strategic Positioning":
-        f.setdefault("perk_bonuses", []).append(
+        f.perk_bonuses = [
+            *f.perk_bonuses,
             {
                 "perk": name,
                 "on": "attack",
                 "amount": BONUS,
                 "until": "first_attack",
                 "round": _next_turn_round(state, f),
-            }
-        )
-        return msg("{perk}: +{n} on {name}'s first attack next turn", perk=msg(name), n=BONUS, name=f["name"])
+            },
+        ]
+        return msg("{perk}: +{n} on {name}'s first attack next turn", perk=msg(name), n=BONUS, name=f.name)
     if name == "Defensive Maneuver":
-        f.setdefault("perk_bonuses", []).append(
-            {"perk": name, "on": "defense", "amount": BONUS, "until": "turn_start", "round": _next_turn_round(state, f)}
-        )
+        f.perk_bonuses = [
+            *f.perk_bonuses,
+            {
+                "perk": name,
+                "on": "defense",
+                "amount": BONUS,
+                "until": "turn_start",
+                "round": _next_turn_round(state, f),
+            },
+        ]
         return msg(
             "{perk}: +{n} Defense for {name} until the start of their next turn",
             perk=msg(name),
             n=BONUS,
-            name=f["name"],
+            name=f.name,
         )
-    f["free_attack"] = {"perk": name, "target": target}
+    f.free_attack = {"perk": name, "target": target}
     return msg(
         "{perk}: {name} may make a free attack on {target}",
         perk=msg(name),
-        name=f["name"],
-        target=f_.name_of(state, target) if target is not None else "?",
+        name=f.name,
+        target=name_of(state, target) if target is not None else "?",
     )
 
 
 def fire(
-    state: dict[str, Any],
-    f: dict[str, Any],
+    state: CombatState,
+    f: Fighter,
     sheet: ArtSheet,
     perks: tuple[str, ...] | list[str],
     kicker: int | None,
@@ -190,12 +196,12 @@ def fire(
     if len(usable) == 1:
         notes.append(_grant(state, f, usable[0], target))
     elif usable:
-        f["perk_choice"] = {"options": usable, "target": target}
+        f.perk_choice = {"options": usable, "target": target}
         notes.append(
             msg(
                 "a kicker of {k}: {name} chooses one of {perks}",
                 k=kicker,
-                name=f["name"],
+                name=f.name,
                 perks=join([msg(p) for p in usable], " / "),
             )
         )
@@ -203,11 +209,11 @@ def fire(
 
 
 def after_roll(
-    state: dict[str, Any], fid: int, sheet: ArtSheet, perks: tuple[str, ...], kicker: int | None, *, target: int | None
+    state: CombatState, fid: int, sheet: ArtSheet, perks: tuple[str, ...], kicker: int | None, *, target: int | None
 ) -> list[Text]:
     """Hook for an attack, Defense or parry roll: `perks` are those core.roll_trait found for the roll."""
-    f = f_.fighter(state, fid)
-    f.pop("perk_choice", None)
+    f = fighter(state, fid)
+    f.unset("perk_choice")
     return fire(state, f, sheet, perks, kicker, target=target)
 
 
@@ -220,16 +226,16 @@ class PerkChooseParams(StepParams):
 
 def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, dice: Dice, ctx: Context) -> Resolution:
     """The player picks the one beneficial effect their kicker gives."""
-    state = f_.copy_state(ctx)
-    me = f_.fighter(state, ctx.character_id)
-    choice = me.get("perk_choice")
+    state = copy_state(ctx)
+    me = fighter(state, ctx.character_id)
+    choice = me.perk_choice
     if not choice:
         raise ActionError(_("No perk is waiting for a choice."), field="perk")
     if params.perk not in choice["options"]:
         raise ActionError(
             _("Choose one of: {perks}.").format(perks=", ".join(_(p) for p in choice["options"])), field="perk"
         )
-    me.pop("perk_choice")
+    me.unset("perk_choice")
     text = _grant(state, me, params.perk, choice.get("target"))
-    summary = msg("{name} chooses {perk}; {text}", name=me["name"], perk=msg(params.perk), text=text)
-    return f_.done(state, params, summary)
+    summary = msg("{name} chooses {perk}; {text}", name=me.name, perk=msg(params.perk), text=text)
+    return done(state, params, summary)

@@ -8,7 +8,6 @@ art-engine.md, ch. 5 "Initiative", "Simplified Initiative", "Taking Your Turn", 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -18,12 +17,27 @@ from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.art.rules.rounds import FREE_ACTION_DIFFICULTY
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
-from .sheet import check_slots, dump, fame_left, level_word, load
+from .. import wording
+from ..sheet import check_slots, dump, fame_left, level_word, load
+from .models import CombatState, Fighter
+from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    MAX_BANDS,
+    begin_turn,
+    copy_state,
+    difficulty_shift,
+    done,
+    end_turn,
+    fighter,
+    living,
+    name_of,
+    on_turn,
+    require_turn,
+    start_round,
+    turn_now,
+)
 
 TIE_DIE = 6
 TIE_ROUNDS = 10
@@ -32,76 +46,73 @@ TIE_ROUNDS = 10
 # --- initiative --------------------------------------------------------------------------------------------
 
 
-def _settle_ties(state: dict[str, Any], dice: Dice) -> list[Summary]:
+def _settle_ties(state: CombatState, dice: Dice) -> list[Summary]:
     """Ruling 11: adventurers tied on initiative roll a die each (the log keeps it), higher first; those still
     tied roll again. Returns the players' ids in their settled order (seat order among untied levels)."""
-    players = [f for f in state["fighters"] if f["side"] == "adventurer" and f["initiative"]]
+    players = [f for f in state.fighters if f.side == "adventurer" and f.initiative]
     notes: list[Summary] = []
-    by_level: dict[str, list[dict[str, Any]]] = {}
+    by_level: dict[str, list[Fighter]] = {}
     for p in players:
-        by_level.setdefault(p["initiative"], []).append(p)
+        by_level.setdefault(str(p.initiative), []).append(p)
     for level, group in by_level.items():
         if len(group) < 2:
             continue
         tied = group
         for _i in range(TIE_ROUNDS):
-            faces = {p["id"]: dice.roll(TIE_DIE) for p in tied}
+            faces = {p.id: dice.roll(TIE_DIE) for p in tied}
             for p in tied:
-                p["tie"] = [*p["tie"], faces[p["id"]]]
+                p.tie = [*p.tie, faces[p.id]]
             if len(set(faces.values())) == len(faces):
                 break
-            tied = [p for p in tied if list(faces.values()).count(faces[p["id"]]) > 1]
+            tied = [p for p in tied if list(faces.values()).count(faces[p.id]) > 1]
         notes.append(
             msg(
                 "tie on {level}: {rolls}",
                 level=level_word(Level[level]),
                 rolls=join(
-                    [
-                        msg("{name} rolls {faces}", name=p["name"], faces="/".join(str(x) for x in p["tie"]))
-                        for p in group
-                    ]
+                    [msg("{name} rolls {faces}", name=p.name, faces="/".join(str(x) for x in p.tie)) for p in group]
                 ),
             )
         )
     return notes
 
 
-def _tie_key(f: Mapping[str, Any]) -> list[int]:
-    return [-x for x in f.get("tie", [])]
+def _tie_key(f: Fighter) -> list[int]:
+    return [-x for x in f.tie]
 
 
-def settle_initiative(state: dict[str, Any], dice: Dice) -> list[Summary]:
+def settle_initiative(state: CombatState, dice: Dice) -> list[Summary]:
     """Everyone has an initiative: the order of every round (or the simplified order), then the first round
     (the bonus round if anyone rolled Super or better)."""
-    fighters = state["fighters"]
-    players = [f for f in fighters if f["side"] == "adventurer"]
-    foes = [f for f in fighters if f["side"] == "foe"]
+    fighters = state.fighters
+    players = [f for f in fighters if f.side == "adventurer"]
+    foes = [f for f in fighters if f.side == "foe"]
     notes: list[Summary] = []
-    if state.get("simplified"):
-        best = max(Level[f["initiative"]] for f in foes)
-        simple = art.simplified_initiative([(str(p["id"]), Level[p["initiative"]]) for p in players], best)
-        state["initiative"] = {"simple": [None if s is None else int(s) for s in simple]}
+    if state.simplified:
+        best = max(Level[str(f.initiative)] for f in foes)
+        simple = art.simplified_initiative([(str(p.id), Level[str(p.initiative)]) for p in players], best)
+        state.initiative = {"simple": [None if s is None else int(s) for s in simple]}
         notes.append(
             msg("simplified initiative: the highest roller starts, then clockwise; the foes act at the narrator's seat")
         )
     else:
         notes += _settle_ties(state, dice)
-        ranked = sorted(players, key=lambda p: (-Level[p["initiative"]], _tie_key(p)))
+        ranked = sorted(players, key=lambda p: (-Level[str(p.initiative)], _tie_key(p)))
         table = art.initiative_order(
-            [(str(p["id"]), Level[p["initiative"]]) for p in ranked],
-            [(str(f["id"]), Level[f["initiative"]]) for f in foes],
+            [(str(p.id), Level[str(p.initiative)]) for p in ranked],
+            [(str(f.id), Level[str(f.initiative)]) for f in foes],
         )
-        state["initiative"] = {key: [int(n) for n in getattr(table, key)] for key in ("bonus", "first", "later")}
-        lost = [f_.name_of(state, int(n)) for n in table.later if n not in table.first]
+        state.initiative = {key: [int(n) for n in getattr(table, key)] for key in ("bonus", "first", "later")}
+        lost = [name_of(state, int(n)) for n in table.later if n not in table.first]
         if table.bonus:
-            notes.append(msg("bonus round: {names}", names=", ".join(f_.name_of(state, int(n)) for n in table.bonus)))
+            notes.append(msg("bonus round: {names}", names=", ".join(name_of(state, int(n)) for n in table.bonus)))
         if lost:
             notes.append(msg("lose their first turn: {names}", names=", ".join(lost)))
     # by the players' highest roll (foes do not roll, and their Alertness stays the narrator's)
-    highest = max(Level[p["initiative"]] for p in players)
+    highest = max(Level[str(p.initiative)] for p in players)
     notes.append(wording.encounter_range(n=art.encounter_range(highest)))
-    state["phase"] = "rounds"
-    notes += f_.start_round(state, 0)
+    state.phase = "rounds"
+    notes += start_round(state, 0)
     return notes
 
 
@@ -111,36 +122,35 @@ class InitiativeParams(CombatRoll):
 
 def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dice: Dice, ctx: Context) -> Resolution:
     """A player rolls their adventurer's initiative: Alertness, no difficulty (every result is a degree)."""
-    state = f_.copy_state(ctx)
-    if state["phase"] != "initiative":
+    state = copy_state(ctx)
+    if state.phase != "initiative":
         raise ActionError(_("Initiative is settled: the rounds are under way."), field="move")
-    me = f_.fighter(state, ctx.character_id)
-    if me["side"] != "adventurer":
+    me = fighter(state, ctx.character_id)
+    if me.side != "adventurer":
         raise ActionError(_("Foes do not roll: they use their Alertness."), field="move")
-    if me["initiative"]:
-        raise ActionError(_("{name} has rolled initiative already.").format(name=me["name"]), field="move")
+    if me.initiative:
+        raise ActionError(_("{name} has rolled initiative already.").format(name=me.name), field="move")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Alertness (initiative)"),
         attribute="ALE",
         difficulty=Level.CT,
         degree_only=True,
     )
-    me["initiative"] = r.result.name
+    me.initiative = r.result.name
     remember(sheet, ctx, "combat_initiative", r)
-    parts: list[Summary] = [msg("{name} rolls initiative: {roll}", name=me["name"], roll=r.text)]
-    waiting = [f["name"] for f in state["fighters"] if f["side"] == "adventurer" and not f["initiative"]]
+    parts: list[Summary] = [msg("{name} rolls initiative: {roll}", name=me.name, roll=r.text)]
+    waiting = [f.name for f in state.fighters if f.side == "adventurer" and not f.initiative]
     if waiting:
         parts.append(msg("waiting for {names}", names=", ".join(waiting)))
     else:
-        parts += settle_initiative(state, recorder)
+        parts += settle_initiative(state, dice)
     summary = join(parts, "; ")
-    return f_.done(state, params, summary, dice=recorder.rolled, outcome=outcome(r, concealed=False), sheet=dump(sheet))
+    return done(state, params, summary, outcome=outcome(r, concealed=False), sheet=dump(sheet))
 
 
 def initiative_odds(sheet_data: dict[str, Any], params: InitiativeParams, ctx: Context) -> Odds:
@@ -163,26 +173,26 @@ class WaitParams(StepParams):
 
 def resolve_wait(sheet: dict[str, Any], params: WaitParams, dice: Dice, ctx: Context) -> Resolution:
     """Wait to act right after someone still to act, before anyone already waiting; once a round (ruling 15)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    if state["turn"]["action"] or state["turn"]["move"] or state["turn"]["turns"] > 1:
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    if turn_now(state).action or turn_now(state).move or turn_now(state).turns > 1:
         raise ActionError(_("Waiting is announced at the start of your turn, before you act."), field="after")
-    order = [str(i) for i in state["order"]]
+    order = [str(i) for i in state.order]
     try:
-        new = art.wait(order, [str(i) for i in state["waited"]], str(params.after))
+        new = art.wait(order, [str(i) for i in state.waited], str(params.after))
     except art.ArtRuleError as exc:
-        targets = art.wait_targets(order, [str(i) for i in state["waited"]])
+        targets = art.wait_targets(order, [str(i) for i in state.waited])
         if not targets:
-            raise ActionError(_("{name} cannot wait (again): act now.").format(name=me["name"]), field="after") from exc
+            raise ActionError(_("{name} cannot wait (again): act now.").format(name=me.name), field="after") from exc
         raise ActionError(
-            _("Wait to act after one of: {names}.").format(names=", ".join(f_.name_of(state, int(t)) for t in targets)),
+            _("Wait to act after one of: {names}.").format(names=", ".join(name_of(state, int(t)) for t in targets)),
             field="after",
         ) from exc
-    state["order"] = [int(n) for n in new]
-    state["waited"] = [*state["waited"], me["id"]]
-    f_.begin_turn(state)
-    summary = msg("{name} waits, to act after {other}", name=me["name"], other=f_.name_of(state, params.after))
-    return f_.done(state, params, summary)
+    state.order = [int(n) for n in new]
+    state.waited = [*state.waited, me.id]
+    begin_turn(state)
+    summary = msg("{name} waits, to act after {other}", name=me.name, other=name_of(state, params.after))
+    return done(state, params, summary)
 
 
 class EndTurnParams(StepParams):
@@ -191,18 +201,18 @@ class EndTurnParams(StepParams):
 
 def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Dice, ctx: Context) -> Resolution:
     """End the turn; or, for an adventurer, spend 1 Fame for a second turn at once and 2 more for a third."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     if not params.again:
-        notes = f_.end_turn(state)
-        nxt = f_.on_turn(state)
-        parts = [msg("{name} ends the turn", name=me["name"]), *notes]
+        notes = end_turn(state)
+        nxt = on_turn(state)
+        parts = [msg("{name} ends the turn", name=me.name), *notes]
         if nxt is not None:
-            parts.append(msg("{name}'s turn", name=f_.name_of(state, nxt)))
-        return f_.done(state, params, join(parts, "; "))
-    if me["side"] != "adventurer":
+            parts.append(msg("{name}'s turn", name=name_of(state, nxt)))
+        return done(state, params, join(parts, "; "))
+    if me.side != "adventurer":
         raise ActionError(_("Only adventurers spend Fame for another turn."), field="again")
-    turns = state["turn"]["turns"]
+    turns = turn_now(state).turns
     try:
         cost = art.multi_action_fame(turns + 1) - art.multi_action_fame(turns)
     except art.ArtRuleError as exc:
@@ -214,9 +224,11 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
             field="again",
         )
     sheet.fame_spent += cost
-    state["turn"] = {**state["turn"], "turns": turns + 1, "action": False, "move": None, "free_used": False}
-    summary = msg("{name} spends {cost} Fame to take turn {n} in a row", name=me["name"], cost=cost, n=turns + 1)
-    return f_.done(state, params, summary, outcome={"fame_spent": cost}, sheet=dump(sheet))
+    state.turn = turn_now(state).model_copy(
+        update={"turns": turns + 1, "action": False, "move": None, "free_used": False}
+    )
+    summary = msg("{name} spends {cost} Fame to take turn {n} in a row", name=me.name, cost=cost, n=turns + 1)
+    return done(state, params, summary, outcome={"fame_spent": cost}, sheet=dump(sheet))
 
 
 # --- free actions (automatically successful actions tried as free actions) ---------------------------------
@@ -236,13 +248,13 @@ class FreeActionParams(CombatRoll):
 def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, dice: Dice, ctx: Context) -> Resolution:
     """An Inferior roll: success does it as a free action; Feeble does it but ends the turn; Pathetic or
     Catastrophic fails and ends the turn."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
     sheet = load(sheet_data)
     code, what = FREE_ACTIONS[params.what]
     label = msg("{what} as a free action", what=msg(what))
-    if params.what == "stand" and not me["prone"]:
-        raise ActionError(_("{name} is not lying down.").format(name=me["name"]), field="what")
+    if params.what == "stand" and not me.prone:
+        raise ActionError(_("{name} is not lying down.").format(name=me.name), field="what")
     if params.what == "draw":
         if not 0 <= params.item < len(sheet.gear) or sheet.gear[params.item].slot == "ready":
             raise ActionError(_("Choose an item at hand or stowed to draw."), field="item")
@@ -250,35 +262,33 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         trial[params.item].slot = "ready"
         check_slots(trial)
         label = msg("Draw {name} as a free action", name=sheet.gear[params.item].name)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=label,
         attribute=code,
         difficulty=FREE_ACTION_DIFFICULTY,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     attempt = art.free_action_attempt(r.result)
     if attempt.done and params.what == "draw":
         sheet.gear[params.item].slot = "ready"
     if attempt.done and params.what == "stand":
-        me["prone"] = False
+        me.prone = False
     notes: list[Summary] = []
     if attempt.turn_ends:
         text = msg("done, and the turn ends") if attempt.done else msg("not done, and the turn ends")
-        notes = f_.end_turn(state)
+        notes = end_turn(state)
     else:
         text = msg("done") if attempt.done else msg("not done")
     remember(sheet, ctx, "combat_free_action", r)
-    summary = join([msg("{name}: {roll}", name=me["name"], roll=r.text), text, *notes], "; ")
-    return f_.done(
+    summary = join([msg("{name}: {roll}", name=me.name, roll=r.text), text, *notes], "; ")
+    return done(
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "done": attempt.done, "turn_ends": attempt.turn_ends},
         sheet=dump(sheet),
     )
@@ -299,19 +309,17 @@ def free_action_odds(sheet_data: dict[str, Any], params: FreeActionParams, ctx: 
 
 class PlaceParams(StepParams):
     target: int
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
 
 
 def resolve_place(sheet: dict[str, Any], params: PlaceParams, dice: Dice, ctx: Context) -> Resolution:
     """The narrator puts a token on a band (the start positions, a fall, a push): no roll."""
-    state = f_.copy_state(ctx)
-    target = f_.fighter(state, params.target)
-    if params.band >= state["bands"]:
-        raise ActionError(_("The track has bands 0 to {last}.").format(last=state["bands"] - 1), field="band")
-    target["band"] = params.band
-    return f_.done(
-        state, params, msg("The narrator places {name} in band {band}", name=target["name"], band=params.band)
-    )
+    state = copy_state(ctx)
+    target = fighter(state, params.target)
+    if params.band >= state.bands:
+        raise ActionError(_("The track has bands 0 to {last}.").format(last=state.bands - 1), field="band")
+    target.band = params.band
+    return done(state, params, msg("The narrator places {name} in band {band}", name=target.name, band=params.band))
 
 
 class EndCombatParams(StepParams):
@@ -319,15 +327,15 @@ class EndCombatParams(StepParams):
 
 
 def resolve_end_combat(sheet: dict[str, Any], params: EndCombatParams, dice: Dice, ctx: Context) -> Resolution:
-    state = f_.copy_state(ctx)
-    state.update(phase="over", order=[], turn=None, pending=None)
-    standing = ", ".join(f["name"] for f in f_.living(state, "foe"))
+    state = copy_state(ctx)
+    state.phase, state.order, state.turn, state.pending = "over", [], None, None
+    standing = ", ".join(f.name for f in living(state, "foe"))
     text = (
         msg("The combat ends ({names} still standing)", names=standing)
         if standing
         else msg("The combat ends (every foe is defeated)")
     )
-    return f_.done(state, params, text)
+    return done(state, params, text)
 
 
 class InitiativeSettingParams(BaseModel):
@@ -345,7 +353,6 @@ def resolve_initiative_setting(
     )
     return Resolution(
         request=params.model_dump(),
-        dice=[],
         outcome={},
         summary=text,
         settings={**ctx.campaign_settings, "simplified_initiative": params.simplified},

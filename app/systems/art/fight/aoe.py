@@ -14,19 +14,35 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
-from app.systems.base import ActionError, Context, Odds, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from . import wording
-from .fight_attacks import fate_list, fate_rolls, take, weapon_of
-from .fight_roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
-from .sheet import ArtSheet, attr, dump, load
+from .. import wording
+from ..sheet import ArtSheet, attr, dump, load
+from .attacks import weapon_of
+from .defense import take
+from .models import CombatState
+from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
+from .state import (
+    MAX_BANDS,
+    acted_this_round,
+    copy_state,
+    difficulty_shift,
+    done,
+    fate_list,
+    fate_rolls,
+    fighter,
+    in_band,
+    mark_outcome,
+    require_turn,
+    take_out_of_round,
+    use_action,
+)
 
 # --- area of effect ----------------------------------------------------------------------------------------
 
 
 class AoeParams(CombatRoll):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
     weapon: int = Field(default=-1, ge=-1, le=40)  # -1: a grenade thrown with Dexterity
     damage: str = "PS"
     targets: int = Field(default=3, ge=1, le=20)
@@ -34,10 +50,9 @@ class AoeParams(CombatRoll):
     origin: int | None = None  # for the odds only: the attacker's band, as the page shows it
 
 
-def _landing(state: dict[str, Any], origin: int, aimed: int, offset: int) -> int:
+def _landing(state: CombatState, origin: int, aimed: int, offset: int) -> int:
     direction = 1 if aimed >= origin else -1
-    bands: int = state["bands"]
-    return min(max(origin + direction * offset, 0), bands - 1)
+    return min(max(origin + direction * offset, 0), state.bands - 1)
 
 
 def _damage_level(code: str) -> Level:
@@ -47,10 +62,10 @@ def _damage_level(code: str) -> Level:
         raise ActionError(_("Choose the weapon's AOE damage (a level)."), field="damage") from exc
 
 
-def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
-    if not f_.in_band(state, band):
+def aoe_pending(state: CombatState, attacker: int, band: int, damage: Level, extra: int, count: int) -> Summary:
+    if not in_band(state, band):
         return msg("nobody is in band {band}", band=band)
-    state["pending"] = {
+    state.pending = {
         "kind": "aoe",
         "attacker": attacker,
         "band": band,
@@ -70,9 +85,9 @@ def aoe_pending(state: dict[str, Any], attacker: int, band: int, damage: Level, 
 def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: Context) -> Resolution:
     """Target a band: the attack (or Dexterity for a grenade) against Good at the weapon's maximum range, one
     column easier per band closer; the AOE Attack table says which band is hit."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    if me["side"] != "adventurer":
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    if me.side != "adventurer":
         raise ActionError(_("A foe's AOE attack is rolled by a player in the band (Fate)."), field="band")
     sheet = load(sheet_data)
     if params.weapon < 0:
@@ -92,15 +107,14 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
             stats["attribute"],
             stats["range"],
         )
-    distance = abs(params.band - me["band"])
-    if params.band >= state["bands"] or distance > max_range:
+    distance = abs(params.band - me.band)
+    if params.band >= state.bands or distance > max_range:
         raise ActionError(wording.beyond_range(params.band, max_range), field="band")
     damage = _damage_level(params.damage)
-    recorder = RecordingDice(dice)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=label,
         base=base,
@@ -108,30 +122,27 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
         difficulty=art.aoe_difficulty(max_range, distance),
         kind="ranged_attack",
         item_index=None if params.weapon < 0 else params.weapon,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     hit = art.aoe_attack(r.result, max_range=max_range, distance=distance, autofire=params.autofire)
-    f_.use_action(state)
+    use_action(state)
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
         text = aoe_pending(
             state,
-            me["id"],
-            _landing(state, me["band"], params.band, hit.band),
+            me.id,
+            _landing(state, me.band, params.band, hit.band),
             damage,
             hit.extra_damage,
             params.targets + hit.extra_targets,
         )
     remember(sheet, ctx, "combat_aoe", r)
-    summary = join(
-        [msg("{name} targets band {band}: {roll}", name=me["name"], band=params.band, roll=r.text), text], "; "
-    )
-    return f_.done(
+    summary = join([msg("{name} targets band {band}: {roll}", name=me.name, band=params.band, roll=r.text), text], "; ")
+    return done(
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "band": hit.band},
         sheet=dump(sheet),
     )
@@ -153,8 +164,8 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
 
 
 class FoeAoeParams(StepParams):
-    band: int = Field(ge=0, lt=f_.MAX_BANDS)
-    max_range: int = Field(default=3, ge=0, le=f_.MAX_BANDS)
+    band: int = Field(ge=0, lt=MAX_BANDS)
+    max_range: int = Field(default=3, ge=0, le=MAX_BANDS)
     damage: str = "PS"
     targets: int = Field(default=3, ge=1, le=20)
     autofire: bool = False
@@ -162,22 +173,22 @@ class FoeAoeParams(StepParams):
 
 def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice, ctx: Context) -> Resolution:
     """A foe's AOE attack: a player in the targeted band rolls Fate on the Fate column (ruling 27)."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx)
-    if me["side"] != "foe":
+    state = copy_state(ctx)
+    me = require_turn(state, ctx)
+    if me.side != "foe":
         raise ActionError(_("Adventurers roll their own AOE attacks."), field="band")
-    distance = abs(params.band - me["band"])
-    if params.band >= state["bands"] or distance > params.max_range:
+    distance = abs(params.band - me.band)
+    if params.band >= state.bands or distance > params.max_range:
         raise ActionError(wording.beyond_range(params.band, params.max_range), field="band")
-    players = f_.in_band(state, params.band, "adventurer")
+    players = in_band(state, params.band, "adventurer")
     if not players:
         raise ActionError(_("No adventurer is in band {band} to roll Fate.").format(band=params.band), field="band")
     _damage_level(params.damage)
-    f_.use_action(state)
-    state["pending"] = {
+    use_action(state)
+    state.pending = {
         "kind": "aoe_fate",
-        "roller": players[0]["id"],
-        "attacker": me["id"],
+        "roller": players[0].id,
+        "attacker": me.id,
         "band": params.band,
         "distance": distance,
         "max_range": params.max_range,
@@ -186,16 +197,16 @@ def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice
         "autofire": params.autofire,
         "secret": [],
         "difficulty": art.aoe_attack(Level.CT, max_range=params.max_range, distance=distance, foe=True).difficulty.name,
-        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0]["name"], foe=me["name"]),
+        "label": msg("{name} rolls Fate: where does {foe}'s blast land?", name=players[0].name, foe=me.name),
     }
-    return f_.done(
+    return done(
         state,
         params,
         msg(
             "{name} fires at band {band}; {player} rolls Fate",
-            name=me["name"],
+            name=me.name,
             band=params.band,
-            player=players[0]["name"],
+            player=players[0].name,
         ),
     )
 
@@ -205,52 +216,50 @@ class AoeFateParams(CombatRoll):
 
 
 def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Dice, ctx: Context) -> Resolution:
-    state = f_.copy_state(ctx)
-    pending = state.get("pending") or {}
+    state = copy_state(ctx)
+    pending = state.pending or {}
     if pending.get("kind") != "aoe_fate" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No foe's blast is waiting for this character's Fate roll."), field="move")
-    me = f_.fighter(state, ctx.character_id)
-    foe = f_.fighter(state, pending["attacker"])
+    me = fighter(state, ctx.character_id)
+    foe = fighter(state, pending["attacker"])
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
     r = roll(
         sheet,
         params,
-        recorder,
+        dice,
         ctx,
         label=msg("Fate (a foe's blast)"),
         attribute="FAT",
         difficulty=hit.difficulty,
-        columns=f_.difficulty_shift(me),
+        columns=difficulty_shift(me),
     )
     hit = art.aoe_attack(
         r.result, max_range=pending["max_range"], distance=pending["distance"], foe=True, autofire=pending["autofire"]
     )
-    state["pending"] = None
+    state.pending = None
     if hit.out_of_ammo or hit.band is None:
         text: Summary = msg("out of ammunition: nothing is hit")
     else:
         text = aoe_pending(
             state,
-            foe["id"],
-            _landing(state, foe["band"], pending["band"], hit.band),
+            foe.id,
+            _landing(state, foe.band, pending["band"], hit.band),
             Level[pending["damage"]],
             hit.extra_damage,
             pending["targets"] + hit.extra_targets,
         )
     remember(sheet, ctx, "combat_aoe_fate", r)
-    return f_.done(
+    return done(
         state,
         params,
         join(
             [
-                msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me["name"], foe=foe["name"], roll=r.text),
+                msg("{name} rolls Fate against {foe}'s blast: {roll}", name=me.name, foe=foe.name, roll=r.text),
                 text,
             ],
             "; ",
         ),
-        dice=recorder.rolled,
         outcome={**outcome(r, concealed=False), "band": hit.band},
         sheet=dump(sheet),
     )
@@ -266,17 +275,17 @@ class ProneParams(StepParams):
 
 def resolve_prone(sheet: dict[str, Any], params: ProneParams, dice: Dice, ctx: Context) -> Resolution:
     """Fall prone before the Fate rolls: one column less damage, and it is this round's action."""
-    state = f_.copy_state(ctx)
-    pending = state.get("pending") or {}
-    me = f_.fighter(state, ctx.character_id)
-    if pending.get("kind") != "aoe" or me["band"] != pending["band"] or me["out"]:
+    state = copy_state(ctx)
+    pending = state.pending or {}
+    me = fighter(state, ctx.character_id)
+    if pending.get("kind") != "aoe" or me.band != pending["band"] or me.out:
         raise ActionError(_("No blast is coming into this character's band."), field="move")
-    if f_.acted_this_round(state, me["id"]) or me["id"] in pending["prone"]:
-        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me["name"]), field="move")
-    pending["prone"].append(me["id"])
-    me["prone"] = True
-    f_.take_out_of_round(state, me["id"])
-    return f_.done(state, params, msg("{name} falls prone (this round's action)", name=me["name"]))
+    if acted_this_round(state, me.id) or me.id in pending["prone"]:
+        raise ActionError(_("{name} has acted this round and cannot fall prone.").format(name=me.name), field="move")
+    pending["prone"].append(me.id)
+    me.prone = True
+    take_out_of_round(state, me.id)
+    return done(state, params, msg("{name} falls prone (this round's action)", name=me.name))
 
 
 class AoeHitParams(StepParams):
@@ -286,21 +295,20 @@ class AoeHitParams(StepParams):
 def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx: Context) -> Resolution:
     """Everyone in the band rolls Fate (foes use their rating); the lowest are hit, the attacker's order
     deciding ties; the AOE damage is marked, one column less for those who fell prone."""
-    state = f_.copy_state(ctx)
-    pending = state.get("pending") or {}
+    state = copy_state(ctx)
+    pending = state.pending or {}
     if pending.get("kind") != "aoe" or pending["attacker"] != ctx.character_id:
         raise ActionError(_("No blast is waiting to land."), field="move")
-    recorder = RecordingDice(dice)
-    people = f_.in_band(state, pending["band"])
-    fates = fate_rolls(ctx, people, recorder, own=sheet)
+    people = in_band(state, pending["band"])
+    fates = fate_rolls(ctx, people, dice, own=sheet)
     struck = art.lowest_fate(fates, pending["count"])
-    state["pending"] = None
+    state.pending = None
     others: dict[int, dict[str, Any]] = {}
     mine: dict[str, Any] | None = None
     notes: list[Summary] = [msg("Fate {rolls}", rolls=fate_list(state, fates))]
     for n in struck:
         fid = int(n)
-        victim = f_.fighter(state, fid)
+        victim = fighter(state, fid)
         level = art.aoe_damage(Level[pending["damage"]], extra=pending["extra"], prone=fid in pending["prone"])
         victim_sheet = _sheet_of(ctx, sheet, fid)
         if victim_sheet.kind == "foe":
@@ -308,13 +316,13 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
             victim_sheet.checked = list(record.checked)
             done_ = {"marked": list(record.marked), "staggered": record.staggered, "defeated": record.defeated}
             notes.append(
-                msg("{name} is hit, defeated", name=victim["name"])
+                msg("{name} is hit, defeated", name=victim.name)
                 if record.defeated
-                else msg("{name} is hit, staggered", name=victim["name"])
+                else msg("{name} is hit, staggered", name=victim.name)
                 if record.staggered
-                else msg("{name} is hit", name=victim["name"])
+                else msg("{name} is hit", name=victim.name)
             )
-            more = f_.mark_outcome(state, fid, done_)
+            more = mark_outcome(state, fid, done_)
         else:
             notes.append(take(state, victim, victim_sheet, level))
             more = ""
@@ -325,11 +333,10 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
         else:
             others[fid] = dump(victim_sheet)
     summary = msg("The blast lands in band {band}: {notes}", band=pending["band"], notes=join(notes, "; "))
-    return f_.done(
+    return done(
         state,
         params,
         summary,
-        dice=recorder.rolled,
         outcome={"hit": [int(n) for n in struck]},
         sheet=mine,
         others=others,

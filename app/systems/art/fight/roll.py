@@ -14,9 +14,10 @@ from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds
 
-from . import core
-from .rolling import chance_of, no_chance
-from .sheet import ArtSheet, attr, level_word, load, table_of
+from .. import core
+from ..rolling import chance_of, no_chance
+from ..sheet import ArtSheet, attr, level_word, load, table_of
+from .models import CombatState, Fighter
 
 
 class StepParams(BaseModel):
@@ -123,19 +124,20 @@ def remember(sheet: ArtSheet, ctx: Context, action: str, r: Rolled, **extra: Any
     core.remember(sheet, ctx.seq, action, r.spec, r.rolled, **extra)
 
 
-def acting(ctx: Context) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """For the odds on a button: the combat's state and the fighter of ctx.character_id (a copy), or ({}, None)
+def acting(ctx: Context) -> tuple[CombatState | None, Fighter | None]:
+    """For the odds on a button: the combat's state and the fighter of ctx.character_id (a copy), or (None, None)
     outside a combat."""
-    enc = ctx.encounter or {}
-    state = dict(enc.get("state") or {}) if enc.get("kind") == "combat" else {}
-    me = next((dict(f) for f in state.get("fighters", []) if f["id"] == ctx.character_id), None)
+    from .state import combat_in
+
+    state = combat_in(ctx)
+    me = next((f.model_copy(deep=True) for f in state.fighters if f.id == ctx.character_id), None) if state else None
     return state, me
 
 
 def shift_now(ctx: Context, *, defense: bool = False) -> int:
     """For the odds: the columns the acting character's difficulties have now (fight.difficulty_shift, which
     the step's roll uses too)."""
-    from .fight import difficulty_shift
+    from .state import difficulty_shift
 
     me = acting(ctx)[1]
     return difficulty_shift(me, defense=defense) if me else 0

@@ -1,7 +1,7 @@
 """After a conflict roll: Fate (rabbits.en.md, "Rewards"; RULINGS.md, "Rabbits": every 6 is rolled again as a new
 die, new 6s keep rerolling, once per roll) and the wise rerolls (Deeper understanding, Of course!), through the
 ordinary tests' follow-ups (followups.py). A roll that can still be followed up waits for its player's choice;
-then the exchange is settled (conflict_volley.settle_if_ready). The disposition roll: Fate only.
+then the exchange is settled (volley.settle_if_ready). The disposition roll: Fate only.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import say, step_state, team_of
-from app.systems.rabbits.conflict_disposition import disposition_line, settle_disposition
-from app.systems.rabbits.conflict_volley import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.disposition import disposition_line, settle_disposition
+from app.systems.rabbits.conflict.state import say, step_state, team_of
+from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -33,7 +33,7 @@ class FateParams(BaseModel):
 
 
 def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
-    """A conflict roll waits for its roller while it can still be followed up (conflict_volley.resolve_roll):
+    """A conflict roll waits for its roller while it can still be followed up (volley.resolve_roll):
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)
@@ -55,17 +55,16 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     assert team is not None
     sheet = load(sheet_data)
     name = state["teams"][team]["name"]
-    recorder = RecordingDice(dice)
     before = list(roll["faces"])
     last = roll["last"]
     kind = params.wise_reroll.strip().lower()
     if kind:
         if kind not in WISE_REROLLS:
             raise ActionError(_("Choose Deeper understanding or Of course!."), field="wise_reroll")
-        change = wise_reroll(sheet, last, recorder, kind, params.wise, field="wise_reroll")
+        change = wise_reroll(sheet, last, dice, kind, params.wise, field="wise_reroll")
     elif params.spend:
         old = len(last["faces"])
-        spend_fate(sheet, last, recorder, field="spend")
+        spend_fate(sheet, last, dice, field="spend")
     if kind or params.spend:
         roll["faces"] = list(last["faces"])
         roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
@@ -87,7 +86,6 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(
         request={"version": params.version, "spend": params.spend, "wise_reroll": kind, "wise": params.wise.strip()},
-        dice=recorder.rolled,
         summary=join([line, *notes], "; ") if notes else line,
         sheet=sheets[ctx.character_id],
         others=others,
@@ -114,12 +112,11 @@ def _disposition_fate(
     if team is None or t is None or roll is None or not roll.get("fate") or t["captain"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     sheet = load(sheet_data)
-    recorder = RecordingDice(dice)
     before = list(roll["faces"])
     if params.spend:
         if sheet.fate < 1:
             raise ActionError(_("This rabbit has no Fate left."), field="spend")
-        roll["faces"] = list(rabbits.fate_reroll(recorder, roll["faces"]))
+        roll["faces"] = list(rabbits.fate_reroll(dice, roll["faces"]))
         sheet.fate -= 1
         sheet.fate_spent += 1
     rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"], roll["penalties"])
@@ -131,7 +128,6 @@ def _disposition_fate(
         line = join([line, *paired], "; ")
     return Resolution(
         request={"version": params.version, "spend": params.spend},
-        dice=recorder.rolled,
         summary=line,
         sheet=dump(sheet),
         outcome={

@@ -1,7 +1,7 @@
 """Arming in a combat: an adventurer whose sheet holds no weapon at all takes up the starting weapon it was made
 without (a class from ch. 2's Weapon Class table at the cost its Fortune allows), ready, on its own turn and
 without spending the action, so a character created without gear never stalls at "Attack". A character who has
-a weapon draws it instead (the free action "Draw a weapon", fight_turns.py). And the attack's odds line says
+a weapon draws it instead (the free action "Draw a weapon", turns.py). And the attack's odds line says
 when the chosen target is out of the weapon's reach (the same `in_range` the attack is refused by), before the tap.
 
 art-engine.md, ch. 2 "Gear", "Fortune", "Weapons & Attack" (Weapon Class, Weapon Attack).
@@ -18,11 +18,11 @@ from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from . import fight as f_
-from .creation import starting_weapon
-from .fight_attacks import AttackParams, attack_odds, in_range, weapon_of
-from .fight_roll import StepParams
-from .sheet import check_slots, dump, load
+from ..creation import starting_weapon
+from ..sheet import check_slots, dump, load
+from .attacks import AttackParams, attack_odds, in_range, weapon_of
+from .roll import StepParams
+from .state import combat_in, copy_state, done, require_turn
 
 
 class ArmParams(StepParams):
@@ -32,14 +32,14 @@ class ArmParams(StepParams):
 def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: Context) -> Resolution:
     """Starting gear the sheet lacks: only while it holds no weapon at all (any weapon it has is drawn, not
     replaced), on the character's own turn; it costs no action and no roll."""
-    state = f_.copy_state(ctx)
-    me = f_.require_turn(state, ctx, free=True)
-    if me["side"] != "adventurer":
+    state = copy_state(ctx)
+    me = require_turn(state, ctx, free=True)
+    if me.side != "adventurer":
         raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
     sheet = load(sheet_data)
     if any(item.type == "weapon" for item in sheet.gear):
         raise ActionError(
-            _("{name} carries a weapon: draw it (a free action).").format(name=me["name"]), field="weapon_class"
+            _("{name} carries a weapon: draw it (a free action).").format(name=me.name), field="weapon_class"
         )
     if params.weapon_class not in art.WEAPON_CLASSES:
         raise ActionError(_("Choose a weapon class from the list."), field="weapon_class")
@@ -49,28 +49,26 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
     sheet.gear = gear
     summary = msg(
         "{name} takes up the starting weapon the sheet lacked: {weapon} ({cost}), ready",
-        name=me["name"],
+        name=me.name,
         weapon=msg(params.weapon_class),
         cost=msg(item.cost or ""),
     )
-    return f_.done(
-        state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet)
-    )
+    return done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet))
 
 
 def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
     """The attack's odds, or, when the target is beyond the weapon's reach now, the reason the attack would be
     refused (no chance to show: it cannot be tried)."""
-    state = (ctx.encounter or {}).get("state") or {}
-    fighters = {f["id"]: f for f in state.get("fighters", [])}
+    state = combat_in(ctx)
+    fighters = {f.id: f for f in state.fighters} if state else {}
     me, target = fighters.get(ctx.character_id or -1), fighters.get(params.target)
     if me and target:
         stats = weapon_of(load(sheet_data), params.weapon)
-        distance = abs(target["band"] - me["band"])
+        distance = abs(target.band - me.band)
         if not in_range(stats, distance):
             return Odds(
                 text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
-                    name=target["name"], weapon=stats["name"], d=distance
+                    name=target.name, weapon=stats["name"], d=distance
                 ),
                 details={"label": N_("Cannot attack:")},
             )

@@ -13,10 +13,12 @@ from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg, render
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import (
+from app.systems.rabbits.conflict.end import finish, open_rest
+from app.systems.rabbits.conflict.result import opponent, settle
+from app.systems.rabbits.conflict.state import (
     action_word,
     fronts_of,
     in_front,
@@ -30,9 +32,7 @@ from app.systems.rabbits.conflict import (
     team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict_end import finish, open_rest
-from app.systems.rabbits.conflict_result import opponent, settle
-from app.systems.rabbits.conflict_weapons import weapon_mods
+from app.systems.rabbits.conflict.weapons import weapon_mods
 from app.systems.rabbits.followups import open_follow_ups
 from app.systems.rabbits.play import faces_text, record
 from app.systems.rabbits.pools import (
@@ -281,13 +281,12 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     )
     weapon = weapon_mods(state, params.weapon, side["action"], ex["sides"][other]["action"], side.get("mode", ""))
     pool, lines = _pool_lines(plan, side, weapon)
-    recorder = RecordingDice(dice)
-    faces = rabbits.roll_pool(recorder, pool)
+    faces = rabbits.roll_pool(dice, pool)
     spend(sheet, plan, ctx.session_number)
     hits = rabbits.successes(faces) + weapon[1]
     last = record(sheet, plan, ctx, faces, side["ob"], kind="conflict")
     # Fate and the wise rerolls come after the roll (rabbits.en.md, "Rewards"; the parent game's wises): while one
-    # of them can still follow the roll up, it waits for the roller's choice (conflict_fate.py) before the
+    # of them can still follow the roll up, it waits for the roller's choice (fate.py) before the
     # exchange is settled.
     follow = open_follow_ups(sheet, last)
     ex["rolls"][team] = {
@@ -303,7 +302,7 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         "open": follow,
         "last": last,
     }
-    aid = _aid_opponent(state, ex, team, plan.trait or "", recorder) if plan.trait_use == "aids_opponent" else None
+    aid = _aid_opponent(state, ex, team, plan.trait or "", dice) if plan.trait_use == "aids_opponent" else None
     rolled = counts.rolled(
         team=t["name"],
         action=action_word(side["action"]),
@@ -327,7 +326,6 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
             "persona": params.persona,
             "weapon": weapon[2],
         },
-        dice=recorder.rolled,
         summary=line,
         sheet=sheets[ctx.character_id],
         others=others,
@@ -379,7 +377,7 @@ def settle_if_ready(
     changed: set[int] = set()
     for ex in exchanges(current):
         if ex["result"] is not None or ex.get("tie"):
-            continue  # settled, or a tie waiting for ruling 12's choices (conflict_tie.py)
+            continue  # settled, or a tie waiting for ruling 12's choices (tie.py)
         rolled = all(key in ex["rolls"] for key, side in ex["sides"].items() if side["tests"])
         if not rolled or any(roll.get("fate") for roll in ex["rolls"].values()):
             continue

@@ -1,6 +1,6 @@
 """A team's disposition (rabbits.en.md, "Conflicts", steps 4–5; RULINGS.md, "Rabbits", ruling 7): the captain's
 roll (Fate may follow it), the spread among the members for display (automatic, or by hand), and how the spread
-follows the disposition as it changes. Set-up and the preview on the captain's button are in conflict.py.
+follows the disposition as it changes. Set-up and the preview on the captain's button are in state.py.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules.dice import Dice
-from app.systems.base import ActionError, Context, RecordingDice, Resolution
+from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict import (
+from app.systems.rabbits.conflict.state import (
     disposition_bases,
     disposition_plan,
     disposition_skills,
@@ -110,10 +110,9 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         ctx.campaign_settings,
     )
     members = state["teams"][team]["members"]
-    recorder = RecordingDice(dice)
     try:
         rolled = rabbits.disposition(
-            recorder,
+            dice,
             state["conflict"],
             base=base,
             base_rating=sheet.abilities[base].rating,
@@ -125,7 +124,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     spend(sheet, plan, ctx.session_number)
     t = state["teams"][team]
     # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the disposition waits for
-    # the captain's choice (conflict_fate.py) before it is final.
+    # the captain's choice (fate.py) before it is final.
     waiting = FATE_FACE in rolled.faces and sheet.fate >= 1
     t.update(
         base=base,
@@ -150,7 +149,6 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         line = join([line, *settle_disposition(state, team, rolled.total)], "; ")
     return Resolution(
         request={"version": params.version, "skill": skill, "base": base},
-        dice=recorder.rolled,
         summary=line,
         sheet=dump(sheet),
         outcome={
@@ -259,7 +257,6 @@ def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice,
     )
     return Resolution(
         request={"version": params.version, "spread": shares},
-        dice=[],
         summary=line,
         outcome={"team": team, "spread": shares},
         encounter={"state": state, "over": False},
