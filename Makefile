@@ -72,6 +72,7 @@ bench: dev
 	$(BIN)/python bench/tables.py --duration 60
 	$(BIN)/python bench/longlog.py
 	$(BIN)/python bench/pages.py
+	$(BIN)/python bench/panels.py
 	$(BIN)/python bench/fanout.py
 
 # msg(...) is a log line stored language-neutral (app/i18n.py); N_(...) marks a string translated where shown.
