@@ -17,6 +17,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
+from app.live.events import LiveEvent
 from app.systems import SYSTEMS
 from app.talk import text as talk_text
 
@@ -61,6 +62,9 @@ def make_env() -> Environment:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
     env.filters["gettext"] = i18n.gettext
     env.globals["language_names"] = i18n.LANGUAGES
+    # The live events (app/live/events.py): a panel follows them with data-live="{{ live.ENTRY }}"; base.html
+    # lists them all for static/js/app.js.
+    env.globals["live"] = LiveEvent
     return env
 
 

@@ -21,6 +21,7 @@ from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
+from app.live.events import LiveEvent
 from app.notify.service import queue_discord
 from app.rolls import chain
 from app.rolls.models import LogEntry
@@ -65,7 +66,7 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
             raise
         finally:
             db.info.pop(_GAME_SESSION, None)
-    publish(acc.campaign.id, "entry", seq)
+    publish(acc.campaign.id, LiveEvent.ENTRY, seq)
 
 
 _GAME_SESSION = "fateboard.game_session"
