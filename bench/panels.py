@@ -2,12 +2,14 @@
 
 Per table a narrator's campaign page and four players' sheet pages (one Cat each) are opened the way a browser
 opens them: the page's HTML (with a session cookie), then its live stream. The narrator rolls from the campaign
-page's dice box (a form post, as htmx sends it). Every page's stream gets the events; for each event the client
-does exactly the fetches static/js/app.js would do for this page's markup (each live panel's URL once: the
-panels that follow the event, read from the page's `data-live` / `data-live-url` attributes, the page itself
+page's dice box (a form post, as htmx sends it), every other roll "as" one of the four cats. Every page's stream
+gets the events; for each event the client does exactly the fetches static/js/app.js would do for this page's
+markup (each live panel's URL once: the panels that follow the event — `<event>`, or `<event>:<id>` where an
+entry's id is its character — read from the page's `data-live` / `data-live-url` attributes, the page itself
 where a panel names no URL, and the htmx `hx-trigger="…-changed from:body"` panels). Per entry it reports the
 bytes, the SQL statements (counted in the server process: bench/panels_server.py) and the server's CPU spent on
-those refreshes, and the same for the roller's own answer (the dice box).
+those refreshes, and the same for the roller's own answer (the dice box). `--server-root` runs another tree's
+app (e.g. the code before a change) under the same client.
 
 Targets: every fragment refreshed for an entry is at most 3 KB and runs at most one query besides the access
 check every request pays (the session and membership: measured on /odds, which reads nothing else); the roll's
@@ -112,7 +114,8 @@ class Page:
         for kind, data in events:
             names = {kind, f"{kind}:{data}"} if data else {kind}
             for panel in self.panels:
-                if panel.events & names and panel.url not in urls:
+                follows = panel.events & names or (data == "*" and any(e.startswith(f"{kind}:") for e in panel.events))
+                if follows and panel.url not in urls:
                     urls.append(panel.url)
             # A page without a prompts panel asks for the campaign's prompts (the toast) on these two.
             if kind in ("prompts", "encounter") and not any(p.id == "prompts-panel" for p in self.panels):
@@ -137,16 +140,20 @@ async def listen(client: httpx2.AsyncClient, page: Page) -> None:
     headers = {"Cookie": page.cookie, "Accept": "text/event-stream"}
     async with client.stream("GET", f"{page.stream}?after={page.last_seq}", headers=headers, timeout=None) as r:
         assert r.status_code == 200, r.status_code
-        kind, data = "message", ""
+        kind, lines = "message", list[str]()
         async for line in r.aiter_lines():
             if line.startswith("event:"):
                 kind = line[6:].strip()
-            elif line.startswith("data:") and kind != "entry":
-                data = line[5:].strip()
+            elif line.startswith("data:"):
+                lines.append(line[5:].strip())
             elif line == "":
+                data = "\n".join(lines)
+                if kind == "entry":  # app.js names an entry by its character (a correction reaches them all)
+                    who = re.search(r'data-character="(\d*)"', data)
+                    data = "*" if "data-voids=" in data else (who.group(1) if who else "")
                 if kind != "message":
                     await page.events.put((kind, data))
-                kind, data = "message", ""
+                kind, lines = "message", []
 
 
 @dataclass
@@ -203,7 +210,8 @@ async def run_table(client: httpx2.AsyncClient, server: Any, seeded: Any, args: 
             "expression": "2d6+1",
             "visibility": "public",
             "note": "",
-            "character_id": "",
+            # Every other roll as one of the players' cats (the narrator may act for any character).
+            "character_id": str(seeded.cats[1 + (n // 2) % 4]) if n % 2 else "",
         }
         cpu0 = server_cpu(server.pid)
         r = await client.post(
@@ -234,6 +242,7 @@ async def run_table(client: httpx2.AsyncClient, server: Any, seeded: Any, args: 
         cpu2 = server_cpu(server.pid)
         rows.append(
             {
+                "as_cat": n % 2 == 1,
                 "answer": answer,
                 "answer_and_fanout_cpu_ms": (cpu1 - cpu0) * 1000,
                 "refresh": cost,
@@ -246,6 +255,10 @@ async def run_table(client: httpx2.AsyncClient, server: Any, seeded: Any, args: 
             page.task.cancel()
     await asyncio.gather(*(p.task for p in pages if p.task), return_exceptions=True)
     return {"access_queries": access_queries, "rows": rows}
+
+
+def _mean(values: list[float]) -> float:
+    return round(sum(values) / len(values), 2) if values else 0.0
 
 
 async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[str, Any]:
@@ -268,6 +281,14 @@ async def run(server: Any, seeded: list[Any], args: argparse.Namespace) -> dict[
             "answer_bytes": mean([r["answer"]["bytes"] for r in rows]),
             "answer_queries": mean([r["answer"]["queries"] for r in rows]),
             "answer_and_fanout_server_cpu_ms": mean([r["answer_and_fanout_cpu_ms"] for r in rows]),
+        },
+        "by_roll": {
+            label: {
+                "refresh_fetches": _mean([r["refresh"].fetches for r in rows if r["as_cat"] == cat]),
+                "refresh_bytes": _mean([r["refresh"].bytes for r in rows if r["as_cat"] == cat]),
+                "refresh_queries": _mean([r["refresh"].queries for r in rows if r["as_cat"] == cat]),
+            }
+            for label, cat in (("plain", False), ("as_a_cat", True))
         },
         "max_fragment_bytes": max(r["refresh"].max_bytes for r in rows),
         "max_fragment_queries": max(r["refresh"].max_queries for r in rows),
@@ -314,6 +335,8 @@ def main() -> int:
         f"  the roller's answer: {per['answer_bytes']} B, {per['answer_queries']} queries "
         f"(with the fan-out: {per['answer_and_fanout_server_cpu_ms']} ms server CPU)"
     )
+    for label, split in result["by_roll"].items():
+        print(f"  rolls {label}: {split}")
     for name, page in result["pages_last_entry"].items():
         print(f"  {name:<9} {page}")
     extra = result["max_fragment_queries"] - result["access_check_queries"]

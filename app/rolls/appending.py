@@ -27,10 +27,10 @@ from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.types import utcnow
 
-Publish = Callable[[int, str, int | None], None]
+Publish = Callable[[int, LiveEvent, int | None], None]  # the broker's publish: only declared events
 
 
-def no_publish(campaign_id: int, event: str, seq: int | None) -> None:
+def no_publish(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
     return None
 
 

@@ -53,12 +53,16 @@
   var pending = new Set();
   var timer = null;
 
+  // A panel follows `<event>` or `<event>:<id>` (data-live); the name `<event>:*` reaches every `<event>:<id>`.
   function panelsFor(names) {
     var found = [];
     document.querySelectorAll("[data-live]").forEach(function (el) {
       var wants = el.dataset.live.split(/\s+/);
       for (var i = 0; i < names.length; i++) {
-        if (wants.indexOf(names[i]) >= 0) { found.push(el); return; }
+        var any = names[i].slice(-2) === ":*" ? names[i].slice(0, -1) : null;
+        for (var j = 0; j < wants.length; j++) {
+          if (wants[j] === names[i] || (any && wants[j].indexOf(any) === 0)) { found.push(el); return; }
+        }
       }
     });
     return found;
@@ -286,13 +290,14 @@
       if (!(seq > last)) return;
       last = seq;
       holder.dataset.lastSeq = String(seq);
-      announce("entry", String(seq));
-      if (!log || document.getElementById("entry-" + seq)) return;
-      var stick = nearBottom(log);
       var tpl = document.createElement("template");
       tpl.innerHTML = ev.data.trim();
       var node = tpl.content.firstElementChild;
-      if (!node) return;
+      // `entry:<character id>` too (a sheet's recent log follows only its character's entries); a correction
+      // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
+      announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
+      if (!log || !node || document.getElementById("entry-" + seq)) return;
+      var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;
       log.appendChild(node);
       applyVoids(node);
