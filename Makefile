@@ -87,6 +87,7 @@ bench: dev
 	$(BIN)/python bench/tables.py --duration 60
 	$(BIN)/python bench/longlog.py
 	$(BIN)/python bench/pages.py
+	$(BIN)/python bench/panels.py
 	$(BIN)/python bench/fanout.py
 	$(BIN)/python bench/night.py --database-url $(BENCH_NIGHT_PG_URL) --redis-url $(BENCH_REDIS_URL)
 

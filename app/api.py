@@ -15,6 +15,7 @@ from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
 from app.i18n import rule_message
 from app.inputs import Id, Seq, StrictId, StrictSeq
+from app.live.events import LiveEvent
 from app.rolls import corrections, prompts
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
@@ -253,7 +254,7 @@ def accept_invite(
 ) -> dict[str, Any]:
     campaign = campaigns.accept_invite(db, user, code)
     db.commit()
-    publish(campaign.id, "members", None)
+    publish(campaign.id, LiveEvent.MEMBERS, None)
     return {"campaign_id": campaign.id, "name": campaign.name}
 
 
@@ -265,7 +266,7 @@ def create_character(body: CharacterIn, acc: ApiAccess, db: DB, publish: Publish
         db, acc, name=body.name, system=body.system, sheet=body.sheet, kind=body.kind, owner_id=body.owner_id
     )
     db.commit()
-    publish(acc.campaign.id, "characters", ch.id)
+    publish(acc.campaign.id, LiveEvent.CHARACTERS, ch.id)
     return {
         "id": ch.id,
         "name": ch.name,

@@ -26,6 +26,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
 from app.errors import FateboardError, RetryLater
+from app.live.events import LiveEvent
 from app.rolls.faces import MARK_LABELS
 from app.rolls.visibility import AUDIENCE_BADGES
 from app.systems import ALWAYS_ON, FOLDERS, ROLLER, SYSTEMS
@@ -121,6 +122,9 @@ def make_env() -> Environment:
     # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
     env.globals["audience_badges"] = AUDIENCE_BADGES
     env.globals["mark_labels"] = MARK_LABELS
+    # The live events (app/live/events.py): a panel follows them with data-live="{{ live.ENTRY }}"; base.html
+    # lists them all for static/js/app.js.
+    env.globals["live"] = LiveEvent
     return env
 
 

@@ -120,11 +120,15 @@ def start_server(
     extra_env: dict[str, str] | None = None,
     timeout: float = 120.0,
     root: Path | str | None = None,
+    asgi_app: str = "app.asgi:app",
+    app_dir: str = "",
 ) -> Server:
     """alembic upgrade head, then uvicorn app.asgi:app in its own process (one worker by default).
 
     `wrapper` is prepended to the uvicorn command line (e.g. a profiler: "py-spy record -o out.svg --").
-    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout."""
+    `root` runs the app from another source tree (e.g. an experimental copy); default: this checkout.
+    `asgi_app` (found in `app_dir`, relative to this checkout) serves another ASGI app around Fateboard's (one
+    worker only), e.g. bench/panels_server.py's query counter."""
     root = Path(root) if root else ROOT
     port = free_port()
     env = {
@@ -189,7 +193,8 @@ def start_server(
             sys.executable,
             "-m",
             "uvicorn",
-            "app.asgi:app",
+            asgi_app,
+            *(["--app-dir", str(ROOT / app_dir)] if app_dir else []),
             "--host",
             HOST,
             "--port",

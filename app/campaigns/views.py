@@ -1,8 +1,11 @@
-"""What the campaign page shows: one context for the page and for every fragment re-rendered from it."""
+"""What the campaign page shows: one context for the whole page, and one builder per live panel (its block of the
+same template, drawn from only what that block reads: `TABLE_PANELS`, served by GET /campaigns/{id}/panels/{name}
+and used by the forms that answer with that panel)."""
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -50,11 +53,7 @@ def table_context(
         "idempotency_key": secrets.token_urlsafe(16),
         "invite_problem": service.invite_problem,
         "composer": lambda: composer_context(db, acc),  # templates/talk/composer.html, only when rendered
-        "adjustable": lambda ch: (
-            editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels)
-            if ch.system in SYSTEMS
-            else []
-        ),
+        "adjustable": _adjustable,
     }
     ctx.update(handout_views.table_panels(db, acc))  # the scene at the top, the handouts one was shown
     if log_page_size is not None:
@@ -62,6 +61,106 @@ def table_context(
         ctx["game_sessions"] = service.sessions(db, acc.campaign.id)
     ctx.update(extra)
     return ctx
+
+
+PanelContext = Callable[..., dict[str, Any]]  # (db, acc, **extra) -> the block's context
+
+
+def _panel(acc: Access, extra: dict[str, Any]) -> dict[str, Any]:
+    """What every block of the campaign page may read besides its own data (no query)."""
+    return {
+        "acc": acc,
+        "campaign": acc.campaign,
+        "is_narrator": acc.is_narrator,
+        "systems": {sid: SYSTEMS[sid] for sid in acc.campaign.systems if sid in SYSTEMS},
+        "visibilities": VISIBILITY_LABELS,
+        "errors": {},
+        "form": {},
+        **extra,
+    }
+
+
+def session_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(acc, {"game_session": service.current_session(db, acc.campaign.id), **extra})
+
+
+def prompts_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The open prompts, and the characters a narrator calls for (and whose duels challenge this player)."""
+    return _panel(
+        acc,
+        {
+            "prompts": prompts.open_prompts(db, acc),
+            "characters": characters.characters_for(db, acc),
+            "encounters": encounters.active_encounters(db, acc),
+            "idempotency_key": secrets.token_urlsafe(16),
+            **extra,
+        },
+    )
+
+
+def encounters_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(acc, {"encounters": encounters.active_encounters(db, acc), **extra})
+
+
+def characters_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(
+        acc,
+        {
+            "characters": characters.characters_for(db, acc),
+            "members": service.members(db, acc.campaign.id) if acc.is_narrator else [],  # the narrator's "Player"
+            "adjustable": _adjustable,
+            **extra,
+        },
+    )
+
+
+def members_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(
+        acc,
+        {
+            "members": service.members(db, acc.campaign.id),
+            "invites": service.invites(db, acc.campaign.id) if acc.is_narrator else [],
+            "invite_problem": service.invite_problem,
+            **extra,
+        },
+    )
+
+
+def dice_as_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The dice box's "As" list (the characters this member may roll for)."""
+    return _panel(acc, {"actable": characters.actable_characters(db, acc), **extra})
+
+
+def dicebox_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The dice box: the roller's own answer to a roll renders this, not the page."""
+    return _panel(
+        acc,
+        {
+            "actable": characters.actable_characters(db, acc),
+            "idempotency_key": secrets.token_urlsafe(16),
+            "result": None,
+            **extra,
+        },
+    )
+
+
+# The campaign page's panels: name = its block in TABLE.
+TABLE_PANELS: dict[str, PanelContext] = {
+    "session": session_panel,
+    "prompts": prompts_panel,
+    "encounters": encounters_panel,
+    "characters": characters_panel,
+    "members": members_panel,
+    "dice_as": dice_as_panel,
+    "dicebox": dicebox_panel,
+}
+
+
+def _adjustable(ch: Any) -> list[Any]:
+    """A narrator's "Adjust sheet" fields for a character."""
+    return (
+        editable_fields(SYSTEMS[ch.system].sheet, ch.sheet, SYSTEMS[ch.system].labels) if ch.system in SYSTEMS else []
+    )
 
 
 def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
@@ -89,6 +188,33 @@ def narrator_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
     }
     ctx.update(extra)
     return ctx
+
+
+def screen_live_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The narrator screen's live part (#screen-live): every character's numbers, open prompts, encounters."""
+    service.require_narrator(acc)
+    chars = characters.characters_for(db, acc)
+    return _panel(
+        acc,
+        {
+            "characters": chars,
+            "owners": {u.id: u.username for u, _role in service.members(db, acc.campaign.id)},
+            "sheets": {c.id: characters.visible_sheet(acc, c) for c in chars},
+            "prompts": prompts.open_prompts(db, acc),
+            "encounters": encounters.active_encounters(db, acc),
+            **extra,
+        },
+    )
+
+
+def call_who_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    """The narrator screen's "Whose roll" ticks (#group-call-who)."""
+    service.require_narrator(acc)
+    return _panel(acc, {"characters": characters.characters_for(db, acc), **extra})
+
+
+# The narrator screen's panels: name = its block in NARRATOR_SCREEN.
+NARRATOR_PANELS: dict[str, PanelContext] = {"screen_live": screen_live_panel, "call_who": call_who_panel}
 
 
 def campaign_list_context(db: Session, user: User, **extra: Any) -> dict[str, Any]:

@@ -7,20 +7,29 @@ into the action's params and hands them to the rules service — the same path a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
 from app.campaigns.service import Access
 from app.characters import service
-from app.characters.views import campaign_system, create_context, sheet_context, system_context, template_for
+from app.characters.views import (
+    SHEET_PANELS,
+    campaign_system,
+    create_context,
+    sheet_context,
+    sheet_panel,
+    system_context,
+    template_for,
+)
 from app.deps import DB, FormBody, Htmx, MemberAccess, Publisher
 from app.encounters.service import encounter_for_step, other_participants
 from app.errors import FateboardError, NotFound
 from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
 from app.inputs import Id, parse_int
+from app.live.events import LiveEvent
 from app.rolls.present import result_card
 from app.systems import ActionError, Context, RuleSystem, get_action, get_system
 from app.web import has_template, redirect, render, render_failure
@@ -33,6 +42,20 @@ def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: Id) ->
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
     return render(request, template_for(system, "sheet"), sheet_context(db, acc, character))
+
+
+@router.get("/campaigns/{campaign_id}/characters/{character_id}/panels/{name}")
+def sheet_panel_fragment(
+    request: Request, db: DB, acc: MemberAccess, character_id: Id, name: Annotated[str, Path(max_length=32)]
+) -> Response:
+    """One live panel of a sheet page (its block, from its own context): what static/js/app.js fetches when the
+    stream announces one of the panel's events."""
+    panel = SHEET_PANELS.get(name)
+    if panel is None:
+        raise NotFound(_("There is no such panel."))
+    character = service.character_in(db, acc, character_id)
+    template = template_for(get_system(character.system), "sheet") if panel.template == "sheet" else panel.template
+    return render(request, template, panel.context(db, acc, character), block=panel.block)
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
@@ -52,7 +75,7 @@ def act(
             db,
             exc,
             template,
-            lambda errors: sheet_context(
+            lambda errors: sheet_panel(
                 db, acc, character, errors=errors, form=dict(form.items()), failed_action=action_id
             ),
             key=action_id,
@@ -61,7 +84,7 @@ def act(
     db.refresh(character)
     entry = result.entry
     shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed, encounter_id=result.encounter_id)
-    return render(request, template, sheet_context(db, acc, character, result=shown), block="sheet")
+    return render(request, template, sheet_panel(db, acc, character, result=shown), block="sheet")
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}")
@@ -151,7 +174,7 @@ def create(
             lambda errors: create_context(acc, system, errors=errors, form=dict(form.items())),
             block="form" if hx.request else None,
         )
-    publish(acc.campaign.id, "characters", character.id)
+    publish(acc.campaign.id, LiveEvent.CHARACTERS, character.id)
     return redirect(request, f"/campaigns/{acc.campaign.id}/characters/{character.id}")
 
 
@@ -163,6 +186,15 @@ def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> 
     if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
         raise NotFound(_("This rule system has no page of its own."))
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
+
+
+@router.get("/campaigns/{campaign_id}/systems/{system_id}/panels/system")
+def system_panel(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
+    """The system page's live panel (its block `system`, #system): what static/js/app.js fetches on its events."""
+    system = campaign_system(acc, system_id)
+    if not system.has_pages:
+        raise NotFound(_("This rule system has no page of its own."))
+    return render(request, f"{system.id}/campaign.html", system_context(db, acc, system), block="system")
 
 
 @router.post("/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}")

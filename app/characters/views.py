@@ -4,6 +4,8 @@ fragments re-rendered from the same template."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -32,8 +34,30 @@ def campaign_system(acc: Access, system_id: str) -> RuleSystem:
 
 
 def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
-    system = get_system(character.system)
+    """The whole sheet page: the sheet (block `sheet`, with its prompts), the recent log and the composer."""
+    ctx = sheet_panel(db, acc, character)
+    ctx.update(recent_panel(db, acc, character))
+    ctx["composer"] = lambda: composer_context(db, acc, character=character)  # talk/composer.html, when rendered
+    ctx.update(extra)
+    return ctx
+
+
+def recent_panel(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
+    """The sheet page's recent log (characters/_recent.html): this character's latest entries as this viewer
+    sees them."""
     entries = rolllog.character_entries(db, acc.campaign.id, character.id)
+    return {
+        "campaign": acc.campaign,
+        "character": character,
+        "entries_html": [rolllog.entry_html(e, acc.user.id, acc.is_narrator) for e in entries],
+        **extra,
+    }
+
+
+def sheet_panel(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
+    """The sheet itself (block `sheet` of the system's sheet template, its prompts panel inside): what every
+    action on the sheet answers with, and what a live refresh fetches."""
+    system = get_system(character.system)
     can_act = service.can_act(acc, character)
     ctx: dict[str, Any] = {
         "acc": acc,
@@ -45,7 +69,6 @@ def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) 
         "can_act": can_act,
         "prompts": prompts.open_prompts_for(db, character) if can_act else [],
         "visibilities": VISIBILITY_LABELS,
-        "entries_html": [rolllog.entry_html(e, acc.user.id, acc.is_narrator) for e in entries],
         "characters": [c for c in service.characters_for(db, acc) if c.system == character.system],
         # This character's active encounters (a duel it is in), for a link to each.
         "encounters": [
@@ -55,10 +78,26 @@ def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) 
         "errors": {},
         "form": {},
         "result": None,
-        "composer": lambda: composer_context(db, acc, character=character),  # talk/composer.html, when rendered
     }
     ctx.update(extra)
     return ctx
+
+
+@dataclass(frozen=True)
+class SheetPanel:
+    """A live panel of the sheet page: a template (`sheet`: the system's sheet template) and its block (None:
+    the template is the fragment), drawn from its own context builder."""
+
+    template: str
+    block: str | None
+    context: Callable[..., dict[str, Any]]
+
+
+# GET /campaigns/{id}/characters/{character_id}/panels/{name}
+SHEET_PANELS: dict[str, SheetPanel] = {
+    "sheet": SheetPanel("sheet", "sheet", sheet_panel),
+    "recent": SheetPanel("characters/_recent.html", None, recent_panel),
+}
 
 
 def create_context(acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:

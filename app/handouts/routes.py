@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Form, Header, Query, Request
+from fastapi import APIRouter, Form, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
 from starlette.responses import JSONResponse, Response
@@ -16,7 +16,7 @@ from app.api import ErrorBody, StrictBody, errors, stream_errors
 from app.campaigns import service as campaigns
 from app.campaigns.service import Access
 from app.deps import DB, ApiAccess, ApiUser, CurrentUser, Htmx, MemberAccess, Publisher
-from app.errors import BadRequest, FateboardError
+from app.errors import BadRequest, FateboardError, NotFound
 from app.handouts import images, pins, service, upload, views
 from app.handouts.models import Handout
 from app.handouts.store import MediaStore, blob_key
@@ -365,6 +365,15 @@ def handouts_page(request: Request, db: DB, acc: MemberAccess) -> Response:
 @router.get("/campaigns/{campaign_id}/scene")
 def scene_page(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, views.PANELS, views.panels_context(db, acc))
+
+
+@router.get("/campaigns/{campaign_id}/handouts/panels/{name}")
+def handout_panel(request: Request, db: DB, acc: MemberAccess, name: Annotated[str, Path(max_length=32)]) -> Response:
+    """One handout panel (its block of PANELS, from its own context): the live refetch's URL."""
+    builder = views.HANDOUT_PANELS.get(name)
+    if builder is None:
+        raise NotFound(_("There is no such panel."))
+    return render(request, views.PANELS, builder(db, acc), block=name)
 
 
 @router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image", response_class=Response)

@@ -20,6 +20,7 @@ from app.handouts.models import Handout, HandoutShow, Scene
 from app.handouts.store import MediaStore, blob_key
 from app.i18n import _, join, msg
 from app.inputs import text_problem
+from app.live.events import LiveEvent
 from app.rolls.appending import Publish, appending, no_publish, write_entry
 from app.rolls.models import LogEntry
 from app.rolls.visibility import RECIPIENTS, Visibility
@@ -29,8 +30,8 @@ MAX_TITLE = 120
 MAX_RECIPIENTS = 50
 
 # Live events (docs/ARCHITECTURE.md, "Events"): the handouts panel and library; the scene and its pins.
-HANDOUTS_EVENT = "handouts"
-SCENE_EVENT = "scene"
+HANDOUTS_EVENT = LiveEvent.HANDOUTS
+SCENE_EVENT = LiveEvent.SCENE
 
 
 def _missing() -> NotFound:

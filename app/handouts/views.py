@@ -4,6 +4,7 @@ page), the library (the narrator screen). Each panel is a fragment with its own 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -76,3 +77,16 @@ def panels_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
         ctx.update(library_context(db, acc))
     ctx.update(extra)
     return ctx
+
+
+def _panel(acc: Access, data: dict[str, Any]) -> dict[str, Any]:
+    return {"acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "errors": {}, **data}
+
+
+# The live panels of the handouts (blocks of PANELS, each from its own context): GET
+# /campaigns/{id}/handouts/panels/{name}, what static/js/app.js fetches on `scene` and `handouts`.
+HANDOUT_PANELS: dict[str, Callable[[Session, Access], dict[str, Any]]] = {
+    "scene": lambda db, acc: _panel(acc, scene_context(db, acc)),
+    "shown": lambda db, acc: _panel(acc, shown_context(db, acc)),
+    "library": lambda db, acc: _panel(acc, library_context(db, acc)),
+}

@@ -21,15 +21,16 @@ from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
+from app.live.events import LiveEvent
 from app.notify.service import queue_discord
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.types import utcnow
 
-Publish = Callable[[int, str, int | None], None]
+Publish = Callable[[int, LiveEvent, int | None], None]  # the broker's publish: only declared events
 
 
-def no_publish(campaign_id: int, event: str, seq: int | None) -> None:
+def no_publish(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
     return None
 
 
@@ -65,7 +66,7 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
             raise
         finally:
             db.info.pop(_GAME_SESSION, None)
-    publish(acc.campaign.id, "entry", seq)
+    publish(acc.campaign.id, LiveEvent.ENTRY, seq)
 
 
 _GAME_SESSION = "fateboard.game_session"

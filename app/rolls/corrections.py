@@ -14,6 +14,7 @@ from app.characters.models import Character
 from app.characters.service import character_for, save_sheet
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
 from app.i18n import _, msg
+from app.live.events import LiveEvent
 from app.rolls import patch
 from app.rolls.appending import Publish, append_note, appending, no_publish, write_entry
 from app.rolls.models import LogEntry
@@ -111,7 +112,7 @@ def reveal_entry(db: Session, acc: Access, seq: int, publish: Publish = no_publi
         )
     for cid, done in applied.items():
         if done == "applied":
-            publish(acc.campaign.id, "sheet", int(cid))
+            publish(acc.campaign.id, LiveEvent.SHEET, int(cid))
     return entry
 
 
@@ -176,5 +177,5 @@ def adjust_sheet(
                 "summary": msg("adjusted {name}'s sheet ({reason})", name=character.name, reason=reason),
             },
         )
-    publish(acc.campaign.id, "sheet", character.id)
+    publish(acc.campaign.id, LiveEvent.SHEET, character.id)
     return entry

@@ -13,6 +13,7 @@ from app.characters.models import Character
 from app.characters.service import character_for
 from app.errors import BadRequest
 from app.i18n import _, rule_message
+from app.live.events import LiveEvent
 from app.notify.service import queue_prompts
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
@@ -46,7 +47,7 @@ def create_prompt(
     db.flush()
     queue_prompts(db, acc.campaign, [prompt], actor_id=acc.user.id)
     db.commit()
-    publish(acc.campaign.id, "prompts", None)
+    publish(acc.campaign.id, LiveEvent.PROMPTS, None)
     return prompt
 
 
@@ -74,7 +75,7 @@ def create_prompts(
     db.flush()
     queue_prompts(db, acc.campaign, made, actor_id=acc.user.id)
     db.commit()
-    publish(acc.campaign.id, "prompts", None)
+    publish(acc.campaign.id, LiveEvent.PROMPTS, None)
     return made
 
 
@@ -126,7 +127,7 @@ def cancel_prompt(db: Session, acc: Access, prompt_id: int, publish: Publish = n
     if prompt.status == "open":
         prompt.status = "cancelled"
     db.commit()
-    publish(acc.campaign.id, "prompts", None)
+    publish(acc.campaign.id, LiveEvent.PROMPTS, None)
 
 
 def prompt_in(db: Session, acc: Access, prompt_id: int) -> RollPrompt:

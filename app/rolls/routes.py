@@ -10,7 +10,14 @@ from pydantic import ValidationError
 from starlette.responses import Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
-from app.campaigns.views import NARRATOR_SCREEN, TABLE, narrator_context, table_context
+from app.campaigns.views import (
+    NARRATOR_SCREEN,
+    TABLE,
+    characters_panel,
+    dicebox_panel,
+    narrator_context,
+    prompts_panel,
+)
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, FormBody, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError, validation_message
@@ -62,12 +69,13 @@ def roll(
             db,
             exc,
             TABLE,
-            lambda errors: table_context(db, acc, form=form, errors=errors),
+            lambda errors: dicebox_panel(db, acc, form=form, errors=errors),
             key="expression",
             block="dicebox",
         )
     form["note"] = ""
-    return render(request, TABLE, table_context(db, acc, form=form, result=_html_result(acc, result)), block="dicebox")
+    # The roller's own answer: the dice box alone, from its own context (not the whole page's).
+    return render(request, TABLE, dicebox_panel(db, acc, form=form, result=_html_result(acc, result)), block="dicebox")
 
 
 @router.get("/campaigns/{campaign_id}/odds")
@@ -145,8 +153,8 @@ def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
 
 
 @router.get("/campaigns/{campaign_id}/prompts")
-def prompts_panel(request: Request, db: DB, acc: MemberAccess) -> Response:
-    return render(request, TABLE, table_context(db, acc), block="prompts")
+def prompts_fragment(request: Request, db: DB, acc: MemberAccess) -> Response:
+    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
 
 
 def check_dice_call(locked: dict[str, Any]) -> None:
@@ -199,14 +207,14 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
             db,
             exc,
             TABLE,
-            lambda errors: table_context(db, acc, errors=errors),
+            lambda errors: prompts_panel(db, acc, errors=errors),
             key="prompt",
             by_field=exc.field in ("prompt_character", "prompt_expression"),
             block="prompts",
         )
     if short:
         return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
-    return render(request, TABLE, table_context(db, acc), block="prompts")
+    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/group")
@@ -301,12 +309,12 @@ def complete_prompt(
             db,
             exc,
             TABLE,
-            lambda errors: table_context(db, acc, errors=errors),
+            lambda errors: prompts_panel(db, acc, errors=errors),
             key=f"prompt-{prompt_id}",
             by_field=False,
             block="prompts",
         )
-    return render(request, TABLE, table_context(db, acc, prompt_result=_html_result(acc, result)), block="prompts")
+    return render(request, TABLE, prompts_panel(db, acc, prompt_result=_html_result(acc, result)), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
@@ -319,12 +327,12 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
             db,
             exc,
             TABLE,
-            lambda errors: table_context(db, acc, errors=errors),
+            lambda errors: prompts_panel(db, acc, errors=errors),
             key="prompt",
             by_field=False,
             block="prompts",
         )
-    return render(request, TABLE, table_context(db, acc), block="prompts")
+    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
@@ -370,9 +378,9 @@ def adjust(
             db,
             exc,
             TABLE,
-            lambda errors: table_context(db, acc, errors=errors),
+            lambda errors: characters_panel(db, acc, errors=errors),
             key=field,
             by_field=False,
             block="characters",
         )
-    return render(request, TABLE, table_context(db, acc), block="characters")
+    return render(request, TABLE, characters_panel(db, acc), block="characters")

@@ -26,6 +26,7 @@ from app.encounters.models import Encounter
 from app.encounters.service import check_encounter_version, encounter_for_step, other_participants, save_encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, validation_message
 from app.i18n import _, rule_message
+from app.live.events import LiveEvent
 from app.notify.service import queue_waits
 from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
@@ -240,14 +241,14 @@ def perform_action(
     except _Replayed as replay:
         return ActionResult(entry=replay.entry, replayed=True)
     if prompt is not None:
-        publish(acc.campaign.id, "prompts", None)
+        publish(acc.campaign.id, LiveEvent.PROMPTS, None)
     if encounter is not None:
-        publish(acc.campaign.id, "encounter", encounter.id)
+        publish(acc.campaign.id, LiveEvent.ENCOUNTER, encounter.id)
     if held is None:  # a hidden action changed no sheet (its changes wait for the reveal)
         for changed in ([character.id] if resolution.sheet is not None and character is not None else []) + list(
             resolution.others
         ):
-            publish(acc.campaign.id, "sheet", changed)
+            publish(acc.campaign.id, LiveEvent.SHEET, changed)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
 
 

@@ -30,6 +30,7 @@ from app.characters.service import can_act, character_in
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 from app.i18n import N_, _, msg, number
+from app.live.events import LiveEvent
 from app.notify.service import queue_talk
 from app.rolls import chain
 from app.rolls import service as rules
@@ -369,7 +370,7 @@ def post_message(
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if audience.visibility == TEAM:
-        publish(acc.campaign.id, "talk", None)
+        publish(acc.campaign.id, LiveEvent.TALK, None)
     return Posted(entry)
 
 
@@ -481,7 +482,7 @@ def edit_message(
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
-        publish(acc.campaign.id, "talk", None)
+        publish(acc.campaign.id, LiveEvent.TALK, None)
     return Posted(entry)
 
 
@@ -519,7 +520,7 @@ def retract_message(
     except _Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
-        publish(acc.campaign.id, "talk", None)
+        publish(acc.campaign.id, LiveEvent.TALK, None)
     return Posted(entry)
 
 

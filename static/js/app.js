@@ -2,9 +2,10 @@
    - The live stream: an EventSource per campaign page. Each entry arrives as an HTML fragment whose event id is
      its seq. The browser resends Last-Event-ID when it reconnects by itself; when the stream is closed for good
      (a phone asleep, a server restart) we reconnect with ?after=<last seq>, so nothing is missed or shown twice.
-   - Live panels: every element with data-live="<event> …" is fetched again (from data-live-url, default: this
-     page) when the stream says one of its events happened (entry, prompts, session, members, characters,
-     sheet:<id>, encounter, handouts, scene, talk). Events: docs/ARCHITECTURE.md, "Live updates".
+   - Live panels, the one way a page updates itself: every element with data-live="<event> …" is fetched again
+     from its fragment URL (data-live-url) when the stream says one of its events happened, and replaced by the
+     element with its id there. The events are the server's (app/live/events.py), listed on <body
+     data-live-events>; none is named here. docs/ARCHITECTURE.md, "Live updates".
    - After an HTMX swap the result comes to the player: it is scrolled to and focused; else focus stays on the
      control that had it. A form's choices survive the swap (not fields marked data-reset, which spend something),
      and so do the sections the player opened (<details> with an id: a sheet's folds), as on a live refresh.
@@ -43,18 +44,25 @@
   }
 
   // --- live panels ----------------------------------------------------------------------------------------
-  // The stream's events besides `entry` (docs/ARCHITECTURE.md, "Events"); `handouts` and `scene`: app/handouts;
-  // `talk`: team talk changed (app/talk).
-  var LIVE_EVENTS = ["prompts", "session", "members", "characters", "sheet", "encounter", "handouts", "scene", "talk"];
+  // The stream's events besides `entry` (its entries have their own handler): the page lists the server's enum.
+  function liveEvents() {
+    return (body().dataset.liveEvents || "").split(/\s+/).filter(function (k) { return k && k !== "entry"; });
+  }
+  // The events after which a page without a prompts panel asks for the campaign's (the toast): <body data-live-toast>.
+  function toastEvents() { return (body().dataset.liveToast || "").split(/\s+/); }
   var pending = new Set();
   var timer = null;
 
+  // A panel follows `<event>` or `<event>:<id>` (data-live); the name `<event>:*` reaches every `<event>:<id>`.
   function panelsFor(names) {
     var found = [];
     document.querySelectorAll("[data-live]").forEach(function (el) {
       var wants = el.dataset.live.split(/\s+/);
       for (var i = 0; i < names.length; i++) {
-        if (wants.indexOf(names[i]) >= 0) { found.push(el); return; }
+        var any = names[i].slice(-2) === ":*" ? names[i].slice(0, -1) : null;
+        for (var j = 0; j < wants.length; j++) {
+          if (wants[j] === names[i] || (any && wants[j].indexOf(any) === 0)) { found.push(el); return; }
+        }
       }
     });
     return found;
@@ -65,8 +73,7 @@
     if (id) names.push(kind + ":" + id);
     panelsFor(names).forEach(function (el) { pending.add(el); });
     if (pending.size && !timer) timer = setTimeout(flush, 120);
-    if (kind === "prompts" || kind === "encounter") remotePrompts(false);
-    body().dispatchEvent(new CustomEvent(kind + "-changed", { detail: { id: id } }));
+    if (toastEvents().indexOf(kind) >= 0) remotePrompts(false);
   }
 
   // While a change of one's own is on its way (a POST), refreshing a panel could swap out the element its answer
@@ -89,15 +96,15 @@
     var byUrl = {};
     pending.forEach(function (queued) {
       var el = current(queued);
-      if (!el || !el.id) return;
-      var url = el.dataset.liveUrl || (location.pathname + location.search);
+      if (!el || !el.id || !el.dataset.liveUrl) return;  // tests/test_live_panels.py: every panel has its URL
+      var url = el.dataset.liveUrl;
       (byUrl[url] = byUrl[url] || []).push(el);
     });
     pending.clear();
     Object.keys(byUrl).forEach(function (url) {
       var gen = ++generation;
       byUrl[url].forEach(function (el) { asked[el.id] = gen; });
-      fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+      fetch(url, { credentials: "same-origin" }).then(function (r) {
         return r.ok ? r.text() : null;
       }).then(function (html) {
         if (html === null) return;
@@ -129,12 +136,17 @@
       else twin.value = field.value;
       twin.dataset.dirty = "1";
     });
-    var focused = document.activeElement && el.contains(document.activeElement) ? document.activeElement : null;
+    var focused = document.activeElement && el.contains(document.activeElement) ? describe(document.activeElement) : null;
     el.replaceWith(fresh2);
     if (window.htmx) window.htmx.process(fresh2);
-    if (focused && focused.id) {
-      var again = document.getElementById(focused.id);
-      if (again) again.focus({ preventScroll: true });
+    fitCalls();
+    if (focused) {
+      // Focus stays on the same control (found again by id, or name/value/text); if it is gone (the result of
+      // one's last move, replaced when the other side moved), on the panel itself, so the next Tab reaches its
+      // first control (a duel's "Defend") — never on <body>.
+      var again = findAgain(focused, fresh2);
+      if (!again) { fresh2.setAttribute("tabindex", "-1"); again = fresh2; }
+      again.focus({ preventScroll: true });
     }
     newPrompts();
   }
@@ -183,7 +195,7 @@
   }
 
   function hasPromptsPanel() {
-    return panelsFor(["prompts"]).length > 0 || document.querySelector(PROMPTS) !== null;
+    return document.querySelector("[data-prompts]") !== null || document.querySelector(PROMPTS) !== null;
   }
 
   function remotePrompts(first) {
@@ -191,7 +203,7 @@
     if (!url || document.getElementById("prompts-panel")) return;
     // A page with prompts of its own (a sheet's) takes only the challenges to a duel from the campaign's panel.
     var onlyDuels = hasPromptsPanel();
-    fetch(url, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+    fetch(url, { credentials: "same-origin" }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
       if (html === null) return;
@@ -247,7 +259,7 @@
     if (!marker) return;
     var shown = document.querySelectorAll("#entry-" + CSS.escape(marker.dataset.refreshEntry));
     if (!shown.length) return;
-    fetch(marker.dataset.refreshUrl, { credentials: "same-origin", headers: { "X-Fateboard-Live": "1" } }).then(function (r) {
+    fetch(marker.dataset.refreshUrl, { credentials: "same-origin" }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
       if (!html) return;
@@ -278,13 +290,14 @@
       if (!(seq > last)) return;
       last = seq;
       holder.dataset.lastSeq = String(seq);
-      announce("entry", String(seq));
-      if (!log || document.getElementById("entry-" + seq)) return;
-      var stick = nearBottom(log);
       var tpl = document.createElement("template");
       tpl.innerHTML = ev.data.trim();
       var node = tpl.content.firstElementChild;
-      if (!node) return;
+      // `entry:<character id>` too (a sheet's recent log follows only its character's entries); a correction
+      // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
+      announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
+      if (!log || !node || document.getElementById("entry-" + seq)) return;
+      var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;
       log.appendChild(node);
       applyVoids(node);
@@ -299,7 +312,7 @@
       if (source) source.close();
       source = new EventSource(url + "?after=" + last);
       source.addEventListener("entry", onEntry);
-      LIVE_EVENTS.forEach(function (kind) {
+      liveEvents().forEach(function (kind) {
         source.addEventListener(kind, function (ev) { announce(kind, ev.data); });
       });
       source.onopen = function () {
@@ -307,7 +320,7 @@
         delay = 1000;
         // After a reconnect, anything may have changed while we were away.
         if (opened) {
-          LIVE_EVENTS.forEach(function (k) { announce(k, ""); });
+          liveEvents().forEach(function (k) { announce(k, ""); });
         }
         opened = true;
       };
@@ -589,17 +602,6 @@
   document.addEventListener("htmx:beforeSwap", function (ev) {
     var target = ev.detail.target;
     var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
-    // A live refetch that lands while one's own move is on its way is dropped: the move's answer is newer.
-    if (verb === "get" && inflight > 0 && target && target.dataset && target.dataset.liveVersion) {
-      ev.detail.shouldSwap = false;
-      return;
-    }
-    // A live refetch (an encounter that moved on) of what this page already shows — the move it just made
-    // itself — is not swapped: the result and the focus on it stay.
-    if (verb === "get" && target && target.dataset && target.dataset.liveVersion && ev.detail.xhr) {
-      var found = /data-live-version="([^"]*)"/.exec(ev.detail.xhr.responseText || "");
-      if (found && found[1] === target.dataset.liveVersion) { ev.detail.shouldSwap = false; return; }
-    }
     // The sections the player opened (a sheet's folds: <details id=…>) stay open in what replaces them.
     openFolds = [];
     if (target && target.querySelectorAll) {

@@ -56,9 +56,10 @@ def test_the_sheet_extends_the_one_layout(system_id: str) -> None:
 
 def test_the_layout_holds_the_live_hooks_once() -> None:
     src = _source(LAYOUT)
-    assert src.count("data-stream=") == 1 and src.count('data-live="sheet:{{ character.id }}') == 1
-    # The prompts panel follows the stream's `prompts` event (static/js/app.js refetches [data-live] panels).
-    assert 'data-prompts data-live="prompts"' in _source("characters/_sheet_macros.html")
+    assert src.count("data-stream=") == 1 and src.count('data-live="{{ live.SHEET }}:{{ character.id }}') == 1
+    # The prompts panel follows the stream's `prompts` event (static/js/app.js refetches [data-live] panels from
+    # their fragment URL: the prompts panel is inside the sheet's).
+    assert 'data-prompts data-live="{{ live.PROMPTS }}"' in _source("characters/_sheet_macros.html")
     assert src.count('{% include "characters/_sheet_head.html" %}') == 1
     assert src.count('{% include "characters/_recent.html" %}') == 1
 
@@ -149,7 +150,8 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     before = _panel(page.text)
     assert before.panels == 1 and not before.inside
     [hook] = before.hooks
-    assert "prompts" in (hook["data-live"] or "").split() and hook["id"] and "data-live-url" not in hook
+    assert "prompts" in (hook["data-live"] or "").split() and hook["id"]
+    assert hook["data-live-url"] == f"/campaigns/{cid}/characters/{hero}/panels/sheet"
 
     events: queue.Queue = queue.Queue()
     ready = threading.Event()
@@ -165,10 +167,10 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     assert r.status_code == 201, r.text
     prompt_id = r.json()["id"]
 
-    # The stream announces it; the refetch (app.js's GET of the page, the panel taken by its id) shows it.
+    # The stream announces it; the refetch (app.js's GET of the panel's fragment, taken by its id) shows it.
     while (event := events.get(timeout=10)) != "prompts":
         assert event in ("entry", "encounter"), event
-    after = _panel(browser.get(url, headers={"X-Fateboard-Live": "1"}).text)
+    after = _panel(browser.get(hook["data-live-url"]).text)
     assert after.panels == 1
     assert f"section prompt-{prompt_id}" in after.inside, after.inside
     assert re.search(r"Now!", browser.get(url).text)

@@ -280,7 +280,9 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(
     assert r.status_code in (400, 422) and '<p class="error" role="alert">' in r.text
     assert len(_open_prompts(app, t.id)) == before
     # The tick list is a live panel of its own (it sits outside #screen-live).
-    assert re.search(r'<fieldset id="group-call-who" data-live="characters">', page)
+    assert re.search(
+        r'<fieldset id="group-call-who" data-live="characters" data-live-url="[^"]+/narrator/panels/call_who">', page
+    )
 
 
 def test_first_contact(client: TestClient, new_client: Callable[[], TestClient]) -> None:

@@ -38,10 +38,13 @@ from utils.web import csrf_of
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.views import NARRATOR_PANELS, TABLE_PANELS
 from app.characters.models import Character
 from app.characters.service import create_character
+from app.characters.views import SHEET_PANELS
 from app.config import Settings
 from app.errors import BadRequest
+from app.handouts.views import HANDOUT_PANELS
 from app.main import create_app
 from app.models import Base
 from app.rolls import chain, corrections, patch, prompts
@@ -89,7 +92,14 @@ WALKED = {
     "/campaigns/{campaign_id}/talk/composer",
     "/campaigns/{campaign_id}/talk/{seq}",
     "/campaigns/{campaign_id}/encounters/{encounter_id}/talk",
+    # The live panels' fragments (issue 22): every panel name of every page, walked on every route.
+    "/campaigns/{campaign_id}/panels/{name}",
+    "/campaigns/{campaign_id}/narrator/panels/{name}",
+    "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}",
+    "/campaigns/{campaign_id}/systems/{system_id}/panels/system",
+    "/campaigns/{campaign_id}/handouts/panels/{name}",
 }
+PANEL_NAMES = sorted({*TABLE_PANELS, *NARRATOR_PANELS, *SHEET_PANELS, *HANDOUT_PANELS})
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
 # GET routes that cannot show an entry or a sheet: why, one by one. A new GET route must be added somewhere.
@@ -297,6 +307,7 @@ class World:
             "encounter_id": self.encounters,
             "handout_id": [1, 2, 3],
             "seq": list(range(1, self.last_seq() + 1)),
+            "name": PANEL_NAMES,
         }
         walked = (
             WALKED

@@ -65,6 +65,14 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/verify", "member"),
     Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/narrator", "narrator"),
+    # The live panels' fragments (issue 22)
+    Route("GET", "/campaigns/{campaign_id}/panels/{name}", "member", values={"name": "members"}),
+    Route("GET", "/campaigns/{campaign_id}/narrator/panels/{name}", "narrator", values={"name": "screen_live"}),
+    Route(
+        "GET", "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}", "member", values={"name": "sheet"}
+    ),
+    Route("GET", "/campaigns/{campaign_id}/systems/{system_id}/panels/system", "member", values={"system_id": "cat"}),
+    Route("GET", "/campaigns/{campaign_id}/handouts/panels/{name}", "member", values={"name": "shown"}),
     Route(
         "POST",
         "/campaigns/{campaign_id}/prompts/group",
