@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.testclient import TestClient
+from utils.sheets import CASES
 from utils.tables import Table
 from utils.web import signed_in
 
 from app.rolls.faces import entry_details, entry_faces
+from app.systems import ROLLER, SYSTEMS
 
 
 def test_faces_carry_their_marks() -> None:
@@ -156,51 +158,15 @@ def test_the_narrator_screen_and_a_call_to_several(client: TestClient, new_clien
     assert pia.post(f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(t.pia_char)]}).status_code == 403
 
 
-GROUP_SHEETS = {
-    "cat": {
-        "human_name": "Mister Buttons",
-        "cat_name": "Smoke",
-        "secret_name": "Ash",
-        "rank_claws": "best",
-        "rank_coat": "strong",
-        "rank_face": "strong",
-        "rank_fangs": "strong",
-        "rank_legs": "good",
-        "rank_tail": "good",
-        "rep_name_1": "Roof runner",
-        "rep_rank_1": "3",
-        "rep_name_2": "Night walker",
-        "rep_rank_2": "2",
-        "rep_name_3": "Fishmonger's friend",
-        "rep_rank_3": "2",
-    },
-    "rabbits": {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
-    "art": {
-        "sheet_kind": "adventurer",
-        "method": "balanced",
-        **{
-            f"{c}_{s}": str(v)
-            for c, pair in {
-                "AGI": (5, 4),
-                "ALE": (4, 3),
-                "CHA": (3, 2),
-                "CRA": (1, 2),
-                "CUN": (3, 1),
-                "DEX": (5, 2),
-                "FAT": (4, 1),
-                "INT": (6, 5),
-                "STA": (6, 4),
-                "STR": (6, 3),
-            }.items()
-            for s, v in zip("ab", pair)
-        },
-    },
-}
-GROUP_CALLS = {
-    "cat": ("test_fate", {"trait": "legs", "difficulty": "hard", "dangerous": "true"}),
-    "art": ("trait_roll", {"attribute": "AGI", "difficulty": "IN", "modifiers": "-2"}),
-    "rabbits": ("test", {"skill": "Scout", "ob": "3"}),
-}
+def _group_cases() -> dict[str, tuple[dict[str, Any], str, dict[str, Any]]]:
+    """Every registered system whose group call is the roll its sheet case calls for (tests/systems/<id>/
+    sheet_case.py): its new sheet, the action and the locked params."""
+    found = {}
+    for sid, system in SYSTEMS.items():
+        case = CASES.get(sid)
+        if sid != ROLLER and case is not None and any(g.action == case[1] for g in system.group_calls):
+            found[sid] = case
+    return found
 
 
 def _open_prompts(app: Any, campaign_id: int) -> list[dict[str, Any]]:
@@ -227,9 +193,11 @@ def _open_prompts(app: Any, campaign_id: int) -> list[dict[str, Any]]:
 def test_the_narrator_screen_calls_any_systems_roll_for_several(
     app: Any, client: TestClient, new_client: Callable[[], TestClient]
 ) -> None:
-    t = Table(client, systems=("dice", "cat", "art", "rabbits"))
+    group = _group_cases()
+    assert len(group) >= 2, "two systems at least, for the mixed tick list"
+    t = Table(client, systems=(ROLLER, *group))
     made: dict[str, list[int]] = {}
-    for system, sheet in GROUP_SHEETS.items():
+    for system, (sheet, _action, _locked) in group.items():
         for who, name in ((t.player, f"{system} one"), (t.other, f"{system} two")):
             r = client.post(
                 f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": system, "sheet": sheet}
@@ -238,9 +206,10 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(
             made.setdefault(system, []).append(r.json()["id"])
     nora = signed_in(new_client, "nora")
     page = nora.get(f"/campaigns/{t.id}/narrator").text
-    for value in ("dice:roll", "cat:test_fate", "art:trait_roll", "rabbits:test"):
-        assert f'name="call" value="{value}"' in page
-    for system, (action, params) in GROUP_CALLS.items():
+    for sid in (ROLLER, *group):
+        for call in SYSTEMS[sid].group_calls:
+            assert f'name="call" value="{sid}:{call.action}"' in page
+    for system, (_sheet, action, params) in group.items():
         data: dict[str, object] = {
             "character_id": [str(c) for c in made[system]],
             "call": f"{system}:{action}",
@@ -264,18 +233,20 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(
         assert f'id="prompt-{prompts[0]["id"]}"' in sheet
     # A mixed tick list is refused as a whole: nothing is made.
     before = len(_open_prompts(app, t.id))
+    first, second = list(group)[:2]
+    _sheet, action, params = group[first]
     r = nora.post(
         f"/campaigns/{t.id}/prompts/group",
         data={
-            "character_id": [str(made["cat"][0]), str(made["art"][0])],
-            "call": "cat:test_fate",
-            "locked.cat.trait": "legs",
-            "locked.cat.difficulty": "easy",
+            "character_id": [str(made[first][0]), str(made[second][0])],
+            "call": f"{first}:{action}",
+            **{f"locked.{first}.{k}": v for k, v in params.items()},
         },
     )
-    assert r.status_code == 422 and "Not a Cat character: art one." in r.text
+    assert r.status_code == 422 and f"Not a {SYSTEMS[first].name} character: {second} one." in r.text
     r = nora.post(
-        f"/campaigns/{t.id}/prompts/group", data={"character_id": [str(made["cat"][0])], "call": "cat:no_such_roll"}
+        f"/campaigns/{t.id}/prompts/group",
+        data={"character_id": [str(made[first][0])], "call": f"{first}:no_such_roll"},
     )
     assert r.status_code in (400, 422) and '<p class="error" role="alert">' in r.text
     assert len(_open_prompts(app, t.id)) == before
