@@ -181,7 +181,7 @@ def run_fateboard(args: argparse.Namespace) -> dict[str, Any]:
     load = loadavg()
     tmp = workdir("fateboard-bench-peer-")
     database_url = prepare_database("", tmp)  # SQLite in the temp dir: on disk, as pyvtt's
-    server = start_server(database_url, tmp, serve=True)
+    server = start_server(database_url, tmp, serve=True, root=args.server_root or None)
     try:
         seeded = seed_tables(database_url, 1, args.clients, cats_every=10**9, prefix="peer")[0]
         bearer = [{"Authorization": f"Bearer {token}"} for token in seeded.tokens]
@@ -227,6 +227,9 @@ def main() -> int:
     parser.add_argument("--seconds-one", type=float, default=5.0, help="measured seconds at one client (default 5)")
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--streams", action="store_true", help="every Fateboard client also holds its event stream")
+    parser.add_argument(
+        "--server-root", default="", help="run Fateboard from another source tree (an experimental copy)"
+    )
     parser.add_argument("--peers", default="", help="the folder with pyvtt_peer.py (default ../shared/peers)")
     parser.add_argument("--pyvtt-root", default="/tmp/pyvtt")
     parser.add_argument("--pyvtt-python", default="/tmp/pyvtt/.venv/bin/python")
