@@ -2,8 +2,8 @@
 clash: parse, roll with the dice passed in, read in words, odds. docs/NOTATION.md is the reference (every operator
 with an example); parser.py has the grammar.
 
-Stages, one per module: parser (text → tree.py's nodes) → evaluate (roll) → odds (bounds, exact mean, with
-order_stats.py and a work budget); describe says how an expression was read. The package imports nothing of the
+Stages: parser (text → tree.py's nodes) → evaluate (roll) → odds/ (a subpackage: bounds, exact mean, with order
+statistics and a work budget); describe says how an expression was read. The package imports nothing of the
 app (tests/test_imports.py, tests/test_layering.py).
 """
 
