@@ -34,6 +34,7 @@ from app.rules.notation import (
     mean,
     odds,
     parse,
+    pools,
     reading,
     roll,
 )
@@ -587,7 +588,7 @@ def test_the_worst_odds_request_stays_cheap() -> None:
 
 def _small_reroll_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """Full enumeration walks every face sequence: keep rerolls to 2 per die there."""
-    monkeypatch.setattr(evaluate, "REROLL_CAP", 2)
+    monkeypatch.setattr(pools, "REROLL_CAP", 2)
     monkeypatch.setattr(die, "REROLL_CAP", 2)
     odds.die_pmf.cache_clear()
     odds._describe.cache_clear()

@@ -23,9 +23,10 @@ from app.rules.notation.errors import (
     NotationError,
     RollError,
 )
-from app.rules.notation.evaluate import DieRoll, RollResult, TermResult, english, faces_text, number_text, roll
+from app.rules.notation.evaluate import roll
 from app.rules.notation.odds import bounds, describe_odds, mean
 from app.rules.notation.parser import canonical, parse
+from app.rules.notation.results import DieRoll, RollResult, TermResult, english, faces_text, number_text
 from app.rules.notation.tree import (
     Binary,
     Call,
