@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from app.rules.dice import Dice as DiceRoller
 from app.rules.notation.errors import EXPLOSION_CAP, RollError
-from app.rules.notation.parser import as_expression, pool_terms
+from app.rules.notation.parser import as_expression
 from app.rules.notation.pools import Pool, PoolRoller, keep_flags, score
 from app.rules.notation.results import Part, RollResult, number_text, strike
 from app.rules.notation.tree import (
@@ -27,6 +27,7 @@ from app.rules.notation.tree import (
     Node,
     Number,
     Paren,
+    pool_terms,
     spell,
     spell_node,
 )

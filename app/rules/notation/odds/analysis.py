@@ -22,7 +22,6 @@ from app.rules.notation.odds.distributions import OPS, convolve, extreme, keep_p
 from app.rules.notation.odds.kept import DiceClass, kept_mixed, kept_one
 from app.rules.notation.odds.limits import EXACT_BUDGET, Budget, OverBudget, Pmf, Score, Unsupported
 from app.rules.notation.odds.ranges import bounds_of
-from app.rules.notation.parser import pool_terms
 from app.rules.notation.tree import (
     Binary,
     Call,
@@ -33,6 +32,7 @@ from app.rules.notation.tree import (
     Node,
     Number,
     Paren,
+    pool_terms,
 )
 
 

@@ -9,7 +9,6 @@ from app.rules.notation.evaluate import apply_function
 from app.rules.notation.odds.die import counting, die_pmf, score_of
 from app.rules.notation.odds.distributions import OPS
 from app.rules.notation.odds.limits import Score, Unsupported
-from app.rules.notation.parser import pool_terms
 from app.rules.notation.tree import (
     Binary,
     Call,
@@ -20,6 +19,7 @@ from app.rules.notation.tree import (
     Node,
     Number,
     Paren,
+    pool_terms,
     walk,
 )
 
