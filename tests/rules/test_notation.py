@@ -34,10 +34,11 @@ from app.rules.notation import (
     mean,
     odds,
     parse,
+    pools,
     reading,
     roll,
 )
-from app.rules.notation.odds import Unsupported
+from app.rules.notation.odds import Unsupported, analysis, die, limits
 from app.rules.notation.tree import Binary, Explode, Group, Reroll
 
 
@@ -489,7 +490,7 @@ def test_mean_and_bounds_match_full_enumeration(text: str, monkeypatch: pytest.M
 def test_exploding_odds_match_full_enumeration(text: str, cap: int, monkeypatch: pytest.MonkeyPatch) -> None:
     _small_reroll_cap(monkeypatch)
     expected_mean, expected_low, expected_high = _enumerate(text, explosion_cap=cap)
-    found = odds._Odds(odds.Budget(float("inf")), cap).mean(parse(text).root)
+    found = analysis.Odds(limits.Budget(float("inf")), cap).mean(parse(text).root)
     # Exact, except that dice sharing a term's cap are treated as independent: what that leaves out is at most
     # the chance of reaching the cap (times the biggest change it could make), and stated as the remainder.
     spread = max(abs(expected_high), abs(expected_low)) * 2 + 2
@@ -534,7 +535,7 @@ def test_big_terms_fall_back_to_floats_close_to_exact(monkeypatch: pytest.Monkey
     exact = mean(text)
     assert exact is not None
     odds._describe.cache_clear()
-    monkeypatch.setattr(odds, "EXACT_BUDGET", -1)
+    monkeypatch.setattr(analysis, "EXACT_BUDGET", -1)
     try:
         approximate = describe_odds(text)
         assert approximate["exact"] is False
@@ -587,8 +588,8 @@ def test_the_worst_odds_request_stays_cheap() -> None:
 
 def _small_reroll_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     """Full enumeration walks every face sequence: keep rerolls to 2 per die there."""
-    monkeypatch.setattr(evaluate, "REROLL_CAP", 2)
-    monkeypatch.setattr(odds, "REROLL_CAP", 2)
+    monkeypatch.setattr(pools, "REROLL_CAP", 2)
+    monkeypatch.setattr(die, "REROLL_CAP", 2)
     odds.die_pmf.cache_clear()
     odds._describe.cache_clear()
 

@@ -59,9 +59,7 @@ def test_resolve_and_odds_always_take_the_context(system_id: str) -> None:
 def test_no_module_of_a_system_or_its_rules_is_too_long(folder: Path) -> None:
     """A module past MAX_LINES is split by concept (as app/systems/cat/rules/ was). The mark is per module, at any
     depth: a system's rules/ and its subpackages (a group of modules, e.g. app/systems/art/fight/) are read too."""
-    # The shared dice-notation engine (app/rules/notation) is not a system's rules; its stages (parser, evaluate,
-    # odds) are longer and their split into per-operator modules is still to do (noted in issue 29's closing).
-    modules = [p for p in folder.rglob("*.py") if "notation" not in p.relative_to(folder).parts]
+    modules = list(folder.rglob("*.py"))
     assert len(modules) > 3  # the folder is really there
     long = {
         str(p.relative_to(folder)): n

@@ -2,9 +2,10 @@
 clash: parse, roll with the dice passed in, read in words, odds. docs/NOTATION.md is the reference (every operator
 with an example); parser.py has the grammar.
 
-Stages, one per module: parser (text → tree.py's nodes) → evaluate (roll) → odds (bounds, exact mean, with
-order_stats.py and a work budget); describe says how an expression was read. The package imports nothing of the
-app (tests/test_imports.py, tests/test_layering.py).
+Stages: parser (text → tree.py's nodes; with scanner.py and terms.py) → evaluate (roll; pools.py rolls a dice
+term, results.py holds the result) → odds/ (a subpackage: bounds, exact mean, with order statistics and a work
+budget); describe says how an expression was read. The package imports nothing of the app (tests/test_imports.py,
+tests/test_layering.py); no module is longer than tests/systems/test_system_shape.py's mark.
 """
 
 from app.rules.notation.describe import Part, Phrase, reading
@@ -23,9 +24,10 @@ from app.rules.notation.errors import (
     NotationError,
     RollError,
 )
-from app.rules.notation.evaluate import DieRoll, RollResult, TermResult, english, faces_text, number_text, roll
+from app.rules.notation.evaluate import roll
 from app.rules.notation.odds import bounds, describe_odds, mean
 from app.rules.notation.parser import canonical, parse
+from app.rules.notation.results import DieRoll, RollResult, TermResult, english, faces_text, number_text
 from app.rules.notation.tree import (
     Binary,
     Call,

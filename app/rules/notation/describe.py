@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.notation.errors import EXPLOSION_CAP, REROLL_CAP
-from app.rules.notation.parser import as_expression, pool_terms
+from app.rules.notation.parser import as_expression
 from app.rules.notation.tree import (
     Binary,
     Call,
@@ -22,6 +22,7 @@ from app.rules.notation.tree import (
     Group,
     Keep,
     Number,
+    pool_terms,
     spell_node,
     walk,
 )

@@ -310,3 +310,28 @@ def _bare(node: Node) -> str:
 
 def precedence(op: str) -> int:
     return _PRECEDENCE[op]
+
+
+def signed_terms(node: Node) -> list[tuple[int, Node]] | None:
+    """A sum of dice and numbers as (sign, term) pairs, or None when it is anything else."""
+    out: list[tuple[int, Node]] = []
+    stack: list[tuple[int, Node]] = [(1, node)]
+    while stack:
+        sign, current = stack.pop()
+        if isinstance(current, Binary) and current.op in ("+", "-"):
+            stack.append((sign * (1 if current.op == "+" else -1), current.right))
+            stack.append((sign, current.left))
+        elif isinstance(current, Negate):
+            stack.append((-sign, current.operand))
+        elif isinstance(current, (Dice, Number)):
+            out.append((sign, current))
+        else:
+            return None
+    return out
+
+
+def pool_terms(node: Node) -> list[tuple[int, Node]]:
+    """The (sign, dice or number) terms of a one-sub-roll group's sum (checked by the parser)."""
+    terms = signed_terms(node)
+    assert terms is not None
+    return terms
