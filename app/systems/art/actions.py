@@ -9,7 +9,8 @@ from app.systems.base import Action
 
 from . import advancement as adv
 from . import complex as complex_
-from . import creation, equipment, exploration, explore_track, followups, health, rolling, skirmish
+from . import creation, equipment, exploration, followups, health, rolling, skirmish
+from .explore import narrator as explore_narrator
 from .fight.actions import COMBAT_ACTIONS
 
 
@@ -143,12 +144,12 @@ ACTIONS: tuple[Action, ...] = (
         needs_character=False,
         narrator_only=True,
     ),
-    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore_track.py, exploration.py)
+    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore_narrator.py, exploration.py)
     Action(
         "explore_start",
         "Start an exploration scene",
-        explore_track.StartExplorationParams,
-        explore_track.resolve_start,
+        explore_narrator.StartExplorationParams,
+        explore_narrator.resolve_start,
         needs_character=False,
         narrator_only=True,
         involves=("participants",),
@@ -167,8 +168,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_scale",
         "Set the time scale",
-        explore_track.ScaleParams,
-        explore_track.resolve_scale,
+        explore_narrator.ScaleParams,
+        explore_narrator.resolve_scale,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -176,8 +177,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_raise",
         "Raise a task's time scale",
-        explore_track.RaiseScaleParams,
-        explore_track.resolve_raise,
+        explore_narrator.RaiseScaleParams,
+        explore_narrator.resolve_raise,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -186,8 +187,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_time",
         "Spend time without a roll",
-        explore_track.SpendTimeParams,
-        explore_track.resolve_spend_time,
+        explore_narrator.SpendTimeParams,
+        explore_narrator.resolve_spend_time,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -195,8 +196,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_end",
         "End the exploration scene",
-        explore_track.EndSceneParams,
-        explore_track.resolve_end,
+        explore_narrator.EndSceneParams,
+        explore_narrator.resolve_end,
         encounter="step",
         needs_character=False,
         narrator_only=True,

@@ -3,7 +3,7 @@ shadow or track someone (complex actions, complex.py), or let a phase go by; and
 
 art-engine.md, ch. 4 "Declaration of Intention", "How Long Did It Take?", "Rolling Again", "Setting Time
 Limits", "Phase Track", "Influencing Another Character's Action", "Movement During Phases", "Shadowing",
-"Tracking"; RULINGS.md, ART Engine rulings 4, 12, 29-32. The track itself is explore_track.py.
+"Tracking"; RULINGS.md, ART Engine rulings 4, 12, 29-32. The track itself is explore/track.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import complex as complex_
 from . import core
-from .explore_track import (
+from .explore.track import (
     clean,
     move_token,
     phase_words,
