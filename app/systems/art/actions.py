@@ -9,8 +9,10 @@ from app.systems.base import Action
 
 from . import advancement as adv
 from . import complex as complex_
-from . import creation, equipment, exploration, followups, health, rolling, skirmish
+from . import creation, equipment, followups, health, rolling, skirmish
+from .explore import declare as explore_declare
 from .explore import narrator as explore_narrator
+from .explore import plan as explore_plan
 from .fight.actions import COMBAT_ACTIONS
 
 
@@ -144,7 +146,7 @@ ACTIONS: tuple[Action, ...] = (
         needs_character=False,
         narrator_only=True,
     ),
-    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore_narrator.py, exploration.py)
+    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore/)
     Action(
         "explore_start",
         "Start an exploration scene",
@@ -159,9 +161,9 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_declare",
         "Declare an action",
-        exploration.DeclareParams,
-        exploration.resolve_declare,
-        odds=exploration.explore_odds,
+        explore_plan.DeclareParams,
+        explore_declare.resolve_declare,
+        odds=explore_plan.explore_odds,
         encounter="step",
         description="An action timed in phases, a trip, shadowing, tracking or letting a phase go by.",
     ),
