@@ -15,7 +15,7 @@ from app.systems.base import GroupCall, RuleSystem, action_table
 from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
-from .explore_track import EXPLORATION_RULINGS
+from .explore.track import EXPLORATION_RULINGS
 from .fight.models import CombatState
 from .fight.moves import foe_move_options, move_options
 from .fight.state import encounter_view

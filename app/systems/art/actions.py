@@ -9,7 +9,10 @@ from app.systems.base import Action
 
 from . import advancement as adv
 from . import complex as complex_
-from . import creation, equipment, exploration, explore_track, followups, health, rolling, skirmish
+from . import creation, equipment, followups, health, rolling, skirmish
+from .explore import declare as explore_declare
+from .explore import narrator as explore_narrator
+from .explore import plan as explore_plan
 from .fight.actions import COMBAT_ACTIONS
 
 
@@ -143,12 +146,12 @@ ACTIONS: tuple[Action, ...] = (
         needs_character=False,
         narrator_only=True,
     ),
-    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore_track.py, exploration.py)
+    # Exploration phases (ch. 4): a scene on the phase track is an encounter (explore/)
     Action(
         "explore_start",
         "Start an exploration scene",
-        explore_track.StartExplorationParams,
-        explore_track.resolve_start,
+        explore_narrator.StartExplorationParams,
+        explore_narrator.resolve_start,
         needs_character=False,
         narrator_only=True,
         involves=("participants",),
@@ -158,17 +161,17 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_declare",
         "Declare an action",
-        exploration.DeclareParams,
-        exploration.resolve_declare,
-        odds=exploration.explore_odds,
+        explore_plan.DeclareParams,
+        explore_declare.resolve_declare,
+        odds=explore_plan.explore_odds,
         encounter="step",
         description="An action timed in phases, a trip, shadowing, tracking or letting a phase go by.",
     ),
     Action(
         "explore_scale",
         "Set the time scale",
-        explore_track.ScaleParams,
-        explore_track.resolve_scale,
+        explore_narrator.ScaleParams,
+        explore_narrator.resolve_scale,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -176,8 +179,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_raise",
         "Raise a task's time scale",
-        explore_track.RaiseScaleParams,
-        explore_track.resolve_raise,
+        explore_narrator.RaiseScaleParams,
+        explore_narrator.resolve_raise,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -186,8 +189,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_time",
         "Spend time without a roll",
-        explore_track.SpendTimeParams,
-        explore_track.resolve_spend_time,
+        explore_narrator.SpendTimeParams,
+        explore_narrator.resolve_spend_time,
         encounter="step",
         needs_character=False,
         narrator_only=True,
@@ -195,8 +198,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "explore_end",
         "End the exploration scene",
-        explore_track.EndSceneParams,
-        explore_track.resolve_end,
+        explore_narrator.EndSceneParams,
+        explore_narrator.resolve_end,
         encounter="step",
         needs_character=False,
         narrator_only=True,

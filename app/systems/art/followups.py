@@ -50,7 +50,7 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
     sheet = load(sheet_data)
     last = _last(sheet, params.entry_seq)
     result, difficulty = Level[last["result"]], Level[last["difficulty"]]
-    if last["action"] == "explore_declare":  # its phases are already on the phase track (exploration.py)
+    if last["action"] == "explore_declare":  # its phases are already on the phase track (explore/declare.py)
         raise ActionError(
             _("A roll on the phase track has already moved its token: spend Fame before rolling there."),
             field="columns",

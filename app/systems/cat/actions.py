@@ -1,20 +1,20 @@
-"""The Cat's actions: a cat's own (play.py), the narrator's table tools (table.py), fights (brawls.py; the
+"""The Cat's actions: a cat's own (play.py, scars.py), the narrator's table tools (table.py), fights (brawls.py; the
 cat-fight duel is the catfight system)."""
 
 from __future__ import annotations
 
 from app.systems.base import Action
-from app.systems.cat import brawls, play, table
+from app.systems.cat import brawls, play, scars, table
 
 ACTIONS: tuple[Action, ...] = (
     Action("test_fate", "Test fate", play.TestFate, play.resolve_test_fate, odds=play.fate_odds),
     Action("edit_scene", "Edit the scene with Style", play.EditScene, play.resolve_edit_scene),
-    Action("place_scars", "Place scars", play.PlaceScars, play.resolve_place_scars),
-    Action("dodge_with_life", "Spend a Life to dodge the scars", play.DodgeWithLife, play.resolve_dodge_with_life),
+    Action("place_scars", "Place scars", scars.PlaceScars, scars.resolve_place_scars),
+    Action("dodge_with_life", "Spend a Life to dodge the scars", scars.DodgeWithLife, scars.resolve_dodge_with_life),
     Action("propose_reputation", "Propose a Reputation", play.ProposeReputation, play.resolve_propose),
-    Action("heal_first", "Choose what heals first", play.HealFirst, play.resolve_heal_first),
+    Action("heal_first", "Choose what heals first", scars.HealFirst, scars.resolve_heal_first),
     Action("notes", "Save notes", play.Notes, play.resolve_notes),
-    Action("move_scar", "Move a scar", play.MoveScar, play.resolve_move_scar, narrator_only=True),
+    Action("move_scar", "Move a scar", scars.MoveScar, scars.resolve_move_scar, narrator_only=True),
     Action(
         "grant_advantage", "Grant Advantage Dice", play.GrantAdvantage, play.resolve_grant_advantage, narrator_only=True
     ),

@@ -1,10 +1,10 @@
-"""The Rabbits' actions: tests (play.py, versus.py), their follow-ups and the narrator's answers
-(followups.py)."""
+"""The Rabbits' actions: tests (play.py, versus.py), their follow-ups (followups.py) and the narrator's answers
+(narrator.py)."""
 
 from __future__ import annotations
 
 from app.systems.base import Action
-from app.systems.rabbits import followups, play, versus
+from app.systems.rabbits import followups, narrator, play, versus
 from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, script, setup, state, tie, volley
 
 FOLLOW_UP = ("opponent_id",)
@@ -80,18 +80,18 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "consequence",
         "Twist or condition",
-        followups.Consequence,
-        followups.resolve_consequence,
+        narrator.Consequence,
+        narrator.resolve_consequence,
         narrator_only=True,
         description="The narrator's answer to a failure.",
     ),
-    Action("clear", "Lift a condition", followups.ClearCondition, followups.resolve_clear, narrator_only=True),
-    Action("award", "Award", followups.Award, followups.resolve_award, narrator_only=True),
+    Action("clear", "Lift a condition", narrator.ClearCondition, narrator.resolve_clear, narrator_only=True),
+    Action("award", "Award", narrator.Award, narrator.resolve_award, narrator_only=True),
     Action(
         "settings",
         "Rabbits settings",
-        followups.Settings,
-        followups.resolve_settings,
+        narrator.Settings,
+        narrator.resolve_settings,
         narrator_only=True,
         needs_character=False,
     ),
