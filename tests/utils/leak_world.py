@@ -9,7 +9,7 @@ import hashlib
 import html
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 
 from app.accounts.models import User
 from app.campaigns import service as campaigns
+from app.campaigns.models import Campaign
 from app.campaigns.views import NARRATOR_PANELS, TABLE_PANELS
 from app.characters.models import Character
 from app.characters.service import create_character
@@ -94,7 +95,6 @@ WALKED = {
 PANEL_NAMES = sorted({*TABLE_PANELS, *NARRATOR_PANELS, *SHEET_PANELS, *HANDOUT_PANELS})
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
-# GET routes that cannot show an entry or a sheet: why, one by one. A new GET route must be added somewhere.
 # Query strings some walked routes need.
 QUERY: dict[str, Callable[[World], dict[str, Any]]] = {
     "/campaigns/{campaign_id}/log": lambda w: {"before": w.last_seq() + 1},
@@ -157,6 +157,8 @@ def case_named(case_id: str) -> Case:
 class World:
     """A fresh database and app: nora narrates, pia and otto play; each signed in with their own browser and
     API token. `characters`: mine (pia's), theirs (otto's), and per system a foe or a hurt cat."""
+
+    case: Case
 
     def __init__(self, database_url: str, tmp_path: Path, name: str, case: Case) -> None:
         self.case = case
@@ -238,11 +240,17 @@ class World:
 
     def last_seq(self) -> int:
         with self.factory() as db:
-            return db.get(campaigns.Campaign, self.campaign_id).last_seq
+            campaign = db.get(Campaign, self.campaign_id)
+            assert campaign is not None
+            return int(campaign.last_seq)
 
     def entry(self, seq: int) -> LogEntry:
         with self.factory() as db:
-            return db.scalar(select(LogEntry).where(LogEntry.campaign_id == self.campaign_id, LogEntry.seq == seq))
+            entry: LogEntry | None = db.scalar(
+                select(LogEntry).where(LogEntry.campaign_id == self.campaign_id, LogEntry.seq == seq)
+            )
+            assert entry is not None, seq
+            return entry
 
     def sheet(self, key: str) -> dict[str, Any]:
         with self.factory() as db:
@@ -270,7 +278,7 @@ class World:
         """Everything `viewer` can fetch, normalised: key -> "status\\nbody". Not `full`: the campaign page,
         the API's log and export, and the streams (enough to show that a viewer who may see a result does)."""
         out: dict[str, str] = {}
-        values = {
+        values: dict[str, Sequence[int | str]] = {
             "campaign_id": [self.campaign_id],
             "character_id": sorted(self.ids.values()),
             "action_id": [self.case.action],
@@ -287,7 +295,7 @@ class World:
         )
         for path in sorted(get_routes(self.app) & walked):
             for url in expand(path, values):
-                query = QUERY.get(path, lambda w: {})(self)
+                query = QUERY[path](self) if path in QUERY else {}
                 if path.startswith("/api/"):
                     r = self.api.get(url, params=query, headers=self.tokens[viewer])
                 else:
@@ -306,12 +314,13 @@ class World:
             ("/api/campaigns/{campaign_id}/events", self.tokens[viewer]),
         ):
             url = path.format(campaign_id=self.campaign_id)
+            assert self.api.portal is not None  # the client is entered (World._client)
             text = self.api.portal.call(read_stream, self.app, url, headers, until)
             out[f"STREAM {url}"] = normalise(text)
         return out
 
 
-def expand(path: str, values: dict[str, list[int | str]]) -> list[str]:
+def expand(path: str, values: Mapping[str, Sequence[int | str]]) -> list[str]:
     urls = [path]
     for name, options in values.items():
         if "{" + name + "}" not in path:
