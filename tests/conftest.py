@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from fastapi import FastAPI
@@ -18,6 +19,9 @@ from utils.tables import Table
 from app.config import Settings
 from app.main import create_app
 from app.models import Base
+
+if TYPE_CHECKING:
+    from utils.leak_world import World
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +101,12 @@ def live_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     server = start_server(database_url, tmp_path)
     yield server
     stop_server(server)
+
+
+@pytest.fixture
+def leak_worlds() -> Iterator[list[World]]:
+    """The leak test's worlds (tests/utils/leak_world.py) a test opened: closed at its end, even when it fails."""
+    worlds: list[World] = []
+    yield worlds
+    for world in worlds:
+        world.close()
