@@ -118,7 +118,7 @@ def step_state(ctx: Context) -> ConflictState:
 def say(state: ConflictState, line: Summary) -> Summary:
     """One line of "what happened" on the conflict page (the log has every step); language-neutral (app.i18n.msg),
     shown with `| tr`."""
-    state.recent = [line, *state.recent][: RECENT - 1]
+    state.recent = [line, *state.recent[: RECENT - 1]]
     return line
 
 
