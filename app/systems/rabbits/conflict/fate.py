@@ -34,7 +34,7 @@ class FateParams(BaseModel):
 
 
 def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
-    """A conflict roll waits for its roller while it can still be followed up (volley.resolve_roll):
+    """A conflict roll waits for its roller while it can still be followed up (roll.resolve_roll):
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)
