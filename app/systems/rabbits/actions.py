@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.systems.base import Action
 from app.systems.rabbits import followups, play, versus
-from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, roll, script, setup, state, tie
+from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, script, setup, state, tie, volley
 
 FOLLOW_UP = ("opponent_id",)
 
@@ -144,8 +144,8 @@ ACTIONS: tuple[Action, ...] = (
     Action(
         "conflict_roll",
         "Roll the action",
-        roll.RollParams,
-        roll.resolve_roll,
+        volley.RollParams,
+        volley.resolve_roll,
         odds=odds.roll_odds,
         encounter="step",
         description="Test the revealed action.",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from app.systems.rabbits.conflict.exchange import exchanges
 from app.systems.rabbits.conflict.models import conflict_state
 from app.systems.rabbits.conflict.state import in_front
-from app.systems.rabbits.conflict.volley import exchanges
 
 
 def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:

@@ -16,9 +16,9 @@ from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict.disposition import disposition_line, settle_disposition
+from app.systems.rabbits.conflict.exchange import exchanges, settle_if_ready
 from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import say, step_state, team_of
-from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -34,7 +34,7 @@ class FateParams(BaseModel):
 
 
 def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
-    """A conflict roll waits for its roller while it can still be followed up (roll.resolve_roll):
+    """A conflict roll waits for its roller while it can still be followed up (volley.resolve_roll):
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)

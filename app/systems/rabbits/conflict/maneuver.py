@@ -12,8 +12,8 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import advance
 from app.systems.rabbits.conflict.state import EFFECT_WORDS, other_team, say, sheets_of, step_state
-from app.systems.rabbits.conflict.volley import advance
 
 
 class ManeuverParams(BaseModel):

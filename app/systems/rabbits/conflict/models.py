@@ -3,7 +3,7 @@ a step (RuleSystem.encounter_states, kind "conflict") and dumps back after it. T
 older state lacks (fronts, weapon_table, tiebreak, spread, …) stays missing (dumped with exclude_unset).
 
 The fields are described in state.py and docs/RABBITS-CONFLICTS.md. An exchange (`current`, its `more`), a
-pending maneuver, an opening and the result stay JSON objects: they are built and read whole by volley.py,
+pending maneuver, an opening and the result stay JSON objects: they are built and read whole by exchange.py, volley.py,
 result.py, tie.py and end.py.
 """
 

@@ -9,7 +9,7 @@ from app.i18n import _
 from app.i18n import percent as percent_text
 from app.systems.base import ActionError, Context, Odds
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict.roll import RollParams
+from app.systems.rabbits.conflict.volley import RollParams
 from app.systems.rabbits.conflict.weapons import ANY_TABLE, weapon_mods
 from app.systems.rabbits.pools import breakdown, breakdown_text, plan_pool
 from app.systems.rabbits.sheet import load, start_rewards

@@ -22,6 +22,7 @@ from app.rules import commitment
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import open_exchange
 from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import (
     SIDES,
@@ -40,7 +41,6 @@ from app.systems.rabbits.conflict.state import (
     team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict.volley import open_exchange
 from app.systems.rabbits.conflict.weapons import has_halberd, weapon_table
 
 ACTION_COUNT = 3

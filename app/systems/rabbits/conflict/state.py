@@ -10,7 +10,7 @@ The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is
   decided in script.view (RuleSystem.encounter_view). The typed models are in models.py (ConflictState, Team);
 a step gets the model (step_state copies it), the pages' helpers take it or the stored JSON.
-Scripting and the reveal are in script.py, the exchanges in volley.py, rolling in roll.py, the end in end.py.
+Scripting and the reveal are in script.py, the exchanges in exchange.py, rolling in volley.py, the end in end.py.
 """
 
 from __future__ import annotations

@@ -18,10 +18,10 @@ from app.i18n import _, join, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import exchanges, settle_if_ready
 from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.result import opponent, settle
 from app.systems.rabbits.conflict.state import say, step_state, team_of
-from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import spend_fate
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, plan_pool
