@@ -10,6 +10,7 @@ from app.i18n import N_
 from app.systems.base import GroupCall, RuleSystem, action_table
 from app.systems.rabbits import marks
 from app.systems.rabbits.actions import ACTIONS
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.script import TEMPLATE_DATA as CONFLICT_DATA
 from app.systems.rabbits.conflict.script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
@@ -112,6 +113,7 @@ SYSTEM = RuleSystem(
     has_pages=True,
     public_sheet=public_sheet,
     encounter_view=conflict_view,
+    encounter_states={"conflict": ConflictState},
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,

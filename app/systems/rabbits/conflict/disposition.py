@@ -5,7 +5,6 @@ follows the disposition as it changes. Set-up and the preview on the captain's b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -14,6 +13,7 @@ from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import ConflictState, Team
 from app.systems.rabbits.conflict.state import (
     disposition_bases,
     disposition_plan,
@@ -45,16 +45,16 @@ def spread(total: int, members: list[int], captain: int) -> dict[str, int]:
     return {str(cid): share + (rest if cid == captain else 0) for cid in members}
 
 
-def set_disposition(t: dict[str, Any], value: int) -> None:
+def set_disposition(t: Team, value: int) -> None:
     """A team's disposition changes (an attack, a defence): its spread follows. The automatic spread is made again;
     a spread set by hand keeps its shape — a point lost comes off the largest share, a point gained goes to the
     smallest (the captain first among equals, then the members in order)."""
-    t["disposition"] = value
-    if not t.get("spread_by_hand") or not t.get("spread"):
-        t["spread"] = spread(value, t["members"], t["captain"])
+    t.disposition = value
+    if not t.spread_by_hand or not t.spread:
+        t.spread = spread(value, t.members, t.captain)
         return
-    shares = {cid: t["spread"].get(str(cid), 0) for cid in t["members"]}
-    order = [t["captain"]] + [cid for cid in t["members"] if cid != t["captain"]]
+    shares = {cid: t.spread.get(str(cid), 0) for cid in t.members}
+    order = [t.captain] + [cid for cid in t.members if cid != t.captain]
     diff = value - sum(shares.values())
     while diff:
         if diff < 0:
@@ -65,7 +65,7 @@ def set_disposition(t: dict[str, Any], value: int) -> None:
             cid = min(order, key=lambda c: (shares[c], order.index(c)))
             shares[cid] += 1
             diff -= 1
-    t["spread"] = {str(cid): shares[cid] for cid in t["members"]}
+    t.spread = {str(cid): shares[cid] for cid in t.members}
 
 
 def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, dice: Dice, ctx: Context) -> Resolution:
@@ -73,12 +73,12 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     added to the listed ability; every unique condition penalty of the team applies once (Afraid −1, Angry only
     in Will conflicts); at least 1."""
     state = step_state(ctx)
-    if state["phase"] != "disposition":
+    if state.phase != "disposition":
         raise ActionError(_("Disposition has been rolled."), field="encounter_id")
     team = team_of(state, ctx.character_id)
-    if team is None or state["teams"][team]["captain"] != ctx.character_id:
+    if team is None or state.teams[team].captain != ctx.character_id:
         raise ActionError(_("The team's captain rolls its disposition."), field="character_id")
-    if state["teams"][team]["start"] is not None or state["teams"][team]["roll"] is not None:
+    if state.teams[team].start is not None or state.teams[team].roll is not None:
         raise ActionError(_("This team has rolled its disposition."), field="encounter_id")
     sheets = sheets_of(sheet_data, ctx)
     sheet = load(sheet_data)
@@ -109,11 +109,11 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         ctx.session_number,
         ctx.campaign_settings,
     )
-    members = state["teams"][team]["members"]
+    members = state.teams[team].members
     try:
         rolled = rabbits.disposition(
             dice,
-            state["conflict"],
+            state.conflict,
             base=base,
             base_rating=sheet.abilities[base].rating,
             pool=plan.pool.dice,
@@ -122,11 +122,11 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field=exc.field) from exc
     spend(sheet, plan, ctx.session_number)
-    t = state["teams"][team]
+    t = state.teams[team]
     # Fate comes after the roll (rabbits.en.md, "Rewards"): with a 6 and Fate in hand, the disposition waits for
     # the captain's choice (fate.py) before it is final.
     waiting = FATE_FACE in rolled.faces and sheet.fate >= 1
-    t.update(
+    t.put(
         base=base,
         roll={
             "skill": plan.label,
@@ -164,17 +164,17 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     )
 
 
-def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summary:
+def disposition_line(t: Team, rolled: rabbits.Disposition) -> Summary:
     """The log's line for a disposition roll (also after Fate)."""
     penalties = join(
         [msg(" {n:+d} {condition}", n=points, condition=condition_word(name)) for name, points in rolled.penalties], ""
     )
     line = msg(
         "{team}: disposition {total} ({skill} {dice}D {faces} {hits} + {base} {rating}{penalties})",
-        team=t["name"],
+        team=t.name,
         total=rolled.total,
-        skill=t["roll"]["skill"],
-        dice=t["roll"]["dice"],
+        skill=(t.roll or {}).get("skill"),
+        dice=(t.roll or {}).get("dice"),
         faces=faces_text(list(rolled.faces)),
         hits=rolled.successes,
         base=ability_word(rolled.base),
@@ -187,14 +187,14 @@ def disposition_line(t: Mapping[str, Any], rolled: rabbits.Disposition) -> Summa
     return line
 
 
-def settle_disposition(state: dict[str, Any], team: str, total: int) -> list[Summary]:
+def settle_disposition(state: ConflictState, team: str, total: int) -> list[Summary]:
     """The team's disposition is final: its start, the spread, and the first volley once every team has one."""
-    t = state["teams"][team]
-    t.update(start=total, disposition=total, spread=spread(total, t["members"], t["captain"]), spread_by_hand=False)
-    if all(state["teams"][k]["start"] is not None for k in team_keys(state)):
-        state["phase"] = "script"
+    t = state.teams[team]
+    t.put(start=total, disposition=total, spread=spread(total, t.members, t.captain), spread_by_hand=False)
+    if all(state.teams[k].start is not None for k in team_keys(state)):
+        state.phase = "script"
         paired = pair_free_teams(state)
-        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state["volley"]))
+        say(state, msg("Volley {n}: each team scripts its three actions in private.", n=state.volley))
         return paired
     return []
 
@@ -223,35 +223,35 @@ def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice,
     team = team_of(state, ctx.character_id)
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
-    t = state["teams"][team]
-    if ctx.actor_is_narrator and not t["narrator"]:
+    t = state.teams[team]
+    if ctx.actor_is_narrator and not t.narrator:
         raise ActionError(
-            _("The players of {team} spread its disposition.").format(team=render(t["name"])), field="character_id"
+            _("The players of {team} spread its disposition.").format(team=render(t.name)), field="character_id"
         )
-    if state["phase"] not in SPREAD_PHASES or t["start"] is None:
+    if state.phase not in SPREAD_PHASES or t.start is None:
         raise ActionError(
             _("The disposition can be spread once it is rolled, until the conflict ends."), field="encounter_id"
         )
     shares: dict[str, int] = {}
-    for n, cid in enumerate(t["members"], start=1):
+    for n, cid in enumerate(t.members, start=1):
         raw = getattr(params, f"spread_{n}").strip()
         if not (raw.isascii() and raw.isdigit()):
             raise ActionError(_("Give each rabbit a whole number of points, 0 or more."), field="spread")
         shares[str(cid)] = int(raw)
-    if sum(shares.values()) != t["disposition"]:
+    if sum(shares.values()) != t.disposition:
         raise ActionError(
             _("The shares add up to {sum}; they must add up to the team's disposition, {n}.").format(
-                sum=sum(shares.values()), n=t["disposition"]
+                sum=sum(shares.values()), n=t.disposition
             ),
             field="spread",
         )
-    t.update(spread=shares, spread_by_hand=True)
+    t.put(spread=shares, spread_by_hand=True)
     names = names_of(ctx.encounter or {"participants": []})
     line = say(
         state,
         msg(
             "{team} spreads its disposition: {shares}",
-            team=t["name"],
+            team=t.name,
             shares=", ".join(f"{names.get(int(cid), '?')} {n}" for cid, n in shares.items()),
         ),
     )

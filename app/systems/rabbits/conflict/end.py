@@ -15,38 +15,39 @@ from app.i18n import N_, Summary, _, join, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
 from app.systems.rabbits.sheet import condition_word, dump, load
 
 
-def open_rest(state: dict[str, Any], encounter_id: int, keys: list[str] | None = None) -> list[dict[str, Any]]:
+def open_rest(state: ConflictState, encounter_id: int, keys: list[str] | None = None) -> list[dict[str, Any]]:
     """The actions of the volley that were never played, published too, so every commitment is checked (`keys`:
     those teams only — a team out of the conflict, or one left without an opponent)."""
     found = []
-    shown = {(o["volley"], o["index"], o["team"]) for o in state["opened"]}
+    shown = {(o["volley"], o["index"], o["team"]) for o in state.opened}
     for key in team_keys(state) if keys is None else keys:
-        t = state["teams"][key]
-        if not t["locked"]:
+        t = state.teams[key]
+        if not t.locked:
             continue
-        for index in range(len(t["script"])):
-            if (state["volley"], index, key) not in shown:
+        for index in range(len(t.script or [])):
+            if (state.volley, index, key) not in shown:
                 found.append(opening(state, encounter_id, index, key))
     return found
 
 
-def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
+def finish(state: ConflictState, ctx: Context) -> list[dict[str, Any]]:
     """A side is at 0 (every team of it; with two teams, one team): the conflict stops (step 8) and the
     compromise is worked out (step 11) — for each team of the winning side, by ruling 6."""
     assert ctx.encounter is not None
     found = open_rest(state, ctx.encounter["id"])
-    teams = state["teams"]
+    teams = state.teams
     keys = team_keys(state)
     out = side_out(state)
     if len(out) == 2:
         result: dict[str, Any] = {
             "both": True,
             "winner": None,
-            "owed": {key: {"start": teams[key]["start"], "remaining": 0, "ruling": "major"} for key in keys},
+            "owed": {key: {"start": teams[key].start, "remaining": 0, "ruling": "major"} for key in keys},
         }
         say(
             state,
@@ -59,21 +60,21 @@ def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
         winners = [key for key in keys if SIDES[key] != out[0]]
         owed: dict[str, Any] = {}
         for winner in winners:
-            start, remaining = teams[winner]["start"], teams[winner]["disposition"]
+            start, remaining = teams[winner].started(), teams[winner].left()
             level = rabbits.compromise(start, remaining)
             owed[winner] = {"start": start, "remaining": remaining, "ruling": level}
             say(
                 state,
                 msg(
                     "{team} wins with {remaining} of {start}: by ruling 6 it owes no compromise.",
-                    team=teams[winner]["name"],
+                    team=teams[winner].name,
                     remaining=remaining,
                     start=start,
                 )
                 if level == "none"
                 else msg(
                     "{team} wins with {remaining} of {start}: by ruling 6 it owes {level} compromise.",
-                    team=teams[winner]["name"],
+                    team=teams[winner].name,
                     remaining=remaining,
                     start=start,
                     level=compromise_word(level),
@@ -82,7 +83,7 @@ def finish(state: dict[str, Any], ctx: Context) -> list[dict[str, Any]]:
         result = {"both": False, "winner": winners[0], "owed": owed}
         if len(winners) > 1:
             result["winners"] = winners
-    state.update(phase="end", result=result, pending=[])
+    state.put(phase="end", result=result, pending=[])
     return found
 
 
@@ -110,12 +111,12 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
     """Step 11: the narrator records the compromise in words (the level by ruling 6 or 5 unless overridden,
     on the log) and gives the conditions the outcome brings, which land on the sheets."""
     state = step_state(ctx)
-    if state["phase"] != "end" or state["result"] is None:
+    if state.phase != "end" or state.result is None:
         raise ActionError(_("The conflict is not over yet: a team must reach 0."), field="encounter_id")
     words = params.words.strip()
     if not words:
         raise ActionError(_("Say what the compromise is, in words."), field="words")
-    result = state["result"]
+    result = state.result
     level = params.level.strip().lower()
     if level and level not in rabbits.COMPROMISES:
         raise ActionError(_("Choose none, minor, compromise or major."), field="level")
@@ -127,7 +128,7 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
         figures["recorded"] = chosen
         overridden = overridden or chosen != figures["ruling"]
         rule = 5 if result["both"] else 6
-        team, owes, ruled = state["teams"][key]["name"], compromise_word(chosen), compromise_word(figures["ruling"])
+        team, owes, ruled = state.teams[key].name, compromise_word(chosen), compromise_word(figures["ruling"])
         parts.append(
             msg(
                 "{team} owes {level} (ruling {rule} says {ruling}; the narrator's call)",
@@ -146,7 +147,7 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
                 start=figures["start"],
             )
         )
-    members = {cid for t in state["teams"].values() for cid in t["members"]}
+    members = {cid for t in state.teams.values() for cid in t.members}
     given = _conditions(params, members)
     others: dict[int, dict[str, Any]] = {}
     notes: list[Summary] = []
@@ -162,7 +163,7 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
             )
         )
     result.update(words=words, overridden=overridden, conditions={str(k): v for k, v in given.items()})
-    state["phase"] = "over"
+    state.phase = "over"
     line = say(
         state,
         msg(
@@ -204,18 +205,18 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     never locked was never committed and is thrown away unseen (docs/RABBITS-CONFLICTS.md)."""
     state = step_state(ctx)
     assert ctx.encounter is not None
-    if state["phase"] == "end":
+    if state.phase == "end":
         raise ActionError(_("A team is at 0: record the compromise instead."), field="encounter_id")
-    if state["phase"] == "over":
+    if state.phase == "over":
         raise ActionError(_("The conflict is over."), field="encounter_id")
     reason = params.reason.strip()
     if not reason:
         raise ActionError(_("Say why the conflict is called off."), field="reason")
     found = open_rest(state, ctx.encounter["id"])
-    for t in state["teams"].values():
-        if not t["locked"]:
-            t.update(script=None, scripted=False)
-    state.update(
+    for t in state.teams.values():
+        if not t.locked:
+            t.put(script=None, scripted=False)
+    state.put(
         phase="over",
         pending=[],
         result={"called_off": True, "reason": reason, "both": False, "winner": None, "owed": {}},

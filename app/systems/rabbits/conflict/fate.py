@@ -16,8 +16,9 @@ from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import counts
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict.disposition import disposition_line, settle_disposition
+from app.systems.rabbits.conflict.exchange import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import say, step_state, team_of
-from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.sheet import dump, load
@@ -37,9 +38,9 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)
-    if state["phase"] == "disposition":
+    if state.phase == "disposition":
         return _disposition_fate(sheet_data, params, dice, ctx, state)
-    current = state.get("current")
+    current = state.current
     team = team_of(state, ctx.character_id)
     # The roll of this rabbit's team that waits (a team facing two opposing teams rolls in each exchange).
     roll = (
@@ -50,11 +51,11 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
         if current and team
         else None
     )
-    if state["phase"] != "resolve" or roll is None or not roll.get("fate") or roll["member"] != ctx.character_id:
+    if state.phase != "resolve" or roll is None or not roll.get("fate") or roll["member"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     assert team is not None
     sheet = load(sheet_data)
-    name = state["teams"][team]["name"]
+    name = state.teams[team].name
     before = list(roll["faces"])
     last = roll["last"]
     kind = params.wise_reroll.strip().lower()
@@ -102,14 +103,14 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
 
 
 def _disposition_fate(
-    sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context, state: dict[str, Any]
+    sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context, state: ConflictState
 ) -> Resolution:
     """The captain's disposition roll showed a 6 with Fate in hand: spend it (every 6 rerolled, new 6s again) or
     keep the roll; then the disposition is final (ruling 7)."""
     team = team_of(state, ctx.character_id)
-    t = state["teams"][team] if team else None
-    roll = t["roll"] if t else None
-    if team is None or t is None or roll is None or not roll.get("fate") or t["captain"] != ctx.character_id:
+    t = state.teams[team] if team else None
+    roll = t.roll if t else None
+    if team is None or t is None or roll is None or not roll.get("fate") or t.captain != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     sheet = load(sheet_data)
     before = list(roll["faces"])
@@ -119,9 +120,9 @@ def _disposition_fate(
         roll["faces"] = list(rabbits.fate_reroll(dice, roll["faces"]))
         sheet.fate -= 1
         sheet.fate_spent += 1
-    rolled = rabbits.disposition_of(state["conflict"], t["base"], roll["base_rating"], roll["faces"], roll["penalties"])
+    rolled = rabbits.disposition_of(state.conflict, t.base or "", roll["base_rating"], roll["faces"], roll["penalties"])
     roll.update(fate=False, successes=rolled.successes, total=rolled.total, note=rolled.note, fate_used=params.spend)
-    kept = msg("Fate rerolls the 6s") if params.spend else counts.keeps(name=t["name"], n=rolled.successes)
+    kept = msg("Fate rerolls the 6s") if params.spend else counts.keeps(name=t.name, n=rolled.successes)
     line = say(state, join([kept, disposition_line(t, rolled)], ": "))
     paired = settle_disposition(state, team, rolled.total)
     if paired:

@@ -12,8 +12,8 @@ from app.i18n import N_, Summary, _, join, msg, rule_message
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import advance
 from app.systems.rabbits.conflict.state import EFFECT_WORDS, other_team, say, sheets_of, step_state
-from app.systems.rabbits.conflict.volley import advance
 
 
 class ManeuverParams(BaseModel):
@@ -27,26 +27,26 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     """rabbits.en.md, "Maneuver": the margin buys effects, several if affordable, none twice: Impede (1, −1D to
     the opponent's next action), Gain position (2, +2D to your next action), Disarm (3)."""
     state = step_state(ctx)
-    if state["phase"] != "maneuver" or not state["pending"]:
+    if state.phase != "maneuver" or not state.pending:
         raise ActionError(_("No maneuver is waiting to be spent."), field="encounter_id")
-    pending = state["pending"][0]
+    pending = state.pending[0]
     if not ctx.actor_is_narrator and ctx.character_id != pending["member"]:
         raise ActionError(_("The maneuvering rabbit spends its margin."), field="character_id")
     try:
         bought = rabbits.maneuver_effects(pending["margin"], [e.strip().lower() for e in params.effects])
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field="effects") from exc
-    own = state["teams"][pending["team"]]
-    opp = state["teams"][pending.get("opponent") or other_team(pending["team"])]
+    own = state.teams[pending["team"]]
+    opp = state.teams[pending.get("opponent") or other_team(pending["team"])]
     if "disarm" in bought:
         if not params.disarm.strip():
             raise ActionError(_("Say what is disarmed (a weapon, gear or a trait)."), field="disarm")
-        opp["disarmed"].append(params.disarm.strip())
+        opp.disarmed.append(params.disarm.strip())
     if "impede" in bought:
-        opp["impede"] = 1
+        opp.impede = 1
     if "gain_position" in bought:
-        own["position"] = 1
-    state["pending"].pop(0)
+        own.position = 1
+    state.pending.pop(0)
     words: Summary = (
         join([msg(EFFECT_WORDS[e]) if e in EFFECT_WORDS else e for e in bought]) if bought else msg("nothing")
     )
@@ -54,11 +54,11 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         words = msg("{effects} ({what})", effects=words, what=params.disarm.strip())
     line = say(
         state,
-        msg("{team} spends its maneuver (margin {n}): {effects}", team=own["name"], n=pending["margin"], effects=words),
+        msg("{team} spends its maneuver (margin {n}): {effects}", team=own.name, n=pending["margin"], effects=words),
     )
     openings: list[dict[str, Any]] = []
     paired: list[Summary] = []
-    if not state["pending"]:
+    if not state.pending:
         openings = advance(state, ctx, sheets_of(sheet_data, ctx), paired)
     if paired:
         line = join([line, *paired], "; ")

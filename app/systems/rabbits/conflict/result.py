@@ -11,6 +11,7 @@ from typing import Any
 from app.i18n import Summary, msg
 from app.systems.rabbits import outcome
 from app.systems.rabbits.conflict.disposition import set_disposition
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.sheet import dump, load
 
 
@@ -19,35 +20,35 @@ def opponent(ex: Mapping[str, Any], team: str) -> str:
     return teams[1] if teams[0] == team else teams[0]
 
 
-def _effect(state: dict[str, Any], ex: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
+def _effect(state: ConflictState, ex: dict[str, Any], team: str, margin: int, notes: list[Summary]) -> None:
     """What a successful action does with its margin (rabbits.en.md, "Actions")."""
     side = ex["sides"][team]
     other = opponent(ex, team)
-    own, opp = state["teams"][team], state["teams"][other]
+    own, opp = state.teams[team], state.teams[other]
     if margin <= 0:
         return
     if side["action"] in ("attack", "feint"):
-        set_disposition(opp, max(0, opp["disposition"] - margin))
-        notes.append(msg("{team} −{n} → {left}", team=opp["name"], n=margin, left=opp["disposition"]))
+        set_disposition(opp, max(0, opp.left() - margin))
+        notes.append(msg("{team} −{n} → {left}", team=opp.name, n=margin, left=opp.disposition))
     elif side["action"] == "defend":
-        gained = min(own["start"], own["disposition"] + margin) - own["disposition"]
-        set_disposition(own, own["disposition"] + gained)
+        gained = min(own.started(), own.left() + margin) - own.left()
+        set_disposition(own, own.left() + gained)
         notes.append(
             msg(
                 "{team} +{n} → {now} (at most its starting {start})",
-                team=own["name"],
+                team=own.name,
                 n=gained,
-                now=own["disposition"],
-                start=own["start"],
+                now=own.disposition,
+                start=own.start,
             )
         )
     else:
-        state["pending"].append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
-        notes.append(msg("{team} maneuvers with a margin of {n}", team=own["name"], n=margin))
+        state.pending.append({"team": team, "member": side["member"], "margin": margin, "opponent": other})
+        notes.append(msg("{team} maneuvers with a margin of {n}", team=own.name, n=margin))
 
 
 def settle(
-    state: dict[str, Any],
+    state: ConflictState,
     ex: dict[str, Any],
     sheets: dict[int, dict[str, Any]],
     decided: tuple[str | None, int] | None = None,
@@ -83,7 +84,7 @@ def settle(
                 if hits >= ob:
                     _effect(state, ex, key, hits - ob, notes)
                 else:
-                    notes.append(msg("{team} failed Ob {ob}", team=state["teams"][key]["name"], ob=ob))
+                    notes.append(msg("{team} failed Ob {ob}", team=state.teams[key].name, ob=ob))
     ex["result"] = results
     changed: set[int] = set()
     for key, roll in rolls.items():

@@ -22,6 +22,8 @@ from app.rules import commitment
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import open_exchange
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import (
     SIDES,
     commitment_key,
@@ -39,7 +41,6 @@ from app.systems.rabbits.conflict.state import (
     team_keys,
     team_of,
 )
-from app.systems.rabbits.conflict.volley import open_exchange
 from app.systems.rabbits.conflict.weapons import has_halberd, weapon_table
 
 ACTION_COUNT = 3
@@ -95,46 +96,46 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
     """Step 6: the team chooses its three actions in private; locking fixes them (one commitment each)."""
     state = step_state(ctx)
     assert ctx.encounter is not None
-    if state["phase"] != "script":
+    if state.phase != "script":
         raise ActionError(_("It is not the time to script actions."), field="encounter_id")
     team = team_of(state, ctx.character_id)
     if team is None:
         raise ActionError(_("That rabbit is not in this conflict."), field="character_id")
-    t = state["teams"][team]
+    t = state.teams[team]
     if not in_front(state, team):
         raise ActionError(
-            _("{team} has no opponent this volley: it waits.").format(team=render(t["name"])), field="character_id"
+            _("{team} has no opponent this volley: it waits.").format(team=render(t.name)), field="character_id"
         )
-    if ctx.actor_is_narrator and not t["narrator"]:
+    if ctx.actor_is_narrator and not t.narrator:
         # Ruling 9: the narrator sees no players' team's choices, so cannot make them either.
         raise ActionError(
-            _("The players of {team} script its actions.").format(team=render(t["name"])), field="character_id"
+            _("The players of {team} script its actions.").format(team=render(t.name)), field="character_id"
         )
-    if t["locked"]:
+    if t.locked:
         raise ActionError(
-            _("{team} has locked its actions: a locked script cannot change.").format(team=render(t["name"])),
+            _("{team} has locked its actions: a locked script cannot change.").format(team=render(t.name)),
             field="encounter_id",
         )
-    script = _script(params, t["members"], names_of(ctx.encounter))
-    t["script"], t["scripted"] = script, True
+    script = _script(params, t.members, names_of(ctx.encounter))
+    t.script, t.scripted = script, True
     opened: list[dict[str, Any]] = []
     if not params.lock:
-        line = say(state, msg("{team} changed its script.", team=t["name"]))
+        line = say(state, msg("{team} changed its script.", team=t.name))
         outcome: dict[str, Any] = {"team": team, "locked": False}
     else:
-        volley, eid = state["volley"], ctx.encounter["id"]
-        t["salts"] = [commitment.new_salt() for _ in script]
-        t["commitments"] = [
+        volley, eid = state.volley, ctx.encounter["id"]
+        t.salts = [commitment.new_salt() for _ in script]
+        t.commitments = [
             commitment.commit(salt, committed_value(eid, volley, i, team, step))
-            for i, (salt, step) in enumerate(zip(t["salts"], script))
+            for i, (salt, step) in enumerate(zip(t.salts, script))
         ]
-        t["locked"], t["lock_seq"] = True, ctx.seq
+        t.locked, t.lock_seq = True, ctx.seq
         line = say(
             state,
             msg(
                 "{team} locked its three actions (commitments {hashes}).",
-                team=t["name"],
-                hashes=", ".join(c[:16] for c in t["commitments"]),
+                team=t.name,
+                hashes=", ".join(c[:16] for c in t.commitments),
             ),
         )
         outcome = {
@@ -142,10 +143,10 @@ def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx:
             "locked": True,
             "commitments": [
                 {"key": commitment_key(eid, volley, i, team), "hash": c, "scheme": commitment.SCHEME}
-                for i, c in enumerate(t["commitments"])
+                for i, c in enumerate(t.commitments)
             ],
         }
-        if all(state["teams"][k]["locked"] for k in team_keys(state) if in_front(state, k)):
+        if all(state.teams[k].locked for k in team_keys(state) if in_front(state, k)):
             opened = open_exchange(state, ctx, sheets_of(sheet, ctx))
             outcome["openings"] = opened
     # The request holds no choice (the log is public); the script stays in the state, which `view` filters.
@@ -171,25 +172,25 @@ def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx
     """Before any team locks its volley, the narrator may choose whom a team faces: the two then face each other
     only, and a team this leaves without an opponent is paired as at the start of a volley (pair_free_teams)."""
     state = step_state(ctx)
-    if state["phase"] != "script" or any(t["locked"] for t in state["teams"].values()):
+    if state.phase != "script" or any(t.locked for t in state.teams.values()):
         raise ActionError(_("Teams are paired at the start of a volley, before any team locks."), field="opponent")
-    teams = state["teams"]
+    teams = state.teams
     team, faces = params.team.strip().lower(), params.opponent.strip().lower()
-    if team not in teams or teams[team]["disposition"] == 0:
+    if team not in teams or teams[team].disposition == 0:
         raise ActionError(_("Choose a team still in the conflict."), field="team")
-    if faces not in teams or teams[faces]["disposition"] == 0 or SIDES[faces] == SIDES[team]:
+    if faces not in teams or teams[faces].disposition == 0 or SIDES[faces] == SIDES[team]:
         raise ActionError(_("Choose an opposing team still in the conflict."), field="opponent")
     front = [team, faces] if SIDES[team] == 0 else [faces, team]
-    state["fronts"] = [f for f in fronts_of(state) if not set(f) & {team, faces}] + [front]
+    state.fronts = [f for f in fronts_of(state) if not set(f) & {team, faces}] + [front]
     line = say(
         state,
-        msg("{team} now faces {other} (the narrator's call).", team=teams[team]["name"], other=teams[faces]["name"]),
+        msg("{team} now faces {other} (the narrator's call).", team=teams[team].name, other=teams[faces].name),
     )
     paired = pair_free_teams(state)
     return Resolution(
         request={"version": params.version, "team": team, "opponent": faces},
         summary=join([line, *paired], "; "),
-        outcome={"fronts": state["fronts"]},
+        outcome={"fronts": state.fronts},
         encounter={"state": state, "over": False},
     )
 
@@ -205,11 +206,12 @@ def sees_script(team: Mapping[str, Any], viewer: EncounterViewer) -> bool:
     return bool(viewer.controls & set(team["members"]))
 
 
-def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
+def view(state: ConflictState | Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
     """The conflict as this viewer may read it: other teams' scripts and salts taken out (every revealed
-    action is in `opened` and `current`, which are public)."""
-    shown = dict(state)
-    teams = state.get("teams")
+    action is in `opened` and `current`, which are public). The page reads the stored JSON; a model is dumped."""
+    stored = state.stored() if isinstance(state, ConflictState) else dict(state)
+    shown = dict(stored)
+    teams = stored.get("teams")
     if not isinstance(teams, Mapping):
         return shown
     shown["teams"] = {}
@@ -221,7 +223,9 @@ def view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
             "script": team.get("script") if own else None,
             "salts": team.get("salts") if own else None,
         }
-    shown["checked"] = [dict(o, ok=commitment.opens(o["hash"], o["salt"], o["value"])) for o in state.get("opened", [])]
+    shown["checked"] = [
+        dict(o, ok=commitment.opens(o["hash"], o["salt"], o["value"])) for o in stored.get("opened", [])
+    ]
     return shown
 
 

@@ -15,6 +15,7 @@ from app.i18n import N_, Summary, _, join, msg, render, rule_message
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import ConflictState, Team
 from app.systems.rabbits.conflict.state import (
     ALL_TEAMS,
     CONFLICT_NAMES,
@@ -74,7 +75,7 @@ class SetupParams(BaseModel):
     f_narrator: bool = False
 
 
-def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> dict[str, Any]:
+def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> Team:
     members = list(dict.fromkeys(getattr(params, f"{key}_members")))
     label = _(TEAM_LABELS[key])
     if not members:
@@ -99,26 +100,26 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
         raise ActionError(_("{team}: write down its goal (step 3).").format(team=label), field=f"{key}_goal")
     # A name left empty is the table's (translated when read); a typed one stays as typed.
     name: str | Summary = getattr(params, f"{key}_name").strip() or msg(TEAM_LABELS[key])
-    return {
-        "name": name,
-        "goal": goal,
-        "captain": captain,
-        "members": members,
-        "narrator": bool(getattr(params, f"{key}_narrator")),
-        "base": None,
-        "start": None,
-        "disposition": None,
-        "roll": None,
-        "scripted": False,
-        "locked": False,
-        "script": None,
-        "salts": None,
-        "commitments": None,
-        "lock_seq": None,
-        "impede": 0,
-        "position": 0,
-        "disarmed": [],
-    }
+    return Team(
+        name=name,
+        goal=goal,
+        captain=captain,
+        members=members,
+        narrator=bool(getattr(params, f"{key}_narrator")),
+        base=None,
+        start=None,
+        disposition=None,
+        roll=None,
+        scripted=False,
+        locked=False,
+        script=None,
+        salts=None,
+        commitments=None,
+        lock_seq=None,
+        impede=0,
+        position=0,
+        disarmed=[],
+    )
 
 
 def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
@@ -169,49 +170,47 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     shown: Summary = params.title.strip() or msg(
         "{conflict}: {a} vs {b}",
         conflict=msg(CONFLICT_NAMES[conflict]),
-        a=join([teams[k]["name"] for k in sides[0]], " & "),
-        b=join([teams[k]["name"] for k in sides[1]], " & "),
+        a=join([teams[k].name for k in sides[0]], " & "),
+        b=join([teams[k].name for k in sides[1]], " & "),
     )
     title = render(shown)
-    state: dict[str, Any] = {
-        "conflict": conflict,
-        "other_skill": other_skill,
-        "weapons": weapons,
-        "weapon_table": weapon_table,
-        "tiebreak": tiebreak,
-        "phase": "disposition",
-        "volley": 1,
-        "index": 0,
-        "teams": teams,
-        "current": None,
-        "pending": [],
-        "opened": [],
-        "recent": [],
-        "result": None,
-        "title": shown,
-        "fronts": fronts,
-    }
+    state = ConflictState(
+        conflict=conflict,
+        other_skill=other_skill,
+        weapons=weapons,
+        weapon_table=weapon_table,
+        tiebreak=tiebreak,
+        phase="disposition",
+        volley=1,
+        index=0,
+        teams=teams,
+        current=None,
+        pending=[],
+        opened=[],
+        recent=[],
+        result=None,
+        title=shown,
+        fronts=fronts,
+    )
     for key in keys:
-        teams[key]["preview"] = disposition_preview(state, key, ctx.others)
+        teams[key].preview = disposition_preview(state, key, ctx.others)
     if len(keys) == 2:
         line = say(
             state,
             msg(
                 "{title} — {a}: {goal_a} / {b}: {goal_b}",
                 title=shown,
-                a=teams["a"]["name"],
-                goal_a=teams["a"]["goal"],
-                b=teams["b"]["name"],
-                goal_b=teams["b"]["goal"],
+                a=teams["a"].name,
+                goal_a=teams["a"].goal,
+                b=teams["b"].name,
+                goal_b=teams["b"].goal,
             ),
         )
     else:
-        goals = [msg("{team}: {goal}", team=teams[k]["name"], goal=teams[k]["goal"]) for k in keys]
+        goals = [msg("{team}: {goal}", team=teams[k].name, goal=teams[k].goal) for k in keys]
         line = say(state, msg("{title} — {teams}", title=shown, teams=join(goals, " / ")))
     participants = [
-        {"character_id": cid, "side": key, "name": ctx.other_names[cid]}
-        for key in keys
-        for cid in teams[key]["members"]
+        {"character_id": cid, "side": key, "name": ctx.other_names[cid]} for key in keys for cid in teams[key].members
     ]
     return Resolution(
         request=params.model_dump(),
@@ -219,7 +218,7 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
         outcome={
             "conflict": conflict,
             "teams": {
-                k: {"name": t["name"], "goal": t["goal"], "captain": t["captain"], "members": t["members"]}
+                k: {"name": t.name, "goal": t.goal, "captain": t.captain, "members": t.members}
                 for k, t in teams.items()
             },
         },

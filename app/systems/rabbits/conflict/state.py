@@ -8,8 +8,9 @@ The conflict's state (one encounter, docs/RABBITS-CONFLICTS.md):
   commitments, lock_seq, impede, position, disarmed}, fronts (the pairs of opposing teams that meet; absent in
   older states: A–B), current (the revealed exchange of the first front; the others' in current.more),
   pending (maneuvers to spend), opened (every published opening), recent, result. What a viewer reads of it is
-  decided in script.view (RuleSystem.encounter_view).
-Scripting and the reveal are in script.py, the exchanges and the end in volley.py.
+  decided in script.view (RuleSystem.encounter_view). The typed models are in models.py (ConflictState, Team);
+a step gets the model (step_state copies it), the pages' helpers take it or the stored JSON.
+Scripting and the reveal are in script.py, the exchanges in exchange.py, rolling in volley.py, the end in end.py.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 from app.i18n import N_, Summary, _, msg
 from app.systems.base import ActionError, Context
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import ConflictState, conflict_state
 from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool
 from app.systems.rabbits.sheet import (
     RabbitSheet,
@@ -49,49 +51,49 @@ def other_team(team: str) -> str:
     return "b" if team == "a" else "a"
 
 
-def team_keys(state: Mapping[str, Any]) -> list[str]:
-    return [key for key in ALL_TEAMS if key in state["teams"]]
+def team_keys(state: ConflictState) -> list[str]:
+    return [key for key in ALL_TEAMS if key in state.teams]
 
 
-def fronts_of(state: Mapping[str, Any]) -> list[list[str]]:
+def fronts_of(state: ConflictState) -> list[list[str]]:
     """The pairs of opposing teams that meet this volley (a conflict of two teams: A against B)."""
-    return [list(f) for f in state["fronts"]] if "fronts" in state else [["a", "b"]]
+    return [list(f) for f in state.fronts] if state.fronts is not None else [["a", "b"]]
 
 
-def in_front(state: Mapping[str, Any], team: str) -> bool:
+def in_front(state: ConflictState, team: str) -> bool:
     return any(team in front for front in fronts_of(state))
 
 
-def side_out(state: Mapping[str, Any]) -> list[int]:
+def side_out(state: ConflictState) -> list[int]:
     """The sides whose every team is at 0 ("Once one side is at 0")."""
-    teams = state["teams"]
-    return [side for side in (0, 1) if all(teams[k]["disposition"] == 0 for k in team_keys(state) if SIDES[k] == side)]
+    teams = state.teams
+    return [side for side in (0, 1) if all(teams[k].disposition == 0 for k in team_keys(state) if SIDES[k] == side)]
 
 
-def pair_free_teams(state: dict[str, Any]) -> list[Summary]:
+def pair_free_teams(state: ConflictState) -> list[Summary]:
     """At the start of a volley, each team still in the conflict without an opponent (its opponent is out, or the
     sides had unequal numbers of teams) faces the opposing team with the most disposition — one that has no
     opponent either if there is one, else any (which then faces two); the first in the form's order among
     equals."""
-    teams, fronts, lines = state["teams"], fronts_of(state), []
+    teams, fronts, lines = state.teams, fronts_of(state), []
     for key in team_keys(state):
-        if teams[key]["disposition"] == 0 or any(key in front for front in fronts):
+        if teams[key].disposition == 0 or any(key in front for front in fronts):
             continue
-        rivals = [k for k in team_keys(state) if SIDES[k] != SIDES[key] and teams[k]["disposition"] > 0]
+        rivals = [k for k in team_keys(state) if SIDES[k] != SIDES[key] and teams[k].left() > 0]
         if not rivals:
             continue
         rival = max(
             rivals,
-            key=lambda k: (not any(k in front for front in fronts), teams[k]["disposition"], -ALL_TEAMS.index(k)),
+            key=lambda k: (not any(k in front for front in fronts), teams[k].disposition, -ALL_TEAMS.index(k)),
         )
         fronts.append([key, rival] if SIDES[key] == 0 else [rival, key])
-        lines.append(say(state, msg("{team} now faces {other}.", team=teams[key]["name"], other=teams[rival]["name"])))
-    state["fronts"] = fronts
+        lines.append(say(state, msg("{team} now faces {other}.", team=teams[key].name, other=teams[rival].name)))
+    state.fronts = fronts
     return lines
 
 
-def team_of(state: Mapping[str, Any], character_id: int | None) -> str | None:
-    return next((key for key, team in state["teams"].items() if character_id in team["members"]), None)
+def team_of(state: ConflictState, character_id: int | None) -> str | None:
+    return next((key for key, team in state.teams.items() if character_id in team.members), None)
 
 
 def sheets_of(sheet: Mapping[str, Any], ctx: Context) -> dict[int, dict[str, Any]]:
@@ -106,26 +108,18 @@ def names_of(encounter: Mapping[str, Any]) -> dict[int, str]:
     return {p["character_id"]: p["name"] for p in encounter["participants"]}
 
 
-def step_state(ctx: Context) -> dict[str, Any]:
+def step_state(ctx: Context) -> ConflictState:
+    """The conflict's state to change: a deep copy of the model the rules service validated (or of the JSON)."""
     encounter = ctx.encounter
     if encounter is None:
         raise ActionError(_("This is a step of a conflict."), field="encounter_id")
-    state: dict[str, Any] = _copy(encounter["state"])
-    return state
+    return conflict_state(encounter["state"]).model_copy(deep=True)
 
 
-def _copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value
-
-
-def say(state: dict[str, Any], line: Summary) -> Summary:
+def say(state: ConflictState, line: Summary) -> Summary:
     """One line of "what happened" on the conflict page (the log has every step); language-neutral (app.i18n.msg),
     shown with `| tr`."""
-    state["recent"] = [line] + list(state.get("recent", []))[: RECENT - 1]
+    state.recent = [line, *state.recent[: RECENT - 1]]
     return line
 
 
@@ -159,21 +153,24 @@ def compromise_word(level: str) -> Summary:
     return msg(COMPROMISE_WORDS[level]) if level in COMPROMISE_WORDS else level
 
 
-def skill_options(state: Mapping[str, Any], action: str) -> tuple[str, ...]:
+def skill_options(state: ConflictState | Mapping[str, Any], action: str) -> tuple[str, ...]:
     """rabbits.en.md, "Skills by conflict and action"; "other": the skill the narrator named at set-up; an
     empty tuple is the sheet's "see description" (the roller names the skill or ability)."""
-    if state["conflict"] == "other":
-        return (state["other_skill"],)
-    return rabbits.CONFLICT_SKILLS[state["conflict"]][action]
+    state = conflict_state(state)
+    if state.conflict == "other":
+        return (state.other_skill,)
+    return rabbits.CONFLICT_SKILLS[state.conflict][action]
 
 
-def disposition_skills(state: Mapping[str, Any]) -> tuple[str, ...]:
-    tests = rabbits.DISPOSITION_TABLE[state["conflict"]][0]
-    return tests or (state["other_skill"],)
+def disposition_skills(state: ConflictState | Mapping[str, Any]) -> tuple[str, ...]:
+    state = conflict_state(state)
+    tests = rabbits.DISPOSITION_TABLE[state.conflict][0]
+    return tests or (state.other_skill,)
 
 
-def disposition_bases(state: Mapping[str, Any]) -> tuple[str, ...]:
-    return rabbits.DISPOSITION_TABLE[state["conflict"]][1] or rabbits.ABILITIES
+def disposition_bases(state: ConflictState | Mapping[str, Any]) -> tuple[str, ...]:
+    state = conflict_state(state)
+    return rabbits.DISPOSITION_TABLE[state.conflict][1] or rabbits.ABILITIES
 
 
 def percent(chance: Fraction | float) -> float:
@@ -200,34 +197,33 @@ def committed_value(encounter_id: int, volley: int, index: int, team: str, step:
     return value
 
 
-def opening(state: dict[str, Any], encounter_id: int, index: int, team: str) -> dict[str, Any]:
+def opening(state: ConflictState, encounter_id: int, index: int, team: str) -> dict[str, Any]:
     """Publish one scripted action: its value and salt, against the commitment logged at lock time."""
-    t = state["teams"][team]
-    value = committed_value(encounter_id, state["volley"], index, team, t["script"][index])
+    t = state.teams[team]
+    assert t.script is not None and t.commitments is not None and t.salts is not None, "opened before it was locked"
+    value = committed_value(encounter_id, state.volley, index, team, t.script[index])
     found = {
         "key": value["key"],
-        "seq": t["lock_seq"],
-        "hash": t["commitments"][index],
-        "salt": t["salts"][index],
+        "seq": t.lock_seq,
+        "hash": t.commitments[index],
+        "salt": t.salts[index],
         "value": value,
         "team": team,
-        "volley": state["volley"],
+        "volley": state.volley,
         "index": index,
     }
-    state["opened"].append(found)
+    state.opened.append(found)
     return found
 
 
 # --- disposition (the captain) -----------------------------------------------------------------------------------
 
 
-def _helpers(
-    state: Mapping[str, Any], team: str, captain: int, sheets: Mapping[int, Any]
-) -> tuple[list[int], list[int]]:
+def _helpers(state: ConflictState, team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:
     """Ruling 7: every teammate helps (+1D), except those who may not (Afraid, ruling 3; retired)."""
     able: list[int] = []
     unable: list[int] = []
-    for cid in state["teams"][team]["members"]:
+    for cid in state.teams[team].members:
         if cid == captain:
             continue
         sheet = sheets.get(cid, {})
@@ -236,7 +232,7 @@ def _helpers(
 
 
 def disposition_plan(
-    state: Mapping[str, Any],
+    state: ConflictState,
     team: str,
     sheet: RabbitSheet,
     choices: PoolChoices,
@@ -244,7 +240,7 @@ def disposition_plan(
     ctx_session: int | None,
     settings: Mapping[str, Any],
 ) -> Any:
-    captain = state["teams"][team]["captain"]
+    captain = state.teams[team].captain
     able, _unable = _helpers(state, team, captain, sheets)
     choices = choices.model_copy(update={"helpers": able})
     return plan_pool(
@@ -257,16 +253,16 @@ def disposition_plan(
     )
 
 
-def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int, Any]) -> dict[str, Any] | None:
+def disposition_preview(state: ConflictState, team: str, sheets: Mapping[int, Any]) -> dict[str, Any] | None:
     """What the captain's button shows: the pool, the base, the penalties and the exact chance of each total."""
-    captain = state["teams"][team]["captain"]
+    captain = state.teams[team].captain
     try:
         sheet = load(sheets[captain])
         skill = disposition_skills(state)[0]
         plan = disposition_plan(state, team, sheet, PoolChoices(skill=skill), sheets, None, {})
     except (ActionError, KeyError):
         return None
-    conditions = [list(sheets[cid].get("conditions", [])) for cid in state["teams"][team]["members"]]
+    conditions = [list(sheets[cid].get("conditions", [])) for cid in state.teams[team].members]
     return {
         "skill": skill,
         "dice": plan.pool.dice,
@@ -276,7 +272,7 @@ def disposition_preview(state: Mapping[str, Any], team: str, sheets: Mapping[int
 
 
 def preview_base(
-    state: Mapping[str, Any], sheet: RabbitSheet, base: str, dice: int, conditions: list[list[str]]
+    state: ConflictState, sheet: RabbitSheet, base: str, dice: int, conditions: list[list[str]]
 ) -> dict[str, Any]:
     rating = sheet.abilities[base].rating
     penalty = sum(

@@ -18,9 +18,10 @@ from app.i18n import _, join, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.exchange import exchanges, settle_if_ready
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.result import opponent, settle
 from app.systems.rabbits.conflict.state import say, step_state, team_of
-from app.systems.rabbits.conflict.volley import exchanges, settle_if_ready
 from app.systems.rabbits.followups import spend_fate
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, plan_pool
@@ -44,11 +45,11 @@ def fate_open(sheet: dict[str, Any], roll: dict[str, Any]) -> bool:
     return bool(not last.get("fate_used") and int(sheet.get("fate", 0)) > 0 and 6 in roll["faces"])
 
 
-def tiebreak_ability(state: dict[str, Any], ex: dict[str, Any]) -> str:
+def tiebreak_ability(state: ConflictState, ex: dict[str, Any]) -> str:
     """Ruling 12's tiebreaker for this exchange: Nature if the tied test was Will or Health."""
     tested = [str((roll.get("last") or {}).get("tiebreak_kind", "skill")) for roll in ex["rolls"].values()]
     kind = next((k for k in tested if k in rabbits.TIEBREAK_PICKS), "skill")
-    return rabbits.conflict_tiebreak_ability(state["conflict"], kind, state.get("tiebreak", ""))
+    return rabbits.conflict_tiebreak_ability(state.conflict, kind, state.tiebreak)
 
 
 def _ability_pool(sheet: dict[str, Any], ability: str) -> int:
@@ -64,7 +65,7 @@ def _ability_pool(sheet: dict[str, Any], ability: str) -> int:
     return plan.pool.dice
 
 
-def _decide(state: dict[str, Any], ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Any], set[int]]:
+def _decide(state: ConflictState, ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Any], set[int]]:
     """Ask the ruling where the tie stands; settle the exchange once it has an answer."""
     x, y = ex["teams"]
     tie = ex["tie"]
@@ -92,11 +93,11 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     """Ruling 12, one choice of one tied side's roller: give the tie away with a trait or keep it; spend Fate or
     not; roll the tiebreaker (both sides' pools at once, the server's dice)."""
     state = step_state(ctx)
-    current = state.get("current")
+    current = state.current
     team = team_of(state, ctx.character_id)
     tied = (
         [ex for ex in exchanges(current) if (ex.get("tie") or {}).get("step") and team in ex["sides"]]
-        if current and team and state["phase"] == "resolve"
+        if current and team and state.phase == "resolve"
         else []
     )
     if params.front is not None:
@@ -116,27 +117,27 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     if choice not in CHOICES:
         raise ActionError(_("Choose what to do with the tie."), field="choice")
     sheet = load(sheet_data)
-    t = state["teams"][team]
+    t = state.teams[team]
     step = tie["step"]
     sheets_now: dict[int | None, Mapping[str, Any]] = dict(ctx.others.items())
     sheets_now[ctx.character_id] = sheet_data
     if step == "trait" and choice == "concede":
         if not params.trait.strip():
             raise ActionError(_("Choose the trait that gives the tie away."), field="trait")
-        if params.trait.strip().lower() in {d.lower() for d in t["disarmed"]}:
+        if params.trait.strip().lower() in {d.lower() for d in t.disarmed}:
             raise ActionError(_("That trait was disarmed for the rest of the conflict."), field="trait")
         trait = find_trait(sheet, params.trait)
         earned = rabbits.CHECKS_EARNED["concede_tie"]
         sheet.checks += earned
         tie["conceded_by"] = team
         line = msg(
-            "{team} gives the tie away with the trait {trait} (+{n} checks)", team=t["name"], trait=trait.name, n=earned
+            "{team} gives the tie away with the trait {trait} (+{n} checks)", team=t.name, trait=trait.name, n=earned
         )
     elif step == "trait" and choice == "keep":
         if team in tie["declined"]:
             raise ActionError(_("This side has already kept the tie; waiting for the other side."), field="choice")
         tie["declined"].append(team)
-        line = msg("{team} keeps the tie", team=t["name"])
+        line = msg("{team} keeps the tie", team=t.name)
         if len(tie["declined"]) >= 2:
             tie["fate"] = {
                 key: fate_open(dict(sheets_now[ex["rolls"][key]["member"]]), ex["rolls"][key]) for key in ex["teams"]
@@ -153,12 +154,12 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
             roll["successes"] = rabbits.successes(roll["faces"]) + roll.get("weapon_hits", 0)
             line = msg(
                 "{team}: Fate rerolls the 6s {faces}; successes now: {n}",
-                team=t["name"],
+                team=t.name,
                 faces=faces_text(roll["faces"][old:]),
                 n=roll["successes"],
             )
         else:
-            line = msg("{team} spends no Fate on the tie", team=t["name"])
+            line = msg("{team} spends no Fate on the tie", team=t.name)
         tie["fate"][team] = False
     elif step == "tiebreak" and choice == "tiebreak":
         ability = tiebreak_ability(state, ex)
@@ -176,10 +177,10 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         line = msg(
             "tiebreaker on {ability}: {a} {a_faces} {a_n} to {b} {b_faces} {b_n}",
             ability=ability_word(ability),
-            a=state["teams"][x]["name"],
+            a=state.teams[x].name,
             a_faces=faces_text(rolled[x]["faces"]),
             a_n=rolled[x]["successes"],
-            b=state["teams"][y]["name"],
+            b=state.teams[y].name,
             b_faces=faces_text(rolled[y]["faces"]),
             b_n=rolled[y]["successes"],
         )
