@@ -6,6 +6,7 @@ from __future__ import annotations
 from app import i18n
 from app.rolls import faces
 from app.rolls.visibility import AUDIENCE_BADGES, READER_LISTS, RECIPIENTS, Visibility
+from app.systems.dice import marks as dice_marks
 from app.web import ENV, REFUSAL, keyed, render_text
 
 
@@ -18,7 +19,7 @@ def test_every_audience_but_public_has_its_badge_in_each_language() -> None:
 
 def test_every_mark_a_die_can_carry_has_a_label() -> None:
     # the dice roller's own marks and the ones read from a system's outcome (faces.entry_faces)
-    assert faces._DICE_MARKS | {"critical", "fumble", "doubles"} <= set(faces.MARK_LABELS)
+    assert dice_marks._DICE_MARKS | {"critical", "fumble", "doubles"} <= set(faces.MARK_LABELS)
     assert ENV.globals["mark_labels"] is faces.MARK_LABELS
 
 

@@ -182,18 +182,22 @@ def create(
 def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
     """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's
     tools that belong to no single character — foes, game time, tables, brawls."""
-    system = campaign_system(acc, system_id)
-    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):  # campaign.html is optional
-        raise NotFound(_("This rule system has no page of its own."))
+    system = _system_with_page(acc, system_id)
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
+
+
+def _system_with_page(acc: Access, system_id: str) -> RuleSystem:
+    """The campaign's system `system_id` if it has a page of its own (campaign.html is optional), else 404."""
+    system = campaign_system(acc, system_id)
+    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):
+        raise NotFound(_("This rule system has no page of its own."))
+    return system
 
 
 @router.get("/campaigns/{campaign_id}/systems/{system_id}/panels/system")
 def system_panel(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
     """The system page's live panel (its block `system`, #system): what static/js/app.js fetches on its events."""
-    system = campaign_system(acc, system_id)
-    if not system.has_pages:
-        raise NotFound(_("This rule system has no page of its own."))
+    system = _system_with_page(acc, system_id)
     return render(request, f"{system.id}/campaign.html", system_context(db, acc, system), block="system")
 
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from app.i18n import msg
 from app.rules.dice import Dice
-from app.systems.base import Action, Context, Odds, RecordingDice, Resolution
+from app.systems.base import Action, Context, Odds, Resolution
 from app.systems.coin import rules
 
 
@@ -18,8 +18,7 @@ class FlipParams(BaseModel):
 
 
 def resolve(sheet: dict[str, Any], params: FlipParams, dice: Dice, ctx: Context) -> Resolution:
-    recording = RecordingDice(dice)
-    result = rules.flip(recording, params.coins, params.needed)
+    result = rules.flip(dice, params.coins, params.needed)  # the rules service records what is rolled
     new_sheet = {**sheet, "luck": int(sheet.get("luck", 0)) + 1} if result.success else None
     summary = msg(
         "{name} flips {coins} coins: {heads} heads, {result}",
@@ -30,7 +29,6 @@ def resolve(sheet: dict[str, Any], params: FlipParams, dice: Dice, ctx: Context)
     )
     return Resolution(
         request=params.model_dump(),
-        dice=recording.rolled,
         outcome={"faces": result.faces, "heads": result.heads, "success": result.success},
         summary=summary,
         sheet=new_sheet,
