@@ -17,6 +17,7 @@ import multiprocessing
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -36,7 +37,7 @@ class Answer(asyncio.Protocol):
     """Answers each complete request head (and its Content-Length body) with ANSWER."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)
         self.buf = b""
 
     def data_received(self, data: bytes) -> None:
@@ -51,7 +52,7 @@ class Answer(asyncio.Protocol):
             if len(self.buf) < end + 4 + length:
                 return
             self.buf = self.buf[end + 4 + length :]
-            self.transport.write(ANSWER)  # type: ignore[attr-defined]
+            self.transport.write(ANSWER)
 
 
 def serve(port: int) -> None:

@@ -22,7 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx2
 
@@ -454,7 +454,7 @@ class LeanHTTP(asyncio.Protocol):
         await loop.create_connection(lambda: self, self.host, self.port)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = cast(asyncio.Transport, transport)  # a TCP connection's (uvloop's or asyncio's)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
