@@ -23,9 +23,9 @@ from ..sheet import ArtSheet, dump, level_word, load, weapon_stats
 from ..skirmish import foe_damage_text, hit_foe
 from . import grapple as fg
 from . import perks as fp
-from .models import CombatState
+from .models import CombatState, Fighter
 from .pvp import pvp_attack_odds
-from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll
+from .roll import CombatRoll, Rolled, StepParams, acting, odds_for, outcome, remember, roll
 from .state import (
     copy_state,
     difficulty_shift,
@@ -148,47 +148,9 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
     foe = target.side == "foe"
     label = msg("Attack with {name}", name=stats["name"])
-    others: dict[int, dict[str, Any]] = {}
-    notes: list[Summary] = []
-    if foe:
-        foe_sheet = load(ctx.others[target.id])
-        r = roll(
-            sheet,
-            params,
-            dice,
-            ctx,
-            label=label,
-            base=stats["attack"],
-            attribute=stats["attribute"],
-            difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
-            kind=kind,
-            item_index=params.weapon,
-            against=msg("{name}'s Defense", name=target.name),
-            extra=bonus,
-            columns=difficulty_shift(me),
-        )
-        if r.succeeded:
-            hit = hit_foe(foe_sheet, r.result)
-            others[target.id] = dump(foe_sheet)
-            notes.append(foe_damage_text(target.name, hit))
-            notes.append(mark_outcome(state, target.id, hit))
-        else:
-            notes.append(msg("misses"))
-    else:
-        r = roll(
-            sheet,
-            params,
-            dice,
-            ctx,
-            label=label,
-            base=stats["attack"],
-            attribute=stats["attribute"],
-            difficulty=Level.CT,
-            kind=kind,
-            item_index=params.weapon,
-            extra=bonus,
-            degree_only=True,
-        )
+    r, others, notes = weapon_roll(
+        sheet, params, dice, ctx, state, me, target, stats, params.weapon, kind, label, bonus
+    )
     use_action(state)
     notes += list(
         fp.after_roll(state, me.id, sheet, r.rolled.perks, r.rolled.roll.kicker, target=target.id if foe else None)
@@ -350,3 +312,62 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
 
 
 # --- defending ---------------------------------------------------------------------------------------------------
+
+
+def weapon_roll(
+    sheet: ArtSheet,
+    params: CombatRoll,
+    dice: Dice,
+    ctx: Context,
+    state: CombatState,
+    me: Fighter,
+    target: Fighter,
+    stats: dict[str, Any],
+    weapon: int,
+    kind: str,
+    label: Summary,
+    extra: int,
+) -> tuple[Rolled, dict[int, dict[str, Any]], list[Summary]]:
+    """A weapon's roll at `target` (an attack, a free attack): against a foe's Defense, where a hit damages the foe
+    (its saved sheet in the second value), else a degree-only roll that a player's defense answers."""
+    others: dict[int, dict[str, Any]] = {}
+    notes: list[Summary] = []
+    if target.side == "foe":
+        foe_sheet = load(ctx.others[target.id])
+        r = roll(
+            sheet,
+            params,
+            dice,
+            ctx,
+            label=label,
+            base=stats["attack"],
+            attribute=stats["attribute"],
+            difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
+            kind=kind,
+            item_index=weapon,
+            against=msg("{name}'s Defense", name=target.name),
+            extra=extra,
+            columns=difficulty_shift(me),
+        )
+        if r.succeeded:
+            hit = hit_foe(foe_sheet, r.result)
+            others[target.id] = dump(foe_sheet)
+            notes += [foe_damage_text(target.name, hit), mark_outcome(state, target.id, hit)]
+        else:
+            notes.append(msg("misses"))
+        return r, others, notes
+    r = roll(
+        sheet,
+        params,
+        dice,
+        ctx,
+        label=label,
+        base=stats["attack"],
+        attribute=stats["attribute"],
+        difficulty=Level.CT,
+        kind=kind,
+        item_index=weapon,
+        extra=extra,
+        degree_only=True,
+    )
+    return r, others, notes

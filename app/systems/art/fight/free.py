@@ -13,17 +13,15 @@ from pydantic import Field
 
 from app.i18n import N_, _, join, msg
 from app.rules.dice import Dice
-from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from ..sheet import dump, level_word, load
-from ..skirmish import foe_damage_text, hit_foe
-from .attacks import ATTACK_WITH, defense_pending, in_range, weapon_of
+from .attacks import ATTACK_WITH, defense_pending, in_range, weapon_of, weapon_roll
 from .models import CombatState, Fighter
 from .perks import bonus, bonus_in_state, noted
 from .pvp import pvp_attack_odds
-from .roll import CombatRoll, odds_for, outcome, remember, roll
-from .state import combat_in, copy_state, difficulty_shift, done, fighter, mark_outcome
+from .roll import CombatRoll, odds_for, outcome, remember
+from .state import combat_in, copy_state, difficulty_shift, done, fighter
 
 
 class FreeAttackParams(CombatRoll):
@@ -61,48 +59,12 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
     me.unset("free_attack")
     extra, _perks = bonus(state, me, "attack", use=True)
     kind = "ranged_attack" if stats["ranged"] else "melee_attack"
-    others: dict[int, dict[str, Any]] = {}
-    notes: list[Any] = []
     foe = target.side == "foe"
     label = msg("Free attack with {name}", name=stats["name"])
-    if foe:
-        foe_sheet = load(ctx.others[target.id])
-        r = roll(
-            sheet,
-            params,
-            dice,
-            ctx,
-            label=label,
-            base=stats["attack"],
-            attribute=stats["attribute"],
-            difficulty=Level[foe_sheet.levels.get("DEF", "CT")],
-            kind=kind,
-            item_index=params.weapon,
-            against=msg("{name}'s Defense", name=target.name),
-            extra=extra,
-            columns=difficulty_shift(me),
-        )
-        if r.succeeded:
-            hit = hit_foe(foe_sheet, r.result)
-            others[target.id] = dump(foe_sheet)
-            notes += [foe_damage_text(target.name, hit), mark_outcome(state, target.id, hit)]
-        else:
-            notes.append(msg("misses"))
-    else:
-        r = roll(
-            sheet,
-            params,
-            dice,
-            ctx,
-            label=label,
-            base=stats["attack"],
-            attribute=stats["attribute"],
-            difficulty=Level.CT,
-            kind=kind,
-            item_index=params.weapon,
-            extra=extra,
-            degree_only=True,
-        )
+    r, others, notes = weapon_roll(
+        sheet, params, dice, ctx, state, me, target, stats, params.weapon, kind, label, extra
+    )
+    if not foe:
         notes.append(
             defense_pending(
                 state,
