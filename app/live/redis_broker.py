@@ -111,5 +111,5 @@ class RedisBroker(Broker):
                     log.warning("ignored a malformed broker message: %r", message["data"])
         finally:
             with contextlib.suppress(redis.RedisError, OSError):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]  # redis-py's PubSub.aclose is unannotated
+                await pubsub.aclose()
                 await client.aclose()
