@@ -38,7 +38,19 @@ def cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(service, "_DUMMY_HASH", fast.hash("not-a-real-password"))
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every database test runs on SQLite; those marked `engines` (what can differ between the engines: the writer
+    and group commit, the chain, locks and concurrency, JSON columns, migrations, the outbox, search, ids, one smoke
+    of every route) run on PostgreSQL too. docs/DEVELOPING.md keeps the list."""
+    if "database_url" not in metafunc.fixturenames or any(
+        m.name == "parametrize" and "database_url" in m.args[0] for m in metafunc.definition.iter_markers()
+    ):
+        return
+    engines = ["sqlite", "postgres"] if metafunc.definition.get_closest_marker("engines") else ["sqlite"]
+    metafunc.parametrize("database_url", engines, indirect=True)
+
+
+@pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "postgres":
         if not PG_URL:
