@@ -6,19 +6,43 @@ PORT   ?= 8000
 LANGS  := de da
 HOST   ?= 127.0.0.1
 
-.PHONY: run run-multi test lint install dev migrate seed bench bench-scaling admin messages messages-update messages-compile clean
+.PHONY: run run-multi test lint lock lock-upgrade install dev migrate seed bench bench-scaling admin messages messages-update messages-compile clean
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+# Installs are locked (uv.lock: every package, direct and transitive, with hashes; docs/DEVELOPING.md). uv itself is
+# pinned with its hashes in tools/uv-requirements.txt and installed by pip into $(UV_HOME); it then installs exactly
+# the lock into $(VENV) (`--locked`: it refuses a lock that disagrees with pyproject.toml). The editable install of
+# the project is built with the setuptools that pyproject.toml's [tool.uv] pins.
+UV_HOME := .uv
+UV      := $(UV_HOME)/bin/uv
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+export UV_PYTHON_DOWNLOADS := never
+# The platform's certificate store, like pip (a proxy or a company CA the machine trusts works for uv too).
+export UV_SYSTEM_CERTS := 1
+UV_SYNC := $(UV) sync --locked --python $(PYTHON) --quiet
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+$(UV): tools/uv-requirements.txt
+	rm -rf $(UV_HOME)
+	$(PYTHON) -m venv $(UV_HOME)
+	$(UV_HOME)/bin/pip install -q --disable-pip-version-check --require-hashes --no-deps -r tools/uv-requirements.txt
 	touch $@
 
-$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
+# `make run` adds the runtime packages to what is there (--inexact: a dev venv keeps its test tools); `make dev`
+# makes the venv exactly the lock with the dev extra.
+$(VENV)/.installed: uv.lock pyproject.toml | $(UV)
+	$(UV_SYNC) --inexact
+	touch $@
+
+$(VENV)/.dev-installed: uv.lock pyproject.toml | $(UV)
+	$(UV_SYNC) --extra dev
 	touch $@ $(VENV)/.installed
+
+# Deliberate refreshes (docs/DEVELOPING.md): `make lock` after editing pyproject.toml's dependencies (keeps every
+# other pin); `make lock-upgrade` takes the newest versions pyproject.toml allows. Then `make test`, commit uv.lock.
+lock: | $(UV)
+	$(UV) lock --python $(PYTHON)
+
+lock-upgrade: | $(UV)
+	$(UV) lock --upgrade --python $(PYTHON)
 
 install: $(VENV)/.installed
 
@@ -44,6 +68,7 @@ PG_URL    ?= postgresql+psycopg://postgres@127.0.0.1:5432/fateboard
 REDIS_URL ?= redis://127.0.0.1:6379/0
 WORKERS   ?= 2
 run-multi: install
+	$(UV_SYNC) --inexact --extra postgres --extra redis
 	FATEBOARD_DATABASE_URL=$(PG_URL) $(BIN)/alembic upgrade head
 	@echo "Serving on http://$(HOST):$(PORT) with $(WORKERS) workers"
 	FATEBOARD_DATABASE_URL=$(PG_URL) FATEBOARD_BROKER=redis FATEBOARD_REDIS_URL=$(REDIS_URL) \
@@ -62,6 +87,7 @@ admin: install
 NODE     ?= node
 JS_CHECK ?= optional
 lint: dev
+	$(UV) lock --check --offline --python $(PYTHON)
 	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations
 	$(BIN)/python tools/check_templates.py
@@ -110,7 +136,7 @@ messages-compile: dev
 	$(BIN)/pybabel compile -d app/locale
 
 clean:
-	rm -rf $(VENV) fateboard.db fateboard.db-* instance .pytest_cache .hypothesis
+	rm -rf $(VENV) $(UV_HOME) fateboard.db fateboard.db-* instance .pytest_cache .hypothesis
 
 # Issue 27: Fateboard against the peer pyvtt, alternating pairs (bench/peer.py; MET/MISSED and a JSON line).
 # pyvtt is set up in /tmp if it is missing, from its snapshot in PEERS and the package index only (its own
