@@ -1,6 +1,7 @@
-"""Fixtures only: a fresh database per test on SQLite and (when TEST_DATABASE_URL is set) PostgreSQL, an app,
-clients, a seated table, a live server. PostgreSQL runs are reported as skipped without the variable. The builders
-these use live in tests/utils/; test modules import them from there, never from this file."""
+"""Fixtures only: a fresh database per test on SQLite and (for tests marked `engines`, when TEST_DATABASE_URL is
+set) PostgreSQL, an app, clients, a seated table, a live server. PostgreSQL runs are reported as skipped without
+the variable. The builders these use live in tests/utils/; test modules import them from there, never from this
+file."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
 from utils.art import Art
-from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
+from utils.databases import PG_URL, migrated_postgres, migrated_sqlite, reset_postgres
+from utils.server import LiveServer, serve_in_thread, stop_server
 from utils.settings import app_settings
 from utils.tables import Table
 
 from app.config import Settings
 from app.main import create_app
-from app.models import Base
 
 if TYPE_CHECKING:
     from utils.leak_world import World
@@ -52,12 +53,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A test that asks for `app` gets the migrated schema (copied from this process's template on SQLite, emptied
+    on PostgreSQL); any other gets an empty database to build as it likes."""
+    migrated = "app" in request.fixturenames
     if request.param == "postgres":
         if not PG_URL:
             pytest.skip("PostgreSQL run: set TEST_DATABASE_URL to run it")
-        reset_postgres(PG_URL)
+        (migrated_postgres if migrated else reset_postgres)(PG_URL)
         return PG_URL
-    return f"sqlite:///{tmp_path / 'test.db'}"
+    path = tmp_path / "test.db"
+    if migrated:
+        migrated_sqlite(path)
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture
@@ -68,7 +75,6 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 @pytest.fixture
 def app(settings: Settings) -> Iterator[FastAPI]:
     application = create_app(settings)
-    Base.metadata.create_all(application.state.engine)
     yield application
     application.state.engine.dispose()
 
@@ -110,7 +116,7 @@ def art(client: TestClient, new_client: object) -> Art:
 def live_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     if database_url == PG_URL:
         reset_postgres(PG_URL)
-    server = start_server(database_url, tmp_path)
+    server = serve_in_thread(database_url, tmp_path)
     yield server
     stop_server(server)
 

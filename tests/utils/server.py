@@ -1,35 +1,44 @@
-"""A real uvicorn on 127.0.0.1 (migrated, optionally seeded) and the PostgreSQL reset. TEST_DATABASE_URL names
-the PostgreSQL database the `postgres` runs use; without it they are skipped."""
+"""A real uvicorn on 127.0.0.1 (migrated, optionally seeded). The databases (PG_URL, reset_postgres) are in
+tests/utils/databases.py."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import threading
+import time
 from pathlib import Path
 
-from sqlalchemy import text
+import uvicorn
 
-from app.db import make_engine
+from utils.databases import PG_URL, migrate, migrated_sqlite, reset_postgres
 
-PG_URL = os.environ.get("TEST_DATABASE_URL", "")
-
-
-def reset_postgres(url: str) -> None:
-    engine = make_engine(url)
-    with engine.begin() as conn:
-        conn.execute(text("DROP SCHEMA public CASCADE"))
-        conn.execute(text("CREATE SCHEMA public"))
-    engine.dispose()
+__all__ = ["PG_URL", "LiveServer", "reset_postgres", "serve_in_thread", "start_server", "stop_server"]
 
 
 class LiveServer:
-    """A real uvicorn on 127.0.0.1 (an endless SSE stream would hang an in-process client)."""
+    """A real uvicorn on 127.0.0.1 (an endless SSE stream would hang an in-process client): a process of its own
+    (`start_server`: the tests that kill it or need its own settings) or a thread of the test's process
+    (`serve_in_thread`: the live_server fixture; no second Python start)."""
 
-    def __init__(self, url: str, database_url: str, env: dict[str, str], process: subprocess.Popen[bytes]) -> None:
+    def __init__(
+        self,
+        url: str,
+        database_url: str,
+        env: dict[str, str],
+        process: subprocess.Popen[bytes] | None = None,
+        thread: tuple[uvicorn.Server, threading.Thread] | None = None,
+    ) -> None:
         self.url = url
         self.database_url = database_url
         self.env = env
-        self.process = process
+        self._process = process
+        self._thread = thread
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        assert self._process is not None, "a server in a thread has no process: start it with start_server"
+        return self._process
 
 
 def _free_port() -> int:
@@ -50,25 +59,14 @@ def start_server(
     app: str = "app.asgi:app",
 ) -> LiveServer:
     """`app`: the ASGI entry; browser tests that script the dice use tests/utils/scripted_server.py's."""
-    import subprocess
     import sys
-    import time
 
     import httpx2
 
     port = _free_port()
-    env = {
-        **os.environ,
-        "FATEBOARD_DATABASE_URL": database_url,
-        "FATEBOARD_SECRET_KEY": "test-secret",
-        "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1",
-        "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
-        **(extra_env or {}),
-    }
+    env = _environment(database_url, extra_env)
     root = Path(__file__).resolve().parents[2]  # the repository: tests/utils/server.py
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True, capture_output=True
-    )
+    _migrated(database_url)
     if seed:
         subprocess.run([sys.executable, "-m", "app.demo"], cwd=root, env=env, check=True, capture_output=True)
     with open(tmp_path / f"server-{port}.log", "w") as log:  # the child keeps its own copy of the descriptor
@@ -108,7 +106,65 @@ def start_server(
     raise RuntimeError("uvicorn did not start: " + (tmp_path / f"server-{port}.log").read_text())
 
 
+def _environment(database_url: str, extra_env: dict[str, str] | None) -> dict[str, str]:
+    return {
+        **os.environ,
+        "FATEBOARD_DATABASE_URL": database_url,
+        "FATEBOARD_SECRET_KEY": "test-secret",
+        "FATEBOARD_SSE_KEEPALIVE_SECONDS": "1",
+        "FATEBOARD_SIGNUP_MAX_PER_HOUR": "100000",
+        **(extra_env or {}),
+    }
+
+
+def _migrated(database_url: str) -> None:
+    """Migrated in this process: a new SQLite file is a copy of the migrated template; anything else is upgraded to
+    head (a no-op for a database a restarted server finds migrated). No second Python start for alembic."""
+    sqlite_path = Path(database_url.removeprefix("sqlite:///")) if database_url.startswith("sqlite:///") else None
+    if sqlite_path is not None and not sqlite_path.exists():
+        migrated_sqlite(sqlite_path)
+    else:
+        migrate(database_url)
+
+
+def serve_in_thread(database_url: str, tmp_path: Path, *, extra_env: dict[str, str] | None = None) -> LiveServer:
+    """The app with the same settings start_server gives it, served by uvicorn in a thread of this process."""
+    from app.config import Settings
+    from app.main import create_app
+
+    env = _environment(database_url, extra_env)
+    _migrated(database_url)
+    prefix = "FATEBOARD_"
+    settings = Settings.model_validate({k[len(prefix) :].lower(): v for k, v in env.items() if k.startswith(prefix)})
+    config = uvicorn.Config(
+        create_app(settings),
+        host="127.0.0.1",
+        port=_free_port(),
+        proxy_headers=False,
+        timeout_graceful_shutdown=1,
+        log_level="warning",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="live-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    if not server.started:
+        server.should_exit = True
+        thread.join(timeout=10)
+        raise RuntimeError("uvicorn did not start in its thread")
+    return LiveServer(f"http://127.0.0.1:{config.port}", database_url, env, thread=(server, thread))
+
+
 def stop_server(server: LiveServer) -> None:
+    if server._thread is not None:
+        uvicorn_server, thread = server._thread
+        uvicorn_server.should_exit = True
+        uvicorn_server.force_exit = True  # like a terminated process: open streams are not waited for
+        thread.join(timeout=15)
+        assert not thread.is_alive(), "the live server's thread did not stop"
+        return
     proc = server.process
     proc.terminate()
     try:
