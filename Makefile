@@ -96,8 +96,11 @@ lint: dev
 	elif [ "$(JS_CHECK)" = required ]; then echo "JS check: '$(NODE)' not found and JS_CHECK=required" >&2; exit 1; \
 	else echo "JS check SKIPPED: '$(NODE)' not found (install Node.js >= 18 to check static/js; CI runs it)"; fi
 
+# Two pytest-xdist workers on 2 cores (TEST_WORKERS=0 runs in one process); loadgroup keeps each xdist_group on one
+# worker (the Redis tests: its channels are shared). docs/DEVELOPING.md has the times and what PostgreSQL runs.
+TEST_WORKERS ?= auto
 test: dev lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # Issue 16's five benchmarks (bounded, 127.0.0.1 only; each prints MET/MISSED and a JSON line), the fan-out, then
 # issue 27's busy night (PostgreSQL + Redis + two app.serve workers).

@@ -1,4 +1,6 @@
 """Bad input is a 4xx with words a person can read, never a 500, and nothing is half written: one test per
+
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
 class of input the attacker's probes found (docs/INPUT_LIMITS.md). Runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations

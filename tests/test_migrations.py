@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
@@ -11,6 +12,8 @@ from utils.server import PG_URL, reset_postgres
 
 from app.db import make_engine
 from app.models import Base
+
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
 
 
 def _migrate(database_url: str, *steps: str) -> Engine:

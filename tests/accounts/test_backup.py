@@ -18,7 +18,7 @@ from utils.server import PG_URL, reset_postgres, start_server, stop_server
 from app.db import make_engine, make_sessionmaker
 from app.rolls.models import LogEntry
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.engines]
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -21,6 +21,8 @@ from app.config import Settings
 from app.main import create_app
 from app.models import Base
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 RIGHT = "correct horse"
 
 

@@ -13,6 +13,8 @@ from utils.web import api_token
 
 from app import systems
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 @pytest.fixture
 def coin(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,8 @@ from starlette.testclient import TestClient
 from utils import pictures
 from utils.tables import Table
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 def upload(
     t: Table,

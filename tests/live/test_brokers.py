@@ -21,6 +21,9 @@ from utils.server import PG_URL, LiveServer, _free_port, reset_postgres, start_s
 from app.live.broker import Broker, InProcessBroker
 from app.live.redis_broker import RedisBroker, backoff_delays, decode, encode
 
+# Redis's channels are shared by every database: one xdist worker runs these (--dist loadgroup).
+pytestmark = [pytest.mark.engines, pytest.mark.xdist_group("redis")]
+
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
 

@@ -21,7 +21,7 @@ from app.accounts.models import ApiToken, LoginSession
 from app.campaigns.models import Membership
 from app.types import utcnow
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.engines]
 PASSWORD = "correct horse"
 
 

@@ -14,7 +14,7 @@ import pytest
 from utils.push_service import Receiver
 from utils.server import PG_URL, reset_postgres, start_server, stop_server
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.engines]
 
 PROMPTS = 24
 

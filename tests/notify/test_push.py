@@ -31,6 +31,8 @@ from app.rolls import prompts
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:

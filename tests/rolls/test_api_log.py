@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from utils.tables import Table
+
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
 
 HIDDEN = ("request", "dice", "outcome", "summary", "note")
 

@@ -18,6 +18,8 @@ from app.campaigns.models import Campaign
 from app.rolls import chain
 from app.rolls.models import LogEntry
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 def _world(table: Table) -> None:
     table.roll(table.player, "1d6")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from sqlalchemy import select
 from utils.tables import seat_table
 
@@ -16,6 +17,8 @@ from app.rolls import chain
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
+
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
 
 
 def _setup(app) -> tuple[int, list[int]]:

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from utils.server import PG_URL, LiveServer, reset_postgres, start_server, stop_server
 
-pytestmark = pytest.mark.server
+pytestmark = [pytest.mark.server, pytest.mark.engines]
 
 PLAYERS = 4  # each with its own API token; two clients per player
 CLIENTS = 8

@@ -15,6 +15,8 @@ from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.rolls import log as rolllog
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 def _old_export(app, table: Table, username: str) -> bytes:
     with app.state.sessionmaker() as db:

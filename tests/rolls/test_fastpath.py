@@ -11,6 +11,8 @@ from utils.tables import Table
 
 from app import fastpath
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
 
 

@@ -21,6 +21,8 @@ from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rolls.writer import GroupWriter
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 def _setup(app) -> tuple[int, list[int], int]:
     from app.characters.service import create_character

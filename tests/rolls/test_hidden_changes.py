@@ -14,6 +14,8 @@ from app.errors import BadRequest, Conflict, Forbidden
 from app.rolls import corrections, patch
 from app.rolls import service as rolls
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 @pytest.fixture
 def t(app: Any) -> CatTable:

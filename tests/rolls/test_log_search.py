@@ -15,6 +15,8 @@ from utils.web import signed_in
 from app.config import Settings
 from app.rolls import log as rolllog
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:

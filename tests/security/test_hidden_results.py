@@ -52,6 +52,8 @@ from app.rolls import prompts
 from app.rolls import service as rolls
 from app.systems import ROLLER, SYSTEMS
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 SKIPPED = {
     "/signin": "the sign-in form",
     "/signup": "the sign-up form",

@@ -21,6 +21,8 @@ from utils.web import api_token, csrf_of
 
 from app.config import Settings
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 ROLES = ("anonymous", "outsider", "other", "player", "narrator")
 LOOPBACK = "http://127.0.0.1:9"  # the outbound allow-list of this module's app (settings below)
 OK = "ok"

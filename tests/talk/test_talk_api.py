@@ -15,6 +15,8 @@ from utils.tables import Table
 
 from app.talk import service as talk
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 HIDDEN = ("request", "dice", "outcome", "summary", "note", "text")
 
 

@@ -21,6 +21,8 @@ from app.rolls import service as rolls
 from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 

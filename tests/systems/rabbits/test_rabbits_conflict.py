@@ -18,6 +18,8 @@ from app.rolls import chain
 from app.rules import commitment
 from app.systems import EncounterViewer, get_system
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 
 def english(lines: list[list[object]]) -> list[list[object]]:
     """A stored pool breakdown (language-neutral labels) as English text."""
