@@ -6,6 +6,7 @@ no fixture is imported from another module (an imported fixture is a second copy
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +18,22 @@ NOT_MIRRORS = {"utils", "browser", "security"}
 
 
 def _modules() -> Iterator[tuple[Path, ast.Module]]:
-    for path in sorted(TESTS.rglob("*.py")):
-        if "__pycache__" not in path.parts:
-            yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    yield from _parsed()
+
+
+@functools.cache
+def _parsed() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every module under tests/, parsed once for all the checks here."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for path in sorted(TESTS.rglob("*.py"))
+        if "__pycache__" not in path.parts
+    )
+
+
+@functools.cache
+def _files() -> frozenset[Path]:
+    return frozenset(p for p in TESTS.rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def _imports(path: Path, tree: ast.Module) -> Iterator[tuple[int, Path | None, str, list[str]]]:
@@ -38,21 +52,29 @@ def _imports(path: Path, tree: ast.Module) -> Iterator[tuple[int, Path | None, s
 
 
 def _resolve(path: Path, module: str, level: int) -> Path | None:
+    return _resolve_from(path.parents[level - 1] if level else None, module)
+
+
+@functools.cache
+def _resolve_from(package: Path | None, module: str) -> Path | None:
     """The file under tests/ an import names, as pytest's default import mode finds it: tests/ is on the path
     (pyproject.toml), and so is every folder of test modules that is not a package, once pytest has collected it."""
     parts = [p for p in module.split(".") if p]
-    if level:
-        bases = [path.parents[level - 1]]
-    else:
-        bases = [TESTS, *(d for d in sorted(TESTS.rglob("*")) if d.is_dir() and not (d / "__init__.py").exists())]
-    for base in bases:
+    files = _files()
+    for base in [package] if package is not None else _search_path():
         for candidate in (
             base.joinpath(*parts).with_suffix(".py") if parts else None,
             base.joinpath(*parts, "__init__.py"),
         ):
-            if candidate is not None and candidate.is_file() and TESTS in candidate.parents:
+            if candidate in files:
                 return candidate
     return None
+
+
+@functools.cache
+def _search_path() -> list[Path]:
+    """tests/ and every folder of test modules that is not a package (walked once, not once per import)."""
+    return [TESTS, *(d for d in sorted(TESTS.rglob("*")) if d.is_dir() and not (d / "__init__.py").exists())]
 
 
 def _is_fixture(decorator: ast.expr) -> bool:
