@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
+import pytest
 import schemathesis
 from fastapi import FastAPI
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -28,6 +29,8 @@ from starlette.testclient import TestClient
 from utils.tables import Table
 
 from app.systems import SYSTEMS
+
+pytestmark = pytest.mark.engines  # the one smoke of every route with hostile input on PostgreSQL too
 
 EXAMPLES = 15
 TIME_CAP = 60.0  # seconds per database; the cases left when it runs out are counted, not silently passed
