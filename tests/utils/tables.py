@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 from httpx2 import Response
 from starlette.testclient import TestClient
 
-from utils.web import api_token
-
 if TYPE_CHECKING:  # the app is imported when a table is seated, not when conftest.py imports this module
     from sqlalchemy.orm import Session
 
@@ -36,7 +34,8 @@ def seat_table(
 
 
 class Table:
-    """A campaign with a narrator, two players and a character each, made through the API."""
+    """A campaign with a narrator, two players and a character each, seated through the services (the HTTP paths of
+    sign-up, tokens, invites and characters have tests of their own); read and played through the JSON API."""
 
     def __init__(
         self,
@@ -46,19 +45,26 @@ class Table:
         names: tuple[str, str, str] = ("nora", "pia", "otto"),
     ) -> None:
         """`names`: the narrator's, the player's and the other player's usernames (before `suffix`)."""
+        from app.accounts.service import create_token, create_user
+        from app.campaigns.service import access
+        from app.characters.service import create_character
+
         self.client = client
-        self.narrator = api_token(client, names[0] + suffix)
-        self.player = api_token(client, names[1] + suffix)
-        self.other = api_token(client, names[2] + suffix)
-        self.outsider = api_token(client, "olga" + suffix)
-        r = client.post("/api/campaigns", json={"name": "Night Watch", "systems": list(systems)}, headers=self.narrator)
-        assert r.status_code == 201, r.text
-        self.id: int = r.json()["id"]
-        for who in (self.player, self.other):
-            code = client.post(f"/api/campaigns/{self.id}/invites", json={}, headers=self.narrator).json()["code"]
-            assert client.post(f"/api/invites/{code}/accept", headers=who).status_code == 200
-        self.pia_char = self.character(self.player, f"{names[1].title()}'s hero")
-        self.otto_char = self.character(self.other, f"{names[2].title()}'s hero")
+        app: Any = client.app
+        with app.state.sessionmaker() as db:
+            campaign, users = seat_table(db, tuple(n + suffix for n in names), systems=systems, name="Night Watch")
+            users["olga"] = create_user(db, "olga" + suffix, "correct horse")
+            narrator, player, other = (users[n + suffix] for n in names)
+            outsider = users["olga"]
+            tokens = [create_token(db, u, "API token")[1] for u in (narrator, player, other, outsider)]
+            heroes = []
+            for user, name in ((player, names[1]), (other, names[2])):
+                acc = access(db, user, campaign.id)
+                heroes.append(create_character(db, acc, name=f"{name.title()}'s hero", system="dice").id)
+            db.commit()
+            self.id: int = campaign.id
+        self.narrator, self.player, self.other, self.outsider = ({"Authorization": f"Bearer {t}"} for t in tokens)
+        self.pia_char, self.otto_char = heroes
 
     def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
         r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
