@@ -92,7 +92,7 @@ def start_server(
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60  # a Python start-up on a busy 2-core machine can take tens of seconds
+    deadline = time.monotonic() + 180  # a Python start-up on a 2-core machine under a load of 20 took over 60 s
     while time.monotonic() < deadline:
         try:
             if httpx2.get(url + "/api/ping", timeout=1).status_code == 200:
