@@ -217,21 +217,48 @@ def mail_handler(smtp_url: str, sender: str) -> Handler:
         options.update(username=unquote(parts.username), password=unquote(parts.password or ""))
 
     async def send(item: OutboxItem, factory: sessionmaker[Session], http: aiohttp.ClientSession) -> Outcome:
+        try:
+            to = smtp_address(str(item.payload["to"]))
+        except ValueError as exc:
+            return Outcome("drop", error=f"address: {exc}"[:300])
         message = EmailMessage()
-        message["From"], message["To"] = sender, item.payload["to"]
+        message["From"], message["To"] = sender, to
         message["Subject"] = item.payload["subject"]
         message["Date"] = formatdate(localtime=False)
         message["Message-ID"] = make_msgid(domain="fateboard")
         message.set_content(item.payload["body"])
         try:
+            # A non-ASCII local part needs SMTPUTF8: aiosmtplib asks for it when the server offers it and raises
+            # SMTPNotSupported when not — that address can never be sent to through this server.
             await aiosmtplib.send(message, **options)
         except aiosmtplib.SMTPRecipientsRefused as exc:
-            return Outcome("drop", error=f"refused: {exc}"[:300])
+            permanent = all(e.code >= 500 for e in exc.recipients)
+            return Outcome("drop" if permanent else "retry", error=f"refused: {exc}"[:300])
+        except aiosmtplib.SMTPNotSupported as exc:
+            return Outcome("drop", error=f"the server cannot take this address: {exc}"[:300])
+        except (aiosmtplib.SMTPDataError, aiosmtplib.SMTPRecipientRefused) as exc:
+            # 5xx about this message or recipient: the same answer every time. (A refused sender or login is the
+            # server's setup, not this mail: retried, so mail flows again once the operator fixes it.)
+            return Outcome("drop" if exc.code >= 500 else "retry", error=f"{type(exc).__name__}: {exc}"[:300])
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
         return DELIVERED
 
     return send
+
+
+def smtp_address(address: str) -> str:
+    """The address as SMTP carries it: the domain in IDNA (ASCII, `xn--…`), so any server takes it; a non-ASCII
+    local part stays as it is (only a server offering SMTPUTF8 takes that). ValueError: not an address, or a
+    domain IDNA cannot encode."""
+    local, at, domain = address.strip().rpartition("@")
+    if not at or not local or not domain or any(c in address for c in "\r\n<>,;\x00"):
+        raise ValueError("not an address")
+    try:
+        ascii_domain = domain.lower().encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise ValueError("the domain cannot be written in IDNA") from exc
+    return f"{local}@{ascii_domain}"
 
 
 def handlers(
