@@ -153,6 +153,32 @@ def test_show_refuses_bad_recipients_and_players(table: Table) -> None:
     assert table.log(table.narrator) == []
 
 
+def test_a_width_not_stored_gets_the_nearest_stored_rendition_and_decodes_nothing(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: a read never decodes. A 2000-pixel picture has copies 480, 960 and 1600 wide: ?w=1 … 480 gets the
+    480 copy, 481 … 960 the 960 one, 961 … 1600 the 1600 one, anything wider the picture — byte for byte what is
+    stored — and Pillow opens nothing while serving them."""
+    h = upload(table, pictures.photo(2000, 1000)).json()
+    table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
+    stored = {w: table.client.get(h["url"], params={"w": w}, headers=table.player).content for w in (480, 960, 1600)}
+    stored[None] = table.client.get(h["url"], headers=table.player).content
+    opened: list[object] = []
+    real_open = Image.open
+
+    def counting_open(*args: object, **kwargs: object) -> object:
+        opened.append(args)
+        return real_open(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Image, "open", counting_open)
+    for width, nearest in ((1, 480), (479, 480), (481, 960), (1601, None), (1999, None), (4095, None)):
+        r = table.client.get(h["url"], params={"w": width}, headers=table.player)
+        assert r.status_code == 200
+        assert r.content == stored[nearest], width
+        assert r.headers["etag"] == f'"{h["sha256"]}{f"-w{nearest}" if nearest else ""}"'
+    assert opened == []
+
+
 def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) -> None:
     h = upload(table, pictures.photo(1200, 900)).json()
     table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
@@ -161,8 +187,7 @@ def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) ->
     with Image.open(io.BytesIO(small.content)) as img:
         assert img.size == (480, 360)
     odd = table.client.get(h["url"], params={"w": 300}, headers=table.player)
-    with Image.open(io.BytesIO(odd.content)) as img:
-        assert img.width == 300
+    assert odd.content == small.content and odd.headers["etag"] == small.headers["etag"]  # the nearest stored copy
     whole = table.client.get(h["url"], headers=table.player)
     bigger = table.client.get(h["url"], params={"w": 4096}, headers=table.player)
     assert bigger.status_code == 200 and bigger.content == whole.content  # no upscaling
