@@ -264,6 +264,52 @@ def test_the_scene_and_its_pins(table: Table) -> None:
     assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
 
 
+def test_hiding_a_pin_publishes_only_what_was_public_before(table: Table) -> None:
+    """Issue 35: PATCH {visible: false, label, x, y} on a visible pin. The public "hides the pin" entry names the
+    pin as the players saw it; its new label and place are in a narrators' entry after it, nowhere a player reads.
+    The same Idempotency-Key again replays, and changes nothing more."""
+    h = upload(table, pictures.photo(800, 600)).json()
+    base = f"/api/campaigns/{table.id}/scene"
+    assert table.client.put(base, headers=table.narrator, json={"handout_id": h["id"]}).status_code == 201
+    pin = table.client.post(
+        f"{base}/pins", headers=table.narrator, json={"x": 0.1, "y": 0.2, "label": "Old mill", "visible": True}
+    ).json()
+    change = {"visible": False, "label": "Smugglers' cave", "x": 0.9, "y": 0.8}
+    key = {"Idempotency-Key": "hide-and-move-1"}
+    r = table.client.patch(f"{base}/pins/{pin['id']}", headers={**table.narrator, **key}, json=change)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"id": pin["id"], "x": 0.9, "y": 0.8, "label": "Smugglers' cave", "visible": False}
+    hide, move = [e for e in table.log(table.narrator) if e["kind"] == "pin"][-2:]
+    assert (hide["action"], hide["visibility"], move["action"], move["visibility"]) == (
+        "hide",
+        "public",
+        "update",
+        "narrator",
+    )
+    assert {k: hide["outcome"][k] for k in ("label", "x", "y", "visible")} == {
+        "label": "Old mill",
+        "x": 0.1,
+        "y": 0.2,
+        "visible": False,
+    }
+    assert {k: move["outcome"][k] for k in ("label", "x", "y", "visible")} == {
+        "label": "Smugglers' cave",
+        "x": 0.9,
+        "y": 0.8,
+        "visible": False,
+    }
+    seen = table.client.get(f"/api/campaigns/{table.id}/log", headers=table.player).text
+    exported = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.player).text
+    for text in (seen, exported, table.client.get(base, headers=table.player).text):
+        assert "Smugglers" not in text and "0.9" not in text
+    assert "Old mill" in seen
+    seqs = [e["seq"] for e in table.log(table.narrator)]
+    again = table.client.patch(f"{base}/pins/{pin['id']}", headers={**table.narrator, **key}, json=change)
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    assert [e["seq"] for e in table.log(table.narrator)] == seqs
+    assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
+
+
 def test_delete_hides_the_picture_and_the_log_still_verifies(table: Table, tmp_path: Path) -> None:
     h = upload(table, pictures.photo(640, 480)).json()
     table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
