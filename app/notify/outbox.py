@@ -44,6 +44,9 @@ class Outcome:
 
 DELIVERED = Outcome("delivered")
 
+# The share of the lease a send may take in all (connecting, sending, reading the answer); the rest is for settling.
+SEND_SHARE = 0.5
+
 # Channels whose rows go one at a time per campaign, in order (a campaign's Discord posts); every other channel's
 # rows (pushes, e-mails) are independent: one never waits for another.
 ORDERED = ("discord",)
@@ -78,6 +81,9 @@ class OutboxSender:
         self.concurrency = concurrency
         self.poll_seconds = poll_seconds
         self.lease = timedelta(seconds=lease_seconds)
+        # A send's total deadline, well inside its lease: a receiver that trickles its answer can never hold a row
+        # past the lease, when another claim would send it again (a slow receiver got one entry 4 times).
+        self.send_seconds = lease_seconds * SEND_SHARE
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -192,7 +198,10 @@ class OutboxSender:
                 outcome = Outcome("drop", error=f"no handler for {item.channel}")
             else:
                 try:
-                    outcome = await handler(item, self.factory, http)
+                    async with asyncio.timeout(self.send_seconds):
+                        outcome = await handler(item, self.factory, http)
+                except TimeoutError:
+                    outcome = Outcome("retry", error=f"no answer within {self.send_seconds:g} s")
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # a bug in a handler: retried with backoff, logged
