@@ -6,8 +6,10 @@
     python -m app.admin check DIR             verify every campaign's chain in a snapshot against its heads
 
 A backup is the database (SQLite: its online backup API, a consistent copy page by page while writers go on;
-PostgreSQL: pg_dump, one transaction snapshot), the instance folder's keys (secret key, VAPID key) and media, and
-`heads.json`: every campaign's head in the snapshot, so a restore can be checked against it.
+PostgreSQL: pg_dump, one transaction snapshot), the instance folder's keys (secret key, VAPID key), the pictures
+(`media/`: FATEBOARD_MEDIA_DIR wherever it is), a VAPID key kept outside the instance folder (`keys/`), and
+`heads.json`: every campaign's head in the snapshot, so a restore can be checked against it, and what the backup
+could not hold (pictures in an S3 bucket, a secret key given in the environment) — also printed, loudly.
 """
 
 from __future__ import annotations
@@ -72,9 +74,55 @@ def heads(database_url: str) -> dict[str, Any]:
     return out
 
 
-def _copy_instance(source: Path, target: Path) -> None:
-    if source.is_dir():
-        shutil.copytree(source, target, dirs_exist_ok=True)
+MEDIA = "media"
+KEYS = "keys"
+
+
+def _copy_instance(source: Path, target: Path, *, leave: Path | None = None) -> None:
+    """The instance folder, without `leave` (the pictures, copied on their own) when it lies inside."""
+    if not source.is_dir():
+        return
+    skip = leave.resolve() if leave is not None else None
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if skip is not None and (Path(folder) / n).resolve() == skip}
+
+    shutil.copytree(source, target, dirs_exist_ok=True, ignore=ignored)
+
+
+def _local_media(settings: Settings) -> Path | None:
+    return settings.resolved_media_dir() if settings.media_store == "local" else None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def _copy_extras(settings: Settings, target: Path) -> tuple[dict[str, Any], list[str]]:
+    """The pictures and a VAPID key outside the instance folder; what could not be copied, in words."""
+    instance = settings.secret_key_file.parent
+    left_out: list[str] = []
+    media = _local_media(settings)
+    pictures = 0
+    if media is not None:
+        if media.is_dir():
+            shutil.copytree(media, target / MEDIA)
+            pictures = sum(1 for p in (target / MEDIA).rglob("*") if p.is_file())
+    else:
+        left_out.append(
+            f"the pictures: they are in the S3 bucket {settings.s3_bucket!r} — back it up with the store's own "
+            "tools (versioning or a bucket copy)"
+        )
+    vapid = settings.resolved_vapid_file()
+    if vapid.exists() and not _inside(vapid, instance):
+        (target / KEYS).mkdir()
+        shutil.copy2(vapid, target / KEYS / vapid.name)
+    if settings.secret_key:
+        left_out.append(
+            "the secret key: it is given in FATEBOARD_SECRET_KEY, not a file — keep it, or every session and "
+            "signed link of the restored instance is void"
+        )
+    return {"store": settings.media_store, "files": pictures}, left_out
 
 
 def backup(settings: Settings, target: Path) -> dict[str, Any]:
@@ -98,11 +146,13 @@ def backup(settings: Settings, target: Path) -> dict[str, Any]:
             timeout=3600,
         )
         snapshot = ""
-    _copy_instance(settings.secret_key_file.parent, target / "instance")
+    _copy_instance(settings.secret_key_file.parent, target / "instance", leave=_local_media(settings))
+    media, left_out = _copy_extras(settings, target)
     noted = heads(snapshot) if snapshot else {}
-    (target / HEADS).write_text(
-        json.dumps({"database": "sqlite" if snapshot else "postgresql", "heads": noted}, indent=1)
-    )
+    manifest = {"database": "sqlite" if snapshot else "postgresql", "heads": noted, "media": media}
+    (target / HEADS).write_text(json.dumps({**manifest, "left_out": left_out}, indent=1))
+    for what in left_out:
+        print(f"NOT IN THE BACKUP: {what}", file=sys.stderr)
     return noted
 
 
@@ -128,6 +178,28 @@ def restore(settings: Settings, source: Path) -> None:
             timeout=3600,
         )
     _copy_instance(source / "instance", settings.secret_key_file.parent)
+    _restore_extras(settings, source)
+
+
+def _restore_extras(settings: Settings, source: Path) -> None:
+    """The pictures into this instance's media folder (wherever FATEBOARD_MEDIA_DIR puts it; a backup made before
+    `media/` existed kept them in `instance/media`), and a VAPID key kept outside the instance folder."""
+    media = _local_media(settings)
+    saved = source / MEDIA if (source / MEDIA).is_dir() else source / "instance" / MEDIA
+    if saved.is_dir():
+        if media is None:
+            print(
+                f"NOT RESTORED: the pictures in {saved}: this instance keeps pictures in S3; copy them into the "
+                "bucket (same names) with the store's own tools",
+                file=sys.stderr,
+            )
+        elif saved.resolve() != media.resolve():
+            shutil.copytree(saved, media, dirs_exist_ok=True)
+    vapid = settings.resolved_vapid_file()
+    if (source / KEYS).is_dir() and not vapid.exists():
+        for key in (source / KEYS).iterdir():
+            vapid.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(key, vapid)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,13 @@ NAMING = {
 }
 
 
+# Every table whose id a log entry or a permission names (users, characters, campaigns, handouts, tokens, devices,
+# ...) never gives an id out again: on SQLite a plain INTEGER PRIMARY KEY reuses the highest id once its row is
+# deleted (a new account would inherit a deleted member's whispers, issue 35), AUTOINCREMENT does not. PostgreSQL's
+# sequences never go back. Put it last in a model's __table_args__ (migration 0009 added it to the old tables).
+NEVER_REUSED: dict[str, Any] = {"sqlite_autoincrement": True}
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
 

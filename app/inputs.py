@@ -127,7 +127,7 @@ def streamed_upload(scope: Scope) -> bool:
     return (
         scope["method"] == "POST"
         and STREAMED_UPLOADS.match(scope.get("path", "")) is not None
-        and Headers(scope=scope).get("content-type", "").startswith("multipart/form-data")
+        and media_type(scope) == "multipart/form-data"
     )
 
 
@@ -144,20 +144,26 @@ def request_problem(scope: Scope, body: bytes | None) -> tuple[str, str] | None:
             return name.decode("latin-1"), i18n.gettext("contains a NUL character, which is not allowed")
     if not body:
         return None
-    content_type = Headers(scope=scope).get("content-type", "")
-    if content_type.startswith("application/json") or content_type.endswith("+json"):
-        if not _JSON_SUSPECT.search(body):
-            return None
-        try:
-            document = json.loads(body)
-        except ValueError:
-            return None  # not JSON at all: the route answers that itself
-        return json_problem(document)
-    if content_type.startswith("application/x-www-form-urlencoded"):
+    media = media_type(scope)
+    if media == "application/x-www-form-urlencoded":
         return _form_problem(body, encoded=True)
-    if content_type.startswith("multipart/form-data"):
+    if media == "multipart/form-data":
         return _form_problem(body, encoded=False)
-    return None
+    # JSON (`application/json`, `…+json`), no Content-Type at all (FastAPI reads that body as JSON) and anything
+    # else: looked at as JSON whenever it is JSON, so no spelling of the header lets a body past the guard.
+    if not _JSON_SUSPECT.search(body):
+        return None
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None  # not JSON at all: the route answers that itself
+    return json_problem(document)
+
+
+def media_type(scope: Scope) -> str:
+    """The request's media type without parameters, lower-cased: media types are case-insensitive (RFC 9110),
+    so `Application/JSON; charset=UTF-8` is `application/json`."""
+    return Headers(scope=scope).get("content-type", "").partition(";")[0].strip().lower()
 
 
 class InputGuard:

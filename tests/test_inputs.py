@@ -152,6 +152,26 @@ def test_text_with_lone_surrogates_or_nul_is_422(app, table: Table, text: str) -
     assert entries(app, table.id) == 1
 
 
+@pytest.mark.engines
+@pytest.mark.parametrize(
+    "content_type", ["Application/JSON", "APPLICATION/JSON; charset=UTF-8", "application/Vnd.X+JSON", None]
+)
+@pytest.mark.parametrize("text", ["\ud800", "nul\x00here"])
+def test_media_types_are_case_insensitive_to_the_guard(app, table: Table, content_type: str | None, text: str) -> None:
+    """Issue 35: `Application/JSON` is JSON (media types ignore case), and so is a body without a Content-Type
+    (FastAPI reads it as JSON): a NUL or a lone surrogate in it is a 422 from the guard, never stored (SQLite) or a
+    500 (PostgreSQL)."""
+    raw = ('"' + "".join(c if 32 <= ord(c) < 127 else f"\\u{ord(c):04x}" for c in text) + '"').encode()
+    body = b'{"system": "dice", "action": "roll", "params": {"expression": "1d6"}, "note": ' + raw + b"}"
+    headers = {**table.narrator, **({"Content-Type": content_type} if content_type else {})}
+    r = table.client.post(f"/api/campaigns/{table.id}/actions", content=body, headers=headers)
+    assert r.status_code == 422, r.text
+    assert "not allowed" in r.json()["detail"]
+    r = table.client.post(f"/api/campaigns/{table.id}/messages", content=b'{"text": ' + raw + b"}", headers=headers)
+    assert r.status_code == 422, r.text
+    assert entries(app, table.id) == 0
+
+
 def test_nul_in_forms_queries_paths_and_headers_is_422(app, table: Table, new_client) -> None:
     anonymous = new_client()
     r = anonymous.post(

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -43,3 +46,51 @@ def test_downgrade_to_base_and_back(database_url: str) -> None:
         diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
     engine.dispose()
     assert diff == []
+
+
+def test_0009_keeps_every_row_and_gives_no_named_user_id_out_again(tmp_path: Path) -> None:
+    """SQLite (PostgreSQL's sequences never go back): an instance at 0008 with a deleted member (id 4) whom a
+    whisper names. After 0009 every row, child row and index is still there, every table of the list has
+    AUTOINCREMENT, and the next account gets an id past every one the log names."""
+    engine = _migrate(f"sqlite:///{tmp_path / 'old.db'}", "0008")
+    now = "2026-12-01 10:00:00.000000"
+    with engine.begin() as conn:
+        for uid in (1, 2, 3):
+            conn.exec_driver_sql(
+                "INSERT INTO users (id, username, username_key, password_hash, created_at) VALUES (?, ?, ?, 'x', ?)",
+                (uid, f"u{uid}", f"u{uid}", now),
+            )
+        conn.exec_driver_sql(
+            "INSERT INTO campaigns (id, name, description, systems, language, settings, created_by, created_at,"
+            " last_seq, head_hash) VALUES (1, 'Old', '', '[]', 'en', '{}', 1, ?, 1, ?)",
+            (now, "0" * 64),
+        )
+        for uid in (1, 2, 3):
+            conn.exec_driver_sql(
+                "INSERT INTO memberships (campaign_id, user_id, role, joined_at) VALUES (1, ?, 'player', ?)", (uid, now)
+            )
+        body = json.dumps({"actor_id": 2, "request": {"readers": [2, 4]}, "outcome": {"to": "all"}})
+        conn.exec_driver_sql(
+            "INSERT INTO log_entries (campaign_id, seq, created_at, actor_id, actor_name, kind, system, action,"
+            " visibility, body, salt, body_hash, prev_hash, hash) VALUES (1, 1, ?, 2, 'u2', 'message', 'talk',"
+            " 'message', 'whisper', ?, 's', 'b', 'p', 'h')",
+            (now, body),
+        )
+    engine.dispose()
+    engine = _migrate(f"sqlite:///{tmp_path / 'old.db'}", "head")
+    with engine.begin() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM memberships").scalar() == 3
+        assert conn.exec_driver_sql("SELECT count(*) FROM log_entries").scalar() == 1
+        schema = dict(conn.exec_driver_sql("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
+        for name in ("users", "campaigns", "characters", "handouts", "api_tokens", "push_subscriptions"):
+            assert "AUTOINCREMENT" in schema[name], name
+        assert "AUTOINCREMENT" not in schema["log_entries"]
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall() == []
+        conn.exec_driver_sql(
+            "INSERT INTO users (username, username_key, password_hash, created_at) VALUES ('m', 'm', 'x', ?)", (now,)
+        )
+        assert conn.exec_driver_sql("SELECT id FROM users WHERE username = 'm'").scalar() == 5
+        conn.exec_driver_sql("DELETE FROM users WHERE id = 3")  # a cascade still works
+        assert conn.exec_driver_sql("SELECT count(*) FROM memberships").scalar() == 2
+    engine.dispose()

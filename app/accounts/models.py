@@ -5,12 +5,13 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.types import UTCDateTime, utcnow
 
 
 class User(Base):
     __tablename__ = "users"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     username: Mapped[str] = mapped_column(String(40))
@@ -28,6 +29,7 @@ class AccountToken(Base):
     SHA-256 of the token is stored; `used_at` makes it single-use."""
 
     __tablename__ = "account_tokens"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -51,6 +53,7 @@ class LoginSession(Base):
 
 class ApiToken(Base):
     __tablename__ = "api_tokens"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)

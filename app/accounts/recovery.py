@@ -80,11 +80,13 @@ class _Speaking:
 # --- e-mail address ------------------------------------------------------------------------------------------
 
 
-def request_email_change(db: Session, user: User, email: str, base_url: str) -> None:
-    """Send a confirmation link to the new address; the account's address changes only when it is followed."""
+def request_email_change(db: Session, throttle: Throttle, user: User, email: str, base_url: str) -> None:
+    """Send a confirmation link to the new address; the account's address changes only when it is followed.
+    Throttled per account and per address (TooManyRequests), so it cannot flood anyone's mailbox."""
     email = email.strip()
     if not EMAIL_RE.match(email):
         raise BadRequest(_("Enter an e-mail address like name@example.org."), field="email")
+    throttle.begin_email_change(str(user.id), email)
     token = _new_token(db, user, "email", CONFIRM_FOR, email=email)
     with _Speaking(user.locale):
         queue_mail(

@@ -281,19 +281,26 @@ class _GatedHasher:
 
 @router.post("/account/email")
 def change_email(
-    request: Request, db: DB, user: CurrentUser, hx: Htmx, settings: AppSettings, email: Annotated[str, Form()] = ""
+    request: Request,
+    db: DB,
+    user: CurrentUser,
+    hx: Htmx,
+    settings: AppSettings,
+    throttle: Throttle,
+    email: Annotated[str, Form()] = "",
 ) -> Response:
     try:
         if not settings.smtp_url:
             raise BadRequest(_("This server sends no e-mail."), field="email")
-        recovery.request_email_change(db, user, email, _base(request, settings))
-    except BadRequest as exc:
+        recovery.request_email_change(db, throttle, user, email, _base(request, settings))
+    except (BadRequest, RetryLater) as exc:
         return render_failure(
             request,
             db,
             exc,
             "accounts/account.html",
             lambda errors: _account_context(db, user, errors=errors, settings=settings, email_form=email),
+            key="email",
         )
     return render(
         request, "accounts/account.html", _account_context(db, user, settings=settings, email_sent=email.strip())

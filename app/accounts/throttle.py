@@ -9,6 +9,8 @@ deployment shares them, on SQLite and PostgreSQL alike. The rules (docs/LIMITS.m
   These two never refuse a *known* address — one this account signed in from, or signed up at, in the last
   90 days — so other people's failures alone never lock the owner out of the places they use.
 - sign-up: `signups_per_hour` new accounts per address per hour.
+- password reset: `max_failures` per account and address, 4x that per address; e-mail address change (each sends
+  a confirmation mail): `max_failures` per account and per address mailed to.
 """
 
 from __future__ import annotations
@@ -180,6 +182,27 @@ class Throttle:
                         lambda n: ngettext(
                             "Too many reset requests. Wait {n} minute and try again.",
                             "Too many reset requests. Wait {n} minutes and try again.",
+                            n,
+                        ),
+                    )
+
+    # E-mail address change ------------------------------------------------------------------------------
+
+    def begin_email_change(self, account: str, email: str) -> None:
+        """Count one confirmation mail (each accepted request sends one): as many per account and per address
+        it goes to (over all accounts) as failed sign-ins per window, so no one can flood a mailbox with them."""
+        now = utcnow()
+        with self._factory.begin() as db:
+            per_account = _bump(db, f"email:account:{account}", now, self.window)
+            per_address = _bump(db, f"email:to:{email.strip().lower()}", now, self.window)
+            for count in (per_account, per_address):
+                if count.count > self.max_failures:
+                    self._refuse(
+                        count,
+                        now,
+                        lambda n: ngettext(
+                            "Too many confirmation e-mails. Wait {n} minute and try again.",
+                            "Too many confirmation e-mails. Wait {n} minutes and try again.",
                             n,
                         ),
                     )

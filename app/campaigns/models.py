@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.types import JSONType, UTCDateTime, utcnow
 
 GENESIS_HASH = "0" * 64
@@ -14,6 +14,7 @@ GENESIS_HASH = "0" * 64
 
 class Campaign(Base):
     __tablename__ = "campaigns"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(120))
@@ -31,7 +32,7 @@ class Campaign(Base):
 
 class Membership(Base):
     __tablename__ = "memberships"
-    __table_args__ = (UniqueConstraint("campaign_id", "user_id"),)
+    __table_args__ = (UniqueConstraint("campaign_id", "user_id"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
@@ -42,6 +43,7 @@ class Membership(Base):
 
 class Invite(Base):
     __tablename__ = "invites"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
@@ -58,7 +60,7 @@ class GameSession(Base):
     """A play night. Every log entry records the one that was running when it was written."""
 
     __tablename__ = "game_sessions"
-    __table_args__ = (UniqueConstraint("campaign_id", "number"),)
+    __table_args__ = (UniqueConstraint("campaign_id", "number"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.types import JSONType, UTCDateTime, utcnow
 
 
@@ -15,6 +15,7 @@ class Encounter(Base):
     rules service changes, one log entry per step. `participants` lists {character_id, side, name}."""
 
     __tablename__ = "encounters"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)

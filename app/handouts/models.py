@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import Boolean, Float, ForeignKey, Index, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.types import JSONType, UTCDateTime, utcnow
 
 
@@ -17,7 +17,7 @@ class Handout(Base):
     one any more, and the log's entries naming it stay as they were."""
 
     __tablename__ = "handouts"
-    __table_args__ = (Index("ix_handouts_sha256", "sha256"),)
+    __table_args__ = (Index("ix_handouts_sha256", "sha256"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)
@@ -37,7 +37,7 @@ class HandoutShow(Base):
     """A handout shown to one member (`user_id`) or to everyone (`user_id` NULL), by the log entry `entry_seq`."""
 
     __tablename__ = "handout_shows"
-    __table_args__ = (Index("ix_handout_shows_handout_user", "handout_id", "user_id"),)
+    __table_args__ = (Index("ix_handout_shows_handout_user", "handout_id", "user_id"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     handout_id: Mapped[int] = mapped_column(ForeignKey("handouts.id", ondelete="CASCADE"))
@@ -60,6 +60,7 @@ class ScenePin(Base):
     so a scene set again finds its pins where they were."""
 
     __tablename__ = "scene_pins"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from app.campaigns.service import Access, in_campaign, require_narrator
 from app.errors import BadRequest, NotFound
 from app.handouts.models import Handout, ScenePin
-from app.handouts.service import SCENE_EVENT, Once, current_scene, log_change
+from app.handouts.service import SCENE_EVENT, Once, Replayed, current_scene, earlier, log_change
 from app.i18n import N_, _, msg
 from app.inputs import text_problem
 from app.rolls.appending import Publish, no_publish
@@ -182,6 +182,16 @@ def update_pin(
         for name, value in values.items():
             setattr(pin, name, value)
 
+    moved = {name: value for name, value in values.items() if name != "visible" and getattr(pin, name) != value}
+    if action == "hide" and moved:
+        # Hiding is public (players saw the pin go), and says only what they saw: the pin as it was. A new label
+        # or place goes with the now hidden pin, in a narrators' entry after it (issue 35). The key is checked
+        # first and goes on that last entry: a retry finds the pin hidden, and replays or finishes the move.
+        first = earlier(db, acc, once)
+        if first is not None:
+            raise Replayed(first)
+        _pin_entry(db, acc, pin, "hide", publish, lambda _seq: setattr(pin, "visible", False), True, None)
+        values, action, was_visible = moved, "update", False
     # Hiding a visible pin is public (players saw it go); changes to a hidden pin stay with the narrators.
     entry = _pin_entry(db, acc, pin, action, publish, apply, now_visible or was_visible, once)
     return pin, entry

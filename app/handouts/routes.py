@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from typing import Annotated, Any, Literal
 
+import anyio
 from fastapi import APIRouter, Form, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
@@ -134,12 +135,36 @@ async def _upload(request: Request, user: User, campaign_id: int, publish: Publi
 _EXTENSIONS = {"png": "png", "jpeg": "jpg"}  # the name a saved picture gets (python -m app.verify --media)
 
 
-def image_response(request: Request, store: MediaStore, handout: Handout, width: int | None) -> Response:
-    """The picture (or a copy `width` wide, never wider than the picture), private to the viewer's browser,
-    with an ETag so a phone asks again but downloads nothing it has."""
-    if width is not None and width >= handout.width:
-        width = None
-    etag = f'"{handout.sha256}{f"-w{width}" if width else ""}"'
+def rendition(handout: Handout, width: int | None) -> int | None:
+    """The stored rendition a request for `width` gets: the narrowest stored copy at least that wide, else the
+    picture itself (None). Only what the upload stored is ever served: a read never decodes or scales (issue 35:
+    60 requests for widths not stored starved the thread pool decoding a 40-megapixel picture)."""
+    if width is None or width >= handout.width:
+        return None
+    return min((w for w in handout.copies if w >= width), default=None)
+
+
+async def _visible(db: Any, acc: Access, handout_id: int) -> Handout:
+    """The handout if the viewer may see it (else NotFound), the connection handed back before the bytes go out."""
+
+    def find() -> Handout:
+        try:
+            return service.visible_handout(db, acc, handout_id)
+        finally:
+            db.close()
+
+    return await run_in_threadpool(find)
+
+
+# Picture reads run on threads of their own (at most this many at once), never in the pool other routes need.
+_READS = anyio.CapacityLimiter(4)
+
+
+async def image_response(request: Request, store: MediaStore, handout: Handout, width: int | None) -> Response:
+    """The picture, or the stored copy nearest `width` (never narrower, never wider than the picture), private to
+    the viewer's browser, with an ETag (naming the rendition) so a phone asks again but downloads nothing it has."""
+    served = rendition(handout, width)
+    etag = f'"{handout.sha256}{f"-w{served}" if served else ""}"'
     headers = {
         "ETag": etag,
         "Cache-Control": "private, no-cache",
@@ -148,16 +173,8 @@ def image_response(request: Request, store: MediaStore, handout: Handout, width:
     }
     if etag in [tag.strip() for tag in request.headers.get("if-none-match", "").split(",")]:
         return Response(status_code=304, headers=headers)
-    if width is None:
-        data = store.get(blob_key(handout.sha256))
-        content_type = images.CONTENT_TYPES[handout.fmt]
-    elif width in handout.copies:
-        data, content_type = store.get(blob_key(handout.sha256, width)), images.CONTENT_TYPES["webp"]
-    else:
-        # Another width: made from the smallest stored copy wide enough (or the picture), not kept.
-        source = min((w for w in handout.copies if w >= width), default=None)
-        original = store.get(blob_key(handout.sha256, source))
-        data, content_type = images.scaled_copy(original, width) if original is not None else (None, "")
+    data = await anyio.to_thread.run_sync(store.get, blob_key(handout.sha256, served), limiter=_READS)
+    content_type = images.CONTENT_TYPES["webp" if served else handout.fmt]
     if data is None:
         return JSONResponse({"detail": "No such handout."}, status_code=404)
     return Response(data, media_type=content_type, headers=headers)
@@ -236,16 +253,16 @@ def api_list(acc: ApiAccess, db: DB) -> dict[str, Any]:
     responses={
         200: {
             "content": {"image/png": {}, "image/jpeg": {}, "image/webp": {}},
-            "description": "The picture; with ?w= a copy that wide (never wider than the picture). "
+            "description": "The picture; with ?w= the narrowest stored copy at least that wide (480, 960, 1600; "
+            "else the picture: never wider than it, never scaled on request). "
             "With If-None-Match naming its ETag: 304 Not Modified, no body.",
         },
         **stream_errors(401, 404, 422),
     },
 )
-def api_image(handout_id: Id, request: Request, acc: ApiAccess, db: DB, w: Width = None) -> Response:
-    handout = service.visible_handout(db, acc, handout_id)
-    db.close()
-    return image_response(request, _store(request), handout, w)
+async def api_image(handout_id: Id, request: Request, acc: ApiAccess, db: DB, w: Width = None) -> Response:
+    handout = await _visible(db, acc, handout_id)
+    return await image_response(request, _store(request), handout, w)
 
 
 @api.post("/campaigns/{campaign_id}/handouts/{handout_id}/show", status_code=201, responses=errors(401, 403, 404, 422))
@@ -377,10 +394,9 @@ def handout_panel(request: Request, db: DB, acc: MemberAccess, name: Annotated[s
 
 
 @router.get("/campaigns/{campaign_id}/handouts/{handout_id}/image", response_class=Response)
-def page_image(handout_id: Id, request: Request, acc: MemberAccess, db: DB, w: Width = None) -> Response:
-    handout = service.visible_handout(db, acc, handout_id)
-    db.close()
-    return image_response(request, _store(request), handout, w)
+async def page_image(handout_id: Id, request: Request, acc: MemberAccess, db: DB, w: Width = None) -> Response:
+    handout = await _visible(db, acc, handout_id)
+    return await image_response(request, _store(request), handout, w)
 
 
 @router.post("/campaigns/{campaign_id}/handouts")

@@ -16,6 +16,7 @@ from starlette.requests import ClientDisconnect, Request
 from app.errors import BadRequest, FateboardError
 from app.handouts.images import MAX_BYTES, ImageRefused
 from app.i18n import _, rule_message
+from app.inputs import media_type
 
 # The file plus the form around it (boundaries, headers, the title): the body-cap middleware allows 21 MiB here.
 MAX_BODY = MAX_BYTES + 64 * 1024
@@ -60,7 +61,7 @@ class Upload:
 async def receive(request: Request) -> Upload:
     """The form's `file` and `title`, or a 413/422 that names the problem (nothing is kept: the temporary file
     goes away when closed)."""
-    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+    if media_type(request.scope) != "multipart/form-data":
         raise BadRequest(
             _("Send the picture as a form (multipart/form-data) with the fields file and title."), field="file"
         )

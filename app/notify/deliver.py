@@ -41,14 +41,53 @@ NOT_ALLOWED = N_("The webhook's address is no longer on this server's outbound a
 TIMEOUT = aiohttp.ClientTimeout(total=None, connect=3.05, sock_read=5.0)  # a dead receiver: one task, this long
 
 
+# The most of a receiver's answer body ever read (a 429's JSON, pywebpush's log of the answer): a receiver cannot
+# make the sender hold more than this (issue 35: a 280 MB answer to a push cost 750 MB).
+MAX_ANSWER_BYTES = 64 * 1024
+
+
+async def read_bounded(response: aiohttp.ClientResponse, limit: int = MAX_ANSWER_BYTES) -> bytes:
+    """At most `limit` bytes of the answer's body; the rest is never read (the connection is closed, not reused)."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = await response.content.read(limit - size)
+        if not chunk:
+            response.release()  # read to the end: the connection may be reused
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+    response.close()
+    return b"".join(chunks)
+
+
+class _BoundedAnswer:
+    """The answer pywebpush gets: its status and headers, and a `text()` that reads at most MAX_ANSWER_BYTES."""
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self.response, self.status, self.headers = response, response.status, response.headers
+
+    async def text(self) -> str:
+        return (await read_bounded(self.response)).decode("utf-8", "replace")
+
+
 class _NoRedirects:
-    """What pywebpush's send_async calls (`.post`), on our aiohttp session, never following a redirect."""
+    """What pywebpush's send_async calls (`.post`), on our aiohttp session, never following a redirect; the answer's
+    body is read bounded."""
 
     def __init__(self, http: aiohttp.ClientSession) -> None:
         self.http = http
 
-    def post(self, url: str, **kwargs: Any) -> Any:
-        return self.http.post(url, allow_redirects=False, **kwargs)
+    async def post(self, url: str, **kwargs: Any) -> _BoundedAnswer:
+        return _BoundedAnswer(await self.http.post(url, allow_redirects=False, **kwargs))
+
+
+async def answer_json(response: aiohttp.ClientResponse) -> Any:
+    """The answer's body as JSON, read bounded; None when it is not JSON (or longer than any honest one)."""
+    try:
+        return json.loads(await read_bounded(response))
+    except ValueError:
+        return None
 
 
 def _retry_after(headers: Mapping[str, str], body: Any = None, default: float = 5.0) -> float:
@@ -172,7 +211,7 @@ def discord_handler(policy: OutboundPolicy) -> Handler:
         try:
             async with http.post(url, json=message, allow_redirects=False, timeout=TIMEOUT) as response:
                 status, headers = response.status, response.headers
-                body = await response.json(content_type=None) if status == 429 else None
+                body = await answer_json(response) if status == 429 else None
         except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
         if 200 <= status < 300:
@@ -217,21 +256,48 @@ def mail_handler(smtp_url: str, sender: str) -> Handler:
         options.update(username=unquote(parts.username), password=unquote(parts.password or ""))
 
     async def send(item: OutboxItem, factory: sessionmaker[Session], http: aiohttp.ClientSession) -> Outcome:
+        try:
+            to = smtp_address(str(item.payload["to"]))
+        except ValueError as exc:
+            return Outcome("drop", error=f"address: {exc}"[:300])
         message = EmailMessage()
-        message["From"], message["To"] = sender, item.payload["to"]
+        message["From"], message["To"] = sender, to
         message["Subject"] = item.payload["subject"]
         message["Date"] = formatdate(localtime=False)
         message["Message-ID"] = make_msgid(domain="fateboard")
         message.set_content(item.payload["body"])
         try:
+            # A non-ASCII local part needs SMTPUTF8: aiosmtplib asks for it when the server offers it and raises
+            # SMTPNotSupported when not — that address can never be sent to through this server.
             await aiosmtplib.send(message, **options)
         except aiosmtplib.SMTPRecipientsRefused as exc:
-            return Outcome("drop", error=f"refused: {exc}"[:300])
+            permanent = all(e.code >= 500 for e in exc.recipients)
+            return Outcome("drop" if permanent else "retry", error=f"refused: {exc}"[:300])
+        except aiosmtplib.SMTPNotSupported as exc:
+            return Outcome("drop", error=f"the server cannot take this address: {exc}"[:300])
+        except (aiosmtplib.SMTPDataError, aiosmtplib.SMTPRecipientRefused) as exc:
+            # 5xx about this message or recipient: the same answer every time. (A refused sender or login is the
+            # server's setup, not this mail: retried, so mail flows again once the operator fixes it.)
+            return Outcome("drop" if exc.code >= 500 else "retry", error=f"{type(exc).__name__}: {exc}"[:300])
         except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
             return Outcome("retry", error=f"{type(exc).__name__}"[:300])
         return DELIVERED
 
     return send
+
+
+def smtp_address(address: str) -> str:
+    """The address as SMTP carries it: the domain in IDNA (ASCII, `xn--…`), so any server takes it; a non-ASCII
+    local part stays as it is (only a server offering SMTPUTF8 takes that). ValueError: not an address, or a
+    domain IDNA cannot encode."""
+    local, at, domain = address.strip().rpartition("@")
+    if not at or not local or not domain or any(c in address for c in "\r\n<>,;\x00"):
+        raise ValueError("not an address")
+    try:
+        ascii_domain = domain.lower().encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise ValueError("the domain cannot be written in IDNA") from exc
+    return f"{local}@{ascii_domain}"
 
 
 def handlers(

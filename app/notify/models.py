@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Boolean, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.types import JSONType, UTCDateTime, utcnow
 
 
@@ -16,7 +16,7 @@ class PushSubscription(Base):
     """One device's Web Push subscription (the browser's PushSubscription: endpoint and keys)."""
 
     __tablename__ = "push_subscriptions"
-    __table_args__ = (UniqueConstraint("user_id", "endpoint"),)
+    __table_args__ = (UniqueConstraint("user_id", "endpoint"), NEVER_REUSED)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
@@ -61,6 +61,7 @@ class OutboxItem(Base):
     __table_args__ = (
         Index("ix_outbox_due", "channel", "due_at"),
         Index("ix_outbox_campaign", "channel", "campaign_id", "id"),
+        NEVER_REUSED,
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -6,8 +6,8 @@ the database's single writer on SQLite. A delivered row is deleted; a failed one
 backoff until its deadline; a 429 waits for its Retry-After. A process killed mid-send leaves its lease to expire,
 and the row is sent again (at least once; each notification's `tag` lets a device show it once).
 
-Pushes go out concurrently on an event loop (a dead endpoint holds one task until its timeout, not the others); a
-campaign's Discord entries go one at a time in seq order (only a campaign's oldest row is ever claimed).
+Pushes and e-mails go out concurrently on an event loop (a dead endpoint holds one task until its timeout, not the
+others); a campaign's Discord entries go one at a time in seq order (only a campaign's oldest row is ever claimed).
 """
 
 from __future__ import annotations
@@ -44,6 +44,13 @@ class Outcome:
 
 DELIVERED = Outcome("delivered")
 
+# The share of the lease a send may take in all (connecting, sending, reading the answer); the rest is for settling.
+SEND_SHARE = 0.5
+
+# Channels whose rows go one at a time per campaign, in order (a campaign's Discord posts); every other channel's
+# rows (pushes, e-mails) are independent: one never waits for another.
+ORDERED = ("discord",)
+
 # channel → handler(item, session factory, http client) → Outcome, on the sender's event loop. A handler never
 # raises for a receiver's failure; its database work goes through asyncio.to_thread.
 Handler = Callable[[OutboxItem, sessionmaker[Session], aiohttp.ClientSession], Awaitable[Outcome]]
@@ -74,6 +81,9 @@ class OutboxSender:
         self.concurrency = concurrency
         self.poll_seconds = poll_seconds
         self.lease = timedelta(seconds=lease_seconds)
+        # A send's total deadline, well inside its lease: a receiver that trickles its answer can never hold a row
+        # past the lease, when another claim would send it again (a slow receiver got one entry 4 times).
+        self.send_seconds = lease_seconds * SEND_SHARE
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -141,7 +151,9 @@ class OutboxSender:
         return max(0, self.concurrency - self._inflight)
 
     def claim(self) -> list[OutboxItem]:
-        """Lease what is due: pushes oldest first, and each campaign's oldest Discord row."""
+        """Lease what is due: pushes and e-mails oldest first, each on its own, and each campaign's oldest Discord
+        row (a campaign's posts keep their order). E-mail rows have no campaign: grouped with the Discord rows
+        they would all be one group, and one address the server cannot take would hold up every mail."""
         room = self._free()
         if room == 0:
             return []
@@ -150,7 +162,7 @@ class OutboxSender:
         with self.factory() as db:
             firsts = (
                 select(func.min(OutboxItem.id))
-                .where(OutboxItem.channel != "push")
+                .where(OutboxItem.channel.in_(ORDERED))
                 .group_by(OutboxItem.channel, OutboxItem.campaign_id)
             )
             candidates = (
@@ -158,7 +170,7 @@ class OutboxSender:
                 .where(
                     OutboxItem.due_at <= now,
                     free,
-                    or_(OutboxItem.channel == "push", OutboxItem.id.in_(firsts.scalar_subquery())),
+                    or_(OutboxItem.channel.not_in(ORDERED), OutboxItem.id.in_(firsts.scalar_subquery())),
                 )
                 .order_by(OutboxItem.id)
                 .limit(room)
@@ -186,7 +198,10 @@ class OutboxSender:
                 outcome = Outcome("drop", error=f"no handler for {item.channel}")
             else:
                 try:
-                    outcome = await handler(item, self.factory, http)
+                    async with asyncio.timeout(self.send_seconds):
+                        outcome = await handler(item, self.factory, http)
+                except TimeoutError:
+                    outcome = Outcome("retry", error=f"no answer within {self.send_seconds:g} s")
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:  # a bug in a handler: retried with backoff, logged

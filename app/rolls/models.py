@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from app.db import Base
+from app.db import NEVER_REUSED, Base
 from app.i18n import _
 from app.types import JSONType, UTCDateTime, utcnow
 
@@ -78,6 +78,7 @@ class RollPrompt(Base):
     """The narrator calls for a roll: the parameters in `locked` cannot be changed by the player."""
 
     __tablename__ = "roll_prompts"
+    __table_args__ = NEVER_REUSED
 
     id: Mapped[int] = mapped_column(primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"), index=True)

@@ -4,6 +4,7 @@ backup started is missing (python -m app.admin backup / restore / check)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -13,9 +14,11 @@ from pathlib import Path
 import httpx2
 import pytest
 from sqlalchemy import select
+from utils import pictures
 from utils.server import PG_URL, reset_postgres, start_server, stop_server
 
 from app.db import make_engine, make_sessionmaker
+from app.handouts.store import LocalMediaStore, blob_key
 from app.rolls.models import LogEntry
 
 pytestmark = [pytest.mark.server, pytest.mark.engines]
@@ -50,7 +53,11 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
     else:
         source_url = f"sqlite:///{tmp_path / 'live.db'}"
         target_url = f"sqlite:///{tmp_path / 'restored.db'}"
-    env_live = {"FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "live" / "secret_key")}
+    # The pictures outside the instance folder (issue 35): the backup must hold them all the same.
+    env_live = {
+        "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "live" / "secret_key"),
+        "FATEBOARD_MEDIA_DIR": str(tmp_path / "pictures"),
+    }
     server = start_server(source_url, tmp_path, extra_env=env_live)
     acked: list[tuple[float, int, int]] = []  # (when acknowledged, campaign, seq)
     stop = threading.Event()
@@ -76,6 +83,18 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
                     if r.status_code == 201:
                         acked.append((time.monotonic(), cid, r.json()["seq"]))
 
+        cid, narrator = tables[0]
+        uploaded = httpx2.post(
+            f"{base}/api/campaigns/{cid}/handouts",
+            headers=narrator,
+            data={"title": "The mill"},
+            files={"file": ("mill.png", pictures.landscape(800, 500), "image/png")},
+            timeout=60,
+        )
+        assert uploaded.status_code == 201, uploaded.text
+        picture = uploaded.json()
+        served = httpx2.get(base + picture["url"], headers=narrator, timeout=60).content
+        assert pictures.sha256(served) == picture["sha256"]
         workers += [threading.Thread(target=load, args=t) for t in tables for _ in range(2)]
         for w in workers:
             w.start()
@@ -87,6 +106,11 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         started = time.monotonic()
         done = _admin(["backup", str(tmp_path / "backup")], {**server.env, **env_live})
         assert done.returncode == 0, done.stderr + done.stdout
+        # What it cannot hold it says: the server's secret key is given in the environment (tests/utils/server.py).
+        assert "NOT IN THE BACKUP: the secret key" in done.stderr
+        manifest = json.loads((tmp_path / "backup" / "heads.json").read_text())
+        assert manifest["media"] == {"store": "local", "files": 2}  # the picture and its copy 480 wide
+        assert [line[:14] for line in manifest["left_out"]] == ["the secret key"]
         time.sleep(0.5)  # the load goes on after the snapshot
     finally:
         stop.set()
@@ -99,10 +123,16 @@ def test_backup_under_load_then_restore_verifies(tmp_path: Path, backend: str) -
         **server.env,
         "FATEBOARD_DATABASE_URL": target_url,
         "FATEBOARD_SECRET_KEY_FILE": str(tmp_path / "new" / "secret_key"),
+        "FATEBOARD_MEDIA_DIR": str(tmp_path / "new-pictures"),
     }
     restored = _admin(["restore", str(tmp_path / "backup")], env_new)
     assert restored.returncode == 0, restored.stderr + restored.stdout
     assert (tmp_path / "new" / "vapid_private.pem").exists()  # the instance's keys came back too
+    # The picture came back, byte for byte, into the new instance's media folder (with its phone-sized copies).
+    restored_store = LocalMediaStore(tmp_path / "new-pictures")
+    assert restored_store.get(blob_key(picture["sha256"])) == served
+    assert all(restored_store.get(blob_key(picture["sha256"], w)) for w in (480,))
+    assert not (tmp_path / "backup" / "instance" / "pictures").exists()
     from app.admin import heads
 
     after = heads(target_url)

@@ -6,6 +6,7 @@ user may read; deleting an account keeps every chain verifying and shows "a form
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -139,6 +140,31 @@ def test_forgot_is_throttled(client: TestClient, new_client: Any, mailbox: Any) 
     token = csrf_of(stranger, "/forgot")
     codes = [stranger.post("/forgot", data={"who": "pia", "csrf_token": token}).status_code for _ in range(7)]
     assert codes[:5] == [200] * 5 and codes[5] == 429
+
+
+def test_address_changes_are_throttled_per_account_and_per_address(
+    client: TestClient, new_client: Any, mailbox: Any
+) -> None:
+    """Each accepted request mails a link: 5 per account and 5 per address in 15 minutes, then 429 with the
+    reason next to the field (in the user's language); a refused request mails nothing."""
+    Table(client)
+    pia, otto, nora = (signed_in(new_client, name) for name in ("pia", "otto", "nora"))
+    codes = [pia.post("/account/email", data={"email": f"pia{i}@example.org"}).status_code for i in range(5)]
+    assert codes == [200] * 5
+    refused = pia.post("/account/email", data={"email": "pia9@example.org"})
+    assert refused.status_code == 429
+    assert "Too many confirmation e-mails. Wait 15 minutes and try again." in refused.text
+    assert 'id="email-error"' in refused.text
+    for who in (otto, otto, otto, nora, nora):  # two accounts, one victim's address: 3 + 2 mails
+        assert who.post("/account/email", data={"email": "victim@example.org"}).status_code == 200
+    assert nora.post("/account/email", data={"email": "Victim@Example.org"}).status_code == 429  # nora's 3rd
+    assert nora.post("/account/email", data={"email": "nora@example.org"}).status_code == 200
+    assert len(mailbox.wait(11)) == 11
+    time.sleep(0.3)
+    assert len(mailbox.messages) == 11  # nothing for the refused requests
+    otto.post("/account/language", data={"locale": "de"})
+    german = otto.post("/account/email", data={"email": "victim@example.org"})
+    assert german.status_code == 429 and "Zu viele Bestätigungs-E-Mails" in german.text
 
 
 def test_the_admin_prints_a_one_time_link(

@@ -155,6 +155,32 @@ def test_show_refuses_bad_recipients_and_players(table: Table) -> None:
     assert table.log(table.narrator) == []
 
 
+def test_a_width_not_stored_gets_the_nearest_stored_rendition_and_decodes_nothing(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 35: a read never decodes. A 2000-pixel picture has copies 480, 960 and 1600 wide: ?w=1 … 480 gets the
+    480 copy, 481 … 960 the 960 one, 961 … 1600 the 1600 one, anything wider the picture — byte for byte what is
+    stored — and Pillow opens nothing while serving them."""
+    h = upload(table, pictures.photo(2000, 1000)).json()
+    table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
+    stored = {w: table.client.get(h["url"], params={"w": w}, headers=table.player).content for w in (480, 960, 1600)}
+    stored[None] = table.client.get(h["url"], headers=table.player).content
+    opened: list[object] = []
+    real_open = Image.open
+
+    def counting_open(*args: object, **kwargs: object) -> object:
+        opened.append(args)
+        return real_open(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Image, "open", counting_open)
+    for width, nearest in ((1, 480), (479, 480), (481, 960), (1601, None), (1999, None), (4095, None)):
+        r = table.client.get(h["url"], params={"w": width}, headers=table.player)
+        assert r.status_code == 200
+        assert r.content == stored[nearest], width
+        assert r.headers["etag"] == f'"{h["sha256"]}{f"-w{nearest}" if nearest else ""}"'
+    assert opened == []
+
+
 def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) -> None:
     h = upload(table, pictures.photo(1200, 900)).json()
     table.client.post(f"/api/campaigns/{table.id}/handouts/{h['id']}/show", headers=table.narrator, json={"to": "all"})
@@ -163,8 +189,7 @@ def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) ->
     with Image.open(io.BytesIO(small.content)) as img:
         assert img.size == (480, 360)
     odd = table.client.get(h["url"], params={"w": 300}, headers=table.player)
-    with Image.open(io.BytesIO(odd.content)) as img:
-        assert img.width == 300
+    assert odd.content == small.content and odd.headers["etag"] == small.headers["etag"]  # the nearest stored copy
     whole = table.client.get(h["url"], headers=table.player)
     bigger = table.client.get(h["url"], params={"w": 4096}, headers=table.player)
     assert bigger.status_code == 200 and bigger.content == whole.content  # no upscaling
@@ -238,6 +263,52 @@ def test_the_scene_and_its_pins(table: Table) -> None:
     r = table.client.put(base, headers=table.narrator, json={"handout_id": None})
     assert r.status_code == 201 and r.json()["outcome"] == {"handout_id": None}
     assert table.client.get(base, headers=table.player).json() == {"handout": None, "pins": []}
+    assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
+
+
+def test_hiding_a_pin_publishes_only_what_was_public_before(table: Table) -> None:
+    """Issue 35: PATCH {visible: false, label, x, y} on a visible pin. The public "hides the pin" entry names the
+    pin as the players saw it; its new label and place are in a narrators' entry after it, nowhere a player reads.
+    The same Idempotency-Key again replays, and changes nothing more."""
+    h = upload(table, pictures.photo(800, 600)).json()
+    base = f"/api/campaigns/{table.id}/scene"
+    assert table.client.put(base, headers=table.narrator, json={"handout_id": h["id"]}).status_code == 201
+    pin = table.client.post(
+        f"{base}/pins", headers=table.narrator, json={"x": 0.1, "y": 0.2, "label": "Old mill", "visible": True}
+    ).json()
+    change = {"visible": False, "label": "Smugglers' cave", "x": 0.9, "y": 0.8}
+    key = {"Idempotency-Key": "hide-and-move-1"}
+    r = table.client.patch(f"{base}/pins/{pin['id']}", headers={**table.narrator, **key}, json=change)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"id": pin["id"], "x": 0.9, "y": 0.8, "label": "Smugglers' cave", "visible": False}
+    hide, move = [e for e in table.log(table.narrator) if e["kind"] == "pin"][-2:]
+    assert (hide["action"], hide["visibility"], move["action"], move["visibility"]) == (
+        "hide",
+        "public",
+        "update",
+        "narrator",
+    )
+    assert {k: hide["outcome"][k] for k in ("label", "x", "y", "visible")} == {
+        "label": "Old mill",
+        "x": 0.1,
+        "y": 0.2,
+        "visible": False,
+    }
+    assert {k: move["outcome"][k] for k in ("label", "x", "y", "visible")} == {
+        "label": "Smugglers' cave",
+        "x": 0.9,
+        "y": 0.8,
+        "visible": False,
+    }
+    seen = table.client.get(f"/api/campaigns/{table.id}/log", headers=table.player).text
+    exported = table.client.get(f"/api/campaigns/{table.id}/export", headers=table.player).text
+    for text in (seen, exported, table.client.get(base, headers=table.player).text):
+        assert "Smugglers" not in text and "0.9" not in text
+    assert "Old mill" in seen
+    seqs = [e["seq"] for e in table.log(table.narrator)]
+    again = table.client.patch(f"{base}/pins/{pin['id']}", headers={**table.narrator, **key}, json=change)
+    assert again.status_code == 200 and again.json()["replayed"] is True
+    assert [e["seq"] for e in table.log(table.narrator)] == seqs
     assert table.client.get(f"/api/campaigns/{table.id}/verify", headers=table.narrator).json()["ok"]
 
 

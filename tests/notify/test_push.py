@@ -43,7 +43,9 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path, receiver: Receiver) -> Settings:
-    return app_settings(database_url, tmp_path, outbound_origins=receiver.origin, outbox_lease_seconds=2)
+    # A send may take half the lease (OutboxSender.send_seconds): 5 s here, more than the 4 s a hanging receiver
+    # below takes to answer.
+    return app_settings(database_url, tmp_path, outbound_origins=receiver.origin, outbox_lease_seconds=10)
 
 
 @pytest.fixture
