@@ -39,7 +39,9 @@ def test_a_dependency_changed_without_the_lock_fails_the_check(tmp_path: Path) -
 
 def test_the_installed_packages_are_exactly_the_lock() -> None:
     """What `pip freeze` would list (less the project itself) equals the lock's packages for this platform."""
-    done = uv("export", "--frozen", "--extra", "dev", "--no-hashes", "--no-emit-project", "--no-header", "--no-annotate")
+    done = uv(
+        "export", "--frozen", "--extra", "dev", "--no-hashes", "--no-emit-project", "--no-header", "--no-annotate"
+    )
     assert done.returncode == 0, done.stderr
     locked: dict[str, str] = {}
     for line in done.stdout.splitlines():
