@@ -146,7 +146,8 @@ def test_an_entry_stored_before_the_plural_forms_reads_in_them(lang: str) -> Non
         render(fight, lang)
         == {
             "en": "Tom (Claws, 2 evens) vs Mia (Fangs, 1 even): Tom wins; Tom takes 1 scar, Mia takes 2 scars",
-            "de": "Tom (Krallen, 2 gerade) gegen Mia (Zähne, 1 gerade): Tom gewinnt; Tom bekommt 1 Narbe, Mia bekommt 2 Narben",
+            "de": "Tom (Krallen, 2 gerade) gegen Mia (Zähne, 1 gerade): Tom gewinnt; "
+            "Tom bekommt 1 Narbe, Mia bekommt 2 Narben",
             "da": "Tom (Kløer, 2 lige) mod Mia (Hugtænder, 1 lige): Tom vinder; Tom får 1 ar, Mia får 2 ar",
         }[lang]
     )
