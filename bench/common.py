@@ -31,25 +31,12 @@ HOST = "127.0.0.1"
 PG_DEFAULT = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PASSWORD = "correct horse battery"
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
+# The tests' builders (tests/utils, imported as `utils` as pytest does): one definition of what both build.
+sys.path.insert(0, str(ROOT / "tests"))
 # A rule-system action that changes the sheet: the Cat's test of fate (it writes Style; not a dangerous one,
-# whose scars would block the next test until placed).
-NEW_CAT = {
-    "human_name": "Mister Buttons",
-    "cat_name": "Smoke",
-    "secret_name": "Ashwhisker",
-    "rank_claws": "strong",
-    "rank_coat": "good",
-    "rank_face": "best",
-    "rank_fangs": "strong",
-    "rank_legs": "strong",
-    "rank_tail": "good",
-    "rep_name_1": "Best mouser",
-    "rep_rank_1": "3",
-    "rep_name_2": "Never lost",
-    "rep_rank_2": "2",
-    "rep_name_3": "Friend of the baker",
-    "rep_rank_3": "2",
-}
+# whose scars would block the next test until placed), on the tests' new cat.
+from utils.cat import NEW_CAT  # noqa: E402
+from utils.tables import seat_table  # noqa: E402
 
 
 def cat_test(character_id: int) -> dict[str, Any]:
@@ -634,16 +621,10 @@ def seed_tables(
         for c in range(campaigns):
             with factory() as db:
                 names = [f"{prefix}{c}n"] + [f"{prefix}{c}p{i}" for i in range(1, members)]
-                users = [accounts.create_user(db, name, PASSWORD) for name in names]
                 cat = c % cats_every == 0
-                campaign = campaign_service.create_campaign(
-                    db, users[0], name=f"Table {c}", systems=["dice", "cat"] if cat else ["dice"]
-                )
-                db.flush()
-                narrator = campaign_service.access(db, users[0], campaign.id)
-                for user in users[1:]:
-                    campaign_service.accept_invite(db, user, campaign_service.create_invite(db, narrator).code)
-                db.flush()
+                systems = ("dice", "cat") if cat else ("dice",)
+                campaign, seated = seat_table(db, tuple(names), systems=systems, name=f"Table {c}", password=PASSWORD)
+                users = list(seated.values())
                 tokens = [accounts.create_token(db, user, "bench")[1] for user in users]
                 cats = {}
                 if cat:

@@ -112,6 +112,7 @@ def seed_slice(database_url: str, numbers: range, members: int, *, cats_every: i
     from itsdangerous import URLSafeTimedSerializer
     from pwdlib import PasswordHash
     from pwdlib.hashers.argon2 import Argon2Hasher
+    from utils.tables import seat_table  # tests/utils, on the path since common is imported
 
     from app.accounts import service as accounts
     from app.campaigns import service as campaign_service
@@ -127,16 +128,11 @@ def seed_slice(database_url: str, numbers: range, members: int, *, cats_every: i
     try:
         for c in numbers:
             with factory() as db:
-                users = [accounts.create_user(db, f"n{c}m{i}", PASSWORD) for i in range(members)]
                 cat = c % cats_every == 0
-                campaign = campaign_service.create_campaign(
-                    db, users[0], name=f"Night {c}", systems=["dice", "cat"] if cat else ["dice"]
-                )
-                db.flush()
-                narrator = campaign_service.access(db, users[0], campaign.id)
-                for user in users[1:]:
-                    campaign_service.accept_invite(db, user, campaign_service.create_invite(db, narrator).code)
-                db.flush()
+                names = tuple(f"n{c}m{i}" for i in range(members))
+                systems = ("dice", "cat") if cat else ("dice",)
+                campaign, seated = seat_table(db, names, systems=systems, name=f"Night {c}", password=PASSWORD)
+                users = list(seated.values())
                 people = []
                 for i, user in enumerate(users):
                     token = accounts.create_token(db, user, "bench")[1]

@@ -21,7 +21,7 @@ from app.campaigns.views import (
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, FormBody, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError, validation_message
-from app.forms import form_visibility, params_from_form, sheet_changes
+from app.forms import editable_fields, form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
 from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
 from app.rolls import corrections, prompts, service
@@ -360,19 +360,21 @@ def adjust(
     request: Request, db: DB, acc: MemberAccess, publish: Publisher, character_id: Id, form: FormBody
 ) -> Response:
     where = f"adjust-{character_id}"
+    shown = {"reason"}  # the fields the form shows, each with its own place for an error
     try:
         require_narrator(acc)
         character = character_for(db, acc, character_id)
         # The form sends text: each field becomes its type on the system's sheet (an error names the field).
         system = get_system(character.system)
+        shown |= {f.name for f in editable_fields(system.sheet, character.sheet, system.labels)}
         changes = sheet_changes(system.sheet, form, prefix="sheet.", error_field=where, labels=system.labels)
         corrections.adjust_sheet(db, acc, character_id, changes, str(form.get("reason", "")), publish=publish)
     except FateboardError as exc:
-        # Next to its field when the form shows that field ("lives", "reason"), else under the form.
+        # Next to its field when the form shows that field ("lives", "reason"), else under the form (a field the
+        # form does not show, such as a mapping sent by hand, has no place of its own: its words would be lost).
         field = exc.field or ""
-        if not field.startswith(where):
-            name = field.split(".")[0]
-            field = f"{where}-{name}" if name and f"sheet.{name}" in form or name == "reason" else where
+        name = field.removeprefix(f"{where}-") if field.startswith(f"{where}-") else field.split(".")[0]
+        field = f"{where}-{name}" if name in shown else where
         return render_failure(
             request,
             db,

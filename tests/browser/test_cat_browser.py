@@ -11,6 +11,7 @@ import re
 import httpx2
 import pytest
 from playwright.sync_api import expect
+from utils.cat import ROOF_RUNNER
 
 from .pages import (
     Tabs,
@@ -23,21 +24,11 @@ from .pages import (
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 TOM = {
+    **ROOF_RUNNER,
     "human_name": "Sir Reginald",
     "cat_name": "Tom",
     "secret_name": "Nightpaw",
-    "rank_claws": "best",
-    "rank_coat": "strong",
-    "rank_face": "strong",
-    "rank_fangs": "strong",
-    "rank_legs": "good",
-    "rank_tail": "good",
     "rep_name_1": "Terror of the docks",
-    "rep_rank_1": "3",
-    "rep_name_2": "Night walker",
-    "rep_rank_2": "2",
-    "rep_name_3": "Fishmonger's friend",
-    "rep_rank_3": "2",
 }
 
 

@@ -24,30 +24,13 @@ import httpx2
 import pytest
 import utils.server as shared
 from playwright.sync_api import Page, expect
+from utils.cat import ROOF_RUNNER
 from utils.server import LiveServer, start_server, stop_server
 
 from . import axe
 from .pages import Tab, Tabs, api_campaign, api_invite, api_log, api_user, check_page, sign_in, wait_live
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-
-SMOKE = {
-    "human_name": "Mister Buttons",
-    "cat_name": "Smoke",
-    "secret_name": "Ash",
-    "rank_claws": "best",
-    "rank_coat": "strong",
-    "rank_face": "strong",
-    "rank_fangs": "strong",
-    "rank_legs": "good",
-    "rank_tail": "good",
-    "rep_name_1": "Roof runner",
-    "rep_rank_1": "3",
-    "rep_name_2": "Night walker",
-    "rep_rank_2": "2",
-    "rep_name_3": "Fishmonger's friend",
-    "rep_rank_3": "2",
-}
 
 
 def _mark(page: Page) -> None:
@@ -88,7 +71,7 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     base = tabs.base
     campaign_id, who = _table(base)
     table = f"/campaigns/{campaign_id}"
-    smoke = _character(base, campaign_id, who["pia"], "Smoke", "cat", SMOKE)
+    smoke = _character(base, campaign_id, who["pia"], "Smoke", "cat", ROOF_RUNNER)
     _character(base, campaign_id, who["pia"], "Wren", "dice")
     nora, pia = tabs.open("nora", desktop=True), tabs.open("pia")
     for tab in (nora, pia):
@@ -111,7 +94,7 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     assert httpx2.post(f"{base}/api/invites/{code}/accept", headers=otto).status_code == 200
     expect(nora.page.locator("#members-panel")).to_contain_text("otto")
     expect(pia.page.locator("#members-panel")).to_contain_text("otto")
-    tom = _character(base, campaign_id, otto, "Tom", "cat", {**SMOKE, "cat_name": "Tom"})
+    tom = _character(base, campaign_id, otto, "Tom", "cat", {**ROOF_RUNNER, "cat_name": "Tom"})
     expect(nora.page.locator("#characters-panel")).to_contain_text("Tom")
     expect(nora.page.locator("#character_id option", has_text="Tom")).to_have_count(1)
     expect(pia.page.locator("#characters-panel")).to_contain_text("Tom")
@@ -183,7 +166,7 @@ def test_every_panel_follows_the_stream(tabs: Tabs) -> None:
     # The Cat page and the narrator screen on the laptop follow too.
     nora.page.goto(f"{base}{table}/systems/cat")
     wait_live(nora.page)
-    _character(base, campaign_id, otto, "Mouser", "cat", {**SMOKE, "cat_name": "Mouser"})
+    _character(base, campaign_id, otto, "Mouser", "cat", {**ROOF_RUNNER, "cat_name": "Mouser"})
     expect(nora.page.locator("#system")).to_contain_text("Mouser")
     _axe(nora, "live-cat-page-laptop", problems)
     nora.page.goto(f"{base}{table}/narrator")
@@ -221,7 +204,7 @@ def test_the_result_comes_to_the_player_and_keeps_the_choices(tabs: Tabs) -> Non
     base = tabs.base
     campaign_id, who = _table(base)
     table = f"/campaigns/{campaign_id}"
-    smoke = _character(base, campaign_id, who["pia"], "Smoke", "cat", SMOKE)
+    smoke = _character(base, campaign_id, who["pia"], "Smoke", "cat", ROOF_RUNNER)
     pia = tabs.open("pia")
     sign_in(pia, base, "pia", next=f"{table}/characters/{smoke}")
     page = pia.page

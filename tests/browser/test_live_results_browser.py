@@ -15,6 +15,8 @@ from typing import Any
 import httpx2
 import pytest
 from playwright.sync_api import expect
+from utils.art import balanced_fields
+from utils.rabbits import NEW_RABBIT
 
 from . import axe
 from .pages import Tab, Tabs, api_invite, api_user, check_page, sign_in, wait_live
@@ -98,36 +100,15 @@ def test_a_dice_prompt_answered_on_the_campaign_page_focuses_its_result(tabs: Ta
     assert tabs.errors() == [], tabs.errors()
 
 
-ART_PAIRS = {
-    "AGI": (5, 4),
-    "ALE": (4, 3),
-    "CHA": (3, 2),
-    "CRA": (1, 2),
-    "CUN": (3, 1),
-    "DEX": (5, 2),
-    "FAT": (4, 1),
-    "INT": (6, 5),
-    "STA": (6, 4),
-    "STR": (6, 3),
-}
-MAREN = {
-    "sheet_kind": "adventurer",
-    "method": "balanced",
-    "skill_0": "Climbing",
-    "skill_0_rating": "2",
-    "skill_1": "Swimming",
-    "skill_1_rating": "1",
-    **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)},
-}
-RABBIT = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
+MAREN = balanced_fields(skill_0="Climbing", skill_0_rating="2", skill_1="Swimming", skill_1_rating="1")
 
 
 def test_forms_keep_checkboxes_and_numbers_but_not_what_spends(tabs: Tabs) -> None:
     base = tabs.base
     campaign_id, who = _table(base, ["art", "rabbits"])
     maren = _character(base, campaign_id, who["pia"], "Maren", "art", MAREN)
-    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
-    _character(base, campaign_id, who["nora"], "Moss", "rabbits", RABBIT)
+    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", NEW_RABBIT)
+    _character(base, campaign_id, who["nora"], "Moss", "rabbits", NEW_RABBIT)
     pia = tabs.open("pia")
     sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}/characters/{maren}")
     page = pia.page
@@ -179,7 +160,7 @@ def test_forms_keep_checkboxes_and_numbers_but_not_what_spends(tabs: Tabs) -> No
 def test_the_narrator_screen_calls_a_systems_roll_and_its_tick_list_follows(tabs: Tabs) -> None:
     base = tabs.base
     campaign_id, who = _table(base, ["rabbits"])
-    _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
+    _character(base, campaign_id, who["pia"], "Clover", "rabbits", NEW_RABBIT)
     nora = tabs.open("nora", desktop=True)
     sign_in(nora, base, "nora", next=f"/campaigns/{campaign_id}/narrator")
     page = nora.page
@@ -188,7 +169,7 @@ def test_the_narrator_screen_calls_a_systems_roll_and_its_tick_list_follows(tabs
     call = page.locator("#group-call")
     call.get_by_label("Clover").check()
     # A player makes a rabbit: it can be ticked at once, and Clover stays ticked.
-    _character(base, campaign_id, who["pia"], "Moss", "rabbits", RABBIT)
+    _character(base, campaign_id, who["pia"], "Moss", "rabbits", NEW_RABBIT)
     expect(call.get_by_label("Moss")).to_be_visible()
     expect(call.get_by_label("Clover")).to_be_checked()
     call.get_by_label("Moss").check()
@@ -210,14 +191,14 @@ def test_the_narrator_screen_calls_a_systems_roll_and_its_tick_list_follows(tabs
 def test_a_new_prompt_shows_a_toast_on_a_systems_page(tabs: Tabs) -> None:
     base = tabs.base
     campaign_id, who = _table(base, ["rabbits"])
-    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", RABBIT)
+    clover = _character(base, campaign_id, who["pia"], "Clover", "rabbits", NEW_RABBIT)
     pia = tabs.open("pia")
     sign_in(pia, base, "pia", next=f"/campaigns/{campaign_id}/systems/rabbits")
     page = pia.page
     wait_live(page)
     expect(page.locator("#toast")).to_have_count(0)
     # A prompt for someone else's character: nothing for Pia.
-    moss = _character(base, campaign_id, who["nora"], "Moss", "rabbits", RABBIT)
+    moss = _character(base, campaign_id, who["nora"], "Moss", "rabbits", NEW_RABBIT)
     _prompt(base, campaign_id, who["nora"], moss, "rabbits", "test", {"skill": "Scout", "ob": 2})
     _prompt(base, campaign_id, who["nora"], clover, "rabbits", "test", {"skill": "Scout", "ob": 3})
     toast = page.locator("#toast")

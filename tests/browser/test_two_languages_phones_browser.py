@@ -23,6 +23,7 @@ from playwright.sync_api import expect
 from utils.art import balanced
 from utils.cat import NEW_CAT
 from utils.english import english_words
+from utils.rabbits import NEW_RABBIT
 from utils.server import start_server, stop_server
 
 from app.systems.catfight.rules import STATS, TECKA
@@ -32,7 +33,6 @@ from .pages import PHONE, SHOTS, Tab, Tabs, api_invite, api_user, sign_in
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
-RABBIT = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
 READERS = {"greta": "de", "dorte": "da"}
 NAMES = {"Tecka", "Mimi", "Hazel", "Clover", "Smoke", "Tiger", "Maren", "Tom", "nora", "greta", "dorte"}
 # The duel's values stay in capitals in German (catfight.de.md); Danish has its own (ANGREB, FORSVAR, …).
@@ -69,8 +69,8 @@ def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:
     for name, owner, system, sheet, kind in (
         ("Tecka", "greta", "catfight", {s: TECKA[s] for s in STATS}, "pc"),
         ("Mimi", "nora", "catfight", MIMI, "npc"),
-        ("Hazel", "greta", "rabbits", RABBIT, "pc"),
-        ("Clover", "dorte", "rabbits", RABBIT, "pc"),
+        ("Hazel", "greta", "rabbits", NEW_RABBIT, "pc"),
+        ("Clover", "dorte", "rabbits", NEW_RABBIT, "pc"),
         ("Smoke", "greta", "cat", NEW_CAT, "pc"),
         ("Tiger", "dorte", "cat", {**NEW_CAT, "cat_name": "Tiger", "secret_name": "Nightpaw"}, "pc"),
         ("Maren", "greta", "art", {k: v for k, v in balanced("Maren").items() if k != "name"}, "pc"),

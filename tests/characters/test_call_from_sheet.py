@@ -9,45 +9,12 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from utils.art import balanced_fields
+from utils.cat import NEW_CAT
+from utils.rabbits import NEW_RABBIT
 from utils.web import api_token, form_post, signed_in
 
-ART_PAIRS = {
-    "AGI": (5, 4),
-    "ALE": (4, 3),
-    "CHA": (3, 2),
-    "CRA": (1, 2),
-    "CUN": (3, 1),
-    "DEX": (5, 2),
-    "FAT": (4, 1),
-    "INT": (6, 5),
-    "STA": (6, 4),
-    "STR": (6, 3),
-}
-SHEETS: dict[str, dict[str, Any]] = {
-    "cat": {
-        "human_name": "Mister Buttons",
-        "cat_name": "Smoke",
-        "secret_name": "Ashwhisker",
-        "rank_claws": "strong",
-        "rank_coat": "good",
-        "rank_face": "best",
-        "rank_fangs": "strong",
-        "rank_legs": "strong",
-        "rank_tail": "good",
-        "rep_name_1": "Best mouser",
-        "rep_rank_1": "3",
-        "rep_name_2": "Never lost",
-        "rep_rank_2": "2",
-        "rep_name_3": "Friend of the baker",
-        "rep_rank_3": "2",
-    },
-    "rabbits": {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
-    "art": {
-        "sheet_kind": "adventurer",
-        "method": "balanced",
-        **{f"{code}_{side}": str(v) for code, pair in ART_PAIRS.items() for side, v in zip("ab", pair)},
-    },
-}
+SHEETS: dict[str, dict[str, Any]] = {"cat": NEW_CAT, "rabbits": NEW_RABBIT, "art": balanced_fields()}
 
 
 class _Page(HTMLParser):

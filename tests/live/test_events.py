@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 from fastapi import FastAPI
 from starlette.testclient import TestClient
+from utils.cat import ROOF_RUNNER
 from utils.dice import scripted
 from utils.tables import Table
 from utils.web import api_token, signed_in
@@ -79,25 +80,10 @@ def test_a_refused_change_announces_nothing(
 
 def test_sheet_changes_are_announced_but_not_a_hidden_rolls(client: TestClient, published: list[Event]) -> None:
     t = Table(client, systems=("dice", "cat"))
-    sheet = {
-        "human_name": "Mister Buttons",
-        "cat_name": "Smoke",
-        "secret_name": "Ash",
-        "rank_claws": "best",
-        "rank_coat": "strong",
-        "rank_face": "strong",
-        "rank_fangs": "strong",
-        "rank_legs": "good",
-        "rank_tail": "good",
-        "rep_name_1": "Roof runner",
-        "rep_rank_1": "3",
-        "rep_name_2": "Night walker",
-        "rep_rank_2": "2",
-        "rep_name_3": "Fishmonger's friend",
-        "rep_rank_3": "2",
-    }
     r = client.post(
-        f"/api/campaigns/{t.id}/characters", headers=t.player, json={"name": "Smoke", "system": "cat", "sheet": sheet}
+        f"/api/campaigns/{t.id}/characters",
+        headers=t.player,
+        json={"name": "Smoke", "system": "cat", "sheet": ROOF_RUNNER},
     )
     assert r.status_code == 201, r.text
     smoke = r.json()["id"]

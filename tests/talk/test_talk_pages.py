@@ -176,10 +176,14 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
         headers=_hx(pia),
     )
     assert r.status_code == 200 and "feint, then attack" in r.text and 'id="team-talk"' in r.text
-    for who in ("nora", "otto"):
-        panel = signed_in(new_client, who).get(f"/campaigns/{conflict.campaign_id}/encounters/{eid}/talk").text
+    panels = {
+        who: signed_in(new_client, who).get(f"/campaigns/{conflict.campaign_id}/encounters/{eid}/talk").text
+        for who in ("nora", "otto")
+    }
+    for panel in panels.values():
         assert "feint" not in panel and "made a hidden entry" in panel  # that a team talked, never what
-        assert "<form" not in panel or who == "otto"
+    assert "<form" not in panels["nora"]  # the narrator is on no team: nothing to write with
+    assert "<form" in panels["otto"] and 'Team talk: <span translate="no">Raiders</span>' in panels["otto"]  # his own
     composer = pia.get(f"/campaigns/{conflict.campaign_id}/talk/composer").text
     assert f'value="team:{eid}"' in composer
     assert (

@@ -16,14 +16,19 @@ if TYPE_CHECKING:  # the app is imported when a table is seated, not when confte
 
 
 def seat_table(
-    db: Session, names: tuple[str, ...] = ("nora", "pia", "otto"), *, systems: tuple[str, ...] = (), name: str = "Table"
+    db: Session,
+    names: tuple[str, ...] = ("nora", "pia", "otto"),
+    *,
+    systems: tuple[str, ...] = (),
+    name: str = "Table",
+    password: str = "correct horse",
 ) -> tuple[Campaign, dict[str, User]]:
-    """A campaign made through the services (for service-level tests): the first user narrates, the others
-    join by invite. Flushed, not committed: the caller adds what it needs and commits."""
+    """A campaign made through the services (for service-level tests, and bench/'s seeding): the first user
+    narrates, the others join by invite. Flushed, not committed: the caller adds what it needs and commits."""
     from app.accounts.service import create_user
     from app.campaigns import service as campaigns
 
-    users = {n: create_user(db, n, "correct horse") for n in names}
+    users = {n: create_user(db, n, password) for n in names}
     campaign = campaigns.create_campaign(db, users[names[0]], name=name, systems=list(systems))
     db.flush()
     narrator = campaigns.access(db, users[names[0]], campaign.id)

@@ -5,41 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from utils.art import FOE, balanced_fields
 from utils.leak import Case, Leak, LeakWorld
 
 from app.characters.models import Character
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 
-ART_PAIRS = {
-    "AGI": (5, 4),
-    "ALE": (4, 3),
-    "CHA": (3, 2),
-    "CRA": (1, 2),
-    "CUN": (3, 1),
-    "DEX": (5, 2),
-    "FAT": (4, 1),
-    "INT": (6, 5),
-    "STA": (6, 4),
-    "STR": (6, 3),
-}
-ART_HERO = {
-    "sheet_kind": "adventurer",
-    "method": "balanced",
-    **{f"{c}_{k}": str(v) for c, (a, b) in ART_PAIRS.items() for k, v in (("a", a), ("b", b))},
-}
-ART_FOE = {
-    "sheet_kind": "foe",
-    **{f"level_{c}": "PR" for c in ART_PAIRS},
-    "level_ALE": "IN",
-    "level_ATK": "PR",
-    "level_DEF": "PS",
-    "health_0": "PR",
-    "health_1": "PS",
-    "health_2": "GD",
-    "health_3": "GT",
-    "damage_rating": "1",
-}
+ART_HERO = balanced_fields()
+ART_FOE = {k: v for k, v in FOE.items() if k != "henchman"}  # a foe of its own, not a henchman
 
 CASES = [
     Case("art-trait_roll", "art", "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [73], [2]),

@@ -25,7 +25,8 @@ from app.systems.art.rules import (
     trait_roll,
 )
 
-SHARED_CSV = Path("/work/shared/rules/art-table.csv")
+# The shared rules folder stands beside the checkout (../shared; CI clones into another folder with shared/ beside it).
+SHARED_CSV = Path(__file__).resolve().parents[3].parent / "shared" / "rules" / "art-table.csv"
 ROWS = range(31)
 ROLLS = range(1, 101)
 
@@ -69,9 +70,10 @@ def test_roll_73_on_row_14_is_good() -> None:
 
 def test_packaged_csv_is_the_shared_table() -> None:
     packaged = resources.files("app.systems.art.rules").joinpath("art-table.csv").read_text("utf-8")
-    if SHARED_CSV.exists():
-        assert packaged == SHARED_CSV.read_text("utf-8")
     assert load_table(packaged) == DEFAULT_TABLE
+    if not SHARED_CSV.is_file():
+        pytest.skip(f"no shared rules folder beside the checkout to compare with ({SHARED_CSV} is missing)")
+    assert packaged == SHARED_CSV.read_text("utf-8")
 
 
 def test_default_table_round_trips_through_csv() -> None:

@@ -5,25 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from utils.cat import NEW_CAT
 from utils.leak import Case, Leak, LeakWorld
-
-NEW_CAT = {
-    "human_name": "Mister Buttons",
-    "cat_name": "Smoke",
-    "secret_name": "Ashwhisker",
-    "rank_claws": "strong",
-    "rank_coat": "good",
-    "rank_face": "best",
-    "rank_fangs": "strong",
-    "rank_legs": "strong",
-    "rank_tail": "good",
-    "rep_name_1": "Best mouser",
-    "rep_rank_1": "3",
-    "rep_name_2": "Never lost",
-    "rep_rank_2": "2",
-    "rep_name_3": "Friend of the baker",
-    "rep_rank_3": "2",
-}
 
 CASES = [
     Case(

@@ -5,12 +5,16 @@ regeneration setting), German pages and log lines, and the demo."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from utils.dice import scripted
 from utils.tables import Table
 from utils.web import csrf_of, signed_in
+
+from app.systems.catfight.rules.odds import exact_defend_chance, exact_jump_chance
 
 TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
 MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
@@ -138,30 +142,29 @@ def test_each_viewer_sees_only_their_legal_buttons_and_the_defender_sees_the_cha
     assert refused.status_code == 422 and "Tecka&#39;s move" in refused.text
     refused = duel.tap(duel.otto, duel.tecka, "begin")
     assert refused.status_code == 403
-    for _ in range(200):  # the dice are the server's: play on until someone has the upper hand
-        html = duel.view(duel.nora)
-        state_moves = buttons(html)
-        if state_moves == ["attack", "flee"]:
-            break
-        r = duel.tap(
-            duel.nora, duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi, state_moves[0]
-        )
-        assert r.status_code == 200, r.text
-    attacker_is_tecka = f'name="character_id" value="{duel.tecka}"' in duel.view(duel.nora)
-    attacker, defender = (duel.pia, duel.otto) if attacker_is_tecka else (duel.otto, duel.pia)
-    att_cat, def_cat = (duel.tecka, duel.mimi) if attacker_is_tecka else (duel.mimi, duel.tecka)
+    # Scripted dice (a = Tecka, the challenger): BEGINNING Tecka 6 against Mimi 1, Tecka sneaks; SNEAK 15+4 against
+    # 14-1, Tecka keeps the upper hand.
+    with scripted([6, 1]):
+        assert duel.tap(duel.pia, duel.tecka, "begin").status_code == 200
+    assert buttons(duel.view(duel.pia)) == ["sneak"] and buttons(duel.view(duel.otto)) == []
+    with scripted([4, 1]):
+        assert duel.tap(duel.pia, duel.tecka, "sneak").status_code == 200
     # FLEE only for the cat with the upper hand.
-    assert buttons(duel.view(attacker)) == ["attack", "flee"]
-    assert buttons(duel.view(defender)) == []
-    r = duel.tap(attacker, att_cat, "attack")
-    assert r.status_code == 200
-    html = duel.view(defender)
-    if buttons(html) == ["defend", "jump"]:  # (not a critical hit or goof)
-        assert re.search(r"attacks with -?\d+\. \w+ chooses: DEFEND or JUMP", html)
-        assert re.search(r"Defend <span class=\"catfight-chance\">\d+/\d+ · [\d.,]+\s?%</span>", html)
-        assert re.search(r"Jump <span class=\"catfight-chance\">\d+/\d+ · [\d.,]+\s?%</span>", html)
-        assert buttons(duel.view(attacker)) == []
-        assert duel.tap(defender, def_cat, "jump").status_code == 200
+    assert buttons(duel.view(duel.pia)) == ["attack", "flee"]
+    assert buttons(duel.view(duel.otto)) == []
+    with scripted([4]):  # ATTACK 16+4 = 20, not a critical: Mimi must answer
+        assert duel.tap(duel.pia, duel.tecka, "attack").status_code == 200
+    html = duel.view(duel.otto)
+    assert buttons(html) == ["defend", "jump"]
+    assert "attacks with 20. Mimi chooses: DEFEND or JUMP" in html
+    # The defender's exact chances: DEFEND 16 against 20 is 1/3, JUMP 14 against Tecka's 15 is 5/12.
+    assert (exact_defend_chance(16, 20), exact_jump_chance(14, 15)) == (Fraction(1, 3), Fraction(5, 12))
+    assert re.search(r"Defend <span class=\"catfight-chance\">1/3 · 33[\d.,]*\s?%</span>", html)
+    assert re.search(r"Jump <span class=\"catfight-chance\">5/12 · 4[12][\d.,]*\s?%</span>", html)
+    assert buttons(duel.view(duel.pia)) == []
+    with scripted([2, 1]):  # JUMP: Mimi 14+2 against Tecka 15-1: dodged, Mimi has the upper hand
+        assert duel.tap(duel.otto, duel.mimi, "jump").status_code == 200
+    assert buttons(duel.view(duel.otto)) == ["attack", "flee"] and buttons(duel.view(duel.pia)) == []
 
 
 def test_two_taps_racing_for_one_move_make_one_step(duel: Duel) -> None:
@@ -252,24 +255,19 @@ def test_german_pages_and_log_lines(client: TestClient, new_client: Any) -> None
     html = duel.view(duel.pia)
     assert "Auswürfeln, wer beginnt" in html and "Beide Katzen würfeln" in html
     assert "Tecka fordert Mimi zum Duell heraus." in html
-    assert duel.tap(duel.pia, duel.tecka, "begin").status_code == 200
-    for _ in range(200):
-        html = duel.view(duel.nora)
-        moves = buttons(html)
-        if moves == ["attack", "flee"]:
-            break
-        cat = duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi
-        assert duel.tap(duel.nora, cat, moves[0]).status_code == 200
-    assert "Attacke" in html and "Flucht" in html and "Oberhand" in html
-    cat = duel.tecka if f'name="character_id" value="{duel.tecka}"' in html else duel.mimi
-    assert duel.tap(duel.nora, cat, "attack").status_code == 200
+    with scripted([6, 1]):  # Tecka starts
+        assert duel.tap(duel.pia, duel.tecka, "begin").status_code == 200
+    with scripted([4, 1]):  # and keeps the upper hand
+        assert duel.tap(duel.nora, duel.tecka, "sneak").status_code == 200
     html = duel.view(duel.nora)
-    if buttons(html) == ["defend", "jump"]:
-        assert (
-            "Verteidigung" in html
-            and "Sprung" in html
-            and "entscheidet: Verteidigung (DEFEND) oder Sprung (JUMP)" in html
-        )
+    assert buttons(html) == ["attack", "flee"]
+    assert "Attacke" in html and "Flucht" in html and "Oberhand" in html
+    with scripted([4]):  # not a critical: Mimi must answer
+        assert duel.tap(duel.nora, duel.tecka, "attack").status_code == 200
+    html = duel.view(duel.nora)
+    assert buttons(html) == ["defend", "jump"]
+    assert "Verteidigung" in html and "Sprung" in html
+    assert "entscheidet: Verteidigung (DEFEND) oder Sprung (JUMP)" in html
     # The log: German lines for German viewers, English for English ones (same entry).
     table_de = duel.pia.get(duel.base).text
     table_en = english.get(duel.base).text

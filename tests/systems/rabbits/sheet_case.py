@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from utils.rabbits import NEW_RABBIT
+
 CASE: tuple[dict[str, Any], str, dict[str, Any]] = (
-    {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
+    dict(NEW_RABBIT),
     "test",
     {"skill": "Scout"},
 )

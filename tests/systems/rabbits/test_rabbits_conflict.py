@@ -174,7 +174,7 @@ def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflic
     with pytest.raises(Forbidden):
         conflict.script("otto", "Clover", ["attack", "attack", "defend"], ["Clover", "Bramble", "Clover"])
     saved = conflict.script("pia", "Clover", ["attack", "feint", "defend"], ["Clover", "Bramble", "Clover"], lock=False)
-    assert said(saved.body) == "changed its script" or "changed its script" in said(saved.body)
+    assert said(saved.body) == "Warren changed its script."
     locked = conflict.script("pia", "Bramble", ["attack", "feint", "defend"], ["Clover", "Bramble", "Clover"])
     text = json.dumps(locked.body) + json.dumps(saved.body)
     assert "feint" not in text and "defend" not in text  # no choice reaches the log before the reveal

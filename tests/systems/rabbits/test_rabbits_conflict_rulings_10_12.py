@@ -108,7 +108,7 @@ def test_ruling_12_the_tiebreaker_rolls_health_in_a_fight(conflict: Conflict) ->
     assert tie["step"] == "tiebreak" and tie["ability"] == "health"  # no 6: nobody can spend Fate
     # Health 4 for Clover, Health 3 for Hazel, rolled together: 2 against 1.
     entry = conflict.act("otto", "conflict_tie", "Hazel", [5, 5, 1, 1, 5, 1, 1], choice="tiebreak")
-    assert "Health" in str(entry.body["summary"]) or "health" in str(entry.body["summary"])
+    assert entry.body["summary"]["join"][0]["args"]["ability"] == {"msg": "Health"}
     assert dispositions(conflict) == (7, 4)
     assert conflict.state()["index"] == 1
 

@@ -3,16 +3,15 @@ makes a test with Greta's rabbit helping and a Persona die, spends Fate, and get
 
 from __future__ import annotations
 
+from utils.rabbits import NEW_RABBIT
 from utils.two_languages import Played, Step, TwoLanguages
-
-RABBIT = {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]}
 
 
 def play(t: TwoLanguages) -> Played:
     """Scout 3 + Hazel's help + 1 Persona = 5 dice against Ob 3; Fate rerolls the 6; still a failure, and the
     narrator gives her rabbit a condition."""
-    hazel = t.character("greta", "Hazel", "rabbits", RABBIT)
-    clover = t.character("dorte", "Clover", "rabbits", RABBIT)
+    hazel = t.character("greta", "Hazel", "rabbits", NEW_RABBIT)
+    clover = t.character("dorte", "Clover", "rabbits", NEW_RABBIT)
     odds_page = t.browsers["dorte"].get(
         f"{t.base}/characters/{clover}/odds/test",
         params={"skill": "Scout", "ob": "3", "helpers": str(hazel), "persona": "1"},
