@@ -16,7 +16,9 @@
      panel asks for the campaign's), and a vibration where the phone can.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box.
    - Table talk: an edit or withdrawal arriving fetches its message's line again; the composer sends on Enter
-     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names. */
+     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names.
+   - The chat layout: the last log lines sit right above the composer (the campaign page opens so; any page with a
+     composer comes to it when one types, and again when the on-screen keyboard resizes the page). */
 (function () {
   "use strict";
 
@@ -835,6 +837,71 @@
     pick.closest("[data-mention-list]").hidden = true;
   });
 
+  // --- the chat layout (templates/talk/composer.html; the log marked data-chat-log) ------------------------------
+  // The composer is pinned to the bottom of the screen (app.css .composer); the page is scrolled so that the log's
+  // end is right above it, never under it: on the campaign page when it opens, on every page with a composer when
+  // one starts typing and whenever the viewport changes while typing (the keyboard: base.html's viewport asks for
+  // resizes-content). The log's own height follows the composer's (--composer-h, app.css).
+  function chatParts(area) {
+    var team = area && area.closest(".team-talk");
+    if (team) return { log: team.querySelector(".log"), composer: area.closest("form"), sticky: false };
+    var composer = document.getElementById("composer-panel");
+    return { log: document.querySelector("[data-chat-log]"), composer: composer, sticky: true };
+  }
+
+  function measureComposer() {
+    var composer = document.getElementById("composer-panel");
+    if (composer) document.documentElement.style.setProperty("--composer-h", composer.offsetHeight + "px");
+  }
+
+  function chatView(area) {
+    var parts = chatParts(area);
+    if (!parts.log || !parts.composer || !parts.log.getClientRects().length) return;
+    measureComposer();
+    if (parts.log.scrollHeight > parts.log.clientHeight) parts.log.scrollTop = parts.log.scrollHeight;
+    var below = parts.log.getBoundingClientRect().bottom;
+    // Where the log's end belongs: above a pinned composer (its height from the bottom of the screen), or with a
+    // composer in the flow (team talk) so that the composer's own end meets the bottom of the screen.
+    var target = parts.sticky ? window.innerHeight - parts.composer.offsetHeight - 6
+      : below + window.innerHeight - parts.composer.getBoundingClientRect().bottom - 6;
+    window.scrollBy(0, below - target);
+  }
+
+  var typing = null;
+  document.addEventListener("focusin", function (ev) {
+    var area = ev.target;
+    if (!area || !area.matches || !area.matches("textarea[data-talk-text]")) return;
+    typing = area;
+    chatView(area);
+  });
+  document.addEventListener("focusout", function (ev) { if (ev.target === typing) typing = null; });
+  var resized = null;
+  function onResize() {
+    clearTimeout(resized);
+    resized = setTimeout(function () {
+      measureComposer();
+      if (typing && document.activeElement === typing) chatView(typing);
+    }, 60);
+  }
+  window.addEventListener("resize", onResize);
+  if (window.visualViewport) window.visualViewport.addEventListener("resize", onResize);
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    // A message sent (the composer's own form, answered 2xx): the log's end stays right above the composer.
+    var t = ev.detail && ev.detail.target;
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
+    if (!t || t.id !== "composer-panel" || verb === "get" || status >= 400) return;
+    chatView(document.querySelector("#composer-panel textarea[data-talk-text]"));
+  });
+
+  // The campaign page opens on its chat (its prompts, encounters and pictures above, a scroll away), unless it was
+  // asked for a place (#…) or shows a refused form.
+  function openOnChat() {
+    var log = document.querySelector("#log-entries[data-chat-log]");
+    if (!log || location.hash || body().hasAttribute("data-refused")) return;
+    chatView(null);
+  }
+
   // A form swapped in a moment ago may be submitted before htmx has taken it over (a fast tap on a phone):
   // the browser would then send it as a plain GET, putting its fields (its Idempotency-Key too) in the URL and
   // leaving the page. Such a submit is stopped and handed to htmx instead.
@@ -854,6 +921,8 @@
     if (holder && window.EventSource) startLog(holder);
     var log = document.getElementById("log-entries");
     if (log) watchLog(log);
+    measureComposer();
+    openOnChat();
     knownPrompts = seenPrompts();
     if (holder && window.EventSource) remotePrompts(true);
     fitCalls();
