@@ -777,6 +777,42 @@
     if (form && area.value.trim()) form.requestSubmit();
   });
 
+  // A form that knows which pairs of its choices can be tried (form[data-allowed]: a JSON map from the first
+  // field's value to the second field's allowed values, the fields named in data-allowed-keys): its submit button
+  // [data-allowed-submit] is enabled only for such a pair, and its [data-allowed-note] says why not (an ART attack:
+  // the weapon and the target in reach, app/systems/art/fight/attacks.py attack_reach).
+  function checkAllowed(form) {
+    var keys = (form.dataset.allowedKeys || "").split(" ");
+    var map;
+    try { map = JSON.parse(form.dataset.allowed || "{}"); } catch (e) { return; }
+    var first = form.elements[keys[0]], second = form.elements[keys[1]];
+    if (!first || !second) return;
+    var allowed = (map[first.value] || []).map(String).indexOf(String(second.value)) >= 0;
+    form.querySelectorAll("[data-allowed-submit]").forEach(function (b) { b.disabled = !allowed; });
+    form.querySelectorAll("[data-allowed-note]").forEach(function (n) { n.hidden = allowed; });
+  }
+  document.addEventListener("change", function (ev) {
+    var form = ev.target && ev.target.closest && ev.target.closest("form[data-allowed]");
+    if (form) checkAllowed(form);
+  });
+  function checkAllAllowed() { document.querySelectorAll("form[data-allowed]").forEach(checkAllowed); }
+  document.addEventListener("DOMContentLoaded", checkAllAllowed);
+  document.addEventListener("htmx:afterSettle", checkAllAllowed);
+
+  // The composer's summary says who speaks to whom as the choices change ("in character · a whisper").
+  document.addEventListener("change", function (ev) {
+    var field = ev.target;
+    if (!field || (field.id !== "talk-as" && field.id !== "talk-audience")) return;
+    var form = field.closest("form");
+    var summary = form && form.querySelector("[data-talk-summary]");
+    var as = form && form.querySelector("#talk-as");
+    var audience = form && form.querySelector("#talk-audience");
+    if (!summary || !as || !audience) return;
+    var kind = (audience.value || "public").split(":")[0];
+    summary.textContent = (as.value ? summary.dataset.ic : summary.dataset.ooc) + " · " +
+      (summary.dataset[kind] || summary.dataset.public);
+  });
+
   var oddsTimer = null;
   function talkOdds(area) {
     var out = document.getElementById(area.getAttribute("aria-describedby") || "");
