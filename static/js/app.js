@@ -224,6 +224,18 @@
     }).catch(function () { /* the next event asks again */ });
   }
 
+  // A live line that @mentions this reader: a toast that leads to it (in this page's log, or the campaign's).
+  function mentioned(node, log, streamUrl) {
+    var who = node.querySelector(".summary strong");
+    var text = msg("msgMention", "{name} mentions you: read it").replace("{name}", who ? who.textContent.trim() : "");
+    var elsewhere = streamUrl.replace(/\/stream$/, "") + "#" + node.id;
+    setTimeout(function () {  // after the line is in this page's log, if it has one (a filter may leave it out)
+      var shown = log ? document.getElementById(node.id) : null;
+      if (shown) toast(shown, null, text);
+      else toast(null, elsewhere, text);
+    }, 0);
+  }
+
   function toast(prompt, href, text) {
     var old = document.getElementById("toast");
     if (old) old.remove();
@@ -298,6 +310,7 @@
       // `entry:<character id>` too (a sheet's recent log follows only its character's entries); a correction
       // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
       announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
+      if (node && node.classList.contains("mentions-me")) mentioned(node, log, url);
       if (!log || !node || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;

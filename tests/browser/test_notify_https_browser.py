@@ -1,7 +1,8 @@
-"""Push over plain http (issue 35, the new group's second major): a page that came over http:// to a name other than
-localhost is no secure context, so no browser offers push there, and the button used to answer "This browser
-cannot receive notifications" — the wrong cause. Now the notification panels (a campaign's, the account's) say
-that HTTPS is needed, link to the page's https:// address and name docs/NOTIFY.md's section, in en, de and da.
+"""Push over plain http and the offline page (issue 35, the new group's second major and a minor): a page that came
+over http:// to a name other than localhost is no secure context, so no browser offers push there, and the button
+used to answer "This browser cannot receive notifications" — the wrong cause. Now the notification panels (a
+campaign's, the account's) say that HTTPS is needed, link to the page's https:// address and name docs/NOTIFY.md's
+section, in en, de and da. The offline page speaks the account's language and asks for no missing icon.
 
 127.0.0.1 and localhost ARE secure contexts in Chromium, so the server is browsed as http://fateboard.test:PORT
 (Chromium's --host-resolver-rules maps that name to 127.0.0.1: loopback only). The same page over 127.0.0.1 keeps
@@ -10,7 +11,9 @@ its button. Screenshots: test-artifacts/screenshots/notify-http-*.png. Skipped u
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,7 +21,19 @@ import pytest
 from playwright.sync_api import expect
 from utils.server import LiveServer
 
-from .pages import LAUNCH_ARGS, PHONE, SHOTS, Tab, Tabs, api_campaign, api_user, page_level_problems, sign_in
+from .pages import (
+    LAUNCH_ARGS,
+    PASSWORD,
+    PHONE,
+    REPORT_CSP,
+    SHOTS,
+    Tab,
+    Tabs,
+    api_campaign,
+    api_user,
+    page_level_problems,
+    sign_in,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 CHROMIUM = os.environ.get("TEST_CHROMIUM", "")
@@ -94,3 +109,49 @@ def test_a_secure_context_keeps_the_button(tabs: Tabs) -> None:
     assert tab.page.evaluate("() => window.isSecureContext") is True
     expect(tab.page.locator("#notify-panel [data-push-subscribe]")).to_be_visible()
     expect(tab.page.locator("#notify-panel [data-push-insecure]")).to_be_hidden()
+
+
+def test_the_offline_page_speaks_the_accounts_language_and_has_its_icon(
+    browser: Any, live_server: LiveServer, tmp_path: Path
+) -> None:
+    """Issue 35: the offline page followed the browser's language (English here), not the account's (German), and
+    asked for a /favicon.ico that is not there (a 404)."""
+    base = live_server.url
+    nora = api_user(base, "nora")
+    cid = api_campaign(base, nora, [])
+    context = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=CHROMIUM, args=LAUNCH_ARGS, locale="en-GB", **PHONE
+    )
+    context.add_init_script(REPORT_CSP)
+    missing: list[str] = []
+    context.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        page.goto(f"{base}/signin?next=/account")
+        page.locator("#signin-form #username").fill("nora")
+        page.locator("#signin-form #password").fill(PASSWORD)
+        page.locator("#signin-form button").click()
+        expect(page).to_have_url(f"{base}/account")
+        page.locator("#locale").select_option("de")
+        page.locator("form[action='/account/language'] button").click()
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not page.evaluate("() => !!navigator.serviceWorker.controller"):
+            page.reload()
+            time.sleep(0.3)
+        assert page.evaluate("() => !!navigator.serviceWorker.controller")
+        page.goto(f"{base}/campaigns/{cid}")  # a page in German: the worker notes the language
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        page.wait_for_timeout(300)
+        context.set_offline(True)
+        page.goto(f"{base}/campaigns/{cid}")
+        expect(page.locator("h1")).to_have_text("Keine Verbindung")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "offline-de.png"))
+        context.set_offline(False)
+        page.goto(f"{base}/offline?lang=da")
+        expect(page.locator("h1")).to_have_text("Ingen forbindelse")
+        page.wait_for_timeout(300)
+        assert missing == [], missing  # the icon is the app's own, no /favicon.ico
+    finally:
+        context.close()
