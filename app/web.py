@@ -227,6 +227,8 @@ def render(
     if block is None and status_code >= 400:
         ctx["refused"] = True  # base.html marks the page: static/js/app.js brings its first error into view
     html = ENV.get_template(template).render(ctx) if block is None else render_block(ENV, template, block, ctx)
+    # The page's language, for the service worker (templates/notify/sw.js keeps the offline page in it).
+    headers = {"Content-Language": i18n.get_locale(), **(headers or {})}
     return HTMLResponse(html, status_code=status_code, headers=headers)
 
 

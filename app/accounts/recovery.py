@@ -30,6 +30,7 @@ from app.i18n import _, get_locale, set_locale
 from app.notify.models import OutboxItem
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, viewer_view
+from app.rolls.visibility import RECIPIENTS, TEAM, WHISPER, View
 from app.types import utcnow
 
 RESET_FOR = timedelta(minutes=30)
@@ -197,8 +198,9 @@ def reset_password(db: Session, token: str, password: str, password2: str, hashe
 
 def export_chunks(db: Session, user: User) -> Iterator[str]:
     """Everything about me as JSON, in pieces (bounded memory however long the logs): the account, my memberships,
-    my characters as I may read them, and my log entries as I may read them (a blind roll of mine: what I asked,
-    not the result) — through the same functions every page uses (visible_sheet, present.entry_json)."""
+    my characters as I may read them, my log entries as I may read them (a blind roll of mine: what I asked,
+    not the result), and what was addressed to me (`received`: whispers, team talk, pictures shown to chosen
+    players) — through the same functions every page uses (visible_sheet, present.entry_json)."""
     yield json.dumps(
         {
             "account": {
@@ -255,6 +257,28 @@ def export_chunks(db: Session, user: User) -> Iterator[str]:
                 "campaign_id": campaign_id,
                 **entry_json(entry, viewer_view(entry, user.id, acc.is_narrator), narrator=acc.is_narrator),
             }
+            yield ("" if first else ", ") + json.dumps(shown, ensure_ascii=False, default=str)
+            first = False
+    # What others addressed to me alone or a few: whispers, my team's talk, pictures shown to chosen players — the
+    # entries whose readers (fixed in their bodies) name me, read as a member (a narrator reads every picture
+    # shown, but only those shown to them are theirs).
+    yield '], "received": ['
+    first = True
+    for campaign_id, acc in accesses.items():
+        query = (
+            select(LogEntry)
+            .where(
+                LogEntry.campaign_id == campaign_id,
+                LogEntry.actor_id.is_distinct_from(user.id),
+                LogEntry.visibility.in_((WHISPER, TEAM, RECIPIENTS)),
+            )
+            .order_by(LogEntry.seq)
+            .execution_options(yield_per=500)
+        )
+        for entry in db.scalars(query):
+            if viewer_view(entry, user.id, False) != View.FULL:
+                continue
+            shown = {"campaign_id": campaign_id, **entry_json(entry, View.FULL, narrator=acc.is_narrator)}
             yield ("" if first else ", ") + json.dumps(shown, ensure_ascii=False, default=str)
             first = False
     yield "]}"

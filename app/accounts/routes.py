@@ -338,6 +338,7 @@ def delete_me(
     try:
         if not password or not gate.run(lambda: service.password_hasher.verify(password, user.password_hash)):
             raise BadRequest(_("Wrong password."), field="delete_password")
+        locale = user.locale  # the goodbye is in the account's language, not only the browser's
         recovery.delete_account(db, user)
     except BadRequest as exc:
         return render_failure(
@@ -349,5 +350,5 @@ def delete_me(
             key="delete_password",
             by_field=False,
         )
-    set_session(request.scope, new_session_data())
+    set_session(request.scope, new_session_data(locale=locale))
     return redirect(request, "/?account=deleted")

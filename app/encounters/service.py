@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session
 
+from app.campaigns.models import Membership
 from app.campaigns.service import Access, in_campaign
 from app.characters.models import Character
 from app.encounters.models import Encounter
@@ -44,6 +45,22 @@ def controlled_by(db: Session, acc: Access, encounter: Encounter) -> set[int]:
     if acc.is_narrator:
         return set(ids)
     return set(db.scalars(select(Character.id).where(Character.id.in_(ids), Character.owner_id == acc.user.id)))
+
+
+def unplayed(db: Session, acc: Access, encounter: Encounter) -> set[int]:
+    """The participants no member plays: their player left the campaign or deleted the account (the narrators play
+    them, docs/TRUST.md). A system's page offers the narrator a step that would else wait for that player."""
+    ids = [p["character_id"] for p in encounter.participants]
+    if not ids:
+        return set()
+    members = select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id)
+    return set(
+        db.scalars(
+            select(Character.id).where(
+                Character.id.in_(ids), (Character.owner_id.is_(None)) | (Character.owner_id.not_in(members))
+            )
+        )
+    )
 
 
 def visible_state(acc: Access, encounter: Encounter, controls: set[int]) -> dict[str, Any]:

@@ -27,6 +27,8 @@ def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: A
         "system": get_system(encounter.system),
         "characters": service.participant_characters(db, encounter),
         "controls": controls,
+        # Participants whose player left (the narrators play them): a step that waits for them is the narrator's.
+        "unplayed": service.unplayed(db, acc, encounter) if acc.is_narrator else set(),
         "idempotency_key": secrets.token_urlsafe(16),
         "errors": {},
         "result": None,

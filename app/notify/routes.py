@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from pydantic import BaseModel, Field
 from starlette.responses import Response
 
+from app import i18n
 from app.accounts.models import User
 from app.accounts.service import user_for_session
 from app.api import errors
@@ -303,13 +304,17 @@ _SHELL_VERSION: list[str] = []
 def service_worker(request: Request) -> Response:
     if not _SHELL_VERSION:
         _SHELL_VERSION.append(_shell_version())
-    html = render(request, "notify/sw.js", {"version": _SHELL_VERSION[0]})
+    html = render(request, "notify/sw.js", {"version": _SHELL_VERSION[0], "languages": list(i18n.SUPPORTED)})
     return Response(
         html.body, media_type="text/javascript", headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"}
     )
 
 
 @router.get("/offline", include_in_schema=False)
-def offline(request: Request) -> Response:
-    """What the service worker shows when the network is gone: no user, no campaign — it sits in a cache."""
+def offline(request: Request, lang: str = "") -> Response:
+    """What the service worker shows when the network is gone: no user, no campaign — it sits in a cache, one
+    copy per language (`lang`), and the worker shows the one of the language the last page came in (the
+    account's, once signed in: the browser's language alone would be wrong)."""
+    if lang in i18n.SUPPORTED:
+        i18n.set_locale(lang)
     return render(request, "notify/offline.html", {}, headers={"Cache-Control": "no-cache"})

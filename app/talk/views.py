@@ -92,11 +92,18 @@ def team_panel_context(
     )
     rows.reverse()
     shown = []
+    others = 0  # the other teams' lines: a viewer on a team sees only their count, not a line each
     for row in rows:
         if viewer_view(row, acc.user.id, acc.is_narrator) == View.FULL:
             team = (row.body.get("outcome") or {}).get("team") or {}
             if team.get("encounter_id") != encounter.id:
                 continue  # the viewer's team talk of another conflict
+            if mine is not None and team.get("key") != mine[0]:
+                others += 1  # another team this viewer also reads (a narrator running two teams)
+                continue
+        elif mine is not None:
+            others += 1
+            continue
         shown.append(row)
     states = talk_states(db, acc.campaign.id, [r.seq for r in shown])
     return {
@@ -104,6 +111,7 @@ def team_panel_context(
         "encounter": encounter,
         "team": mine[1] if mine else None,
         "lines": [entry_html(r, acc.user.id, acc.is_narrator, talk=states.get(r.seq)) for r in shown],
+        "others": others,
         "errors": errors or {},
         "form": form or {},
         "idempotency_key": secrets.token_urlsafe(16),

@@ -16,7 +16,9 @@
      panel asks for the campaign's), and a vibration where the phone can.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box.
    - Table talk: an edit or withdrawal arriving fetches its message's line again; the composer sends on Enter
-     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names. */
+     (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names.
+   - The chat layout: the last log lines sit right above the composer (the campaign page opens so; any page with a
+     composer comes to it when one types, and again when the on-screen keyboard resizes the page). */
 (function () {
   "use strict";
 
@@ -222,6 +224,18 @@
     }).catch(function () { /* the next event asks again */ });
   }
 
+  // A live line that @mentions this reader: a toast that leads to it (in this page's log, or the campaign's).
+  function mentioned(node, log, streamUrl) {
+    var who = node.querySelector(".summary strong");
+    var text = msg("msgMention", "{name} mentions you: read it").replace("{name}", who ? who.textContent.trim() : "");
+    var elsewhere = streamUrl.replace(/\/stream$/, "") + "#" + node.id;
+    setTimeout(function () {  // after the line is in this page's log, if it has one (a filter may leave it out)
+      var shown = log ? document.getElementById(node.id) : null;
+      if (shown) toast(shown, null, text);
+      else toast(null, elsewhere, text);
+    }, 0);
+  }
+
   function toast(prompt, href, text) {
     var old = document.getElementById("toast");
     if (old) old.remove();
@@ -296,6 +310,7 @@
       // `entry:<character id>` too (a sheet's recent log follows only its character's entries); a correction
       // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
       announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
+      if (node && node.classList.contains("mentions-me")) mentioned(node, log, url);
       if (!log || !node || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;
@@ -775,6 +790,42 @@
     if (form && area.value.trim()) form.requestSubmit();
   });
 
+  // A form that knows which pairs of its choices can be tried (form[data-allowed]: a JSON map from the first
+  // field's value to the second field's allowed values, the fields named in data-allowed-keys): its submit button
+  // [data-allowed-submit] is enabled only for such a pair, and its [data-allowed-note] says why not (an ART attack:
+  // the weapon and the target in reach, app/systems/art/fight/attacks.py attack_reach).
+  function checkAllowed(form) {
+    var keys = (form.dataset.allowedKeys || "").split(" ");
+    var map;
+    try { map = JSON.parse(form.dataset.allowed || "{}"); } catch (e) { return; }
+    var first = form.elements[keys[0]], second = form.elements[keys[1]];
+    if (!first || !second) return;
+    var allowed = (map[first.value] || []).map(String).indexOf(String(second.value)) >= 0;
+    form.querySelectorAll("[data-allowed-submit]").forEach(function (b) { b.disabled = !allowed; });
+    form.querySelectorAll("[data-allowed-note]").forEach(function (n) { n.hidden = allowed; });
+  }
+  document.addEventListener("change", function (ev) {
+    var form = ev.target && ev.target.closest && ev.target.closest("form[data-allowed]");
+    if (form) checkAllowed(form);
+  });
+  function checkAllAllowed() { document.querySelectorAll("form[data-allowed]").forEach(checkAllowed); }
+  document.addEventListener("DOMContentLoaded", checkAllAllowed);
+  document.addEventListener("htmx:afterSettle", checkAllAllowed);
+
+  // The composer's summary says who speaks to whom as the choices change ("in character · a whisper").
+  document.addEventListener("change", function (ev) {
+    var field = ev.target;
+    if (!field || (field.id !== "talk-as" && field.id !== "talk-audience")) return;
+    var form = field.closest("form");
+    var summary = form && form.querySelector("[data-talk-summary]");
+    var as = form && form.querySelector("#talk-as");
+    var audience = form && form.querySelector("#talk-audience");
+    if (!summary || !as || !audience) return;
+    var kind = (audience.value || "public").split(":")[0];
+    summary.textContent = (as.value ? summary.dataset.ic : summary.dataset.ooc) + " · " +
+      (summary.dataset[kind] || summary.dataset.public);
+  });
+
   var oddsTimer = null;
   function talkOdds(area) {
     var out = document.getElementById(area.getAttribute("aria-describedby") || "");
@@ -835,6 +886,71 @@
     pick.closest("[data-mention-list]").hidden = true;
   });
 
+  // --- the chat layout (templates/talk/composer.html; the log marked data-chat-log) ------------------------------
+  // The composer is pinned to the bottom of the screen (app.css .composer); the page is scrolled so that the log's
+  // end is right above it, never under it: on the campaign page when it opens, on every page with a composer when
+  // one starts typing and whenever the viewport changes while typing (the keyboard: base.html's viewport asks for
+  // resizes-content). The log's own height follows the composer's (--composer-h, app.css).
+  function chatParts(area) {
+    var team = area && area.closest(".team-talk");
+    if (team) return { log: team.querySelector(".log"), composer: area.closest("form"), sticky: false };
+    var composer = document.getElementById("composer-panel");
+    return { log: document.querySelector("[data-chat-log]"), composer: composer, sticky: true };
+  }
+
+  function measureComposer() {
+    var composer = document.getElementById("composer-panel");
+    if (composer) document.documentElement.style.setProperty("--composer-h", composer.offsetHeight + "px");
+  }
+
+  function chatView(area) {
+    var parts = chatParts(area);
+    if (!parts.log || !parts.composer || !parts.log.getClientRects().length) return;
+    measureComposer();
+    if (parts.log.scrollHeight > parts.log.clientHeight) parts.log.scrollTop = parts.log.scrollHeight;
+    var below = parts.log.getBoundingClientRect().bottom;
+    // Where the log's end belongs: above a pinned composer (its height from the bottom of the screen), or with a
+    // composer in the flow (team talk) so that the composer's own end meets the bottom of the screen.
+    var target = parts.sticky ? window.innerHeight - parts.composer.offsetHeight - 6
+      : below + window.innerHeight - parts.composer.getBoundingClientRect().bottom - 6;
+    window.scrollBy(0, below - target);
+  }
+
+  var typing = null;
+  document.addEventListener("focusin", function (ev) {
+    var area = ev.target;
+    if (!area || !area.matches || !area.matches("textarea[data-talk-text]")) return;
+    typing = area;
+    chatView(area);
+  });
+  document.addEventListener("focusout", function (ev) { if (ev.target === typing) typing = null; });
+  var resized = null;
+  function onResize() {
+    clearTimeout(resized);
+    resized = setTimeout(function () {
+      measureComposer();
+      if (typing && document.activeElement === typing) chatView(typing);
+    }, 60);
+  }
+  window.addEventListener("resize", onResize);
+  if (window.visualViewport) window.visualViewport.addEventListener("resize", onResize);
+  document.addEventListener("htmx:afterSettle", function (ev) {
+    // A message sent (the composer's own form, answered 2xx): the log's end stays right above the composer.
+    var t = ev.detail && ev.detail.target;
+    var verb = (ev.detail.requestConfig && ev.detail.requestConfig.verb) || "get";
+    var status = ev.detail.xhr ? ev.detail.xhr.status : 0;
+    if (!t || t.id !== "composer-panel" || verb === "get" || status >= 400) return;
+    chatView(document.querySelector("#composer-panel textarea[data-talk-text]"));
+  });
+
+  // The campaign page opens on its chat (its prompts, encounters and pictures above, a scroll away), unless it was
+  // asked for a place (#…) or shows a refused form.
+  function openOnChat() {
+    var log = document.querySelector("#log-entries[data-chat-log]");
+    if (!log || location.hash || body().hasAttribute("data-refused")) return;
+    chatView(null);
+  }
+
   // A form swapped in a moment ago may be submitted before htmx has taken it over (a fast tap on a phone):
   // the browser would then send it as a plain GET, putting its fields (its Idempotency-Key too) in the URL and
   // leaving the page. Such a submit is stopped and handed to htmx instead.
@@ -854,6 +970,8 @@
     if (holder && window.EventSource) startLog(holder);
     var log = document.getElementById("log-entries");
     if (log) watchLog(log);
+    measureComposer();
+    openOnChat();
     knownPrompts = seenPrompts();
     if (holder && window.EventSource) remotePrompts(true);
     fitCalls();

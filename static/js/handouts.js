@@ -1,7 +1,7 @@
 /* Handouts and the scene (templates/handouts/). No text of its own: what it shows comes from data-* attributes.
    - Upload: drag-and-drop or the file picker (a phone's camera roll too), sent by HTMX as multipart with a
      progress bar; the answer is the library panel, swapped in.
-   - The viewer: a tap on a picture opens it in the native <dialog> (#handout-viewer); the phone's own pinch-zoom
+   - The viewer: a tap on a picture (a scene: with its pins) opens it in the native <dialog> (#handout-viewer); pinch-zoom
      works there, and "Actual size" shows it unscaled to pan.
    - The scene (narrators): a tap on the picture marks where a new pin goes; pins are dragged to move them.
      Every change goes to the server, which logs it and tells every open page (the `scene` event). */
@@ -96,6 +96,21 @@
     }
     img.src = url + "?w=1600";
     img.alt = source.dataset.handoutTitle || "";
+    // A scene's pins come along: the page's own SVG (what this viewer may see), laid over the picture.
+    var frame = dialog.querySelector(".viewer-frame");
+    var old = frame.querySelector("svg.scene-pins");
+    if (old) old.remove();
+    var shown = source.querySelector("img");
+    ["width", "height"].forEach(function (name) {
+      if (shown && shown.getAttribute(name)) img.setAttribute(name, shown.getAttribute(name));
+      else img.removeAttribute(name);
+    });
+    var pins = source.querySelector("svg.scene-pins");
+    if (pins) {
+      var copy = pins.cloneNode(true);
+      copy.querySelectorAll(".pin-new").forEach(function (g) { g.remove(); });
+      frame.appendChild(copy);
+    }
     dialog.querySelector(".viewer-title").textContent = source.dataset.handoutTitle || "";
     dialog.classList.remove("actual");
     dialog.querySelector(".viewer-zoom").setAttribute("aria-pressed", "false");

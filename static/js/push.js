@@ -33,6 +33,7 @@
   }
 
   function subscribe(box) {
+    if (window.isSecureContext === false) { secureOrSay(box.parentNode); return; }
     if (!supported || !("PushManager" in window) || !("Notification" in window)) {
       say(box, isIOS() ? "ios" : "unsupported");
       return;
@@ -68,6 +69,25 @@
       if (problem !== null) { say(box, "failed"); }
     });
   }
+
+  // Plain http (not localhost): no secure context, so no service worker and no push in any browser. The button
+  // would only fail; the box says instead that HTTPS is needed, with a link to this page's https:// address (the
+  // default port: a TLS proxy listens there, not on the http port).
+  function secureOrSay(root) {
+    if (window.isSecureContext !== false) { return; }
+    (root || document).querySelectorAll("[data-push]:not([data-push-checked])").forEach(function (box) {
+      box.setAttribute("data-push-checked", "");
+      var button = box.querySelector("[data-push-subscribe]");
+      var insecure = box.querySelector("[data-push-insecure]");
+      var link = box.querySelector("[data-push-https]");
+      if (!insecure) { return; }
+      if (button) { button.hidden = true; }
+      if (link) { link.href = "https://" + location.hostname + location.pathname + location.search; }
+      insecure.hidden = false;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { secureOrSay(document); });
+  document.addEventListener("htmx:afterSettle", function () { secureOrSay(document); });
 
   document.addEventListener("click", function (event) {
     var button = event.target.closest && event.target.closest("[data-push-subscribe]");

@@ -3,8 +3,26 @@
    pages, fragments, streams or entries: the server is the authority, and hidden content must not sit in a cache. */
 "use strict";
 var SHELL = "fateboard-shell-{{ version }}";
-var FILES = ["/offline", "/static/css/app.css", "/static/js/app.js", "/static/js/push.js",
-             "/static/js/{{ htmx_file }}", "/static/icons/icon-192.png", "/static/icons/icon-512.png"];
+var LANGUAGES = {{ languages | tojson }};
+var OFFLINE = LANGUAGES.map(function (lang) { return "/offline?lang=" + lang; });
+var FILES = OFFLINE.concat(["/static/css/app.css", "/static/js/app.js", "/static/js/push.js",
+             "/static/js/{{ htmx_file }}", "/static/icons/icon-192.png", "/static/icons/icon-512.png"]);
+// The language of the last page that came (its Content-Language: the account's once signed in), kept in the cache
+// so the offline page is in it after the worker restarts.
+var LANG_KEY = "/offline-language";
+
+function rememberLanguage(response) {
+  var lang = (response.headers.get("Content-Language") || "").split(",")[0].trim();
+  if (LANGUAGES.indexOf(lang) === -1) { return; }
+  caches.open(SHELL).then(function (cache) { return cache.put(LANG_KEY, new Response(lang)); })
+    .catch(function () { /* the default language then */ });
+}
+
+function offlinePage() {
+  return caches.match(LANG_KEY).then(function (hit) { return hit ? hit.text() : ""; }).then(function (lang) {
+    return caches.match("/offline?lang=" + (LANGUAGES.indexOf(lang) !== -1 ? lang : LANGUAGES[0]));
+  });
+}
 
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(SHELL).then(function (cache) { return cache.addAll(FILES); })
@@ -25,10 +43,13 @@ self.addEventListener("fetch", function (event) {
   if (url.origin !== self.location.origin) { return; }
   if (request.mode === "navigate") {
     // Pages always from the network; only when it is gone, the offline page.
-    event.respondWith(fetch(request).catch(function () { return caches.match("/offline"); }));
+    event.respondWith(fetch(request).then(function (response) {
+      if (response.ok) { rememberLanguage(response); }
+      return response;
+    }).catch(offlinePage));
     return;
   }
-  if (FILES.indexOf(url.pathname) !== -1 && url.pathname !== "/offline") {
+  if (FILES.indexOf(url.pathname) !== -1) {
     // The shell: from the cache at once, refreshed when the worker changes (its version names the cache).
     event.respondWith(caches.match(request).then(function (hit) { return hit || fetch(request); }));
   }

@@ -123,6 +123,23 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     x, y = (float(v) for v in well.removeprefix("translate(").removesuffix(")").split())
     assert abs(x / 2400 - 0.3) < 0.02 and abs(y / 1600 - 0.6) < 0.02, well
 
+    # Full screen, the scene keeps its pins (issue 35): the visible one, on the picture, never the hidden one.
+    otto.page.locator("#scene-panel .scene-stage img").click()
+    viewer = otto.page.locator("#handout-viewer")
+    expect(viewer).to_be_visible()
+    expect(viewer.locator("svg.scene-pins text", has_text="The old well")).to_have_count(1)
+    expect(viewer.locator("svg.scene-pins text", has_text="Smugglers")).to_have_count(0)
+    expect(viewer.locator(".viewer-stage img")).to_have_js_property("complete", True)
+    picture = viewer.locator(".viewer-stage img").bounding_box()
+    pin = viewer.locator("svg.scene-pins g.pin circle").first.bounding_box()
+    assert picture and pin, (picture, pin)
+    # on the drawn picture, where it was tapped (0.3, 0.6 of the picture)
+    assert abs((pin["x"] + pin["width"] / 2 - picture["x"]) / picture["width"] - 0.3) < 0.03, (picture, pin)
+    assert abs((pin["y"] + pin["height"] / 2 - picture["y"]) / picture["height"] - 0.6) < 0.03, (picture, pin)
+    otto.page.screenshot(path=str(SHOTS / "handouts-otto-viewer-pins-390.png"))
+    viewer.get_by_role("button", name="Close").click()
+    expect(viewer).to_be_hidden()
+
     for tab, name in ((pia, "pia"), (otto, "otto")):
         tab.page.locator("#scene-panel").scroll_into_view_if_needed()
         tab.page.screenshot(path=str(SHOTS / f"handouts-{name}-390.png"), full_page=True)

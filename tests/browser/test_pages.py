@@ -160,7 +160,7 @@ def test_a_blind_roll_shows_its_total_to_the_narrator_only(tabs: Tabs) -> None:
     expect(a.page.locator(f"#entry-{seq} .summary")).to_contain_text(summary)
     # The roller sees that she rolled, not what came up; another player sees only that something happened.
     expect(b.page.locator(f"#entry-{seq}")).to_contain_text("rolled blind")
-    expect(c.page.locator(f"#entry-{seq}")).to_contain_text("pia made a hidden entry")
+    expect(c.page.locator(f"#entry-{seq}")).to_contain_text("pia rolled in secret")
     problems: list[str] = []
     for tab in (a, b, c):
         problems += axe.violations(tab.page, f"blind-{tab.name}")
@@ -231,7 +231,7 @@ def test_the_log_catches_up_in_order_after_the_stream_drops(
         expect(b.page.locator("#live-status")).to_have_text("live")
 
         assert log_ids(b.page) == [f"entry-{n}" for n in range(1, 7)]  # in order, each once
-        expect(b.page.locator("#entry-3")).to_contain_text("nora made a hidden entry")
+        expect(b.page.locator("#entry-3")).to_contain_text("nora rolled in secret")
         expect(b.page.locator("#entry-4")).to_contain_text("rolled by pia's bot")
         assert still_marked(b.page), "the page was reloaded instead of catching up"
         # It asked for what it missed: app.js's own reconnect says ?after=1, the browser's says Last-Event-ID: 1.

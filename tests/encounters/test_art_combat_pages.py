@@ -4,8 +4,10 @@ moves, and a foe's levels never on a player's page, fragment, log or sheet."""
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import contextmanager
+from html import unescape
 from typing import Any
 from unittest import mock
 
@@ -375,3 +377,64 @@ def test_the_foes_move_offers_only_the_bands_it_reaches(combat: Combat) -> None:
     assert [o[0] for o in _options(nora, "fm-band")] == ["0", "2", "3"]
     r = combat.act(art.nora, "combat_foe_move", combat.ogre, band=4)  # the server still refuses it
     assert r.status_code == 422 and "cannot get that far" in r.text
+
+
+def test_the_attack_button_waits_for_a_target_in_reach(combat: Combat) -> None:
+    """Issue 35: the Attack button was enabled with no target in reach, though the page knows the weapons and the
+    bands. Now the form carries who each ready weapon reaches (the attack's own rule) and the button starts
+    disabled, with the reason, when the chosen pair cannot be tried; it is enabled where it can."""
+    art = combat.art
+    art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
+    combat.initiative()
+    assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=3).status_code == 200
+    combat.to_maren()
+    pia = art.pia.get(combat.url).text
+    button = re.search(r'<button class="primary art-combat-go" id="combat-attack"[^>]*>', pia)
+    assert button and " disabled" in button.group(0), pia
+    note = re.search(r'<p class="muted" id="combat-attack-none"[^>]*>([^<]*)</p>', pia)
+    assert note and "hidden" not in note.group(0) and "out of reach of that weapon" in note.group(1)
+    reach = re.search(r'data-allowed="([^"]*)"', pia)
+    assert reach and json.loads(unescape(reach.group(1)))["0"] == [combat.tom]  # the sword: Tom, beside her
+    assert re.search(r"Ogre · band 3 · out of reach</option>", pia)
+    # A pistol reaches two bands: the Ogre is in reach, the button ready, the note hidden.
+    art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Pistol", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "ranged_1h"},
+    )
+    pia = art.pia.get(combat.url).text
+    reach = re.search(r'data-allowed="([^"]*)"', pia)
+    assert reach and combat.ogre in json.loads(unescape(reach.group(1)))["1"]
+    assert "Ogre · band 3 · out of reach" not in pia
+
+
+def test_one_band_away_is_singular(combat: Combat) -> None:
+    art = combat.art
+    art.act(
+        art.pia,
+        combat.maren,
+        "add_item",
+        {"name": "Sword", "slot": "ready", "type": "weapon", "cost": "Struggling", "weapon": "melee_1h"},
+    )
+    combat.initiative()
+    assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=2).status_code == 200
+    combat.to_maren()
+    odds = f"{art.base}/characters/{combat.maren}/odds/combat_attack"
+    asked = {"encounter_id": combat.id, "version": combat.version(), "target": combat.ogre, "weapon": 0}
+    assert "Ogre is out of reach of Sword (1 band away)." in art.pia.get(odds, params=asked).text
+
+
+def test_the_foes_attack_groups_its_targets_by_reach(combat: Combat) -> None:
+    """Issue 35: the narrator's foe attack listed every adventurer alike; now by what reaches them."""
+    art = combat.art
+    combat.initiative()
+    assert combat.act(art.nora, "combat_place", None, target=combat.ogre, band=2).status_code == 200
+    assert combat.turn() == combat.ogre  # the Ogre (Super) acts first
+    options = _options(art.nora.get(combat.url).text, "fa-target")
+    assert {o[2] for o in options} == {"An adjacent band: reach or ranged"}, options

@@ -70,7 +70,7 @@ def test_a_search_never_finds_what_the_viewer_cannot_see(
     # The roller of a blind roll finds what she asked for, not what came up or her note (shown to narrators).
     assert _seqs(_log(pia.get(f"/campaigns/{t.id}", params={"q": "7d4"}).text)) == [2]
     assert _seqs(_log(otto.get(f"/campaigns/{t.id}", params={"q": "7d4"}).text)) == []
-    # A hidden entry shows its actor's name to everyone ("nora made a hidden entry"): that much is findable.
+    # A hidden entry shows its actor's name to everyone ("nora rolled in secret"): that much is findable.
     assert _seqs(_log(otto.get(f"/campaigns/{t.id}", params={"q": "nora"}).text)) == [1, 3]
     # The paging fragment applies the same rule.
     r = otto.get(f"/campaigns/{t.id}/log", params={"before": 4, "q": "dragon"})

@@ -50,7 +50,7 @@ def test_hidden_entries_show_no_faces(client: TestClient, new_client: Callable[[
     assert t.roll(t.narrator, "3d6", visibility="narrator").status_code == 201
     page = signed_in(new_client, "pia").get(f"/campaigns/{t.id}").text
     line = page[page.index('id="entry-1"') : page.index("</li>", page.index('id="entry-1"'))]
-    assert "made a hidden entry" in line and 'class="die' not in line
+    assert "nora rolled in secret" in line and 'class="die' not in line
 
 
 def test_the_log_filters(client: TestClient, new_client: Callable[[], TestClient]) -> None:

@@ -112,7 +112,7 @@ def test_whispers_show_their_readers_only_to_them(table: Table, new_client: Any)
     assert "the key is under the mat" in otto_log and "Whisper to otto" in otto_log
     for who in ("nora",):
         log = _log(signed_in(new_client, who), table)
-        assert "under the mat" not in log and "Whisper to" not in log and "made a hidden entry" in log
+        assert "under the mat" not in log and "Whisper to" not in log and "pia whispered to someone" in log
     # The search finds it for its readers only.
     assert "under the mat" in _log(signed_in(new_client, "otto"), table, q="mat")
     assert "hidden entry" not in _log(signed_in(new_client, "nora"), table, q="mat")
@@ -181,7 +181,10 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
         for who in ("nora", "otto")
     }
     for panel in panels.values():
-        assert "feint" not in panel and "made a hidden entry" in panel  # that a team talked, never what
+        assert "feint" not in panel  # that a team talked, never what
+    # On the other team, otto's panel counts the other team's lines and lists none; the narrator's says who talked.
+    assert "Another team talked once here" in panels["otto"] and "pia talked with their team" not in panels["otto"]
+    assert "pia talked with their team" in panels["nora"]
     assert "<form" not in panels["nora"]  # the narrator is on no team: nothing to write with
     assert "<form" in panels["otto"] and 'Team talk: <span translate="no">Raiders</span>' in panels["otto"]  # his own
     composer = pia.get(f"/campaigns/{conflict.campaign_id}/talk/composer").text

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.notation.errors import EXPLOSION_CAP, REROLL_CAP
-from app.rules.notation.parser import as_expression
+from app.rules.notation.parser import ADVANTAGE_WORDS, as_expression
 from app.rules.notation.tree import (
     Binary,
     Call,
@@ -21,6 +21,8 @@ from app.rules.notation.tree import (
     Expression,
     Group,
     Keep,
+    Negate,
+    Node,
     Number,
     pool_terms,
     spell_node,
@@ -67,15 +69,31 @@ def reading(expr: Expression | str) -> tuple[Part, ...]:
     parsed = as_expression(expr)
     parts: list[Part] = []
     inside_pools: set[int] = set()
+    addends = _addends(parsed.root)
     for node in walk(parsed.root):
         if id(node) in inside_pools:
             continue
+        if id(node) in addends:  # a number added or subtracted: 2d6+1 reads "+1: add 1"
+            negative = addends[id(node)]
+            value = node.operand.value if isinstance(node, Negate) and isinstance(node.operand, Number) else None
+            if isinstance(node, Number):
+                value = node.value
+            if value is not None:
+                clauses = [Phrase(N_("subtract {n}") if negative else N_("add {n}"), n=value)]
+                for labelled in (node, node.operand) if isinstance(node, Negate) else (node,):
+                    if labelled.label is not None:
+                        clauses.append(Phrase(N_("label: {label}"), label=labelled.label))
+                shown = spell_node(node.operand if isinstance(node, Negate) else node)
+                parts.append(Part(("-" if negative else "+") + shown, tuple(clauses)))
+                if isinstance(node, Negate):
+                    inside_pools.add(id(node.operand))  # said here, with its label
+                continue
         if isinstance(node, Dice):
             parts.append(Part(spell_node(node), tuple(_dice(node))))
         elif isinstance(node, Group):
             parts.append(Part(spell_node(node), tuple(_group(node))))
             if len(node.items) == 1 and (node.keep is not None or node.success is not None):
-                inside_pools.update(id(term) for _, term in pool_terms(node.items[0]) if isinstance(term, Dice))
+                inside_pools.update(id(term) for _, term in pool_terms(node.items[0]))  # the group says its numbers
                 for _, term in pool_terms(node.items[0]):
                     if isinstance(term, Dice):
                         parts.append(Part(spell_node(term), tuple(_dice(term, counted_by_group=True))))
@@ -86,8 +104,32 @@ def reading(expr: Expression | str) -> tuple[Part, ...]:
         if node.label is not None and not isinstance(node, (Dice, Group)):
             parts.append(Part(spell_node(node), (Phrase(N_("label: {label}"), label=node.label),)))
     if parsed.note:
-        parts.append(Part("#", (Phrase(N_("note: {note}"), note=parsed.note),)))
+        note: tuple[Phrase, ...] = (Phrase(N_("note: {note}"), note=parsed.note),)
+        if parsed.note.split()[0].lower().strip(".,;:!") in ADVANTAGE_WORDS:
+            note += (Phrase(ADVANTAGE_HINT),)  # "1d20 adv" is a d20 with a note, not advantage
+        parts.append(Part("#", note))
     return tuple(parts)
+
+
+ADVANTAGE_HINT = N_("for advantage roll 2d20kh1 (the higher of two d20), for disadvantage 2d20kl1")
+
+
+def _addends(root: Node) -> dict[int, bool]:
+    """The numbers (and negated numbers) that a sum adds or subtracts, by id, with whether they are subtracted."""
+    found: dict[int, bool] = {}
+    signs: dict[int, bool] = {}
+    for node in walk(root):
+        if not (isinstance(node, Binary) and node.op in ("+", "-")):
+            continue
+        negative = signs.get(id(node), False)
+        for side, flipped in ((node.left, negative), (node.right, negative ^ (node.op == "-"))):
+            if isinstance(side, Binary) and side.op in ("+", "-"):
+                signs[id(side)] = flipped
+            elif isinstance(side, Number):
+                found[id(side)] = flipped
+            elif isinstance(side, Negate) and isinstance(side.operand, Number):
+                found[id(side)] = not flipped
+    return found
 
 
 _FUNCTIONS = {

@@ -10,10 +10,10 @@ from typing import Any
 
 from app.rules.text import RuleText
 
-MAX_LENGTH = 200  # the formula, as typed and as canonical() spells it
+MAX_LENGTH = 300  # the formula, as typed and as canonical() spells it (Avrae's 51-term example has 254)
 MAX_NOTE = 500  # the note after it (the same as a roll's note field)
 MAX_LABEL = 50  # one label, [fire]
-MAX_TERMS = 20  # numbers and dice
+MAX_TERMS = 64  # numbers and dice (the odds' work is bounded per expression, not per term: odds/limits.py)
 MAX_DICE = 1100  # the dice written (N of each NdS), before explosions and rerolls
 MAX_SIDES = 1000
 MAX_NUMBER = 1_000_000  # a number written in the formula, and a compare point's target

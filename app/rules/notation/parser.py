@@ -7,7 +7,7 @@ Grammar (case-insensitive; spaces and tabs around operators, inside parentheses 
     formula    := sum
     sum        := product (("+" | "-") product)*
     product    := unary (("*" | "/" | "//" | "%") unary)*
-    unary      := ["-" | "+"] atom               a sign only first in a formula, group item or parentheses
+    unary      := sign* atom                     sign := "-" | "+"; an odd number of minus signs negates
     atom       := (number | dice | "(" sum ")" | function "(" sum ")" | group) [label]
     function   := "floor" | "ceil" | "round" | "abs"
     group      := "{" sum ("," sum)* "}" group-modifier*
@@ -80,7 +80,34 @@ def parse(text: str) -> Expression:
             expected="the end of the expression",
             length=len(text),
         )
-    return _Parser(text).roll()
+    try:
+        return _Parser(text).roll()
+    except LimitError:
+        raise
+    except NotationError as exc:
+        hint = _advantage(text, exc.column)
+        if hint is None:
+            raise
+        raise hint from exc
+
+
+# Words people type for advantage and disadvantage ("d20adv"): no notation has them, the error says what to write.
+ADVANTAGE_WORDS = frozenset({"adv", "advantage", "dis", "disadv", "disadvantage"})
+
+
+def _advantage(text: str, column: int) -> NotationError | None:
+    start = end = column - 1
+    while start > 0 and text[start - 1].isalpha():
+        start -= 1
+    while end < len(text) and text[end].isalpha():
+        end += 1
+    if text[start:end].lower() not in ADVANTAGE_WORDS:
+        return None
+    return NotationError(
+        N_("at column {column}: for advantage write 2d20kh1 (the higher of two d20), for disadvantage 2d20kl1"),
+        column=start + 1,
+        expected="2d20kh1 or 2d20kl1",
+    )
 
 
 def as_expression(expr_or_text: Expression | str) -> Expression:
@@ -167,7 +194,7 @@ class _Parser(TermReader):
     # --- arithmetic ----------------------------------------------------------------------------------------
 
     def _sum(self) -> Node:
-        node = self._unary(first=True)
+        node = self._unary()
         while True:
             self._skip_blanks()
             char = self._peek()
@@ -176,19 +203,12 @@ class _Parser(TermReader):
             column = self._column()
             self._pos += 1
             self._skip_blanks()
-            right = self._unary(first=False)
+            right = self._unary()
             node = Binary("+" if char == "+" else "-", node, right, column=column)
 
-    def _unary(self, first: bool) -> Node:
-        """A product: signed (first only) atoms joined by * / // %."""
-        sign = ""
-        if first and self._peek() in ("+", "-"):
-            sign = self._peek()
-            self._pos += 1
-            self._skip_blanks()
-        node = self._atom()
-        if sign == "-":
-            node = Negate(node)
+    def _unary(self) -> Node:
+        """A product: signed atoms joined by * / // %."""
+        node = self._signed_atom()
         while True:
             save = self._pos
             self._skip_blanks()
@@ -199,7 +219,18 @@ class _Parser(TermReader):
             column = self._column()
             self._pos += len(op)
             self._skip_blanks()
-            node = Binary(op, node, self._atom(), column=column)
+            node = Binary(op, node, self._signed_atom(), column=column)
+
+    def _signed_atom(self) -> Node:
+        """An atom after any run of signs (Avrae: `1d20+-5`, `1d20--6`, `--1`, `2*-3`): an even number of minus
+        signs is none, an odd number one Negate (so a run of signs never nests the tree)."""
+        negative = False
+        while self._peek() in ("+", "-"):
+            negative ^= self._peek() == "-"
+            self._pos += 1
+            self._skip_blanks()
+        node = self._atom()
+        return Negate(node) if negative else node
 
     def _product_op(self) -> BinaryOp | None:
         two = self._text[self._pos : self._pos + 2]

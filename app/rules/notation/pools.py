@@ -122,7 +122,7 @@ class PoolRoller:
         if not isinstance(face, int) or isinstance(face, bool) or not 1 <= face <= node.sides:
             # A broken roller must not slip an impossible face into a logged result.
             raise DiceError(f"the dice gave {face!r} for a d{node.sides}")
-        self.rolls.append(DieRoll(face, node.sides, node.value_of(face)))
+        self.rolls.append(DieRoll(face, node.sides, node.value_of(face), fate=node.fate))
         return len(self.rolls) - 1
 
     def finish(self, pool: Pool) -> tuple[Fraction, list[Part]]:

@@ -21,6 +21,7 @@ class DieRoll:
     sides: int
     value: int
     marks: list[str] = field(default_factory=list)
+    fate: bool = False  # a Fate die (dF): rolled as a d3, counts raw - 2
 
 
 @dataclass(frozen=True)

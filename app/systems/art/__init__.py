@@ -16,6 +16,7 @@ from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
 from .explore.track import EXPLORATION_RULINGS
+from .fight.attacks import attack_reach
 from .fight.models import CombatState
 from .fight.moves import foe_move_options, move_options
 from .fight.state import encounter_view
@@ -166,6 +167,7 @@ SYSTEM = RuleSystem(
         "sanity": {level.name: text for level, (text, _example) in art.SANITY_DIFFICULTY.items()},
         "move_options": move_options,
         "foe_move_options": foe_move_options,
+        "attack_reach": attack_reach,
         "weapon_classes": art.WEAPON_CLASSES,
         "sustained_next": lambda done: art.sustained_damage(int(done) + 1)[-1].display_name,
     },

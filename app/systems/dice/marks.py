@@ -13,6 +13,7 @@ from app.systems.base import critical_marks
 # (app/rules/notation: render), e.g. "4d6kh3 [1, 2, 6, 1̶] = 9".
 _GROUP = re.compile(r"\[([^\]]*)\]")
 _STROKE = "\u0336"
+_D3 = re.compile(r"d3(?!\d)")
 
 
 def _notation_faces(detail: str) -> list[dict[str, Any]]:
@@ -37,8 +38,12 @@ _DICE_MARKS = frozenset({"rerolled", "dropped", "exploded", "success", "failure"
 
 def _dice_marks(faces: list[dict[str, Any]], outcome: Mapping[str, Any]) -> None:
     """The dice roller's marks: per roll in the outcome (`marks`, and `shown` where a roll counts as another value:
-    a Fate die's -1/0/+1, a penetrating die less 1, mi/ma), or — entries from before those — read from the line."""
+    a Fate die's -1/0/+1, a penetrating die less 1, mi/ma), or — entries from before those — read from the line.
+    A Fate die (marked "fate"; before that mark, any d3 of an expression with dF and no d3) shows as dF with its
+    sign: -1, 0, +1."""
     marks, shown = outcome.get("marks"), outcome.get("shown")
+    expression = outcome.get("expression")
+    old_fate = isinstance(expression, str) and "dF" in expression and not _D3.search(expression)
     if isinstance(marks, list) and len(marks) == len(faces):
         values = _ints(shown) if shown is not None else None
         for index, (face, found) in enumerate(zip(faces, marks, strict=True)):
@@ -46,6 +51,9 @@ def _dice_marks(faces: list[dict[str, Any]], outcome: Mapping[str, Any]) -> None
                 face["marks"] = [mark for mark in found if mark in _DICE_MARKS]
             if values is not None and len(values) == len(faces) and values[index] != face["face"]:
                 face["face"] = values[index]
+            if (isinstance(found, list) and "fate" in found) or (old_fate and face.get("sides") == 3):
+                face["sides"] = "F"
+                face["label"] = f"{face['face']:+d}" if face["face"] else "0"
         return
     if isinstance(outcome.get("detail"), str):
         seen_faces = _notation_faces(outcome["detail"])

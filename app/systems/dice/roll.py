@@ -42,7 +42,7 @@ def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Con
         "total": total_value(result.total),
         "expression": notation.canonical(expr),
         "detail": result.render(),
-        "marks": [list(roll.marks) for roll in result.rolls],
+        "marks": [list(roll.marks) + (["fate"] if roll.fate else []) for roll in result.rolls],
     }
     if any(roll.value != roll.raw for roll in result.rolls):
         outcome["shown"] = [roll.value for roll in result.rolls]  # Fate dice, penetrating dice, mi/ma
@@ -120,10 +120,23 @@ def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
             details=details,
         )
     remainder = odds["remainder"]
+    notes = []
+    theory = odds["theory"]
+    if isinstance(theory, tuple):
+        notes.append(
+            _(
+                "A rerolled face stays only after {cap} rerolls that all show it again: {low}–{high} is possible "
+                "only in theory."
+            ).format(cap=notation.REROLL_CAP, low=number(theory[0]), high=number(theory[1]))
+        )
     if isinstance(remainder, float) and remainder > 0:
-        details["breakdown"] = _(
-            "The average leaves out rolls that reach the explosion cap (a chance of about {chance})."
-        ).format(chance=f"{remainder:.1e}")
+        notes.append(
+            _("The average leaves out rolls that reach the explosion cap (a chance of about {chance}).").format(
+                chance=f"{remainder:.1e}"
+            )
+        )
+    if notes:
+        details["breakdown"] = " ".join(notes)
     if high <= 0 and _counts(expr):
         # Counting successes against a target no die can reach (e.g. 6d6>=7): always 0.
         details["warning"] = _("No die can meet that target: this roll can never succeed.")

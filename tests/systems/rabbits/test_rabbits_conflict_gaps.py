@@ -144,3 +144,28 @@ def test_the_roll_form_offers_the_opponents_trait_dice_only_in_a_versus_exchange
 def test_the_versus_roll_form_offers_it(conflict: Conflict, new_client: Any) -> None:
     _fight(conflict, "defend")  # versus
     assert 'value="aids_opponent"' in page(conflict, new_client, "pia")
+
+
+def test_a_captain_whose_player_left_is_the_narrators_to_roll_for(conflict: Conflict, new_client: Any) -> None:
+    """Issue 35: a conflict whose captain's player left the campaign waited forever ("Waiting for Clover…" on every
+    page, no button anywhere). The narrators play a rabbit whose player is gone: the captain's roll is theirs."""
+    from sqlalchemy import delete
+
+    from app.campaigns.models import Membership
+
+    conflict.setup("fight")
+    assert 'id="rc-roll-dispo-a"' not in page(conflict, new_client, "nora")  # pia is here: hers to roll
+    with conflict.factory() as db:
+        db.execute(
+            delete(Membership).where(
+                Membership.campaign_id == conflict.campaign_id, Membership.user_id == conflict.users["pia"]
+            )
+        )
+        db.commit()
+    nora = page(conflict, new_client, "nora")
+    assert 'id="rc-roll-dispo-a"' in nora and "Waiting for Clover to roll" not in nora
+    assert 'id="rc-roll-dispo-a"' not in page(conflict, new_client, "otto")  # not another player's
+    entry = conflict.act("nora", "conflict_disposition", "Clover", [6, 1, 1], base="health")
+    assert entry.actor_id == conflict.users["nora"]
+    nora = page(conflict, new_client, "nora")
+    assert 'id="rc-dfate-a"' in nora  # the Fate on the 6 too: the narrator decides for the rabbit

@@ -66,8 +66,9 @@ def mean(
 
 
 def describe_odds(expr: Expression | str, *, explosion_cap: int = EXPLOSION_CAP) -> dict[str, object]:
-    """What the roll page shows before rolling: min, max (None when a divisor can be 0), mean (2 decimals; None
-    past ODDS_BUDGET or without a method), whether it is exact, the chance the method leaves out
+    """What the roll page shows before rolling: min, max (None when a divisor can be 0; the practical range: never a
+    face that `r` rerolls), `theory` (the range counting those faces, when it differs, else None), mean (2
+    decimals; None past ODDS_BUDGET or without a method), whether it is exact, the chance the method leaves out
     (`remainder`), and whether the roll can divide by 0."""
     return dict(_describe(as_expression(expr), explosion_cap))
 
@@ -81,9 +82,13 @@ def _describe(parsed: Expression, cap: int) -> dict[str, object]:
     odds = Odds(Budget(ODDS_BUDGET), cap)
     low: int | float | None
     high: int | float | None
+    theory: tuple[int | float, int | float] | None = None
     try:
-        found = bounds_of(parsed.root, cap)
+        found = bounds_of(parsed.root, cap, practical=True)
         low, high = _number(found[0]), _number(found[1])
+        possible = bounds_of(parsed.root, cap)
+        if possible != found:  # `r`'s cap: a rerolled face stays only after REROLL_CAP rerolls showing it again
+            theory = (_number(possible[0]), _number(possible[1]))
     except Unsupported:
         low = high = None
         odds.divides_by_zero = True
@@ -96,6 +101,7 @@ def _describe(parsed: Expression, cap: int) -> dict[str, object]:
     return {
         "min": low,
         "max": high,
+        "theory": theory,
         "mean": value,
         "exact": exact,
         "text": str(parsed),

@@ -20,7 +20,7 @@ from app.rules.notation.odds.die import (
 )
 from app.rules.notation.odds.distributions import OPS, convolve, extreme, keep_pmf, power, scored
 from app.rules.notation.odds.kept import DiceClass, kept_mixed, kept_one
-from app.rules.notation.odds.limits import EXACT_BUDGET, Budget, OverBudget, Pmf, Score, Unsupported
+from app.rules.notation.odds.limits import EXACT_BUDGET, EXACT_TOTAL, Budget, OverBudget, Pmf, Score, Unsupported
 from app.rules.notation.odds.ranges import bounds_of
 from app.rules.notation.tree import (
     Binary,
@@ -51,6 +51,10 @@ class Odds:
         self.budget = budget
         self.cap = cap
         self.divides_by_zero = False
+        # What the exact (Fraction) attempts of all dice terms may cost together: each term tries exactly within
+        # EXACT_BUDGET, but never past what is left of this, so the work stays bounded whatever the number of terms
+        # (a term past it goes straight to floats, charged to `budget`).
+        self.exact_left = float(EXACT_TOTAL)
 
     # means
 
@@ -83,10 +87,14 @@ class Odds:
         return Mean(sum((v * p for v, p in pmf.items()), Fraction(0)), True, remainder)
 
     def dice_mean(self, node: Dice, score: Score) -> Mean:
+        granted = min(float(EXACT_BUDGET), self.exact_left)
+        trial = Budget(granted)
         try:
-            return self._dice_mean(node, score, Budget(EXACT_BUDGET), exact=True)
+            return self._dice_mean(node, score, trial, exact=True)
         except OverBudget:
             return self._dice_mean(node, score, self.budget, exact=False)
+        finally:
+            self.exact_left -= granted - max(trial.left, 0.0)
 
     def _dice_mean(self, node: Dice, score: Score, budget: Budget, exact: bool) -> Mean:
         self.budget.charge(len(node.faces))
@@ -119,6 +127,7 @@ class Odds:
         remainder = cap_chance(node, self.cap, budget)
         if explode.kind == "!!":
             chain = chain_pmf(node, self.cap, budget)
+            budget.charge(3 * len(chain))  # DiceClass: sorting and summing the chain's (big) fractions
             cls = DiceClass(chain, score)
             if node.keep is None:
                 return Mean(n * cls.mean, True, remainder)

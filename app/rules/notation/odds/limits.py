@@ -9,6 +9,8 @@ from typing import Any
 # Work units (roughly one big-number operation each) a dice term's exact mean may cost before it is worked out in
 # floats instead; every term of up to 10 dice fits.
 EXACT_BUDGET = 100_000
+# ... and what all the terms of one expression may spend on exact attempts together (analysis.Odds.exact_left).
+EXACT_TOTAL = 2 * EXACT_BUDGET
 
 Pmf = dict[Fraction, Fraction]
 Score = Callable[[Any], int]

@@ -1,4 +1,8 @@
-"""Bounds: the lowest and highest value each node of an expression can roll."""
+"""Bounds: the lowest and highest value each node of an expression can roll.
+
+`practical=True` leaves out the faces that `r` rerolls: a die keeps such a face only when all REROLL_CAP rerolls
+show one again (for `8d6r`, (1/6)^10 per die), so `8d6r` is 16–48 in practice and 8–48 only in theory. The page
+shows the practical range and says when the theoretical one differs."""
 
 from __future__ import annotations
 
@@ -26,19 +30,20 @@ from app.rules.notation.tree import (
 # --- bounds ---------------------------------------------------------------------------------------------------
 
 
-def bounds_of(node: Node, cap: int) -> tuple[Fraction, Fraction]:
-    """The lowest and highest value a node can roll (raises Unsupported for a divisor that may be 0)."""
+def bounds_of(node: Node, cap: int, practical: bool = False) -> tuple[Fraction, Fraction]:
+    """The lowest and highest value a node can roll (raises Unsupported for a divisor that may be 0); `practical`:
+    never counting a face that `r` rerolls (see above)."""
     if isinstance(node, Number):
         return Fraction(node.value), Fraction(node.value)
     if isinstance(node, Dice):
-        return _dice_bounds(node, cap, score_of(node))
+        return _dice_bounds(node, cap, score_of(node), practical)
     if isinstance(node, Paren):
-        return bounds_of(node.inner, cap)
+        return bounds_of(node.inner, cap, practical)
     if isinstance(node, Negate):
-        low, high = bounds_of(node.operand, cap)
+        low, high = bounds_of(node.operand, cap, practical)
         return -high, -low
     if isinstance(node, Call):
-        low, high = bounds_of(node.arg, cap)
+        low, high = bounds_of(node.arg, cap, practical)
         if node.name == "abs":
             if low >= 0:
                 return low, high
@@ -47,7 +52,7 @@ def bounds_of(node: Node, cap: int) -> tuple[Fraction, Fraction]:
             return Fraction(0), max(-low, high)
         return apply_function(node.name, low), apply_function(node.name, high)
     if isinstance(node, Binary):
-        (a, b), (c, d) = bounds_of(node.left, cap), bounds_of(node.right, cap)
+        (a, b), (c, d) = bounds_of(node.left, cap, practical), bounds_of(node.right, cap, practical)
         if a == b and c == d and (c != 0 or node.op in ("+", "-", "*")):
             value = OPS[node.op](a, c)
             return value, value
@@ -70,7 +75,19 @@ def bounds_of(node: Node, cap: int) -> tuple[Fraction, Fraction]:
         if c == d and c.denominator == 1 and _whole(node.left):
             biggest -= 1  # a whole number's remainder by a whole number is at most one less
         return max(-biggest, min(Fraction(0), a)), min(biggest, max(Fraction(0), b))
-    return _group_bounds(node, cap)
+    return _group_bounds(node, cap, practical)
+
+
+def die_values(node: Dice, practical: bool = False) -> list[int]:
+    """The values one die can show after its rerolls and mi/ma (no explosion); `practical`: not the faces `r`
+    rerolls (one face at least is never rerolled: the parser refuses a reroll on every face)."""
+    values = list(die_pmf(node))
+    if not practical or not any(r.kind == "r" for r in node.rerolls):
+        return values
+    kept = sorted(
+        {node.clamp(f) for f in node.faces if not any(r.kind == "r" and r.on.met_by(f) for r in node.rerolls)}
+    )
+    return kept or values
 
 
 def _whole(node: Node) -> bool:
@@ -78,8 +95,8 @@ def _whole(node: Node) -> bool:
     return not any(isinstance(item, Binary) and item.op == "/" for item in walk(node))
 
 
-def _dice_bounds(node: Dice, cap: int, score: Score) -> tuple[Fraction, Fraction]:
-    values = list(die_pmf(node))
+def _dice_bounds(node: Dice, cap: int, score: Score, practical: bool = False) -> tuple[Fraction, Fraction]:
+    values = die_values(node, practical)
     scores = [score(v) for v in values]
     low, high = min(scores), max(scores)
     n = node.count
@@ -136,13 +153,15 @@ def _span(kept: tuple[int, int], low: int, high: int) -> tuple[Fraction, Fractio
     return Fraction(min(kept[0] * low, kept[1] * low)), Fraction(max(kept[0] * high, kept[1] * high))
 
 
-def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
+def _group_bounds(node: Group, cap: int, practical: bool = False) -> tuple[Fraction, Fraction]:
     if len(node.items) == 1 and (node.keep is not None or node.success is not None):
         terms = pool_terms(node.items[0])
         offset = sum(sign * term.value for sign, term in terms if isinstance(term, Number))
         pool_high = 0
         term_lows: list[int] = []
         term_highs: list[int] = []
+        die_lows: list[int] = []  # one per die written, when no die can be added (no explosion, no ra)
+        die_highs: list[int] = []
         for sign, term in terms:
             if isinstance(term, Dice):
                 extra = (cap if term.explode is not None and term.explode.kind != "!!" else 0) + (
@@ -150,7 +169,7 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                 )
                 pool_high += term.count + extra
                 plain = Dice(term.count, term.sides, term.fate, term.rerolls, term.minimum, term.maximum)
-                values = list(die_pmf(plain))
+                values = die_values(plain, practical)
                 if term.explode is not None and term.explode.kind == "!!":
                     values.append(max(values) * (cap + 1))
                     if min(values) < 0:
@@ -159,6 +178,9 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                     values.append(min(values) - 1)
                 term_lows.append(min(sign * v for v in values))
                 term_highs.append(max(sign * v for v in values))
+                if sign > 0:  # dice are kept by their own value (evaluate.py), so a subtracted term breaks the order
+                    die_lows += [term_lows[-1]] * term.count
+                    die_highs += [term_highs[-1]] * term.count
         if node.success is not None:
             score = counting(node.success, node.failure, offset)
             low_total = high_total = 0
@@ -166,7 +188,8 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                 if isinstance(term, Dice):
                     signed: Score = score if sign > 0 else (lambda v: score(-v))
                     if term.explode is not None and term.explode.kind == "!!":
-                        values = list(die_pmf(term)) + [max(die_pmf(term)) * (cap + 1)]
+                        values = die_values(term, practical)
+                        values = values + [max(values) * (cap + 1)]
                         scores = [signed(v) for v in values]
                         extra = 1 if term.reroll_add is not None else 0
                         span = _span((term.count, term.count + extra), min(scores), max(scores))
@@ -184,15 +207,24 @@ def _group_bounds(node: Group, cap: int) -> tuple[Fraction, Fraction]:
                             ),
                             cap,
                             signed,
+                            practical,
                         )
                     low_total += int(span[0])
                     high_total += int(span[1])
             return Fraction(low_total), Fraction(high_total)
+        # pool_high counts every die that may be in the pool; die_lows only the added terms' written dice.
+        if node.keep is not None and pool_high == len(die_lows):
+            # A fixed pool of unlike dice ({4d6+3d8}k4): the sum of the kept (highest or lowest) dice grows with each
+            # die, so it is least with every die at its lowest and most with every die at its highest.
+            wanted = node.keep.kept_of(pool_high)
+            kept_lows = sorted(die_lows, reverse=node.keep.from_top)[:wanted]
+            kept_highs = sorted(die_highs, reverse=node.keep.from_top)[:wanted]
+            return Fraction(sum(kept_lows) + offset), Fraction(sum(kept_highs) + offset)
         low, high = min(term_lows), max(term_highs)
         kept = _kept_range(node.keep, sum(t.count for _, t in terms if isinstance(t, Dice)), pool_high)
         span = _span(kept, low, high)
         return span[0] + offset, span[1] + offset
-    ranges = [bounds_of(item, cap) for item in node.items]
+    ranges = [bounds_of(item, cap, practical) for item in node.items]
     if node.success is not None:
         return Fraction(-len(ranges) if node.failure is not None else 0), Fraction(len(ranges))
     zero = Fraction(0)

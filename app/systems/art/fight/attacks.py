@@ -27,6 +27,7 @@ from .models import CombatState, Fighter
 from .pvp import pvp_attack_odds
 from .roll import CombatRoll, Rolled, StepParams, acting, odds_for, outcome, remember, roll
 from .state import (
+    combat_state,
     copy_state,
     difficulty_shift,
     done,
@@ -72,6 +73,27 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     if stats["thrown"] and stats["thrown_range"] is not None:
         return bool(distance <= stats["thrown_range"])
     return distance <= (1 if stats.get("reach") else 0)
+
+
+def attack_reach(sheet_data: dict[str, Any], shown: CombatState | dict[str, Any], fid: int) -> dict[int, list[int]]:
+    """For the page: each ready weapon of the turn-holder (its index in the gear) and the fighters it reaches now
+    (the rule the attack checks, `in_range`), so the page offers the Attack only where it can be tried."""
+    state = combat_state(shown)
+    me = fighter(state, fid)
+    sheet = load(sheet_data)
+    reach: dict[int, list[int]] = {}
+    for index, item in enumerate(sheet.gear):
+        if item.type != "weapon" or item.slot != "ready":
+            continue
+        try:
+            stats = weapon_of(sheet, index)
+        except ActionError:
+            reach[index] = []  # too heavy: the attack is refused whatever the target
+            continue
+        reach[index] = [
+            f.id for f in state.fighters if not f.out and f.id != fid and in_range(stats, abs(f.band - me.band))
+        ]
+    return reach
 
 
 def defense_pending(

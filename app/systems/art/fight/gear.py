@@ -20,6 +20,7 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 
 from ..creation import starting_weapon
 from ..sheet import check_slots, dump, load
+from ..wording import out_of_reach
 from .attacks import AttackParams, attack_odds, in_range, weapon_of
 from .roll import StepParams
 from .state import combat_in, copy_state, done, require_turn
@@ -67,9 +68,7 @@ def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: 
         distance = abs(target.band - me.band)
         if not in_range(stats, distance):
             return Odds(
-                text=_("{name} is out of reach of {weapon} ({d} bands away).").format(
-                    name=target.name, weapon=stats["name"], d=distance
-                ),
+                text=out_of_reach(target.name, stats["name"], distance),
                 details={"label": N_("Cannot attack:")},
             )
     return attack_odds(sheet_data, params, ctx)

@@ -84,7 +84,8 @@ def move_options(shown: CombatState | Mapping[str, Any]) -> dict[str, list[int]]
     fid = turn.id
     free = reachable(state, fid, move["free"] - move["used"]) if move["mode"] in (None, "free") else []
     action = reachable(state, fid, move["bands"] - move["used"]) if not turn.action or move["mode"] == "action" else []
-    return {"free": free, "action": action}
+    # A band the free move reaches is not offered again as a move that spends the action.
+    return {"free": free, "action": [band for band in action if band not in free]}
 
 
 def foe_move_options(shown: CombatState | Mapping[str, Any], agility: str) -> list[int]:
