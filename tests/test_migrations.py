@@ -69,7 +69,7 @@ def test_0009_keeps_every_row_and_gives_no_named_user_id_out_again(tmp_path: Pat
             conn.exec_driver_sql(
                 "INSERT INTO memberships (campaign_id, user_id, role, joined_at) VALUES (1, ?, 'player', ?)", (uid, now)
             )
-        body = json.dumps({"actor_id": 2, "request": {"readers": [2, 4]}, "outcome": {"to": "all"}})
+        body = json.dumps({"actor_id": 2, "character_id": 6, "request": {"readers": [2, 4]}, "outcome": {"to": "all"}})
         conn.exec_driver_sql(
             "INSERT INTO log_entries (campaign_id, seq, created_at, actor_id, actor_name, kind, system, action,"
             " visibility, body, salt, body_hash, prev_hash, hash) VALUES (1, 1, ?, 2, 'u2', 'message', 'talk',"
@@ -91,6 +91,12 @@ def test_0009_keeps_every_row_and_gives_no_named_user_id_out_again(tmp_path: Pat
             "INSERT INTO users (username, username_key, password_hash, created_at) VALUES ('m', 'm', 'x', ?)", (now,)
         )
         assert conn.exec_driver_sql("SELECT id FROM users WHERE username = 'm'").scalar() == 5
+        conn.exec_driver_sql(
+            "INSERT INTO characters (campaign_id, owner_id, system, name, kind, sheet, version, created_at)"
+            " VALUES (1, 2, 'dice', 'New', 'pc', '{}', 1, ?)",
+            (now,),
+        )
+        assert conn.exec_driver_sql("SELECT id FROM characters WHERE name = 'New'").scalar() == 7
         conn.exec_driver_sql("DELETE FROM users WHERE id = 3")  # a cascade still works
         assert conn.exec_driver_sql("SELECT count(*) FROM memberships").scalar() == 2
     engine.dispose()

@@ -27,6 +27,7 @@ from app.characters.models import Character
 from app.characters.service import visible_sheet
 from app.errors import BadRequest
 from app.i18n import _, get_locale, set_locale
+from app.notify.mail import smtp_address
 from app.notify.models import OutboxItem
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, viewer_view
@@ -81,11 +82,20 @@ class _Speaking:
 # --- e-mail address ------------------------------------------------------------------------------------------
 
 
+def _sendable(email: str) -> bool:
+    """An address of the usual shape whose domain SMTP can carry: a domain in another script (bücher.example) is
+    checked, and later sent, in IDNA (xn--bcher-kva.example); a label IDNA cannot write is refused here."""
+    try:
+        return EMAIL_RE.match(smtp_address(email)) is not None
+    except ValueError:
+        return False
+
+
 def request_email_change(db: Session, throttle: Throttle, user: User, email: str, base_url: str) -> None:
     """Send a confirmation link to the new address; the account's address changes only when it is followed.
     Throttled per account and per address (TooManyRequests), so it cannot flood anyone's mailbox."""
     email = email.strip()
-    if not EMAIL_RE.match(email):
+    if not _sendable(email):
         raise BadRequest(_("Enter an e-mail address like name@example.org."), field="email")
     throttle.begin_email_change(str(user.id), email)
     token = _new_token(db, user, "email", CONFIRM_FOR, email=email)

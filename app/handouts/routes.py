@@ -10,6 +10,7 @@ import anyio
 from fastapi import APIRouter, Form, Header, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import Field, StrictBool, StrictFloat, StrictInt
+from sqlalchemy.orm import Session
 from starlette.responses import JSONResponse, Response
 
 from app.accounts.models import User
@@ -144,7 +145,7 @@ def rendition(handout: Handout, width: int | None) -> int | None:
     return min((w for w in handout.copies if w >= width), default=None)
 
 
-async def _visible(db: Any, acc: Access, handout_id: int) -> Handout:
+async def _visible(db: Session, acc: Access, handout_id: int) -> Handout:
     """The handout if the viewer may see it (else NotFound), the connection handed back before the bytes go out."""
 
     def find() -> Handout:

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.campaigns.models import Campaign
 from app.i18n import N_, log_line, render
+from app.notify.mail import smtp_address
 from app.notify.models import DiscordBridge, OutboxItem, PushSubscription
 from app.notify.outbox import DELIVERED, Handler, Outcome
 from app.outbound import OutboundPolicy, OutboundRefused, origin_of
@@ -284,20 +285,6 @@ def mail_handler(smtp_url: str, sender: str) -> Handler:
         return DELIVERED
 
     return send
-
-
-def smtp_address(address: str) -> str:
-    """The address as SMTP carries it: the domain in IDNA (ASCII, `xn--…`), so any server takes it; a non-ASCII
-    local part stays as it is (only a server offering SMTPUTF8 takes that). ValueError: not an address, or a
-    domain IDNA cannot encode."""
-    local, at, domain = address.strip().rpartition("@")
-    if not at or not local or not domain or any(c in address for c in "\r\n<>,;\x00"):
-        raise ValueError("not an address")
-    try:
-        ascii_domain = domain.lower().encode("idna").decode("ascii")
-    except UnicodeError as exc:
-        raise ValueError("the domain cannot be written in IDNA") from exc
-    return f"{local}@{ascii_domain}"
 
 
 def handlers(

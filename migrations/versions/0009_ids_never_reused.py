@@ -3,8 +3,9 @@
 A plain INTEGER PRIMARY KEY on SQLite hands the highest id out again once its row is deleted: a new account got a
 deleted member's id and with it the whispers and handouts addressed to that id. Each table is recreated (batch
 mode; rows, ids, indexes and constraints kept) with AUTOINCREMENT, and the users' counter starts past every user
-id the log still names (a whisper's readers, a handout's `to`, an author, a correction's subject), so an account
-deleted before this migration cannot come back either. PostgreSQL's sequences never go back: nothing to do there.
+id the log still names (a whisper's readers, a handout's `to`, an author, a correction's subject), the
+characters' past every character id an entry names, so what was deleted before this migration cannot come back
+either. PostgreSQL's sequences never go back: nothing to do there.
 
 Revision ID: 0009
 Revises: 0008
@@ -55,6 +56,15 @@ SELECT max(v) FROM (
 )
 """
 
+# The characters' counter starts past every character the log names too (an entry's body keeps its id).
+CHARACTER_IDS = """
+SELECT max(v) FROM (
+  SELECT max(id) AS v FROM characters
+  UNION ALL SELECT max(CAST(json_extract(body, '$.character_id') AS INTEGER)) FROM log_entries
+)
+"""
+SEEDS = {"users": USER_IDS, "characters": CHARACTER_IDS}
+
 
 @contextmanager
 def _foreign_keys_off() -> Iterator[None]:
@@ -83,10 +93,11 @@ def _rebuild(autoincrement: bool) -> None:
                 pass
         if autoincrement:
             bind = op.get_bind()
-            highest = bind.exec_driver_sql(USER_IDS).scalar()
-            if highest:
-                bind.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name = 'users'")
-                bind.exec_driver_sql(f"INSERT INTO sqlite_sequence (name, seq) VALUES ('users', {int(highest)})")
+            for table, query in SEEDS.items():
+                highest = bind.exec_driver_sql(query).scalar()
+                if highest:
+                    bind.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name = ?", (table,))
+                    bind.exec_driver_sql("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, int(highest)))
 
 
 def upgrade() -> None:

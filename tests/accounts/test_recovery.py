@@ -65,6 +65,8 @@ def test_an_address_changes_only_through_the_link_sent_to_it(
     pia = signed_in(new_client, "pia")
     r = pia.post("/account/email", data={"email": "not an address"})
     assert r.status_code == 422 and "name@example.org" in r.text
+    long_label = pia.post("/account/email", data={"email": "pia@" + "x" * 70 + ".org"})  # no DNS label is > 63
+    assert long_label.status_code == 422 and "name@example.org" in long_label.text
     pia.post("/account/language", data={"locale": "de"})
     pia.post("/account/email", data={"email": "pia@example.org"})
     message = mailbox.wait(1)[0]
@@ -140,6 +142,21 @@ def test_forgot_is_throttled(client: TestClient, new_client: Any, mailbox: Any) 
     token = csrf_of(stranger, "/forgot")
     codes = [stranger.post("/forgot", data={"who": "pia", "csrf_token": token}).status_code for _ in range(7)]
     assert codes[:5] == [200] * 5 and codes[5] == 429
+
+
+def test_a_domain_in_another_script_is_confirmed_through_its_idna_form(
+    client: TestClient, new_client: Any, mailbox: Any, app: Any
+) -> None:
+    """pia@bücher.example is taken as typed and mailed to pia@xn--bcher-kva.example (issue 35)."""
+    Table(client)
+    pia = signed_in(new_client, "pia")
+    r = pia.post("/account/email", data={"email": "pia@bücher.example"})
+    assert r.status_code == 200 and "We sent a link to" in r.text
+    message = mailbox.wait(1)[0]
+    assert message["To"] == "pia@xn--bcher-kva.example" and mailbox.envelopes[0] == ["pia@xn--bcher-kva.example"]
+    assert pia.get(urlsplit(mailbox.link(message)).path, follow_redirects=False).status_code == 303
+    with app.state.sessionmaker() as db:
+        assert db.scalar(select(User.email).where(User.username == "pia")) == "pia@bücher.example"
 
 
 def test_address_changes_are_throttled_per_account_and_per_address(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import httpx2
 import pytest
@@ -99,8 +100,7 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     stage = n.locator("#scene-panel .scene-stage img")
     expect(stage).to_be_visible()
     for label, (fx, fy) in (("The old well", (0.3, 0.6)), ("Smugglers' door", (0.75, 0.25))):
-        box = stage.bounding_box()
-        assert box is not None
+        box = _box_of(stage)
         n.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
         n.locator("#pin-label").fill(label)
         n.locator(".pin-form button").click()
@@ -172,3 +172,14 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     shown = next(e for e in pia_log if e["kind"] == "handout")["outcome"]
     picture = httpx2.get(f"{base}/api/campaigns/{cid}/handouts/{hid}/image", headers=pia_api)
     assert pictures.sha256(picture.content) == shown["sha256"]
+
+
+def _box_of(stage: Any) -> dict[str, float]:
+    """The picture's box once it holds still: a live swap of the scene panel (the pin's own answer, then the
+    `scene` event's refresh) can detach the element between finding and measuring it (Playwright then says None)."""
+    for _ in range(50):
+        box = stage.bounding_box()
+        if box is not None:
+            return cast(dict[str, float], box)
+        stage.page.wait_for_timeout(100)
+    raise AssertionError("the scene's picture never held still")

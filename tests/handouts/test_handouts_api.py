@@ -4,7 +4,9 @@ log entry, the list, serving (headers, ?w=, ETag), the scene and its pins, delet
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -179,6 +181,44 @@ def test_a_width_not_stored_gets_the_nearest_stored_rendition_and_decodes_nothin
         assert r.content == stored[nearest], width
         assert r.headers["etag"] == f'"{h["sha256"]}{f"-w{nearest}" if nearest else ""}"'
     assert opened == []
+
+
+def test_picture_reads_never_take_the_threads_other_routes_need(table: Table, app: Any) -> None:
+    """Issue 35: 45 picture reads stuck in the store (more than the 40 threads other routes share) leave
+    `GET /api/campaigns/{id}` answering; the reads wait for threads of their own."""
+    h = upload(table, pictures.photo(800, 600)).json()
+    store, gate = app.state.media, threading.Event()
+    waiting = threading.Semaphore(0)
+
+    class Stuck:
+        def get(self, key: str) -> bytes | None:
+            waiting.release()
+            gate.wait(30)
+            return store.get(key)
+
+    app.state.media = Stuck()
+    reads = [
+        threading.Thread(target=table.client.get, args=(h["url"],), kwargs={"headers": table.narrator})
+        for _ in range(45)
+    ]
+    try:
+        for read in reads:
+            read.start()
+        assert waiting.acquire(timeout=10)  # the first reads are inside the store
+        answered: list[int] = []
+        probe = threading.Thread(
+            target=lambda: answered.append(
+                table.client.get(f"/api/campaigns/{table.id}", headers=table.player).status_code
+            )
+        )
+        probe.start()
+        probe.join(timeout=10)
+        assert answered == [200]
+    finally:
+        gate.set()
+        for read in reads:
+            read.join(timeout=30)
+        app.state.media = store
 
 
 def test_sized_copies_never_upscale_and_etags_save_the_download(table: Table) -> None:

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.accounts.recovery import queue_mail
 from app.db import make_engine, make_sessionmaker
 from app.models import Base
-from app.notify.deliver import mail_handler, smtp_address
+from app.notify.deliver import mail_handler
+from app.notify.mail import smtp_address
 from app.notify.models import OutboxItem
 from app.notify.outbox import OutboxSender
 
