@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 from utils.art import FOE, balanced
 from utils.art_fight import face
-from utils.server import start_server, stop_server
+from utils.dice_server import scripted_server
 
 from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems, sign_in
 
@@ -29,16 +29,8 @@ TRACK = ("art-track-wrap", "art-range-track", "art-band", "art-token", "art-feat
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
-    faces = tmp_path / "faces.json"
-    faces.write_text("[]")
-    server = start_server(
-        f"sqlite:///{tmp_path / 'combat.db'}",
-        tmp_path,
-        app="utils.scripted_server:app",
-        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
-    )
-    yield server, faces
-    stop_server(server)
+    with scripted_server(tmp_path, "combat.db") as started:
+        yield started
 
 
 def check(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str]:

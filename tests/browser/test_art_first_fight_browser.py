@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 from utils.art import FOE, PAIRS, balanced
 from utils.art_fight import face
-from utils.server import start_server, stop_server
+from utils.dice_server import scripted_server
 
 from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems
 
@@ -29,16 +29,8 @@ WIDTH = 390
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
-    faces = tmp_path / "faces.json"
-    faces.write_text("[]")
-    server = start_server(
-        f"sqlite:///{tmp_path / 'fight.db'}",
-        tmp_path,
-        app="utils.scripted_server:app",
-        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
-    )
-    yield server, faces
-    stop_server(server)
+    with scripted_server(tmp_path, "fight.db") as started:
+        yield started
 
 
 def check(tab: Tab, name: str, buttons: list[str]) -> list[str]:

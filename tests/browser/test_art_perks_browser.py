@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 from utils.art import FOE, balanced
 from utils.art_fight import face
-from utils.server import start_server, stop_server
+from utils.dice_server import scripted_server
 
 from app.systems.art import rules as art
 
@@ -29,17 +29,8 @@ TRACK = ("art-track-wrap", "art-range-track", "art-band", "art-token", "art-feat
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path, Path]]:
-    faces = tmp_path / "faces.json"
-    faces.write_text("[]")
-    db = tmp_path / "perks.db"
-    server = start_server(
-        f"sqlite:///{db}",
-        tmp_path,
-        app="utils.scripted_server:app",
-        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
-    )
-    yield server, faces, db
-    stop_server(server)
+    with scripted_server(tmp_path, "perks.db") as (server, faces):
+        yield server, faces, tmp_path / "perks.db"
 
 
 def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, Path]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import httpx2
 import pytest
 from playwright.sync_api import expect
+from utils.catfight import MIMI
 
 from .pages import (
     SHOTS,
@@ -24,8 +25,6 @@ from .pages import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
-
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
 def _campaign(base: str) -> tuple[int, dict[str, dict[str, str]]]:

@@ -21,6 +21,7 @@ import httpx2
 import pytest
 from playwright.sync_api import Page, expect
 from utils.art import balanced
+from utils.catfight import MIMI
 from utils.rabbits_conflict import CLOVER, HAZEL
 
 from . import axe
@@ -30,7 +31,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 WAIT = 20_000  # ms: a live change on a busy 2-core machine
 TECKA = {"attack": 16, "defend": 14, "jump": 14, "sneak": 12, "quickness": 14}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 FOCUS_JS = """() => { const e = document.activeElement;
   return !e || e === document.body ? "body" : e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
     (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\\s+/).join(".") : ""); }"""

@@ -13,30 +13,21 @@ from typing import Any
 import httpx2
 import pytest
 from playwright.sync_api import expect
-from utils.server import start_server, stop_server
+from utils.catfight import MIMI, TECKA
+from utils.dice_server import scripted_server
 
 from .pages import Tabs, api_invite, api_user, check_page, sign_in, wait_live
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 CLOVER = {"nature": 3, "will": 3, "health": 4, "skills": {"Fighter": 3}, "traits": [{"name": "Quick", "level": 1}]}
 HAZEL = {"nature": 3, "will": 4, "health": 3, "skills": {"Fighter": 3}}
 
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
-    faces = tmp_path / "faces.json"
-    faces.write_text("[]")
-    server = start_server(
-        f"sqlite:///{tmp_path / 'flow.db'}",
-        tmp_path,
-        app="utils.scripted_server:app",
-        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
-    )
-    yield server, faces
-    stop_server(server)
+    with scripted_server(tmp_path, "flow.db") as started:
+        yield started
 
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:

@@ -22,9 +22,10 @@ import pytest
 from playwright.sync_api import expect
 from utils.art import balanced
 from utils.cat import NEW_CAT
+from utils.catfight import MIMI
+from utils.dice_server import scripted_server
 from utils.english import english_words
 from utils.rabbits import NEW_RABBIT
-from utils.server import start_server, stop_server
 
 from app.systems.catfight.rules import STATS, TECKA
 
@@ -32,7 +33,6 @@ from .pages import PHONE, SHOTS, Tab, Tabs, api_invite, api_user, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 READERS = {"greta": "de", "dorte": "da"}
 NAMES = {"Tecka", "Mimi", "Hazel", "Clover", "Smoke", "Tiger", "Maren", "Tom", "nora", "greta", "dorte"}
 # The duel's values stay in capitals in German (catfight.de.md); Danish has its own (ANGREB, FORSVAR, …).
@@ -41,16 +41,8 @@ DUEL_VALUES = {"ATTACK", "DEFEND", "JUMP", "SNEAK", "QUICKNESS"}
 
 @pytest.fixture
 def scripted(tmp_path: Path) -> Iterator[tuple[Any, Path]]:
-    faces = tmp_path / "faces.json"
-    faces.write_text("[]")
-    server = start_server(
-        f"sqlite:///{tmp_path / 'phones.db'}",
-        tmp_path,
-        app="utils.scripted_server:app",
-        extra_env={"FATEBOARD_TEST_FACES": str(faces), "PYTHONPATH": str(Path("tests").resolve())},
-    )
-    yield server, faces
-    stop_server(server)
+    with scripted_server(tmp_path, "phones.db") as started:
+        yield started
 
 
 def _table(base: str) -> tuple[int, dict[str, dict[str, str]], dict[str, int]]:

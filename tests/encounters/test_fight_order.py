@@ -9,6 +9,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 from utils.cat import CatTable
+from utils.catfight import TECKA
 from utils.tables import seat_table
 from utils.web import signed_in
 
@@ -40,9 +41,6 @@ def test_a_cat_fights_rounds_read_oldest_first(app: Any, new_client: Callable[[]
     assert rounds == ["1", "2"]
 
 
-DUELLIST = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-
-
 def test_the_duels_what_happened_reads_oldest_first(app: Any, new_client: Callable[[], TestClient]) -> None:
     factory = app.state.sessionmaker
     with factory() as db:
@@ -53,8 +51,8 @@ def test_the_duels_what_happened_reads_oldest_first(app: Any, new_client: Callab
         def acc(who: str) -> campaigns.Access:
             return campaigns.access(db, db.get(User, ids[who]), cid)
 
-        tecka = create_character(db, acc("pia"), name="Tecka", system="catfight", sheet=DUELLIST).id
-        mimi = create_character(db, acc("otto"), name="Mimi", system="catfight", sheet=DUELLIST).id
+        tecka = create_character(db, acc("pia"), name="Tecka", system="catfight", sheet=TECKA).id
+        mimi = create_character(db, acc("otto"), name="Mimi", system="catfight", sheet=TECKA).id
         db.commit()
 
     def act(who: str, action: str, character: int, faces: list[int], **params: Any) -> Any:

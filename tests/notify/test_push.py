@@ -15,6 +15,7 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 from utils.art import FOE, Play
 from utils.art_fight import Fight
+from utils.catfight import MIMI, TECKA
 from utils.push_service import Receiver
 from utils.rabbits_conflict import warren
 from utils.settings import app_settings
@@ -132,9 +133,6 @@ def test_a_player_who_chose_nothing_for_a_campaign_is_not_notified(app: Any, rec
 
 
 # --- encounters: a duel, an ART turn, a conflict -------------------------------------------------------------
-
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
 def test_each_move_in_a_duel_notifies_the_cat_whose_move_it_becomes_never_the_mover(

@@ -45,10 +45,10 @@ def balanced_fields(**extra: Any) -> dict[str, Any]:
     return fields
 
 
-FOE = {
+# A foe of its own (not a henchman): every level Poor, Defense Passable, damage 1.
+GOBLIN = {
     "sheet_kind": "foe",
-    **{f"level_{c}": "PR" for c in ("AGI", "ALE", "CHA", "CRA", "CUN", "DEX", "FAT", "INT", "STA", "STR")},
-    "level_ALE": "IN",
+    **{f"level_{c}": "PR" for c in PAIRS},
     "level_ATK": "PR",
     "level_DEF": "PS",
     "health_0": "PR",
@@ -56,8 +56,9 @@ FOE = {
     "health_2": "GD",
     "health_3": "GT",
     "damage_rating": "1",
-    "henchman": "on",
 }
+# The same as an alert henchman (Alertness Incredible).
+FOE = {**GOBLIN, "level_ALE": "IN", "henchman": "on"}
 
 
 class Play:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from utils.art import FOE, balanced_fields
+from utils.art import GOBLIN, balanced_fields
 from utils.leak import Case, Leak, LeakWorld
 
 from app.characters.models import Character
@@ -13,7 +13,7 @@ from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 
 ART_HERO = balanced_fields()
-ART_FOE = {k: v for k, v in FOE.items() if k != "henchman"}  # a foe of its own, not a henchman
+ART_FOE = {**GOBLIN, "level_ALE": "IN"}
 
 CASES = [
     Case("art-trait_roll", "art", "trait_roll", {"attribute": "STR", "difficulty": "PR"}, [73], [2]),

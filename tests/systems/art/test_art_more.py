@@ -4,7 +4,7 @@ the next, Catastrophic ends it), sustained damage rising each round, and the odd
 from __future__ import annotations
 
 import pytest
-from utils.art import NARRATOR, OTTO, PAIRS, PIA, Art, Play
+from utils.art import GOBLIN, NARRATOR, OTTO, PAIRS, PIA, Art, Play
 from utils.said import said
 
 from app.characters.models import Character
@@ -205,20 +205,7 @@ def test_the_roll_ignores_a_foe_level_sent_with_it(play: Play) -> None:
 
 
 def test_the_narrators_page_shows_the_chance_against_a_foe_and_a_players_does_not(art: Art) -> None:
-    foe = {
-        "name": "Goblin",
-        "sheet_kind": "foe",
-        "kind": "npc",
-        **{f"level_{c}": "PR" for c in PAIRS},
-        "level_ATK": "PR",
-        "level_DEF": "PS",
-        "health_0": "PR",
-        "health_1": "PS",
-        "health_2": "GD",
-        "health_3": "GT",
-        "damage_rating": "1",
-    }
-    r = art.create(art.nora, foe)
+    r = art.create(art.nora, {"name": "Goblin", "kind": "npc", **GOBLIN})
     foe_id = int(r.headers["location"].rsplit("/", 1)[1])
     cid = art.hero()
     assert f'name="foe_levels" value="{foe_id}:' in art.nora.get(f"{art.base}/characters/{cid}").text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from utils.art import PAIRS, Art, balanced
+from utils.art import GOBLIN, Art, balanced
 
 from app.systems.art import rules as art_rules
 
@@ -68,20 +68,7 @@ def test_players_may_not_create_foes(art: Art) -> None:
 
 
 def test_a_foe_sheet_and_the_odds_and_a_roll_from_the_sheet(art: Art) -> None:
-    foe = {
-        "name": "Goblin",
-        "sheet_kind": "foe",
-        "kind": "npc",
-        **{f"level_{c}": "PR" for c in PAIRS},
-        "level_ATK": "PR",
-        "level_DEF": "PS",
-        "health_0": "PR",
-        "health_1": "PS",
-        "health_2": "GD",
-        "health_3": "GT",
-        "damage_rating": "1",
-    }
-    r = art.create(art.nora, foe)
+    r = art.create(art.nora, {"name": "Goblin", "kind": "npc", **GOBLIN})
     assert r.status_code == 303, r.text
     foe_id = int(r.headers["location"].rsplit("/", 1)[1])
     page = art.nora.get(f"{art.base}/characters/{foe_id}").text

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 from utils.cat import NEW_CAT, CatTable
+from utils.catfight import TECKA
 from utils.said import said
 from utils.tables import Table
 from utils.web import signed_in
@@ -117,9 +118,8 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
     t = Table(client, systems=("catfight",))
     ids = []
     for who, name in ((t.player, "Tecka"), (t.other, "Mimi")):
-        values = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
         r = client.post(
-            f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "catfight", "sheet": values}
+            f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "catfight", "sheet": TECKA}
         )
         assert r.status_code == 201, r.text
         ids.append(r.json()["id"])

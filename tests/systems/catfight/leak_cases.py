@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from utils.catfight import MIMI, TECKA
 from utils.leak import Case, Leak, LeakWorld
 
 from app.characters.models import Character
 from app.rolls import service as rolls
-
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 CASES = [
     Case(

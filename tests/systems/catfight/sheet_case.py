@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from utils.catfight import TECKA
+
 CASE: tuple[dict[str, Any], str, dict[str, Any]] = (
-    {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12},
+    dict(TECKA),
     "challenge",
     {},
 )

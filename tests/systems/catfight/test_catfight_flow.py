@@ -8,6 +8,7 @@ import html
 from typing import Any
 
 import pytest
+from utils.catfight import MIMI, TECKA
 from utils.tables import seat_table
 from utils.web import csrf_of, form_post
 
@@ -19,9 +20,6 @@ from app.i18n import render
 from app.rolls import service as rolls
 from app.rules.dice import ScriptedDice
 from app.systems.catfight.duel import RECENT_MAX
-
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
 class Duel:

@@ -10,14 +10,12 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from utils.catfight import MIMI, TECKA
 from utils.dice import scripted
 from utils.tables import Table
 from utils.web import csrf_of, signed_in
 
 from app.systems.catfight.rules.odds import exact_defend_chance, exact_jump_chance
-
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
 class Duel:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from utils.catfight import MIMI, TECKA
 from utils.said import said
 from utils.tables import seat_table
 
@@ -22,9 +23,6 @@ from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
 
 pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
-
-TECKA = {"attack": 16, "defend": 12, "jump": 15, "sneak": 15, "quickness": 12}
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 
 
 class World:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 
+from utils.catfight import MIMI
 from utils.dice import scripted
 from utils.two_languages import Played, Step, TwoLanguages, percentages
 
 from app.systems.catfight.rules import STATS, TECKA
 
-MIMI = {"attack": 12, "defend": 16, "jump": 14, "sneak": 14, "quickness": 14}
 # The duel's values: German players say ATTACK, DEFEND, JUMP (catfight.de.md uses them), Danish ones do not. They
 # reach a log line as values, not as msgids, so the catalog measure alone would not see them in a Danish line.
 DUEL_VALUES = {"ATTACK", "DEFEND", "JUMP", "SNEAK", "QUICKNESS"}
