@@ -163,3 +163,36 @@ def test_prompts_stay_reachable_above_the_chat(tabs: Tabs, live_server: Any) -> 
     page.locator("#talk-text").click()
     page.set_viewport_size(KEYBOARD)
     _last_lines_in_view(page, "phone-prompts-keyboard-508", n=2)
+
+
+def test_the_composer_says_who_speaks_refocuses_a_bad_roll_and_a_mention_shows(tabs: Tabs, live_server: Any) -> None:
+    """Three of issue 35's minors on the composer: its summary follows the choices ("in character · the
+    narrators"), a malformed `/r` brings focus back to the text (not "Speak as"), and an @mention arriving live
+    shows a toast that leads to its line."""
+    base, campaign_id, _ = _demo_table(tabs, live_server)
+    page = _phone(tabs, base, campaign_id).page
+    summary = page.locator("#composer-panel [data-talk-summary]")
+    expect(summary).to_have_text("out of character · everyone")
+    page.locator("#composer-panel .composer-options > summary").click()
+    page.locator("#talk-as").select_option(index=1)
+    expect(summary).to_have_text("in character · everyone")
+    page.locator("#talk-audience").select_option("narrator")
+    expect(summary).to_have_text("in character · the narrators")
+    page.locator("#talk-audience").select_option("public")
+    page.locator("#talk-as").select_option("")
+
+    page.locator("#talk-text").fill("/r 2d6+")
+    page.locator("#composer-panel button[type=submit]").click()
+    expect(page.locator("#composer-panel .field-error")).to_be_visible()
+    expect(page.locator("#talk-text")).to_be_focused()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "chat-bad-roll-390.png"))
+
+    otto = api_user(base, "otto", DEMO_PASSWORD, create=False)
+    r = httpx2.post(f"{base}/api/campaigns/{campaign_id}/messages", json={"text": "@pia the gate, now"}, headers=otto)
+    assert r.status_code == 201, r.text
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("otto mentions you")
+    page.screenshot(path=str(SHOTS / "chat-mention-toast-390.png"))
+    toast.get_by_role("link").click()
+    expect(page.locator(f"#entry-{r.json()['seq']}")).to_be_focused()

@@ -100,6 +100,7 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     stage = n.locator("#scene-panel .scene-stage img")
     expect(stage).to_be_visible()
     for label, (fx, fy) in (("The old well", (0.3, 0.6)), ("Smugglers' door", (0.75, 0.25))):
+        stage.scroll_into_view_if_needed()  # the page opens on its chat (issue 35): the scene is above it
         box = _box_of(stage)
         n.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
         n.locator("#pin-label").fill(label)

@@ -110,6 +110,7 @@ def test_whispers_show_their_readers_only_to_them(table: Table, new_client: Any)
     assert r.status_code == 200, r.text
     otto_log = _log(signed_in(new_client, "otto"), table)
     assert "the key is under the mat" in otto_log and "Whisper to otto" in otto_log
+    assert '<span class="badge vis">whisper</span>' not in otto_log  # the heading says it: no badge repeating it
     for who in ("nora",):
         log = _log(signed_in(new_client, who), table)
         assert "under the mat" not in log and "Whisper to" not in log and "pia whispered to someone" in log

@@ -155,6 +155,8 @@ def test_a_captain_whose_player_left_is_the_narrators_to_roll_for(conflict: Conf
 
     conflict.setup("fight")
     assert 'id="rc-roll-dispo-a"' not in page(conflict, new_client, "nora")  # pia is here: hers to roll
+    pia = page(conflict, new_client, "pia")  # and no "Raiders's": a team's name takes no English possessive
+    assert "Waiting for Hazel to roll the disposition of Raiders…" in pia and "Raiders's" not in pia
     with conflict.factory() as db:
         db.execute(
             delete(Membership).where(

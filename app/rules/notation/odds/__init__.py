@@ -39,7 +39,8 @@ from app.rules.notation.odds.ranges import bounds_of
 from app.rules.notation.parser import as_expression
 from app.rules.notation.tree import Expression
 
-# Work units one describe_odds call may spend, all nodes together: at most about half a second of CPU.
+# Work units one describe_odds call may spend, all nodes together, besides the terms' shared exact attempts
+# (limits.EXACT_TOTAL): at most about a second of CPU whatever the number of terms (tests/rules/test_notation_trial.py).
 ODDS_BUDGET = 100_000
 
 # die_pmf: bench/notation.py clears its cache (and _describe's) to time the cold cost.
