@@ -13,6 +13,7 @@ from app.accounts import service as accounts
 from app.campaigns import service as campaigns
 from app.characters import service as characters
 from app.deps import DB, ApiAccess, ApiUser, Gate, Publisher, Throttle, api_user
+from app.errors import FateboardError
 from app.i18n import rule_message
 from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.live.events import LiveEvent
@@ -309,6 +310,15 @@ async def run_action(request: Request, campaign_id: int, body: ActionIn, idempot
 
     result: dict[str, Any] = await request.app.state.writer.run(campaign_id, work)
     return result
+
+
+def error_response(exc: FateboardError) -> JSONResponse:
+    """A domain error as every API route answers it (app/main.py's handler for /api/ paths): ErrorBody."""
+    body: dict[str, Any] = {"detail": exc.message}
+    if exc.field:
+        body["field"] = exc.field
+    headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
+    return JSONResponse(body, status_code=exc.status_code, headers=headers)
 
 
 def _token_access(request: Request, db: Session, campaign_id: int) -> campaigns.Access:

@@ -9,16 +9,15 @@ exact path with an id in range, no query string, a bearer token, a JSON body tha
 one Idempotency-Key of at most 100 characters — runs the route's own job (`app.api.run_action`) and gets the
 route's own response (`JSONResponse`, 201).
 
-Anything else goes to the router unchanged, and so does a plain request whose job refused it (a 4xx from the
-rules service: the job's savepoint was rolled back, so it changed nothing): the router then runs it again and
-answers the refusal in the route's own words and format. So the fast path can only ever answer a success, with
-the bytes the route would have sent.
+Anything else goes to the router unchanged. A plain request whose job refused it (a 4xx from the rules service:
+the job's savepoint was rolled back, so it changed nothing) is answered here too, with the body the API's error
+handler writes (`app.api.error_response`): running it again through the router would roll fresh dice for the
+same request, and a refusal that depends on the dice would be a free re-roll (issue 35).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import ValidationError
 from starlette.requests import Request
@@ -26,7 +25,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.api import ActionIn, run_action
+from app.api import ActionIn, error_response, run_action
 from app.errors import FateboardError
 from app.inputs import MAX_INT
 
@@ -116,21 +115,14 @@ class ActionFastPath:
         body = await _body(receive)
         if body is None:
             return  # the client went away before its body was in
-        result = await self._run(scope, campaign_id, body, key)
-        if result is None:
-            await self.app(scope, _replay(body), send)  # the router answers it (a refusal, in its own words)
-            return
-        await JSONResponse(result, status_code=201)(scope, receive, send)
-
-    @staticmethod
-    async def _run(scope: Scope, campaign_id: int, body: bytes, key: str | None) -> dict[str, Any] | None:
-        """The route's job on the parsed body (parsed as FastAPI does: json.loads, then the model), or None when
-        the body is not a valid ActionIn or the job refused the action."""
         try:
             action = ActionIn.model_validate(json.loads(body))
         except (ValueError, RecursionError, ValidationError):  # JSONDecodeError, UnicodeDecodeError: ValueErrors
-            return None
+            await self.app(scope, _replay(body), send)  # the router answers it (not an action, in its own words)
+            return
         try:
-            return await run_action(Request(scope), campaign_id, action, key)
-        except FateboardError:
-            return None
+            result = await run_action(Request(scope), campaign_id, action, key)
+        except FateboardError as exc:  # answered once: the job ran once, whatever dice it rolled are in the log
+            await error_response(exc)(scope, receive, send)
+            return
+        await JSONResponse(result, status_code=201)(scope, receive, send)

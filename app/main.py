@@ -191,12 +191,9 @@ def _wants_json(request: Request) -> bool:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FateboardError)
     async def domain_error(request: Request, exc: FateboardError) -> Response:
-        headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
         if _wants_json(request):
-            body: dict[str, Any] = {"detail": exc.message}
-            if exc.field:
-                body["field"] = exc.field
-            return JSONResponse(body, status_code=exc.status_code, headers=headers)
+            return api.error_response(exc)
+        headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
         if isinstance(exc, NotSignedIn):
             return redirect(request, "/signin?next=" + quote(request.url.path, safe="/"))
         return render(
