@@ -28,6 +28,7 @@ from app.rolls import log as rolllog
 from app.rolls import service as rolls
 from app.rolls.appending import Publish
 from app.rolls.present import entry_json, viewer_view
+from app.rolls.writer import Written
 from app.security import client_address
 from app.systems import ROLLER
 from app.talk import service as talk
@@ -438,7 +439,7 @@ async def run_action(request: Request, campaign_id: int, body: ActionIn, idempot
         if digest is not None:
             hub.remember_token(campaign_id, digest, user_id)
 
-    def work(db: Session, publish: Publish) -> dict[str, Any]:
+    def work(db: Session, publish: Publish) -> Written:
         try:
             acc = _token_access(request, db, campaign_id, digest)
         except FateboardError:
@@ -447,7 +448,7 @@ async def run_action(request: Request, campaign_id: int, body: ActionIn, idempot
             raise
         result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
         entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
-        return {**entry, "replayed": result.replayed}
+        return Written({**entry, "replayed": result.replayed}, () if result.replayed else (result.entry,))
 
     result: dict[str, Any] = await request.app.state.writer.run(campaign_id, work)
     return result

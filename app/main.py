@@ -120,7 +120,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
     # commit (app/live/access.py), so the streams re-decide only then.
     access_events.watch(engine, broker.publish)
-    app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
+    # The broker as it is then; what a batch wrote goes to the hub first (its streams need not read it back).
+    app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event), committed=hub.keep)
     app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)
     app.state.throttle = Throttle(
         factory,

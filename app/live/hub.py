@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from app.live.access import ACCESS, EVERY_CAMPAIGN
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
+_COLUMNS = tuple(column.key for column in LogEntry.__table__.columns)
 FETCH_LIMIT = 500
 ACCESS_MAX_AGE = 60.0  # seconds: a feed's access answers are re-read after this, events or not (a backstop)
 TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/api.py's action route)
@@ -114,7 +116,9 @@ class _Feed:
     access_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     access_changes: int = 0  # access events seen (a read that an event overtook is read again)
     newest: int = 0  # the highest seq known to exist (announced, or read from the database)
-    stale: bool = False  # messages may have been lost: the cache cannot tell what is newest
+    # The cache cannot tell what is newest: a new feed (entries before its first subscriber were announced to no
+    # one), or messages may have been lost. Until a read from the database reaches the end, reads go there.
+    stale: bool = True
     resyncs: int = 0
 
 
@@ -286,10 +290,28 @@ class LiveHub:
                 feed.cache.popitem(last=False)
             return rows
 
+    def keep(self, entries: list[LogEntry]) -> None:
+        """Committed entries this process wrote (the group writer hands them over, on the event loop, before their
+        announcement): cached for the campaigns with open streams, so the announcement costs no read. Each is
+        kept as the database gives it back (its body through JSON), so a stream reads the same either way."""
+        for entry in entries:
+            feed = self._feeds.get(entry.campaign_id)
+            if feed is None or feed.stale or entry.seq in feed.cache:
+                continue
+            kept = LogEntry(**{column: getattr(entry, column) for column in _COLUMNS})
+            kept.body = json.loads(json.dumps(entry.body))
+            feed.cache[entry.seq] = kept
+            while len(feed.cache) > CACHE_SIZE:
+                feed.cache.popitem(last=False)
+
     def _from_cache(self, feed: _Feed, after: int) -> list[LogEntry] | None:
         # Only trustworthy if the cache holds after+1 and is contiguous up to the newest seq known to exist
         # (a newer entry may be committed and announced while another subscriber's read is still filling it).
-        if feed.stale or after + 1 not in feed.cache:
+        if feed.stale:
+            return None
+        if after >= feed.newest:
+            return []  # nothing newer was announced or read (a stream woken for what it already sent)
+        if after + 1 not in feed.cache:
             return None
         out: list[LogEntry] = []
         seq = after + 1

@@ -174,7 +174,7 @@ class EventStream(Response):
                 await emit(b": keepalive\n\n")
                 continue
             if event == "entry":
-                pending = True
+                pending = seq is None or seq > self.last  # not for an entry an earlier catch-up already sent
             elif event == ACCESS:  # the hub's own: who may read this stream changed (not for the client)
                 role = await self.hub.role_of(sub)
                 if role is None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from fastapi import FastAPI
 from sqlalchemy import delete, event
@@ -16,6 +17,10 @@ from app.campaigns.models import Membership
 from app.live import access
 from app.live.hub import LiveHub
 from app.rolls import service as rolls
+from app.rolls.log import entry_html
+from app.rolls.models import LogEntry
+from app.rolls.present import entry_json
+from app.rolls.visibility import View
 
 
 def _table(app: FastAPI, name: str = "Hub", narrator: str = "nora") -> tuple[int, int]:
@@ -155,12 +160,42 @@ def test_an_access_answer_is_re_read_once_it_is_older_than_the_backstop(app: Fas
         db.commit()
 
     async def scenario() -> tuple[str | None, str | None, int]:
-        hub = LiveHub(app.state.sessionmaker, access_max_age=0.2)
+        hub = LiveHub(app.state.sessionmaker, access_max_age=0.5)
         sub = hub.subscribe(campaign_id, nora, ("token", accounts.token_digest(token)), "narrator")
+        hub._feeds[campaign_id].access_read = time.monotonic() + 60  # fresh for this first look, however slow
         with app.state.engine.begin() as conn:
             conn.execute(delete(Membership).where(Membership.campaign_id == campaign_id))
         first = await hub.role_of(sub)  # as decided at the opening
-        await asyncio.sleep(0.3)
+        hub._feeds[campaign_id].access_read = time.monotonic() - 0.6  # the answer is now older than the max age
         return first, await hub.role_of(sub), hub.access_reads
 
     assert asyncio.run(scenario()) == ("narrator", None, 1)
+
+
+def test_an_entry_kept_from_the_writer_reads_as_the_database_gives_it_back(app: FastAPI) -> None:
+    """What the group writer hands to the hub (so the announcement costs no read) is what a stream would have read
+    from the database: the same JSON and the same log line, for every view."""
+    campaign_id, nora = _table(app)
+    with app.state.sessionmaker() as db:
+        acc = campaigns.access(db, db.get_one(User, nora), campaign_id)
+        req = rolls.ActionRequest(
+            system="dice", action="roll", params={"expression": "4d6kh3+2 [str]"}, note="the gate", visibility="blind"
+        )
+        written = rolls.perform_action(db, acc, req).entry
+
+    async def scenario() -> tuple[list[LogEntry], list[LogEntry]]:
+        hub = LiveHub(app.state.sessionmaker)
+        hub.subscribe(campaign_id, nora, None, "narrator")
+        hub.keep([written])
+        hub.dispatch(campaign_id, "entry", written.seq)
+        kept = await hub.entries_after(campaign_id, 0)
+        fresh = LiveHub(app.state.sessionmaker)
+        fresh.subscribe(campaign_id)
+        return kept, await fresh.entries_after(campaign_id, 0)
+
+    kept, read = asyncio.run(scenario())
+    assert [e.seq for e in kept] == [e.seq for e in read] == [1]
+    assert kept[0] is not written  # a copy: the writer's object is not shared with the streams
+    for view in View:
+        assert entry_json(kept[0], view, with_body=True) == entry_json(read[0], view, with_body=True)
+    assert entry_html(kept[0], nora, True) == entry_html(read[0], nora, True)
