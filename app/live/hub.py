@@ -36,6 +36,7 @@ from app.live.access import ACCESS, EVERY_CAMPAIGN
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
+TICK = "tick"  # the hub's ticker: a stream quiet for its keepalive sends one (and checks its access)
 _COLUMNS = tuple(column.key for column in LogEntry.__table__.columns)
 FETCH_LIMIT = 500
 ACCESS_MAX_AGE = 60.0  # seconds: a feed's access answers are re-read after this, events or not (a backstop)
@@ -133,6 +134,25 @@ class LiveHub:
         # same access events as the streams' answers.
         self.tokens: dict[tuple[int, str], int] = {}
         self.access_reads = 0  # how often access was read from the database (tests, benchmarks)
+        self._ticker: asyncio.Task[None] | None = None
+        self._tick = 0.0
+
+    def tick_every(self, seconds: float) -> None:
+        """One timer for every stream of the process (not one per stream and event): every `seconds` (the
+        shortest asked for), each subscriber is woken with TICK while there are any. On the running loop."""
+        if self._ticker is not None and not self._ticker.done() and self._tick <= seconds:
+            return
+        if self._ticker is not None:
+            self._ticker.cancel()
+        self._tick = seconds
+        self._ticker = asyncio.get_running_loop().create_task(self._ticking(seconds))
+
+    async def _ticking(self, seconds: float) -> None:
+        while self._feeds:
+            await asyncio.sleep(seconds)
+            for feed in list(self._feeds.values()):
+                for sub in list(feed.subscribers):
+                    sub.wake(TICK, None)
 
     def subscribe(
         self, campaign_id: int, user_id: int = 0, credential: Credential | None = None, role: str | None = None

@@ -33,7 +33,7 @@ from app.deps import DB, ApiAccess, Hub, MemberAccess, api_access, api_user, opt
 from app.errors import FateboardError
 from app.inputs import Seq, parse_int, request_problem
 from app.live.access import ACCESS
-from app.live.hub import Credential, LiveHub, Subscriber
+from app.live.hub import TICK, Credential, LiveHub, Subscriber
 from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, talk_marks, viewer_view
@@ -142,6 +142,7 @@ class EventStream(Response):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Subscribe before catching up, so nothing published meanwhile is lost.
         sub = self.hub.subscribe(self.viewer.campaign_id, self.viewer.user_id, self.credential, self.viewer.role)
+        self.hub.tick_every(self.keepalive / 2)
         listener = asyncio.create_task(_until_disconnect(receive, sub))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
@@ -155,7 +156,12 @@ class EventStream(Response):
             await self.background()
 
     async def _run(self, sub: Subscriber, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+
         async def emit(data: bytes) -> None:
+            nonlocal sent
+            sent = loop.time()
             await send({"type": "http.response.body", "body": data, "more_body": True})
 
         await emit(f"retry: 2000\n: connected, after {self.last}\n\n".encode())
@@ -164,16 +170,16 @@ class EventStream(Response):
             if pending and not await self._catch_up(sub, emit):
                 return
             pending = False
-            try:
-                async with asyncio.timeout(self.keepalive):
-                    event, seq = await sub.queue.get()
-            except TimeoutError:
+            # No timer per stream and event: the hub's one ticker wakes every stream every half keepalive.
+            event, seq = await sub.queue.get()
+            if event == TICK:
+                if loop.time() - sent < self.keepalive:
+                    continue
                 # Quiet moments are checked too (the hub's answer, re-read once it is ACCESS_MAX_AGE old).
                 if await self.hub.role_of(sub) is None:
                     return
                 await emit(b": keepalive\n\n")
-                continue
-            if event == "entry":
+            elif event == "entry":
                 pending = seq is None or seq > self.last  # not for an entry an earlier catch-up already sent
             elif event == ACCESS:  # the hub's own: who may read this stream changed (not for the client)
                 role = await self.hub.role_of(sub)

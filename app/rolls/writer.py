@@ -131,14 +131,19 @@ class _Writer:
             conn.close()
 
     def _answer(self, batch: list[_Pending]) -> None:
-        committed = self.group.committed
+        entries: dict[asyncio.AbstractEventLoop, list[LogEntry]] = {}
         for item in batch:
             if isinstance(item.result, Written):
                 written, item.result = item.result, item.result.answer
-                if item.error is None and committed is not None and written.entries:
+                if item.error is None:
+                    entries.setdefault(item.loop, []).extend(written.entries)
+        if self.group.committed is not None:
+            for loop, kept in entries.items():
+                if kept:
                     with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                        # Before the announcements below (the same loop runs callbacks in order).
-                        item.loop.call_soon_threadsafe(committed, list(written.entries))
+                        # One callback for the batch, before its announcements (a loop runs callbacks in order).
+                        loop.call_soon_threadsafe(self.group.committed, kept)
+        for item in batch:
             for message in item.publishes:
                 self.group.publish(*message)  # Broker.publish never raises
         by_loop: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
