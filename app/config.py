@@ -53,6 +53,9 @@ class Settings(BaseSettings):
     # Table talk: accepted posts (messages and /r rolls) per member per campaign in 10 seconds (TABLE-API.md: 30).
     talk_rate_limit: int = Field(default=30, ge=1)
     sse_keepalive_seconds: float = 15.0
+    # A live stream's access is re-decided on every access event (app/live/access.py); this is the backstop for a
+    # change made outside the application (raw SQL): every feed's answers are re-read once they are this old.
+    live_access_max_age_seconds: float = Field(default=60.0, gt=0)
     # Push and webhooks (docs/NOTIFY.md): the origins the server may contact (contract section 5; empty: the
     # public browser push services and Discord, https only), the VAPID key (PEM; empty: read or create
     # instance/vapid_private.pem at first start) and the contact the push services see in the VAPID claims.

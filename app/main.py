@@ -26,11 +26,11 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.encounters import routes as encounter_routes
 from app.errors import FateboardError, NotSignedIn, error_message
-from app.fastpath import ActionFastPath
 from app.handouts import routes as handout_routes
 from app.handouts.store import make_store
 from app.i18n import _
 from app.inputs import InputGuard
+from app.live import access as access_events
 from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
@@ -76,7 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     engine = make_engine(settings.database_url)
     factory = make_sessionmaker(engine)
     broker = make_broker(settings)
-    hub = LiveHub(factory)
+    hub = LiveHub(factory, access_max_age=settings.live_access_max_age_seconds)
     policy = OutboundPolicy.parse(settings.outbound_origins)
     vapid = load_vapid(settings.vapid_private_key, settings.resolved_vapid_file())
     outbox = OutboxSender(
@@ -117,7 +117,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.outbox = outbox
     # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
     broker.on_publish(outbox.wake)
-    app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event))  # the broker as it is then
+    # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
+    # commit (app/live/access.py), so the streams re-decide only then.
+    access_events.watch(engine, broker.publish)
+    # The broker as it is then; what a batch wrote goes to the hub first (its streams need not read it back).
+    app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event), committed=hub.keep)
     app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)
     app.state.throttle = Throttle(
         factory,
@@ -131,9 +135,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     trusted = (settings.base_url.rstrip("/"),) if settings.base_url else ()
     transport = Transport.of(settings.base_url, settings.cookie_secure, settings.hsts_seconds)
-    # Innermost: an action's plain request is answered here, with the route's own job and response, without the
-    # router and FastAPI's parameter machinery around it (app/fastpath.py; every other request passes through).
-    app.add_middleware(ActionFastPath)
     app.add_middleware(InputGuard)  # it sees the body the CSRF check may have read already
     app.add_middleware(CSRFMiddleware, trusted_origins=trusted)
     app.add_middleware(
@@ -162,6 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if (folder / "static").is_dir():
             app.mount(f"/static/systems/{system_id}", StaticFiles(directory=folder / "static"))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # The hot route first, as a plain Starlette route read from its one declaration in app/api.py (ActionRoute).
+    app.router.routes.insert(0, api.ACTION_ROUTE.plain)
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
     app.include_router(handout_routes.api)
@@ -191,12 +194,9 @@ def _wants_json(request: Request) -> bool:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(FateboardError)
     async def domain_error(request: Request, exc: FateboardError) -> Response:
-        headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
         if _wants_json(request):
-            body: dict[str, Any] = {"detail": exc.message}
-            if exc.field:
-                body["field"] = exc.field
-            return JSONResponse(body, status_code=exc.status_code, headers=headers)
+            return api.error_response(exc)
+        headers = {"Retry-After": str(exc.retry_after)} if hasattr(exc, "retry_after") else None
         if isinstance(exc, NotSignedIn):
             return redirect(request, "/signin?next=" + quote(request.url.path, safe="/"))
         return render(

@@ -1,8 +1,16 @@
 """Fan-out of log entries to connected streams, one process's worth.
 
 The broker says "campaign 7 has entry 42". The hub reads new entries once per campaign (not once per
-subscriber), keeps a short cache, and wakes every subscriber; each subscriber then formats the entry for
-its own viewer (cached per view), so 200 streams cost one query and a few renders per entry.
+subscriber), keeps a short cache, and wakes every subscriber; each subscriber then takes the entry as its view
+reads it, rendered and framed once per distinct view (`render_once`), so 200 streams cost one query and a few
+renders per entry.
+
+Access (issue 34): a stream's access is decided when it opens (the opener's own check gives the role) and
+re-decided only when something that may change it happens — the internal `access` event (app/live/access.py:
+a member removed or given another role, a token revoked, a session ended, an account deleted, announced after
+its commit through the broker to every process) or a resync — and, as a backstop for changes made outside the
+application, once its answer is older than ACCESS_MAX_AGE. Never a query per delivery. The event arrives before
+any entry committed after the change, so the next delivery already waits for the new answer.
 
 The cache answers only when it reaches the newest seq the broker announced; after `resync` (the broker may
 have lost messages) the next read of every campaign goes to the database.
@@ -12,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,10 +32,15 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.models import ApiToken, LoginSession
 from app.campaigns.models import Membership
+from app.live.access import ACCESS, EVERY_CAMPAIGN
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
+TICK = "tick"  # the hub's ticker: a stream quiet for its keepalive sends one (and checks its access)
+_COLUMNS = tuple(column.key for column in LogEntry.__table__.columns)
 FETCH_LIMIT = 500
+ACCESS_MAX_AGE = 60.0  # seconds: a feed's access answers are re-read after this, events or not (a backstop)
+TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/api.py's action route)
 
 
 Credential = tuple[str, str]  # ("session", login session id) or ("token", API token digest)
@@ -88,29 +103,66 @@ class Subscriber:
             self.queue.put_nowait((event, seq))
 
 
+AccessKey = tuple[int, Credential | None]
+
+
 @dataclass
 class _Feed:
     subscribers: set[Subscriber] = field(default_factory=set)
     cache: OrderedDict[int, LogEntry] = field(default_factory=OrderedDict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # Who may still read this campaign's stream, as of the newest entry checked: (user, credential) -> role.
-    access: dict[tuple[int, Credential | None], str | None] = field(default_factory=dict)
-    access_seq: int = -1
+    # Who may read this campaign's stream, as last decided: (user, credential) -> role (None: no longer).
+    access: dict[AccessKey, str | None] = field(default_factory=dict)
+    access_read: float = field(default_factory=time.monotonic)  # when `access` was last read whole
     access_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    access_changes: int = 0  # access events seen (a read that an event overtook is read again)
     newest: int = 0  # the highest seq known to exist (announced, or read from the database)
-    stale: bool = False  # messages may have been lost: the cache cannot tell what is newest
+    # The cache cannot tell what is newest: a new feed (entries before its first subscriber were announced to no
+    # one), or messages may have been lost. Until a read from the database reaches the end, reads go there.
+    stale: bool = True
     resyncs: int = 0
 
 
 class LiveHub:
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[Session], access_max_age: float = ACCESS_MAX_AGE) -> None:
         self._factory = session_factory
         self._feeds: dict[int, _Feed] = {}
-        self.render_cache: dict[tuple[int, int, str], str] = {}
+        self.render_cache: dict[tuple[int, int, str], bytes] = {}
+        self.access_max_age = access_max_age
+        # (campaign, token digest) -> user id: tokens that acted in the campaign (the action route authenticates
+        # these without a query before the writer; the writer's own check stays the authority). Emptied by the
+        # same access events as the streams' answers.
+        self.tokens: dict[tuple[int, str], int] = {}
+        self.access_reads = 0  # how often access was read from the database (tests, benchmarks)
+        self._ticker: asyncio.Task[None] | None = None
+        self._tick = 0.0
 
-    def subscribe(self, campaign_id: int, user_id: int = 0, credential: Credential | None = None) -> Subscriber:
+    def tick_every(self, seconds: float) -> None:
+        """One timer for every stream of the process (not one per stream and event): every `seconds` (the
+        shortest asked for), each subscriber is woken with TICK while there are any. On the running loop."""
+        if self._ticker is not None and not self._ticker.done() and self._tick <= seconds:
+            return
+        if self._ticker is not None:
+            self._ticker.cancel()
+        self._tick = seconds
+        self._ticker = asyncio.get_running_loop().create_task(self._ticking(seconds))
+
+    async def _ticking(self, seconds: float) -> None:
+        while self._feeds:
+            await asyncio.sleep(seconds)
+            for feed in list(self._feeds.values()):
+                for sub in list(feed.subscribers):
+                    sub.wake(TICK, None)
+
+    def subscribe(
+        self, campaign_id: int, user_id: int = 0, credential: Credential | None = None, role: str | None = None
+    ) -> Subscriber:
+        """`role`: what the opener's access check just found (so the first delivery needs no query)."""
         sub = Subscriber(campaign_id, user_id, credential)
-        self._feeds.setdefault(campaign_id, _Feed()).subscribers.add(sub)
+        feed = self._feeds.setdefault(campaign_id, _Feed())
+        feed.subscribers.add(sub)
+        if role is not None:
+            feed.access[(user_id, credential)] = role
         return sub
 
     def unsubscribe(self, sub: Subscriber) -> None:
@@ -121,32 +173,65 @@ class LiveHub:
         if not feed.subscribers:
             del self._feeds[sub.campaign_id]
 
-    async def role_of(self, sub: Subscriber, seq: int | None) -> str | None:
-        """The subscriber's role in the campaign now, or None if they may no longer read it (removed, signed
-        out, token revoked). Checked before every delivery: for entry `seq` the hub asks the database once for
-        every subscriber of the campaign; `seq=None` (a quiet moment) asks for this subscriber alone."""
+    async def role_of(self, sub: Subscriber) -> str | None:
+        """The subscriber's role in the campaign, or None if they may no longer read it (removed, signed out,
+        token revoked): as decided when the stream opened or at the last access event, re-read (for every
+        subscriber of the campaign at once) only after such an event or once the answer is ACCESS_MAX_AGE old."""
         key = (sub.user_id, sub.credential)
         feed = self._feeds.get(sub.campaign_id)
-        if seq is None or feed is None:
+        if feed is None:
             found = await run_in_threadpool(self._read_access, sub.campaign_id, [key])
             return found.get(key)
+        if key in feed.access and time.monotonic() - feed.access_read < self.access_max_age:
+            return feed.access[key]
         async with feed.access_lock:
-            if feed.access_seq != seq or key not in feed.access:
+            while key not in feed.access or time.monotonic() - feed.access_read >= self.access_max_age:
                 keys = {(s.user_id, s.credential) for s in feed.subscribers} | {key}
-                feed.access = await run_in_threadpool(self._read_access, sub.campaign_id, list(keys))
-                feed.access_seq = seq
-            return feed.access.get(key)
+                read_at, changes = time.monotonic(), feed.access_changes
+                found = await run_in_threadpool(self._read_access, sub.campaign_id, list(keys))
+                if feed.access_changes != changes:
+                    continue  # an access event came in while reading: what was read may predate it
+                feed.access.update(found)
+                feed.access_read = read_at
+            return feed.access[key]
 
-    def _read_access(
-        self, campaign_id: int, keys: list[tuple[int, Credential | None]]
-    ) -> dict[tuple[int, Credential | None], str | None]:
+    def access_changed(self, campaign_id: int, user_id: int | None) -> None:
+        """An `access` event (app/live/access.py), on the event loop: forget what was decided for the streams it
+        is about and wake them, so each re-decides now (and a removed member's stream ends even when nothing
+        else happens); entries published after it are delivered only once that is done."""
+        feeds = list(self._feeds.values()) if campaign_id == EVERY_CAMPAIGN else [self._feeds.get(campaign_id)]
+        for feed in feeds:
+            if feed is None:
+                continue
+            feed.access_changes += 1
+            for sub in list(feed.subscribers):
+                if user_id is None or sub.user_id == user_id:
+                    feed.access.pop((sub.user_id, sub.credential), None)
+                    sub.wake(ACCESS, None)
+        self.tokens = {
+            (cid, digest): uid
+            for (cid, digest), uid in self.tokens.items()
+            if not ((campaign_id == EVERY_CAMPAIGN or cid == campaign_id) and (user_id is None or uid == user_id))
+        }
+
+    def token_user(self, campaign_id: int, digest: str) -> int | None:
+        return self.tokens.get((campaign_id, digest))
+
+    def remember_token(self, campaign_id: int, digest: str, user_id: int) -> None:
+        if len(self.tokens) >= TOKENS_MAX:
+            self.tokens.clear()
+        self.tokens[(campaign_id, digest)] = user_id
+
+    def forget_token(self, campaign_id: int, digest: str) -> None:
+        self.tokens.pop((campaign_id, digest), None)
+
+    def _read_access(self, campaign_id: int, keys: list[AccessKey]) -> dict[AccessKey, str | None]:
+        self.access_reads += 1
         with self._factory() as db:
             return self._access_in(db, campaign_id, keys)
 
     @staticmethod
-    def _access_in(
-        db: Session, campaign_id: int, keys: list[tuple[int, Credential | None]]
-    ) -> dict[tuple[int, Credential | None], str | None]:
+    def _access_in(db: Session, campaign_id: int, keys: list[AccessKey]) -> dict[AccessKey, str | None]:
         users = {user for user, _cred in keys}
         sessions = {cred[1] for _user, cred in keys if cred and cred[0] == "session"}
         tokens = {cred[1] for _user, cred in keys if cred and cred[0] == "token"}
@@ -180,6 +265,9 @@ class LiveHub:
 
     def dispatch(self, campaign_id: int, event: str, seq: int | None) -> None:
         """The broker's listener: runs on the event loop."""
+        if event == ACCESS:
+            self.access_changed(campaign_id, seq)
+            return
         feed = self._feeds.get(campaign_id)
         if feed is None:
             return
@@ -191,9 +279,12 @@ class LiveHub:
     def resync(self) -> None:
         """The broker (re)started listening: whatever it missed meanwhile, every stream of every campaign now
         reads from the database by seq (`seq > last`: nothing missed, nothing twice)."""
+        self.tokens.clear()
         for feed in self._feeds.values():
             feed.stale = True
             feed.resyncs += 1
+            feed.access.clear()  # an access event may have been lost too
+            feed.access_changes += 1
             for sub in list(feed.subscribers):
                 sub.wake("entry", None)
 
@@ -208,11 +299,7 @@ class LiveHub:
             if cached is not None:
                 return cached
             stale, resyncs = feed.stale, feed.resyncs
-            keys = list({(s.user_id, s.credential) for s in feed.subscribers})
-            rows, access = await run_in_threadpool(self._fetch, campaign_id, after, keys)
-            if rows and keys:
-                # Who may read them, read in the same trip: role_of() for the newest of them finds it here.
-                feed.access, feed.access_seq = access, rows[-1].seq
+            rows = await run_in_threadpool(self._fetch, campaign_id, after)
             for row in rows:
                 feed.cache[row.seq] = row
             if rows:
@@ -223,10 +310,28 @@ class LiveHub:
                 feed.cache.popitem(last=False)
             return rows
 
+    def keep(self, entries: list[LogEntry]) -> None:
+        """Committed entries this process wrote (the group writer hands them over, on the event loop, before their
+        announcement): cached for the campaigns with open streams, so the announcement costs no read. Each is
+        kept as the database gives it back (its body through JSON), so a stream reads the same either way."""
+        for entry in entries:
+            feed = self._feeds.get(entry.campaign_id)
+            if feed is None or feed.stale or entry.seq in feed.cache:
+                continue
+            kept = LogEntry(**{column: getattr(entry, column) for column in _COLUMNS})
+            kept.body = json.loads(json.dumps(entry.body))
+            feed.cache[entry.seq] = kept
+            while len(feed.cache) > CACHE_SIZE:
+                feed.cache.popitem(last=False)
+
     def _from_cache(self, feed: _Feed, after: int) -> list[LogEntry] | None:
         # Only trustworthy if the cache holds after+1 and is contiguous up to the newest seq known to exist
         # (a newer entry may be committed and announced while another subscriber's read is still filling it).
-        if feed.stale or after + 1 not in feed.cache:
+        if feed.stale:
+            return None
+        if after >= feed.newest:
+            return []  # nothing newer was announced or read (a stream woken for what it already sent)
+        if after + 1 not in feed.cache:
             return None
         out: list[LogEntry] = []
         seq = after + 1
@@ -237,13 +342,10 @@ class LiveHub:
             return None
         return out
 
-    def _fetch(
-        self, campaign_id: int, after: int, keys: list[tuple[int, Credential | None]]
-    ) -> tuple[list[LogEntry], dict[tuple[int, Credential | None], str | None]]:
-        """The entries after `after`, and (when there are some) the access of `keys` read on the same connection
-        right after them: one trip to the thread pool and one pooled connection per entry and process, not two."""
+    def _fetch(self, campaign_id: int, after: int) -> list[LogEntry]:
+        """The entries after `after` (one trip to the thread pool and one pooled connection per entry and process)."""
         with self._factory() as db:
-            rows = list(
+            return list(
                 db.scalars(
                     select(LogEntry)
                     .where(LogEntry.campaign_id == campaign_id, LogEntry.seq > after)
@@ -251,9 +353,9 @@ class LiveHub:
                     .limit(FETCH_LIMIT)
                 )
             )
-            return rows, (self._access_in(db, campaign_id, keys) if rows and keys else {})
 
-    def render_once(self, key: tuple[int, int, str], render: Callable[[], str]) -> str:
+    def render_once(self, key: tuple[int, int, str], render: Callable[[], bytes]) -> bytes:
+        """An entry's event as one view reads it, rendered and framed once for every stream with that view."""
         text = self.render_cache.get(key)
         if text is None:
             if len(self.render_cache) > 20_000:

@@ -32,7 +32,8 @@ from app.campaigns.service import NARRATOR, Access
 from app.deps import DB, ApiAccess, Hub, MemberAccess, api_access, api_user, optional_user, page_access, page_user
 from app.errors import FateboardError
 from app.inputs import Seq, parse_int, request_problem
-from app.live.hub import Credential, LiveHub, Subscriber
+from app.live.access import ACCESS
+from app.live.hub import TICK, Credential, LiveHub, Subscriber
 from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, talk_marks, viewer_view
@@ -40,7 +41,7 @@ from app.rolls.visibility import View
 from app.security import SessionCookieMiddleware, add_security_headers
 
 router = APIRouter()
-Format = Callable[[LogEntry, bool], str]  # (entry, viewer is a narrator now) -> the event's data
+Format = Callable[[LogEntry, bool], bytes]  # (entry, viewer is a narrator now) -> the whole event, framed
 PAGE_STREAM = "/campaigns/{campaign_id}/stream"
 API_STREAM = "/api/campaigns/{campaign_id}/events"
 
@@ -74,16 +75,20 @@ class Viewer:
 
     campaign_id: int
     user_id: int
-    narrator: bool
+    role: str
     last_seq: int
+
+    @property
+    def narrator(self) -> bool:
+        return self.role == NARRATOR
 
     @classmethod
     def of(cls, acc: Access) -> Viewer:
-        return cls(acc.campaign.id, acc.user.id, acc.is_narrator, acc.campaign.last_seq)
+        return cls(acc.campaign.id, acc.user.id, acc.role, acc.campaign.last_seq)
 
 
 def page_format(hub: LiveHub, viewer: int) -> Format:
-    def fmt(entry: LogEntry, narrator: bool) -> str:
+    def fmt(entry: LogEntry, narrator: bool) -> bytes:
         view = viewer_view(entry, viewer, narrator)
         own, mentioned = talk_marks(entry, viewer) if view == View.FULL else (False, False)  # talk lines
         key = (
@@ -91,18 +96,22 @@ def page_format(hub: LiveHub, viewer: int) -> Format:
             entry.seq,
             f"html:{int(narrator)}:{view}:{int(own)}{int(mentioned)}:{i18n.get_locale()}",
         )
-        return hub.render_once(key, lambda: entry_html(entry, viewer, narrator))
+        return hub.render_once(key, lambda: _framed(entry.seq, entry_html(entry, viewer, narrator)))
 
     return fmt
 
 
 def api_format(hub: LiveHub, viewer: int) -> Format:
-    def fmt(entry: LogEntry, narrator: bool) -> str:
+    def fmt(entry: LogEntry, narrator: bool) -> bytes:
         view = viewer_view(entry, viewer, narrator)  # entry_json depends on the view (and the language) alone
         key = (entry.campaign_id, entry.seq, f"json:{view}:{i18n.get_locale()}")
-        return hub.render_once(key, lambda: json.dumps(entry_json(entry, view)))
+        return hub.render_once(key, lambda: _framed(entry.seq, json.dumps(entry_json(entry, view))))
 
     return fmt
+
+
+def _framed(seq: int, data: str) -> bytes:
+    return sse_message("entry", data, seq).encode()
 
 
 def resume_point(last_event_id: str | None, after: int | None, last_seq: int) -> int:
@@ -115,9 +124,10 @@ def resume_point(last_event_id: str | None, after: int | None, last_seq: int) ->
 
 
 class EventStream(Response):
-    """One viewer's stream, as a raw ASGI response. Access is re-checked before every delivery (membership, role,
-    the session or token the stream was opened with): a removed, signed-out or revoked viewer gets nothing
-    more, and a new role shows from the next entry on."""
+    """One viewer's stream, as a raw ASGI response. Its access (membership, role, the session or token it was
+    opened with) is what the opener found, re-decided by the hub on every access event (app/live/access.py): a
+    removed, signed-out or revoked viewer's stream ends at once and gets nothing more, and a new role shows from
+    the next entry on — without a query per delivery."""
 
     def __init__(
         self, hub: LiveHub, viewer: Viewer, after: int, fmt: Format, credential: Credential | None, keepalive: float
@@ -131,7 +141,8 @@ class EventStream(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Subscribe before catching up, so nothing published meanwhile is lost.
-        sub = self.hub.subscribe(self.viewer.campaign_id, self.viewer.user_id, self.credential)
+        sub = self.hub.subscribe(self.viewer.campaign_id, self.viewer.user_id, self.credential, self.viewer.role)
+        self.hub.tick_every(self.keepalive / 2)
         listener = asyncio.create_task(_until_disconnect(receive, sub))
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
@@ -145,43 +156,53 @@ class EventStream(Response):
             await self.background()
 
     async def _run(self, sub: Subscriber, send: Send) -> None:
-        async def emit(text: str) -> None:
-            await send({"type": "http.response.body", "body": text.encode(), "more_body": True})
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
 
-        await emit(f"retry: 2000\n: connected, after {self.last}\n\n")
+        async def emit(data: bytes) -> None:
+            nonlocal sent
+            sent = loop.time()
+            await send({"type": "http.response.body", "body": data, "more_body": True})
+
+        await emit(f"retry: 2000\n: connected, after {self.last}\n\n".encode())
         pending = True  # catch up first
         while not sub.gone:
             if pending and not await self._catch_up(sub, emit):
                 return
             pending = False
-            try:
-                async with asyncio.timeout(self.keepalive):
-                    event, seq = await sub.queue.get()
-            except TimeoutError:
-                # Quiet moments are checked too: a removed member's stream ends even when nothing happens.
-                if await self.hub.role_of(sub, None) is None:
+            # No timer per stream and event: the hub's one ticker wakes every stream every half keepalive.
+            event, seq = await sub.queue.get()
+            if event == TICK:
+                if loop.time() - sent < self.keepalive:
+                    continue
+                # Quiet moments are checked too (the hub's answer, re-read once it is ACCESS_MAX_AGE old).
+                if await self.hub.role_of(sub) is None:
                     return
-                await emit(": keepalive\n\n")
-                continue
-            if event == "entry":
-                pending = True
+                await emit(b": keepalive\n\n")
+            elif event == "entry":
+                pending = seq is None or seq > self.last  # not for an entry an earlier catch-up already sent
+            elif event == ACCESS:  # the hub's own: who may read this stream changed (not for the client)
+                role = await self.hub.role_of(sub)
+                if role is None:
+                    return
+                self.narrator = role == NARRATOR
             elif not sub.gone:
-                await emit(sse_message(event, "" if seq is None else str(seq)))
+                await emit(sse_message(event, "" if seq is None else str(seq)).encode())
 
-    async def _catch_up(self, sub: Subscriber, emit: Callable[[str], Awaitable[None]]) -> bool:
+    async def _catch_up(self, sub: Subscriber, emit: Callable[[bytes], Awaitable[None]]) -> bool:
         """Every entry after the last one sent, in order (a method of its own, so no entry stays referenced by
         the idle stream's frame); False when the viewer may no longer read them."""
         while True:
             rows = await self.hub.entries_after(self.viewer.campaign_id, self.last)
             if rows:
-                role = await self.hub.role_of(sub, rows[-1].seq)
+                role = await self.hub.role_of(sub)
                 if role is None:
                     return False
                 self.narrator = role == NARRATOR
             for row in rows:
                 if sub.gone:
                     return True
-                await emit(sse_message("entry", self.fmt(row, self.narrator), row.seq))
+                await emit(self.fmt(row, self.narrator))
                 self.last = row.seq
             if len(rows) < 500:
                 return True

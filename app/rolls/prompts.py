@@ -17,7 +17,7 @@ from app.live.events import LiveEvent
 from app.notify.service import queue_prompts
 from app.rolls.appending import Publish, check_note, no_publish
 from app.rolls.models import RollPrompt
-from app.rolls.visibility import Visibility
+from app.rolls.visibility import Visibility, kept_to_oneself_refusal
 from app.systems import ROLLER, ActionError, get_action
 
 
@@ -109,6 +109,8 @@ def new_prompt(
         raise BadRequest(_("Unknown parameter: {names}.").format(names=", ".join(sorted(unknown))), field="params")
     if visibility not in Visibility.__members__.values():
         raise BadRequest(_("Choose who sees the roll."), field="visibility")
+    if visibility == Visibility.SELF and not rule_action.changes_nothing:
+        raise BadRequest(kept_to_oneself_refusal(), field="visibility")  # its answer would be refused (service.py)
     return RollPrompt(
         campaign_id=acc.campaign.id,
         character_id=character.id,

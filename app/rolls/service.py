@@ -32,7 +32,7 @@ from app.rolls import chain, patch
 from app.rolls.appending import Publish, appending, check_note, game_session, no_publish, write_entry
 from app.rolls.models import LogEntry, RollPrompt
 from app.rolls.prompts import prompt_in
-from app.rolls.visibility import Visibility
+from app.rolls.visibility import Visibility, kept_to_oneself_refusal
 from app.rules.dice import Dice, SecureDice
 from app.systems import ROLLER, Action, ActionError, Context, Resolution, get_action, get_system
 from app.systems.base import RecordingDice
@@ -121,6 +121,11 @@ def perform_action(
         raise BadRequest(
             _("Moves in an encounter are seen by everyone at the table: make this one public."), field="visibility"
         )
+    if req.visibility == Visibility.SELF and not action.changes_nothing:
+        # Decided before any die is rolled (issue 35): a roll that may change a sheet would wait for a reveal only
+        # the roller could make, so they could roll privately until they liked a result; a narrator must be able
+        # to see (and reveal) it. Refused only once the dice showed a change, every refusal was a free re-roll.
+        raise BadRequest(kept_to_oneself_refusal(), field="visibility")
     character = None
     if req.character_id is not None:
         character = character_for(db, acc, req.character_id, system=system.id if system.id != ROLLER else None)
@@ -178,17 +183,10 @@ def perform_action(
                 )
             if resolution.note:
                 note = check_note(" — ".join(part for part in (note, resolution.note) if part))
+            if action.changes_nothing and _changes(resolution):
+                # The declaration the `self` check relies on was broken: a system bug, not a refusal after the dice.
+                raise RuntimeError(f"{system.id}.{action.id} declares changes_nothing but changed something")
             held = _hold(before, character, resolution) if hidden else None
-            if held and req.visibility == Visibility.SELF:
-                # Its changes wait for a reveal only the roller could make: they could keep rolling until they
-                # liked a result. A narrator must be able to see (and reveal) a roll that changes a sheet.
-                raise BadRequest(
-                    _(
-                        "This roll changes the sheet, so a narrator must be able to see it: choose "
-                        "“Me and the narrators”, “Blind” or “Everyone”."
-                    ),
-                    field="visibility",
-                )
             if held is None:
                 if resolution.sheet is not None and character is not None:
                     save_sheet(db, character, resolution.sheet)
@@ -250,6 +248,15 @@ def perform_action(
         ):
             publish(acc.campaign.id, LiveEvent.SHEET, changed)
     return ActionResult(entry=entry, encounter_id=encounter.id if encounter else None)
+
+
+def _changes(resolution: Resolution) -> bool:
+    return bool(
+        resolution.sheet is not None
+        or resolution.others
+        or resolution.settings is not None
+        or resolution.encounter is not None
+    )
 
 
 def _awaited(system_id: str, encounter: Encounter | None) -> Mapping[int, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from app.i18n import N_
+from app.i18n import N_, _
 
 
 class Visibility(StrEnum):
@@ -21,6 +21,14 @@ VISIBILITY_LABELS = {
     Visibility.BLIND: N_("Blind (narrators only)"),
     Visibility.SELF: N_("Only me"),
 }
+
+
+def kept_to_oneself_refusal() -> str:
+    """Why an action that may change a sheet cannot be `self` (decided before the dice: app/rolls/service.py)."""
+    return _(
+        "This roll changes the sheet, so a narrator must be able to see it: choose "
+        "“Me and the narrators”, “Blind” or “Everyone”."
+    )
 
 
 # Not a choice a roll offers (so not in Visibility): a handout shown to chosen members (app/handouts) is read by

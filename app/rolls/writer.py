@@ -29,12 +29,24 @@ from sqlalchemy.orm import Session
 
 from app.live.events import LiveEvent
 from app.rolls.appending import Publish, writer_lock
+from app.rolls.models import LogEntry
 
 MAX_BATCH = 64  # jobs per COMMIT: bounds how long one batch holds the database's write lock
 IDLE_SECONDS = 10.0  # a writer with nothing to do for this long ends its thread (PostgreSQL: one per campaign)
 
 Job = Callable[[Session, Publish], Any]
+Committed = Callable[[list[LogEntry]], None]
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a job may return: its answer, and the entries it wrote. Once the batch is committed, the writer hands
+    the entries to `GroupWriter.committed` on the job's event loop (the hub keeps them, so this process's streams
+    need not read them back: issue 34) before the job's announcements go out; the job's caller gets `answer`."""
+
+    answer: Any
+    entries: tuple[LogEntry, ...]
 
 
 @dataclass(eq=False)
@@ -119,6 +131,18 @@ class _Writer:
             conn.close()
 
     def _answer(self, batch: list[_Pending]) -> None:
+        entries: dict[asyncio.AbstractEventLoop, list[LogEntry]] = {}
+        for item in batch:
+            if isinstance(item.result, Written):
+                written, item.result = item.result, item.result.answer
+                if item.error is None:
+                    entries.setdefault(item.loop, []).extend(written.entries)
+        if self.group.committed is not None:
+            for loop, kept in entries.items():
+                if kept:
+                    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                        # One callback for the batch, before its announcements (a loop runs callbacks in order).
+                        loop.call_soon_threadsafe(self.group.committed, kept)
         for item in batch:
             for message in item.publishes:
                 self.group.publish(*message)  # Broker.publish never raises
@@ -148,9 +172,10 @@ class GroupWriter:
     the batch is committed (or raises what the job raised). `publish` is where the job's announcements go;
     they reach the real broker after the COMMIT."""
 
-    def __init__(self, engine: Engine, publish: Publish) -> None:
+    def __init__(self, engine: Engine, publish: Publish, committed: Committed | None = None) -> None:
         self.engine = engine
         self.publish = publish
+        self.committed = committed
         self.per_campaign = engine.dialect.name != "sqlite"
         self.writers: dict[tuple[str, int], _Writer] = {}
         self.guard = threading.Lock()

@@ -110,6 +110,10 @@ class Action:
     # "create": the action starts an encounter (Resolution.encounter). "step": the params carry
     # `encounter_id` and `version` (the state the player saw); a stale version is "already resolved".
     encounter: str | None = None
+    # True: whatever the dice say, the action changes no sheet and no setting (a plain roll). Only such an action
+    # may be kept to oneself (visibility `self`): the rules service decides that before it rolls, so a private
+    # roll cannot be made again and again until a result that changes the sheet comes up (issue 35).
+    changes_nothing: bool = False
 
     def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
         return self.resolve(sheet, params, dice, ctx)

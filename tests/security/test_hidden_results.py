@@ -88,15 +88,18 @@ def test_a_hidden_result_reaches_no_one_who_may_not_see_it(
     blind_to = [v for v in ROLES if not may_see(visibility, v, case.roller)]
     assert blind_to, "someone may not see a hidden result"
     if visibility == "self" and case.changes_sheet:
-        # Its changes would wait for a reveal only the roller could make (roll until you like it): refused.
+        # Its changes would wait for a reveal only the roller could make (roll until you like it): refused before
+        # the dice, so a failure is refused as a success is (issue 35: refused only when the dice showed a
+        # change, every refusal was a free re-roll), and nothing is written either way.
         world = World(database_url, tmp_path, f"{case.id}-self-refused", case)
         leak_worlds.append(world)
         before, seq = {key: world.sheet(key) for key in world.ids}, world.last_seq()
         path = f"/campaigns/{world.campaign_id}/characters/{world.ids[case.character]}/act/{case.action}"
-        with scripted(case.success):
-            page = world.post_form(case.roller, path, {**case.fields(world), "visibility": "self"}, status=422)
-        assert "a narrator must be able to see it" in html.unescape(page)
-        assert world.last_seq() == seq and all(world.sheet(key) == before[key] for key in world.ids)
+        for faces in (case.success, case.failure):
+            with scripted(faces):
+                page = world.post_form(case.roller, path, {**case.fields(world), "visibility": "self"}, status=422)
+            assert "a narrator must be able to see it" in html.unescape(page)
+            assert world.last_seq() == seq and all(world.sheet(key) == before[key] for key in world.ids)
         return
     results: dict[str, Played] = {}
     # One world at a time (on PostgreSQL they share the database): play, check, reveal, check, close.

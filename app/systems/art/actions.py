@@ -58,6 +58,7 @@ ACTIONS: tuple[Action, ...] = (
         rolling.HenchmanParams,
         rolling.resolve_henchman_roll,
         involves=("henchman_id",),
+        changes_nothing=True,
     ),
     Action(
         "start_complex",
