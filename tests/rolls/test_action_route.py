@@ -19,6 +19,8 @@ from app.accounts import service as accounts
 from app.accounts.models import ApiToken, User
 from app.inputs import Id
 
+pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL too
+
 ROLL = {"system": "dice", "action": "roll", "params": {"expression": "2d6+1"}, "visibility": "public"}
 
 
