@@ -21,7 +21,7 @@ from app.encounters.models import Encounter
 from app.errors import BadRequest
 from app.i18n import _, encounter_title
 from app.rolls.models import LogEntry, RollPrompt
-from app.systems import SYSTEMS
+from app.systems import ROLLER, SYSTEMS
 
 
 @dataclass(frozen=True)
@@ -138,14 +138,13 @@ def waits_in(db: Session, user_id: int, campaign: Campaign) -> list[Wait]:
         text = _("A roll for {name}").format(name=character.name)
         if prompt.note:
             text = f"{text}: {prompt.note}"
-        found.append(
-            Wait(
-                "prompt",
-                text,
-                f"/campaigns/{campaign.id}/characters/{character.id}#prompt-{prompt.id}",
-                prompt.created_at,
-            )
+        # The generic roller's calls are answered in the campaign page's prompts panel, a system's on the sheet.
+        url = (
+            f"/campaigns/{campaign.id}#prompt-{prompt.id}"
+            if prompt.system == ROLLER
+            else f"/campaigns/{campaign.id}/characters/{character.id}#prompt-{prompt.id}"
         )
+        found.append(Wait("prompt", text, url, prompt.created_at))
     mine = dict(
         db.execute(
             select(Character.id, Character.name).where(

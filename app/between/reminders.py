@@ -1,7 +1,8 @@
 """Reminders 24 hours and 1 hour before a planned session, once each: a sweeper claims a due reminder with
 `UPDATE planned_sessions SET reminded_… = now WHERE id = … AND reminded_… IS NULL` and, in the same transaction,
 queues a push per subscribed device and an e-mail per confirmed address in the durable outbox (app/notify), which
-sends them after the commit. Several processes may sweep: the UPDATE lets exactly one of them queue a reminder."""
+sends them after the commit. Several processes may sweep: the UPDATE lets exactly one of them queue a reminder.
+The same sweeper sends the daily digest to members who asked for it (`digest`)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,14 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.between.models import PlannedSession
+from app.accounts.models import User
+from app.accounts.recovery import queue_mail
+from app.between.catchup import unread, waits_in
+from app.between.models import DigestChoice, PlannedSession
 from app.between.schedule import Mail, answers, member_ids, tell
-from app.campaigns.models import Campaign
-from app.i18n import _
+from app.campaigns.models import Campaign, Membership
+from app.i18n import _, get_locale, ngettext, set_locale
+from app.rolls.models import LogEntry
 from app.types import utcnow
 
 log = logging.getLogger("fateboard.reminders")
@@ -73,6 +78,83 @@ def sweep(db: Session, mail: Mail) -> int:
     return done
 
 
+# --- the digest ---------------------------------------------------------------------------------------------
+
+DIGEST_EVERY = timedelta(hours=24)
+AWAY = timedelta(hours=12)  # the oldest unread line has waited this long: the member is away
+
+
+def digest(db: Session, mail: Mail) -> int:
+    """The daily digest (opt-in per member and campaign, `digest_choices`): to a member whose oldest unread line is
+    12 hours old, at most once a day, an e-mail saying how many lines are new and what waits for them — counts and
+    their own waits only, never a word of the log. Returns how many were queued."""
+    if not mail.on:
+        return 0
+    now = utcnow()
+    done = 0
+    rows = db.execute(
+        select(DigestChoice, User, Campaign)
+        .join(User, User.id == DigestChoice.user_id)
+        .join(Campaign, Campaign.id == DigestChoice.campaign_id)
+        .join(Membership, (Membership.user_id == User.id) & (Membership.campaign_id == Campaign.id))
+        .where(User.email.is_not(None))
+    ).all()
+    for choice, user, campaign in rows:
+        if choice.sent_at is not None and now - choice.sent_at < DIGEST_EVERY:
+            continue
+        found = unread(db, user.id, campaign.id)
+        if not found.unread or found.first_unread_seq is None:
+            continue
+        oldest = db.scalar(
+            select(LogEntry.created_at).where(
+                LogEntry.campaign_id == campaign.id, LogEntry.seq == found.first_unread_seq
+            )
+        )
+        if oldest is None or now - oldest < AWAY:
+            continue
+        claimed = cast(
+            CursorResult[Any],
+            db.execute(
+                update(DigestChoice)
+                .where(
+                    DigestChoice.user_id == user.id,
+                    DigestChoice.campaign_id == campaign.id,
+                    (DigestChoice.sent_at.is_(None)) | (DigestChoice.sent_at <= now - DIGEST_EVERY),
+                )
+                .values(sent_at=now)
+            ),
+        ).rowcount
+        if claimed != 1:
+            db.rollback()
+            continue
+        before = get_locale()
+        try:
+            set_locale(user.locale or campaign.language or "en")
+            waits = waits_in(db, user.id, campaign)
+            lines = [
+                ngettext(
+                    "%(num)d new line in %(campaign)s since your last visit.",
+                    "%(num)d new lines in %(campaign)s since your last visit.",
+                    found.unread,
+                )
+                % {"num": found.unread, "campaign": campaign.name}
+            ]
+            if waits:
+                lines += ["", _("Waiting for you:")] + [f"- {w.text} {mail.base_url}{w.url}" for w in waits]
+            lines += ["", f"{mail.base_url}/campaigns/{campaign.id}"]
+            queue_mail(
+                db,
+                to=str(user.email),
+                subject=_("{campaign}: what happened while you were away").format(campaign=campaign.name),
+                body="\n".join(lines),
+            )
+        finally:
+            set_locale(before)
+        db.commit()
+        done += 1
+    return done
+
+
 class ReminderSweeper:
     """A daemon thread that sweeps every `every` seconds (and calls `after` when it queued something: the
     outbox sender looks at once)."""
@@ -106,7 +188,7 @@ class ReminderSweeper:
         while not self._stop.is_set():
             try:
                 with self.factory() as db:
-                    if sweep(db, self.mail):
+                    if sweep(db, self.mail) + digest(db, self.mail):
                         self.after()
             except Exception:  # a database hiccup must not end the sweeper; it tries again at the next round
                 log.exception("reminders: the sweep failed")

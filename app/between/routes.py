@@ -161,13 +161,16 @@ def remove_item(request: Request, db: DB, acc: MemberAccess, item_id: Id) -> Res
     return _panel(request, db, acc)
 
 
+@router.post("/campaigns/{campaign_id}/between/feed/revoke")
+def revoke_feed(request: Request, db: DB, acc: MemberAccess) -> Response:
+    schedule.drop_feed(db, acc.user)
+    db.commit()
+    return _panel(request, db, acc)
+
+
 @router.post("/campaigns/{campaign_id}/between/feed")
-def feed(request: Request, db: DB, acc: MemberAccess, form: FormBody) -> Response:
-    """Create (or replace) the member's secret calendar feed — shown once — or revoke it."""
-    if str(form.get("revoke") or ""):
-        schedule.drop_feed(db, acc.user)
-        db.commit()
-        return _panel(request, db, acc)
+def feed(request: Request, db: DB, acc: MemberAccess) -> Response:
+    """Create (or replace) the member's secret calendar feed: its URL is shown once."""
     secret = schedule.new_feed(db, acc.user)
     db.commit()
     return _panel(request, db, acc, feed_url=f"{_base(request)}/api/calendar-feed/{secret}.ics")

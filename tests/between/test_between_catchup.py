@@ -3,10 +3,17 @@ the read mark, unread counts (a hidden line counts once, one's own never), what 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
+from utils.coin_system import COIN
 from utils.tables import Table
+from utils.web import api_token
+
+from app import systems
 
 pytestmark = pytest.mark.engines
 
@@ -117,7 +124,7 @@ def test_waiting_lists_roll_calls_to_my_characters_and_they_go_when_answered(tab
     (wait,) = campaign["waiting"]
     assert wait["kind"] == "prompt"
     assert "Pia's hero" in wait["text"] and "Climb!" in wait["text"]
-    assert wait["url"] == f"/campaigns/{table.id}/characters/{table.pia_char}#prompt-{prompt}"
+    assert wait["url"] == f"/campaigns/{table.id}#prompt-{prompt}"  # the dice roller's calls: the table's panel
     assert wait["since"].endswith("Z")
     # Otto and the narrator (who plays no called character) wait for nothing.
     for who in (table.other, table.narrator):
@@ -125,3 +132,48 @@ def test_waiting_lists_roll_calls_to_my_characters_and_they_go_when_answered(tab
     answered = table.roll(table.player, "1d20", character_id=table.pia_char, prompt_id=prompt)
     assert answered.status_code == 201, answered.text
     assert table.client.get("/api/me/waiting", headers=table.player).json()["campaigns"][0]["waiting"] == []
+
+
+def _turn(encounter: Mapping[str, Any]) -> dict[int, str]:
+    """The coin duel's `awaited`: whose flip it is."""
+    state = encounter["state"]
+    if state.get("flips", 0) >= 4:
+        return {}
+    side = next(p for p in encounter["participants"] if p["side"] == state["turn"])
+    return {side["character_id"]: f"flip-{state['flips']}"}
+
+
+def test_waiting_lists_each_systems_waits_with_the_systems_word(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(systems.SYSTEMS, "coin", replace(COIN, awaited=_turn))
+    nora, pia, otto = (api_token(client, n) for n in ("nora", "pia", "otto"))
+    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["coin"]}, headers=nora).json()["id"]
+    for who in (pia, otto):
+        code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
+        client.post(f"/api/invites/{code}/accept", headers=who)
+    ace = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()
+    bo = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()
+
+    def act(who: dict[str, str], action: str, character: int, **params: Any) -> Any:
+        body = {"system": "coin", "action": action, "character_id": character, "params": params}
+        r = client.post(f"/api/campaigns/{cid}/actions", headers=who, json=body)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    encounter = act(pia, "challenge", ace["id"], opponent_id=bo["id"])["request"]["encounter_id"]
+
+    def waits(who: dict[str, str]) -> list[dict[str, Any]]:
+        r = client.get("/api/me/waiting", headers=who)
+        assert r.status_code == 200
+        (campaign,) = r.json()["campaigns"]
+        found: list[dict[str, Any]] = campaign["waiting"]
+        return found
+
+    (wait,) = waits(pia)
+    assert wait["kind"] == "flip" and wait["url"] == f"/campaigns/{cid}/encounters/{encounter}"
+    assert "Ace" in wait["text"]
+    assert waits(otto) == [] and waits(nora) == []
+    act(pia, "flip", ace["id"], encounter_id=encounter, version=1)
+    assert waits(pia) == []  # answered: gone
+    assert [w["kind"] for w in waits(otto)] == ["flip"]

@@ -14,14 +14,17 @@ from sqlalchemy import select, update
 from starlette.testclient import TestClient
 from utils.settings import app_settings
 from utils.tables import Table
+from utils.web import signed_in
 
 from app.accounts.models import User
 from app.between.models import PlannedSession
-from app.between.reminders import sweep
+from app.between.reminders import digest, sweep
 from app.between.schedule import Mail
+from app.campaigns.models import Membership
 from app.main import create_app
 from app.models import Base
 from app.notify.models import OutboxItem, PushSubscription
+from app.rolls.models import LogEntry
 
 pytestmark = pytest.mark.engines
 
@@ -249,3 +252,29 @@ def test_reminders_24_and_1_hour_before_once_each_to_everyone_but_no(t: Table, q
         tag for channel, tag, _p in outbox(quiet_app) if channel == "push" and tag.startswith(f"reminder-{sid}-1h")
     ]
     assert len(one_hour) == 2
+
+
+def test_the_digest_is_opt_in_daily_and_says_no_word_of_the_log(t: Table, quiet_app: FastAPI) -> None:
+    with quiet_app.state.sessionmaker() as db:
+        db.execute(update(User).where(User.username.in_(["pia", "otto"])).values(email=User.username + "@example.org"))
+        db.commit()
+    pia = signed_in(lambda: TestClient(quiet_app, base_url="http://testserver"), "pia")
+    r = pia.post(f"/campaigns/{t.id}/between/digest", data={"on": "1"}, headers={"HX-Request": "true"})
+    assert r.status_code == 200 and "Daily digest by e-mail while you are away: on." in r.text
+    t.client.post(f"/api/campaigns/{t.id}/messages", json={"text": "hello all"}, headers=t.narrator)
+    whisper = {"text": "zebra crossing", "visibility": "whisper", "to": [uid(t, "otto")]}
+    t.client.post(f"/api/campaigns/{t.id}/messages", json=whisper, headers=t.narrator)
+    mail = Mail(on=True, base_url="http://testserver")
+    with quiet_app.state.sessionmaker() as db:
+        assert digest(db, mail) == 0  # the lines are fresh: she is not away yet
+        db.execute(update(LogEntry).values(created_at=datetime.now(UTC) - timedelta(hours=13)))
+        db.execute(update(Membership).values(joined_at=datetime.now(UTC) - timedelta(days=2)))  # joined before them
+        db.commit()
+        assert digest(db, mail) == 1  # pia only: otto did not ask for it
+        assert digest(db, mail) == 0  # once a day
+    (sent,) = [p for channel, _t, p in outbox(quiet_app) if channel == "email"]
+    assert sent["to"] == "pia@example.org" and "Night Watch" in sent["subject"]
+    assert "2 new lines in Night Watch" in sent["body"]
+    assert "zebra" not in sent["body"] and "hello" not in sent["body"]
+    off = pia.post(f"/campaigns/{t.id}/between/digest", data={}, headers={"HX-Request": "true"})
+    assert "Daily digest by e-mail while you are away: off." in off.text
