@@ -170,7 +170,7 @@ def md_line(line: Line) -> str:
     if line.kind == "speech":
         return f"- **{md(line.as_name or line.who)}:** “{md(line.text)}”"
     if line.kind == "safety":
-        return f"- ✋ **{md(line.text)}**"
+        return f"- **\\[X\\] {md(line.text)}**"
     if line.kind == "session":
         return f"- *{md(line.who)} · {md(line.text)}*"
     who = md(line.who) + (f" ({md(line.as_name)})" if line.as_name else "")

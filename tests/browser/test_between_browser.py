@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from playwright.sync_api import expect
 
-from .pages import Tab, Tabs, api_campaign, api_log, api_roll, api_user, check_page, sign_in, wait_live
+from .pages import SHOTS, Tab, Tabs, api_campaign, api_log, api_roll, api_user, check_page, sign_in, wait_live
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -62,13 +62,13 @@ def test_a_player_who_was_away_catches_up_and_answers_what_waits(tabs: Tabs) -> 
     waiting = pia.page.locator("#waiting")
     link = waiting.get_by_role("link", name="A roll for Wren: Listen at the door")
     expect(link).to_be_visible()
-    expect(pia.page.locator(".campaigns .unread-count")).to_have_text("4")
+    expect(pia.page.locator(".campaigns .unread-count")).to_have_text("3")  # 2 messages, 1 roll (a call is no line)
     _shot(pia, "between-waiting", problems)
 
     link.click()
     expect(pia.page).to_have_url(f"{base}{table}#prompt-{r.json()['id']}")
     note = pia.page.locator("#unread-note")
-    expect(note).to_contain_text("4 new lines since your last visit")
+    expect(note).to_contain_text("3 new lines since your last visit")
     divider = pia.page.locator("#log-entries > #unread-divider")
     expect(divider).to_be_visible()
     assert pia.page.locator(f"#entry-{first_new}").evaluate("e => e.previousElementSibling.id") == "unread-divider"
@@ -138,6 +138,15 @@ def test_an_x_card_pauses_every_open_page_and_names_nobody(tabs: Tabs) -> None:
     confirm = pia.page.get_by_role("button", name="Yes, pause the table")
     expect(confirm).to_be_visible()
     _shot(pia, "between-xcard-confirm", problems)
+    # What the phone shows (not the whole page): the button above the talk composer, its confirm open.
+    pia.page.locator("#log-entries").scroll_into_view_if_needed()
+    pia.page.screenshot(path=str(SHOTS / "between-xcard-screen-390.png"))
+    box, send = (
+        pia.page.locator(".xcard-button").bounding_box(),
+        pia.page.locator("#composer-panel .composer-row button").bounding_box(),
+    )
+    assert box is not None and send is not None
+    assert box["y"] + box["height"] <= send["y"] or send["y"] + send["height"] <= box["y"], (box, send)
     confirm.click()
     for tab in (pia, otto, nora):
         expect(tab.page.locator("#xcard-paused")).to_be_visible()
