@@ -296,8 +296,13 @@ def safety_add(
     responses=errors(401, 403, 404, 422),
     response_class=Response,
 )
-def safety_remove(item_id: Id, acc: ApiAccess, db: DB) -> Response:
-    """Narrators curate the list."""
+def safety_remove(item_id: Id, acc: ApiAccess, db: DB, idempotency_key: IdempotencyKey = None) -> Response:
+    """Narrators curate the list (a member who added an item cannot remove it: nobody knows who added it)."""
+    key = named_key("safety-remove", acc.user.id, item_id, idempotency_key) if idempotency_key else None
+    digest = request_hash("safety-remove", acc.campaign.id, item_id)
+    if earlier(db, key, digest) is not None:
+        return Response(status_code=204, headers={"Idempotent-Replayed": "true"})
     safety.remove_item(db, acc, item_id)
+    remember(db, key, digest, 204, {})
     db.commit()
     return Response(status_code=204)

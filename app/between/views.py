@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.accounts.models import User
 from app.between import catchup, recap, safety, schedule
-from app.between.models import CalendarFeed, DigestChoice
+from app.between.models import CalendarFeed, DigestChoice, ReadMark
 from app.campaigns import service as campaigns
 from app.campaigns.service import Access
 from app.rolls.log import LogFilter
@@ -23,8 +23,9 @@ MAX_OPENING = 300
 
 
 def opening_size(db: Session, acc: Access, page_size: int, log_filter: LogFilter | None) -> int:
-    """How many entries the campaign page shows: enough to start at the first unread line (bounded)."""
-    if log_filter:
+    """How many entries the campaign page shows: for a member coming back (one who has read here before), enough
+    to start at the first unread line (at most MAX_OPENING); on a first visit, the log's usual page."""
+    if log_filter or db.get(ReadMark, (acc.user.id, acc.campaign.id)) is None:
         return page_size
     found = catchup.unread(db, acc.user.id, acc.campaign.id)
     if found.first_unread_seq is None:

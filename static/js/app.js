@@ -296,6 +296,8 @@
       // `entry:<character id>` too (a sheet's recent log follows only its character's entries); a correction
       // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
       announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
+      // Every page with a stream, log or not, hears of each entry (static/js/between.js: the X-card's pause).
+      document.dispatchEvent(new CustomEvent("fateboard:arrived", { detail: { seq: seq, node: node } }));
       if (!log || !node || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;

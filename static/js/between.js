@@ -132,10 +132,12 @@
         if (pause) pause.hidden = true;
       }
     });
+    document.addEventListener("fateboard:arrived", function (ev) {
+      var node = ev.detail && ev.detail.node;
+      if (node && node.classList && node.classList.contains("kind-safety")) showPause();
+    });
     document.addEventListener("fateboard:entry", function (ev) {
       var seq = ev.detail && ev.detail.seq;
-      var node = seq && document.getElementById("entry-" + seq);
-      if (node && node.classList.contains("kind-safety")) showPause();
       if (seq) markRead(seq);
     });
     document.addEventListener("htmx:afterSwap", function (ev) {

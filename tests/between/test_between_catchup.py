@@ -3,6 +3,7 @@ the read mark, unread counts (a hidden line counts once, one's own never), what 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -177,3 +178,20 @@ def test_waiting_lists_each_systems_waits_with_the_systems_word(
     act(pia, "flip", ace["id"], encounter_id=encounter, version=1)
     assert waits(pia) == []  # answered: gone
     assert [w["kind"] for w in waits(otto)] == ["flip"]
+
+
+def test_a_member_coming_back_gets_the_page_from_the_first_unread_line(table: Table, new_client: Any) -> None:
+    from utils.web import signed_in
+
+    pia = signed_in(new_client, "pia")
+    say(table, table.narrator, "before")
+    pia.get(f"/campaigns/{table.id}")  # she reads #1
+    for n in range(60):
+        assert table.roll(table.other, "1d4").status_code == 201, n
+    page = pia.get(f"/campaigns/{table.id}").text
+    shown = [int(s) for s in re.findall(r'id="entry-(\d+)"', page)]
+    assert shown[0] <= 2 and shown[-1] == 61  # more than the page size of 50: from her first unread line on
+    assert 'data-first-unread="2"' in page
+    assert unread(table, table.player) == {"last_read_seq": 61, "unread": 0, "first_unread_seq": None}
+    again = pia.get(f"/campaigns/{table.id}").text
+    assert len(re.findall(r'id="entry-(\d+)"', again)) == 50 and "data-first-unread" not in again

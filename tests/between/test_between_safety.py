@@ -20,7 +20,7 @@ from utils.tables import Table
 from app.between.safety import QuietSafetyFilter
 from app.main import create_app
 from app.models import Base
-from app.notify.models import OutboxItem, PushSubscription
+from app.notify.models import DiscordBridge, OutboxItem, PushSubscription
 from app.rolls import chain
 
 pytestmark = pytest.mark.engines
@@ -106,6 +106,17 @@ def test_the_x_card_is_an_entry_without_an_author_for_every_reader(t: Table, qui
     assert pia not in (row["actor_id"], row["subject_id"])
 
 
+def test_the_discord_bridge_never_posts_a_card(t: Table, quiet_app: FastAPI) -> None:
+    with quiet_app.state.sessionmaker() as db:
+        db.add(DiscordBridge(campaign_id=t.id, webhook_url="http://127.0.0.1:9/hook", post="rolls,talk,sessions"))
+        db.commit()
+    assert x(t, t.player).status_code == 201
+    t.client.post(f"/api/campaigns/{t.id}/messages", json={"text": "after the card"}, headers=t.narrator)
+    with quiet_app.state.sessionmaker() as db:
+        posted = [o.payload["seq"] for o in db.scalars(select(OutboxItem).where(OutboxItem.channel == "discord"))]
+    assert posted == [2]  # the message; the card is no Discord post
+
+
 def test_one_card_per_member_per_minute_and_a_retry_is_a_replay(t: Table) -> None:
     first = x(t, t.player, key="k")
     assert first.status_code == 201
@@ -153,7 +164,9 @@ def test_lines_and_veils_are_anonymous_and_curated_by_the_narrator(t: Table, qui
         assert bad.status_code == 422 and bad.json()["field"] == field
     assert t.client.delete(f"{base}/{line['id']}", headers=t.player).status_code == 403
     assert t.client.delete(f"{base}/{line['id']}", headers=t.outsider).status_code == 404
-    assert t.client.delete(f"{base}/{line['id']}", headers=t.narrator).status_code == 204
+    gone = {**t.narrator, "Idempotency-Key": "rm-1"}
+    assert t.client.delete(f"{base}/{line['id']}", headers=gone).status_code == 204
+    assert t.client.delete(f"{base}/{line['id']}", headers=gone).status_code == 204  # a retry: the first answer
     assert t.client.delete(f"{base}/{line['id']}", headers=t.narrator).status_code == 404
     assert t.client.get(base, headers=t.player).json() == {"lines": [], "veils": [veil]}
     assert t.log(t.narrator) == []  # lines and veils are the campaign's setting, not log entries

@@ -278,3 +278,13 @@ def test_the_digest_is_opt_in_daily_and_says_no_word_of_the_log(t: Table, quiet_
     assert "zebra" not in sent["body"] and "hello" not in sent["body"]
     off = pia.post(f"/campaigns/{t.id}/between/digest", data={}, headers={"HX-Request": "true"})
     assert "Daily digest by e-mail while you are away: off." in off.text
+
+
+def test_a_retried_cancellation_answers_as_the_first_and_tells_once(t: Table, quiet_app: FastAPI) -> None:
+    subscribe(t, quiet_app, "pia", email=False)
+    sid = plan(t, t.narrator, starts_at=later(days=4)).json()["id"]
+    t.client.put(f"/api/campaigns/{t.id}/schedule/{sid}/rsvp", json={"answer": "yes"}, headers=t.player)
+    headers = {**t.narrator, "Idempotency-Key": "cancel-1"}
+    assert t.client.delete(f"/api/campaigns/{t.id}/schedule/{sid}", headers=headers).status_code == 204
+    assert t.client.delete(f"/api/campaigns/{t.id}/schedule/{sid}", headers=headers).status_code == 204
+    assert [tag for _c, tag, _p in outbox(quiet_app)] == [f"cancel-{sid}-{uid(t, 'pia')}"]

@@ -125,13 +125,17 @@ def test_the_narrator_plans_a_session_and_both_phones_answer_in_one_tap(tabs: Ta
 
 
 def test_an_x_card_pauses_every_open_page_and_names_nobody(tabs: Tabs) -> None:
-    base, campaign_id, who, _wren = _table(tabs)
+    base, campaign_id, who, wren = _table(tabs)
     table = f"/campaigns/{campaign_id}"
     pia, otto = tabs.open("pia"), tabs.open("otto")
     nora = tabs.open("nora", desktop=True)
-    for tab in (pia, otto, nora):
+    for tab in (pia, otto):
         sign_in(tab, base, tab.name, next=table)
         wait_live(tab.page)
+    sign_in(
+        nora, base, "nora", next=f"{table}/characters/{wren}"
+    )  # a sheet: no log on the page, the stream all the same
+    wait_live(nora.page)
     problems: list[str] = []
 
     pia.page.locator(".xcard-button").click()
@@ -150,6 +154,7 @@ def test_an_x_card_pauses_every_open_page_and_names_nobody(tabs: Tabs) -> None:
     confirm.click()
     for tab in (pia, otto, nora):
         expect(tab.page.locator("#xcard-paused")).to_be_visible()
+    for tab in (pia, otto):
         expect(tab.page.locator("#log-entries .kind-safety")).to_contain_text("The X-card was played")
     _shot(otto, "between-xcard-paused", problems)
     line = otto.page.locator("#log-entries .kind-safety").inner_text()
