@@ -20,6 +20,11 @@ from app import api, docs_page
 from app.accounts import routes as account_routes
 from app.accounts.passwords import Argon2Gate
 from app.accounts.throttle import Throttle
+from app.between import api as between_api
+from app.between import routes as between_routes
+from app.between.reminders import ReminderSweeper
+from app.between.safety import install_quiet_access_log
+from app.between.schedule import Mail
 from app.campaigns import routes as campaign_routes
 from app.characters import routes as character_routes
 from app.config import Settings
@@ -84,6 +89,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         deliver.handlers(policy, vapid, settings.push_contact, settings.smtp_url, settings.mail_from),
         lease_seconds=settings.outbox_lease_seconds,
     )
+    # Session reminders (app/between/reminders.py): queued into the same outbox, where the sender sends them.
+    reminders = ReminderSweeper(
+        factory, Mail(on=bool(settings.smtp_url), base_url=settings.base_url.rstrip("/")), after=outbox.wake
+    )
+    install_quiet_access_log()  # the server's access log never shows who played a safety tool
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -94,7 +104,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.start(hub.dispatch, hub.resync)
         if settings.outbox_sender:
             outbox.start()
+            reminders.start()
         yield
+        reminders.stop()
         outbox.stop()
         await broker.stop()
         engine.dispose()
@@ -115,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.outbound = policy
     app.state.vapid = vapid
     app.state.outbox = outbox
+    app.state.reminders = reminders
     # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
     broker.on_publish(outbox.wake)
     # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
@@ -168,6 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
     app.include_router(handout_routes.api)
+    app.include_router(between_api.router)
     for module in (
         api,
         notify_routes,
@@ -178,6 +192,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         handout_routes,
         roll_routes,
         talk_routes,
+        between_routes,
         docs_page,
     ):
         app.include_router(module.router)

@@ -1,6 +1,16 @@
 """Every model, imported in one place so Alembic and create_all see the whole schema."""
 
 from app.accounts.models import AccountToken, ApiToken, AuthCounter, LoginSession, User
+from app.between.models import (
+    CalendarFeed,
+    DigestChoice,
+    PlannedSession,
+    ReadMark,
+    Replay,
+    Rsvp,
+    SafetyCounter,
+    SafetyItem,
+)
 from app.campaigns.models import Campaign, GameSession, Invite, Membership
 from app.characters.models import Character
 from app.db import Base
@@ -14,8 +24,10 @@ __all__ = [
     "ApiToken",
     "AuthCounter",
     "Base",
+    "CalendarFeed",
     "Campaign",
     "Character",
+    "DigestChoice",
     "DiscordBridge",
     "Encounter",
     "GameSession",
@@ -27,8 +39,14 @@ __all__ = [
     "Membership",
     "NotifyChoice",
     "OutboxItem",
+    "PlannedSession",
     "PushSubscription",
+    "ReadMark",
+    "Replay",
     "RollPrompt",
+    "Rsvp",
+    "SafetyCounter",
+    "SafetyItem",
     "Scene",
     "ScenePin",
     "User",

@@ -2,10 +2,11 @@
 through the browser's own confirm dialog (no inline script: the CSP stays strict). The list, decided once:
 
 - asks: end an ART combat, end the game session, revoke an invite, remove a member, revoke an API token, call off a
-  cat duel, spend a Life to dodge scars;
+  cat duel, spend a Life to dodge scars, cancel a planned session, revoke the calendar link, remove a line or veil;
 - does not ask, because the form already takes a deliberate step (a reason typed, a choice made): void an entry
   (a reason), call off a Rabbits conflict (a reason), end a Cat fight (its outcome chosen), end an ART session (who
-  took part), end the turn (the normal way forward).
+  took part), end the turn (the normal way forward), the X-card (one tap opens it, a second tap on its own
+  confirm plays it: no browser dialog in the way of someone who needs the table to stop).
 
 tests/browser/test_phone_forms_browser.py taps one in a browser (a no keeps the session running)."""
 
@@ -26,6 +27,9 @@ ASKS = [
     ("accounts/account.html", "/account/tokens/{{ t.id }}/revoke"),
     ("catfight/encounter.html", "/act/call_off"),
     ("cat/sheet.html", "dodge_with_life"),
+    ("between/panel.html", "/between/schedule/{{ s.id }}/cancel"),
+    ("between/panel.html", "/between/feed/revoke"),
+    ("between/panel.html", "/between/safety/{{ item.id }}/delete"),
 ]
 
 

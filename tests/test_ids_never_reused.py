@@ -46,8 +46,10 @@ def test_the_list_is_every_table_with_an_integer_id() -> None:
                 "invites",
                 "memberships",
                 "outbox",
+                "planned_sessions",
                 "push_subscriptions",
                 "roll_prompts",
+                "safety_items",
                 "scene_pins",
                 "users",
             ]

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
+from app.between import views as between_views
 from app.campaigns import service
 from app.campaigns.service import Access
 from app.characters import service as characters
@@ -57,8 +58,11 @@ def table_context(
     }
     ctx.update(handout_views.table_panels(db, acc))  # the scene at the top, the handouts one was shown
     if log_page_size is not None:
-        ctx.update(rolllog.page(db, acc, limit=log_page_size, where=log_filter))
+        size = between_views.opening_size(db, acc, log_page_size, log_filter)  # from the first unread line
+        ctx.update(rolllog.page(db, acc, limit=size, where=log_filter))
         ctx["game_sessions"] = service.sessions(db, acc.campaign.id)
+        # The between-sessions panel (app/between): read before the page marks what it shows as read.
+        ctx.update(between_views.open_table(db, acc, None if log_filter else ctx["last_seq"]))
     ctx.update(extra)
     return ctx
 
@@ -225,6 +229,7 @@ def campaign_list_context(db: Session, user: User, **extra: Any) -> dict[str, An
         "languages": LANGUAGES,
         "errors": {},
         "form": {},
+        **between_views.waiting_context(db, user),  # "Waiting for you" and unread counts (app/between)
     }
     ctx.update(extra)
     return ctx

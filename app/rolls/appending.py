@@ -119,8 +119,14 @@ def write_entry(
     subject_id: int | None = None,
     idempotency_key: str | None = None,
     request_hash: str | None = None,
+    anonymous: bool = False,
 ) -> LogEntry:
+    """`anonymous`: an entry with no author at all — actor and actor_id null in the hashed body and the row (an
+    X-card, app/between/safety.py); it can carry no idempotency key (that would need the author's id)."""
     session = game_session(db, acc)
+    actor_id, actor_name = (None, None) if anonymous else (acc.user.id, acc.user.username)
+    if anonymous:
+        idempotency_key = request_hash = None
     now = utcnow()
     body = {
         "kind": kind,
@@ -128,8 +134,8 @@ def write_entry(
         "action": action,
         "seq": seq,
         "created_at": now.isoformat(),
-        "actor": acc.user.username,
-        "actor_id": acc.user.id,
+        "actor": actor_name,
+        "actor_id": actor_id,
         "character_id": character.id if character else None,
         "character": character.name if character else None,
         "session": session.number if session else None,
@@ -149,8 +155,8 @@ def write_entry(
         campaign_id=acc.campaign.id,
         seq=seq,
         created_at=now,
-        actor_id=acc.user.id,
-        actor_name=acc.user.username,
+        actor_id=actor_id,
+        actor_name=actor_name,
         character_id=body["character_id"],
         game_session_id=session.id if session else None,
         kind=kind,

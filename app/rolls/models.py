@@ -31,7 +31,8 @@ class LogEntry(Base):
     seq: Mapped[int] = mapped_column()
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    actor_name: Mapped[str] = mapped_column(String(40))
+    # NULL only for an entry without an author (an X-card, app/between/safety.py): nobody's name, anywhere.
+    actor_name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     character_id: Mapped[int | None] = mapped_column(ForeignKey("characters.id", ondelete="SET NULL"))
     game_session_id: Mapped[int | None] = mapped_column(ForeignKey("game_sessions.id", ondelete="SET NULL"))
     kind: Mapped[str] = mapped_column(String(16))  # action | void | reveal | adjust | session
@@ -54,6 +55,8 @@ class LogEntry(Base):
     def shown_actor(self) -> str:
         """The author as pages show them: their name, or "a former member" once their account is deleted (the
         name stays in the hashed header and the export: the chain covers it; docs/TRUST.md)."""
+        if self.actor_name is None:
+            return _("Someone at the table")
         return self.actor_name if self.actor_id is not None else _("a former member")
 
     def header(self) -> dict[str, Any]:

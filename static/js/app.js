@@ -311,6 +311,8 @@
       // (it voids an earlier entry, of any character) reaches every `entry:<id>` panel.
       announce("entry", node && node.hasAttribute("data-voids") ? "*" : (node && node.getAttribute("data-character")) || "");
       if (node && node.classList.contains("mentions-me")) mentioned(node, log, url);
+      // Every page with a stream, log or not, hears of each entry (static/js/between.js: the X-card's pause).
+      document.dispatchEvent(new CustomEvent("fateboard:arrived", { detail: { seq: seq, node: node } }));
       if (!log || !node || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;

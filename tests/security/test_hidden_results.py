@@ -74,6 +74,7 @@ SKIPPED = {
     "/forgot": "the forgotten-password form",
     "/reset/{token}": "a password reset form (a single-use link)",
     "/account/email/{token}": "confirms an e-mail address (a single-use link), then redirects",
+    "/api/calendar-feed/{secret}.ics": "a member's secret calendar feed: planned sessions' times and titles, no log",
 }
 
 

@@ -259,6 +259,41 @@ ROUTES = [
     ),
     Route("GET", "/account/devices", "signed_in"),
     Route("GET", "/account/export.json", "signed_in"),
+    # between sessions (app/between): catch-up, the schedule and calendars, recaps, safety tools
+    Route("GET", "/api/campaigns/{campaign_id}/unread", "member"),
+    Route("POST", "/api/campaigns/{campaign_id}/read", "member", {"seq": 1}),
+    Route("GET", "/api/me/waiting", "signed_in"),
+    Route("POST", "/api/campaigns/{campaign_id}/schedule", "narrator", {"starts_at": "2031-01-01T19:00:00Z"}),
+    Route("GET", "/api/campaigns/{campaign_id}/schedule", "member"),
+    Route("PUT", "/api/campaigns/{campaign_id}/schedule/{session_id}/rsvp", "member", {"answer": "yes"}),
+    Route("DELETE", "/api/campaigns/{campaign_id}/schedule/{session_id}", "narrator"),
+    Route("GET", "/api/campaigns/{campaign_id}/calendar.ics", "member"),
+    Route("POST", "/api/me/calendar-feed", "signed_in"),
+    Route("DELETE", "/api/me/calendar-feed", "signed_in"),
+    Route("GET", "/api/campaigns/{campaign_id}/sessions/{number}/recap", "member", values={"number": "1"}),
+    Route("POST", "/api/campaigns/{campaign_id}/safety/x", "member", {}),
+    Route("GET", "/api/campaigns/{campaign_id}/safety", "member"),
+    Route("POST", "/api/campaigns/{campaign_id}/safety", "member", {"kind": "line", "text": "spiders"}),
+    Route("DELETE", "/api/campaigns/{campaign_id}/safety/{item_id}", "narrator"),
+    Route("GET", "/campaigns/{campaign_id}/between", "member"),
+    Route("POST", "/campaigns/{campaign_id}/between/read", "member", {"seq": "1"}),
+    Route("POST", "/campaigns/{campaign_id}/between/rsvp/{session_id}", "member", {"answer": "maybe"}),
+    Route(
+        "POST",
+        "/campaigns/{campaign_id}/between/schedule",
+        "narrator",
+        {"starts_at": "2031-01-01T19:00", "zone": "UTC"},
+    ),
+    Route("POST", "/campaigns/{campaign_id}/between/schedule/{session_id}/cancel", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/between/x", "member"),
+    Route("POST", "/campaigns/{campaign_id}/between/safety", "member", {"kind": "veil", "text": "rats"}),
+    Route("POST", "/campaigns/{campaign_id}/between/safety/{item_id}/delete", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/between/feed", "member"),
+    Route("POST", "/campaigns/{campaign_id}/between/feed/revoke", "member"),
+    Route("POST", "/campaigns/{campaign_id}/between/digest", "member", {"on": "1"}),
+    Route("GET", "/campaigns/{campaign_id}/calendar.ics", "member"),
+    Route("GET", "/campaigns/{campaign_id}/sessions/{number}/recap", "member", values={"number": "1"}),
+    Route("GET", "/campaigns/{campaign_id}/sessions/{number}/recap.md", "member", values={"number": "1"}),
 ]
 
 # Routes checked elsewhere: the endless streams (tests/live), sign-in/up/out and join (tests/accounts,
@@ -290,6 +325,8 @@ ELSEWHERE = {
     "/account/devices/{subscription_id}/remove",
     "/api/campaigns/{campaign_id}/discord",
     "/campaigns/{campaign_id}/discord/remove",
+    # a member's secret calendar feed: no sign-in by design, 404 once rotated or revoked (tests/between)
+    "/api/calendar-feed/{secret}.ics",
     # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
     "/forgot",
     "/reset/{token}",
@@ -352,6 +389,15 @@ class World:
         )
         assert r.status_code == 201, r.text
         self.pin = r.json()["id"]
+        # A planned session and a veil (app/between).
+        r = client.post(
+            f"/api/campaigns/{t.id}/schedule", headers=t.narrator, json={"starts_at": "2031-01-02T19:00:00Z"}
+        )
+        assert r.status_code == 201, r.text
+        self.planned = r.json()["id"]
+        r = client.post(f"/api/campaigns/{t.id}/safety", headers=t.player, json={"kind": "veil", "text": "bats"})
+        assert r.status_code == 201, r.text
+        self.item = r.json()["id"]
         campaign = client.get(f"/api/campaigns/{t.id}", headers=t.narrator).json()
         self.ids = {
             m["username"].removesuffix(suffix) if suffix else m["username"]: m["id"] for m in campaign["members"]
@@ -405,6 +451,8 @@ class World:
             "coin_char": self.coin_char,
             "handout_id": self.handout,
             "pin_id": self.pin,
+            "session_id": self.planned,
+            "item_id": self.item,
             **(values or {}),
         }
         return text.format(**known)

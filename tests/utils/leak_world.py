@@ -91,6 +91,18 @@ WALKED = {
     "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}",
     "/campaigns/{campaign_id}/systems/{system_id}/panels/system",
     "/campaigns/{campaign_id}/handouts/panels/{name}",
+    # Between sessions (app/between): unread counts, what waits, the schedule and calendars, lines and veils, and
+    # the recaps of game session 1 (where every case is played) and 2 (none: a 404 in both worlds).
+    "/api/campaigns/{campaign_id}/unread",
+    "/api/me/waiting",
+    "/api/campaigns/{campaign_id}/schedule",
+    "/api/campaigns/{campaign_id}/calendar.ics",
+    "/api/campaigns/{campaign_id}/safety",
+    "/api/campaigns/{campaign_id}/sessions/{number}/recap",
+    "/campaigns/{campaign_id}/between",
+    "/campaigns/{campaign_id}/calendar.ics",
+    "/campaigns/{campaign_id}/sessions/{number}/recap",
+    "/campaigns/{campaign_id}/sessions/{number}/recap.md",
 }
 PANEL_NAMES = sorted({*TABLE_PANELS, *NARRATOR_PANELS, *SHEET_PANELS, *HANDOUT_PANELS})
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
@@ -287,6 +299,7 @@ class World:
             "handout_id": [1, 2, 3],
             "seq": list(range(1, self.last_seq() + 1)),
             "name": PANEL_NAMES,
+            "number": [1, 2],
         }
         walked = (
             WALKED
