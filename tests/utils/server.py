@@ -141,9 +141,9 @@ def serve_in_thread(database_url: str, tmp_path: Path, *, extra_env: dict[str, s
         host="127.0.0.1",
         port=_free_port(),
         proxy_headers=False,
-        # Open streams are cut after 0.1 s, like a stopped process's (a browser test watches "reconnecting…"
-        # within 2 s); the app's own shutdown still runs.
-        timeout_graceful_shutdown=0.1,
+        # Open streams are cut after 1 s, as a terminated server process's are (a browser test watches
+        # "reconnecting…" within 2 s); the app's own shutdown still runs.
+        timeout_graceful_shutdown=1,
         log_level="warning",
     )
     server = uvicorn.Server(config)
