@@ -101,6 +101,11 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     for label, (fx, fy) in (("The old well", (0.3, 0.6)), ("Smugglers' door", (0.75, 0.25))):
         stage.scroll_into_view_if_needed()  # the page opens on its chat (issue 35): the scene is above it
         box = stage.bounding_box()
+        for _ in range(50):  # the scene panel may be swapped by its live refresh just then: measure it again
+            if box is not None:
+                break
+            n.wait_for_timeout(100)
+            box = stage.bounding_box()
         assert box is not None
         n.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
         n.locator("#pin-label").fill(label)
