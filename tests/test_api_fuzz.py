@@ -3,8 +3,8 @@
 Every operation gets valid (positive) and invalid (negative) requests, once with random path parameters and
 once inside a seeded campaign, authenticated as its narrator with a real API token. Each response must not
 be a server error, and must conform: its status code documented, its content type and body as described.
-Fixed seed, EXAMPLES per operation and variant, and a time cap (TIME_CAP) so the module stays well under 90 s
-per database. docs/INPUT_LIMITS.md says how to run it alone.
+Fixed seed, EXAMPLES per operation and variant, and a time cap (TIME_CAP) that only a machine under heavy load
+reaches. docs/INPUT_LIMITS.md says how to run it alone.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ from app.systems import SYSTEMS
 
 pytestmark = pytest.mark.engines  # the one smoke of every route with hostile input on PostgreSQL too
 
-EXAMPLES = 15
-TIME_CAP = 60.0  # seconds per database; the cases left when it runs out are counted, not silently passed
+EXAMPLES = 10
+# Seconds per database (60 s was cut short on a loaded 2-core box); the cases left when it runs out are counted,
+# not silently passed.
+TIME_CAP = 240.0
 SEED = 20240611
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 
