@@ -12,13 +12,13 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts.models import User
 from app.accounts.recovery import queue_mail
 from app.between.catchup import unread, waits_in
-from app.between.models import DigestChoice, PlannedSession
+from app.between.models import DigestChoice, PlannedSession, Replay, SafetyCounter
 from app.between.schedule import Mail, answers, member_ids, tell
 from app.campaigns.models import Campaign, Membership
 from app.i18n import _, get_locale, ngettext, set_locale
@@ -155,9 +155,19 @@ def digest(db: Session, mail: Mail) -> int:
     return done
 
 
+def purge(db: Session) -> int:
+    """Delete the expired anonymous counters and replays (docs/TRUST.md: they live no longer than their window)."""
+    now = utcnow()
+    gone = 0
+    for model in (SafetyCounter, Replay):
+        gone += cast(CursorResult[Any], db.execute(delete(model).where(model.expires_at <= now))).rowcount
+    db.commit()
+    return gone
+
+
 class ReminderSweeper:
-    """A daemon thread that sweeps every `every` seconds (and calls `after` when it queued something: the
-    outbox sender looks at once)."""
+    """A daemon thread that every `every` seconds deletes expired safety counters and replays, queues due reminders
+    and digests (and calls `after` when it queued something: the outbox sender looks at once)."""
 
     def __init__(
         self,
@@ -188,6 +198,7 @@ class ReminderSweeper:
         while not self._stop.is_set():
             try:
                 with self.factory() as db:
+                    purge(db)
                     if sweep(db, self.mail) + digest(db, self.mail):
                         self.after()
             except Exception:  # a database hiccup must not end the sweeper; it tries again at the next round

@@ -7,16 +7,19 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import inspect, select, text
+from sqlalchemy import func, inspect, select, text, update
 from starlette.testclient import TestClient
 from utils.settings import app_settings
 from utils.tables import Table
 
+from app.between.models import Replay, SafetyCounter
+from app.between.reminders import purge
 from app.between.safety import QuietSafetyFilter
 from app.main import create_app
 from app.models import Base
@@ -130,6 +133,22 @@ def test_one_card_per_member_per_minute_and_a_retry_is_a_replay(t: Table) -> Non
     assert len(t.log(t.narrator)) == 2
     assert x(t, t.outsider).status_code == 404
     assert t.client.post(f"/api/campaigns/{t.id}/safety/x", json={}).status_code == 401
+
+
+def test_the_counter_and_the_replay_are_gone_once_their_window_has_passed(t: Table, quiet_app: FastAPI) -> None:
+    assert x(t, t.player, key="k").status_code == 201
+    with quiet_app.state.sessionmaker() as db:
+        assert db.scalar(select(func.count()).select_from(SafetyCounter)) == 1
+        assert db.scalar(select(func.count()).select_from(Replay)) == 1
+        assert purge(db) == 0  # still within the 60 seconds
+        past = datetime.now(UTC) - timedelta(seconds=1)
+        db.execute(update(SafetyCounter).values(expires_at=past))
+        db.execute(update(Replay).values(expires_at=past))
+        db.commit()
+        assert purge(db) == 2
+        assert db.scalar(select(func.count()).select_from(SafetyCounter)) == 0
+        assert db.scalar(select(func.count()).select_from(Replay)) == 0
+    assert x(t, t.player).status_code == 201  # a new window
 
 
 def test_the_card_counts_as_unread_for_everyone_its_sender_included(t: Table) -> None:

@@ -98,8 +98,9 @@ def test_bad_proposals_are_422_and_change_nothing(t: Table, body: dict[str, Any]
 
 def test_answers_replace_and_the_list_is_in_time_order(t: Table) -> None:
     second = plan(t, t.narrator, starts_at=later(days=9)).json()["id"]
-    first = plan(t, t.narrator, starts_at=later(days=2), duration_minutes=240, key="p1").json()["id"]
-    replay = plan(t, t.narrator, starts_at=later(days=2), duration_minutes=240, key="p1")
+    soon = later(days=2)
+    first = plan(t, t.narrator, starts_at=soon, duration_minutes=240, key="p1").json()["id"]
+    replay = plan(t, t.narrator, starts_at=soon, duration_minutes=240, key="p1")
     assert replay.status_code == 201 and replay.json()["replayed"] is True and replay.json()["id"] == first
     rsvp = f"/api/campaigns/{t.id}/schedule/{first}/rsvp"
     r = t.client.put(rsvp, json={"answer": "maybe"}, headers=t.player)
