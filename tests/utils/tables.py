@@ -65,8 +65,22 @@ class Table:
         self.pia_char = self.character(self.player, f"{names[1].title()}'s hero")
         self.otto_char = self.character(self.other, f"{names[2].title()}'s hero")
 
-    def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
-        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
+    def character(
+        self,
+        who: dict[str, str],
+        name: str,
+        system: str = "dice",
+        sheet: dict[str, Any] | None = None,
+        kind: str | None = None,
+    ) -> int:
+        """A character made through the JSON API: its system's new sheet unless `sheet` (the creation fields) is
+        given; `kind` "npc" for a narrator's character."""
+        body: dict[str, Any] = {"name": name, "system": system}
+        if sheet is not None:
+            body["sheet"] = sheet
+        if kind is not None:
+            body["kind"] = kind
+        r = self.client.post(f"/api/campaigns/{self.id}/characters", json=body, headers=who)
         assert r.status_code == 201, r.text
         character_id: int = r.json()["id"]
         return character_id
