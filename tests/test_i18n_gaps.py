@@ -132,13 +132,7 @@ class Table3:
         self.cat = int(r.headers["location"].rsplit("/", 1)[1])
 
     def character(self, token: dict[str, str], name: str, system: str, sheet: dict[str, Any]) -> int:
-        r = self.client.post(
-            f"/api/campaigns/{self.t.id}/characters",
-            headers=token,
-            json={"name": name, "system": system, "sheet": sheet},
-        )
-        assert r.status_code == 201, r.text
-        return r.json()["id"]
+        return self.t.character(token, name, system, sheet)
 
     def post(self, who: str, path: str, data: dict[str, Any]):
         return self.browsers[who].post(
@@ -269,12 +263,7 @@ def test_the_adjust_form_shows_labels_in_the_narrators_language(client: TestClie
             },
         ),
     ):
-        r = client.post(
-            f"/api/campaigns/{t.id}/characters",
-            headers=t.narrator,
-            json={"name": f"{system} one", "system": system, "sheet": sheet, "kind": "npc"},
-        )
-        assert r.status_code == 201, r.text
+        t.character(t.narrator, f"{system} one", system, sheet, kind="npc")
     nora = signed_in(new_client, "nora")
     r = nora.post(f"/campaigns/{t.id}/characters/new/cat", data={"name": "Smoke", **NEW_CAT}, follow_redirects=False)
     assert r.status_code == 303, r.text

@@ -122,11 +122,7 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(
     made: dict[str, list[int]] = {}
     for system, (sheet, _action, _locked) in group.items():
         for who, name in ((t.player, f"{system} one"), (t.other, f"{system} two")):
-            r = client.post(
-                f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": system, "sheet": sheet}
-            )
-            assert r.status_code == 201, r.text
-            made.setdefault(system, []).append(r.json()["id"])
+            made.setdefault(system, []).append(t.character(who, name, system, sheet))
     nora = signed_in(new_client, "nora")
     page = nora.get(f"/campaigns/{t.id}/narrator").text
     for sid in (ROLLER, *group):

@@ -442,22 +442,29 @@ def first_difference(a: str, b: str) -> str:
     return f"lengths differ: {len(a)} vs {len(b)}"
 
 
-def reveal(played: Played, visibility: str) -> None:
+def reveal(played: Played, visibility: str) -> int:
+    """Reveal the entry and check that its held changes are applied now; how many sheets they changed."""
     world = played.world
     who = played.world.case.roller if visibility == "self" else "nora"
     with world.factory() as db:
         corrections.reveal_entry(db, world.acc(db, who), played.seq)
     entry = world.entry(played.seq)
-    for cid, ops in (entry.body.get("held") or {}).items():  # the held changes are applied at the reveal
+    held = entry.body.get("held") or {}
+    for cid, ops in held.items():  # the held changes are applied at the reveal
         key = next(k for k, v in world.ids.items() if v == int(cid))
         assert world.sheet(key) == patch.apply(played.before[key], ops) != played.before[key], key
+    return len(held)
 
 
 def check_reveal(played: Played, visibility: str, outcome: str, blind_to: list[str]) -> None:
     """The reveal: now everyone sees it, the held sheet changes are applied, and still no player reads them
     in an entry's body (they are whole sheet values: the narrators' alone)."""
     world = played.world
-    reveal(played, visibility)
+    held = reveal(played, visibility)
+    # So that the reveal's check above checks something: a case that changes a sheet holds its success's changes (a
+    # failure may change nothing, as a lost coin flip); a case that changes no sheet holds nothing.
+    expected = world.case.changes_sheet if outcome == "success" else held > 0 and world.case.changes_sheet
+    assert (held > 0) == expected, (world.case.id, outcome, held)
     for viewer in blind_to:
         log = world.api.get(f"/api/campaigns/{world.campaign_id}/log", headers=world.tokens[viewer]).text
         page = world.browsers[viewer].get(f"/campaigns/{world.campaign_id}").text

@@ -71,8 +71,22 @@ class Table:
         self.narrator, self.player, self.other, self.outsider = ({"Authorization": f"Bearer {t}"} for t in tokens)
         self.pia_char, self.otto_char = heroes
 
-    def character(self, who: dict[str, str], name: str, system: str = "dice") -> int:
-        r = self.client.post(f"/api/campaigns/{self.id}/characters", json={"name": name, "system": system}, headers=who)
+    def character(
+        self,
+        who: dict[str, str],
+        name: str,
+        system: str = "dice",
+        sheet: dict[str, Any] | None = None,
+        kind: str | None = None,
+    ) -> int:
+        """A character made through the JSON API: its system's new sheet unless `sheet` (the creation fields) is
+        given; `kind` "npc" for a narrator's character."""
+        body: dict[str, Any] = {"name": name, "system": system}
+        if sheet is not None:
+            body["sheet"] = sheet
+        if kind is not None:
+            body["kind"] = kind
+        r = self.client.post(f"/api/campaigns/{self.id}/characters", json=body, headers=who)
         assert r.status_code == 201, r.text
         character_id: int = r.json()["id"]
         return character_id

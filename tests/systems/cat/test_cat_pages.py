@@ -36,13 +36,7 @@ class Cats:
             self.browsers[role] = b
 
     def _cat(self, who: dict[str, str], name: str, **changes: Any) -> int:
-        r = self.client.post(
-            f"/api/campaigns/{self.id}/characters",
-            headers=who,
-            json={"name": name, "system": "cat", "sheet": {**NEW_CAT, **changes}},
-        )
-        assert r.status_code == 201, r.text
-        return r.json()["id"]
+        return self.t.character(who, name, "cat", {**NEW_CAT, **changes})
 
     def post(self, role: str, path: str, data: dict[str, Any] | None = None, htmx: bool = True):
         b = self.browsers[role]

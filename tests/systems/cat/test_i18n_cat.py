@@ -118,11 +118,7 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
     t = Table(client, systems=("catfight",))
     ids = []
     for who, name in ((t.player, "Tecka"), (t.other, "Mimi")):
-        r = client.post(
-            f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "catfight", "sheet": TECKA}
-        )
-        assert r.status_code == 201, r.text
-        ids.append(r.json()["id"])
+        ids.append(t.character(who, name, "catfight", TECKA))
     r = client.post(
         f"/api/campaigns/{t.id}/actions",
         headers=t.player,
@@ -150,15 +146,8 @@ def test_a_stale_duel_move_is_refused_in_german_with_what_is_possible(client: Te
 
 def test_the_cat_sheet_in_danish(client: TestClient, new_client: Any) -> None:
     t = Table(client, systems=("cat",))
-    r = client.post(
-        f"/api/campaigns/{t.id}/characters", headers=t.player, json={"name": "Smoke", "system": "cat", "sheet": NEW_CAT}
-    )
-    assert r.status_code == 201, r.text
-    cat = r.json()["id"]
-    r = client.post(
-        f"/api/campaigns/{t.id}/characters", headers=t.other, json={"name": "Tom", "system": "cat", "sheet": NEW_CAT}
-    )
-    assert r.status_code == 201, r.text  # a rival, so the sheet offers a challenge
+    cat = t.character(t.player, "Smoke", "cat", NEW_CAT)
+    t.character(t.other, "Tom", "cat", NEW_CAT)  # a rival, so the sheet offers a challenge
     for who in ("pia", "nora"):
         html = signed_in(new_client, who, lang="da").get(f"/campaigns/{t.id}/characters/{cat}").text
         # Traits and their help, ranks, difficulties, weapons: in the table, the roll dialog and the <select>s.

@@ -22,21 +22,12 @@ class Duel:
     def __init__(self, client: TestClient, new_client: Any, *, lang: str = "en") -> None:
         self.t = Table(client, systems=("catfight",))
         self.client = client
-        self.tecka = self.cat(self.t.player, "Tecka", TECKA)
-        self.mimi = self.cat(self.t.other, "Mimi", MIMI)
+        self.tecka = self.t.character(self.t.player, "Tecka", "catfight", TECKA)
+        self.mimi = self.t.character(self.t.other, "Mimi", "catfight", MIMI)
         self.pia = signed_in(new_client, "pia", lang=lang)
         self.otto = signed_in(new_client, "otto", lang=lang)
         self.nora = signed_in(new_client, "nora", lang=lang)
         self.base = f"/campaigns/{self.t.id}"
-
-    def cat(self, who: dict[str, str], name: str, values: dict[str, int]) -> int:
-        r = self.client.post(
-            f"/api/campaigns/{self.t.id}/characters",
-            headers=who,
-            json={"name": name, "system": "catfight", "sheet": values},
-        )
-        assert r.status_code == 201, r.text
-        return r.json()["id"]
 
     def api(self, who: dict[str, str], action: str, character: int | None, **params: Any):
         return self.client.post(

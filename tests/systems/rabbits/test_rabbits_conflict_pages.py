@@ -13,11 +13,7 @@ CLOVER = {"nature": 4, "will": 3, "health": 4, "skills": {"Fighter": 3, "Scout":
 
 
 def _rabbit(t: Table, who: dict[str, str], name: str, sheet: dict[str, object]) -> int:
-    r = t.client.post(
-        f"/api/campaigns/{t.id}/characters", headers=who, json={"name": name, "system": "rabbits", "sheet": sheet}
-    )
-    assert r.status_code == 201, r.text
-    return r.json()["id"]
+    return t.character(who, name, "rabbits", sheet)
 
 
 def _act(t: Table, who: dict[str, str], action: str, character_id: int | None, **params: object):

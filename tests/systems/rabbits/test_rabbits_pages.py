@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from utils.rabbits import NEW_RABBIT
 from utils.tables import Table
 from utils.web import form_post
 
@@ -16,14 +17,7 @@ def _table(client) -> Table:
 
 
 def _rabbit(t: Table, who: dict[str, str], name: str = "Clover", **sheet: object) -> int:
-    body = {
-        "name": name,
-        "system": "rabbits",
-        "sheet": sheet or {"nature": 4, "skills": {"Scout": 3}, "wises": ["Fox-wise"], "traits": ["Quick"]},
-    }
-    r = t.client.post(f"/api/campaigns/{t.id}/characters", json=body, headers=who)
-    assert r.status_code == 201, r.text
-    return r.json()["id"]
+    return t.character(who, name, "rabbits", sheet or NEW_RABBIT)
 
 
 def _act(t: Table, who: dict[str, str], action: str, character_id: int | None, **params: object):
