@@ -35,6 +35,9 @@ ROLL = json.dumps(
 ).encode()
 
 
+ROUTED = False  # --routed
+
+
 async def call(app: Any, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
     scope = {
         "type": "http",
@@ -54,7 +57,8 @@ async def call(app: Any, method: str, path: str, headers: dict[str, str], body: 
                 "content-length": str(len(body)),
                 "content-type": "application/json",
             }.items()
-        ],
+        ]
+        + ([(b"content-type", b"application/json")] if ROUTED and method == "POST" else []),
         "client": ("127.0.0.1", 5000),
         "server": ("127.0.0.1", 8000),
     }
@@ -185,7 +189,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--database-url", default="")
     parser.add_argument("--cat", action="store_true", help="also a Cat test of fate per caller (a sheet change)")
+    parser.add_argument(
+        "--routed",
+        action="store_true",
+        help="send every POST's Content-Type twice, so the action route's FastAPI handler serves it (app/api.py, "
+        "ActionRoute): the plain path against FastAPI's own machinery, for the same route",
+    )
     args = parser.parse_args()
+    global ROUTED
+    ROUTED = args.routed
     asyncio.run(main_async(args))
 
 

@@ -67,7 +67,9 @@ _WATCHED_COLUMNS: dict[type[Any], tuple[str, ...]] = {
 def _after_flush(session: Session, _flush: UOWTransaction) -> None:
     for obj in session.dirty:
         # A new membership, token or session grants access (decided when a stream opens); a change may take it.
-        watched = _WATCHED_COLUMNS.get(type(obj), ())
+        watched = _WATCHED_COLUMNS.get(type(obj))
+        if watched is None:
+            continue
         state = inspect(obj)
         if any(state.attrs[name].history.has_changes() for name in watched):
             change = _changes_of(obj, False)

@@ -169,7 +169,7 @@ def write_entry(
         salt=salt,
         body_hash=digest,
         prev_hash=prev_hash,
-        idempotency_key=idempotency_key,
+        idempotency_key=idempotency_key or None,  # an empty key is no key (every check reads it so)
         request_hash=request_hash,
     )
     entry.hash = chain.entry_hash(prev_hash, entry.header(), digest)

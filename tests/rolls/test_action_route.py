@@ -209,3 +209,19 @@ def test_a_parameter_the_route_class_does_not_read_stops_the_app() -> None:
         APIRouter().add_api_route(
             "/campaigns/{campaign_id}/actions", action, methods=["POST"], route_class_override=api.ActionRoute
         )
+
+
+@pytest.mark.parametrize("route", ["actions", "messages"])
+def test_an_empty_idempotency_key_is_no_key(client: TestClient, route: str) -> None:
+    """Every check reads an empty key as none (no replay, no refusal), so it is stored as none: two requests
+    with `Idempotency-Key:` empty are two entries, not a unique-constraint error (found by the API fuzz)."""
+    table = Table(client)
+    path = f"/api/campaigns/{table.id}/{route}"
+    body = ROLL if route == "actions" else {"text": "hello"}
+    seqs = []
+    for _ in range(2):
+        r = client.post(path, json=body, headers={**table.player, "Idempotency-Key": ""})
+        assert r.status_code == 201, r.text
+        assert r.json()["replayed"] is False
+        seqs.append(r.json()["seq"])
+    assert seqs[1] == seqs[0] + 1
