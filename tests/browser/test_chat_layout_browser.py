@@ -96,7 +96,7 @@ def test_the_last_lines_sit_above_the_composer_with_and_without_the_keyboard(tab
 
     # Scrolled up to the pictures and prompts, then typing again (the keyboard still up): back to the chat.
     page.locator("#talk-text").blur()
-    page.evaluate("() => window.scrollTo(0, 0)")
+    page.locator("#prompts-panel").scroll_into_view_if_needed()  # above the log (and the between-sessions panel)
     expect(page.locator("#prompts-panel")).to_be_in_viewport()
     page.locator("#talk-text").focus()
     _last_lines_in_view(page, "phone-keyboard-again-508", n=2)
