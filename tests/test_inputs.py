@@ -275,7 +275,9 @@ def test_every_api_error_is_documented_with_one_body(client: TestClient) -> None
         for method, op in methods.items():
             documented = set(op["responses"])
             assert "422" in documented, (method, path)
-            if path not in ("/api/users", "/api/tokens", "/api/push/key"):  # no credentials needed (contract §6)
+            # No credentials needed: sign-up, tokens, the push key (contract §6), and a member's calendar feed (its
+            # secret URL is the credential: calendar apps send no header; a wrong secret is a 404).
+            if path not in ("/api/users", "/api/tokens", "/api/push/key", "/api/calendar-feed/{secret}.ics"):
                 assert "401" in documented, (method, path)
             if "{campaign_id}" in path or "{code}" in path:
                 assert "404" in documented, (method, path)

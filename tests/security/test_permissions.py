@@ -280,7 +280,9 @@ ROUTES = [
     Route("POST", "/api/campaigns/{campaign_id}/safety", "member", {"kind": "line", "text": "spiders"}),
     Route("DELETE", "/api/campaigns/{campaign_id}/safety/{item_id}", "narrator"),
     Route("GET", "/campaigns/{campaign_id}/between", "member"),
-    Route("POST", "/campaigns/{campaign_id}/between/read", "member", {"seq": "1"}),
+    Route(
+        "POST", "/campaigns/{campaign_id}/between/read", "member", {"seq": "1"}, ok=204
+    ),  # the page marks, no content
     Route("POST", "/campaigns/{campaign_id}/between/rsvp/{session_id}", "member", {"answer": "maybe"}),
     Route(
         "POST",
