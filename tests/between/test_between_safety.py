@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, inspect, select, text, update
-from starlette.testclient import TestClient
 from utils.settings import app_settings
 from utils.tables import Table
 
@@ -35,12 +34,6 @@ def quiet_app(database_url: str, tmp_path: Path) -> Iterator[FastAPI]:
     Base.metadata.create_all(application.state.engine)
     yield application
     application.state.engine.dispose()
-
-
-@pytest.fixture
-def t(quiet_app: FastAPI) -> Iterator[Table]:
-    with TestClient(quiet_app, base_url="http://testserver") as c:
-        yield Table(c)
 
 
 def x(t: Table, who: dict[str, str], key: str | None = None) -> Any:

@@ -38,12 +38,6 @@ def quiet_app(database_url: str, tmp_path: Path) -> Iterator[FastAPI]:
     application.state.engine.dispose()
 
 
-@pytest.fixture
-def t(quiet_app: FastAPI) -> Iterator[Table]:
-    with TestClient(quiet_app, base_url="http://testserver") as c:
-        yield Table(c)
-
-
 def later(**delta: float) -> str:
     return (datetime.now(UTC) + timedelta(**delta)).replace(microsecond=0).isoformat()
 
