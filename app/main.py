@@ -41,9 +41,11 @@ from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.notify import deliver
 from app.notify import routes as notify_routes
+from app.notify import service as notify_service
 from app.notify.outbox import OutboxSender
 from app.notify.vapid import load_vapid
 from app.outbound import OutboundPolicy
+from app.rolls import effects
 from app.rolls import routes as roll_routes
 from app.rolls.writer import GroupWriter
 from app.security import (
@@ -128,8 +130,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.vapid = vapid
     app.state.outbox = outbox
     app.state.reminders = reminders
-    # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
-    broker.on_publish(outbox.wake)
+    # The write path declares its effects (app/rolls/effects.py): the outbox queues them in the cause's
+    # transaction, and a commit that queued one wakes the sender at once instead of at its poll (only then: a
+    # wake costs the sender a claim query). The wake stays in this process (off the wire, away from the streams).
+    notify_service.subscribe_effects()
+    broker.keep_local(effects.OUTBOX_QUEUED)
+    broker.on_publish(lambda _campaign, event, _seq: outbox.wake() if event == effects.OUTBOX_QUEUED else None)
+    effects.on_delivery(engine, outbox.wake)
     # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
     # commit (app/live/access.py), so the streams re-decide only then.
     access_events.watch(engine, broker.publish)

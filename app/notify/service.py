@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from sqlalchemy import Table, and_, bindparam, delete, insert, literal, select
+from sqlalchemy import CursorResult, Table, and_, bindparam, delete, insert, literal, select
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -26,6 +26,7 @@ from app.errors import BadRequest, NotFound
 from app.i18n import _, encounter_title, get_locale, set_locale
 from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.outbound import OutboundPolicy, OutboundRefused
+from app.rolls import effects
 from app.rolls.models import RollPrompt
 from app.types import utcnow
 
@@ -161,6 +162,8 @@ def queue_push(
             )
         )
         made += 1
+    if made:
+        effects.delivery_queued(db)  # the sender looks after the commit (app/rolls/effects.py)
     return made
 
 
@@ -373,13 +376,13 @@ _QUEUE_DISCORD = insert(_outbox).from_select(
 
 
 def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility: str) -> None:
-    """Called by the log writer for every entry: a public entry of a kind the bridge posts is queued (by seq;
+    """For every entry the log writer appends: a public entry of a kind the bridge posts is queued (by seq;
     the sender reads the entry and posts it in the campaign's language)."""
     post = KIND_POSTS.get(kind)
     if post is None or visibility != "public":
         return
     now = utcnow()
-    db.execute(
+    queued = db.execute(
         _QUEUE_DISCORD,
         {
             "payload": {"seq": seq},
@@ -391,7 +394,56 @@ def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility
             "post": f"%{post}%",
         },
     )
+    if cast(CursorResult[Any], queued).rowcount:
+        effects.delivery_queued(db)
 
 
 def payload_text(payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- what the write path declares (app/rolls/effects.py): queued in the cause's transaction ---------------------
+
+
+def _entry_written(db: Session, event: effects.EntryWritten) -> None:
+    queue_discord(db, event.campaign_id, event.seq, event.kind, event.visibility)
+
+
+def _waits_changed(db: Session, event: effects.WaitsChanged) -> None:
+    queue_waits(
+        db,
+        event.campaign,
+        actor_id=event.actor_id,
+        before=event.before,
+        after=event.after,
+        encounter=event.encounter,
+        names=event.names,
+    )
+
+
+def _prompts_opened(db: Session, event: effects.PromptsOpened) -> None:
+    queue_prompts(db, event.campaign, event.prompts, actor_id=event.actor_id)
+
+
+def _talk_posted(db: Session, event: effects.TalkPosted) -> None:
+    queue_talk(
+        db,
+        event.campaign,
+        seq=event.seq,
+        author=event.author,
+        actor_id=event.actor_id,
+        whispered=event.whispered,
+        mentioned=event.mentioned,
+    )
+
+
+def subscribe_effects() -> None:
+    """Queue what the write path declares (create_app calls it; importing this module does too, so a script or a
+    test that writes without the app still queues)."""
+    effects.subscribe(effects.EntryWritten, _entry_written)
+    effects.subscribe(effects.WaitsChanged, _waits_changed)
+    effects.subscribe(effects.PromptsOpened, _prompts_opened)
+    effects.subscribe(effects.TalkPosted, _talk_posted)
+
+
+subscribe_effects()

@@ -22,15 +22,16 @@ from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
 from app.live.events import LiveEvent
-from app.notify.service import queue_discord
 from app.rolls import chain
+from app.rolls.effects import OUTBOX_QUEUED, EntryWritten, Internal, emit, take_queued
 from app.rolls.models import LogEntry
 from app.types import utcnow
 
-Publish = Callable[[int, LiveEvent, int | None], None]  # the broker's publish: only declared events
+# The broker's publish: only declared events (the live ones, and app/rolls/effects.py's internal ones).
+Publish = Callable[[int, LiveEvent | Internal, int | None], None]
 
 
-def no_publish(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
+def no_publish(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -> None:
     return None
 
 
@@ -55,11 +56,13 @@ def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
 @contextmanager
 def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
-    and tell the broker only after the commit."""
+    and tell the broker only after the commit (the entry; and the outbox, if a subscriber queued a delivery:
+    app/rolls/effects.py)."""
     with writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
         try:
             yield seq, prev_hash
+            queued = take_queued(db)
             db.commit()
         except BaseException:
             db.rollback()
@@ -67,6 +70,8 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
         finally:
             db.info.pop(_GAME_SESSION, None)
     publish(acc.campaign.id, LiveEvent.ENTRY, seq)
+    if queued:
+        publish(acc.campaign.id, OUTBOX_QUEUED, None)
 
 
 _GAME_SESSION = "fateboard.game_session"
@@ -180,7 +185,7 @@ def write_entry(
     assert inserted is not None  # an INSERT of one row always has it
     entry.id = inserted[0]
     db.execute(_MOVE_HEAD, {"campaign": acc.campaign.id, "head": entry.hash})
-    queue_discord(db, acc.campaign.id, seq, kind, visibility)
+    emit(db, EntryWritten(acc.campaign.id, seq, kind, visibility))  # the Discord bridge (app/notify) may post it
     return entry
 
 
