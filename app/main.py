@@ -97,13 +97,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_quiet_access_log()  # the server's access log never shows who played a safety tool
 
+    def heard(campaign_id: int, event: str, seq: int | None) -> None:
+        """Every message the broker delivers (from any process): this process's caches first, then the streams."""
+        access_events.heard(engine, campaign_id, event, seq)
+        hub.dispatch(campaign_id, event, seq)
+
+    def resync() -> None:
+        access_events.heard(engine, access_events.EVERY_CAMPAIGN, access_events.CHANGED, None)
+        hub.resync()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Everything built at start-up lives forever: keep it out of the collector's way (GC pauses of
         # ~100 ms otherwise show up in the live stream's tail latency, docs/PERFORMANCE.md).
         gc.collect()
         gc.freeze()
-        await broker.start(hub.dispatch, hub.resync)
+        await broker.start(heard, resync)
         if settings.outbox_sender:
             outbox.start()
             reminders.start()
@@ -140,6 +149,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
     # commit (app/live/access.py), so the streams re-decide only then.
     access_events.watch(engine, broker.publish)
+    # This process's caches of what an action reads (a token's access, the campaign) forget at once what a change
+    # written here touches, before and after its commit; other processes' changes arrive through `heard`.
+    access_events.listen(engine, hub.forget_tokens)
     # The broker as it is then; what a batch wrote goes to the hub first (its streams need not read it back).
     app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event), committed=hub.keep)
     app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)

@@ -8,6 +8,8 @@ commit. What a notification says is made here, in the recipient's language, from
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
@@ -15,6 +17,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 from sqlalchemy import CursorResult, Table, and_, bindparam, delete, insert, literal, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -24,6 +27,7 @@ from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, NotFound
 from app.i18n import _, encounter_title, get_locale, set_locale
+from app.live import access as access_events
 from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.outbound import OutboundPolicy, OutboundRefused
 from app.rolls import effects
@@ -375,11 +379,62 @@ _QUEUE_DISCORD = insert(_outbox).from_select(
 )
 
 
+class _Bridged:
+    """Which campaigns have an active Discord bridge, as last read, for one engine: most have none, and asking on
+    every entry cost a statement each (issue 34). Forgotten on every change of a bridge or a campaign
+    (app/live/access.py: in this process as it is written and after its commit, from others through the broker);
+    a read that such a change overtook is not kept."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, bool] = {}
+        self.forgets = 0
+        self.guard = threading.Lock()
+
+    def forget(self, campaign_id: int, event: str, _user_id: int | None) -> None:
+        if event != access_events.CHANGED:
+            return
+        with self.guard:
+            self.forgets += 1
+            if campaign_id == access_events.EVERY_CAMPAIGN:
+                self.known = {}
+            else:
+                self.known.pop(campaign_id, None)
+
+    def remember(self, campaign_id: int, bridged: bool, forgets: int) -> None:
+        with self.guard:
+            if forgets == self.forgets:
+                if len(self.known) >= 100_000:
+                    self.known = {}
+                self.known[campaign_id] = bridged
+
+
+_BRIDGED: weakref.WeakKeyDictionary[Engine, _Bridged] = weakref.WeakKeyDictionary()
+_BRIDGED_GUARD = threading.Lock()
+
+
+def bridged(db: Session, campaign_id: int) -> bool:
+    """Whether the campaign has an active Discord bridge (from memory when this process read it before)."""
+    engine = db.get_bind().engine
+    memo = _BRIDGED.get(engine)
+    if memo is None:
+        with _BRIDGED_GUARD:
+            memo = _BRIDGED.get(engine)
+            if memo is None:
+                memo = _BRIDGED[engine] = _Bridged()
+                access_events.listen(engine, memo.forget)
+    known = memo.known.get(campaign_id)
+    if known is None:
+        forgets = memo.forgets
+        known = db.scalar(_ACTIVE_BRIDGE, {"campaign": campaign_id}) is not None
+        memo.remember(campaign_id, known, forgets)
+    return known
+
+
 def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility: str) -> None:
     """For every entry the log writer appends: a public entry of a kind the bridge posts is queued (by seq;
     the sender reads the entry and posts it in the campaign's language)."""
     post = KIND_POSTS.get(kind)
-    if post is None or visibility != "public":
+    if post is None or visibility != "public" or not bridged(db, campaign_id):
         return
     now = utcnow()
     queued = db.execute(
@@ -396,6 +451,11 @@ def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility
     )
     if cast(CursorResult[Any], queued).rowcount:
         effects.delivery_queued(db)
+
+
+_ACTIVE_BRIDGE = select(_bridges.c.campaign_id).where(
+    _bridges.c.campaign_id == bindparam("campaign"), _bridges.c.active.is_(True)
+)
 
 
 def payload_text(payload: Mapping[str, Any]) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, insert, update
+from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -38,18 +38,42 @@ def no_publish(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -
 # The hot path's statements, built once: Core on the tables (no ORM unit of work), so SQLAlchemy compiles each
 # once per dialect and reuses it (docs/PERFORMANCE.md).
 _campaigns, _entries = cast(Table, Campaign.__table__), cast(Table, LogEntry.__table__)
+_sessions = cast(Table, GameSession.__table__)
+
+
+def _running(column: Any) -> Any:
+    """The running game session's `column`, as a subquery of the head lock's RETURNING (no trip of its own)."""
+    return (
+        select(column)
+        .where(_sessions.c.campaign_id == bindparam("campaign"), _sessions.c.ended_at.is_(None))
+        .order_by(_sessions.c.number.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
 _LOCK_HEAD = (
     update(_campaigns)
     .where(_campaigns.c.id == bindparam("campaign"))
     .values(last_seq=_campaigns.c.last_seq + 1)
-    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash)
+    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash, _running(_sessions.c.id), _running(_sessions.c.number))
 )
 _MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).values(head_hash=bindparam("head"))
 _INSERT_ENTRY = insert(_entries)
 
 
+class RunningSession(NamedTuple):
+    """The game session an entry belongs to (its id and number are all an entry and a rule read of it)."""
+
+    id: int
+    number: int
+
+
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
+    """Take the head (seq, hash), and with it the running game session, read under the lock: an entry records the
+    session running when it was written (one started in this transaction was flushed before)."""
     row = db.execute(_LOCK_HEAD, {"campaign": campaign_id}).one()
+    db.info[_GAME_SESSION] = RunningSession(row[2], row[3]) if row[2] is not None else None
     return row[0], row[1]
 
 
@@ -77,12 +101,13 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
 _GAME_SESSION = "fateboard.game_session"
 
 
-def game_session(db: Session, acc: Access) -> GameSession | None:
-    """The running game session, read once per transaction (the entry and the action's context both need it).
-    A session started in this transaction is flushed before the entry is written, so it is seen."""
+def game_session(db: Session, acc: Access) -> RunningSession | None:
+    """The running game session, read once per transaction (the entry and the action's context both need it):
+    under appending() the head lock read it; otherwise one query."""
     if _GAME_SESSION not in db.info:
-        db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
-    running: GameSession | None = db.info[_GAME_SESSION]
+        found = current_session(db, acc.campaign.id)
+        db.info[_GAME_SESSION] = RunningSession(found.id, found.number) if found is not None else None
+    running: RunningSession | None = db.info[_GAME_SESSION]
     return running
 
 
