@@ -146,12 +146,11 @@ def _session_of(app: FastAPI, client: TestClient, table: Table) -> Any:
 def test_an_entry_records_the_game_session_running_when_it_was_written(app: FastAPI, client: TestClient) -> None:
     table = Table(client)
     assert _session_of(app, client, table) == (None, None)
-    with app.state.sessionmaker() as db:
-        with app.state.sessionmaker() as other:
-            narrator = other.get_one(User, other.scalar(select(Campaign.created_by).where(Campaign.id == table.id)))
-            acc = campaigns.access(db, narrator, table.id)
-            campaigns.start_session(db, acc, "Alley")
-            db.commit()
+    with app.state.sessionmaker() as db, app.state.sessionmaker() as other:
+        narrator = other.get_one(User, other.scalar(select(Campaign.created_by).where(Campaign.id == table.id)))
+        acc = campaigns.access(db, narrator, table.id)
+        campaigns.start_session(db, acc, "Alley")
+        db.commit()
     number, game_id = _session_of(app, client, table)
     assert number == 1 and game_id is not None
     with app.state.sessionmaker() as db:
