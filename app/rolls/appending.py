@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, insert, update
+from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -22,44 +22,71 @@ from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
 from app.live.events import LiveEvent
-from app.notify.service import queue_discord
 from app.rolls import chain
+from app.rolls.effects import OUTBOX_QUEUED, EntryWritten, Internal, emit, take_queued
 from app.rolls.models import LogEntry
 from app.types import utcnow
 
-Publish = Callable[[int, LiveEvent, int | None], None]  # the broker's publish: only declared events
+# The broker's publish: only declared events (the live ones, and app/rolls/effects.py's internal ones).
+Publish = Callable[[int, LiveEvent | Internal, int | None], None]
 
 
-def no_publish(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
+def no_publish(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -> None:
     return None
 
 
 # The hot path's statements, built once: Core on the tables (no ORM unit of work), so SQLAlchemy compiles each
 # once per dialect and reuses it (docs/PERFORMANCE.md).
 _campaigns, _entries = cast(Table, Campaign.__table__), cast(Table, LogEntry.__table__)
+_sessions = cast(Table, GameSession.__table__)
+
+
+def _running(column: Any) -> Any:
+    """The running game session's `column`, as a subquery of the head lock's RETURNING (no trip of its own)."""
+    return (
+        select(column)
+        .where(_sessions.c.campaign_id == bindparam("campaign"), _sessions.c.ended_at.is_(None))
+        .order_by(_sessions.c.number.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+
+
 _LOCK_HEAD = (
     update(_campaigns)
     .where(_campaigns.c.id == bindparam("campaign"))
     .values(last_seq=_campaigns.c.last_seq + 1)
-    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash)
+    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash, _running(_sessions.c.id), _running(_sessions.c.number))
 )
 _MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).values(head_hash=bindparam("head"))
 _INSERT_ENTRY = insert(_entries)
 
 
+class RunningSession(NamedTuple):
+    """The game session an entry belongs to (its id and number are all an entry and a rule read of it)."""
+
+    id: int
+    number: int
+
+
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
+    """Take the head (seq, hash), and with it the running game session, read under the lock: an entry records the
+    session running when it was written (one started in this transaction was flushed before)."""
     row = db.execute(_LOCK_HEAD, {"campaign": campaign_id}).one()
+    db.info[_GAME_SESSION] = RunningSession(row[2], row[3]) if row[2] is not None else None
     return row[0], row[1]
 
 
 @contextmanager
 def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
-    and tell the broker only after the commit."""
+    and tell the broker only after the commit (the entry; and the outbox, if a subscriber queued a delivery:
+    app/rolls/effects.py)."""
     with writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
         try:
             yield seq, prev_hash
+            queued = take_queued(db)
             db.commit()
         except BaseException:
             db.rollback()
@@ -67,17 +94,20 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
         finally:
             db.info.pop(_GAME_SESSION, None)
     publish(acc.campaign.id, LiveEvent.ENTRY, seq)
+    if queued:
+        publish(acc.campaign.id, OUTBOX_QUEUED, None)
 
 
 _GAME_SESSION = "fateboard.game_session"
 
 
-def game_session(db: Session, acc: Access) -> GameSession | None:
-    """The running game session, read once per transaction (the entry and the action's context both need it).
-    A session started in this transaction is flushed before the entry is written, so it is seen."""
+def game_session(db: Session, acc: Access) -> RunningSession | None:
+    """The running game session, read once per transaction (the entry and the action's context both need it):
+    under appending() the head lock read it; otherwise one query."""
     if _GAME_SESSION not in db.info:
-        db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
-    running: GameSession | None = db.info[_GAME_SESSION]
+        found = current_session(db, acc.campaign.id)
+        db.info[_GAME_SESSION] = RunningSession(found.id, found.number) if found is not None else None
+    running: RunningSession | None = db.info[_GAME_SESSION]
     return running
 
 
@@ -180,7 +210,7 @@ def write_entry(
     assert inserted is not None  # an INSERT of one row always has it
     entry.id = inserted[0]
     db.execute(_MOVE_HEAD, {"campaign": acc.campaign.id, "head": entry.hash})
-    queue_discord(db, acc.campaign.id, seq, kind, visibility)
+    emit(db, EntryWritten(acc.campaign.id, seq, kind, visibility))  # the Discord bridge (app/notify) may post it
     return entry
 
 

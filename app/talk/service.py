@@ -31,10 +31,11 @@ from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 from app.i18n import N_, _, msg, number
 from app.live.events import LiveEvent
-from app.notify.service import queue_talk
-from app.rolls import chain
+from app.rolls import chain, idempotency
 from app.rolls import service as rules
 from app.rolls.appending import Publish, appending, no_publish, write_entry, writer_lock
+from app.rolls.effects import TalkPosted, emit
+from app.rolls.idempotency import Once, Replayed
 from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, WHISPER, View, Visibility
@@ -69,11 +70,6 @@ class MessageRequest(BaseModel):
 class Posted:
     entry: LogEntry
     replayed: bool = False
-
-
-class _Replayed(Exception):
-    def __init__(self, entry: LogEntry) -> None:
-        self.entry = entry
 
 
 # --- text -------------------------------------------------------------------------------------------------------
@@ -148,29 +144,6 @@ def _count_post(db: Session, acc: Access, rate: int = RATE) -> None:
             retry_after=wait,
             field="text",
         )
-
-
-# --- idempotency ------------------------------------------------------------------------------------------------
-
-
-def _replay(db: Session, acc: Access, key: str | None, digest: str) -> None:
-    """Under the log lock: a key this member used before in this campaign answers with its first entry (same
-    request) or is refused (another request)."""
-    if not key:
-        return
-    existing = db.scalar(
-        select(LogEntry).where(
-            LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id, LogEntry.idempotency_key == key
-        )
-    )
-    if existing is None:
-        return
-    if existing.request_hash is not None and existing.request_hash != digest:
-        raise BadRequest(
-            _("This Idempotency-Key was already used for a different request: send a new key for a new request."),
-            field="idempotency_key",
-        )
-    raise _Replayed(existing)
 
 
 # --- who reads it -----------------------------------------------------------------------------------------------
@@ -342,7 +315,7 @@ def post_message(
         request["to_names"] = audience.to_names
     try:
         with appending(db, acc, publish) as (seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             _count_post(db, acc, rate)
             entry = write_entry(
                 db,
@@ -358,16 +331,10 @@ def post_message(
                 request_hash=digest,
                 content={"request": request, "outcome": outcome, "summary": text},
             )
-            queue_talk(
-                db,
-                acc.campaign,
-                seq=seq,
-                author=acc.user.username,
-                actor_id=acc.user.id,
-                whispered=(audience.to or []) if audience.visibility == WHISPER else [],
-                mentioned=mentions,
-            )
-    except _Replayed as replay:
+            whispered = (audience.to or []) if audience.visibility == WHISPER else []
+            # Whoever waits for it is told (app/notify subscribes: queued in this transaction).
+            emit(db, TalkPosted(acc.campaign, seq, acc.user.username, acc.user.id, tuple(whispered), tuple(mentions)))
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if audience.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)
@@ -462,7 +429,7 @@ def edit_message(
     request = {**_follow_up_request(target), "mentions": _mentions(db, acc, text, audience)}
     try:
         with appending(db, acc, publish) as (new_seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} was withdrawn: it cannot be edited.").format(seq=seq))
             entry = write_entry(
@@ -479,7 +446,7 @@ def edit_message(
                 request_hash=digest,
                 content={"request": request, "outcome": {"text": text}, "summary": text},
             )
-    except _Replayed as replay:
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)
@@ -496,7 +463,7 @@ def retract_message(
     digest = digest_of("retract", seq)
     try:
         with appending(db, acc, publish) as (new_seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} is already withdrawn.").format(seq=seq))
             entry = write_entry(
@@ -517,7 +484,7 @@ def retract_message(
                     "summary": msg(N_("withdrew message #{seq}."), seq=seq),
                 },
             )
-    except _Replayed as replay:
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)
