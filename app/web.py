@@ -25,9 +25,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
+from app.encounters.titles import encounter_title
 from app.errors import FateboardError, RetryLater
 from app.live.events import LiveEvent
-from app.rolls.faces import MARK_LABELS
 from app.rolls.visibility import AUDIENCE_BADGES
 from app.systems import ALWAYS_ON, FOLDERS, ROLLER, SYSTEMS
 from app.talk import text as talk_text
@@ -112,7 +112,7 @@ def make_env() -> Environment:
     env.filters["tr"] = i18n.render  # a summary or message (app.i18n.msg), or a plain string
     env.filters["log_line"] = i18n.log_line  # a log entry's body → its summary
     env.filters["talk_html"] = talk_text.to_html  # a message's words: the safe Markdown subset (app/talk/text.py)
-    env.globals["encounter_title"] = i18n.encounter_title  # in the reader's language where the system named it
+    env.globals["encounter_title"] = encounter_title  # in the reader's language where the system named it
     env.globals["session_title"] = i18n.session_title  # "Session 3: Alley", never "Session 3: Session 3: Alley"
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
@@ -121,7 +121,6 @@ def make_env() -> Environment:
     env.globals["language_names"] = i18n.LANGUAGES
     # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
     env.globals["audience_badges"] = AUDIENCE_BADGES
-    env.globals["mark_labels"] = MARK_LABELS
     # The live events (app/live/events.py): a panel follows them with data-live="{{ live.ENTRY }}"; base.html
     # lists them all for static/js/app.js.
     env.globals["live"] = LiveEvent

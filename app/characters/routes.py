@@ -131,7 +131,7 @@ def _odds_context(
         encounter={
             "id": encounter.id,
             "kind": encounter.kind,
-            "state": dict(encounter.state),
+            "state": system.typed_state(encounter.kind, encounter.state),
             "participants": list(encounter.participants),
             "version": encounter.version,
         },

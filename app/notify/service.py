@@ -25,8 +25,9 @@ from app.campaigns.models import Campaign, Membership
 from app.campaigns.service import Access, require_narrator
 from app.characters.models import Character
 from app.encounters.models import Encounter
+from app.encounters.titles import encounter_title
 from app.errors import BadRequest, NotFound
-from app.i18n import _, encounter_title, get_locale, set_locale
+from app.i18n import _, get_locale, set_locale
 from app.live import access as access_events
 from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.outbound import OutboundPolicy, OutboundRefused

@@ -6,7 +6,7 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -14,6 +14,9 @@ from pydantic import BaseModel
 
 from app.i18n import Summary
 from app.rules.dice import Dice
+from app.systems.kinds import UNDECLARED, EncounterKind
+from app.systems.kinds import EncounterViewer as EncounterViewer  # where steps and tests have found it
+from app.systems.marks import Mark, ResultDetails, ResultTotal, no_details, no_total
 
 
 class ActionError(ValueError):
@@ -163,28 +166,10 @@ def action_table(actions: Iterable[Action]) -> dict[str, Action]:
 SheetFilter = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class EncounterViewer:
-    """Who is looking at an encounter: a narrator, or a player acting for `controls` (character ids)."""
-
-    is_narrator: bool
-    controls: frozenset[int] = frozenset()
-
-
-# What a viewer may read of an encounter's state (e.g. without another team's secret script, or a foe's
-# level). Every screen that shows an encounter takes its state from here (app/encounters/views.py).
-EncounterFilter = Callable[[Mapping[str, Any], EncounterViewer], dict[str, Any]]
-
-
-# Who must act now in one of a system's encounters: the encounter ({"kind", "state", "participants"}) → {character
-# id: what it waits for (a key that changes with each new wait)}. A wait new after a step notifies the character's
-# player (app/notify). By default an encounter waits for nobody in particular.
-Awaited = Callable[[Mapping[str, Any]], Mapping[int, str]]
-
-
 # How a system marks its dice in the log line (app/rolls/faces.py): (the faces in the order rolled, each
-# {face, sides, marks: []}; the entry's outcome) → the faces to show, marked ("success", "critical", "doubles",
-# "rerolled"…). By default a d20 or larger shows a natural maximum as critical and a 1 as a fumble.
+# {face, sides, marks: []}; the entry's outcome) → the faces to show, marked ("success", "critical", "rerolled", a
+# system's own: app/systems/marks.py). By default a d20 or larger shows a natural maximum as critical and a 1 as a
+# fumble.
 DieMarks = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
 # What a log line flags beside its result besides its faces' marks (a fight's confirmed critical, ART's kicker):
 # the entry's outcome → [{mark, value?}] (app/rolls/faces.py, entry_marks).
@@ -218,21 +203,6 @@ class GroupCall:
     template: str
 
 
-Challenged = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[Mapping[str, Any]]]
-
-
-def _no_challenge(state: Mapping[str, Any], participants: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return []
-
-
-def _no_one(encounter: Mapping[str, Any]) -> Mapping[int, str]:
-    return {}
-
-
-def _whole_state(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
-    return dict(state)
-
-
 def _nothing_public(sheet: dict[str, Any]) -> dict[str, Any]:
     return {}
 
@@ -257,10 +227,6 @@ class RuleSystem:
     # What the character's player (not a narrator) sees of its sheet: by default all of it; a system takes
     # out what only narrators may know (e.g. a foe's level remembered with a roll against it).
     owner_sheet: SheetFilter = _whole
-    # What a viewer sees of one of this system's encounters (state as stored → state as shown). By default all
-    # of it; a system takes out what is secret (a team's script before the reveal, a foe's levels).
-    encounter_view: EncounterFilter = _whole_state
-    awaited: Awaited = _no_one
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
@@ -277,21 +243,18 @@ class RuleSystem:
     # How the log line marks this system's dice, and what it flags beside the result (app/rolls/faces.py).
     die_marks: DieMarks = critical_marks
     result_marks: ResultMarks = _no_marks
+    # Its own marks besides the core's (app/systems/marks.py: CORE_MARKS), with their words; its total and details.
+    marks: Mapping[str, Mark] = field(default_factory=dict)
+    result_total: ResultTotal = no_total
+    result_details: ResultDetails = no_details
     # The rolls the narrator screen may call for from several characters at once (its group call).
     group_calls: tuple[GroupCall, ...] = ()
     # Whether an action's odds read the encounter the character is in (ctx.encounter on the sheet's odds route):
     # ART's odds in a combat round do; a Cat's test of fate does not.
     odds_read_encounter: bool = False
-    # Whether its encounters have teams (state["teams"]: members, narrator) whose players talk among themselves,
-    # out of the other teams' sight (app/talk: team talk during a Rabbits conflict).
-    team_talk: bool = False
-    # Who is challenged to one of its encounters and has not answered yet (the campaign page offers them the
-    # encounter): (state, participants) → the challenged participants ({character_id, side, name}).
-    challenged: Challenged = _no_challenge
-    # The typed state of each kind of encounter this system runs (kind → pydantic model, e.g. ART's "combat"): the
-    # rules service validates the stored JSON into it before a step (ctx.encounter["state"]) and stores the model
-    # the step returns as JSON again (`stored_state`), in the same shape. A kind not named here stays a dict.
-    encounter_states: Mapping[str, type[BaseModel]] = field(default_factory=dict)
+    # The kinds of encounter this system runs (app/systems/kinds.py: each with its typed state, view, waits,
+    # challenges, title and teams), by id: `kind_table((EncounterKind(...), ...))`.
+    encounters: Mapping[str, EncounterKind[Any]] = field(default_factory=dict)
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
@@ -301,10 +264,17 @@ class RuleSystem:
             return self.create(fields)
         return self.sheet.model_validate(dict(fields)).model_dump(mode="json")
 
+    def kind(self, kind: str) -> EncounterKind[Any]:
+        """One of its encounter kinds (an undeclared one — a state from before — is read as it is)."""
+        return self.encounters.get(kind, UNDECLARED)
+
+    def awaited(self, encounter: Mapping[str, Any]) -> Mapping[int, str]:
+        """Who one of its encounters ({"kind", "state", "participants"}, as stored) waits for (its kind's `awaited`)."""
+        return self.kind(encounter["kind"]).waits(encounter["state"], encounter["participants"])
+
     def typed_state(self, kind: str, state: Mapping[str, Any]) -> Any:
-        """An encounter's stored state as its kind's model (encounter_states), or a copy of the dict."""
-        model = self.encounter_states.get(kind)
-        return model.model_validate(dict(state)) if model is not None else dict(state)
+        """An encounter's stored state as its kind's model (what a step is handed as ctx.encounter["state"])."""
+        return self.kind(kind).load(state)
 
 
 def stored_state(state: Any) -> dict[str, Any]:

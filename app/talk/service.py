@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, cast
@@ -28,6 +27,8 @@ from app.campaigns.service import Access, members, narrator_ids
 from app.characters.models import Character
 from app.characters.service import can_act, character_in
 from app.encounters.models import Encounter
+from app.encounters.service import has_teams, systems_with_teams
+from app.encounters.service import teams as encounter_teams
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 from app.i18n import N_, _, msg, number
 from app.live.events import LiveEvent
@@ -40,7 +41,7 @@ from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, WHISPER, View, Visibility
 from app.rules.dice import Dice
-from app.systems import ROLLER, SYSTEMS
+from app.systems import ROLLER, Team
 from app.talk.text import MAX_LENGTH, mentioned_names
 from app.types import utcnow
 
@@ -166,60 +167,54 @@ class Audience:
         return True
 
 
-def team_of_author(db: Session, acc: Access, encounter: Encounter) -> tuple[str, Mapping[str, Any]] | None:
-    """The author's team in a Rabbits conflict: a team with a character they own, or (a narrator) a
-    narrator-run team. A narrator is never on a team of players' characters (TABLE-API.md, section 6)."""
-    teams = encounter.state.get("teams") if isinstance(encounter.state, Mapping) else None
-    if not isinstance(teams, Mapping):
+def team_of_author(db: Session, acc: Access, encounter: Encounter) -> Team | None:
+    """The author's team in an encounter with teams (its kind's `teams`, e.g. a Rabbits conflict): a team with a
+    character they own, or (a narrator) a narrator-run team. A narrator is never on a team of players' characters
+    (TABLE-API.md, section 6)."""
+    teams = sorted(encounter_teams(encounter), key=lambda team: team.key)
+    if not teams:
         return None
-    ids = [cid for team in teams.values() for cid in team.get("members", [])]
+    ids = [cid for team in teams for cid in team.members]
     owners = dict(db.execute(select(Character.id, Character.owner_id).where(Character.id.in_(ids))).all())
-    for key, team in sorted(teams.items()):
-        if any(owners.get(cid) == acc.user.id for cid in team.get("members", [])):
-            return key, team
+    for team in teams:
+        if any(owners.get(cid) == acc.user.id for cid in team.members):
+            return team
     if acc.is_narrator:
-        for key, team in sorted(teams.items()):
-            if team.get("narrator"):
-                return key, team
+        for team in teams:
+            if team.narrator:
+                return team
     return None
 
 
-def team_readers(db: Session, acc: Access, team: Mapping[str, Any]) -> list[int]:
+def team_readers(db: Session, acc: Access, team: Team) -> list[int]:
     """The team's members: the players of its characters, and the narrators when the team is narrator-run."""
     owners = set(
         db.scalars(
-            select(Character.owner_id).where(
-                Character.id.in_(list(team.get("members", []))), Character.owner_id.is_not(None)
-            )
+            select(Character.owner_id).where(Character.id.in_(list(team.members)), Character.owner_id.is_not(None))
         )
     )
     member_ids = set(db.scalars(select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id)))
     readers = {uid for uid in owners if uid in member_ids}
-    if team.get("narrator"):
+    if team.narrator:
         readers |= narrator_ids(db, acc.campaign.id)
     return sorted(readers)
 
 
-# The systems whose encounters have teams that talk among themselves (RuleSystem.team_talk).
-def _team_systems() -> list[str]:
-    return [system_id for system_id, system in SYSTEMS.items() if system.team_talk]
-
-
-def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, str, Mapping[str, Any]]]:
-    """The active Rabbits conflicts in which the viewer is on a team (the composer's "my team" choices)."""
+def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, Team]]:
+    """The active encounters with teams in which the viewer is on a team (the composer's "my team" choices)."""
     found = []
     for encounter in db.scalars(
         select(Encounter)
         .where(
             Encounter.campaign_id == acc.campaign.id,
-            Encounter.system.in_(_team_systems()),
+            Encounter.system.in_(systems_with_teams()),
             Encounter.status == "active",
         )
         .order_by(Encounter.id)
     ):
-        mine = team_of_author(db, acc, encounter)
+        mine = team_of_author(db, acc, encounter) if has_teams(encounter) else None
         if mine is not None:
-            found.append((encounter, mine[0], mine[1]))
+            found.append((encounter, mine))
     return found
 
 
@@ -244,16 +239,13 @@ def _audience(db: Session, acc: Access, req: MessageRequest) -> Audience:
         encounter = db.get(Encounter, req.encounter_id)
         if encounter is None or encounter.campaign_id != acc.campaign.id:
             raise NotFound(_("No such encounter in this campaign."), field="encounter_id")
-        mine = team_of_author(db, acc, encounter) if encounter.system in _team_systems() else None
-        if mine is None:
+        team = team_of_author(db, acc, encounter)
+        if team is None:
             raise BadRequest(_("You are on no team in that conflict."), field="encounter_id")
-        key, team = mine
         readers = team_readers(db, acc, team)
         if acc.user.id not in readers:  # a narrator-run team: the narrators; a players' team: its players
             readers = sorted({*readers, acc.user.id})
-        return Audience(
-            TEAM, readers=readers, team={"encounter_id": encounter.id, "key": key, "name": team.get("name")}
-        )
+        return Audience(TEAM, readers=readers, team={"encounter_id": encounter.id, "key": team.key, "name": team.name})
     return Audience(str(req.visibility))
 
 

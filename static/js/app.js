@@ -177,7 +177,8 @@
     if (fresh) showToast(fresh);
   }
 
-  // A challenge to a duel (data-toast: its words) leads straight to the duel; a roll prompt to itself.
+  // A challenge (data-toast: its words, in its system's template) leads straight to the encounter; a roll prompt to
+  // itself.
   function showToast(item, fallback) {
     var link = item.querySelector("a.big-link");
     if (item.dataset.toast && link) toast(null, link.getAttribute("href"), item.dataset.toast);
@@ -203,8 +204,8 @@
   function remotePrompts(first) {
     var url = promptsUrl();
     if (!url || document.getElementById("prompts-panel")) return;
-    // A page with prompts of its own (a sheet's) takes only the challenges to a duel from the campaign's panel.
-    var onlyDuels = hasPromptsPanel();
+    // A page with prompts of its own (a sheet's) takes only the challenges from the campaign's panel.
+    var onlyChallenges = hasPromptsPanel();
     fetch(url, { credentials: "same-origin" }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
@@ -213,7 +214,7 @@
       var fresh = null;
       var ids = [];
       doc.querySelectorAll("[data-prompt-id]").forEach(function (p) {
-        if (onlyDuels && p.dataset.promptId.indexOf("duel-") !== 0) return;
+        if (onlyChallenges && p.dataset.promptId.indexOf("challenge-") !== 0) return;
         ids.push(p.dataset.promptId);
         var isNew = !first && remoteKnown !== null && remoteKnown.indexOf(p.dataset.promptId) < 0;
         if (isNew && !fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;

@@ -9,6 +9,7 @@ from app.systems.cat import marks
 from app.systems.cat import rules as rules
 from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
+from app.systems.cat.fights import CatFightState, FoeFightState
 from app.systems.cat.sheet import (
     DIFFICULTY_NAMES,
     FOE_TEMPLATES,
@@ -21,6 +22,7 @@ from app.systems.cat.sheet import (
     public_sheet,
     view,
 )
+from app.systems.kinds import EncounterKind, kind_table
 
 RULINGS = (
     N_(
@@ -88,6 +90,7 @@ RULINGS = (
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("test_fate", N_("Cat: a test of fate"), "cat/_group_call.html"),),
     die_marks=marks.die_marks,
+    encounters=kind_table((EncounterKind("cat-fight", CatFightState), EncounterKind("foe-fight", FoeFightState))),
     id="cat",
     name=N_("Cat"),
     labels={

@@ -7,7 +7,7 @@ logged; before the next round both sides' scars must be placed (or dodged with a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -15,11 +15,13 @@ from app.i18n import N_, _, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat import counts
+from app.systems.cat.fights import CatFightState, FoeFightState, FoughtRound
 from app.systems.cat.play import alive
 from app.systems.cat.rules import fights
 from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, dump, load, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]
+F = TypeVar("F", CatFightState, FoeFightState)
 WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a dodge (Legs)"))}
 
 
@@ -45,6 +47,14 @@ def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
         if part["character_id"] == character_id:
             return part
     raise ActionError(_("This character is not in this fight."), field="character_id")
+
+
+def _state(ctx: Context, model: type[F]) -> F:
+    """The fight's state to change: a copy of the kind's model the rules service validated."""
+    assert ctx.encounter is not None
+    state = ctx.encounter["state"]
+    assert isinstance(state, model), "a fight's step is handed its kind's model"
+    return state.model_copy(deep=True)
 
 
 def _other(ctx: Context, character_id: int | None) -> dict[str, Any]:
@@ -80,7 +90,7 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
             "kind": "cat-fight",
             "title": f"{ctx.character_name} vs {name}",
             "participants": participants,
-            "state": {"stage": "answer", "challenger_weapon": p.weapon},
+            "state": CatFightState(stage="answer", challenger_weapon=p.weapon),
         },
     )
 
@@ -101,10 +111,10 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     challenger = _other(ctx, ctx.character_id)
     if challenger["character_id"] != p.opponent_id:
         raise ActionError(_("That is not the cat who challenged you."), field="opponent_id")
-    state = dict(ctx.encounter["state"])
+    state = _state(ctx, CatFightState)
     a, b = load(ctx.others[p.opponent_id]), load(sheet)
     _ready(b, _("Your cat"), "weapon")
-    a_weapon = state["challenger_weapon"]
+    a_weapon = state.challenger_weapon
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
     r = fights.cat_fight(dice, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
     a_name, b_name = challenger["name"], ctx.character_name
@@ -125,22 +135,21 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
         b_scars=r.b_scars,
         result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"),
     )
-    state.update(
-        {
-            "stage": "done",
-            "defender_weapon": p.weapon,
-            "challenger_faces": list(r.a_faces),
-            "defender_faces": list(r.b_faces),
-            "challenger_evens": r.a_evens,
-            "defender_evens": r.b_evens,
-            "challenger_scars": r.a_scars,
-            "defender_scars": r.b_scars,
-            "winner": winner,
-        }
+    state.put(
+        stage="done",
+        defender_weapon=p.weapon,
+        challenger_faces=list(r.a_faces),
+        defender_faces=list(r.b_faces),
+        challenger_evens=r.a_evens,
+        defender_evens=r.b_evens,
+        challenger_scars=r.a_scars,
+        defender_scars=r.b_scars,
+        winner=winner,
     )
+    stored = state.stored()
     return Resolution(
         request=p.model_dump(),
-        outcome={k: state[k] for k in state if k != "stage"},
+        outcome={k: stored[k] for k in stored if k != "stage"},
         summary=summary,
         sheet=dump(new_b),
         others={p.opponent_id: dump(new_a)},
@@ -178,7 +187,7 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
             "kind": "foe-fight",
             "title": f"{name} vs {ctx.character_name}",
             "participants": participants,
-            "state": {"round": 0, "foe_trait": p.foe_trait, "rounds": []},
+            "state": FoeFightState(round=0, foe_trait=p.foe_trait, rounds=[]),
         },
     )
 
@@ -202,12 +211,12 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
     foe_name = ctx.other_names[p.foe_id]
     _ready(cat, _("Your cat"), "weapon")
     _ready(foe, foe_name, "foe_id")
-    state = dict(ctx.encounter["state"])
+    state = _state(ctx, FoeFightState)
     cat_pool = _weapon_dice(cat, p.weapon)
-    foe_pool = _weapon_dice(foe, state["foe_trait"], "foe_id")
+    foe_pool = _weapon_dice(foe, state.foe_trait, "foe_id")
     r = fights.foe_round(dice, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
-    n = state["round"] + 1
+    n = state.round + 1
     if r.cat_scars:
         new_cat.pending.append(
             ScarBatch(scars=r.cat_scars, source=msg("round {n} against {name}", n=n, name=foe_name), fight=True)
@@ -225,28 +234,25 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         weapon=WORDS[p.weapon],
         cat_evens=r.cat_evens,
         foe=foe_name,
-        foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]),
+        foe_trait=TRAIT_WORDS.get(state.foe_trait, state.foe_trait),
         foe_evens=r.foe_evens,
         cat_scars=r.cat_scars,
         cancelled=cancelled,
         foe_scars=r.foe_scars,
     )
-    state["round"] = n
-    state["rounds"] = [
-        *state["rounds"],
-        {
-            "round": n,
-            "weapon": p.weapon,
-            "cat_faces": list(r.cat_faces),
-            "foe_faces": list(r.foe_faces),
-            "cat_scars": r.cat_scars,
-            "foe_scars": r.foe_scars,
-            "cancelled": r.scars_cancelled,
-        },
-    ][-20:]
+    fought = FoughtRound(
+        round=n,
+        weapon=p.weapon,
+        cat_faces=list(r.cat_faces),
+        foe_faces=list(r.foe_faces),
+        cat_scars=r.cat_scars,
+        foe_scars=r.foe_scars,
+        cancelled=r.scars_cancelled,
+    )
+    state.put(round=n, rounds=[*state.rounds, fought][-20:])
     return Resolution(
         request=p.model_dump(),
-        outcome=state["rounds"][-1],
+        outcome=fought.stored(),
         summary=summary,
         sheet=dump(new_cat),
         others={p.foe_id: dump(new_foe)},
@@ -279,7 +285,9 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
     if ctx.encounter["kind"] == "cat-fight" and p.how != "called_off":
         raise ActionError(_("A challenge between cats can only be called off."), field="how")
     text = msg(ENDINGS[p.how], cat=parts.get("cat", ""), foe=parts.get("foe", ""))
-    state = {**ctx.encounter["state"], "stage": "done", "ending": text}
+    state = ctx.encounter["state"].model_copy(deep=True)
+    assert isinstance(state, CatFightState | FoeFightState)  # the kinds' models (__init__.py)
+    state.put(stage="done", ending=text)
     return Resolution(
         request=p.model_dump(),
         outcome={"ending": text},

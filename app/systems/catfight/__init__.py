@@ -19,14 +19,21 @@ from app.systems.catfight import rules as catfight
 from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.challenge import challenged
 from app.systems.catfight.demo import seed_demo
+from app.systems.catfight.models import DuelState
 from app.systems.catfight.rest import rest_view
 from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
 from app.systems.catfight.waits import awaited
+from app.systems.kinds import EncounterKind, kind_table
 
 SYSTEM = RuleSystem(
     result_marks=marks.result_marks,
-    challenged=challenged,
-    awaited=awaited,
+    encounters=kind_table(
+        (
+            EncounterKind(
+                "duel", DuelState, awaited=awaited, challenged=challenged, challenge="catfight/_challenge.html"
+            ),
+        )
+    ),
     id="catfight",
     name=N_("Cat fight"),
     labels={**STAT_NAMES, "health": N_("Health"), "fighting": N_("In a duel")},

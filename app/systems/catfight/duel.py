@@ -19,6 +19,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.catfight import rules as catfight
 from app.systems.catfight.log import describe
+from app.systems.catfight.models import DuelState
 from app.systems.catfight.rest import health_now
 from app.systems.catfight.rules import duel as moves
 from app.systems.catfight.rules import odds
@@ -167,17 +168,26 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
             "kind": "duel",
             "title": f"{name_a} vs {name_b}",
             "participants": participants,
-            "state": state,
+            "state": DuelState.model_validate(state),
             "over": False,
         },
     )
+
+
+def duel_of(ctx: Context) -> dict[str, Any]:
+    """The duel's state to play a move on: the JSON of the "duel" kind's model (the pure rules work on JSON)."""
+    encounter = ctx.encounter
+    assert encounter is not None
+    state = encounter["state"]
+    assert isinstance(state, DuelState), "a duel step is handed the duel's model"
+    return state.stored()
 
 
 def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
     """One move of the duel for the cat whose move it is (catfight.to_move)."""
     encounter = ctx.encounter
     assert encounter is not None
-    state = dict(encounter["state"])
+    state = duel_of(ctx)
     side = _side_of(encounter, ctx.character_id)
     names = _names(encounter)
     if side is None:
@@ -216,7 +226,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         summary=text,
         sheet=_after_duel(sheet, new, side, ctx.now),
         others=others,
-        encounter={"state": new, "over": new["over"]},
+        encounter={"state": DuelState.model_validate(new), "over": new["over"]},
     )
 
 
@@ -224,7 +234,7 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
     """The narrator ends a duel without a result (players gone, a mistake): both cats keep their health."""
     encounter = ctx.encounter
     assert encounter is not None
-    state = dict(encounter["state"])
+    state = duel_of(ctx)
     state.update(over=True, phase="over", attacker=None, pending_attack=None, outcome="called_off")
     names = _names(encounter)
     text = msg("The duel %(a)s vs %(b)s is called off.", a=names["a"], b=names["b"])
@@ -240,7 +250,7 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
         outcome={},
         summary=text,
         others=others,
-        encounter={"state": state, "over": True},
+        encounter={"state": DuelState.model_validate(state), "over": True},
     )
 
 

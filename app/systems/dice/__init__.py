@@ -12,6 +12,7 @@ from app.systems.dice.sheet import DiceSheet
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("roll", N_("Dice"), "dice/_group_call.html"),),
     die_marks=marks.die_marks,
+    result_total=marks.result_total,
     id="dice",
     name=N_("Dice"),
     labels={"notes": N_("Notes")},

@@ -11,6 +11,8 @@ from app.systems.coin.actions import ACTIONS
 from app.systems.coin.demo import seed_demo
 from app.systems.coin.marks import die_marks
 from app.systems.coin.sheet import CoinSheet, public_sheet
+from app.systems.coin.toss import TOSS
+from app.systems.kinds import kind_table
 
 SYSTEM = RuleSystem(
     id="coin",
@@ -26,4 +28,5 @@ SYSTEM = RuleSystem(
     die_marks=die_marks,
     group_calls=(GroupCall("flip", N_("Coins: a flip"), "coin/_group_call.html"),),
     template_data={"most_coins": 10},
+    encounters=kind_table((TOSS,)),
 )

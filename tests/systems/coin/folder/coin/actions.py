@@ -1,4 +1,4 @@
-"""Coins' one action: flip."""
+"""Coins' actions: flip; a toss-up between two teams (toss.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from app.i18n import msg
 from app.rules.dice import Dice
 from app.systems.base import Action, Context, Odds, Resolution
-from app.systems.coin import rules
+from app.systems.coin import rules, toss
 
 
 class FlipParams(BaseModel):
@@ -40,4 +40,25 @@ def odds(sheet: dict[str, Any], params: FlipParams, ctx: Context) -> Odds:
     return Odds(chance=chance, text=f"{chance:.1%}")
 
 
-ACTIONS: tuple[Action, ...] = (Action("flip", "Flip", FlipParams, resolve, odds=odds),)
+ACTIONS: tuple[Action, ...] = (
+    Action("flip", "Flip", FlipParams, resolve, odds=odds),
+    Action(
+        "toss",
+        "Call a toss-up",
+        toss.StartParams,
+        toss.start,
+        narrator_only=True,
+        needs_character=False,
+        involves=("heads", "tails"),
+        encounter="create",
+    ),
+    Action(
+        "decide",
+        "Flip the deciding coin",
+        toss.DecideParams,
+        toss.decide,
+        narrator_only=True,
+        needs_character=False,
+        encounter="step",
+    ),
+)
