@@ -28,7 +28,7 @@ class Settings(BaseSettings):
     broker: str = Field(default="memory", pattern="^(memory|redis)$")
     redis_url: str = "redis://127.0.0.1:6379/0"
     base_url: str = ""
-    # Request bodies (docs/LIMITS.md, app/security.py BODY_LIMITS for the routes that take more): larger ones
+    # Request bodies (docs/LIMITS.md, app/security/bodies.py BODY_LIMITS for the routes that take more): larger ones
     # are refused with 413 before they are read; a body must keep arriving (no pause longer than the
     # timeout, and at least `body_min_rate` bytes per second on average after the first `body_timeout`
     # seconds), else 408.

@@ -39,7 +39,7 @@ class FateboardHttpProtocol(HttpToolsProtocol):
     byte) is closed, with 408 if it had begun one (uvicorn times out idle connections only between requests).
     And a connection whose request body was not read to its end is closed once the answer has gone out (a GET
     with a trickled body would otherwise hold it as long as the trickle lasts).
-    Bodies are BodyLimitMiddleware's (app/security.py). `make run` and `python -m app.serve` use it; with
+    Bodies are BodyLimitMiddleware's (app/security/bodies.py). `make run` and `python -m app.serve` use it; with
     uvicorn's CLI: `--http app.serve:FateboardHttpProtocol`. docs/LIMITS.md ("Request heads")."""
 
     _head_open = False  # between a request's first byte and the end of its headers

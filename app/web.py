@@ -256,7 +256,7 @@ def render_failure(
     return render(request, template, context(errors), block=block, status_code=exc.status_code, headers=headers)
 
 
-REFUSAL = "refusal.html"  # a middleware's refusal as HTML (app/security.py, app/inputs.py)
+REFUSAL = "refusal.html"  # a middleware's refusal as HTML (app/security/, app/inputs.py)
 
 
 def render_text(template: str, block: str | None = None, **context: Any) -> str:
