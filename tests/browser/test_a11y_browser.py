@@ -515,3 +515,31 @@ def test_skip_links_a_roll_a_whisper_and_a_roll_call_by_keyboard_only(tabs: Tabs
     page.keyboard.type("d20")
     page.keyboard.press("Enter")
     expect(page.locator("#dicebox-panel .result")).to_be_focused()
+
+
+# What a die looks like beyond its colours: a mark must change one of these, so that a person who cannot tell the
+# colours apart (protanopia, deuteranopia, a grey screen) still sees it; its words are the die's .sr-only text.
+SHAPE_JS = """
+(marks) => {
+  const shape = (cls) => {
+    const die = document.createElement("span");
+    die.className = "die " + cls;
+    die.textContent = "5";
+    document.querySelector("main").appendChild(die);
+    const s = getComputedStyle(die), after = getComputedStyle(die, "::after");
+    const seen = [s.borderTopStyle, s.borderTopWidth, s.textDecorationLine, s.fontStyle, after.content].join(" ");
+    die.remove();
+    return seen;
+  };
+  const plain = shape("");
+  return marks.filter(m => shape("die-" + m) === plain);
+}
+"""
+
+
+def test_no_die_mark_is_told_by_colour_alone(tabs: Tabs, demo: Demo) -> None:
+    from app.rolls.faces import MARK_LABELS
+
+    tab = _open(tabs, "pia", "en", "phone", "pia")
+    _visit(tab, demo.base, f"/campaigns/{demo.id}")
+    assert tab.page.evaluate(SHAPE_JS, list(MARK_LABELS)) == []
