@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
+from app.accounts import display
 from app.encounters.titles import encounter_title
 from app.errors import FateboardError, RetryLater
 from app.live.events import LiveEvent
@@ -207,6 +208,7 @@ def base_context(request: Request) -> dict[str, Any]:
         "request": request,
         "csrf_token": request.scope["fb_session"]["csrf"],
         "user": getattr(request.state, "user", None),
+        "display": display.of(getattr(request.state, "user", None)),
         "locale": i18n.get_locale(),
         "htmx": HTMX.of(request),
     }
