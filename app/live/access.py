@@ -4,12 +4,12 @@ published after its commit as the hub's internal event `access` — (campaign id
 "access", user id or None for everyone) — through the broker, so every process's hub re-decides those streams'
 access (app/live/hub.py) instead of asking the database before every delivery (issue 34).
 
-The same changes, and those of what an action reads of its campaign (the campaign row: its systems, settings,
-language, name; its Discord bridge) — the internal event `campaign` (CHANGED) — reach this process's caches of
-them synchronously (`listen`: the hub's memory of a token's access, the bridge memo in app/notify): when the
-change is written (before its commit, so nothing is served stale in between) and again right after its commit
-(so a read that raced it and kept the old answer is dropped too); other processes hear them through the broker
-(`heard`, app/main.py).
+The same changes, and those of what an action reads of its campaign — the campaign row (its systems, settings,
+language, name), its Discord bridge, its game sessions: the internal event `campaign` (CHANGED) — reach this
+process's caches of them synchronously (`listen`: the hub's memory of a token's access, the bridge memo in
+app/notify, the running session in app/rolls/appending.py): when the change is written (before its commit, so
+nothing is served stale in between) and again right after its commit (so a read that raced it and kept the old
+answer is dropped too); other processes hear them through the broker (`heard`, app/main.py).
 
 It is read from the ORM session itself (SQLAlchemy's `after_flush` for changed or deleted objects,
 `do_orm_execute` for bulk UPDATE/DELETE statements, `after_commit` to publish), so no service has to remember to
@@ -29,7 +29,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import ORMExecuteState, Session, UOWTransaction
 
 from app.accounts.models import ApiToken, LoginSession, User
-from app.campaigns.models import Campaign, Membership
+from app.campaigns.models import Campaign, GameSession, Membership
 from app.notify.models import DiscordBridge
 
 ACCESS = "access"  # the hub's internal event (never sent to a client)
@@ -88,7 +88,7 @@ def _changes_of(obj: object, deleted: bool) -> Change | None:
         return EVERY_CAMPAIGN, ACCESS, obj.id
     if isinstance(obj, Campaign):
         return obj.id, CHANGED, None
-    if isinstance(obj, DiscordBridge):
+    if isinstance(obj, DiscordBridge | GameSession):
         return obj.campaign_id, CHANGED, None
     return None
 
@@ -102,6 +102,7 @@ _WATCHED_COLUMNS: dict[type[Any], tuple[str, ...]] = {
     # never changes, and a deleted account is an access change).
     Campaign: ("name", "systems", "language", "settings"),
     DiscordBridge: ("campaign_id", "webhook_url", "post", "active"),
+    GameSession: ("campaign_id", "number", "ended_at"),
 }
 
 
@@ -122,7 +123,7 @@ def _after_flush(session: Session, _flush: UOWTransaction) -> None:
         if change is not None:
             _note(session, change)
     for obj in session.new:
-        if isinstance(obj, DiscordBridge):  # a new bridge: the campaign's entries are posted from now on
+        if isinstance(obj, DiscordBridge | GameSession):  # a new bridge posts from now on; a session starts
             _note(session, (obj.campaign_id, CHANGED, None))
 
 
@@ -134,6 +135,7 @@ _BULK: dict[type[Any], tuple[str | None, str | None, str]] = {
     User: (None, "id", ACCESS),
     Campaign: ("id", None, CHANGED),
     DiscordBridge: ("campaign_id", None, CHANGED),
+    GameSession: ("campaign_id", None, CHANGED),
 }
 
 

@@ -70,14 +70,17 @@ class TokenAccess:
     @classmethod
     def of(cls, user: User, campaign: Campaign, role: str, read_at: float) -> TokenAccess:
         return cls(
-            {key: copy.deepcopy(getattr(user, key)) for key in _USER_COLUMNS},
+            {key: getattr(user, key) for key in _USER_COLUMNS},
             {key: copy.deepcopy(getattr(campaign, key)) for key in _CAMPAIGN_COLUMNS},
             role,
             read_at,
         )
 
     def rows(self) -> tuple[User, Campaign]:
-        return User(**self.user), Campaign(**copy.deepcopy(self.campaign))
+        # Scalars are immutable; only the campaign's JSON columns can be changed in place.
+        campaign = {**self.campaign, "systems": list(self.campaign["systems"])}
+        campaign["settings"] = copy.deepcopy(self.campaign["settings"])
+        return User(**self.user), Campaign(**campaign)
 
 
 class Mailbox:

@@ -8,19 +8,22 @@ broker (docs/ARCHITECTURE.md, "The rules service").
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import CursorResult, Table, bindparam, insert, update
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
-from app.campaigns.models import Campaign, GameSession
+from app.campaigns.models import Campaign
 from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
+from app.live import access as access_events
+from app.live.access import CHANGED, EVERY_CAMPAIGN
 from app.live.events import LiveEvent
 from app.rolls import chain
 from app.rolls.effects import OUTBOX_QUEUED, EntryWritten, Internal, emit, take_queued
@@ -38,25 +41,11 @@ def no_publish(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -
 # The hot path's statements, built once: Core on the tables (no ORM unit of work), so SQLAlchemy compiles each
 # once per dialect and reuses it (docs/PERFORMANCE.md).
 _campaigns, _entries = cast(Table, Campaign.__table__), cast(Table, LogEntry.__table__)
-_sessions = cast(Table, GameSession.__table__)
-
-
-def _running(column: Any) -> Any:
-    """The running game session's `column`, as a subquery of the head lock's RETURNING (no trip of its own)."""
-    return (
-        select(column)
-        .where(_sessions.c.campaign_id == bindparam("campaign"), _sessions.c.ended_at.is_(None))
-        .order_by(_sessions.c.number.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-
-
 _LOCK_HEAD = (
     update(_campaigns)
     .where(_campaigns.c.id == bindparam("campaign"))
     .values(last_seq=_campaigns.c.last_seq + 1)
-    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash, _running(_sessions.c.id), _running(_sessions.c.number))
+    .returning(_campaigns.c.last_seq, _campaigns.c.head_hash)
 )
 _MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).values(head_hash=bindparam("head"))
 _INSERT_ENTRY = insert(_entries)
@@ -70,11 +59,60 @@ class RunningSession(NamedTuple):
 
 
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
-    """Take the head (seq, hash), and with it the running game session, read under the lock: an entry records the
-    session running when it was written (one started in this transaction was flushed before)."""
     row = db.execute(_LOCK_HEAD, {"campaign": campaign_id}).one()
-    db.info[_GAME_SESSION] = RunningSession(row[2], row[3]) if row[2] is not None else None
     return row[0], row[1]
+
+
+_UNKNOWN = object()
+
+
+class _Sessions:
+    """The running game session of each campaign as this process last wrote an entry with it, and that entry's
+    seq: trusted only for the very next seq (every entry in between was this process's, and a game session starts
+    and ends only with an entry of its own), else read again; forgotten at once by any change of a game session
+    (app/live/access.py, in the writing thread) — a read that such a change overtook is not kept."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[RunningSession | None, int]] = {}
+        self.forgets = 0
+        self.guard = threading.Lock()
+
+    def forget(self, campaign_id: int, event: str, _user_id: int | None) -> None:
+        if event != CHANGED:
+            return
+        with self.guard:
+            self.forgets += 1
+            if campaign_id == EVERY_CAMPAIGN:
+                self.known = {}
+            else:
+                self.known.pop(campaign_id, None)
+
+    def running(self, campaign_id: int, seq: int) -> object:
+        known = self.known.get(campaign_id)
+        return known[0] if known is not None and known[1] == seq - 1 else _UNKNOWN
+
+    def remember(self, campaign_id: int, running: RunningSession | None, seq: int, forgets: int) -> None:
+        with self.guard:
+            if forgets == self.forgets:
+                if len(self.known) >= 100_000:
+                    self.known = {}
+                self.known[campaign_id] = (running, seq)
+
+
+_SESSIONS: weakref.WeakKeyDictionary[Engine, _Sessions] = weakref.WeakKeyDictionary()
+_SESSIONS_GUARD = threading.Lock()
+
+
+def _sessions_of(db: Session) -> _Sessions:
+    engine = db.get_bind().engine
+    memo = _SESSIONS.get(engine)
+    if memo is None:
+        with _SESSIONS_GUARD:
+            memo = _SESSIONS.get(engine)
+            if memo is None:
+                memo = _SESSIONS[engine] = _Sessions()
+                access_events.listen(engine, memo.forget)
+    return memo
 
 
 @contextmanager
@@ -84,6 +122,10 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
     app/rolls/effects.py)."""
     with writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
+        sessions = _sessions_of(db)
+        forgets, running = sessions.forgets, sessions.running(acc.campaign.id, seq)
+        if running is not _UNKNOWN:
+            db.info[_GAME_SESSION] = running
         try:
             yield seq, prev_hash
             queued = take_queued(db)
@@ -92,7 +134,9 @@ def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int,
             db.rollback()
             raise
         finally:
-            db.info.pop(_GAME_SESSION, None)
+            running = db.info.pop(_GAME_SESSION, _UNKNOWN)
+        if running is not _UNKNOWN:
+            sessions.remember(acc.campaign.id, cast(RunningSession | None, running), seq, forgets)
     publish(acc.campaign.id, LiveEvent.ENTRY, seq)
     if queued:
         publish(acc.campaign.id, OUTBOX_QUEUED, None)
@@ -102,8 +146,8 @@ _GAME_SESSION = "fateboard.game_session"
 
 
 def game_session(db: Session, acc: Access) -> RunningSession | None:
-    """The running game session, read once per transaction (the entry and the action's context both need it):
-    under appending() the head lock read it; otherwise one query."""
+    """The running game session, read once per transaction (the entry and the action's context both need it), and
+    under appending() not at all when this process wrote the entry before (`_Sessions`)."""
     if _GAME_SESSION not in db.info:
         found = current_session(db, acc.campaign.id)
         db.info[_GAME_SESSION] = RunningSession(found.id, found.number) if found is not None else None

@@ -157,3 +157,28 @@ def test_an_entry_records_the_game_session_running_when_it_was_written(app: Fast
         db.scalars(select(GameSession).where(GameSession.campaign_id == table.id)).one().ended_at = utcnow()
         db.commit()
     assert _session_of(app, client, table) == (None, None)
+
+
+def test_a_session_started_by_another_process_is_seen_by_the_next_entry(app: FastAPI, client: TestClient) -> None:
+    """Another process (here: another engine on the same database, whose changes this app's memory never hears)
+    starts a session with its entry: the next entry written here reads the session again (the seq it remembered
+    is no longer the head's last), so it records the new one."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+
+    from app.rolls.appending import append_note
+
+    table = Table(client)
+    assert _session_of(app, client, table) == (None, None)
+    assert _session_of(app, client, table) == (None, None)  # from memory now
+    other = create_engine(app.state.engine.url)
+    try:
+        with sessionmaker(other)() as db:
+            narrator = db.get_one(User, db.scalar(select(Campaign.created_by).where(Campaign.id == table.id)))
+            acc = campaigns.access(db, narrator, table.id)
+            campaigns.start_session(db, acc, "Elsewhere")
+            append_note(db, acc, kind="session", action="start", summary="started session 1")
+    finally:
+        other.dispose()
+    number, game_id = _session_of(app, client, table)
+    assert number == 1 and game_id is not None
