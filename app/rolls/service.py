@@ -167,12 +167,14 @@ def perform_action(
             if encounter is not None:
                 check_encounter_version(db, encounter, params)
             waits_before = _awaited(system.id, encounter)
-            ctx = _context(db, acc, system.id, character, others, encounter, seq)
             before = copy.deepcopy({0: sheet, **{cid: dict(c.sheet) for cid, c in others.items()}}) if hidden else {}
             try:
+                # Sheets cross the seam as the system's model (RuleSystem.sheets): loaded once here — the actor's
+                # and the others' in the context; a damaged one is refused like a rule — and dumped once.
+                ctx = _context(db, acc, system.id, character, others, encounter, seq)
                 # The service, not the system, records the dice: what the log says was rolled is what was rolled.
                 rolled = RecordingDice(dice or SecureDice())
-                resolution = action.run(sheet, params, rolled, ctx)
+                resolution = system.stored_sheets(action.run(system.load_sheet(sheet), params, rolled, ctx))
             except ActionError as exc:
                 raise BadRequest(rule_message(exc), field=exc.field) from exc
             if any(other_id not in others for other_id in resolution.others):
@@ -321,7 +323,7 @@ def _context(
         campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
         character_id=character.id if character else None,
         character_name=character.name if character else None,
-        others={cid: dict(c.sheet) for cid, c in others.items()},
+        others={cid: get_system(system_id).load_sheet(c.sheet) for cid, c in others.items()},
         other_names={cid: c.name for cid, c in others.items()},
         encounter=None
         if encounter is None
