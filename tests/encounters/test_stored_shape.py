@@ -47,3 +47,16 @@ def test_a_state_missing_its_optional_keys_stays_without_them(key: str) -> None:
     kind = SYSTEMS[system_id].kind(kind_id)
     smallest = min(STATES[key], key=lambda s: len(json.dumps(s)))
     assert list(stored_state(kind.load(smallest))) == list(smallest)
+
+
+TYPED_SHEETS = sorted(sid for sid, system in SYSTEMS.items() if system.sheets is not None)
+
+
+@pytest.mark.parametrize("system_id", TYPED_SHEETS)
+def test_a_stored_sheet_survives_its_model_byte_for_byte(system_id: str) -> None:
+    """A system whose sheets cross the seam as its model (RuleSystem.sheets): a new sheet comes back from the service's
+    load → dump as it was stored."""
+    system = SYSTEMS[system_id]
+    assert system.sheets is not None
+    text = json.dumps(system.default_sheet(), ensure_ascii=False)
+    assert json.dumps(system.sheets.dump(system.load_sheet(json.loads(text))), ensure_ascii=False) == text
