@@ -204,12 +204,14 @@ def _refuse_visibility(acc: Access, req: ActionRequest, action: Action) -> None:
 def _resolve(db: Session, acc: Access, plan: _Plan, seq: int, dice: Dice | None) -> _Resolved:
     sheet = _fresh_rows(db, plan)
     waits_before = _awaited(plan.system.id, plan.encounter)
-    ctx = _context(db, acc, plan.system.id, plan.character, plan.others, plan.encounter, seq)
     before = _before(sheet, plan.others) if plan.hidden else {}
     try:
+        # Sheets cross the seam as the system's model (RuleSystem.sheets): loaded once here — the actor's and the
+        # others' in the context; a damaged one is refused like a rule — and dumped once.
+        ctx = _context(db, acc, plan.system.id, plan.character, plan.others, plan.encounter, seq)
         # The service, not the system, records the dice: what the log says was rolled is what was rolled.
         rolled = RecordingDice(dice or SecureDice())
-        resolution = plan.action.run(sheet, plan.params, rolled, ctx)
+        resolution = plan.system.stored_sheets(plan.action.run(plan.system.load_sheet(sheet), plan.params, rolled, ctx))
     except ActionError as exc:
         raise BadRequest(rule_message(exc), field=exc.field) from exc
     _check_resolution(plan, resolution)
@@ -384,7 +386,7 @@ def _context(
         campaign_settings=dict((acc.campaign.settings or {}).get(system_id, {})),
         character_id=character.id if character else None,
         character_name=character.name if character else None,
-        others={cid: dict(c.sheet) for cid, c in others.items()},
+        others={cid: get_system(system_id).load_sheet(c.sheet) for cid, c in others.items()},
         other_names={cid: c.name for cid, c in others.items()},
         encounter=None
         if encounter is None

@@ -7,10 +7,11 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Protocol
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696); pydantic itself requires the package
 
 from app.i18n import Summary
 from app.rules.dice import Dice
@@ -42,17 +43,23 @@ class RecordingDice:
         return face
 
 
+# A sheet as an action sees it: its system's model where the system declares `sheets` (the rules service loads the
+# stored JSON once and dumps the model once), else the stored JSON (issue 38: the systems not yet converted).
+SheetT = TypeVar("SheetT", default=dict[str, Any])
+ParamsT = TypeVar("ParamsT", bound=BaseModel, default=Any)
+
+
 @dataclass(frozen=True)
-class Resolution:
+class Resolution(Generic[SheetT]):
     request: dict[str, Any]
     outcome: dict[str, Any]
     # The log line: `msg(...)` from app.i18n (stored language-neutral, read in each viewer's language), or a
     # plain str (shown as it is, in every language).
     summary: Summary
     # The new sheet (whole), or None when the action does not change it.
-    sheet: dict[str, Any] | None = None
+    sheet: SheetT | None = None
     # New sheets (whole) of other characters the action involves (Action.involves), by character id.
-    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    others: Mapping[int, SheetT] = field(default_factory=dict)
     # For encounter actions: the encounter after this step. For Action.encounter == "create" it must hold
     # kind, title, participants ([{character_id, side, name}]) and state; for "step", state. `over`
     # (bool) closes the encounter.
@@ -66,7 +73,7 @@ class Resolution:
 
 
 @dataclass(frozen=True)
-class Context:
+class Context(Generic[SheetT]):
     """What an action may know besides its own sheet and params: plain data, loaded by the rules service."""
 
     actor_is_narrator: bool = False
@@ -76,7 +83,7 @@ class Context:
     character_id: int | None = None
     character_name: str | None = None
     # Sheets and names of the other characters named in the params (Action.involves), by id.
-    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    others: Mapping[int, SheetT] = field(default_factory=dict)
     other_names: Mapping[int, str] = field(default_factory=dict)
     # For Action.encounter == "step": {id, kind, title, state, participants, version}.
     encounter: Mapping[str, Any] | None = None
@@ -93,17 +100,16 @@ class Odds:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Resolve = Callable[[dict[str, Any], Any, Dice, Context], Resolution]  # (sheet, params, dice, ctx)
-OddsFn = Callable[[dict[str, Any], Any, Context], Odds | None]  # (sheet, params, ctx): ctx.campaign_settings
-
-
 @dataclass(frozen=True)
-class Action:
+class Action(Generic[SheetT, ParamsT]):
+    """One action of a system, generic over its sheet (the system's model, or the stored JSON) and its params."""
+
     id: str
     name: str
-    params: type[BaseModel]
-    resolve: Resolve
-    odds: OddsFn | None = None
+    params: type[ParamsT]
+    resolve: Callable[[SheetT, ParamsT, Dice, Context[SheetT]], Resolution[SheetT]]  # (sheet, params, dice, ctx)
+    # (sheet, params, ctx): what the page shows before rolling (ctx.campaign_settings, ctx.encounter)
+    odds: Callable[[SheetT, ParamsT, Context[SheetT]], Odds | None] | None = None
     needs_character: bool = True
     narrator_only: bool = False
     # Names of params that hold the ids of other characters this action reads or changes (an opponent,
@@ -118,7 +124,7 @@ class Action:
     # roll cannot be made again and again until a result that changes the sheet comes up (issue 35).
     changes_nothing: bool = False
 
-    def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
+    def run(self, sheet: SheetT, params: ParamsT, dice: Dice, ctx: Context[SheetT]) -> Resolution[SheetT]:
         return self.resolve(sheet, params, dice, ctx)
 
 
@@ -153,9 +159,9 @@ class Seeder(Protocol):
         ...
 
 
-def action_table(actions: Iterable[Action]) -> dict[str, Action]:
+def action_table(actions: Iterable[Action[Any, Any]]) -> dict[str, Action[Any, Any]]:
     """A system's actions (its actions.py: a tuple of Action) by id, for RuleSystem.actions."""
-    table: dict[str, Action] = {}
+    table: dict[str, Action[Any, Any]] = {}
     for action in actions:
         if action.id in table:
             raise ValueError(f"two actions with the id {action.id!r}")
@@ -212,6 +218,16 @@ def _whole(sheet: dict[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Sheets(Generic[SheetT]):
+    """How the rules service reads a system's stored sheet into its model (`load`, once per action: the actor's and
+    every sheet in ctx.others) and writes the model an action returns (`dump`, once: Resolution.sheet and .others).
+    A system's `load` may refuse a damaged sheet with an ActionError; `dump` keeps the stored JSON's shape."""
+
+    load: Callable[[Mapping[str, Any]], SheetT]
+    dump: Callable[[SheetT], dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class RuleSystem:
     """A rule system as the app sees it. Its pages live in app/systems/<id>/templates/ (sheet.html, create.html;
     named "<id>/…") when `has_pages` is set; otherwise characters use the generic sheet."""
@@ -219,7 +235,7 @@ class RuleSystem:
     id: str
     name: str
     sheet: type[BaseModel]
-    actions: Mapping[str, Action]
+    actions: Mapping[str, Action[Any, Any]]
     description: str = ""
     has_pages: bool = False
     # What someone who may not act for the character sees of its sheet (e.g. without a secret name).
@@ -255,6 +271,9 @@ class RuleSystem:
     # The kinds of encounter this system runs (app/systems/kinds.py: each with its typed state, view, waits,
     # challenges, title and teams), by id: `kind_table((EncounterKind(...), ...))`.
     encounters: Mapping[str, EncounterKind[Any]] = field(default_factory=dict)
+    # Its sheets at the seam: its actions get and return its sheet model (Sheets(load, dump)). None: they still get
+    # and return the stored JSON and load it themselves (issue 38 converts the systems one by one).
+    sheets: Sheets[Any] | None = None
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
@@ -263,6 +282,21 @@ class RuleSystem:
         if self.create is not None:
             return self.create(fields)
         return self.sheet.model_validate(dict(fields)).model_dump(mode="json")
+
+    def load_sheet(self, stored: Mapping[str, Any]) -> Any:
+        """A stored sheet as this system's actions take it: its model (`sheets`), or a copy of the JSON."""
+        return self.sheets.load(stored) if self.sheets is not None else dict(stored)
+
+    def stored_sheets(self, resolution: Resolution[Any]) -> Resolution[dict[str, Any]]:
+        """An action's resolution with its sheets as JSON to store (`sheets.dump`), once, for the rules service."""
+        if self.sheets is None:
+            return resolution
+        dump = self.sheets.dump
+        return replace(
+            resolution,
+            sheet=None if resolution.sheet is None else dump(resolution.sheet),
+            others={cid: dump(sheet) for cid, sheet in resolution.others.items()},
+        )
 
     def kind(self, kind: str) -> EncounterKind[Any]:
         """One of its encounter kinds (an undeclared one — a state from before — is read as it is)."""

@@ -86,11 +86,12 @@ class EncounterKind(Generic[S]):
     def shown(self, stored: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
         return self.view(self.load(stored), viewer)
 
+    # The core's calls on the stored JSON: each loads the model only when the kind declared the hook.
     def waits(self, stored: Mapping[str, Any], participants: Sequence[Participant]) -> Mapping[int, str]:
-        return self.awaited(self.load(stored), participants)
+        return {} if self.awaited is _no_one else self.awaited(self.load(stored), participants)
 
     def challenges(self, stored: Mapping[str, Any], participants: Sequence[Participant]) -> list[Participant]:
-        return self.challenged(self.load(stored), participants)
+        return [] if self.challenged is _no_challenge else self.challenged(self.load(stored), participants)
 
     def made_up_title(self, stored: Mapping[str, Any]) -> Summary | None:
         return self.title(self.load(stored)) if self.title is not _no_title else None

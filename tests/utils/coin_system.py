@@ -3,13 +3,11 @@ real game: challenge creates the encounter, flip advances it, four flips end it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
 
 from app.rules.dice import Dice
 from app.systems import Action, ActionError, Context, Resolution, RuleSystem
-from app.systems.base import action_table
+from app.systems.base import Sheets, action_table
 from app.systems.kinds import EncounterKind, kind_table
 from app.systems.stored import Stored
 
@@ -33,7 +31,7 @@ class Flip(BaseModel):
     version: int
 
 
-def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context) -> Resolution:
+def challenge(sheet: Sheet, params: Challenge, dice: Dice, ctx: Context[Sheet]) -> Resolution[Sheet]:
     name_b = ctx.other_names[params.opponent_id]
     participants = [
         {"character_id": ctx.character_id, "side": "a", "name": ctx.character_name},
@@ -52,7 +50,7 @@ def challenge(sheet: dict[str, Any], params: Challenge, dice: Dice, ctx: Context
     )
 
 
-def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resolution:
+def flip(sheet: Sheet, params: Flip, dice: Dice, ctx: Context[Sheet]) -> Resolution[Sheet]:
     assert ctx.encounter is not None
     state = ctx.encounter["state"].model_copy(deep=True)
     assert isinstance(state, CoinDuelState)
@@ -81,4 +79,5 @@ COIN = RuleSystem(
         )
     ),
     encounters=kind_table((EncounterKind("coin-duel", CoinDuelState),)),
+    sheets=Sheets(Sheet.model_validate, lambda sheet: sheet.model_dump(mode="json")),
 )

@@ -18,7 +18,7 @@ from app.systems.cat import counts
 from app.systems.cat.fights import CatFightState, FoeFightState, FoughtRound
 from app.systems.cat.play import alive
 from app.systems.cat.rules import fights
-from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, dump, load, trait_dice, trait_name
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]
 F = TypeVar("F", CatFightState, FoeFightState)
@@ -40,7 +40,7 @@ def _ready(cat: CatSheet, who: str, field: str) -> None:
         raise ActionError(_("{who} has scars to place first.").format(who=who), field=field)
 
 
-def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
+def _side(ctx: Context[CatSheet], character_id: int | None) -> dict[str, Any]:
     assert ctx.encounter is not None
     participants: list[dict[str, Any]] = ctx.encounter["participants"]
     for part in participants:
@@ -49,7 +49,7 @@ def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
     raise ActionError(_("This character is not in this fight."), field="character_id")
 
 
-def _state(ctx: Context, model: type[F]) -> F:
+def _state(ctx: Context[CatSheet], model: type[F]) -> F:
     """The fight's state to change: a copy of the kind's model the rules service validated."""
     assert ctx.encounter is not None
     state = ctx.encounter["state"]
@@ -57,7 +57,7 @@ def _state(ctx: Context, model: type[F]) -> F:
     return state.model_copy(deep=True)
 
 
-def _other(ctx: Context, character_id: int | None) -> dict[str, Any]:
+def _other(ctx: Context[CatSheet], character_id: int | None) -> dict[str, Any]:
     assert ctx.encounter is not None
     return next(p for p in ctx.encounter["participants"] if p["character_id"] != character_id)
 
@@ -70,8 +70,8 @@ class Challenge(BaseModel):
     weapon: Weapon = "fangs"
 
 
-def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Context) -> Resolution:
-    me, them = load(sheet), load(ctx.others[p.opponent_id])
+def resolve_challenge(sheet: CatSheet, p: Challenge, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    me, them = sheet, ctx.others[p.opponent_id]
     name = ctx.other_names[p.opponent_id]
     if me.foe or them.foe:
         raise ActionError(_("Cats fight cats here; the narrator starts fights with foes."), field="opponent_id")
@@ -102,7 +102,7 @@ class Answer(BaseModel):
     weapon: Weapon
 
 
-def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -> Resolution:
+def resolve_answer(sheet: CatSheet, p: Answer, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     assert ctx.encounter is not None
     if ctx.encounter["kind"] != "cat-fight":
         raise ActionError(_("This is not a fight between cats."), field="encounter_id")
@@ -112,7 +112,7 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     if challenger["character_id"] != p.opponent_id:
         raise ActionError(_("That is not the cat who challenged you."), field="opponent_id")
     state = _state(ctx, CatFightState)
-    a, b = load(ctx.others[p.opponent_id]), load(sheet)
+    a, b = ctx.others[p.opponent_id], sheet
     _ready(b, _("Your cat"), "weapon")
     a_weapon = state.challenger_weapon
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
@@ -151,8 +151,8 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
         request=p.model_dump(),
         outcome={k: stored[k] for k in stored if k != "stage"},
         summary=summary,
-        sheet=dump(new_b),
-        others={p.opponent_id: dump(new_a)},
+        sheet=new_b,
+        others={p.opponent_id: new_a},
         encounter={"state": state, "over": True},
     )
 
@@ -165,8 +165,10 @@ class StartFoeFight(BaseModel):
     foe_trait: Literal["claws", "fangs"] = "fangs"
 
 
-def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice, ctx: Context) -> Resolution:
-    foe, cat = load(sheet), load(ctx.others[p.cat_id])
+def resolve_start_foe_fight(
+    sheet: CatSheet, p: StartFoeFight, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
+    foe, cat = sheet, ctx.others[p.cat_id]
     name = ctx.other_names[p.cat_id]
     if not foe.foe:
         raise ActionError(_("Start the fight from a foe (a narrator's foe sheet)."), field="character_id")
@@ -199,7 +201,7 @@ class FoeRound(BaseModel):
     weapon: Weapon
 
 
-def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Context) -> Resolution:
+def resolve_foe_round(sheet: CatSheet, p: FoeRound, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 5: each round both roll; each takes scars equal to the other's evens; a dodging cat rolls Legs,
     each even cancelling one scar, and inflicts none."""
     assert ctx.encounter is not None
@@ -207,7 +209,7 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         raise ActionError(_("The cat's side rolls the round."), field="character_id")
     if _other(ctx, ctx.character_id)["character_id"] != p.foe_id:
         raise ActionError(_("That is not the foe in this fight."), field="foe_id")
-    cat, foe = load(sheet), load(ctx.others[p.foe_id])
+    cat, foe = sheet, ctx.others[p.foe_id]
     foe_name = ctx.other_names[p.foe_id]
     _ready(cat, _("Your cat"), "weapon")
     _ready(foe, foe_name, "foe_id")
@@ -254,8 +256,8 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         request=p.model_dump(),
         outcome=fought.stored(),
         summary=summary,
-        sheet=dump(new_cat),
-        others={p.foe_id: dump(new_foe)},
+        sheet=new_cat,
+        others={p.foe_id: new_foe},
         encounter={"state": state},
     )
 
@@ -275,7 +277,7 @@ ENDINGS = {
 }
 
 
-def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_fight(sheet: CatSheet, p: EndFight, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 5: a fight with a non-cat goes on until one side is beaten, flees or dies; either side may flee,
     only the narrator declares a winner. Also ends an unanswered cat challenge."""
     assert ctx.encounter is not None

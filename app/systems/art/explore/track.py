@@ -240,7 +240,7 @@ def step(
         summary=summary,
         sheet=sheet,
         outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"], "to_act": to_act(state)},
-        encounter={"state": state, "over": bool(state.get("over"))},
+        encounter={"state": ExplorationState.model_validate(state), "over": bool(state.get("over"))},
     )
 
 

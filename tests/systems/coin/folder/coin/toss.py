@@ -5,13 +5,13 @@ among themselves (team talk) while it lasts, and the narrator flips the deciding
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.i18n import msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
+from app.systems.coin.sheet import CoinSheet
 from app.systems.kinds import EncounterKind, Team
 from app.systems.stored import Stored
 
@@ -43,7 +43,7 @@ class DecideParams(BaseModel):
     version: int
 
 
-def start(sheet: dict[str, Any], params: StartParams, dice: Dice, ctx: Context) -> Resolution:
+def start(sheet: CoinSheet, params: StartParams, dice: Dice, ctx: Context[CoinSheet]) -> Resolution[CoinSheet]:
     if set(params.heads) & set(params.tails):
         raise ActionError("A coin has two sides: nobody is on both.", field="tails")
     state = TossState(
@@ -65,7 +65,7 @@ def start(sheet: dict[str, Any], params: StartParams, dice: Dice, ctx: Context) 
     )
 
 
-def decide(sheet: dict[str, Any], params: DecideParams, dice: Dice, ctx: Context) -> Resolution:
+def decide(sheet: CoinSheet, params: DecideParams, dice: Dice, ctx: Context[CoinSheet]) -> Resolution[CoinSheet]:
     assert ctx.encounter is not None
     state = ctx.encounter["state"].model_copy(deep=True)
     assert isinstance(state, TossState)
