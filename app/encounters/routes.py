@@ -1,5 +1,6 @@
-"""Encounter pages: one live view per encounter, rendered by its system (app/systems/<system>/templates/encounter.html,
-block `encounter`), and one route through which every step goes to the rules service."""
+"""Encounter pages: one live panel per encounter (`encounter` in app/panels), rendered by its system
+(app/systems/<system>/templates/encounter.html, block `encounter`), and one route through which every step goes to
+the rules service."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from app.encounters.views import encounter_context, template_for
 from app.errors import FateboardError
 from app.forms import act_from_form
 from app.inputs import Id
+from app.panels import compose
 from app.rolls.present import result_card
 from app.rolls.visibility import Visibility
 from app.web import render, render_failure
@@ -22,13 +24,7 @@ router = APIRouter(include_in_schema=False)
 @router.get("/campaigns/{campaign_id}/encounters/{encounter_id}")
 def encounter_page(request: Request, db: DB, acc: MemberAccess, encounter_id: Id) -> Response:
     encounter = service.encounter_in(db, acc, encounter_id)
-    return render(request, template_for(encounter), encounter_context(db, acc, encounter))
-
-
-@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/view")
-def encounter_view(request: Request, db: DB, acc: MemberAccess, encounter_id: Id) -> Response:
-    encounter = service.encounter_in(db, acc, encounter_id)
-    return render(request, template_for(encounter), encounter_context(db, acc, encounter), block="encounter")
+    return render(request, template_for(encounter), compose("encounter", db, acc, encounter))
 
 
 @router.post("/campaigns/{campaign_id}/encounters/{encounter_id}/act/{action_id}")

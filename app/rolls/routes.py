@@ -15,7 +15,6 @@ from app.campaigns.views import (
     TABLE,
     characters_panel,
     dicebox_panel,
-    narrator_context,
     prompts_panel,
 )
 from app.characters.service import character_for
@@ -24,6 +23,7 @@ from app.errors import BadRequest, FateboardError, validation_message
 from app.forms import editable_fields, form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
 from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
+from app.panels import compose
 from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
 from app.rolls.models import LogEntry
@@ -152,11 +152,6 @@ def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, "rolls/verify.html", {"result": result, "problems": problems, "campaign": acc.campaign})
 
 
-@router.get("/campaigns/{campaign_id}/prompts")
-def prompts_fragment(request: Request, db: DB, acc: MemberAccess) -> Response:
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
-
-
 def check_dice_call(locked: dict[str, Any]) -> None:
     """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
     (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
@@ -269,7 +264,7 @@ def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publish
             db,
             exc,
             NARRATOR_SCREEN,
-            lambda errors: narrator_context(db, acc, errors=errors, form=form_values),
+            lambda errors: compose("narrator", db, acc, called=[], errors=errors, form=form_values),
             key="form",
             by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
             block="screen",
@@ -278,7 +273,7 @@ def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publish
     return render(
         request,
         NARRATOR_SCREEN,
-        narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
+        compose("narrator", db, acc, called=[c.name for c in chosen], form=form_values),
         block="screen",
     )
 

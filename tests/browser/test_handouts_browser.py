@@ -151,17 +151,17 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     nora.page.screenshot(path=str(SHOTS / "handouts-nora-library-1280.png"), full_page=True)
     problems += page_problems(nora.page, "handouts-nora-library", width=1280)
 
-    # The narrator's library and the panels' own page on a phone too (in Danish: the words are ours).
+    # The narrator's library and the campaign page's scene on a phone too (in Danish: the words are ours).
     phone = tabs.open("nora-phone", locale="da-DK", extra_http_headers={"Accept-Language": "da"})
     sign_in(phone, base, "nora", next=f"{table}/narrator")
     expect(phone.page.locator("#library-panel h2")).to_have_text("Billedbibliotek")
     phone.page.locator("#library-panel").scroll_into_view_if_needed()
     phone.page.screenshot(path=str(SHOTS / "handouts-nora-library-da-390.png"), full_page=True)
     problems += page_problems(phone.page, "handouts-nora-library-da")
-    phone.page.goto(f"{base}{table}/handouts")
+    phone.page.goto(f"{base}{table}")
     expect(phone.page.locator("#scene-panel .scene-stage img")).to_be_visible()
-    phone.page.screenshot(path=str(SHOTS / "handouts-panels-da-390.png"), full_page=True)
-    problems += page_problems(phone.page, "handouts-panels-da")
+    phone.page.screenshot(path=str(SHOTS / "handouts-scene-da-390.png"), full_page=True)
+    problems += page_problems(phone.page, "handouts-scene-da")
 
     assert not problems, problems
     assert not tabs.csp_violations(), tabs.csp_violations()

@@ -68,16 +68,20 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/log?before=4", "member"),
     Route("GET", "/campaigns/{campaign_id}/export.json", "member"),
     Route("GET", "/campaigns/{campaign_id}/verify", "member"),
-    Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/narrator", "narrator"),
-    # The live panels' fragments (issue 22)
+    # The live panels (app/panels: one URL, the subject in ?of=)
     Route("GET", "/campaigns/{campaign_id}/panels/{name}", "member", values={"name": "members"}),
-    Route("GET", "/campaigns/{campaign_id}/narrator/panels/{name}", "narrator", values={"name": "screen_live"}),
-    Route(
-        "GET", "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}", "member", values={"name": "sheet"}
-    ),
+    Route("GET", "/campaigns/{campaign_id}/panels/prompts", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/screen_live", "narrator"),
+    Route("GET", "/campaigns/{campaign_id}/panels/sheet?of={character_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/system?of=cat", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/shown", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/scene", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/composer", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/encounter?of={encounter_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/team_talk?of={encounter_id}", "member"),
+    # the same panels at the URLs the systems' templates still write
     Route("GET", "/campaigns/{campaign_id}/systems/{system_id}/panels/system", "member", values={"system_id": "cat"}),
-    Route("GET", "/campaigns/{campaign_id}/handouts/panels/{name}", "member", values={"name": "shown"}),
     Route(
         "POST",
         "/campaigns/{campaign_id}/prompts/group",
@@ -161,7 +165,6 @@ ROUTES = [
         values={"system_id": "cat", "action_id": "advance_time"},
     ),
     # Table talk (app/talk): the player's public message is #4; retract: its author or a narrator
-    Route("GET", "/campaigns/{campaign_id}/talk/composer", "member"),
     Route("POST", "/campaigns/{campaign_id}/talk", "member", {"text": "hello"}),
     Route("GET", "/campaigns/{campaign_id}/talk/{seq}", "member", values={"seq": "4"}),
     Route("POST", "/campaigns/{campaign_id}/talk/{seq}/edit", "author", {"text": "hello again"}, values={"seq": "4"}),
@@ -172,7 +175,6 @@ ROUTES = [
         values={"seq": "4"},
         fresh_world_per_role=True,
     ),
-    Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/talk", "member"),
     Route("POST", "/api/campaigns/{campaign_id}/messages", "member", {"text": "hello"}),
     Route(
         "POST",
@@ -221,8 +223,6 @@ ROUTES = [
     Route("POST", "/api/invites/{code}/accept", "signed_in"),
     # handouts and the scene (the World's handout is shown to everyone and is the scene, with one pin). The
     # uploads (POST …/handouts, multipart) are held to the same rules in tests/handouts/.
-    Route("GET", "/campaigns/{campaign_id}/handouts", "member"),
-    Route("GET", "/campaigns/{campaign_id}/scene", "member"),
     Route("GET", "/campaigns/{campaign_id}/handouts/{handout_id}/image", "member"),
     Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/show", "narrator", {"to": "all"}),
     Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/delete", "narrator"),
@@ -331,6 +331,9 @@ ELSEWHERE = {
     "/account/devices/{subscription_id}/remove",
     "/api/campaigns/{campaign_id}/discord",
     "/campaigns/{campaign_id}/discord/remove",
+    # the library's upload from the page (multipart): a player and an outsider refused before a byte is read
+    # (tests/handouts/test_handouts_pages.py, test_handouts_api.py)
+    "/campaigns/{campaign_id}/handouts",
     # a member's secret calendar feed: no sign-in by design, 404 once rotated or revoked (tests/between)
     "/api/calendar-feed/{secret}.ics",
     # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
