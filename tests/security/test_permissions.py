@@ -14,7 +14,7 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 from utils import pictures
-from utils.coin_system import COIN
+from utils.flip_duel import FLIP_DUEL
 from utils.routes import registered_routes
 from utils.settings import app_settings
 from utils.tables import Table
@@ -347,16 +347,16 @@ ELSEWHERE = {
 
 class World:
     def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
-        self.table = Table(client, suffix, systems=("dice", "coin", "cat"))
+        self.table = Table(client, suffix, systems=("dice", "flipduel", "cat"))
         t = self.table
-        # A coin duel between Pia's and Otto's coin characters (tests/utils/coin_system.py), Pia to move.
-        self.coin_char = t.character(t.player, "Pia's coin", "coin")
-        otto_coin = t.character(t.other, "Otto's coin", "coin")
+        # A coin duel between Pia's and Otto's coin characters (tests/utils/flip_duel.py), Pia to move.
+        self.coin_char = t.character(t.player, "Pia's coin", "flipduel")
+        otto_coin = t.character(t.other, "Otto's coin", "flipduel")
         r = client.post(
             f"/api/campaigns/{t.id}/actions",
             headers=t.player,
             json={
-                "system": "coin",
+                "system": "flipduel",
                 "action": "challenge",
                 "character_id": self.coin_char,
                 "params": {"opponent_id": otto_coin},
@@ -528,7 +528,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 def coin(monkeypatch: pytest.MonkeyPatch) -> None:
     from app import systems
 
-    monkeypatch.setitem(systems.SYSTEMS, "coin", COIN)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", FLIP_DUEL)
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.method} {r.path} [{r.rule}]")

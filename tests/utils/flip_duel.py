@@ -62,9 +62,9 @@ def flip(sheet: dict[str, Any], params: Flip, dice: Dice, ctx: Context) -> Resol
     )
 
 
-COIN = RuleSystem(
-    id="coin",
-    name="Coin",
+FLIP_DUEL = RuleSystem(
+    id="flipduel",
+    name="Flip duel",
     sheet=Sheet,
     actions=action_table(
         (
