@@ -1,4 +1,4 @@
-"""Campaign pages: the list, the table itself, members, invites, game sessions and characters."""
+"""Campaign pages: the list, the campaign page itself, members, invites, game sessions and characters."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from starlette.responses import Response
 from app import i18n
 from app.campaigns import service
 from app.campaigns.service import Access
-from app.campaigns.views import NARRATOR_SCREEN, TABLE, campaign_list_context, table_own
+from app.campaigns.views import CAMPAIGN_PAGE, NARRATOR_SCREEN, campaign_list_context, campaign_log_context
 from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
 from app.errors import FateboardError
@@ -93,8 +93,8 @@ def campaign_page(
         kind=log_kind(kind),
         text=search_text(q),
     )
-    own = table_own(db, acc, log_page_size=settings.log_page_size, log_filter=where)
-    return render(request, TABLE, compose("table", db, acc, **own))
+    own = campaign_log_context(db, acc, log_page_size=settings.log_page_size, log_filter=where)
+    return render(request, CAMPAIGN_PAGE, compose("campaign", db, acc, **own))
 
 
 @router.get("/campaigns/{campaign_id}/narrator")

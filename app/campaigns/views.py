@@ -1,6 +1,6 @@
 """What the campaign page and the narrator screen show: one builder per panel (its block of the page's template,
 drawn from only what that block reads; declared in app/panels, which composes the whole pages from them), and
-what the campaign page shows besides its panels (`table_own`)."""
+what the campaign page shows besides its panels (`campaign_log_context`)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,13 @@ from app.rolls.log import LogFilter
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS
 
-TABLE = "campaigns/table.html"
+CAMPAIGN_PAGE = "campaigns/table.html"
 NARRATOR_SCREEN = "campaigns/narrator.html"
 
 
-def table_own(db: Session, acc: Access, *, log_page_size: int, log_filter: LogFilter | None = None) -> dict[str, Any]:
+def campaign_log_context(
+    db: Session, acc: Access, *, log_page_size: int, log_filter: LogFilter | None = None
+) -> dict[str, Any]:
     """What the campaign page shows besides its panels (app/panels composes those): the log (`log_page_size`
     entries, from the first unread line), the game sessions and the between-sessions panel."""
     size = between_views.opening_size(db, acc, log_page_size, log_filter)

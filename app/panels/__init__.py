@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.campaigns import views as table
+from app.campaigns import views as campaign
 from app.campaigns.service import Access
 from app.characters import views as sheets
 from app.encounters import views as encounters
@@ -64,18 +64,26 @@ def _composer(db: Session, acc: Access, character: Any = None, **extra: Any) -> 
 
 E = LiveEvent
 PANELS: dict[str, Panel] = {
-    # The campaign page (campaigns/table.html) and the handouts on it.
-    "session": Panel(("table",), table.TABLE, "session", table.session_panel, (E.SESSION,)),
-    "prompts": Panel(("table",), table.TABLE, "prompts", table.prompts_panel, (E.PROMPTS, E.CHARACTERS, E.ENCOUNTER)),
-    "encounters": Panel(("table",), table.TABLE, "encounters", table.encounters_panel, (E.ENCOUNTER,)),
-    "characters": Panel(("table",), table.TABLE, "characters", table.characters_panel, (E.CHARACTERS, E.MEMBERS)),
-    "members": Panel(("table",), table.TABLE, "members", table.members_panel, (E.MEMBERS,)),
-    "dice_as": Panel(("table",), table.TABLE, "dice_as", table.dice_as_panel, (E.CHARACTERS, E.MEMBERS)),
-    "dicebox": Panel(("table",), table.TABLE, "dicebox", table.dicebox_panel),  # a roll's answer, not live
-    "scene": Panel(("table",), handouts.PANELS, "scene", handouts.scene_panel, (E.SCENE,)),
-    "shown": Panel(("table",), handouts.PANELS, "shown", handouts.shown_panel, (E.HANDOUTS,)),
+    # The campaign page (campaigns/campaign.html) and the handouts on it.
+    "session": Panel(("campaign",), campaign.CAMPAIGN_PAGE, "session", campaign.session_panel, (E.SESSION,)),
+    "prompts": Panel(
+        ("campaign",), campaign.CAMPAIGN_PAGE, "prompts", campaign.prompts_panel, (E.PROMPTS, E.CHARACTERS, E.ENCOUNTER)
+    ),
+    "encounters": Panel(("campaign",), campaign.CAMPAIGN_PAGE, "encounters", campaign.encounters_panel, (E.ENCOUNTER,)),
+    "characters": Panel(
+        ("campaign",), campaign.CAMPAIGN_PAGE, "characters", campaign.characters_panel, (E.CHARACTERS, E.MEMBERS)
+    ),
+    "members": Panel(("campaign",), campaign.CAMPAIGN_PAGE, "members", campaign.members_panel, (E.MEMBERS,)),
+    "dice_as": Panel(
+        ("campaign",), campaign.CAMPAIGN_PAGE, "dice_as", campaign.dice_as_panel, (E.CHARACTERS, E.MEMBERS)
+    ),
+    "dicebox": Panel(
+        ("campaign",), campaign.CAMPAIGN_PAGE, "dicebox", campaign.dicebox_panel
+    ),  # a roll's answer, not live
+    "scene": Panel(("campaign",), handouts.PANELS, "scene", handouts.scene_panel, (E.SCENE,)),
+    "shown": Panel(("campaign",), handouts.PANELS, "shown", handouts.shown_panel, (E.HANDOUTS,)),
     "composer": Panel(
-        ("table", "sheet"),
+        ("campaign", "sheet"),
         "talk/composer.html",
         "composer",
         _composer,
@@ -87,12 +95,12 @@ PANELS: dict[str, Panel] = {
     # The narrator screen (campaigns/narrator.html).
     "screen_live": Panel(
         ("narrator",),
-        table.NARRATOR_SCREEN,
+        campaign.NARRATOR_SCREEN,
         "screen_live",
-        table.screen_live_panel,
+        campaign.screen_live_panel,
         (E.ENTRY, E.SHEET, E.CHARACTERS, E.PROMPTS, E.ENCOUNTER, E.MEMBERS),
     ),
-    "call_who": Panel(("narrator",), table.NARRATOR_SCREEN, "call_who", table.call_who_panel, (E.CHARACTERS,)),
+    "call_who": Panel(("narrator",), campaign.NARRATOR_SCREEN, "call_who", campaign.call_who_panel, (E.CHARACTERS,)),
     "library": Panel(("narrator",), handouts.PANELS, "library", handouts.library_panel, (E.HANDOUTS,)),
     # A character's sheet (its system's sheet template, which extends characters/_sheet_page.html).
     "sheet": Panel(

@@ -11,8 +11,8 @@ from starlette.responses import Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
 from app.campaigns.views import (
+    CAMPAIGN_PAGE,
     NARRATOR_SCREEN,
-    TABLE,
     characters_panel,
     dicebox_panel,
     prompts_panel,
@@ -68,14 +68,16 @@ def roll(
             request,
             db,
             exc,
-            TABLE,
+            CAMPAIGN_PAGE,
             lambda errors: dicebox_panel(db, acc, form=form, errors=errors),
             key="expression",
             block="dicebox",
         )
     form["note"] = ""
     # The roller's own answer: the dice box alone, from its own context (not the whole page's).
-    return render(request, TABLE, dicebox_panel(db, acc, form=form, result=_html_result(acc, result)), block="dicebox")
+    return render(
+        request, CAMPAIGN_PAGE, dicebox_panel(db, acc, form=form, result=_html_result(acc, result)), block="dicebox"
+    )
 
 
 @router.get("/campaigns/{campaign_id}/odds")
@@ -201,7 +203,7 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
             request,
             db,
             exc,
-            TABLE,
+            CAMPAIGN_PAGE,
             lambda errors: prompts_panel(db, acc, errors=errors),
             key="prompt",
             by_field=exc.field in ("prompt_character", "prompt_expression"),
@@ -209,7 +211,7 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
         )
     if short:
         return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
+    return render(request, CAMPAIGN_PAGE, prompts_panel(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/group")
@@ -303,13 +305,15 @@ def complete_prompt(
             request,
             db,
             exc,
-            TABLE,
+            CAMPAIGN_PAGE,
             lambda errors: prompts_panel(db, acc, errors=errors),
             key=f"prompt-{prompt_id}",
             by_field=False,
             block="prompts",
         )
-    return render(request, TABLE, prompts_panel(db, acc, prompt_result=_html_result(acc, result)), block="prompts")
+    return render(
+        request, CAMPAIGN_PAGE, prompts_panel(db, acc, prompt_result=_html_result(acc, result)), block="prompts"
+    )
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
@@ -321,13 +325,13 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
             request,
             db,
             exc,
-            TABLE,
+            CAMPAIGN_PAGE,
             lambda errors: prompts_panel(db, acc, errors=errors),
             key="prompt",
             by_field=False,
             block="prompts",
         )
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
+    return render(request, CAMPAIGN_PAGE, prompts_panel(db, acc), block="prompts")
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
@@ -374,10 +378,10 @@ def adjust(
             request,
             db,
             exc,
-            TABLE,
+            CAMPAIGN_PAGE,
             lambda errors: characters_panel(db, acc, errors=errors),
             key=field,
             by_field=False,
             block="characters",
         )
-    return render(request, TABLE, characters_panel(db, acc), block="characters")
+    return render(request, CAMPAIGN_PAGE, characters_panel(db, acc), block="characters")
