@@ -188,16 +188,30 @@ def render_panel(
 
 
 def refuse_in_panel(
-    request: Request, db: Session, exc: FateboardError, acc: Access, name: str, subject: Any = None, **kw: Any
+    request: Request,
+    db: Session,
+    exc: FateboardError,
+    acc: Access,
+    name: str,
+    subject: Any = None,
+    /,
+    *,
+    key: str = "form",
+    by_field: bool = True,
+    field_key: str | None = None,
+    **extra: Any,
 ) -> Response:
-    """A refused form of panel `name`: the panel again (after the rollback), the error next to its field."""
+    """A refused form of panel `name`: the panel again (after the rollback, with `extra`), the error next to its
+    field (app/web.py render_failure: `key`, `by_field`, `field_key`)."""
     panel = PANELS[name]
     return render_failure(
         request,
         db,
         exc,
         panel.template_of(subject),
-        lambda errors: build(name, db, acc, subject, errors=errors),
+        lambda errors: build(name, db, acc, subject, errors=errors, **extra),
+        key=key,
+        by_field=by_field,
         block=panel.block,
-        **kw,
+        field_key=field_key,
     )
