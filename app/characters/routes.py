@@ -17,8 +17,6 @@ from app.characters import service
 from app.characters.views import (
     campaign_system,
     create_context,
-    sheet_panel,
-    system_context,
     system_with_page,
     template_for,
 )
@@ -29,7 +27,7 @@ from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
 from app.inputs import Id, parse_int
 from app.live.events import LiveEvent
-from app.panels import compose
+from app.panels import compose, refuse_in_panel, render_panel
 from app.rolls.present import result_card
 from app.systems import ActionError, Context, RuleSystem, get_action, get_system
 from app.web import redirect, render, render_failure
@@ -50,27 +48,18 @@ def act(
 ) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
-    template = template_for(system, "sheet")
     try:
         result = act_from_form(
             db, acc, publish, form, system_id=system.id, action_id=action_id, character_id=character.id
         )
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            template,
-            lambda errors: sheet_panel(
-                db, acc, character, errors=errors, form=dict(form.items()), failed_action=action_id
-            ),
-            key=action_id,
-            block="sheet",
+        return refuse_in_panel(
+            request, db, exc, acc, "sheet", character, key=action_id, form=dict(form.items()), failed_action=action_id
         )
     db.refresh(character)
     entry = result.entry
     shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed, encounter_id=result.encounter_id)
-    return render(request, template, sheet_panel(db, acc, character, result=shown), block="sheet")
+    return render_panel(request, db, acc, "sheet", character, result=shown)
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}")
@@ -179,21 +168,12 @@ def system_act(
     system = campaign_system(acc, system_id)
     if not system.has_pages:
         raise NotFound(_("This rule system has no page of its own."))
-    template = f"{system.id}/campaign.html"
     try:
         done = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id)
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            template,
-            lambda errors: system_context(db, acc, system, errors=errors, form=dict(form.items())),
-            key=action_id,
-            block="system",
-        )
+        return refuse_in_panel(request, db, exc, acc, "system", system, key=action_id, form=dict(form.items()))
     db.refresh(acc.campaign)
     result = result_card(
         done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed, encounter_id=done.encounter_id
     )
-    return render(request, template, system_context(db, acc, system, result=result), block="system")
+    return render_panel(request, db, acc, "system", system, result=result)
