@@ -118,7 +118,8 @@ def _form_problem(raw: bytes, *, encoded: bool) -> tuple[str, str] | None:
     return field, i18n.gettext("contains a NUL character, which is not allowed")
 
 
-# Picture uploads (app/handouts/routes.py): a multipart body of up to 20 MB whose file holds NUL bytes by nature.
+# Picture uploads (app/handouts/api.py, routes.py): a multipart body of up to 20 MB whose file holds NUL bytes by
+# nature.
 # It is not read into memory here: the route streams it to a temporary file and checks its text field itself.
 STREAMED_UPLOADS = re.compile(r"^(?:/api)?/campaigns/[0-9]{1,10}/handouts$")
 

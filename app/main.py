@@ -31,6 +31,7 @@ from app.config import Settings
 from app.db import make_engine, make_sessionmaker
 from app.encounters import routes as encounter_routes
 from app.errors import FateboardError, NotSignedIn, error_message
+from app.handouts import api as handout_api
 from app.handouts import routes as handout_routes
 from app.handouts.store import make_store
 from app.i18n import _
@@ -45,6 +46,8 @@ from app.notify import service as notify_service
 from app.notify.outbox import OutboxSender
 from app.notify.vapid import load_vapid
 from app.outbound import OutboundPolicy
+from app.panels import live_panel
+from app.panels import routes as panel_routes
 from app.rolls import effects
 from app.rolls import routes as roll_routes
 from app.rolls.writer import GroupWriter
@@ -60,7 +63,7 @@ from app.security import (
 )
 from app.systems import FOLDERS
 from app.talk import routes as talk_routes
-from app.web import HTMX, STATIC, redirect, render
+from app.web import ENV, HTMX, STATIC, redirect, render
 
 
 def make_broker(settings: Settings) -> Broker:
@@ -195,11 +198,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if (folder / "static").is_dir():
             app.mount(f"/static/systems/{system_id}", StaticFiles(directory=folder / "static"))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    ENV.globals["live_panel"] = live_panel  # a template names its live panels (app/panels: web.py may not import it)
     # The hot route first, as a plain Starlette route read from its one declaration in app/api.py (ActionRoute).
     app.router.routes.insert(0, api.ACTION_ROUTE.plain)
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).
-    app.include_router(handout_routes.api)
+    app.include_router(handout_api.api)
     app.include_router(between_api.router)
     for module in (
         api,
@@ -211,6 +215,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         handout_routes,
         roll_routes,
         talk_routes,
+        panel_routes,
         between_routes,
         docs_page,
     ):

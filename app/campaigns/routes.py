@@ -1,31 +1,24 @@
-"""Campaign pages: the list, the table itself, members, invites, game sessions and characters."""
+"""Campaign pages: the list, the campaign page itself, members, invites, game sessions and characters."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from starlette.responses import Response
 
 from app import i18n
 from app.campaigns import service
 from app.campaigns.service import Access
-from app.campaigns.views import (
-    NARRATOR_PANELS,
-    NARRATOR_SCREEN,
-    TABLE,
-    TABLE_PANELS,
-    campaign_list_context,
-    narrator_context,
-    table_context,
-)
+from app.campaigns.views import CAMPAIGN_PAGE, NARRATOR_SCREEN, campaign_list_context, campaign_log_context
 from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
-from app.errors import BadRequest, FateboardError, NotFound
+from app.errors import BadRequest, FateboardError
 from app.i18n import _, msg, session_own_title
 from app.inputs import Id, OptionalId, parse_int
 from app.live.events import LiveEvent
+from app.panels import compose, refuse_in_panel, render_panel
 from app.rolls.appending import Publish, append_note
 from app.rolls.log import LogFilter, log_kind, search_text
 from app.security import set_session
@@ -100,31 +93,13 @@ def campaign_page(
         kind=log_kind(kind),
         text=search_text(q),
     )
-    return render(request, TABLE, table_context(db, acc, log_page_size=settings.log_page_size, log_filter=where))
+    own = campaign_log_context(db, acc, log_page_size=settings.log_page_size, log_filter=where)
+    return render(request, CAMPAIGN_PAGE, compose("campaign", db, acc, **own))
 
 
 @router.get("/campaigns/{campaign_id}/narrator")
 def narrator_screen(request: Request, db: DB, acc: MemberAccess) -> Response:
-    return render(request, NARRATOR_SCREEN, narrator_context(db, acc))
-
-
-@router.get("/campaigns/{campaign_id}/panels/{name}")
-def table_panel(request: Request, db: DB, acc: MemberAccess, name: Annotated[str, Path(max_length=32)]) -> Response:
-    """One live panel of the campaign page (its block, from its own context builder): what static/js/app.js
-    fetches when the stream announces one of the panel's events (data-live / data-live-url)."""
-    builder = TABLE_PANELS.get(name)
-    if builder is None:
-        raise NotFound(_("There is no such panel."))
-    return render(request, TABLE, builder(db, acc), block=name)
-
-
-@router.get("/campaigns/{campaign_id}/narrator/panels/{name}")
-def narrator_panel(request: Request, db: DB, acc: MemberAccess, name: Annotated[str, Path(max_length=32)]) -> Response:
-    """One live panel of the narrator screen (its block, from its own context builder)."""
-    builder = NARRATOR_PANELS.get(name)
-    if builder is None:
-        raise NotFound(_("There is no such panel."))
-    return render(request, NARRATOR_SCREEN, builder(db, acc), block=name)
+    return render(request, NARRATOR_SCREEN, compose("narrator", db, acc, called=[]))
 
 
 # The event each panel's own forms announce to the other pages when they changed something (publish in `_act_on_panel`).
@@ -144,21 +119,18 @@ def _act_on_panel(
     action: Callable[[], object],
     publish: Publish | None = None,
 ) -> Response:
-    """Run a narrator/member action; re-render its panel (from the panel's own context), with the error next to
-    the field if it failed. With `publish`, the live stream announces the panel's event (PANEL_EVENTS)."""
-    panel = TABLE_PANELS[block]
+    """Run a narrator/member action; re-render its panel (app/panels), with the error next to the field if it
+    failed. With `publish`, the live stream announces the panel's event (PANEL_EVENTS)."""
     try:
         action()
         db.commit()
     except FateboardError as exc:
-        return render_failure(
-            request, db, exc, TABLE, lambda errors: panel(db, acc, errors=errors), key=block, block=block
-        )
+        return refuse_in_panel(request, db, exc, acc, block, key=block)
     if publish is not None:
         publish(acc.campaign.id, PANEL_EVENTS[block], None)
     if not hx.request:
         return redirect(request, f"/campaigns/{acc.campaign.id}")
-    return render(request, TABLE, panel(db, acc), block=block)
+    return render_panel(request, db, acc, block)
 
 
 @router.post("/campaigns/{campaign_id}/invites")

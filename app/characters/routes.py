@@ -7,20 +7,17 @@ into the action's params and hands them to the rules service — the same path a
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from app.campaigns.service import Access
 from app.characters import service
 from app.characters.views import (
-    SHEET_PANELS,
     campaign_system,
     create_context,
-    sheet_context,
-    sheet_panel,
-    system_context,
+    system_with_page,
     template_for,
 )
 from app.deps import DB, FormBody, Htmx, MemberAccess, Publisher
@@ -30,9 +27,10 @@ from app.forms import FORM_KEYS, act_from_form, params_from_form
 from app.i18n import _
 from app.inputs import Id, parse_int
 from app.live.events import LiveEvent
+from app.panels import compose, refuse_in_panel, render_panel
 from app.rolls.present import result_card
 from app.systems import ActionError, Context, RuleSystem, get_action, get_system
-from app.web import has_template, redirect, render, render_failure
+from app.web import redirect, render, render_failure
 
 router = APIRouter(include_in_schema=False)
 
@@ -41,21 +39,7 @@ router = APIRouter(include_in_schema=False)
 def sheet_page(request: Request, db: DB, acc: MemberAccess, character_id: Id) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
-    return render(request, template_for(system, "sheet"), sheet_context(db, acc, character))
-
-
-@router.get("/campaigns/{campaign_id}/characters/{character_id}/panels/{name}")
-def sheet_panel_fragment(
-    request: Request, db: DB, acc: MemberAccess, character_id: Id, name: Annotated[str, Path(max_length=32)]
-) -> Response:
-    """One live panel of a sheet page (its block, from its own context): what static/js/app.js fetches when the
-    stream announces one of the panel's events."""
-    panel = SHEET_PANELS.get(name)
-    if panel is None:
-        raise NotFound(_("There is no such panel."))
-    character = service.character_in(db, acc, character_id)
-    template = template_for(get_system(character.system), "sheet") if panel.template == "sheet" else panel.template
-    return render(request, template, panel.context(db, acc, character), block=panel.block)
+    return render(request, template_for(system, "sheet"), compose("sheet", db, acc, character))
 
 
 @router.post("/campaigns/{campaign_id}/characters/{character_id}/act/{action_id}")
@@ -64,27 +48,18 @@ def act(
 ) -> Response:
     character = service.character_in(db, acc, character_id)
     system = get_system(character.system)
-    template = template_for(system, "sheet")
     try:
         result = act_from_form(
             db, acc, publish, form, system_id=system.id, action_id=action_id, character_id=character.id
         )
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            template,
-            lambda errors: sheet_panel(
-                db, acc, character, errors=errors, form=dict(form.items()), failed_action=action_id
-            ),
-            key=action_id,
-            block="sheet",
+        return refuse_in_panel(
+            request, db, exc, acc, "sheet", character, key=action_id, form=dict(form.items()), failed_action=action_id
         )
     db.refresh(character)
     entry = result.entry
     shown = result_card(entry, acc.user.id, acc.is_narrator, replayed=result.replayed, encounter_id=result.encounter_id)
-    return render(request, template, sheet_panel(db, acc, character, result=shown), block="sheet")
+    return render_panel(request, db, acc, "sheet", character, result=shown)
 
 
 @router.get("/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}")
@@ -182,23 +157,8 @@ def create(
 def system_page(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
     """A system's campaign-wide page (app/systems/<system>/templates/campaign.html, block `system`): the narrator's
     tools that belong to no single character — foes, game time, tables, brawls."""
-    system = _system_with_page(acc, system_id)
-    return render(request, f"{system.id}/campaign.html", system_context(db, acc, system))
-
-
-def _system_with_page(acc: Access, system_id: str) -> RuleSystem:
-    """The campaign's system `system_id` if it has a page of its own (campaign.html is optional), else 404."""
-    system = campaign_system(acc, system_id)
-    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):
-        raise NotFound(_("This rule system has no page of its own."))
-    return system
-
-
-@router.get("/campaigns/{campaign_id}/systems/{system_id}/panels/system")
-def system_panel(request: Request, db: DB, acc: MemberAccess, system_id: str) -> Response:
-    """The system page's live panel (its block `system`, #system): what static/js/app.js fetches on its events."""
-    system = _system_with_page(acc, system_id)
-    return render(request, f"{system.id}/campaign.html", system_context(db, acc, system), block="system")
+    system = system_with_page(acc, system_id)
+    return render(request, f"{system.id}/campaign.html", compose("system", db, acc, system))
 
 
 @router.post("/campaigns/{campaign_id}/systems/{system_id}/act/{action_id}")
@@ -208,21 +168,12 @@ def system_act(
     system = campaign_system(acc, system_id)
     if not system.has_pages:
         raise NotFound(_("This rule system has no page of its own."))
-    template = f"{system.id}/campaign.html"
     try:
         done = act_from_form(db, acc, publish, form, system_id=system.id, action_id=action_id)
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            template,
-            lambda errors: system_context(db, acc, system, errors=errors, form=dict(form.items())),
-            key=action_id,
-            block="system",
-        )
+        return refuse_in_panel(request, db, exc, acc, "system", system, key=action_id, form=dict(form.items()))
     db.refresh(acc.campaign)
     result = result_card(
         done.entry, acc.user.id, acc.is_narrator, replayed=done.replayed, encounter_id=done.encounter_id
     )
-    return render(request, template, system_context(db, acc, system, result=result), block="system")
+    return render_panel(request, db, acc, "system", system, result=result)

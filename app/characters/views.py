@@ -1,11 +1,9 @@
-"""What a character's sheet and a system's campaign page show: one context each, for the page and for the
-fragments re-rendered from the same template."""
+"""What a character's sheet page and a system's campaign page show: one builder per panel (declared in app/panels,
+which composes the pages from them), for the page and for the fragments re-rendered from the same template."""
 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -14,13 +12,13 @@ from app.campaigns.service import Access
 from app.characters import service
 from app.characters.models import Character
 from app.encounters.service import active_encounters
-from app.errors import BadRequest
+from app.errors import BadRequest, NotFound
 from app.i18n import _
 from app.rolls import log as rolllog
 from app.rolls import prompts
 from app.rolls.visibility import VISIBILITY_LABELS
 from app.systems import SYSTEMS, RuleSystem, get_system
-from app.talk.views import composer_context
+from app.web import has_template
 
 
 def template_for(system: RuleSystem, page: str) -> str:
@@ -33,13 +31,12 @@ def campaign_system(acc: Access, system_id: str) -> RuleSystem:
     return SYSTEMS[system_id]
 
 
-def sheet_context(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
-    """The whole sheet page: the sheet (block `sheet`, with its prompts), the recent log and the composer."""
-    ctx = sheet_panel(db, acc, character)
-    ctx.update(recent_panel(db, acc, character))
-    ctx["composer"] = lambda: composer_context(db, acc, character=character)  # talk/composer.html, when rendered
-    ctx.update(extra)
-    return ctx
+def system_with_page(acc: Access, system_id: str) -> RuleSystem:
+    """The campaign's system `system_id` if it has a page of its own (campaign.html is optional), else 404."""
+    system = campaign_system(acc, system_id)
+    if not system.has_pages or not has_template(f"{system.id}/campaign.html"):
+        raise NotFound(_("This rule system has no page of its own."))
+    return system
 
 
 def recent_panel(db: Session, acc: Access, character: Character, **extra: Any) -> dict[str, Any]:
@@ -81,23 +78,6 @@ def sheet_panel(db: Session, acc: Access, character: Character, **extra: Any) ->
     }
     ctx.update(extra)
     return ctx
-
-
-@dataclass(frozen=True)
-class SheetPanel:
-    """A live panel of the sheet page: a template (`sheet`: the system's sheet template) and its block (None:
-    the template is the fragment), drawn from its own context builder."""
-
-    template: str
-    block: str | None
-    context: Callable[..., dict[str, Any]]
-
-
-# GET /campaigns/{id}/characters/{character_id}/panels/{name}
-SHEET_PANELS: dict[str, SheetPanel] = {
-    "sheet": SheetPanel("sheet", "sheet", sheet_panel),
-    "recent": SheetPanel("characters/_recent.html", None, recent_panel),
-}
 
 
 def create_context(acc: Access, system: RuleSystem, **extra: Any) -> dict[str, Any]:

@@ -1,10 +1,9 @@
-"""What the handout panels render from: the scene (every member), the handouts a viewer was shown (the campaign
-page), the library (the narrator screen). Each panel is a fragment with its own URL (app/handouts/routes.py)."""
+"""What the handout panels render from (blocks of handouts/panels.html, declared in app/panels): the scene (every
+member) and the handouts a viewer was shown (the campaign page), the library (the narrator screen)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -52,6 +51,7 @@ def library_context(db: Session, acc: Access) -> dict[str, Any]:
     # message ("Uploaded …") stays when the refresh that follows finds the same library.
     version = repr(([(h.id, h.title) for h in library], sorted(shown_to.items()), scene.id if scene else None))
     return {
+        "scene": scene,  # marked in the list ("the scene")
         "library": library,
         "shown_to": shown_to,
         "library_version": hashlib.sha256(version.encode()).hexdigest()[:12],
@@ -60,33 +60,17 @@ def library_context(db: Session, acc: Access) -> dict[str, Any]:
     }
 
 
-def table_panels(db: Session, acc: Access) -> dict[str, Any]:
-    """The campaign page's handout panels: the scene at the top and the handouts this viewer was shown."""
-    return {**scene_context(db, acc), **shown_context(db, acc)}
-
-
-def panels_context(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
-    ctx: dict[str, Any] = {
-        "acc": acc,
-        "campaign": acc.campaign,
-        "is_narrator": acc.is_narrator,
-        "errors": {},
-        **table_panels(db, acc),
-    }
-    if acc.is_narrator:
-        ctx.update(library_context(db, acc))
-    ctx.update(extra)
-    return ctx
-
-
 def _panel(acc: Access, data: dict[str, Any]) -> dict[str, Any]:
     return {"acc": acc, "campaign": acc.campaign, "is_narrator": acc.is_narrator, "errors": {}, **data}
 
 
-# The live panels of the handouts (blocks of PANELS, each from its own context): GET
-# /campaigns/{id}/handouts/panels/{name}, what static/js/app.js fetches on `scene` and `handouts`.
-HANDOUT_PANELS: dict[str, Callable[[Session, Access], dict[str, Any]]] = {
-    "scene": lambda db, acc: _panel(acc, scene_context(db, acc)),
-    "shown": lambda db, acc: _panel(acc, shown_context(db, acc)),
-    "library": lambda db, acc: _panel(acc, library_context(db, acc)),
-}
+def scene_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(acc, {**scene_context(db, acc), **extra})
+
+
+def shown_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(acc, {**shown_context(db, acc), **extra})
+
+
+def library_panel(db: Session, acc: Access, **extra: Any) -> dict[str, Any]:
+    return _panel(acc, {**library_context(db, acc), **extra})

@@ -10,20 +10,14 @@ from pydantic import ValidationError
 from starlette.responses import Response, StreamingResponse
 
 from app.campaigns.service import Access, require_narrator
-from app.campaigns.views import (
-    NARRATOR_SCREEN,
-    TABLE,
-    characters_panel,
-    dicebox_panel,
-    narrator_context,
-    prompts_panel,
-)
+from app.campaigns.views import NARRATOR_SCREEN
 from app.characters.service import character_for
 from app.deps import DB, AppSettings, FormBody, MemberAccess, Publisher
 from app.errors import BadRequest, FateboardError, validation_message
 from app.forms import editable_fields, form_visibility, params_from_form, sheet_changes
 from app.i18n import _, rule_message
 from app.inputs import Id, OptionalId, Seq, idempotency_key, parse_int
+from app.panels import compose, refuse_in_panel, render_panel
 from app.rolls import corrections, prompts, service
 from app.rolls import log as rolllog
 from app.rolls.models import LogEntry
@@ -64,18 +58,10 @@ def roll(
         )
         result = service.perform_action(db, acc, req, idempotency_key=idempotency_key(key), publish=publish)
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            TABLE,
-            lambda errors: dicebox_panel(db, acc, form=form, errors=errors),
-            key="expression",
-            block="dicebox",
-        )
+        return refuse_in_panel(request, db, exc, acc, "dicebox", key="expression", form=form)
     form["note"] = ""
     # The roller's own answer: the dice box alone, from its own context (not the whole page's).
-    return render(request, TABLE, dicebox_panel(db, acc, form=form, result=_html_result(acc, result)), block="dicebox")
+    return render_panel(request, db, acc, "dicebox", form=form, result=_html_result(acc, result))
 
 
 @router.get("/campaigns/{campaign_id}/odds")
@@ -152,11 +138,6 @@ def verify(request: Request, db: DB, acc: MemberAccess) -> Response:
     return render(request, "rolls/verify.html", {"result": result, "problems": problems, "campaign": acc.campaign})
 
 
-@router.get("/campaigns/{campaign_id}/prompts")
-def prompts_fragment(request: Request, db: DB, acc: MemberAccess) -> Response:
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
-
-
 def check_dice_call(locked: dict[str, Any]) -> None:
     """A dice call's locked values are checked before the prompt exists: the expression parses and can be rolled
     (its odds computed), and no field is unknown — a 422 next to the expression, never a 500."""
@@ -202,19 +183,18 @@ def call_for_roll(request: Request, db: DB, acc: MemberAccess, publish: Publishe
             db.rollback()
             return render(request, CALLED, {"error": exc.message}, status_code=exc.status_code)
         # An error about a field the panel's form has shows next to it; any other at the top of the panel.
-        return render_failure(
+        return refuse_in_panel(
             request,
             db,
             exc,
-            TABLE,
-            lambda errors: prompts_panel(db, acc, errors=errors),
+            acc,
+            "prompts",
             key="prompt",
             by_field=exc.field in ("prompt_character", "prompt_expression"),
-            block="prompts",
         )
     if short:
         return render(request, CALLED, {"called": character_for(db, acc, prompt.character_id).name})
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
+    return render_panel(request, db, acc, "prompts")
 
 
 @router.post("/campaigns/{campaign_id}/prompts/group")
@@ -269,7 +249,7 @@ def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publish
             db,
             exc,
             NARRATOR_SCREEN,
-            lambda errors: narrator_context(db, acc, errors=errors, form=form_values),
+            lambda errors: compose("narrator", db, acc, called=[], errors=errors, form=form_values),
             key="form",
             by_field=exc.field in ("prompt_characters", "prompt_expression", "visibility", "note"),
             block="screen",
@@ -278,7 +258,7 @@ def call_for_rolls(request: Request, db: DB, acc: MemberAccess, publish: Publish
     return render(
         request,
         NARRATOR_SCREEN,
-        narrator_context(db, acc, called=[c.name for c in chosen], form=form_values),
+        compose("narrator", db, acc, called=[c.name for c in chosen], form=form_values),
         block="screen",
     )
 
@@ -304,17 +284,8 @@ def complete_prompt(
             db, acc, req, idempotency_key=idempotency_key(form.get("idempotency_key")), publish=publish
         )
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            TABLE,
-            lambda errors: prompts_panel(db, acc, errors=errors),
-            key=f"prompt-{prompt_id}",
-            by_field=False,
-            block="prompts",
-        )
-    return render(request, TABLE, prompts_panel(db, acc, prompt_result=_html_result(acc, result)), block="prompts")
+        return refuse_in_panel(request, db, exc, acc, "prompts", key=f"prompt-{prompt_id}", by_field=False)
+    return render_panel(request, db, acc, "prompts", prompt_result=_html_result(acc, result))
 
 
 @router.post("/campaigns/{campaign_id}/prompts/{prompt_id}/cancel")
@@ -322,17 +293,8 @@ def cancel_prompt(request: Request, db: DB, acc: MemberAccess, publish: Publishe
     try:
         prompts.cancel_prompt(db, acc, prompt_id, publish=publish)
     except FateboardError as exc:
-        return render_failure(
-            request,
-            db,
-            exc,
-            TABLE,
-            lambda errors: prompts_panel(db, acc, errors=errors),
-            key="prompt",
-            by_field=False,
-            block="prompts",
-        )
-    return render(request, TABLE, prompts_panel(db, acc), block="prompts")
+        return refuse_in_panel(request, db, exc, acc, "prompts", key="prompt", by_field=False)
+    return render_panel(request, db, acc, "prompts")
 
 
 @router.post("/campaigns/{campaign_id}/entries/{seq}/void")
@@ -375,14 +337,5 @@ def adjust(
         field = exc.field or ""
         name = field.removeprefix(f"{where}-") if field.startswith(f"{where}-") else field.split(".")[0]
         field = f"{where}-{name}" if name in shown else where
-        return render_failure(
-            request,
-            db,
-            exc,
-            TABLE,
-            lambda errors: characters_panel(db, acc, errors=errors),
-            key=field,
-            by_field=False,
-            block="characters",
-        )
-    return render(request, TABLE, characters_panel(db, acc), block="characters")
+        return refuse_in_panel(request, db, exc, acc, "characters", key=field, by_field=False)
+    return render_panel(request, db, acc, "characters")

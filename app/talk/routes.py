@@ -1,6 +1,6 @@
 """Table talk's pages: the composer's form (campaign page, every sheet), a message's line (fetched again after an
-edit or a withdrawal), edit and withdraw, and a Rabbits conflict's team talk panel. Thin: app/talk/service.py
-decides; the JSON API is app/api.py."""
+edit or a withdrawal), edit and withdraw, and the team talk panel's form (the live panels: app/panels). Thin:
+app/talk/service.py decides; the JSON API is app/api.py."""
 
 from __future__ import annotations
 
@@ -53,14 +53,6 @@ def _request_from_form(form: FormData) -> tuple[service.MessageRequest, dict[str
         encounter_id=parse_int(encounter, "encounter_id") if audience == "team" else None,
     )
     return req, shown
-
-
-@router.get("/campaigns/{campaign_id}/talk/composer")
-def composer(request: Request, db: DB, acc: MemberAccess, character: str = "") -> Response:
-    """The composer as a live panel (static/js/app.js refetches it when members, characters or encounters
-    change; what the person was typing survives)."""
-    on = _sheet_character(db, acc, character)
-    return render(request, COMPOSER, {"c": composer_context(db, acc, character=on)}, block="composer")
 
 
 def _sheet_character(db: DB, acc: Access, character: str) -> Any:
@@ -156,10 +148,3 @@ def _change(db: DB, acc: Access, publish: Publish, seq: int, what: str, text: st
             _line(db, acc, seq, exc.message), status_code=exc.status_code, media_type="text/html; charset=utf-8"
         )
     return Response(_line(db, acc, seq), media_type="text/html; charset=utf-8")
-
-
-@router.get("/campaigns/{campaign_id}/encounters/{encounter_id}/talk")
-def team_panel(request: Request, db: DB, acc: MemberAccess, encounter_id: Id) -> Response:
-    """A Rabbits conflict's team talk as a live panel (refetched on the `talk` event)."""
-    encounter = encounter_in(db, acc, encounter_id)
-    return render(request, TEAM, {"p": team_panel_context(db, acc, encounter)}, block="team")

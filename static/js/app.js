@@ -198,7 +198,7 @@
   function promptsUrl() {
     var holder = document.querySelector("[data-stream]");
     var url = holder && holder.dataset.stream;
-    return url && /^\/campaigns\/\d+\/stream$/.test(url) ? url.replace(/\/stream$/, "/prompts") : null;
+    return url && /^\/campaigns\/\d+\/stream$/.test(url) ? url.replace(/\/stream$/, "/panels/prompts") : null;
   }
 
   function hasPromptsPanel() {
@@ -225,7 +225,7 @@
       });
       remoteKnown = (remoteKnown || []).concat(ids);
       if (!fresh) return;
-      showToast(fresh, url.replace(/\/prompts$/, "") + "#" + fresh.id);
+      showToast(fresh, url.replace(/\/panels\/prompts$/, "") + "#" + fresh.id);
     }).catch(function () { /* the next event asks again */ });
   }
 

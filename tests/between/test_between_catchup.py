@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from utils.coin_system import COIN
+from utils.flip_duel import FLIP_DUEL
 from utils.tables import Table
 from utils.web import api_token
 
@@ -146,18 +146,20 @@ def _turn(state: Any, participants: Sequence[Mapping[str, Any]]) -> dict[int, st
 def test_waiting_lists_each_systems_waits_with_the_systems_word(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kind = replace(COIN.encounters["coin-duel"], awaited=_turn)
-    monkeypatch.setitem(systems.SYSTEMS, "coin", replace(COIN, encounters={"coin-duel": kind}))
+    kind = replace(FLIP_DUEL.encounters["coin-duel"], awaited=_turn)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", replace(FLIP_DUEL, encounters={"coin-duel": kind}))
     nora, pia, otto = (api_token(client, n) for n in ("nora", "pia", "otto"))
-    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["coin"]}, headers=nora).json()["id"]
+    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["flipduel"]}, headers=nora).json()["id"]
     for who in (pia, otto):
         code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
         client.post(f"/api/invites/{code}/accept", headers=who)
-    ace = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()
-    bo = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()
+    ace = client.post(
+        f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "flipduel"}, headers=pia
+    ).json()
+    bo = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "flipduel"}, headers=otto).json()
 
     def act(who: dict[str, str], action: str, character: int, **params: Any) -> Any:
-        body = {"system": "coin", "action": action, "character_id": character, "params": params}
+        body = {"system": "flipduel", "action": action, "character_id": character, "params": params}
         r = client.post(f"/api/campaigns/{cid}/actions", headers=who, json=body)
         assert r.status_code == 201, r.text
         return r.json()

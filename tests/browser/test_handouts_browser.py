@@ -150,17 +150,17 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     screenshot(nora.page, "handouts-nora-library-1280")
     problems += page_problems(nora.page, "handouts-nora-library", width=1280)
 
-    # The narrator's library and the panels' own page on a phone too (in Danish: the words are ours).
+    # The narrator's library and the campaign page's scene on a phone too (in Danish: the words are ours).
     phone = tabs.open("nora-phone", locale="da-DK", extra_http_headers={"Accept-Language": "da"})
     sign_in(phone, base, "nora", next=f"{table}/narrator")
     expect(phone.page.locator("#library-panel h2")).to_have_text("Billedbibliotek")
     phone.page.locator("#library-panel").scroll_into_view_if_needed()
     screenshot(phone.page, "handouts-nora-library-da-390")
     problems += page_problems(phone.page, "handouts-nora-library-da")
-    phone.page.goto(f"{base}{table}/handouts")
+    phone.page.goto(f"{base}{table}")
     expect(phone.page.locator("#scene-panel .scene-stage img")).to_be_visible()
-    screenshot(phone.page, "handouts-panels-da-390")
-    problems += page_problems(phone.page, "handouts-panels-da")
+    screenshot(phone.page, "handouts-scene-da-390")
+    problems += page_problems(phone.page, "handouts-scene-da")
 
     assert not problems, problems
     assert not tabs.csp_violations(), tabs.csp_violations()

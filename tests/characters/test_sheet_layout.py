@@ -56,10 +56,10 @@ def test_the_sheet_extends_the_one_layout(system_id: str) -> None:
 
 def test_the_layout_holds_the_live_hooks_once() -> None:
     src = _source(LAYOUT)
-    assert src.count("data-stream=") == 1 and src.count('data-live="{{ live.SHEET }}:{{ character.id }}') == 1
+    assert src.count("data-stream=") == 1 and src.count('{{ live_panel("sheet", character.id) }}') == 1
     # The prompts panel follows the stream's `prompts` event (static/js/app.js refetches [data-live] panels from
-    # their fragment URL: the prompts panel is inside the sheet's).
-    assert 'data-prompts data-live="{{ live.PROMPTS }}"' in _source("characters/_sheet_macros.html")
+    # their fragment URL: the prompts panel is inside the sheet's; app/panels `sheet_prompts`).
+    assert 'data-prompts {{ live_panel("sheet_prompts", character.id) }}' in _source("characters/_sheet_macros.html")
     assert src.count('{% include "characters/_sheet_head.html" %}') == 1
     assert src.count('{% include "characters/_recent.html" %}') == 1
 
@@ -151,7 +151,7 @@ def test_a_prompt_appears_live_on_the_open_sheet(live_server: LiveServer, system
     assert before.panels == 1 and not before.inside
     [hook] = before.hooks
     assert "prompts" in (hook["data-live"] or "").split() and hook["id"]
-    assert hook["data-live-url"] == f"/campaigns/{cid}/characters/{hero}/panels/sheet"
+    assert hook["data-live-url"] == f"/campaigns/{cid}/panels/sheet_prompts?of={hero}"
 
     events: queue.Queue = queue.Queue()
     ready = threading.Event()

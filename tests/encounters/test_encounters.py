@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
-from utils.coin_system import COIN
+from utils.flip_duel import FLIP_DUEL
 from utils.web import api_token
 
 from app import systems
@@ -18,19 +18,19 @@ pytestmark = pytest.mark.engines  # docs/DEVELOPING.md: what runs on PostgreSQL 
 
 @pytest.fixture
 def coin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(systems.SYSTEMS, "coin", COIN)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", FLIP_DUEL)
 
 
 def _duel(client: TestClient) -> dict[str, Any]:
     nora, pia, otto = (api_token(client, n) for n in ("nora", "pia", "otto"))
-    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["coin"]}, headers=nora).json()["id"]
+    cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["flipduel"]}, headers=nora).json()["id"]
     for who in (pia, otto):
         code = client.post(f"/api/campaigns/{cid}/invites", json={}, headers=nora).json()["code"]
         client.post(f"/api/invites/{code}/accept", headers=who)
-    a = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "coin"}, headers=pia).json()[
+    a = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Ace", "system": "flipduel"}, headers=pia).json()[
         "id"
     ]
-    b = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "coin"}, headers=otto).json()[
+    b = client.post(f"/api/campaigns/{cid}/characters", json={"name": "Bo", "system": "flipduel"}, headers=otto).json()[
         "id"
     ]
     return {"cid": cid, "nora": nora, "pia": pia, "otto": otto, "a": a, "b": b}
@@ -40,7 +40,7 @@ def _act(client: TestClient, d: dict[str, Any], who: str, action: str, character
     return client.post(
         f"/api/campaigns/{d['cid']}/actions",
         headers=d[who],
-        json={"system": "coin", "action": action, "character_id": character, "params": params},
+        json={"system": "flipduel", "action": action, "character_id": character, "params": params},
     )
 
 
@@ -93,14 +93,19 @@ def test_encounters_belong_to_their_campaign(client: TestClient, coin: None) -> 
     _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"])
     enc = _encounter(client, d)
     olga = api_token(client, "olga")
-    cid2 = client.post("/api/campaigns", json={"name": "Else", "systems": ["coin"]}, headers=olga).json()["id"]
-    c2 = client.post(f"/api/campaigns/{cid2}/characters", json={"name": "Cy", "system": "coin"}, headers=olga).json()[
-        "id"
-    ]
+    cid2 = client.post("/api/campaigns", json={"name": "Else", "systems": ["flipduel"]}, headers=olga).json()["id"]
+    c2 = client.post(
+        f"/api/campaigns/{cid2}/characters", json={"name": "Cy", "system": "flipduel"}, headers=olga
+    ).json()["id"]
     r = client.post(
         f"/api/campaigns/{cid2}/actions",
         headers=olga,
-        json={"system": "coin", "action": "flip", "character_id": c2, "params": {"encounter_id": enc.id, "version": 1}},
+        json={
+            "system": "flipduel",
+            "action": "flip",
+            "character_id": c2,
+            "params": {"encounter_id": enc.id, "version": 1},
+        },
     )
     assert r.status_code == 404
 
@@ -122,8 +127,8 @@ def test_every_screen_takes_an_encounters_state_through_its_systems_filter(
         seen.append(viewer)
         return state.stored() if viewer.is_narrator else {"turn": state.turn, "flips": state.flips}
 
-    kind = dataclasses.replace(COIN.encounters["coin-duel"], view=secret_tally)
-    monkeypatch.setitem(systems.SYSTEMS, "coin", dataclasses.replace(COIN, encounters={"coin-duel": kind}))
+    kind = dataclasses.replace(FLIP_DUEL.encounters["coin-duel"], view=secret_tally)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", dataclasses.replace(FLIP_DUEL, encounters={"coin-duel": kind}))
     d = _duel(client)
     assert _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"]).status_code == 201
     enc = _encounter(client, d)

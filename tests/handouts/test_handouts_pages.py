@@ -74,7 +74,7 @@ def test_the_narrator_uploads_shows_and_sets_the_scene_through_the_pages(
     assert 'id="handouts-panel"' in pia_page and image in pia_page and "The mill" in pia_page
     assert image not in otto_page and "The mill" not in otto_page and 'id="handouts-panel"' in otto_page
     assert 'class="handout-card"' in pia_page  # the card in the log
-    assert "The mill" in pia.get(f"/campaigns/{cid}/handouts").text  # the panel's own URL (live refetch)
+    assert "The mill" in pia.get(f"/campaigns/{cid}/panels/shown").text  # the panel's own URL (live refetch)
     r = post(nora, f"/campaigns/{cid}/handouts/{hid}/show", {"to": ["999"]})
     assert r.status_code == 422 and "Only members" in r.text
 
@@ -110,7 +110,7 @@ def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[
     pid = int(re.search(r'data-pin="(\d+)"', r.text).group(1))
     assert (
         "The cave" not in pia.get(f"/campaigns/{cid}").text
-        and "The cave" not in pia.get(f"/campaigns/{cid}/scene").text
+        and "The cave" not in pia.get(f"/campaigns/{cid}/panels/scene").text
     )
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}", {"x": "0.5", "y": "0.1"})
     assert 'transform="translate(500.0 50.0)"' in r.text
@@ -118,7 +118,7 @@ def test_pins_through_the_scene_panel(client: TestClient, new_client: Callable[[
     assert "The bear&#39;s cave" in r.text
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}", {"visible": "1"})
     assert "Hide from players" in r.text
-    assert "The bear&#39;s cave" in pia.get(f"/campaigns/{cid}/scene").text
+    assert "The bear&#39;s cave" in pia.get(f"/campaigns/{cid}/panels/scene").text
     assert post(pia, f"/campaigns/{cid}/scene/pins/{pid}", {"visible": "0"}).status_code == 403
     r = post(nora, f"/campaigns/{cid}/scene/pins/{pid}/delete")
     assert r.status_code == 200 and "bear" not in r.text

@@ -1,7 +1,8 @@
-"""One way a page updates live (issue 22): every live panel names declared events (app/live/events.py, the
-`live` template global) and its own fragment URL; static/js/app.js fetches that URL when the stream announces one
-of the events and swaps the element with the panel's id. Checked twice: in every template's source, and on real
-pages, where each panel's URL must answer a fragment (not a page) holding the panel."""
+"""One way a page updates live (issue 22): every live panel is declared once in app/panels (its page, block,
+builder, events) and a template names it with `{{ live_panel("name") }}`, which writes its declared events
+(app/live/events.py) and its one URL; static/js/app.js fetches that URL when the stream announces one of the events
+and swaps the element with the panel's id. Checked twice: in every template's source, and on real pages, where
+each panel's URL must answer a fragment (not a page) holding the panel."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from utils.web import signed_in
 
 from app.live.events import LiveEvent
+from app.panels import PANELS
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "templates"
@@ -20,15 +22,16 @@ APP_JS = ROOT / "static" / "js" / "app.js"
 # A tag (Jinja expressions in it may hold ">"): its attributes up to the closing ">".
 TAG = re.compile(r"<[a-zA-Z][\w-]*(?:\{\{.*?\}\}|\{%.*?%\}|[^>{])*>", re.S)
 ATTR = re.compile(r'\s([\w-]+)="((?:\{\{.*?\}\}|\{%.*?%\}|[^"])*)"', re.S)
-EVENT = re.compile(r"\{\{ live\.(\w+) \}\}(?::\{\{ [\w.]+ \}\})?")
+PANEL = re.compile(r"\{\{ live_panel\(\"(\w+)\"")
 
 
-def _live_tags(source: str) -> list[dict[str, str]]:
+def _live_tags(source: str) -> list[tuple[str, dict[str, str]]]:
+    """Each tag that is a live panel: (the tag, its attributes)."""
     tags = []
     for tag in TAG.findall(source):
         attrs = dict(ATTR.findall(tag))
-        if "data-live" in attrs:
-            tags.append(attrs)
+        if "data-live" in attrs or "live_panel(" in tag:
+            tags.append((tag, attrs))
     return tags
 
 
@@ -51,21 +54,27 @@ def test_the_checks_find_the_panels() -> None:
 
 
 @pytest.mark.parametrize("path", _templates(), ids=lambda p: p.relative_to(TEMPLATES).as_posix())
-def test_every_live_panel_in_the_templates_has_a_url_an_id_and_declared_events(path: Path) -> None:
+def test_every_live_panel_in_the_templates_is_a_declared_panel_with_an_id(path: Path) -> None:
     source = path.read_text("utf-8")
     # The other mechanism is gone: no htmx element follows a "<event>-changed" body event.
     assert "-changed from:body" not in source
-    for attrs in _live_tags(source):
-        assert attrs.get("id"), f"{path.name}: a live panel without an id: {attrs}"
-        assert attrs.get("data-live-url", "").startswith("/campaigns/"), f"{path.name}: no fragment URL: {attrs}"
-        value = attrs["data-live"]
-        names = EVENT.findall(value)
-        assert names, f"{path.name}: {value!r} names no declared event (write {{{{ live.NAME }}}})"
-        assert not EVENT.sub("", value).strip(), f"{path.name}: {value!r}: an event not written {{{{ live.NAME }}}}"
-        for name in names:
-            assert name in LiveEvent.__members__, f"{path.name}: no LiveEvent.{name}"
+    for tag, attrs in _live_tags(source):
+        assert attrs.get("id"), f"{path.name}: a live panel without an id: {tag}"
+        assert "data-live" not in attrs, f"{path.name}: events and URL written by hand, not by live_panel: {tag}"
+        [name] = PANEL.findall(tag)
+        assert name in PANELS, f"{path.name}: {name!r} is not declared in app/panels"
+        assert PANELS[name].events or PANELS[name].own, f"{path.name}: {name!r} follows no event"
     for name in re.findall(r"\blive\.(\w+)", source):
         assert name in LiveEvent.__members__, f"{path.name}: live.{name} is not declared"
+
+
+def test_every_declared_panel_follows_declared_events_and_has_its_block() -> None:
+    """The registry itself: events are LiveEvents; each template named by a string has the panel's block."""
+    for name, panel in PANELS.items():
+        assert all(isinstance(e, LiveEvent) for e in (*panel.events, *panel.own)), name
+        if isinstance(panel.template, str) and panel.block is not None:
+            source = (TEMPLATES / panel.template).read_text("utf-8")
+            assert f"{{% block {panel.block} %}}" in source, (name, panel.template)
 
 
 def test_the_script_names_no_event() -> None:
@@ -144,13 +153,17 @@ def test_an_unknown_panel_is_a_404(table, new_client) -> None:
     narrator = signed_in(new_client, "nora")
     for url in (
         f"/campaigns/{table.id}/panels/log",
-        f"/campaigns/{table.id}/narrator/panels/nothing",
-        f"/campaigns/{table.id}/characters/{table.pia_char}/panels/composer",
+        f"/campaigns/{table.id}/panels/nothing",
+        f"/campaigns/{table.id}/panels/sheet",  # a panel of a character, without one
+        f"/campaigns/{table.id}/panels/sheet?of=99999",
+        f"/campaigns/{table.id}/panels/encounter?of=99999",
+        f"/campaigns/{table.id}/panels/system?of=nothing",
     ):
         r = narrator.get(url)
-        assert r.status_code == 404, url
+        assert r.status_code in (404, 422), (url, r.status_code)
+    assert narrator.get(f"/campaigns/{table.id}/panels/sheet?of=x").status_code == 422  # not a number
     player = signed_in(new_client, "pia")
-    assert player.get(f"/campaigns/{table.id}/narrator/panels/screen_live").status_code == 403
+    assert player.get(f"/campaigns/{table.id}/panels/screen_live").status_code == 403
 
 
 def test_the_dice_box_answer_draws_only_its_block(table, new_client) -> None:

@@ -171,7 +171,7 @@ def test_the_narrator_screen_calls_any_systems_roll_for_several(
     assert len(open_prompts(app, t.id)) == before
     # The tick list is a live panel of its own (it sits outside #screen-live).
     assert re.search(
-        r'<fieldset id="group-call-who" data-live="characters" data-live-url="[^"]+/narrator/panels/call_who">', page
+        r'<fieldset id="group-call-who" data-live="characters" data-live-url="[^"]+/panels/call_who">', page
     )
 
 

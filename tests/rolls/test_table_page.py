@@ -84,9 +84,9 @@ def test_narrator_calls_for_a_roll_and_the_player_answers(table: Table, new_clie
         headers=_hx(nora),
     )
     assert bad.status_code == 422 and "column" in bad.text
-    pia_panel = pia.get(f"/campaigns/{table.id}/prompts").text
+    pia_panel = pia.get(f"/campaigns/{table.id}/panels/prompts").text
     assert "spot the trap" in pia_panel and "1d20+2" in pia_panel
-    assert "spot the trap" not in otto.get(f"/campaigns/{table.id}/prompts").text
+    assert "spot the trap" not in otto.get(f"/campaigns/{table.id}/panels/prompts").text
     prompt_id = re.search(r"/prompts/(\d+)/complete", pia_panel).group(1)
     r = pia.post(f"/campaigns/{table.id}/prompts/{prompt_id}/complete", data={"idempotency_key": "p"}, headers=_hx(pia))
     assert r.status_code == 200 and "Rolled: #1" in r.text

@@ -14,7 +14,7 @@ import pytest
 from fastapi.routing import APIRoute
 from starlette.testclient import TestClient
 from utils import pictures
-from utils.coin_system import COIN
+from utils.flip_duel import FLIP_DUEL
 from utils.routes import registered_routes
 from utils.settings import app_settings
 from utils.tables import Table
@@ -69,16 +69,20 @@ ROUTES = [
     Route("GET", "/campaigns/{campaign_id}/log?before=4", "member"),
     Route("GET", "/campaigns/{campaign_id}/export.json", "member"),
     Route("GET", "/campaigns/{campaign_id}/verify", "member"),
-    Route("GET", "/campaigns/{campaign_id}/prompts", "member"),
     Route("GET", "/campaigns/{campaign_id}/narrator", "narrator"),
-    # The live panels' fragments (issue 22)
+    # The live panels (app/panels: one URL, the subject in ?of=)
     Route("GET", "/campaigns/{campaign_id}/panels/{name}", "member", values={"name": "members"}),
-    Route("GET", "/campaigns/{campaign_id}/narrator/panels/{name}", "narrator", values={"name": "screen_live"}),
-    Route(
-        "GET", "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}", "member", values={"name": "sheet"}
-    ),
+    Route("GET", "/campaigns/{campaign_id}/panels/prompts", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/screen_live", "narrator"),
+    Route("GET", "/campaigns/{campaign_id}/panels/sheet?of={character_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/system?of=cat", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/shown", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/scene", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/composer", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/encounter?of={encounter_id}", "member"),
+    Route("GET", "/campaigns/{campaign_id}/panels/team_talk?of={encounter_id}", "member"),
+    # the same panels at the URLs the systems' templates still write
     Route("GET", "/campaigns/{campaign_id}/systems/{system_id}/panels/system", "member", values={"system_id": "cat"}),
-    Route("GET", "/campaigns/{campaign_id}/handouts/panels/{name}", "member", values={"name": "shown"}),
     Route(
         "POST",
         "/campaigns/{campaign_id}/prompts/group",
@@ -163,7 +167,6 @@ ROUTES = [
         values={"system_id": "cat", "action_id": "advance_time"},
     ),
     # Table talk (app/talk): the player's public message is #4; retract: its author or a narrator
-    Route("GET", "/campaigns/{campaign_id}/talk/composer", "member"),
     Route("POST", "/campaigns/{campaign_id}/talk", "member", {"text": "hello"}),
     Route("GET", "/campaigns/{campaign_id}/talk/{seq}", "member", values={"seq": "4"}),
     Route("POST", "/campaigns/{campaign_id}/talk/{seq}/edit", "author", {"text": "hello again"}, values={"seq": "4"}),
@@ -174,7 +177,6 @@ ROUTES = [
         values={"seq": "4"},
         fresh_world_per_role=True,
     ),
-    Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}/talk", "member"),
     Route("POST", "/api/campaigns/{campaign_id}/messages", "member", {"text": "hello"}),
     Route(
         "POST",
@@ -223,8 +225,6 @@ ROUTES = [
     Route("POST", "/api/invites/{code}/accept", "signed_in"),
     # handouts and the scene (the World's handout is shown to everyone and is the scene, with one pin). The
     # uploads (POST …/handouts, multipart) are held to the same rules in tests/handouts/.
-    Route("GET", "/campaigns/{campaign_id}/handouts", "member"),
-    Route("GET", "/campaigns/{campaign_id}/scene", "member"),
     Route("GET", "/campaigns/{campaign_id}/handouts/{handout_id}/image", "member"),
     Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/show", "narrator", {"to": "all"}),
     Route("POST", "/campaigns/{campaign_id}/handouts/{handout_id}/delete", "narrator"),
@@ -333,6 +333,9 @@ ELSEWHERE = {
     "/account/devices/{subscription_id}/remove",
     "/api/campaigns/{campaign_id}/discord",
     "/campaigns/{campaign_id}/discord/remove",
+    # the library's upload from the page (multipart): a player and an outsider refused before a byte is read
+    # (tests/handouts/test_handouts_pages.py, test_handouts_api.py)
+    "/campaigns/{campaign_id}/handouts",
     # a member's secret calendar feed: no sign-in by design, 404 once rotated or revoked (tests/between)
     "/api/calendar-feed/{secret}.ics",
     # account recovery: token links and forms for anyone; e-mail and deletion (tests/accounts/test_recovery.py)
@@ -346,16 +349,16 @@ ELSEWHERE = {
 
 class World:
     def __init__(self, client: TestClient, new_client, suffix: str = "", session_running: bool = True) -> None:
-        self.table = Table(client, suffix, systems=("dice", "coin", "cat"))
+        self.table = Table(client, suffix, systems=("dice", "flipduel", "cat"))
         t = self.table
-        # A coin duel between Pia's and Otto's coin characters (tests/utils/coin_system.py), Pia to move.
-        self.coin_char = t.character(t.player, "Pia's coin", "coin")
-        otto_coin = t.character(t.other, "Otto's coin", "coin")
+        # A coin duel between Pia's and Otto's coin characters (tests/utils/flip_duel.py), Pia to move.
+        self.coin_char = t.character(t.player, "Pia's coin", "flipduel")
+        otto_coin = t.character(t.other, "Otto's coin", "flipduel")
         r = client.post(
             f"/api/campaigns/{t.id}/actions",
             headers=t.player,
             json={
-                "system": "coin",
+                "system": "flipduel",
                 "action": "challenge",
                 "character_id": self.coin_char,
                 "params": {"opponent_id": otto_coin},
@@ -527,7 +530,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
 def coin(monkeypatch: pytest.MonkeyPatch) -> None:
     from app import systems
 
-    monkeypatch.setitem(systems.SYSTEMS, "coin", COIN)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", FLIP_DUEL)
 
 
 @pytest.mark.parametrize("route", ROUTES, ids=lambda r: f"{r.method} {r.path} [{r.rule}]")

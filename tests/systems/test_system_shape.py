@@ -17,7 +17,8 @@ from app.systems import SYSTEMS, RuleSystem
 from app.systems.base import Action
 
 SYSTEMS_DIR = Path(__file__).resolve().parents[2] / "app" / "systems"
-RULES_DIR = SYSTEMS_DIR.parent / "rules"
+APP_DIR = SYSTEMS_DIR.parent
+RULES_DIR = APP_DIR / "rules"
 MODULES = {"__init__", "sheet", "actions", "demo"}
 MAX_LINES = 400
 
@@ -55,18 +56,21 @@ def test_resolve_and_odds_always_take_the_context(system_id: str) -> None:
             assert len(_params(action.odds)) == 3 and _params(action.odds)[-1] == "ctx", action.id
 
 
-@pytest.mark.parametrize("folder", [SYSTEMS_DIR, RULES_DIR], ids=["app/systems", "app/rules"])
-def test_no_module_of_a_system_or_its_rules_is_too_long(folder: Path) -> None:
-    """A module past MAX_LINES is split by concept (as app/systems/cat/rules/ was). The mark is per module, at any
-    depth: a system's rules/ and its subpackages (a group of modules, e.g. app/systems/art/fight/) are read too."""
-    modules = list(folder.rglob("*.py"))
-    assert len(modules) > 3  # the folder is really there
+# Not split yet (issue 38): they wait for the other branches that change them.
+NOT_SPLIT_YET = {"api.py", "talk/service.py"}
+
+
+def test_no_module_of_the_app_is_too_long() -> None:
+    """A module past MAX_LINES is split by concept (as app/systems/cat/rules/ and app/security/ were). The mark is
+    per module, at any depth of app/: the systems, their rules, the shared rules and every feature."""
+    modules = list(APP_DIR.rglob("*.py"))
+    assert len(modules) > 100 and SYSTEMS_DIR in {p.parent for p in modules}  # the folder is really there
     long = {
-        str(p.relative_to(folder)): n
+        p.relative_to(APP_DIR).as_posix(): n
         for p in modules
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert long == {}
+    assert set(long) <= NOT_SPLIT_YET, long
 
 
 @pytest.mark.parametrize("system_id", sorted(SYSTEMS))

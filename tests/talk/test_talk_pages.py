@@ -178,7 +178,7 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
     )
     assert r.status_code == 200 and "feint, then attack" in r.text and 'id="team-talk"' in r.text
     panels = {
-        who: signed_in(new_client, who).get(f"/campaigns/{conflict.campaign_id}/encounters/{eid}/talk").text
+        who: signed_in(new_client, who).get(f"/campaigns/{conflict.campaign_id}/panels/team_talk?of={eid}").text
         for who in ("nora", "otto")
     }
     for panel in panels.values():
@@ -188,9 +188,9 @@ def test_team_talk_panel_on_the_conflict_page(app: Any, new_client: Any) -> None
     assert "pia talked with their team" in panels["nora"]
     assert "<form" not in panels["nora"]  # the narrator is on no team: nothing to write with
     assert "<form" in panels["otto"] and 'Team talk: <span translate="no">Raiders</span>' in panels["otto"]  # his own
-    composer = pia.get(f"/campaigns/{conflict.campaign_id}/talk/composer").text
+    composer = pia.get(f"/campaigns/{conflict.campaign_id}/panels/composer").text
     assert f'value="team:{eid}"' in composer
     assert (
         f'value="team:{eid}"'
-        not in signed_in(new_client, "nora").get(f"/campaigns/{conflict.campaign_id}/talk/composer").text
+        not in signed_in(new_client, "nora").get(f"/campaigns/{conflict.campaign_id}/panels/composer").text
     )

@@ -24,14 +24,12 @@ from starlette.testclient import TestClient
 from app.accounts.models import User
 from app.campaigns import service as campaigns
 from app.campaigns.models import Campaign
-from app.campaigns.views import NARRATOR_PANELS, TABLE_PANELS
 from app.characters.models import Character
 from app.characters.service import create_character
-from app.characters.views import SHEET_PANELS
 from app.config import Settings
-from app.handouts.views import HANDOUT_PANELS
 from app.main import create_app
 from app.models import Base
+from app.panels import PANELS
 from app.rolls import chain, corrections, patch
 from app.rolls import service as rolls
 from app.rolls.models import LogEntry
@@ -57,7 +55,6 @@ WALKED = {
     "/campaigns",
     "/campaigns/{campaign_id}",
     "/campaigns/{campaign_id}/log",
-    "/campaigns/{campaign_id}/prompts",
     "/campaigns/{campaign_id}/characters/{character_id}",
     "/campaigns/{campaign_id}/narrator",
     "/campaigns/{campaign_id}/characters/{character_id}/odds/{action_id}",
@@ -74,23 +71,17 @@ WALKED = {
     "/campaigns/{campaign_id}/notify",
     "/api/campaigns/{campaign_id}/discord",
     "/account/export.json",
-    # handouts and the scene (app/handouts): the panels, the pictures (also by guessed ids), the API
-    "/campaigns/{campaign_id}/handouts",
-    "/campaigns/{campaign_id}/scene",
+    # handouts and the scene (app/handouts): the pictures (also by guessed ids), the API
     "/campaigns/{campaign_id}/handouts/{handout_id}/image",
     "/api/campaigns/{campaign_id}/handouts",
     "/api/campaigns/{campaign_id}/handouts/{handout_id}/image",
     "/api/campaigns/{campaign_id}/scene",
-    # Table talk (app/talk): the composer, a message's line (every seq of the scenario), a conflict's team talk.
-    "/campaigns/{campaign_id}/talk/composer",
+    # Table talk (app/talk): a message's line (every seq of the scenario).
     "/campaigns/{campaign_id}/talk/{seq}",
-    "/campaigns/{campaign_id}/encounters/{encounter_id}/talk",
-    # The live panels' fragments (issue 22): every panel name of every page, walked on every route.
+    # The live panels (app/panels): every panel, of every subject of the scenario (PANEL_PATH below); and the URL
+    # the systems' own pages still write.
     "/campaigns/{campaign_id}/panels/{name}",
-    "/campaigns/{campaign_id}/narrator/panels/{name}",
-    "/campaigns/{campaign_id}/characters/{character_id}/panels/{name}",
     "/campaigns/{campaign_id}/systems/{system_id}/panels/system",
-    "/campaigns/{campaign_id}/handouts/panels/{name}",
     # Between sessions (app/between): unread counts, what waits, the schedule and calendars, lines and veils, and
     # the recaps of game session 1 (where every case is played) and 2 (none: a 404 in both worlds).
     "/api/campaigns/{campaign_id}/unread",
@@ -104,7 +95,7 @@ WALKED = {
     "/campaigns/{campaign_id}/sessions/{number}/recap",
     "/campaigns/{campaign_id}/sessions/{number}/recap.md",
 }
-PANEL_NAMES = sorted({*TABLE_PANELS, *NARRATOR_PANELS, *SHEET_PANELS, *HANDOUT_PANELS})
+PANEL_PATH = "/campaigns/{campaign_id}/panels/{name}"
 # The endless streams, replayed from the start by reading the ASGI app until the newest entry has come.
 STREAMS = {"/campaigns/{campaign_id}/stream", "/api/campaigns/{campaign_id}/events"}
 # Query strings some walked routes need.
@@ -298,7 +289,7 @@ class World:
             "encounter_id": self.encounters,
             "handout_id": [1, 2, 3],
             "seq": list(range(1, self.last_seq() + 1)),
-            "name": PANEL_NAMES,
+            "name": sorted(PANELS),
             "number": [1, 2],
         }
         walked = (
@@ -308,18 +299,25 @@ class World:
         )
         for path in sorted(get_routes(self.app) & walked):
             for url in expand(path, values):
-                query = QUERY[path](self) if path in QUERY else {}
-                if path.startswith("/api/"):
-                    r = self.api.get(url, params=query, headers=self.tokens[viewer])
-                else:
-                    r = self.browsers[viewer].get(url, params=query, follow_redirects=False)
-                # A picture is compared by its bytes' hash (the two worlds' pictures differ).
-                shown = (
-                    hashlib.sha256(r.content).hexdigest()
-                    if r.headers.get("content-type", "").startswith("image/")
-                    else normalise(r.text)
-                )
-                out[f"GET {url}"] = f"{r.status_code}\n{shown}"
+                queries = [QUERY[path](self) if path in QUERY else {}]
+                if path == PANEL_PATH:  # a panel of a subject: each one (the composer's is optional)
+                    panel = PANELS[url.rpartition("/")[2]]
+                    subjects = {"character": "character_id", "encounter": "encounter_id", "system": "system_id"}
+                    ofs = values[subjects[panel.subject]] if panel.subject else []
+                    queries = [*([{}] if not panel.subject or panel.optional else []), *({"of": of} for of in ofs)]
+                for query in queries:
+                    if path.startswith("/api/"):
+                        r = self.api.get(url, params=query, headers=self.tokens[viewer])
+                    else:
+                        r = self.browsers[viewer].get(url, params=query, follow_redirects=False)
+                    # A picture is compared by its bytes' hash (the two worlds' pictures differ).
+                    shown = (
+                        hashlib.sha256(r.content).hexdigest()
+                        if r.headers.get("content-type", "").startswith("image/")
+                        else normalise(r.text)
+                    )
+                    of = f"?of={query['of']}" if "of" in query else ""
+                    out[f"GET {url}{of}"] = f"{r.status_code}\n{shown}"
         cookie = "; ".join(f"{k}={v}" for k, v in self.browsers[viewer].cookies.items())
         until = self.last_seq()
         for path, headers in (

@@ -68,9 +68,9 @@ def flip(sheet: Sheet, params: Flip, dice: Dice, ctx: Context[Sheet]) -> Resolut
     )
 
 
-COIN = RuleSystem(
-    id="coin",
-    name="Coin",
+FLIP_DUEL = RuleSystem(
+    id="flipduel",
+    name="Flip duel",
     sheet=Sheet,
     actions=action_table(
         (
