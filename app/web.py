@@ -99,6 +99,9 @@ def make_env() -> Environment:
     # Added to the environment by the i18n extension above, so not in Environment's type.
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
+    # The display choices of a page rendered outside a request (an error page from the ASGI middleware): the quiet
+    # defaults; base_context gives each page its account's (app/accounts/display.py).
+    env.globals["display"] = display.Display()
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
     env.globals["system_data"] = SystemData()
     env.globals["system_stylesheets"] = system_stylesheets

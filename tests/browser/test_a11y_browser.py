@@ -454,11 +454,13 @@ FOCUS_JS = """
 
 
 def _tab_to(page: Page, selector: str, *, back: bool = False, limit: int = 250) -> None:
-    """Tab (or Shift+Tab) until `selector` has focus; every stop on the way has a visible focus ring."""
+    """Tab (or Shift+Tab) until `selector` has focus; every stop on the way has a visible focus ring (past the
+    page's last control the browser's own UI takes focus once: the page's <body> then, and the next Tab is back)."""
     for _ in range(limit):
         page.keyboard.press("Shift+Tab" if back else "Tab")
         focus = page.evaluate(FOCUS_JS)
-        assert focus is not None, "focus fell to <body>"
+        if focus is None:
+            continue
         assert focus["ring"] and focus["seen"], f"focus not visible on {focus}"
         if page.evaluate("(s) => document.activeElement.matches(s)", selector):
             return
@@ -544,3 +546,137 @@ def test_no_die_mark_is_told_by_colour_alone(tabs: Tabs, demo: Demo) -> None:
     tab = _open(tabs, "pia", "en", "phone", "pia")
     _visit(tab, demo.base, f"/campaigns/{demo.id}")
     assert tab.page.evaluate(SHAPE_JS, list(MARK_LABELS)) == []
+
+
+def _last_seq(demo: Demo) -> int:
+    return max(e["seq"] for e in api_log(demo.base, demo.id, demo.nora))
+
+
+def _keyboard(tab: Tab, demo: Demo, selector: str, key: str = "Enter") -> None:
+    """Tab to `selector`, press `key`; the log grows (the move was made) and focus stays on the page."""
+    before = _last_seq(demo)
+    _tab_to(tab.page, selector)
+    tab.page.keyboard.press(key)
+    for _ in range(100):
+        if _last_seq(demo) > before:
+            break
+        tab.page.wait_for_timeout(100)
+    else:
+        errors = tab.page.locator(".error").all_inner_texts()
+        raise AssertionError(f"{tab.name}: {selector} by keyboard made no move: {errors}")
+    tab.page.wait_for_timeout(300)  # the answer's swap and the live refresh
+    assert tab.page.evaluate(FOCUS_JS) is not None, f"{tab.name}: focus lost after {selector}"
+
+
+def _first_shown(tab: Tab, selectors: list[str]) -> str | None:
+    for selector in selectors:
+        found = tab.page.locator(selector)
+        if found.count() and found.first.is_visible() and found.first.is_enabled():
+            return selector
+    return None
+
+
+def _encounter(tab: Tab, demo: Demo, marker: str) -> None:
+    """The encounter page (of those the campaign page links to) that shows `marker`."""
+    for _name, path in encounter_pages(tab, demo.base, demo.id):
+        _visit(tab, demo.base, path)
+        if tab.page.locator(marker).count():
+            return
+    raise AssertionError(f"no encounter shows {marker}")
+
+
+def test_a_turn_in_each_system_by_keyboard_only(tabs: Tabs, demo: Demo) -> None:
+    """Cat: test fate from the sheet (a trait by arrows, Enter). Cat fight: a duel move. ART: initiative, an attack,
+    a move and a defence in a combat. Rabbits: disposition, the three scripted actions (Space on each), the lock
+    and the first roll of a conflict. Tab, Shift+Tab, Enter, Space and arrows only."""
+    ids = {
+        c["name"]: c["id"]
+        for c in httpx2.get(f"{demo.base}/api/campaigns/{demo.id}", headers=demo.nora).json()["characters"]
+    }
+    pia = _open(tabs, "pia", "en", "laptop", "pia")
+    nora = _open(tabs, "nora", "en", "laptop", "nora")
+
+    # Cat: test fate.
+    _visit(pia, demo.base, f"/campaigns/{demo.id}/characters/{demo.mine['cat']}")
+    _tab_to(pia.page, "#test-fate select[name=trait]")
+    pia.page.keyboard.press("ArrowDown")
+    _keyboard(pia, demo, "#test-fate button[type=submit], #test-fate button.primary")
+
+    # Cat fight: whoever's move it is in the demo's duel makes one.
+    moved = False
+    for tab in (pia, nora):
+        _encounter(tab, demo, "#catfight-now")
+        move = _first_shown(tab, ["[id^=catfight-move-]"])
+        if move:
+            _keyboard(tab, demo, move)
+            moved = True
+            break
+    assert moved, "nobody could move in the duel"
+
+    # ART: the combat of demo_encounters (Maren, Pia's, against the Goblin Chieftain, the narrator's).
+    maren, goblin = ids["Maren Quickhand"], ids["Goblin Chieftain"]
+    for tab in (pia, nora):
+        _encounter(tab, demo, "#combat-track")
+    done: set[str] = set()  # what Pia did by keyboard in this combat
+    this_turn: dict[str, set[str]] = {"pia": set(), "nora": set()}  # one attack, one move roll a turn
+    pia_moves = [
+        f"#combat-initiative-{maren}",
+        "#combat-fumble",
+        "#combat-defend",
+        "#combat-parry-0",
+        "#combat-take",
+        "#combat-attack",
+        "#combat-move-roll",
+        "[id^=combat-move-free-]",
+        "#combat-end-turn",
+    ]
+    nora_moves = [f"#combat-initiative-{goblin}", "#combat-fumble", "#combat-foe-attack", "#combat-end-turn"]
+    once = {"#combat-attack", "#combat-move-roll", "[id^=combat-move-free-]", "#combat-foe-attack"}
+    for _ in range(16):
+        if {"#combat-attack", "#combat-move-roll", "#combat-defend"} <= done:
+            break
+        for who, tab, moves in (("pia", pia, pia_moves), ("nora", nora, nora_moves)):
+            move = _first_shown(tab, [m for m in moves if not (m in once and m in this_turn[who])])
+            if move:
+                _keyboard(tab, demo, move)
+                this_turn[who] = set() if move == "#combat-end-turn" else this_turn[who] | {move}
+                if who == "pia":
+                    done.add(move)
+                break
+        else:
+            pia.page.reload()
+            nora.page.reload()
+    state = {
+        t.name: t.page.locator("#combat-status, #combat-turn, #combat-pending, #combat-waiting").all_inner_texts()
+        for t in (pia, nora)
+    }
+    assert {"#combat-attack", "#combat-move-roll", "#combat-defend"} <= done, f"{done} {state}"
+
+    # Rabbits: the conflict of demo_encounters (Clover, Pia's, for the Warren; the Foxes are the narrator's).
+    for tab in (pia, nora):
+        _encounter(tab, demo, "[id^=rc-]")
+    for tab, key in ((pia, "a"), (nora, "b")):
+        _keyboard(tab, demo, f"#rc-roll-dispo-{key}")
+        keep = _first_shown(tab, [f"#rc-dfate-form-{key} button[value=false]"])
+        if keep:
+            _keyboard(tab, demo, keep)
+    for tab, key in ((pia, "a"), (nora, "b")):
+        tab.page.reload()
+        for n in (1, 2, 3):
+            _tab_to(tab.page, f"#rc-script-{key} input[name=action_{n}]")
+            tab.page.keyboard.press("Space")
+        before = _last_seq(demo)
+        _tab_to(tab.page, f"#rc-lock-{key}")
+        tab.page.keyboard.press("Enter")
+        expect(tab.page.locator(f"#rc-lock-{key}")).to_have_count(0)
+        assert _last_seq(demo) >= before
+    for tab in (pia, nora):
+        tab.page.reload()
+    rolled = False
+    for tab, key in ((pia, "a"), (nora, "b")):
+        roll = _first_shown(tab, [f"[id^=rc-roll-{key}]"])
+        if roll:
+            _keyboard(tab, demo, roll)
+            rolled = True
+            break
+    assert rolled, "no first roll of the volley"

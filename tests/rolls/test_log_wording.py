@@ -223,7 +223,8 @@ def test_an_art_total_is_its_level_in_words(lang: str, word: str) -> None:
         "outcome": {"total": "GD", "result": "GD"},
     }
     html = _entry_html(body, lang)
-    assert f'<p class="total" aria-label="{i18n.translations(lang).gettext("Total")}">{word}</p>' in html
+    total = i18n.translations(lang).gettext("Total")
+    assert f'<p class="total"><span class="sr-only">{total}: </span>{word}</p>' in html
     dice = _entry_html(
         {"system": "dice", "summary": msg("rolled {detail}", detail="2d6 [3, 4] = 7"), "outcome": {"total": 7}}
     )
