@@ -260,4 +260,4 @@ def set_dice_animation(request: Request, db: DB, acc: MemberAccess, animation: A
         raise BadRequest(_("Choose on or off."), field="animation")
     service.set_dice_animation(acc, animation == "on")
     db.commit()
-    return redirect(request, f"/campaigns/{acc.campaign.id}/narrator?dice=saved#table-dice")
+    return redirect(request, f"/campaigns/{acc.campaign.id}/narrator?saved=animation#table-dice")
