@@ -24,7 +24,8 @@ from app.errors import FateboardError
 from app.i18n import rule_message
 from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.live.events import LiveEvent
-from app.live.hub import LiveHub, TokenAccess
+from app.live.hub import LiveHub
+from app.live.tokens import TokenAccess
 from app.rolls import corrections, prompts
 from app.rolls import log as rolllog
 from app.rolls import service as rolls

@@ -41,8 +41,8 @@ from app.live import routes as live_routes
 from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.notify import deliver
+from app.notify import effects as notify_effects
 from app.notify import routes as notify_routes
-from app.notify import service as notify_service
 from app.notify.outbox import OutboxSender
 from app.notify.vapid import load_vapid
 from app.outbound import OutboundPolicy
@@ -145,7 +145,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The write path declares its effects (app/rolls/effects.py): the outbox queues them in the cause's
     # transaction, and a commit that queued one wakes the sender at once instead of at its poll (only then: a
     # wake costs the sender a claim query). The wake stays in this process (off the wire, away from the streams).
-    notify_service.subscribe_effects()
+    notify_effects.subscribe_effects()
     broker.keep_local(effects.OUTBOX_QUEUED)
     broker.on_publish(lambda _campaign, event, _seq: outbox.wake() if event == effects.OUTBOX_QUEUED else None)
     effects.on_delivery(engine, outbox.wake)

@@ -20,22 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import json
 import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from sqlalchemy import inspect, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.models import ApiToken, LoginSession, User
-from app.campaigns.models import Campaign, Membership
+from app.accounts.models import ApiToken, LoginSession
+from app.campaigns.models import Membership
 from app.live.access import ACCESS, CHANGED, EVERY_CAMPAIGN
+from app.live.tokens import TokenAccess
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
@@ -48,39 +47,6 @@ TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/a
 
 Credential = tuple[str, str]  # ("session", login session id) or ("token", API token digest)
 Wake = tuple[str, int | None]  # (event, seq or id)
-
-
-def _columns(model: type[Any]) -> tuple[str, ...]:
-    return tuple(attr.key for attr in inspect(model).column_attrs)
-
-
-_USER_COLUMNS, _CAMPAIGN_COLUMNS = _columns(User), _columns(Campaign)
-
-
-@dataclass(frozen=True)
-class TokenAccess:
-    """What the action route needs of a token in a campaign (its user, the campaign, the role), as last read: each
-    `rows()` gives new detached copies (a job may not share ORM objects with another thread, and may change them)."""
-
-    user: dict[str, Any]
-    campaign: dict[str, Any]
-    role: str
-    read_at: float
-
-    @classmethod
-    def of(cls, user: User, campaign: Campaign, role: str, read_at: float) -> TokenAccess:
-        return cls(
-            {key: getattr(user, key) for key in _USER_COLUMNS},
-            {key: copy.deepcopy(getattr(campaign, key)) for key in _CAMPAIGN_COLUMNS},
-            role,
-            read_at,
-        )
-
-    def rows(self) -> tuple[User, Campaign]:
-        # Scalars are immutable; only the campaign's JSON columns can be changed in place.
-        campaign = {**self.campaign, "systems": list(self.campaign["systems"])}
-        campaign["settings"] = copy.deepcopy(self.campaign["settings"])
-        return User(**self.user), Campaign(**campaign)
 
 
 class Mailbox:
