@@ -87,6 +87,7 @@ admin: install
 NODE     ?= node
 JS_CHECK ?= optional
 lint: dev
+	$(BIN)/python tools/check_lock.py
 	$(UV) lock --check --offline --python $(PYTHON)
 	$(BIN)/ruff format --check app tests bench migrations
 	$(BIN)/ruff check app tests bench migrations

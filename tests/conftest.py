@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from fastapi import FastAPI
+from hypothesis import settings as hypothesis_settings
 from starlette.testclient import TestClient
 from utils.art import Art
 from utils.databases import PG_URL, migrated_postgres, migrated_sqlite, reset_postgres
@@ -24,6 +25,11 @@ from app.main import create_app
 if TYPE_CHECKING:
     from utils.leak_world import World
 
+
+# No per-example deadline anywhere: the suite runs two workers on a shared 2-core box, where a 0.4 ms example once
+# took 300 ms and Hypothesis called the test flaky. Speed is measured in bench/, never in a test.
+hypothesis_settings.register_profile("fateboard", deadline=None)
+hypothesis_settings.load_profile("fateboard")
 
 @pytest.fixture(autouse=True)
 def cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,6 +56,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     engines = ["sqlite", "postgres"] if metafunc.definition.get_closest_marker("engines") else ["sqlite"]
     metafunc.parametrize("database_url", engines, indirect=True)
 
+
+LONG = ("browser", "server", "slow")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (browser, a real server, `slow`), the rest after in their own order: pytest-xdist hands
+    tests out in this order, so the two workers finish together instead of one running a four-minute test alone at
+    the end (longest first is the classic fix for that tail)."""
+    items.sort(key=lambda item: not any(item.get_closest_marker(name) for name in LONG))
 
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:

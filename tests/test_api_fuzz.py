@@ -30,7 +30,8 @@ from utils.tables import Table
 
 from app.systems import SYSTEMS
 
-pytestmark = pytest.mark.engines  # the one smoke of every route with hostile input on PostgreSQL too
+# The one smoke of every route with hostile input on PostgreSQL too; slow (minutes): handed out first.
+pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
 EXAMPLES = 10
 # Seconds per database (60 s was cut short on a loaded 2-core box); the cases left when it runs out are counted,

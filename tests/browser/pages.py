@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 from utils.server import LiveServer
 
@@ -218,6 +219,27 @@ OVERFLOWING_JS = """
 """
 
 
+# A whole-page screenshot is for a person to look at; the checks read the page itself. Chromium sometimes cannot
+# capture a tall page ("Unable to capture screenshot": once in CI, on the Danish languages walk, under load): the
+# picture is cut at SHOT_MAX_HEIGHT CSS px (8,000 device px at the phone's scale 2, inside every texture limit) and
+# taken once more if Chromium still refuses.
+SHOT_MAX_HEIGHT = 4000
+
+
+def screenshot(page: Page, name: str) -> None:
+    """The whole page into test-artifacts/screenshots/<name>.png, cut at SHOT_MAX_HEIGHT CSS pixels."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    width, height = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
+    clip = {"x": 0, "y": 0, "width": width, "height": SHOT_MAX_HEIGHT} if height > SHOT_MAX_HEIGHT else None
+    try:
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, clip=clip)
+    except PlaywrightError as error:
+        if "Unable to capture screenshot" not in str(error):
+            raise
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, clip=clip)
+
+
 def page_problems(page: Page, name: str, width: int = 390, overflow_ok: tuple[str, ...] = ()) -> list[str]:
     """What is wrong with the page as it is now: sideways overflow (except in elements whose description contains
     one of `overflow_ok`: parts that scroll sideways by design) and serious or critical accessibility violations
@@ -239,8 +261,7 @@ def check_page(tab: Tab, name: str, buttons: list[str], width: int = 390) -> lis
     violations (axe-core), main buttons too small to tap."""
     page = tab.page
     expect(page.locator("main")).to_be_visible()
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}-{width}.png"), full_page=True)
+    screenshot(page, f"{name}-{width}")
     # Playwright's screenshot hides the caret with an inline style on inputs (so would a browser extension): it is
     # left in place on purpose. htmx settles no style attribute (htmx-config in templates/base.html), so the next
     # swap applies none and the page-level CSP check (conftest.py) stays quiet.

@@ -18,7 +18,7 @@ from utils.art import FOE, balanced
 from utils.art_fight import face
 from utils.dice_server import scripted_server
 
-from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems, sign_in
+from .pages import TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -37,8 +37,7 @@ def check(tab: Tab, name: str, buttons: list[str], width: int = 390) -> list[str
     """Screenshot; no sideways overflow outside the range track (whose strip scrolls); no serious or critical
     accessibility violation (axe-core, pages.page_problems); big enough buttons."""
     page = tab.page
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"art-combat-{name}-{width}.png"), full_page=True)
+    screenshot(page, f"art-combat-{name}-{width}")
     page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
     problems = page_problems(page, f"art-combat-{name}", width, overflow_ok=TRACK if width > 600 else ())
     for selector in buttons:

@@ -20,7 +20,7 @@ from utils.art import FOE, PAIRS, balanced
 from utils.art_fight import face
 from utils.dice_server import scripted_server
 
-from .pages import SHOTS, TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems
+from .pages import TAP, Tab, Tabs, api_invite, api_user, at_the_table, page_problems, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -37,8 +37,7 @@ def check(tab: Tab, name: str, buttons: list[str]) -> list[str]:
     """Screenshot; nothing wider than the phone (the range track included: no sideways scrolling anywhere); no
     serious accessibility violation; buttons big enough to tap."""
     page = tab.page
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"art-first-fight-{name}-{WIDTH}.png"), full_page=True)
+    screenshot(page, f"art-first-fight-{name}-{WIDTH}")
     page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
     problems = page_problems(page, f"art-first-fight-{name}", WIDTH)
     for selector in buttons:

@@ -19,7 +19,7 @@ from utils.dice_server import scripted_server
 
 from app.systems.art import rules as art
 
-from .pages import SHOTS, TAP, Tabs, api_invite, api_user, page_problems, sign_in
+from .pages import TAP, Tabs, api_invite, api_user, page_problems, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -101,8 +101,7 @@ def test_perks_and_grapples_on_phones(browser: Any, scripted: tuple[Any, Path, P
 
     def check(tab: Any, name: str) -> None:
         page = tab.page
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"art-perks-{name}-390.png"), full_page=True)
+        screenshot(page, f"art-perks-{name}-390")
         page.evaluate("() => document.querySelectorAll('[style=\"\"]').forEach(e => e.removeAttribute('style'))")
         problems.extend(page_problems(page, f"art-perks-{name}", 390, overflow_ok=TRACK))  # overflow, axe-core
         for i in range(page.locator("#encounter button").count()):

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from utils import pictures
 from utils.server import LiveServer, start_server, stop_server
 
-from .pages import SHOTS, Tabs, api_campaign, api_user, page_problems, sign_in, wait_live
+from .pages import SHOTS, Tabs, api_campaign, api_user, page_problems, screenshot, sign_in, wait_live
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -44,7 +44,6 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     for tab, where in ((pia, table), (otto, table), (nora, f"{table}/narrator")):
         sign_in(tab, base, tab.name, next=where)
         wait_live(tab.page)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
 
     # The narrator uploads a photo from the laptop (the file picker), with a title; the library shows it.
@@ -143,12 +142,12 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
 
     for tab, name in ((pia, "pia"), (otto, "otto")):
         tab.page.locator("#scene-panel").scroll_into_view_if_needed()
-        tab.page.screenshot(path=str(SHOTS / f"handouts-{name}-390.png"), full_page=True)
+        screenshot(tab.page, f"handouts-{name}-390")
         problems += page_problems(tab.page, f"handouts-{name}")
-    n.screenshot(path=str(SHOTS / "handouts-nora-1280.png"), full_page=True)
+    screenshot(n, "handouts-nora-1280")
     problems += page_problems(n, "handouts-nora", width=1280)
     nora.page.goto(f"{base}{table}/narrator")
-    nora.page.screenshot(path=str(SHOTS / "handouts-nora-library-1280.png"), full_page=True)
+    screenshot(nora.page, "handouts-nora-library-1280")
     problems += page_problems(nora.page, "handouts-nora-library", width=1280)
 
     # The narrator's library and the campaign page's scene on a phone too (in Danish: the words are ours).
@@ -156,11 +155,11 @@ def test_a_handout_for_one_player_and_a_scene_with_pins(tabs: Tabs, tmp_path: Pa
     sign_in(phone, base, "nora", next=f"{table}/narrator")
     expect(phone.page.locator("#library-panel h2")).to_have_text("Billedbibliotek")
     phone.page.locator("#library-panel").scroll_into_view_if_needed()
-    phone.page.screenshot(path=str(SHOTS / "handouts-nora-library-da-390.png"), full_page=True)
+    screenshot(phone.page, "handouts-nora-library-da-390")
     problems += page_problems(phone.page, "handouts-nora-library-da")
     phone.page.goto(f"{base}{table}")
     expect(phone.page.locator("#scene-panel .scene-stage img")).to_be_visible()
-    phone.page.screenshot(path=str(SHOTS / "handouts-scene-da-390.png"), full_page=True)
+    screenshot(phone.page, "handouts-scene-da-390")
     problems += page_problems(phone.page, "handouts-scene-da")
 
     assert not problems, problems

@@ -27,7 +27,7 @@ from utils.english import words as _words
 from utils.server import LiveServer
 
 from . import axe
-from .pages import DEMO_PASSWORD, PHONE, SHOTS, Tabs, api_invite, api_user, seed_demo
+from .pages import DEMO_PASSWORD, PHONE, Tabs, api_invite, api_user, screenshot, seed_demo
 
 pytestmark = pytest.mark.browser
 
@@ -235,8 +235,7 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
 
     def read(tab: Any, name: str) -> None:
         tab.page.evaluate(OPEN_DETAILS_JS)  # innerText skips a closed <details>: open them all first
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        tab.page.screenshot(path=str(SHOTS / f"lang-{lang}-{name}-390.png"), full_page=True)
+        screenshot(tab.page, f"lang-{lang}-{name}-390")
         inaccessible.extend(axe.violations(tab.page, f"lang-{lang}-{name}"))
         words = _words(tab.page.evaluate(VISIBLE_TEXT_JS))
         typed = _words(tab.page.evaluate(TYPED_TEXT_JS))

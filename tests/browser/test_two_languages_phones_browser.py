@@ -29,7 +29,7 @@ from utils.rabbits import NEW_RABBIT
 
 from app.systems.catfight.rules import STATS, TECKA
 
-from .pages import PHONE, SHOTS, Tab, Tabs, api_invite, api_user, sign_in
+from .pages import PHONE, Tab, Tabs, api_invite, api_user, screenshot, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 
@@ -110,8 +110,7 @@ def test_greta_and_dorte_play_on_phones_each_in_her_language(browser: Any, scrip
         expect(tab.page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(0)
 
     def shot(tab: Tab, name: str) -> None:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        tab.page.screenshot(path=str(SHOTS / f"phones-{tab.name}-{name}-390.png"), full_page=True)
+        screenshot(tab.page, f"phones-{tab.name}-{name}-390")
 
     phones: dict[str, Tab] = {}
     for name in ("nora", "greta", "dorte"):
