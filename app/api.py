@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -23,6 +24,7 @@ from app.errors import FateboardError
 from app.i18n import rule_message
 from app.inputs import Id, Seq, StrictId, StrictSeq
 from app.live.events import LiveEvent
+from app.live.hub import LiveHub, TokenAccess
 from app.rolls import corrections, prompts
 from app.rolls import log as rolllog
 from app.rolls import service as rolls
@@ -428,24 +430,18 @@ ACTION_ROUTE = next(route for route in router.routes if isinstance(route, Action
 
 async def run_action(request: Request, campaign_id: int, body: ActionIn, idempotency_key: str | None) -> dict[str, Any]:
     """The hot path: the caller is authenticated first, outside the writer (a refused token or a non-member never
-    enters a batch, so a flood of them never takes the database's write lock); then access and the action run
-    as one job of the group-commit writer (app/rolls/writer.py); the entry as the actor sees it, once the batch
-    it is in is committed. A token that acted in this campaign before is known to the hub (no query here); the
-    writer's own check stays the authority (a token revoked a moment ago is refused there, and forgotten)."""
-    hub = request.app.state.hub
+    enters a batch, so a flood of them never takes the database's write lock); then the action runs as one job of
+    the group-commit writer (app/rolls/writer.py); the entry as the actor sees it, once the batch it is in is
+    committed. What a token that acted in this campaign needs (its user, the campaign, its role) is kept by the
+    hub, so neither step queries for it; any access or campaign change forgets it at once (app/live/access.py),
+    and the job asks the hub again when it starts: a token revoked a moment ago is refused."""
+    hub: LiveHub = request.app.state.hub
     digest = _bearer_digest(request)
-    if digest is None or hub.token_user(campaign_id, digest) is None:
-        user_id = await run_in_threadpool(_authenticate, request, campaign_id, digest)
-        if digest is not None:
-            hub.remember_token(campaign_id, digest, user_id)
+    if digest is None or hub.token_access(campaign_id, digest) is None:
+        await run_in_threadpool(_authenticate, request, campaign_id, digest)
 
     def work(db: Session, publish: Publish) -> Written:
-        try:
-            acc = _token_access(request, db, campaign_id, digest)
-        except FateboardError:
-            if digest is not None:
-                hub.forget_token(campaign_id, digest)
-            raise
+        acc = _token_access(request, db, campaign_id, digest)
         result = rolls.perform_action(db, acc, body, idempotency_key=idempotency_key, publish=publish)
         entry = entry_json(result.entry, viewer_view(result.entry, acc.user.id, acc.is_narrator))
         return Written({**entry, "replayed": result.replayed}, () if result.replayed else (result.entry,))
@@ -475,11 +471,21 @@ def _authenticate(request: Request, campaign_id: int, digest: str | None) -> int
 
 
 def _token_access(request: Request, db: Session, campaign_id: int, digest: str | None) -> campaigns.Access:
-    """The token's access in one query, else the long way round, which names the problem (no valid token: 401;
-    not a member: 404)."""
-    acc = campaigns.access_by_token(db, digest, campaign_id) if digest is not None else None
-    if acc is None:
-        acc = campaigns.access(db, api_user(request, db), campaign_id)
+    """The token's access as the hub keeps it (no query), else in one query (then kept), else the long way round,
+    which names the problem (no valid token: 401; not a member: 404)."""
+    hub: LiveHub = request.app.state.hub
+    known = hub.token_access(campaign_id, digest) if digest is not None else None
+    if known is not None:
+        user, campaign = known.rows()
+        acc = campaigns.Access(campaign=campaign, user=user, role=known.role)
+    else:
+        forgets, read_at = hub.token_forgets(), time.monotonic()
+        found = campaigns.access_by_token(db, digest, campaign_id) if digest is not None else None
+        if found is not None and digest is not None:
+            hub.remember_token(
+                campaign_id, digest, TokenAccess.of(found.user, found.campaign, found.role, read_at), forgets
+            )
+        acc = found or campaigns.access(db, api_user(request, db), campaign_id)
     request.state.user = acc.user
     return acc
 

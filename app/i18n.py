@@ -126,6 +126,15 @@ def msgn(singular: str, plural: str, n: int, /, **args: Any) -> Text:
 _RETIRED: dict[str, Callable[[Mapping[str, Any]], Text]] = {}
 
 
+# A system's reader of the lines its entries kept before they were language-neutral (body, locale → the line or None):
+# registered by the system (e.g. old duels' German copy), so this module reads no key of a system's outcome.
+_OLD_LINES: list[Callable[[Mapping[str, Any], str], str | None]] = []
+
+
+def old_lines(read: Callable[[Mapping[str, Any], str], str | None]) -> None:
+    _OLD_LINES.append(read)
+
+
 def retire(old: str, build: Callable[[Mapping[str, Any]], Text]) -> None:
     _RETIRED[old] = build
 
@@ -323,28 +332,16 @@ def _utc(dt: datetime) -> datetime:
 
 def log_line(body: Mapping[str, Any] | None, locale: str | None = None) -> str:
     """A log entry's summary in `locale` (default: the reader's, i.e. the request's). The body keeps it
-    language-neutral (`msg`); entries written before that hold an English string, and duels of that time kept a
-    German copy in `outcome.summaries`."""
+    language-neutral (`msg`); entries written before that hold an English string, or a copy per language a system
+    reads back itself (`old_lines`)."""
     if not body:
         return ""
     loc = locale if locale in SUPPORTED else get_locale()
-    outcome = body.get("outcome")
-    if isinstance(outcome, Mapping) and isinstance(outcome.get("summaries"), Mapping) and outcome["summaries"].get(loc):
-        return str(outcome["summaries"][loc])
+    for read in _OLD_LINES:
+        found = read(body, loc)
+        if found:
+            return found
     return render(body.get("summary"), loc)
-
-
-def encounter_title(encounter: Any) -> str:
-    """An encounter's title in the reader's language: the state's language-neutral `title` (a msg, where the
-    system made the title up: "Combat: Goblin", "Fight: Warren vs Foxes"), else the stored title (typed by a
-    person, or from before), else its kind."""
-    state = encounter.get("state") if isinstance(encounter, Mapping) else getattr(encounter, "state", None)
-    shown = state.get("title") if isinstance(state, Mapping) else None
-    if is_text(shown):
-        return render(shown)
-    title = encounter.get("title") if isinstance(encounter, Mapping) else getattr(encounter, "title", None)
-    kind = encounter.get("kind") if isinstance(encounter, Mapping) else getattr(encounter, "kind", None)
-    return str(title or kind or "")
 
 
 _SESSION = N_("Session %(n)s")

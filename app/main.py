@@ -42,11 +42,13 @@ from app.live.broker import Broker, InProcessBroker
 from app.live.hub import LiveHub
 from app.notify import deliver
 from app.notify import routes as notify_routes
+from app.notify import service as notify_service
 from app.notify.outbox import OutboxSender
 from app.notify.vapid import load_vapid
 from app.outbound import OutboundPolicy
 from app.panels import live_panel
 from app.panels import routes as panel_routes
+from app.rolls import effects
 from app.rolls import routes as roll_routes
 from app.rolls.writer import GroupWriter
 from app.security import (
@@ -98,13 +100,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_quiet_access_log()  # the server's access log never shows who played a safety tool
 
+    def heard(campaign_id: int, event: str, seq: int | None) -> None:
+        """Every message the broker delivers (from any process): this process's caches first, then the streams."""
+        access_events.heard(engine, campaign_id, event, seq)
+        hub.dispatch(campaign_id, event, seq)
+
+    def resync() -> None:
+        access_events.heard(engine, access_events.EVERY_CAMPAIGN, access_events.CHANGED, None)
+        hub.resync()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Everything built at start-up lives forever: keep it out of the collector's way (GC pauses of
         # ~100 ms otherwise show up in the live stream's tail latency, docs/PERFORMANCE.md).
         gc.collect()
         gc.freeze()
-        await broker.start(hub.dispatch, hub.resync)
+        await broker.start(heard, resync)
         if settings.outbox_sender:
             outbox.start()
             reminders.start()
@@ -131,11 +142,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.vapid = vapid
     app.state.outbox = outbox
     app.state.reminders = reminders
-    # Every commit that publishes may have queued a delivery: the sender looks at once instead of at its poll.
-    broker.on_publish(outbox.wake)
+    # The write path declares its effects (app/rolls/effects.py): the outbox queues them in the cause's
+    # transaction, and a commit that queued one wakes the sender at once instead of at its poll (only then: a
+    # wake costs the sender a claim query). The wake stays in this process (off the wire, away from the streams).
+    notify_service.subscribe_effects()
+    broker.keep_local(effects.OUTBOX_QUEUED)
+    broker.on_publish(lambda _campaign, event, _seq: outbox.wake() if event == effects.OUTBOX_QUEUED else None)
+    effects.on_delivery(engine, outbox.wake)
     # What takes access away (a removal, a revoked token, a sign-out…) reaches every process's hub after its
     # commit (app/live/access.py), so the streams re-decide only then.
     access_events.watch(engine, broker.publish)
+    # This process's caches of what an action reads (a token's access, the campaign) forget at once what a change
+    # written here touches, before and after its commit; other processes' changes arrive through `heard`.
+    access_events.listen(engine, hub.forget_tokens)
     # The broker as it is then; what a batch wrote goes to the hub first (its streams need not read it back).
     app.state.writer = GroupWriter(engine, lambda *event: broker.publish(*event), committed=hub.keep)
     app.state.media = make_store(settings)  # handout pictures (app/handouts/store.py)

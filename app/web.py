@@ -25,9 +25,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
+from app.accounts import display
+from app.encounters.titles import encounter_title
 from app.errors import FateboardError, RetryLater
 from app.live.events import LiveEvent
-from app.rolls.faces import MARK_LABELS
 from app.rolls.visibility import AUDIENCE_BADGES
 from app.systems import ALWAYS_ON, FOLDERS, ROLLER, SYSTEMS
 from app.talk import text as talk_text
@@ -98,6 +99,9 @@ def make_env() -> Environment:
     # Added to the environment by the i18n extension above, so not in Environment's type.
     env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals["htmx_file"] = HTMX_FILE
+    # The display choices of a page rendered outside a request (an error page from the ASGI middleware): the quiet
+    # defaults; base_context gives each page its account's (app/accounts/display.py).
+    env.globals["display"] = display.Display()
     # What each rule system's templates need (RuleSystem.template_data): `system_data.<system id>.<name>`.
     env.globals["system_data"] = SystemData()
     env.globals["system_stylesheets"] = system_stylesheets
@@ -112,7 +116,7 @@ def make_env() -> Environment:
     env.filters["tr"] = i18n.render  # a summary or message (app.i18n.msg), or a plain string
     env.filters["log_line"] = i18n.log_line  # a log entry's body → its summary
     env.filters["talk_html"] = talk_text.to_html  # a message's words: the safe Markdown subset (app/talk/text.py)
-    env.globals["encounter_title"] = i18n.encounter_title  # in the reader's language where the system named it
+    env.globals["encounter_title"] = encounter_title  # in the reader's language where the system named it
     env.globals["session_title"] = i18n.session_title  # "Session 3: Alley", never "Session 3: Session 3: Alley"
     # A text marked N_ where it is defined (a ruling, a description) in the reader's language, taken as it is:
     # `_()` in a template %-formats even without arguments, so "d%" would break it.
@@ -121,7 +125,6 @@ def make_env() -> Environment:
     env.globals["language_names"] = i18n.LANGUAGES
     # Labels owned by the Python that decides them (English msgids, shown with `| gettext`).
     env.globals["audience_badges"] = AUDIENCE_BADGES
-    env.globals["mark_labels"] = MARK_LABELS
     # The live events (app/live/events.py): a panel follows them with data-live="{{ live.ENTRY }}"; base.html
     # lists them all for static/js/app.js.
     env.globals["live"] = LiveEvent
@@ -208,6 +211,7 @@ def base_context(request: Request) -> dict[str, Any]:
         "request": request,
         "csrf_token": request.scope["fb_session"]["csrf"],
         "user": getattr(request.state, "user", None),
+        "display": display.of(getattr(request.state, "user", None)),
         "locale": i18n.get_locale(),
         "htmx": HTMX.of(request),
     }

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 hypothesis_settings.register_profile("fateboard", deadline=None)
 hypothesis_settings.load_profile("fateboard")
 
+
 @pytest.fixture(autouse=True)
 def cheap_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
     """Still argon2id, with test-sized cost: a user costs milliseconds instead of 150 ms.
@@ -66,6 +67,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests out in this order, so the two workers finish together instead of one running a four-minute test alone at
     the end (longest first is the classic fix for that tail)."""
     items.sort(key=lambda item: not any(item.get_closest_marker(name) for name in LONG))
+
 
 @pytest.fixture
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:

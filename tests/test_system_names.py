@@ -178,3 +178,195 @@ REGISTRY_DRIVEN_TESTS = (
 def test_the_registry_driven_tests_name_no_system_id(rel: str) -> None:
     found = [f"{rel}:{line}: {name!r}" for line, name in python_names(ROOT / rel, set(SYSTEMS))]
     assert found == [], "a system's part belongs in tests/systems/<id>/\n" + "\n".join(found)
+
+
+# --- issue 38: the core reads no key of a system's outcome or encounter state ----------------------------------------
+#
+# What the core needs of an entry or an encounter is declared by the system (RuleSystem.marks, result_marks,
+# result_total, result_details; its encounter kinds' view, awaited, challenged, title, teams: app/systems/kinds.py).
+# The rule, as this test reads it:
+# - Python outside app/systems/<id>/: a key read (`x["key"]`, `x.get("key")`, `"key" in x`) from an outcome or a
+#   state — a name `outcome`, `state`, `team` or `teams`, an attribute `.outcome` / `.state` (not Starlette's
+#   `request.state` / `app.state`), or what `["outcome"]` / `.get("state")` gave — fails, unless the key is one the
+#   core writes itself in its own entries' outcomes (CORE_OUTCOME_KEYS: table talk, handouts, the X-card). A state
+#   has no key of the core's.
+# - Core templates and scripts (templates/, static/): `outcome.key`, `outcome["key"]`, `state.key`, `state["key"]`
+#   likewise; a quoted encounter kind id ("duel", 'combat', "duel-…") fails as a system id does.
+
+# The keys of the core's own entries' outcomes, and who writes them.
+CORE_OUTCOME_KEYS: dict[str, str] = {
+    "text": "a message's words (app/talk)",
+    "mode": "a message's ooc / ic (app/talk)",
+    "as": "the character a message speaks as (app/talk)",
+    "as_character_id": "the character a message speaks as (app/talk)",
+    "to": "a whisper's recipients (app/talk), a handout's audience (app/handouts)",
+    "team": "the team talk's team: {encounter_id, key, name} (app/talk, from the kind's declared teams)",
+    "handout_id": "the picture shown (app/handouts)",
+    "title": "the picture's title (app/handouts)",
+    "sha256": "the picture's hash (app/handouts)",
+    "card": "the X-card (app/between/safety.py)",
+    "commitments": "the log format's commitments (docs/LOG_FORMAT.md): the chain verifier checks any entry's",
+    "openings": "the log format's openings of commitments (docs/LOG_FORMAT.md), likewise",
+}
+STARLETTE_STATE = {"request", "app", "self"}
+_READ_FROM = {"outcome", "state", "team", "teams"}
+
+
+def _is_record(node: ast.AST) -> bool:
+    """Whether `node` is an outcome or a state (or a team of one), as the rule above reads it."""
+    if isinstance(node, ast.BoolOp):  # `(encounter.state or {})`
+        return any(_is_record(v) for v in node.values)
+    if isinstance(node, ast.Name):
+        return node.id in _READ_FROM
+    if isinstance(node, ast.Attribute) and node.attr in ("outcome", "state"):
+        base = node.value
+        return not (
+            (isinstance(base, ast.Name) and base.id in STARLETTE_STATE)
+            or (isinstance(base, ast.Attribute) and base.attr in STARLETTE_STATE)
+        )
+    key = _read_key(node)
+    return key is not None and key[1] in ("outcome", "state")
+
+
+def _read_key(node: ast.AST) -> tuple[ast.AST, str] | None:
+    """(what is read from, the key) for `x["key"]` and `x.get("key", …)`."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.value, node.slice.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.func.value, node.args[0].value
+    return None
+
+
+def record_reads(source: str) -> Iterator[tuple[int, str, str]]:
+    """(line, "outcome" or "state", key) for each key the source reads from an outcome or a state."""
+    for node in ast.walk(ast.parse(source)):
+        found = _read_key(node)
+        pairs: list[tuple[ast.AST, str]] = [found] if found is not None else []
+        if (
+            isinstance(node, ast.Compare)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+            and all(isinstance(op, ast.In | ast.NotIn) for op in node.ops)
+        ):
+            pairs += [(c, node.left.value) for c in node.comparators]
+        for source_node, key in pairs:
+            if key in ("outcome", "state") or not _is_record(source_node):
+                continue
+            text = ast.unparse(source_node)
+            what = "outcome" if "outcome" in text else "state"
+            yield node.lineno, what, key
+
+
+def record_offences(path: Path) -> list[str]:
+    rel = str(path.relative_to(ROOT))
+    return [
+        f"{rel}:{line}: {what}[{key!r}]"
+        for line, what, key in record_reads(path.read_text(encoding="utf-8"))
+        if what == "state" or key not in CORE_OUTCOME_KEYS
+    ]
+
+
+_TEMPLATE_READ = re.compile(r"""\b(outcome|state)(?:\.([A-Za-z_]\w*)|\[["']([\w-]+)["']\])""")
+_TEMPLATE_METHODS = {"items", "keys", "values"}
+
+
+def template_reads(text: str) -> Iterator[tuple[int, str, str]]:
+    for number, line in enumerate(text.splitlines(), 1):
+        for match in _TEMPLATE_READ.finditer(line):
+            if line[: match.start()].endswith(("request.", "app.")):
+                continue
+            key = match.group(2) or match.group(3)
+            if key not in _TEMPLATE_METHODS:
+                yield number, match.group(1), key
+
+
+def _core_files(suffixes: tuple[str, ...]) -> list[Path]:
+    return [p for p in _sources() if _owner(p) is None and p.suffix in suffixes]
+
+
+def kind_ids() -> set[str]:
+    return {kind for system in SYSTEMS.values() for kind in system.encounters}
+
+
+def test_the_core_reads_no_key_of_a_systems_outcome_or_state() -> None:
+    found = [offence for path in _core_files((".py",)) for offence in record_offences(path)]
+    for path in _core_files((".html", ".js")):
+        rel = str(path.relative_to(ROOT))
+        found += [
+            f"{rel}:{line}: {what}.{key}"
+            for line, what, key in template_reads(path.read_text(encoding="utf-8"))
+            if what == "state" or key not in CORE_OUTCOME_KEYS
+        ]
+    assert found == [], "the core reads a system's key: declare it on RuleSystem or its encounter kind\n" + "\n".join(
+        found
+    )
+
+
+def test_no_core_template_or_script_names_an_encounter_kind() -> None:
+    """A kind's words (a challenge to a duel) are its system's template (EncounterKind.challenge); a prompt's id
+    prefix is the core's ("challenge-")."""
+    kinds = kind_ids()
+    alternatives = "|".join(sorted(map(re.escape, kinds), key=len, reverse=True))
+    pattern = re.compile(rf"""(?<![\w-])["']({alternatives})(?:["']|-)""")
+    found = []
+    for path in _core_files((".html", ".js")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            found += [f"{path.relative_to(ROOT)}:{number}: {m.group(1)!r}" for m in pattern.finditer(line)]
+    for path in _core_files((".py",)):
+        found += [f"{path.relative_to(ROOT)}:{line}: {name!r}" for line, name in python_names(path, kinds)]
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("source", "reads"),
+    [
+        ('teams = encounter.state.get("teams")\n', [("state", "teams")]),
+        ('x = "teams" in (encounter.state or {})\n', [("state", "teams")]),
+        ('for item in outcome.get("breakdown") or []:\n    pass\n', [("outcome", "breakdown")]),
+        ('members = team.get("members", [])\n', [("state", "members")]),
+        ('s = body.get("outcome")["summaries"]\n', [("outcome", "summaries")]),
+        ('k = outcome["kicker"]\n', [("outcome", "kicker")]),
+        ('u = request.state.user\nv = request.app.state.settings\nw = body.get("outcome")\n', []),
+        ('t = row.body["outcome"].get("text")\n', [("outcome", "text")]),
+    ],
+)
+def test_the_record_rule_sees_each_way_to_read_a_key(source: str, reads: list[tuple[str, str]]) -> None:
+    assert [(what, key) for _line, what, key in record_reads(source)] == reads
+
+
+def test_the_template_record_rule_reads_attributes_and_subscripts() -> None:
+    text = '{{ body.outcome.total }} {{ state["teams"] }} {% for k, v in state.items() %}{{ outcome.team }}\n'
+    assert [(what, key) for _n, what, key in template_reads(text)] == [
+        ("outcome", "total"),
+        ("state", "teams"),
+        ("outcome", "team"),
+    ]
+
+
+def test_the_shared_stylesheet_holds_no_systems_marks_or_classes() -> None:
+    """A system's marks (RuleSystem.marks: `.die-<mark>`, `.badge.<mark>`) and the classes only its own templates use
+    are styled in its static/, not in static/css/."""
+    shared = "\n".join(p.read_text(encoding="utf-8") for p in sorted((ROOT / "static" / "css").glob("*.css")))
+    own_marks = {mark for system in SYSTEMS.values() for mark in system.marks}
+    found = sorted(
+        {m.group(0) for mark in own_marks for m in re.finditer(rf"\.(?:die-|badge\.){re.escape(mark)}\b", shared)}
+    )
+    core_text = "\n".join(p.read_text(encoding="utf-8") for p in _core_files((".html", ".js", ".py")))
+    for cls in sorted(set(re.findall(r"\.([a-z][\w-]*)", re.sub(r"/\*.*?\*/", "", shared, flags=re.S)))):
+        if cls in core_text:
+            continue
+        users = {
+            sid
+            for sid in SYSTEMS
+            if any(cls in p.read_text(encoding="utf-8") for p in (FOLDERS[sid] / "templates").rglob("*.html"))
+        }
+        if len(users) == 1:
+            found.append(f".{cls} (only {users.pop()}'s templates use it)")
+    assert found == [], "a system's CSS belongs in its static/\n" + "\n".join(found)

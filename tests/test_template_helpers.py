@@ -6,7 +6,9 @@ from __future__ import annotations
 from app import i18n
 from app.rolls import faces
 from app.rolls.visibility import AUDIENCE_BADGES, READER_LISTS, RECIPIENTS, Visibility
+from app.systems import SYSTEMS
 from app.systems.dice import marks as dice_marks
+from app.systems.marks import CORE_MARKS
 from app.web import ENV, REFUSAL, keyed, render_text
 
 
@@ -18,9 +20,12 @@ def test_every_audience_but_public_has_its_badge_in_each_language() -> None:
 
 
 def test_every_mark_a_die_can_carry_has_a_label() -> None:
-    # the dice roller's own marks and the ones read from a system's outcome (faces.entry_faces)
-    assert dice_marks._DICE_MARKS | {"critical", "fumble", "doubles"} <= set(faces.MARK_LABELS)
-    assert ENV.globals["mark_labels"] is faces.MARK_LABELS
+    # the dice roller's own marks, the default die marks and every system's own (faces.marks_of, RuleSystem.marks)
+    assert dice_marks._DICE_MARKS | {"critical", "fumble"} <= set(CORE_MARKS)
+    for system_id, system in SYSTEMS.items():
+        assert set(system.marks) <= set(faces.marks_of(system_id))
+        for mark in faces.marks_of(system_id).values():
+            assert i18n.translations("de").gettext(mark.label) != mark.label, mark.label
 
 
 def test_a_badge_and_a_mark_render_from_the_python_tables() -> None:
@@ -28,12 +33,15 @@ def test_a_badge_and_a_mark_render_from_the_python_tables() -> None:
     i18n.set_locale("de")
     try:
         html = ENV.from_string(
-            "{{ audience_badges['self'] | gettext }}|{{ mark_labels['dropped'] | gettext }}"
-        ).render()
+            "{% from 'rolls/_marks.html' import mark_words %}{{ audience_badges['self'] | gettext }}|"
+            "{{ mark_words(badge) }}|{{ mark_words(kicker) }}"
+        ).render(
+            badge={"mark": "dropped", "label": "dropped"}, kicker={"mark": "k", "label": "kicker: %(k)s", "value": 4}
+        )
     finally:
         i18n.set_locale(before)
     de = i18n.translations("de")
-    assert html == f"{de.gettext('private')}|{de.gettext('dropped')}"
+    assert html == f"{de.gettext('private')}|{de.gettext('dropped')}|{de.gettext('kicker: %(k)s') % {'k': 4}}"
 
 
 def test_keyed_builds_a_lookup_table() -> None:

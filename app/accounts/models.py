@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ForeignKey, Integer, String
+from sqlalchemy import Boolean, ForeignKey, Integer, String, false, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import NEVER_REUSED, Base
@@ -22,6 +22,13 @@ class User(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     # A confirmed address (set only through a link sent to it): where a password reset is sent.
     email: Mapped[str | None] = mapped_column(String(254), default=None)
+    # How the pages look and move for this account (app/accounts/display.py; docs/ACCESSIBILITY.md). The server
+    # defaults keep rows made before migration 0011 on the quiet choices: follow the device, no sound, no buzz.
+    motion: Mapped[str] = mapped_column(String(8), default="device", server_default="device")
+    theme: Mapped[str] = mapped_column(String(8), default="device", server_default="device")
+    text_size: Mapped[int] = mapped_column(Integer, default=100, server_default=text("100"))
+    sound: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    vibration: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class AccountToken(Base):

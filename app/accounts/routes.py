@@ -8,7 +8,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response, StreamingResponse
 
 from app import i18n
-from app.accounts import passwords, recovery, service
+from app.accounts import display, passwords, recovery, service
 from app.accounts.models import User
 from app.config import Settings
 from app.deps import DB, AppSettings, CurrentUser, Gate, Htmx, MaybeUser, Throttle
@@ -125,6 +125,10 @@ def _account_context(db: DB, user: User, **extra: Any) -> dict[str, Any]:
         "email_sent": None,
         "email_form": None,
         "sole_narrated": recovery.sole_narrated(db, user),
+        # (value, label in the reader's language) for the display form's radio groups.
+        "motions": [(k, _(v)) for k, v in display.MOTION.items()],
+        "themes": [(k, _(v)) for k, v in display.THEMES.items()],
+        "text_sizes": [(n, f"{n} %") for n in display.TEXT_SIZES],
     }
     settings = extra.pop("settings", None)
     if settings is not None:
@@ -176,6 +180,34 @@ def set_language(request: Request, db: DB, user: CurrentUser, locale: Annotated[
     session = request.scope["fb_session"]
     set_session(request.scope, {**session, "locale": user.locale})
     return redirect(request, "/account")
+
+
+@router.post("/account/display")
+def set_display(
+    request: Request,
+    db: DB,
+    user: CurrentUser,
+    settings: AppSettings,
+    motion: Annotated[str, Form()] = "",
+    theme: Annotated[str, Form()] = "",
+    text_size: Annotated[str, Form()] = "",
+    sound: Annotated[str, Form()] = "",
+    vibration: Annotated[str, Form()] = "",
+) -> Response:
+    """Motion, theme, text size, sound and vibration (app/accounts/display.py), saved on the account."""
+    try:
+        display.save(user, display.parse(motion, theme, text_size, sound, vibration))
+    except BadRequest as exc:
+        return render_failure(
+            request,
+            db,
+            exc,
+            "accounts/account.html",
+            lambda errors: _account_context(db, user, errors=errors, settings=settings),
+            key="display",
+        )
+    db.commit()
+    return redirect(request, "/account?display=saved#display")
 
 
 # --- getting back in (docs/TRUST.md, "Accounts") ---------------------------------------------------------------

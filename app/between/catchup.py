@@ -18,8 +18,9 @@ from app.campaigns.models import Campaign, Membership
 from app.campaigns.service import Access, campaigns_for
 from app.characters.models import Character
 from app.encounters.models import Encounter
+from app.encounters.titles import encounter_title
 from app.errors import BadRequest
-from app.i18n import _, encounter_title
+from app.i18n import _
 from app.rolls.models import LogEntry, RollPrompt
 from app.systems import ROLLER, SYSTEMS
 

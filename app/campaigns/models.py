@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ForeignKey, String, Text, UniqueConstraint
+from sqlalchemy import ForeignKey, String, Text, UniqueConstraint, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.db import NEVER_REUSED, Base
@@ -28,6 +28,8 @@ class Campaign(Base):
     # makes seq gapless and the chain linear under concurrent writers, on SQLite and PostgreSQL alike.
     last_seq: Mapped[int] = mapped_column(default=0)
     head_hash: Mapped[str] = mapped_column(String(64), default=GENESIS_HASH)
+    # The narrator's switch for the whole table: dice shown without their short animation (e.g. during a fight).
+    dice_animation: Mapped[bool] = mapped_column(default=True, server_default=true())
 
 
 class Membership(Base):

@@ -14,8 +14,8 @@ from app.campaigns.service import Access
 from app.campaigns.views import CAMPAIGN_PAGE, NARRATOR_SCREEN, campaign_list_context, campaign_log_context
 from app.characters import service as characters
 from app.deps import DB, AppSettings, CurrentUser, Htmx, MaybeUser, MemberAccess, Publisher
-from app.errors import FateboardError
-from app.i18n import msg, session_own_title
+from app.errors import BadRequest, FateboardError
+from app.i18n import _, msg, session_own_title
 from app.inputs import Id, OptionalId, parse_int
 from app.live.events import LiveEvent
 from app.panels import compose, refuse_in_panel, render_panel
@@ -251,3 +251,13 @@ def join(request: Request, db: DB, user: CurrentUser, publish: Publisher, code: 
     db.commit()
     publish(campaign.id, LiveEvent.MEMBERS, None)
     return redirect(request, f"/campaigns/{campaign.id}")
+
+
+@router.post("/campaigns/{campaign_id}/dice-animation")
+def set_dice_animation(request: Request, db: DB, acc: MemberAccess, animation: Annotated[str, Form()] = "") -> Response:
+    """The narrator screen's "dice animation at this table" (on / off)."""
+    if animation not in ("on", "off"):
+        raise BadRequest(_("Choose on or off."), field="animation")
+    service.set_dice_animation(acc, animation == "on")
+    db.commit()
+    return redirect(request, f"/campaigns/{acc.campaign.id}/narrator?saved=animation#table-dice")

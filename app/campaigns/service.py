@@ -301,3 +301,10 @@ def end_session(db: Session, acc: Access) -> GameSession:
     session = running_session(db, acc)
     session.ended_at = utcnow()
     return session
+
+
+def set_dice_animation(acc: Access, on: bool) -> None:
+    """The narrator's switch for the table (issue 37): dice shown without their short animation, for everyone,
+    whatever their own setting (e.g. during a fight). The log entries themselves never wait for it."""
+    require_narrator(acc)
+    acc.campaign.dice_animation = on

@@ -72,7 +72,7 @@ def odds(request: Request, db: DB, acc: MemberAccess, character_id: Id, action_i
         params = action.params.model_validate(params_from_form(action.params, request.query_params))
         settings = dict((acc.campaign.settings or {}).get(character.system, {}))
         ctx = _odds_context(db, acc, _system, action, params, character, settings)
-        result = action.odds(dict(character.sheet), params, ctx) if action.odds else None
+        result = action.odds(_system.load_sheet(character.sheet), params, ctx) if action.odds else None
     except (ActionError, ValueError) as exc:
         message = exc.message if isinstance(exc, ActionError) else _("Choose the options to see the chance.")
         return render(request, "rolls/odds.html", {"error": message})
@@ -95,7 +95,7 @@ def _odds_context(
     if encounter is None:
         return Context(campaign_settings=settings, character_id=character.id)
     others = {
-        cid: dict(c.sheet)
+        cid: system.load_sheet(c.sheet)
         for cid, c in other_participants(db, encounter, character).items()
         if c.kind != "npc" and (c.sheet or {}).get("kind") != "foe"
     }
@@ -106,7 +106,7 @@ def _odds_context(
         encounter={
             "id": encounter.id,
             "kind": encounter.kind,
-            "state": dict(encounter.state),
+            "state": system.typed_state(encounter.kind, encounter.state),
             "participants": list(encounter.participants),
             "version": encounter.version,
         },

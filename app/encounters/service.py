@@ -3,6 +3,7 @@ alone changes them: every step is a log entry, in the same transaction as the ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -15,7 +16,7 @@ from app.characters.models import Character
 from app.encounters.models import Encounter
 from app.errors import BadRequest, Conflict, Forbidden, NotFound
 from app.i18n import _
-from app.systems import Action, EncounterViewer, Resolution, get_system
+from app.systems import SYSTEMS, Action, EncounterViewer, Resolution, Team, get_system
 from app.systems.base import stored_state
 from app.types import utcnow
 
@@ -64,10 +65,26 @@ def unplayed(db: Session, acc: Access, encounter: Encounter) -> set[int]:
 
 
 def visible_state(acc: Access, encounter: Encounter, controls: set[int]) -> dict[str, Any]:
-    """What this viewer may read of the encounter's state: the one place that decides it (the system's
-    `encounter_view`; narrators and players alike go through it). `controls`: `controlled_by`'s answer."""
+    """What this viewer may read of the encounter's state: the one place that decides it (its kind's `view`;
+    narrators and players alike go through it). `controls`: `controlled_by`'s answer."""
     viewer = EncounterViewer(is_narrator=acc.is_narrator, controls=frozenset(controls))
-    return get_system(encounter.system).encounter_view(encounter.state, viewer)
+    return get_system(encounter.system).kind(encounter.kind).shown(encounter.state, viewer)
+
+
+def teams(encounter: Encounter) -> Sequence[Team]:
+    """The encounter's teams (its kind's `teams`; none for a kind without), for team talk."""
+    system = SYSTEMS.get(encounter.system)
+    return () if system is None else system.kind(encounter.kind).team_list(encounter.state)
+
+
+def systems_with_teams() -> list[str]:
+    """The systems with a kind of encounter that has teams (a query's first filter; has_teams decides)."""
+    return [sid for sid, system in SYSTEMS.items() if any(k.teams is not None for k in system.encounters.values())]
+
+
+def has_teams(encounter: Encounter) -> bool:
+    system = SYSTEMS.get(encounter.system)
+    return system is not None and system.kind(encounter.kind).teams is not None
 
 
 def encounter_for_step(

@@ -32,8 +32,8 @@ def encounter_context(db: Session, acc: Access, encounter: Encounter, **extra: A
         "idempotency_key": secrets.token_urlsafe(16),
         "errors": {},
         "result": None,
-        # A Rabbits conflict's team talk (templates/talk/team.html), only when the page renders it.
-        "team_talk": (lambda: team_panel_context(db, acc, encounter)) if "teams" in (encounter.state or {}) else None,
+        # The team talk of an encounter whose kind has teams (templates/talk/team.html), only when the page renders it.
+        "team_talk": (lambda: team_panel_context(db, acc, encounter)) if service.has_teams(encounter) else None,
     }
     ctx.update(extra)
     return ctx

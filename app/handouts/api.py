@@ -18,6 +18,7 @@ from app.handouts import pictures, pins, service, views
 from app.handouts.models import Handout
 from app.handouts.pictures import Width, store_of
 from app.inputs import Id
+from app.rolls import idempotency
 from app.rolls.chain import canonical_json
 from app.rolls.present import entry_json, viewer_view
 
@@ -42,22 +43,22 @@ def _entry(entry: Any, acc: Access) -> dict[str, Any]:
 IdempotencyKey = Annotated[str | None, Header(max_length=100)]
 
 
-def _once(request: Request, key: str | None, body: StrictBody | None = None) -> service.Once:
+def _once(request: Request, key: str | None, body: StrictBody | None = None) -> idempotency.Once:
     """The key and what it is bound to: this method, path and body."""
     if not key:
-        return service.Once()
+        return idempotency.Once()
     sent = {"method": request.method, "path": request.url.path, "body": body.model_dump(mode="json") if body else None}
-    return service.Once(key, hashlib.sha256(canonical_json(sent)).hexdigest())
+    return idempotency.Once(key, hashlib.sha256(canonical_json(sent)).hexdigest())
 
 
-def _entry_write(db: DB, acc: Access, once: service.Once, write: Any) -> JSONResponse:
+def _entry_write(db: DB, acc: Access, once: idempotency.Once, write: Any) -> JSONResponse:
     """An entry-making write with the contract's replays: the first answer again, `"replayed": true`."""
     replayed = False
-    entry = service.earlier(db, acc, once)
+    entry = idempotency.earlier(db, acc, once)
     if entry is None:
         try:
             entry = write()
-        except service.Replayed as again:
+        except idempotency.Replayed as again:
             entry = again.entry
             replayed = True
     else:
@@ -65,13 +66,13 @@ def _entry_write(db: DB, acc: Access, once: service.Once, write: Any) -> JSONRes
     return JSONResponse({**_entry(entry, acc), "replayed": replayed}, status_code=201)
 
 
-def _pin_write(db: DB, acc: Access, once: service.Once, write: Any, status: int) -> Response:
+def _pin_write(db: DB, acc: Access, once: idempotency.Once, write: Any, status: int) -> Response:
     """A pin write: its answer is the pin (or 204), replayed from the entry the key made."""
-    entry = service.earlier(db, acc, once)
+    entry = idempotency.earlier(db, acc, once)
     if entry is None:
         try:
             pin = write()
-        except service.Replayed as again:
+        except idempotency.Replayed as again:
             entry = again.entry
         else:
             return Response(status_code=204) if status == 204 else JSONResponse(pins.pin_json(pin), status_code=status)

@@ -15,10 +15,11 @@ from sqlalchemy.orm import Session
 from app.campaigns.service import Access, in_campaign, require_narrator
 from app.errors import BadRequest, NotFound
 from app.handouts.models import Handout, ScenePin
-from app.handouts.service import SCENE_EVENT, Once, Replayed, current_scene, earlier, log_change
+from app.handouts.service import SCENE_EVENT, current_scene, log_change
 from app.i18n import N_, _, msg
 from app.inputs import text_problem
 from app.rolls.appending import Publish, no_publish
+from app.rolls.idempotency import Once, Replayed, earlier
 from app.rolls.models import LogEntry
 from app.rolls.visibility import Visibility
 

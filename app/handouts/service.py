@@ -6,7 +6,6 @@ entry: its `to` and narrators)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import or_, select
@@ -21,7 +20,9 @@ from app.handouts.store import MediaStore, blob_key
 from app.i18n import _, join, msg
 from app.inputs import text_problem
 from app.live.events import LiveEvent
+from app.rolls import idempotency
 from app.rolls.appending import Publish, appending, no_publish, write_entry
+from app.rolls.idempotency import Once
 from app.rolls.models import LogEntry
 from app.rolls.visibility import RECIPIENTS, Visibility
 from app.types import utcnow
@@ -207,42 +208,6 @@ def _usernames(db: Session, user_ids: Sequence[int]) -> list[str]:
     return [names[uid] for uid in user_ids if uid in names]
 
 
-@dataclass(frozen=True)
-class Once:
-    """An Idempotency-Key and the digest of the request it came with (the contract: the same key and request
-    answer the first entry again, `replayed`; the same key with another request is a 422)."""
-
-    key: str | None = None
-    digest: str | None = None
-
-
-class Replayed(Exception):
-    """The key was used before for this request: nothing was done again; `entry` is the first one."""
-
-    def __init__(self, entry: LogEntry) -> None:
-        super().__init__(entry.seq)
-        self.entry = entry
-
-
-def earlier(db: Session, acc: Access, once: Once | None) -> LogEntry | None:
-    """The entry this Idempotency-Key made before (None: a new key); a 422 when it came with another request."""
-    if once is None or not once.key:
-        return None
-    existing = db.scalar(
-        select(LogEntry).where(
-            LogEntry.campaign_id == acc.campaign.id,
-            LogEntry.actor_id == acc.user.id,
-            LogEntry.idempotency_key == once.key,
-        )
-    )
-    if existing is not None and existing.request_hash != once.digest:
-        raise BadRequest(
-            _("This Idempotency-Key was already used for a different request: send a new key for a new request."),
-            field="idempotency_key",
-        )
-    return existing
-
-
 def log_change(
     db: Session,
     acc: Access,
@@ -261,9 +226,7 @@ def log_change(
     Idempotency-Key is checked under the lock too (two racing retries: one acts, the other is a replay)."""
     once = once or Once()
     with appending(db, acc, publish) as (seq, prev_hash):
-        existing = earlier(db, acc, once)
-        if existing is not None:
-            raise Replayed(existing)  # rolls back: the seq taken is given back
+        idempotency.check(db, acc, once)  # Replayed rolls back: the seq taken is given back
         if change is not None:
             change(seq)
             db.flush()

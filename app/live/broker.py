@@ -29,7 +29,8 @@ class Broker(ABC):
     def publish(self, campaign_id: int, event: str, seq: int | None) -> None:
         """Called from any thread after a commit; never raises."""
         try:
-            self.send(campaign_id, event, seq)
+            if event not in self._local:
+                self.send(campaign_id, event, seq)
         except Exception as exc:  # anything: the action is committed, its answer must not become a 500
             log.warning(
                 "could not publish %s %s of campaign %s: %r (streams catch up when the broker is back)",
@@ -42,6 +43,11 @@ class Broker(ABC):
             hook(campaign_id, event, seq)
 
     _hooks: tuple[Listener, ...] = ()
+    _local: frozenset[str] = frozenset()
+
+    def keep_local(self, event: str) -> None:
+        """Publishing `event` only calls this process's hooks: it is not sent (no other process, no stream)."""
+        self._local = self._local | {event}
 
     def on_publish(self, hook: Listener) -> None:
         """Also call `hook` in this process after every publish (the outbox sender looks for new deliveries)."""

@@ -20,19 +20,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
+import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app.accounts.models import ApiToken, LoginSession
-from app.campaigns.models import Membership
-from app.live.access import ACCESS, EVERY_CAMPAIGN
+from app.accounts.models import ApiToken, LoginSession, User
+from app.campaigns.models import Campaign, Membership
+from app.live.access import ACCESS, CHANGED, EVERY_CAMPAIGN
 from app.rolls.models import LogEntry
 
 CACHE_SIZE = 1000
@@ -45,6 +48,39 @@ TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/a
 
 Credential = tuple[str, str]  # ("session", login session id) or ("token", API token digest)
 Wake = tuple[str, int | None]  # (event, seq or id)
+
+
+def _columns(model: type[Any]) -> tuple[str, ...]:
+    return tuple(attr.key for attr in inspect(model).column_attrs)
+
+
+_USER_COLUMNS, _CAMPAIGN_COLUMNS = _columns(User), _columns(Campaign)
+
+
+@dataclass(frozen=True)
+class TokenAccess:
+    """What the action route needs of a token in a campaign (its user, the campaign, the role), as last read: each
+    `rows()` gives new detached copies (a job may not share ORM objects with another thread, and may change them)."""
+
+    user: dict[str, Any]
+    campaign: dict[str, Any]
+    role: str
+    read_at: float
+
+    @classmethod
+    def of(cls, user: User, campaign: Campaign, role: str, read_at: float) -> TokenAccess:
+        return cls(
+            {key: getattr(user, key) for key in _USER_COLUMNS},
+            {key: copy.deepcopy(getattr(campaign, key)) for key in _CAMPAIGN_COLUMNS},
+            role,
+            read_at,
+        )
+
+    def rows(self) -> tuple[User, Campaign]:
+        # Scalars are immutable; only the campaign's JSON columns can be changed in place.
+        campaign = {**self.campaign, "systems": list(self.campaign["systems"])}
+        campaign["settings"] = copy.deepcopy(self.campaign["settings"])
+        return User(**self.user), Campaign(**campaign)
 
 
 class Mailbox:
@@ -129,10 +165,13 @@ class LiveHub:
         self._feeds: dict[int, _Feed] = {}
         self.render_cache: dict[tuple[int, int, str], bytes] = {}
         self.access_max_age = access_max_age
-        # (campaign, token digest) -> user id: tokens that acted in the campaign (the action route authenticates
-        # these without a query before the writer; the writer's own check stays the authority). Emptied by the
-        # same access events as the streams' answers.
-        self.tokens: dict[tuple[int, str], int] = {}
+        # (campaign, token digest) -> what the action route needs of it: tokens that acted in the campaign are
+        # served without a query, before the writer and in it. Forgotten on every access or campaign change
+        # (app/live/access.py: in this process synchronously, from others through the broker) and once
+        # ACCESS_MAX_AGE old (a change behind the application's back). Read and written from any thread.
+        self.tokens: dict[tuple[int, str], TokenAccess] = {}
+        self._tokens_guard = threading.Lock()
+        self._token_forgets = 0  # forgets so far: a read that one overtook is not kept
         self.access_reads = 0  # how often access was read from the database (tests, benchmarks)
         self._ticker: asyncio.Task[None] | None = None
         self._tick = 0.0
@@ -208,22 +247,43 @@ class LiveHub:
                 if user_id is None or sub.user_id == user_id:
                     feed.access.pop((sub.user_id, sub.credential), None)
                     sub.wake(ACCESS, None)
-        self.tokens = {
-            (cid, digest): uid
-            for (cid, digest), uid in self.tokens.items()
-            if not ((campaign_id == EVERY_CAMPAIGN or cid == campaign_id) and (user_id is None or uid == user_id))
-        }
+        self.forget_tokens(campaign_id, ACCESS, user_id)
 
-    def token_user(self, campaign_id: int, digest: str) -> int | None:
-        return self.tokens.get((campaign_id, digest))
+    def forget_tokens(self, campaign_id: int, event: str, user_id: int | None) -> None:
+        """An access or campaign change (app/live/access.py's `listen`, any thread): forget what it may touch."""
+        with self._tokens_guard:
+            self._token_forgets += 1
+            self.tokens = {
+                (cid, digest): known
+                for (cid, digest), known in self.tokens.items()
+                if not (
+                    (campaign_id == EVERY_CAMPAIGN or cid == campaign_id)
+                    and (user_id is None or known.user["id"] == user_id)
+                )
+            }
 
-    def remember_token(self, campaign_id: int, digest: str, user_id: int) -> None:
-        if len(self.tokens) >= TOKENS_MAX:
-            self.tokens.clear()
-        self.tokens[(campaign_id, digest)] = user_id
+    def token_access(self, campaign_id: int, digest: str) -> TokenAccess | None:
+        known = self.tokens.get((campaign_id, digest))
+        if known is None or time.monotonic() - known.read_at >= self.access_max_age:
+            return None
+        return known
+
+    def token_forgets(self) -> int:
+        """Take this before reading a token's access, and give it to `remember_token`."""
+        return self._token_forgets
+
+    def remember_token(self, campaign_id: int, digest: str, known: TokenAccess, forgets: int) -> None:
+        """Keep what was read, unless something was forgotten since the read began (it may predate that)."""
+        with self._tokens_guard:
+            if forgets != self._token_forgets:
+                return
+            if len(self.tokens) >= TOKENS_MAX:
+                self.tokens = {}
+            self.tokens[(campaign_id, digest)] = known
 
     def forget_token(self, campaign_id: int, digest: str) -> None:
-        self.tokens.pop((campaign_id, digest), None)
+        with self._tokens_guard:
+            self.tokens.pop((campaign_id, digest), None)
 
     def _read_access(self, campaign_id: int, keys: list[AccessKey]) -> dict[AccessKey, str | None]:
         self.access_reads += 1
@@ -268,6 +328,9 @@ class LiveHub:
         if event == ACCESS:
             self.access_changed(campaign_id, seq)
             return
+        if event == CHANGED:
+            self.forget_tokens(campaign_id, event, seq)
+            return
         feed = self._feeds.get(campaign_id)
         if feed is None:
             return
@@ -279,7 +342,7 @@ class LiveHub:
     def resync(self) -> None:
         """The broker (re)started listening: whatever it missed meanwhile, every stream of every campaign now
         reads from the database by seq (`seq > last`: nothing missed, nothing twice)."""
-        self.tokens.clear()
+        self.forget_tokens(EVERY_CAMPAIGN, ACCESS, None)
         for feed in self._feeds.values():
             feed.stale = True
             feed.resyncs += 1

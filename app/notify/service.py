@@ -8,13 +8,16 @@ commit. What a notification says is made here, in the recipient's language, from
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-from sqlalchemy import Table, and_, bindparam, delete, insert, literal, select
+from sqlalchemy import CursorResult, Table, and_, bindparam, delete, insert, literal, select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from app.accounts.models import User
@@ -22,10 +25,13 @@ from app.campaigns.models import Campaign, Membership
 from app.campaigns.service import Access, require_narrator
 from app.characters.models import Character
 from app.encounters.models import Encounter
+from app.encounters.titles import encounter_title
 from app.errors import BadRequest, NotFound
-from app.i18n import _, encounter_title, get_locale, set_locale
+from app.i18n import _, get_locale, set_locale
+from app.live import access as access_events
 from app.notify.models import DiscordBridge, NotifyChoice, OutboxItem, PushSubscription
 from app.outbound import OutboundPolicy, OutboundRefused
+from app.rolls import effects
 from app.rolls.models import RollPrompt
 from app.types import utcnow
 
@@ -161,6 +167,8 @@ def queue_push(
             )
         )
         made += 1
+    if made:
+        effects.delivery_queued(db)  # the sender looks after the commit (app/rolls/effects.py)
     return made
 
 
@@ -372,14 +380,65 @@ _QUEUE_DISCORD = insert(_outbox).from_select(
 )
 
 
+class _Bridged:
+    """Which campaigns have an active Discord bridge, as last read, for one engine: most have none, and asking on
+    every entry cost a statement each (issue 34). Forgotten on every change of a bridge or a campaign
+    (app/live/access.py: in this process as it is written and after its commit, from others through the broker);
+    a read that such a change overtook is not kept."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, bool] = {}
+        self.forgets = 0
+        self.guard = threading.Lock()
+
+    def forget(self, campaign_id: int, event: str, _user_id: int | None) -> None:
+        if event != access_events.CHANGED:
+            return
+        with self.guard:
+            self.forgets += 1
+            if campaign_id == access_events.EVERY_CAMPAIGN:
+                self.known = {}
+            else:
+                self.known.pop(campaign_id, None)
+
+    def remember(self, campaign_id: int, bridged: bool, forgets: int) -> None:
+        with self.guard:
+            if forgets == self.forgets:
+                if len(self.known) >= 100_000:
+                    self.known = {}
+                self.known[campaign_id] = bridged
+
+
+_BRIDGED: weakref.WeakKeyDictionary[Engine, _Bridged] = weakref.WeakKeyDictionary()
+_BRIDGED_GUARD = threading.Lock()
+
+
+def bridged(db: Session, campaign_id: int) -> bool:
+    """Whether the campaign has an active Discord bridge (from memory when this process read it before)."""
+    engine = db.get_bind().engine
+    memo = _BRIDGED.get(engine)
+    if memo is None:
+        with _BRIDGED_GUARD:
+            memo = _BRIDGED.get(engine)
+            if memo is None:
+                memo = _BRIDGED[engine] = _Bridged()
+                access_events.listen(engine, memo.forget)
+    known = memo.known.get(campaign_id)
+    if known is None:
+        forgets = memo.forgets
+        known = db.scalar(_ACTIVE_BRIDGE, {"campaign": campaign_id}) is not None
+        memo.remember(campaign_id, known, forgets)
+    return known
+
+
 def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility: str) -> None:
-    """Called by the log writer for every entry: a public entry of a kind the bridge posts is queued (by seq;
+    """For every entry the log writer appends: a public entry of a kind the bridge posts is queued (by seq;
     the sender reads the entry and posts it in the campaign's language)."""
     post = KIND_POSTS.get(kind)
-    if post is None or visibility != "public":
+    if post is None or visibility != "public" or not bridged(db, campaign_id):
         return
     now = utcnow()
-    db.execute(
+    queued = db.execute(
         _QUEUE_DISCORD,
         {
             "payload": {"seq": seq},
@@ -391,7 +450,61 @@ def queue_discord(db: Session, campaign_id: int, seq: int, kind: str, visibility
             "post": f"%{post}%",
         },
     )
+    if cast(CursorResult[Any], queued).rowcount:
+        effects.delivery_queued(db)
+
+
+_ACTIVE_BRIDGE = select(_bridges.c.campaign_id).where(
+    _bridges.c.campaign_id == bindparam("campaign"), _bridges.c.active.is_(True)
+)
 
 
 def payload_text(payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- what the write path declares (app/rolls/effects.py): queued in the cause's transaction ---------------------
+
+
+def _entry_written(db: Session, event: effects.EntryWritten) -> None:
+    queue_discord(db, event.campaign_id, event.seq, event.kind, event.visibility)
+
+
+def _waits_changed(db: Session, event: effects.WaitsChanged) -> None:
+    queue_waits(
+        db,
+        event.campaign,
+        actor_id=event.actor_id,
+        before=event.before,
+        after=event.after,
+        encounter=event.encounter,
+        names=event.names,
+    )
+
+
+def _prompts_opened(db: Session, event: effects.PromptsOpened) -> None:
+    queue_prompts(db, event.campaign, event.prompts, actor_id=event.actor_id)
+
+
+def _talk_posted(db: Session, event: effects.TalkPosted) -> None:
+    queue_talk(
+        db,
+        event.campaign,
+        seq=event.seq,
+        author=event.author,
+        actor_id=event.actor_id,
+        whispered=event.whispered,
+        mentioned=event.mentioned,
+    )
+
+
+def subscribe_effects() -> None:
+    """Queue what the write path declares (create_app calls it; importing this module does too, so a script or a
+    test that writes without the app still queues)."""
+    effects.subscribe(effects.EntryWritten, _entry_written)
+    effects.subscribe(effects.WaitsChanged, _waits_changed)
+    effects.subscribe(effects.PromptsOpened, _prompts_opened)
+    effects.subscribe(effects.TalkPosted, _talk_posted)
+
+
+subscribe_effects()

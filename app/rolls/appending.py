@@ -8,29 +8,33 @@ broker (docs/ARCHITECTURE.md, "The rules service").
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import CursorResult, Table, bindparam, insert, update
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
-from app.campaigns.models import Campaign, GameSession
+from app.campaigns.models import Campaign
 from app.campaigns.service import Access, current_session
 from app.characters.models import Character
 from app.errors import BadRequest
 from app.i18n import Summary, _
+from app.live import access as access_events
+from app.live.access import CHANGED, EVERY_CAMPAIGN
 from app.live.events import LiveEvent
-from app.notify.service import queue_discord
 from app.rolls import chain
+from app.rolls.effects import OUTBOX_QUEUED, EntryWritten, Internal, emit, take_queued
 from app.rolls.models import LogEntry
 from app.types import utcnow
 
-Publish = Callable[[int, LiveEvent, int | None], None]  # the broker's publish: only declared events
+# The broker's publish: only declared events (the live ones, and app/rolls/effects.py's internal ones).
+Publish = Callable[[int, LiveEvent | Internal, int | None], None]
 
 
-def no_publish(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
+def no_publish(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -> None:
     return None
 
 
@@ -47,37 +51,107 @@ _MOVE_HEAD = update(_campaigns).where(_campaigns.c.id == bindparam("campaign")).
 _INSERT_ENTRY = insert(_entries)
 
 
+class RunningSession(NamedTuple):
+    """The game session an entry belongs to (its id and number are all an entry and a rule read of it)."""
+
+    id: int
+    number: int
+
+
 def _lock_head(db: Session, campaign_id: int) -> tuple[int, str]:
     row = db.execute(_LOCK_HEAD, {"campaign": campaign_id}).one()
     return row[0], row[1]
 
 
+_UNKNOWN = object()
+
+
+class _Sessions:
+    """The running game session of each campaign as this process last wrote an entry with it, and that entry's
+    seq: trusted only for the very next seq (every entry in between was this process's, and a game session starts
+    and ends only with an entry of its own), else read again; forgotten at once by any change of a game session
+    (app/live/access.py, in the writing thread) — a read that such a change overtook is not kept."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[RunningSession | None, int]] = {}
+        self.forgets = 0
+        self.guard = threading.Lock()
+
+    def forget(self, campaign_id: int, event: str, _user_id: int | None) -> None:
+        if event != CHANGED:
+            return
+        with self.guard:
+            self.forgets += 1
+            if campaign_id == EVERY_CAMPAIGN:
+                self.known = {}
+            else:
+                self.known.pop(campaign_id, None)
+
+    def running(self, campaign_id: int, seq: int) -> object:
+        known = self.known.get(campaign_id)
+        return known[0] if known is not None and known[1] == seq - 1 else _UNKNOWN
+
+    def remember(self, campaign_id: int, running: RunningSession | None, seq: int, forgets: int) -> None:
+        with self.guard:
+            if forgets == self.forgets:
+                if len(self.known) >= 100_000:
+                    self.known = {}
+                self.known[campaign_id] = (running, seq)
+
+
+_SESSIONS: weakref.WeakKeyDictionary[Engine, _Sessions] = weakref.WeakKeyDictionary()
+_SESSIONS_GUARD = threading.Lock()
+
+
+def _sessions_of(db: Session) -> _Sessions:
+    engine = db.get_bind().engine
+    memo = _SESSIONS.get(engine)
+    if memo is None:
+        with _SESSIONS_GUARD:
+            memo = _SESSIONS.get(engine)
+            if memo is None:
+                memo = _SESSIONS[engine] = _Sessions()
+                access_events.listen(engine, memo.forget)
+    return memo
+
+
 @contextmanager
 def appending(db: Session, acc: Access, publish: Publish) -> Iterator[tuple[int, str]]:
     """Lock the log head and yield (seq, prev_hash); commit when the block ends, roll back if it raises,
-    and tell the broker only after the commit."""
+    and tell the broker only after the commit (the entry; and the outbox, if a subscriber queued a delivery:
+    app/rolls/effects.py)."""
     with writer_lock(db, acc.campaign.id):
         seq, prev_hash = _lock_head(db, acc.campaign.id)
+        sessions = _sessions_of(db)
+        forgets, running = sessions.forgets, sessions.running(acc.campaign.id, seq)
+        if running is not _UNKNOWN:
+            db.info[_GAME_SESSION] = running
         try:
             yield seq, prev_hash
+            queued = take_queued(db)
             db.commit()
         except BaseException:
             db.rollback()
             raise
         finally:
-            db.info.pop(_GAME_SESSION, None)
+            running = db.info.pop(_GAME_SESSION, _UNKNOWN)
+        if running is not _UNKNOWN:
+            sessions.remember(acc.campaign.id, cast(RunningSession | None, running), seq, forgets)
     publish(acc.campaign.id, LiveEvent.ENTRY, seq)
+    if queued:
+        publish(acc.campaign.id, OUTBOX_QUEUED, None)
 
 
 _GAME_SESSION = "fateboard.game_session"
 
 
-def game_session(db: Session, acc: Access) -> GameSession | None:
-    """The running game session, read once per transaction (the entry and the action's context both need it).
-    A session started in this transaction is flushed before the entry is written, so it is seen."""
+def game_session(db: Session, acc: Access) -> RunningSession | None:
+    """The running game session, read once per transaction (the entry and the action's context both need it), and
+    under appending() not at all when this process wrote the entry before (`_Sessions`)."""
     if _GAME_SESSION not in db.info:
-        db.info[_GAME_SESSION] = current_session(db, acc.campaign.id)
-    running: GameSession | None = db.info[_GAME_SESSION]
+        found = current_session(db, acc.campaign.id)
+        db.info[_GAME_SESSION] = RunningSession(found.id, found.number) if found is not None else None
+    running: RunningSession | None = db.info[_GAME_SESSION]
     return running
 
 
@@ -180,7 +254,7 @@ def write_entry(
     assert inserted is not None  # an INSERT of one row always has it
     entry.id = inserted[0]
     db.execute(_MOVE_HEAD, {"campaign": acc.campaign.id, "head": entry.hash})
-    queue_discord(db, acc.campaign.id, seq, kind, visibility)
+    emit(db, EntryWritten(acc.campaign.id, seq, kind, visibility))  # the Discord bridge (app/notify) may post it
     return entry
 
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import i18n
 from app.campaigns.service import Access
 from app.rolls import chain
-from app.rolls.faces import entry_details, entry_faces
+from app.rolls.faces import entry_details, entry_faces, entry_total
 from app.rolls.models import LogEntry
 from app.rolls.present import entry_json, talk_marks, viewer_view
 from app.rolls.visibility import READER_LISTS, View
@@ -89,7 +89,7 @@ def log_text(entry: LogEntry, view: View) -> str:
         parts += [
             str(body.get("character") or ""),
             i18n.log_line(body),
-            *entry_details(body),
+            *entry_details(body, entry.system),
             str(body.get("note") or ""),
         ]
     return " ".join(p for p in parts if p)
@@ -183,7 +183,8 @@ def entry_html(
         voided=voided and view != View.HIDDEN,
         viewer_id=viewer_id,
         faces=entry_faces(entry.body, entry.system) if full else [],
-        details=entry_details(entry.body) if full else [],
+        details=entry_details(entry.body, entry.system) if full else [],
+        total=entry_total(entry.body, entry.system) if full else None,
         talk=(talk or TalkState()) if full and entry.kind == "message" else None,
         own=own,
         mentioned=mentioned,

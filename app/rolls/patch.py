@@ -64,3 +64,17 @@ def apply(sheet: dict[str, Any], ops: list[Op]) -> dict[str, Any]:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def hold(
+    before: dict[int, dict[str, Any]], after: dict[int, dict[str, Any]], actor_id: int | None
+) -> dict[str, list[Op]]:
+    """A hidden action's sheet changes as patches by character id, kept in the entry's hashed body and applied at
+    the reveal: until then no sheet anyone can read tells a hidden success from a failure. `before` holds the
+    acting character's sheet under 0 and the others' under their ids; `after`, the changed sheets by id."""
+    held: dict[str, list[Op]] = {}
+    for character_id, sheet in after.items():
+        ops = diff(before[0 if character_id == actor_id else character_id], sheet)
+        if ops:
+            held[str(character_id)] = ops
+    return held

@@ -14,8 +14,8 @@ from app.characters.service import character_for
 from app.errors import BadRequest
 from app.i18n import _, rule_message
 from app.live.events import LiveEvent
-from app.notify.service import queue_prompts
 from app.rolls.appending import Publish, check_note, no_publish
+from app.rolls.effects import PromptsOpened, emit
 from app.rolls.models import RollPrompt
 from app.rolls.visibility import Visibility, kept_to_oneself_refusal
 from app.systems import ROLLER, ActionError, get_action
@@ -45,7 +45,7 @@ def create_prompt(
     )
     db.add(prompt)
     db.flush()
-    queue_prompts(db, acc.campaign, [prompt], actor_id=acc.user.id)
+    emit(db, PromptsOpened(acc.campaign, (prompt,), acc.user.id))  # each waits for its player (app/notify)
     db.commit()
     publish(acc.campaign.id, LiveEvent.PROMPTS, None)
     return prompt
@@ -73,7 +73,7 @@ def create_prompts(
     ]
     db.add_all(made)
     db.flush()
-    queue_prompts(db, acc.campaign, made, actor_id=acc.user.id)
+    emit(db, PromptsOpened(acc.campaign, tuple(made), acc.user.id))
     db.commit()
     publish(acc.campaign.id, LiveEvent.PROMPTS, None)
     return made

@@ -85,7 +85,7 @@ def odds(
     try:
         _system, act = get_action(system, action)
         params = act.params.model_validate({"expression": expression})
-        result = act.odds({}, params, Context()) if act.odds else None
+        result = act.odds(_system.load_sheet({}), params, Context()) if act.odds else None
     except (ActionError, ValueError) as exc:
         message = rule_message(exc) if isinstance(exc, ActionError) else _("That expression is not valid.")
         return render(request, "rolls/odds.html", {"error": message}, status_code=200)

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from app.live.events import LiveEvent
 from app.rolls.appending import Publish, writer_lock
+from app.rolls.effects import Internal
 from app.rolls.models import LogEntry
 
 MAX_BATCH = 64  # jobs per COMMIT: bounds how long one batch holds the database's write lock
@@ -55,7 +56,7 @@ class _Pending:
     context: contextvars.Context
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[Any]
-    publishes: list[tuple[int, LiveEvent, int | None]] = field(default_factory=list)
+    publishes: list[tuple[int, LiveEvent | Internal, int | None]] = field(default_factory=list)
     result: Any = None
     error: BaseException | None = None
 
@@ -155,7 +156,7 @@ class _Writer:
 
     @staticmethod
     def _one(conn: Connection, item: _Pending) -> None:
-        def deferred(campaign_id: int, event: LiveEvent, seq: int | None) -> None:
+        def deferred(campaign_id: int, event: LiveEvent | Internal, seq: int | None) -> None:
             item.publishes.append((campaign_id, event, seq))
 
         db = Session(bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False)

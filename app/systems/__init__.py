@@ -10,7 +10,8 @@ import importlib
 from pathlib import Path
 
 from app.i18n import _
-from app.systems.base import Action, ActionError, Context, EncounterViewer, Odds, Resolution, RuleSystem, Seeder
+from app.systems.base import Action, ActionError, Context, Odds, Resolution, RuleSystem, Seeder
+from app.systems.kinds import EncounterKind, EncounterViewer, Team, kind_table
 
 # The registry: one line per system, in the order pages list them.
 MODULES: list[str] = [
@@ -77,13 +78,16 @@ __all__ = [
     "Action",
     "ActionError",
     "Context",
+    "EncounterKind",
     "EncounterViewer",
     "Odds",
     "Resolution",
     "RuleSystem",
     "Seeder",
+    "Team",
     "get_action",
     "get_system",
+    "kind_table",
     "register",
     "unregister",
 ]

@@ -6,14 +6,18 @@ with the server's dice, and writes the log entry and the sheet changes in one tr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Protocol
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar  # a TypeVar with a default (PEP 696); pydantic itself requires the package
 
 from app.i18n import Summary
 from app.rules.dice import Dice
+from app.systems.kinds import UNDECLARED, EncounterKind
+from app.systems.kinds import EncounterViewer as EncounterViewer  # where steps and tests have found it
+from app.systems.marks import Mark, ResultDetails, ResultTotal, no_details, no_total
 
 
 class ActionError(ValueError):
@@ -39,17 +43,23 @@ class RecordingDice:
         return face
 
 
+# A sheet as an action sees it: its system's model where the system declares `sheets` (the rules service loads the
+# stored JSON once and dumps the model once), else the stored JSON (issue 38: the systems not yet converted).
+SheetT = TypeVar("SheetT", default=dict[str, Any])
+ParamsT = TypeVar("ParamsT", bound=BaseModel, default=Any)
+
+
 @dataclass(frozen=True)
-class Resolution:
+class Resolution(Generic[SheetT]):
     request: dict[str, Any]
     outcome: dict[str, Any]
     # The log line: `msg(...)` from app.i18n (stored language-neutral, read in each viewer's language), or a
     # plain str (shown as it is, in every language).
     summary: Summary
     # The new sheet (whole), or None when the action does not change it.
-    sheet: dict[str, Any] | None = None
+    sheet: SheetT | None = None
     # New sheets (whole) of other characters the action involves (Action.involves), by character id.
-    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    others: Mapping[int, SheetT] = field(default_factory=dict)
     # For encounter actions: the encounter after this step. For Action.encounter == "create" it must hold
     # kind, title, participants ([{character_id, side, name}]) and state; for "step", state. `over`
     # (bool) closes the encounter.
@@ -63,7 +73,7 @@ class Resolution:
 
 
 @dataclass(frozen=True)
-class Context:
+class Context(Generic[SheetT]):
     """What an action may know besides its own sheet and params: plain data, loaded by the rules service."""
 
     actor_is_narrator: bool = False
@@ -73,7 +83,7 @@ class Context:
     character_id: int | None = None
     character_name: str | None = None
     # Sheets and names of the other characters named in the params (Action.involves), by id.
-    others: Mapping[int, dict[str, Any]] = field(default_factory=dict)
+    others: Mapping[int, SheetT] = field(default_factory=dict)
     other_names: Mapping[int, str] = field(default_factory=dict)
     # For Action.encounter == "step": {id, kind, title, state, participants, version}.
     encounter: Mapping[str, Any] | None = None
@@ -90,17 +100,16 @@ class Odds:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Resolve = Callable[[dict[str, Any], Any, Dice, Context], Resolution]  # (sheet, params, dice, ctx)
-OddsFn = Callable[[dict[str, Any], Any, Context], Odds | None]  # (sheet, params, ctx): ctx.campaign_settings
-
-
 @dataclass(frozen=True)
-class Action:
+class Action(Generic[SheetT, ParamsT]):
+    """One action of a system, generic over its sheet (the system's model, or the stored JSON) and its params."""
+
     id: str
     name: str
-    params: type[BaseModel]
-    resolve: Resolve
-    odds: OddsFn | None = None
+    params: type[ParamsT]
+    resolve: Callable[[SheetT, ParamsT, Dice, Context[SheetT]], Resolution[SheetT]]  # (sheet, params, dice, ctx)
+    # (sheet, params, ctx): what the page shows before rolling (ctx.campaign_settings, ctx.encounter)
+    odds: Callable[[SheetT, ParamsT, Context[SheetT]], Odds | None] | None = None
     needs_character: bool = True
     narrator_only: bool = False
     # Names of params that hold the ids of other characters this action reads or changes (an opponent,
@@ -115,7 +124,7 @@ class Action:
     # roll cannot be made again and again until a result that changes the sheet comes up (issue 35).
     changes_nothing: bool = False
 
-    def run(self, sheet: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
+    def run(self, sheet: SheetT, params: ParamsT, dice: Dice, ctx: Context[SheetT]) -> Resolution[SheetT]:
         return self.resolve(sheet, params, dice, ctx)
 
 
@@ -150,9 +159,9 @@ class Seeder(Protocol):
         ...
 
 
-def action_table(actions: Iterable[Action]) -> dict[str, Action]:
+def action_table(actions: Iterable[Action[Any, Any]]) -> dict[str, Action[Any, Any]]:
     """A system's actions (its actions.py: a tuple of Action) by id, for RuleSystem.actions."""
-    table: dict[str, Action] = {}
+    table: dict[str, Action[Any, Any]] = {}
     for action in actions:
         if action.id in table:
             raise ValueError(f"two actions with the id {action.id!r}")
@@ -163,28 +172,10 @@ def action_table(actions: Iterable[Action]) -> dict[str, Action]:
 SheetFilter = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class EncounterViewer:
-    """Who is looking at an encounter: a narrator, or a player acting for `controls` (character ids)."""
-
-    is_narrator: bool
-    controls: frozenset[int] = frozenset()
-
-
-# What a viewer may read of an encounter's state (e.g. without another team's secret script, or a foe's
-# level). Every screen that shows an encounter takes its state from here (app/encounters/views.py).
-EncounterFilter = Callable[[Mapping[str, Any], EncounterViewer], dict[str, Any]]
-
-
-# Who must act now in one of a system's encounters: the encounter ({"kind", "state", "participants"}) → {character
-# id: what it waits for (a key that changes with each new wait)}. A wait new after a step notifies the character's
-# player (app/notify). By default an encounter waits for nobody in particular.
-Awaited = Callable[[Mapping[str, Any]], Mapping[int, str]]
-
-
 # How a system marks its dice in the log line (app/rolls/faces.py): (the faces in the order rolled, each
-# {face, sides, marks: []}; the entry's outcome) → the faces to show, marked ("success", "critical", "doubles",
-# "rerolled"…). By default a d20 or larger shows a natural maximum as critical and a 1 as a fumble.
+# {face, sides, marks: []}; the entry's outcome) → the faces to show, marked ("success", "critical", "rerolled", a
+# system's own: app/systems/marks.py). By default a d20 or larger shows a natural maximum as critical and a 1 as a
+# fumble.
 DieMarks = Callable[[list[dict[str, Any]], Mapping[str, Any]], list[dict[str, Any]]]
 # What a log line flags beside its result besides its faces' marks (a fight's confirmed critical, ART's kicker):
 # the entry's outcome → [{mark, value?}] (app/rolls/faces.py, entry_marks).
@@ -218,27 +209,22 @@ class GroupCall:
     template: str
 
 
-Challenged = Callable[[Mapping[str, Any], Sequence[Mapping[str, Any]]], list[Mapping[str, Any]]]
-
-
-def _no_challenge(state: Mapping[str, Any], participants: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return []
-
-
-def _no_one(encounter: Mapping[str, Any]) -> Mapping[int, str]:
-    return {}
-
-
-def _whole_state(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
-    return dict(state)
-
-
 def _nothing_public(sheet: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
 def _whole(sheet: dict[str, Any]) -> dict[str, Any]:
     return sheet
+
+
+@dataclass(frozen=True)
+class Sheets(Generic[SheetT]):
+    """How the rules service reads a system's stored sheet into its model (`load`, once per action: the actor's and
+    every sheet in ctx.others) and writes the model an action returns (`dump`, once: Resolution.sheet and .others).
+    A system's `load` may refuse a damaged sheet with an ActionError; `dump` keeps the stored JSON's shape."""
+
+    load: Callable[[Mapping[str, Any]], SheetT]
+    dump: Callable[[SheetT], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -249,7 +235,7 @@ class RuleSystem:
     id: str
     name: str
     sheet: type[BaseModel]
-    actions: Mapping[str, Action]
+    actions: Mapping[str, Action[Any, Any]]
     description: str = ""
     has_pages: bool = False
     # What someone who may not act for the character sees of its sheet (e.g. without a secret name).
@@ -257,10 +243,6 @@ class RuleSystem:
     # What the character's player (not a narrator) sees of its sheet: by default all of it; a system takes
     # out what only narrators may know (e.g. a foe's level remembered with a roll against it).
     owner_sheet: SheetFilter = _whole
-    # What a viewer sees of one of this system's encounters (state as stored → state as shown). By default all
-    # of it; a system takes out what is secret (a team's script before the reveal, a foe's levels).
-    encounter_view: EncounterFilter = _whole_state
-    awaited: Awaited = _no_one
     # Optional: turn a creation form's fields into a sheet, raising ActionError(field=…) with a message a
     # person understands. Default: the sheet model validates the fields as they are.
     create: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
@@ -277,21 +259,21 @@ class RuleSystem:
     # How the log line marks this system's dice, and what it flags beside the result (app/rolls/faces.py).
     die_marks: DieMarks = critical_marks
     result_marks: ResultMarks = _no_marks
+    # Its own marks besides the core's (app/systems/marks.py: CORE_MARKS), with their words; its total and details.
+    marks: Mapping[str, Mark] = field(default_factory=dict)
+    result_total: ResultTotal = no_total
+    result_details: ResultDetails = no_details
     # The rolls the narrator screen may call for from several characters at once (its group call).
     group_calls: tuple[GroupCall, ...] = ()
     # Whether an action's odds read the encounter the character is in (ctx.encounter on the sheet's odds route):
     # ART's odds in a combat round do; a Cat's test of fate does not.
     odds_read_encounter: bool = False
-    # Whether its encounters have teams (state["teams"]: members, narrator) whose players talk among themselves,
-    # out of the other teams' sight (app/talk: team talk during a Rabbits conflict).
-    team_talk: bool = False
-    # Who is challenged to one of its encounters and has not answered yet (the campaign page offers them the
-    # encounter): (state, participants) → the challenged participants ({character_id, side, name}).
-    challenged: Challenged = _no_challenge
-    # The typed state of each kind of encounter this system runs (kind → pydantic model, e.g. ART's "combat"): the
-    # rules service validates the stored JSON into it before a step (ctx.encounter["state"]) and stores the model
-    # the step returns as JSON again (`stored_state`), in the same shape. A kind not named here stays a dict.
-    encounter_states: Mapping[str, type[BaseModel]] = field(default_factory=dict)
+    # The kinds of encounter this system runs (app/systems/kinds.py: each with its typed state, view, waits,
+    # challenges, title and teams), by id: `kind_table((EncounterKind(...), ...))`.
+    encounters: Mapping[str, EncounterKind[Any]] = field(default_factory=dict)
+    # Its sheets at the seam: its actions get and return its sheet model (Sheets(load, dump)). None: they still get
+    # and return the stored JSON and load it themselves (issue 38 converts the systems one by one).
+    sheets: Sheets[Any] | None = None
 
     def default_sheet(self) -> dict[str, Any]:
         return self.sheet().model_dump(mode="json")
@@ -301,10 +283,32 @@ class RuleSystem:
             return self.create(fields)
         return self.sheet.model_validate(dict(fields)).model_dump(mode="json")
 
+    def load_sheet(self, stored: Mapping[str, Any]) -> Any:
+        """A stored sheet as this system's actions take it: its model (`sheets`), or a copy of the JSON."""
+        return self.sheets.load(stored) if self.sheets is not None else dict(stored)
+
+    def stored_sheets(self, resolution: Resolution[Any]) -> Resolution[dict[str, Any]]:
+        """An action's resolution with its sheets as JSON to store (`sheets.dump`), once, for the rules service."""
+        if self.sheets is None:
+            return resolution
+        dump = self.sheets.dump
+        return replace(
+            resolution,
+            sheet=None if resolution.sheet is None else dump(resolution.sheet),
+            others={cid: dump(sheet) for cid, sheet in resolution.others.items()},
+        )
+
+    def kind(self, kind: str) -> EncounterKind[Any]:
+        """One of its encounter kinds (an undeclared one — a state from before — is read as it is)."""
+        return self.encounters.get(kind, UNDECLARED)
+
+    def awaited(self, encounter: Mapping[str, Any]) -> Mapping[int, str]:
+        """Who one of its encounters ({"kind", "state", "participants"}, as stored) waits for (its kind's `awaited`)."""
+        return self.kind(encounter["kind"]).waits(encounter["state"], encounter["participants"])
+
     def typed_state(self, kind: str, state: Mapping[str, Any]) -> Any:
-        """An encounter's stored state as its kind's model (encounter_states), or a copy of the dict."""
-        model = self.encounter_states.get(kind)
-        return model.model_validate(dict(state)) if model is not None else dict(state)
+        """An encounter's stored state as its kind's model (what a step is handed as ctx.encounter["state"])."""
+        return self.kind(kind).load(state)
 
 
 def stored_state(state: Any) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, cast
@@ -28,18 +27,21 @@ from app.campaigns.service import Access, members, narrator_ids
 from app.characters.models import Character
 from app.characters.service import can_act, character_in
 from app.encounters.models import Encounter
+from app.encounters.service import has_teams, systems_with_teams
+from app.encounters.service import teams as encounter_teams
 from app.errors import BadRequest, Conflict, Forbidden, NotFound, TooManyRequests
 from app.i18n import N_, _, msg, number
 from app.live.events import LiveEvent
-from app.notify.service import queue_talk
-from app.rolls import chain
+from app.rolls import chain, idempotency
 from app.rolls import service as rules
 from app.rolls.appending import Publish, appending, no_publish, write_entry, writer_lock
+from app.rolls.effects import TalkPosted, emit
+from app.rolls.idempotency import Once, Replayed
 from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, WHISPER, View, Visibility
 from app.rules.dice import Dice
-from app.systems import ROLLER, SYSTEMS
+from app.systems import ROLLER, Team
 from app.talk.text import MAX_LENGTH, mentioned_names
 from app.types import utcnow
 
@@ -69,11 +71,6 @@ class MessageRequest(BaseModel):
 class Posted:
     entry: LogEntry
     replayed: bool = False
-
-
-class _Replayed(Exception):
-    def __init__(self, entry: LogEntry) -> None:
-        self.entry = entry
 
 
 # --- text -------------------------------------------------------------------------------------------------------
@@ -150,29 +147,6 @@ def _count_post(db: Session, acc: Access, rate: int = RATE) -> None:
         )
 
 
-# --- idempotency ------------------------------------------------------------------------------------------------
-
-
-def _replay(db: Session, acc: Access, key: str | None, digest: str) -> None:
-    """Under the log lock: a key this member used before in this campaign answers with its first entry (same
-    request) or is refused (another request)."""
-    if not key:
-        return
-    existing = db.scalar(
-        select(LogEntry).where(
-            LogEntry.campaign_id == acc.campaign.id, LogEntry.actor_id == acc.user.id, LogEntry.idempotency_key == key
-        )
-    )
-    if existing is None:
-        return
-    if existing.request_hash is not None and existing.request_hash != digest:
-        raise BadRequest(
-            _("This Idempotency-Key was already used for a different request: send a new key for a new request."),
-            field="idempotency_key",
-        )
-    raise _Replayed(existing)
-
-
 # --- who reads it -----------------------------------------------------------------------------------------------
 
 
@@ -193,60 +167,54 @@ class Audience:
         return True
 
 
-def team_of_author(db: Session, acc: Access, encounter: Encounter) -> tuple[str, Mapping[str, Any]] | None:
-    """The author's team in a Rabbits conflict: a team with a character they own, or (a narrator) a
-    narrator-run team. A narrator is never on a team of players' characters (TABLE-API.md, section 6)."""
-    teams = encounter.state.get("teams") if isinstance(encounter.state, Mapping) else None
-    if not isinstance(teams, Mapping):
+def team_of_author(db: Session, acc: Access, encounter: Encounter) -> Team | None:
+    """The author's team in an encounter with teams (its kind's `teams`, e.g. a Rabbits conflict): a team with a
+    character they own, or (a narrator) a narrator-run team. A narrator is never on a team of players' characters
+    (TABLE-API.md, section 6)."""
+    teams = sorted(encounter_teams(encounter), key=lambda team: team.key)
+    if not teams:
         return None
-    ids = [cid for team in teams.values() for cid in team.get("members", [])]
+    ids = [cid for team in teams for cid in team.members]
     owners = dict(db.execute(select(Character.id, Character.owner_id).where(Character.id.in_(ids))).all())
-    for key, team in sorted(teams.items()):
-        if any(owners.get(cid) == acc.user.id for cid in team.get("members", [])):
-            return key, team
+    for team in teams:
+        if any(owners.get(cid) == acc.user.id for cid in team.members):
+            return team
     if acc.is_narrator:
-        for key, team in sorted(teams.items()):
-            if team.get("narrator"):
-                return key, team
+        for team in teams:
+            if team.narrator:
+                return team
     return None
 
 
-def team_readers(db: Session, acc: Access, team: Mapping[str, Any]) -> list[int]:
+def team_readers(db: Session, acc: Access, team: Team) -> list[int]:
     """The team's members: the players of its characters, and the narrators when the team is narrator-run."""
     owners = set(
         db.scalars(
-            select(Character.owner_id).where(
-                Character.id.in_(list(team.get("members", []))), Character.owner_id.is_not(None)
-            )
+            select(Character.owner_id).where(Character.id.in_(list(team.members)), Character.owner_id.is_not(None))
         )
     )
     member_ids = set(db.scalars(select(Membership.user_id).where(Membership.campaign_id == acc.campaign.id)))
     readers = {uid for uid in owners if uid in member_ids}
-    if team.get("narrator"):
+    if team.narrator:
         readers |= narrator_ids(db, acc.campaign.id)
     return sorted(readers)
 
 
-# The systems whose encounters have teams that talk among themselves (RuleSystem.team_talk).
-def _team_systems() -> list[str]:
-    return [system_id for system_id, system in SYSTEMS.items() if system.team_talk]
-
-
-def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, str, Mapping[str, Any]]]:
-    """The active Rabbits conflicts in which the viewer is on a team (the composer's "my team" choices)."""
+def talk_conflicts(db: Session, acc: Access) -> list[tuple[Encounter, Team]]:
+    """The active encounters with teams in which the viewer is on a team (the composer's "my team" choices)."""
     found = []
     for encounter in db.scalars(
         select(Encounter)
         .where(
             Encounter.campaign_id == acc.campaign.id,
-            Encounter.system.in_(_team_systems()),
+            Encounter.system.in_(systems_with_teams()),
             Encounter.status == "active",
         )
         .order_by(Encounter.id)
     ):
-        mine = team_of_author(db, acc, encounter)
+        mine = team_of_author(db, acc, encounter) if has_teams(encounter) else None
         if mine is not None:
-            found.append((encounter, mine[0], mine[1]))
+            found.append((encounter, mine))
     return found
 
 
@@ -271,16 +239,13 @@ def _audience(db: Session, acc: Access, req: MessageRequest) -> Audience:
         encounter = db.get(Encounter, req.encounter_id)
         if encounter is None or encounter.campaign_id != acc.campaign.id:
             raise NotFound(_("No such encounter in this campaign."), field="encounter_id")
-        mine = team_of_author(db, acc, encounter) if encounter.system in _team_systems() else None
-        if mine is None:
+        team = team_of_author(db, acc, encounter)
+        if team is None:
             raise BadRequest(_("You are on no team in that conflict."), field="encounter_id")
-        key, team = mine
         readers = team_readers(db, acc, team)
         if acc.user.id not in readers:  # a narrator-run team: the narrators; a players' team: its players
             readers = sorted({*readers, acc.user.id})
-        return Audience(
-            TEAM, readers=readers, team={"encounter_id": encounter.id, "key": key, "name": team.get("name")}
-        )
+        return Audience(TEAM, readers=readers, team={"encounter_id": encounter.id, "key": team.key, "name": team.name})
     return Audience(str(req.visibility))
 
 
@@ -342,7 +307,7 @@ def post_message(
         request["to_names"] = audience.to_names
     try:
         with appending(db, acc, publish) as (seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             _count_post(db, acc, rate)
             entry = write_entry(
                 db,
@@ -358,16 +323,10 @@ def post_message(
                 request_hash=digest,
                 content={"request": request, "outcome": outcome, "summary": text},
             )
-            queue_talk(
-                db,
-                acc.campaign,
-                seq=seq,
-                author=acc.user.username,
-                actor_id=acc.user.id,
-                whispered=(audience.to or []) if audience.visibility == WHISPER else [],
-                mentioned=mentions,
-            )
-    except _Replayed as replay:
+            whispered = (audience.to or []) if audience.visibility == WHISPER else []
+            # Whoever waits for it is told (app/notify subscribes: queued in this transaction).
+            emit(db, TalkPosted(acc.campaign, seq, acc.user.username, acc.user.id, tuple(whispered), tuple(mentions)))
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if audience.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)
@@ -462,7 +421,7 @@ def edit_message(
     request = {**_follow_up_request(target), "mentions": _mentions(db, acc, text, audience)}
     try:
         with appending(db, acc, publish) as (new_seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} was withdrawn: it cannot be edited.").format(seq=seq))
             entry = write_entry(
@@ -479,7 +438,7 @@ def edit_message(
                 request_hash=digest,
                 content={"request": request, "outcome": {"text": text}, "summary": text},
             )
-    except _Replayed as replay:
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)
@@ -496,7 +455,7 @@ def retract_message(
     digest = digest_of("retract", seq)
     try:
         with appending(db, acc, publish) as (new_seq, prev_hash):
-            _replay(db, acc, idempotency_key, digest)
+            idempotency.check(db, acc, Once(idempotency_key, digest))
             if _withdrawn(db, acc.campaign.id, seq):
                 raise Conflict(_("Message #{seq} is already withdrawn.").format(seq=seq))
             entry = write_entry(
@@ -517,7 +476,7 @@ def retract_message(
                     "summary": msg(N_("withdrew message #{seq}."), seq=seq),
                 },
             )
-    except _Replayed as replay:
+    except Replayed as replay:
         return Posted(replay.entry, replayed=True)
     if target.visibility == TEAM:
         publish(acc.campaign.id, LiveEvent.TALK, None)

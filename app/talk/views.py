@@ -1,5 +1,5 @@
 """What the talk templates render from: the composer (campaign page, every sheet: templates/talk/composer.html)
-and a Rabbits conflict's team talk panel (templates/talk/team.html)."""
+and the team talk panel of an encounter with teams (a Rabbits conflict) (templates/talk/team.html)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, View
-from app.systems import SYSTEMS
 from app.talk import service
 from app.talk.history import talk_states
 from app.talk.text import MAX_LENGTH
@@ -40,8 +39,8 @@ def composer_context(
     default_as = str(character.id) if character is not None and any(s[0] == character.id for s in speakers) else ""
     everyone = [(user.id, user.username) for user, _role in members(db, acc.campaign.id)]
     conflicts = [
-        {"id": encounter.id, "title": encounter.title, "team": team.get("name")}
-        for encounter, _key, team in service.talk_conflicts(db, acc)
+        {"id": encounter.id, "title": encounter.title, "team": team.name}
+        for encounter, team in service.talk_conflicts(db, acc)
     ]
     form = {"as": default_as, "audience": "public", "to": [], "text": "", **(form or {})}
     return {
@@ -71,11 +70,7 @@ def team_panel_context(
     """A conflict's team talk for this viewer: their team's lines (words), and — for everyone — that team talk
     happened since the conflict began (the header every member sees of any entry, never its words or readers).
     """
-    mine = (
-        service.team_of_author(db, acc, encounter)
-        if encounter.system in SYSTEMS and SYSTEMS[encounter.system].team_talk
-        else None
-    )
+    mine = service.team_of_author(db, acc, encounter)
     rows = list(
         db.scalars(
             select(LogEntry)
@@ -95,10 +90,10 @@ def team_panel_context(
     others = 0  # the other teams' lines: a viewer on a team sees only their count, not a line each
     for row in rows:
         if viewer_view(row, acc.user.id, acc.is_narrator) == View.FULL:
-            team = (row.body.get("outcome") or {}).get("team") or {}
-            if team.get("encounter_id") != encounter.id:
+            audience = (row.body.get("outcome") or {}).get("team") or {}  # talk's own: {encounter_id, key, name}
+            if audience.get("encounter_id") != encounter.id:
                 continue  # the viewer's team talk of another conflict
-            if mine is not None and team.get("key") != mine[0]:
+            if mine is not None and audience.get("key") != mine.key:
                 others += 1  # another team this viewer also reads (a narrator running two teams)
                 continue
         elif mine is not None:
@@ -109,7 +104,7 @@ def team_panel_context(
     return {
         "campaign": acc.campaign,
         "encounter": encounter,
-        "team": mine[1] if mine else None,
+        "team": mine,
         "lines": [entry_html(r, acc.user.id, acc.is_narrator, talk=states.get(r.seq)) for r in shown],
         "others": others,
         "errors": errors or {},

@@ -13,7 +13,10 @@
      focused (and marked aria-invalid, described by the error).
    - A request that fails shows an error next to its form with a retry (the same Idempotency-Key).
    - A new roll prompt for you: a toast that leads to it (from any page with a stream: one without a prompts
-     panel asks for the campaign's), and a vibration where the phone can.
+     panel asks for the campaign's), and the sound and vibration the account chose (none unless it did).
+   - Heard and seen calmly (docs/ACCESSIBILITY.md): each new line said once in words (politely, or at once for my
+     own result); the server's own dice tumble for at most 600 ms over an entry that is already shown, unless the
+     account, the device's reduced motion or the narrator's table switch says no; skip links focus their target.
    - The log: "jump to latest" when scrolled up. Copy buttons. Quick-fill chips for the dice box.
    - Table talk: an edit or withdrawal arriving fetches its message's line again; the composer sends on Enter
      (a desktop; Shift+Enter is a new line), shows the odds of a `/r` expression and suggests @names.
@@ -177,8 +180,10 @@
     if (fresh) showToast(fresh);
   }
 
-  // A challenge to a duel (data-toast: its words) leads straight to the duel; a roll prompt to itself.
+  // A challenge (data-toast: its words, in its system's template) leads straight to the encounter; a roll prompt to
+  // itself.
   function showToast(item, fallback) {
+    nudge();  // what waits for me: the sound and the buzz I chose, if any (off by default)
     var link = item.querySelector("a.big-link");
     if (item.dataset.toast && link) toast(null, link.getAttribute("href"), item.dataset.toast);
     else if (fallback) toast(null, link ? link.getAttribute("href") : fallback);
@@ -203,8 +208,8 @@
   function remotePrompts(first) {
     var url = promptsUrl();
     if (!url || document.getElementById("prompts-panel")) return;
-    // A page with prompts of its own (a sheet's) takes only the challenges to a duel from the campaign's panel.
-    var onlyDuels = hasPromptsPanel();
+    // A page with prompts of its own (a sheet's) takes only the challenges from the campaign's panel.
+    var onlyChallenges = hasPromptsPanel();
     fetch(url, { credentials: "same-origin" }).then(function (r) {
       return r.ok ? r.text() : null;
     }).then(function (html) {
@@ -213,7 +218,7 @@
       var fresh = null;
       var ids = [];
       doc.querySelectorAll("[data-prompt-id]").forEach(function (p) {
-        if (onlyDuels && p.dataset.promptId.indexOf("duel-") !== 0) return;
+        if (onlyChallenges && p.dataset.promptId.indexOf("challenge-") !== 0) return;
         ids.push(p.dataset.promptId);
         var isNew = !first && remoteKnown !== null && remoteKnown.indexOf(p.dataset.promptId) < 0;
         if (isNew && !fresh && p.querySelector("form:not([data-cancel]), a.big-link")) fresh = p;
@@ -262,7 +267,6 @@
     box.appendChild(link);
     box.appendChild(close);
     body().appendChild(box);
-    if (navigator.vibrate) { try { navigator.vibrate([120, 60, 120]); } catch (e) { /* not allowed */ } }
     setTimeout(function () { if (box.isConnected) box.remove(); }, 15000);
   }
 
@@ -289,6 +293,113 @@
     }).catch(function () { /* the next page load shows it */ });
   }
 
+  // --- heard and seen calmly (issue 37, docs/ACCESSIBILITY.md) -----------------------------------------------
+  // Each new log line is said once, in words (the line's own text: who, what, the outcome and its marks), by one of
+  // the two live regions of base.html: politely for the others' lines, at once for my own result. A prompt or a
+  // mention for me comes as the toast (role=alert). The account's settings ride on <body>: data-motion,
+  // data-sound, data-vibrate, data-me; the narrator's switch: data-table-still.
+  var SAID = ".talk-audience, .summary, .talk-text, .faces .badge, .roll-marks, .details, .total, .note";
+
+  function lineWords(node) {
+    var parts = [];
+    var taken = [];
+    node.querySelectorAll(SAID).forEach(function (el) {
+      if (taken.some(function (t) { return t.contains(el); })) return;
+      taken.push(el);
+      var text = el.textContent.replace(/\s+/g, " ").trim();
+      if (text) parts.push(text);
+    });
+    return parts.join(". ");
+  }
+
+  function mine(node) {
+    var me = body().dataset.me;
+    return !!me && node.getAttribute("data-player") === me && node.classList.contains("kind-action");
+  }
+
+  // A result the page has just focused (showResult: the form's own answer) is read there; not said a second time.
+  function shownAsResult(seq) {
+    var focused = document.activeElement;
+    return !!focused && focused !== body() && (focused.matches("[data-result], .result") || focused.closest(".result")) &&
+      focused.textContent.indexOf("#" + seq) >= 0;
+  }
+
+  var said = {};
+  function sayLine(node, seq) {
+    if (said[seq]) return;
+    said[seq] = true;
+    var words = lineWords(node);
+    if (!words) return;
+    var own = mine(node);
+    setTimeout(function () {
+      if (own && shownAsResult(seq)) return;
+      var region = document.getElementById(own ? "announce-now" : "announce-polite");
+      if (!region) return;
+      region.textContent = "";
+      // A fresh text node a moment later: screen readers announce a change, not a region that is merely there.
+      setTimeout(function () { region.textContent = words; }, 30);
+    }, own ? 350 : 0);
+    if (own) nudge();
+  }
+
+  // Sound and vibration: off unless the account turned them on; for my result and a roll called from me only.
+  var audio = null;
+  function nudge() {
+    if (body().hasAttribute("data-vibrate") && navigator.vibrate) {
+      try { navigator.vibrate([90, 50, 90]); } catch (e) { /* not allowed */ }
+    }
+    if (!body().hasAttribute("data-sound")) return;
+    var Ctx = window.AudioContext || window.webkitAudioContext;
+    if (!Ctx) return;
+    try {
+      audio = audio || new Ctx();
+      var tone = audio.createOscillator();
+      var gain = audio.createGain();
+      tone.frequency.value = 660;
+      gain.gain.setValueAtTime(0.08, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.18);
+      tone.connect(gain);
+      gain.connect(audio.destination);
+      tone.start();
+      tone.stop(audio.currentTime + 0.2);
+    } catch (e) { /* no sound: the words and the screen say it */ }
+  }
+
+  // Calm dice: the entry is already in the log when this runs; over it, the server's own faces tumble into place for
+  // at most 600 ms (app.css .rolling) — unless the account, the device (prefers-reduced-motion) or the narrator
+  // (for the table) said no. A tap on the line stops it. No face is ever drawn here: only the server's move.
+  var ROLL_MS = 600;
+  function dice(node) {
+    var data = body().dataset;
+    if (body().hasAttribute("data-table-still") || data.motion === "off") return false;
+    if (data.motion !== "on" && window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+      return false;
+    }
+    return !!node.querySelector(".faces .die:not(.die-unknown)");
+  }
+
+  function roll(node) {
+    if (!dice(node)) return;
+    node.classList.add("rolling");
+    var stop = function () { node.classList.remove("rolling"); };
+    node.addEventListener("click", stop, { once: true });
+    setTimeout(stop, ROLL_MS);
+  }
+
+  // A skip link's target takes focus (a list or a <main> is not focusable by itself in every browser).
+  document.addEventListener("click", function (ev) {
+    var link = ev.target.closest && ev.target.closest(".skip-links a[href^='#']");
+    if (!link) return;
+    var target = document.getElementById(link.getAttribute("href").slice(1));
+    if (!target) return;
+    ev.preventDefault();
+    if (!target.hasAttribute("tabindex") && !target.matches("a, button, input, select, textarea")) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.scrollIntoView({ block: "nearest" });
+    target.focus({ preventScroll: true });
+  });
+
   // --- the stream -----------------------------------------------------------------------------------------
   // `holder` carries data-stream and data-last-seq; if it is the log (#log-entries), entries are shown in it.
   function startLog(holder) {
@@ -313,10 +424,13 @@
       if (node && node.classList.contains("mentions-me")) mentioned(node, log, url);
       // Every page with a stream, log or not, hears of each entry (static/js/between.js: the X-card's pause).
       document.dispatchEvent(new CustomEvent("fateboard:arrived", { detail: { seq: seq, node: node } }));
+      if (node && !log) sayLine(node, seq);  // a page without the log (a sheet, an encounter) still hears it
       if (!log || !node || document.getElementById("entry-" + seq)) return;
       var stick = nearBottom(log);
       if (log.dataset.filtered && !matches(log, node)) return;
       log.appendChild(node);
+      sayLine(node, seq);
+      roll(node);
       applyVoids(node);
       refreshTalk(node);
       if (window.htmx) window.htmx.process(node);

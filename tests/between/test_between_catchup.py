@@ -4,7 +4,7 @@ the read mark, unread counts (a hidden line counts once, one's own never), what 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -135,19 +135,19 @@ def test_waiting_lists_roll_calls_to_my_characters_and_they_go_when_answered(tab
     assert table.client.get("/api/me/waiting", headers=table.player).json()["campaigns"][0]["waiting"] == []
 
 
-def _turn(encounter: Mapping[str, Any]) -> dict[int, str]:
+def _turn(state: Any, participants: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     """The coin duel's `awaited`: whose flip it is."""
-    state = encounter["state"]
-    if state.get("flips", 0) >= 4:
+    if state.flips >= 4:
         return {}
-    side = next(p for p in encounter["participants"] if p["side"] == state["turn"])
-    return {side["character_id"]: f"flip-{state['flips']}"}
+    side = next(p for p in participants if p["side"] == state.turn)
+    return {side["character_id"]: f"flip-{state.flips}"}
 
 
 def test_waiting_lists_each_systems_waits_with_the_systems_word(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(systems.SYSTEMS, "flipduel", replace(FLIP_DUEL, awaited=_turn))
+    kind = replace(FLIP_DUEL.encounters["coin-duel"], awaited=_turn)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", replace(FLIP_DUEL, encounters={"coin-duel": kind}))
     nora, pia, otto = (api_token(client, n) for n in ("nora", "pia", "otto"))
     cid = client.post("/api/campaigns", json={"name": "Coins", "systems": ["flipduel"]}, headers=nora).json()["id"]
     for who in (pia, otto):

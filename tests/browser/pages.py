@@ -290,3 +290,101 @@ def character_named(base: str, campaign_id: int, who: dict[str, str], name: str)
     r = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who)
     assert r.status_code == 200, r.text
     return next(c for c in r.json()["characters"] if c["name"] == name)
+
+
+# --- the demo table's pages (seed_demo, then demo_encounters) ---
+
+
+def character_ids(base: str, campaign_id: int, nora: dict[str, str]) -> dict[str, int]:
+    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=nora).json()
+    return {c["name"]: c["id"] for c in campaign.get("characters", [])}
+
+
+def act(
+    base: str,
+    campaign_id: int,
+    who: dict[str, str],
+    system: str,
+    action: str,
+    params: dict[str, Any],
+    character_id: int | None = None,
+) -> None:
+    r = httpx2.post(
+        f"{base}/api/campaigns/{campaign_id}/actions",
+        headers=who,
+        json={"system": system, "action": action, "character_id": character_id, "params": params},
+    )
+    assert r.status_code == 201, r.text
+
+
+def demo_encounters(base: str, campaign_id: int, nora: dict[str, str]) -> None:
+    """Besides the demo's duel: an ART combat, an ART exploration scene, a Rabbits conflict and a Cat fight,
+    each started as the narrator does (the JSON API: the same rules service as the pages)."""
+    ids = character_ids(base, campaign_id, nora)
+    maren, goblin = ids["Maren Quickhand"], ids["Goblin Chieftain"]
+    act(
+        base,
+        campaign_id,
+        nora,
+        "art",
+        "combat_setup",
+        {"adventurers": [maren], "foes": [goblin], "bands": 8, "adventurer_band": 2, "foe_band": 2},
+    )
+    act(
+        base,
+        campaign_id,
+        nora,
+        "art",
+        "explore_start",
+        {"title": "The old library", "scale": "minutes", "participants": [maren]},
+    )
+    act(
+        base,
+        campaign_id,
+        nora,
+        "rabbits",
+        "conflict_setup",
+        {
+            "conflict": "fight",
+            "a_name": "Warren",
+            "a_goal": "Keep the burrow",
+            "a_members": [ids["Clover Quickfoot"]],
+            "b_name": "Foxes",
+            "b_goal": "Take the clover field",
+            "b_members": [ids["Old Red (fox)"]],
+            "b_narrator": True,
+        },
+    )
+    act(base, campaign_id, nora, "cat", "start_foe_fight", {"cat_id": ids["Smoke"]}, character_id=ids["Ship dog"])
+
+
+def demo_pages(base: str, campaign_id: int, who: dict[str, str]) -> list[tuple[str, str]]:
+    """Every page of a campaign a member opens (tests/browser/test_languages_browser.py, test_a11y_browser.py):
+    (a short name, its path)."""
+    table = f"/campaigns/{campaign_id}"
+    pages = [
+        ("campaigns", "/campaigns"),
+        ("campaign", table),
+        ("account", "/account"),
+        ("help", "/help"),
+        ("not-found", f"{table}/characters/999999"),
+        ("no-page", "/no/such/page"),
+    ]
+    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who).json()
+    for c in campaign.get("characters", []):
+        pages.append((f"sheet-{c['system']}-{c['id']}", f"{table}/characters/{c['id']}"))
+    for system in sorted({c["system"] for c in campaign.get("characters", [])} - {"dice"}):
+        pages.append((f"system-{system}", f"{table}/systems/{system}"))
+    for system in sorted({c["system"] for c in campaign.get("characters", [])}):
+        pages.append((f"new-{system}", f"{table}/characters/new/{system}"))
+    return pages
+
+
+def encounter_pages(tab: Any, base: str, campaign_id: int) -> list[tuple[str, str]]:
+    """The encounters the campaign page links to (the demo's duel and the four demo_encounters starts)."""
+    tab.page.goto(f"{base}/campaigns/{campaign_id}")
+    hrefs = tab.page.evaluate(
+        "() => Array.from(document.querySelectorAll('a[href*=\"/encounters/\"]'), a => a.getAttribute('href'))"
+    )
+    found = sorted({h.split("?")[0].split("#")[0] for h in hrefs if h.rstrip("/").split("/")[-1].isdigit()})
+    return [(f"encounter-{h.rsplit('/', 1)[1]}", h) for h in found]

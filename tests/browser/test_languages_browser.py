@@ -27,7 +27,18 @@ from utils.english import words as _words
 from utils.server import LiveServer
 
 from . import axe
-from .pages import DEMO_PASSWORD, PHONE, Tabs, api_invite, api_user, screenshot, seed_demo
+from .pages import (
+    DEMO_PASSWORD,
+    PHONE,
+    Tabs,
+    api_invite,
+    api_user,
+    demo_encounters,
+    demo_pages,
+    encounter_pages,
+    screenshot,
+    seed_demo,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -116,99 +127,6 @@ OPEN_DETAILS_JS = "() => document.querySelectorAll('details').forEach(d => { d.o
 SETUP_TYPED = {"Warren", "Keep", "the", "burrow", "Foxes", "Take", "clover", "field", "Old", "library"}
 
 
-def _character_ids(base: str, campaign_id: int, nora: dict[str, str]) -> dict[str, int]:
-    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=nora).json()
-    return {c["name"]: c["id"] for c in campaign.get("characters", [])}
-
-
-def _act(
-    base: str,
-    campaign_id: int,
-    who: dict[str, str],
-    system: str,
-    action: str,
-    params: dict[str, Any],
-    character_id: int | None = None,
-) -> None:
-    r = httpx2.post(
-        f"{base}/api/campaigns/{campaign_id}/actions",
-        headers=who,
-        json={"system": system, "action": action, "character_id": character_id, "params": params},
-    )
-    assert r.status_code == 201, r.text
-
-
-def _encounters(base: str, campaign_id: int, nora: dict[str, str]) -> None:
-    """Besides the demo's duel: an ART combat, an ART exploration scene, a Rabbits conflict and a Cat fight,
-    each started as the narrator does (the JSON API: the same rules service as the pages)."""
-    ids = _character_ids(base, campaign_id, nora)
-    maren, goblin = ids["Maren Quickhand"], ids["Goblin Chieftain"]
-    _act(
-        base,
-        campaign_id,
-        nora,
-        "art",
-        "combat_setup",
-        {"adventurers": [maren], "foes": [goblin], "bands": 8, "adventurer_band": 2, "foe_band": 2},
-    )
-    _act(
-        base,
-        campaign_id,
-        nora,
-        "art",
-        "explore_start",
-        {"title": "The old library", "scale": "minutes", "participants": [maren]},
-    )
-    _act(
-        base,
-        campaign_id,
-        nora,
-        "rabbits",
-        "conflict_setup",
-        {
-            "conflict": "fight",
-            "a_name": "Warren",
-            "a_goal": "Keep the burrow",
-            "a_members": [ids["Clover Quickfoot"]],
-            "b_name": "Foxes",
-            "b_goal": "Take the clover field",
-            "b_members": [ids["Old Red (fox)"]],
-            "b_narrator": True,
-        },
-    )
-    _act(base, campaign_id, nora, "cat", "start_foe_fight", {"cat_id": ids["Smoke"]}, character_id=ids["Ship dog"])
-
-
-def _pages(base: str, campaign_id: int, who: dict[str, str]) -> list[tuple[str, str]]:
-    table = f"/campaigns/{campaign_id}"
-    pages = [
-        ("campaigns", "/campaigns"),
-        ("campaign", table),
-        ("account", "/account"),
-        ("help", "/help"),
-        ("not-found", f"{table}/characters/999999"),
-        ("no-page", "/no/such/page"),
-    ]
-    campaign = httpx2.get(f"{base}/api/campaigns/{campaign_id}", headers=who).json()
-    for c in campaign.get("characters", []):
-        pages.append((f"sheet-{c['system']}-{c['id']}", f"{table}/characters/{c['id']}"))
-    for system in sorted({c["system"] for c in campaign.get("characters", [])} - {"dice"}):
-        pages.append((f"system-{system}", f"{table}/systems/{system}"))
-    for system in sorted({c["system"] for c in campaign.get("characters", [])}):
-        pages.append((f"new-{system}", f"{table}/characters/new/{system}"))
-    return pages
-
-
-def _encounter_pages(tab: Any, base: str, campaign_id: int) -> list[tuple[str, str]]:
-    """The encounters the campaign page links to (the demo's duel and the four started above)."""
-    tab.page.goto(f"{base}/campaigns/{campaign_id}")
-    hrefs = tab.page.evaluate(
-        "() => Array.from(document.querySelectorAll('a[href*=\"/encounters/\"]'), a => a.getAttribute('href'))"
-    )
-    found = sorted({h.split("?")[0].split("#")[0] for h in hrefs if h.rstrip("/").split("/")[-1].isdigit()})
-    return [(f"encounter-{h.rsplit('/', 1)[1]}", h) for h in found]
-
-
 def _sign_in(tab: Any, base: str, name: str) -> None:
     page = tab.page
     page.goto(base + "/signin?next=/campaigns")
@@ -224,7 +142,7 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
     campaign_id = seed_demo(live_server.env)
     nora = api_user(base, "nora", DEMO_PASSWORD, create=False)
     pia = api_user(base, "pia", DEMO_PASSWORD, create=False)
-    _encounters(base, campaign_id, nora)
+    demo_encounters(base, campaign_id, nora)
     invite = api_invite(base, campaign_id, nora)
     english, translated = _catalog_words(lang)
     allowed = ALLOWED | _typed(base, campaign_id, nora) | _prompt_notes(live_server.database_url, campaign_id)
@@ -262,7 +180,7 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
 
     narrator = tabs.open(f"nora-{lang}", **headers)
     _sign_in(narrator, base, "nora")
-    pages = _pages(base, campaign_id, nora) + _encounter_pages(narrator, base, campaign_id)
+    pages = demo_pages(base, campaign_id, nora) + encounter_pages(narrator, base, campaign_id)
     assert len([p for p in pages if p[0].startswith("encounter-")]) >= 5, pages  # duel, combat, scene, conflict, fight
     pages += [("narrator", f"/campaigns/{campaign_id}/narrator"), ("join-member", f"/join/{invite}")]
     for name, path in pages:
@@ -276,7 +194,7 @@ def test_every_page_of_the_demo_in_the_readers_language(lang: str, tabs: Tabs, l
 
     player = tabs.open(f"pia-{lang}", **headers)
     _sign_in(player, base, "pia")
-    for name, path in _pages(base, campaign_id, pia) + _encounter_pages(player, base, campaign_id):
+    for name, path in demo_pages(base, campaign_id, pia) + encounter_pages(player, base, campaign_id):
         check(player, f"pia-{name}", path)
 
     assert PHONE["viewport"] == {"width": 390, "height": 844}

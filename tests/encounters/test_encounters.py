@@ -113,7 +113,7 @@ def test_encounters_belong_to_their_campaign(client: TestClient, coin: None) -> 
 def test_every_screen_takes_an_encounters_state_through_its_systems_filter(
     client: TestClient, new_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`visible_state` is the one place: the system's `encounter_view` decides per viewer (the tally of heads
+    """`visible_state` is the one place: the kind's `view` decides per viewer (the tally of heads
     is the narrator's here), and the page and its live fragment show what it returned."""
     import dataclasses
 
@@ -125,9 +125,10 @@ def test_every_screen_takes_an_encounters_state_through_its_systems_filter(
 
     def secret_tally(state: Any, viewer: EncounterViewer) -> dict[str, Any]:
         seen.append(viewer)
-        return dict(state) if viewer.is_narrator else {"turn": state["turn"], "flips": state["flips"]}
+        return state.stored() if viewer.is_narrator else {"turn": state.turn, "flips": state.flips}
 
-    monkeypatch.setitem(systems.SYSTEMS, "flipduel", dataclasses.replace(FLIP_DUEL, encounter_view=secret_tally))
+    kind = dataclasses.replace(FLIP_DUEL.encounters["coin-duel"], view=secret_tally)
+    monkeypatch.setitem(systems.SYSTEMS, "flipduel", dataclasses.replace(FLIP_DUEL, encounters={"coin-duel": kind}))
     d = _duel(client)
     assert _act(client, d, "pia", "challenge", d["a"], opponent_id=d["b"]).status_code == 201
     enc = _encounter(client, d)

@@ -18,7 +18,7 @@ from typing import Any
 import httpx2
 import pytest
 from sqlalchemy import create_engine, delete, update
-from utils.server import LiveServer, start_server, stop_server
+from utils.server import LiveServer, serve_in_thread, stop_server
 from utils.web import CSRF_RE
 
 from app.accounts.models import ApiToken, LoginSession
@@ -34,7 +34,7 @@ BACKSTOP = 1.0  # seconds: the backstop_server's FATEBOARD_LIVE_ACCESS_MAX_AGE_S
 def quiet_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """Events only: the backstop is far away (what ends or changes a stream here is the access event)."""
     env = {"FATEBOARD_SSE_KEEPALIVE_SECONDS": "120", "FATEBOARD_LIVE_ACCESS_MAX_AGE_SECONDS": "600"}
-    server = start_server(database_url, tmp_path, extra_env=env)
+    server = serve_in_thread(database_url, tmp_path, extra_env=env)
     yield server
     stop_server(server)
 
@@ -42,7 +42,7 @@ def quiet_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
 @pytest.fixture
 def backstop_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     env = {"FATEBOARD_SSE_KEEPALIVE_SECONDS": "120", "FATEBOARD_LIVE_ACCESS_MAX_AGE_SECONDS": str(BACKSTOP)}
-    server = start_server(database_url, tmp_path, extra_env=env)
+    server = serve_in_thread(database_url, tmp_path, extra_env=env)
     yield server
     stop_server(server)
 

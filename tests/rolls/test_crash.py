@@ -119,7 +119,7 @@ def test_kill_9_mid_load_loses_and_doubles_nothing(database_url: str, tmp_path: 
         retried: dict[str, int] = {}
         for cycle in range(KILLS):
             load = Load(server.url, campaign_id, who, cycle)
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 60
             while len(load.acked) < ACKS_BEFORE_KILL and time.monotonic() < deadline and not load.problems:
                 time.sleep(0.01)
             os.kill(server.process.pid, signal.SIGKILL)
@@ -154,4 +154,4 @@ def test_kill_9_mid_load_loses_and_doubles_nothing(database_url: str, tmp_path: 
         assert r.status_code == 200 and r.json()["ok"] is True and r.json()["count"] == len(entries), r.text
     finally:
         stop_server(server)
-    assert time.monotonic() - started < 180  # a bound against a hang, not a timing (3 restarts on a busy machine)
+    assert time.monotonic() - started < 900  # a hang bound, not a timing (174 s seen on a loaded box)

@@ -63,6 +63,7 @@ ROUTES = [
     Route("GET", "/campaigns", "signed_in"),
     Route("GET", "/account", "signed_in"),
     Route("POST", "/account/tokens", "signed_in", {"name": "bot"}),
+    Route("POST", "/account/display", "signed_in", {"motion": "off", "theme": "dark", "text_size": "150"}, ok=204),
     Route("POST", "/campaigns", "signed_in", {"name": "Another"}, ok=204),  # HX-Redirect to the new campaign
     Route("GET", "/campaigns/{campaign_id}", "member"),
     Route("GET", "/campaigns/{campaign_id}/log?before=4", "member"),
@@ -121,6 +122,7 @@ ROUTES = [
     Route("POST", "/campaigns/{campaign_id}/members/{user_id}/promote", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/members/{user_id}/remove", "narrator"),
     Route("POST", "/campaigns/{campaign_id}/sessions/end", "narrator"),
+    Route("POST", "/campaigns/{campaign_id}/dice-animation", "narrator", {"animation": "off"}, ok=204),
     Route("POST", "/campaigns/{campaign_id}/sessions/start", "narrator", {"title": "Night two"}, session_running=False),
     Route("GET", "/campaigns/{campaign_id}/characters/{character_id}", "member"),
     Route("GET", "/campaigns/{campaign_id}/encounters/{encounter_id}", "member"),

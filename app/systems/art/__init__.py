@@ -11,10 +11,12 @@ from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.art.waits import awaited
 from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.kinds import EncounterKind, kind_table
 
 from . import creation
 from .actions import ACTIONS
 from .demo import seed_demo
+from .explore.models import ExplorationState
 from .explore.track import EXPLORATION_RULINGS
 from .fight.attacks import attack_reach
 from .fight.models import CombatState
@@ -108,8 +110,9 @@ SYSTEM = RuleSystem(
     group_calls=(GroupCall("trait_roll", N_("ART: a trait roll"), "art/_group_call.html"),),
     die_marks=marks.die_marks,
     result_marks=marks.result_marks,
+    marks=marks.MARKS,
+    result_total=marks.result_total,
     odds_read_encounter=True,
-    awaited=awaited,
     id="art",
     name=N_("ART Engine"),
     labels={
@@ -140,8 +143,12 @@ SYSTEM = RuleSystem(
     has_pages=True,
     public_sheet=public_sheet,
     owner_sheet=owner_sheet,
-    encounter_view=encounter_view,
-    encounter_states={"combat": CombatState},
+    encounters=kind_table(
+        (
+            EncounterKind("combat", CombatState, view=encounter_view, awaited=awaited, title=lambda s: s.title),
+            EncounterKind("exploration", ExplorationState, title=lambda s: s.title),
+        )
+    ),
     create=creation.create,
     rulings=RULINGS + EXPLORATION_RULINGS,
     seed_demo=seed_demo,
@@ -152,8 +159,6 @@ SYSTEM = RuleSystem(
         "foe_traits": FOE_TRAITS,
         "levels": LEVEL_CODES,
         "level_names": {level.name: level.display_name for level in Level},
-        # A result's total in words on the log line (templates/rolls/entry.html): a level's code → its name.
-        "total_names": {level.name: level.display_name for level in Level},
         "fortunes": FORTUNE_RANKS,
         "slots": SLOTS,
         "slot_names": SLOT_NAMES,

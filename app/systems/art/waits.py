@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.systems.art.fight.state import combat_state, on_turn
+from app.systems.art.fight.models import CombatState
+from app.systems.art.fight.state import on_turn
 
 
-def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
-    if encounter["kind"] != "combat":
-        return {}
-    state = combat_state(encounter["state"])
+def awaited(state: CombatState, participants: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     fighter = on_turn(state)
     return {} if fighter is None else {int(fighter): f"round-{state.round}"}

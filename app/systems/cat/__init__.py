@@ -4,11 +4,12 @@ this package is the sheet, the actions, the pages' data and the demo."""
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, Sheets, action_table
 from app.systems.cat import marks
 from app.systems.cat import rules as rules
 from app.systems.cat.actions import ACTIONS
 from app.systems.cat.demo import seed_demo
+from app.systems.cat.fights import CatFightState, FoeFightState
 from app.systems.cat.sheet import (
     DIFFICULTY_NAMES,
     FOE_TEMPLATES,
@@ -18,9 +19,12 @@ from app.systems.cat.sheet import (
     WEAPON_NAMES,
     CatSheet,
     create,
+    dump,
+    load,
     public_sheet,
     view,
 )
+from app.systems.kinds import EncounterKind, kind_table
 
 RULINGS = (
     N_(
@@ -88,6 +92,8 @@ RULINGS = (
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("test_fate", N_("Cat: a test of fate"), "cat/_group_call.html"),),
     die_marks=marks.die_marks,
+    sheets=Sheets(load, dump),
+    encounters=kind_table((EncounterKind("cat-fight", CatFightState), EncounterKind("foe-fight", FoeFightState))),
     id="cat",
     name=N_("Cat"),
     labels={

@@ -3,10 +3,13 @@ cat-fight duel is the catfight system)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.systems.base import Action
 from app.systems.cat import brawls, play, scars, table
+from app.systems.cat.sheet import CatSheet
 
-ACTIONS: tuple[Action, ...] = (
+ACTIONS: tuple[Action[CatSheet, Any], ...] = (
     Action("test_fate", "Test fate", play.TestFate, play.resolve_test_fate, odds=play.fate_odds),
     Action("edit_scene", "Edit the scene with Style", play.EditScene, play.resolve_edit_scene),
     Action("place_scars", "Place scars", scars.PlaceScars, scars.resolve_place_scars),

@@ -7,7 +7,7 @@ logged; before the next round both sides' scars must be placed (or dodged with a
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -15,11 +15,13 @@ from app.i18n import N_, _, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.cat import counts
+from app.systems.cat.fights import CatFightState, FoeFightState, FoughtRound
 from app.systems.cat.play import alive
 from app.systems.cat.rules import fights
-from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, dump, load, trait_dice, trait_name
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, ScarBatch, Trait, trait_dice, trait_name
 
 Weapon = Literal["claws", "fangs", "legs"]
+F = TypeVar("F", CatFightState, FoeFightState)
 WORDS = {"claws": msg(N_("Claws")), "fangs": msg(N_("Fangs")), "legs": msg(N_("a dodge (Legs)"))}
 
 
@@ -38,7 +40,7 @@ def _ready(cat: CatSheet, who: str, field: str) -> None:
         raise ActionError(_("{who} has scars to place first.").format(who=who), field=field)
 
 
-def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
+def _side(ctx: Context[CatSheet], character_id: int | None) -> dict[str, Any]:
     assert ctx.encounter is not None
     participants: list[dict[str, Any]] = ctx.encounter["participants"]
     for part in participants:
@@ -47,7 +49,15 @@ def _side(ctx: Context, character_id: int | None) -> dict[str, Any]:
     raise ActionError(_("This character is not in this fight."), field="character_id")
 
 
-def _other(ctx: Context, character_id: int | None) -> dict[str, Any]:
+def _state(ctx: Context[CatSheet], model: type[F]) -> F:
+    """The fight's state to change: a copy of the kind's model the rules service validated."""
+    assert ctx.encounter is not None
+    state = ctx.encounter["state"]
+    assert isinstance(state, model), "a fight's step is handed its kind's model"
+    return state.model_copy(deep=True)
+
+
+def _other(ctx: Context[CatSheet], character_id: int | None) -> dict[str, Any]:
     assert ctx.encounter is not None
     return next(p for p in ctx.encounter["participants"] if p["character_id"] != character_id)
 
@@ -60,8 +70,8 @@ class Challenge(BaseModel):
     weapon: Weapon = "fangs"
 
 
-def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Context) -> Resolution:
-    me, them = load(sheet), load(ctx.others[p.opponent_id])
+def resolve_challenge(sheet: CatSheet, p: Challenge, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    me, them = sheet, ctx.others[p.opponent_id]
     name = ctx.other_names[p.opponent_id]
     if me.foe or them.foe:
         raise ActionError(_("Cats fight cats here; the narrator starts fights with foes."), field="opponent_id")
@@ -80,7 +90,7 @@ def resolve_challenge(sheet: dict[str, Any], p: Challenge, dice: Dice, ctx: Cont
             "kind": "cat-fight",
             "title": f"{ctx.character_name} vs {name}",
             "participants": participants,
-            "state": {"stage": "answer", "challenger_weapon": p.weapon},
+            "state": CatFightState(stage="answer", challenger_weapon=p.weapon),
         },
     )
 
@@ -92,7 +102,7 @@ class Answer(BaseModel):
     weapon: Weapon
 
 
-def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -> Resolution:
+def resolve_answer(sheet: CatSheet, p: Answer, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     assert ctx.encounter is not None
     if ctx.encounter["kind"] != "cat-fight":
         raise ActionError(_("This is not a fight between cats."), field="encounter_id")
@@ -101,10 +111,10 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
     challenger = _other(ctx, ctx.character_id)
     if challenger["character_id"] != p.opponent_id:
         raise ActionError(_("That is not the cat who challenged you."), field="opponent_id")
-    state = dict(ctx.encounter["state"])
-    a, b = load(ctx.others[p.opponent_id]), load(sheet)
+    state = _state(ctx, CatFightState)
+    a, b = ctx.others[p.opponent_id], sheet
     _ready(b, _("Your cat"), "weapon")
-    a_weapon = state["challenger_weapon"]
+    a_weapon = state.challenger_weapon
     a_pool, b_pool = _weapon_dice(a, a_weapon, "opponent_id"), _weapon_dice(b, p.weapon)
     r = fights.cat_fight(dice, a_pool, b_pool, a_dodges=a_weapon == "legs", b_dodges=p.weapon == "legs")
     a_name, b_name = challenger["name"], ctx.character_name
@@ -125,25 +135,24 @@ def resolve_answer(sheet: dict[str, Any], p: Answer, dice: Dice, ctx: Context) -
         b_scars=r.b_scars,
         result=msg("{name} wins", name=winner) if winner else msg("nobody dominates"),
     )
-    state.update(
-        {
-            "stage": "done",
-            "defender_weapon": p.weapon,
-            "challenger_faces": list(r.a_faces),
-            "defender_faces": list(r.b_faces),
-            "challenger_evens": r.a_evens,
-            "defender_evens": r.b_evens,
-            "challenger_scars": r.a_scars,
-            "defender_scars": r.b_scars,
-            "winner": winner,
-        }
+    state.put(
+        stage="done",
+        defender_weapon=p.weapon,
+        challenger_faces=list(r.a_faces),
+        defender_faces=list(r.b_faces),
+        challenger_evens=r.a_evens,
+        defender_evens=r.b_evens,
+        challenger_scars=r.a_scars,
+        defender_scars=r.b_scars,
+        winner=winner,
     )
+    stored = state.stored()
     return Resolution(
         request=p.model_dump(),
-        outcome={k: state[k] for k in state if k != "stage"},
+        outcome={k: stored[k] for k in stored if k != "stage"},
         summary=summary,
-        sheet=dump(new_b),
-        others={p.opponent_id: dump(new_a)},
+        sheet=new_b,
+        others={p.opponent_id: new_a},
         encounter={"state": state, "over": True},
     )
 
@@ -156,8 +165,10 @@ class StartFoeFight(BaseModel):
     foe_trait: Literal["claws", "fangs"] = "fangs"
 
 
-def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice, ctx: Context) -> Resolution:
-    foe, cat = load(sheet), load(ctx.others[p.cat_id])
+def resolve_start_foe_fight(
+    sheet: CatSheet, p: StartFoeFight, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
+    foe, cat = sheet, ctx.others[p.cat_id]
     name = ctx.other_names[p.cat_id]
     if not foe.foe:
         raise ActionError(_("Start the fight from a foe (a narrator's foe sheet)."), field="character_id")
@@ -178,7 +189,7 @@ def resolve_start_foe_fight(sheet: dict[str, Any], p: StartFoeFight, dice: Dice,
             "kind": "foe-fight",
             "title": f"{name} vs {ctx.character_name}",
             "participants": participants,
-            "state": {"round": 0, "foe_trait": p.foe_trait, "rounds": []},
+            "state": FoeFightState(round=0, foe_trait=p.foe_trait, rounds=[]),
         },
     )
 
@@ -190,7 +201,7 @@ class FoeRound(BaseModel):
     weapon: Weapon
 
 
-def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Context) -> Resolution:
+def resolve_foe_round(sheet: CatSheet, p: FoeRound, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 5: each round both roll; each takes scars equal to the other's evens; a dodging cat rolls Legs,
     each even cancelling one scar, and inflicts none."""
     assert ctx.encounter is not None
@@ -198,16 +209,16 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         raise ActionError(_("The cat's side rolls the round."), field="character_id")
     if _other(ctx, ctx.character_id)["character_id"] != p.foe_id:
         raise ActionError(_("That is not the foe in this fight."), field="foe_id")
-    cat, foe = load(sheet), load(ctx.others[p.foe_id])
+    cat, foe = sheet, ctx.others[p.foe_id]
     foe_name = ctx.other_names[p.foe_id]
     _ready(cat, _("Your cat"), "weapon")
     _ready(foe, foe_name, "foe_id")
-    state = dict(ctx.encounter["state"])
+    state = _state(ctx, FoeFightState)
     cat_pool = _weapon_dice(cat, p.weapon)
-    foe_pool = _weapon_dice(foe, state["foe_trait"], "foe_id")
+    foe_pool = _weapon_dice(foe, state.foe_trait, "foe_id")
     r = fights.foe_round(dice, cat_pool, foe_pool, cat_dodges=p.weapon == "legs")
     new_cat, new_foe = cat.model_copy(deep=True), foe.model_copy(deep=True)
-    n = state["round"] + 1
+    n = state.round + 1
     if r.cat_scars:
         new_cat.pending.append(
             ScarBatch(scars=r.cat_scars, source=msg("round {n} against {name}", n=n, name=foe_name), fight=True)
@@ -225,31 +236,28 @@ def resolve_foe_round(sheet: dict[str, Any], p: FoeRound, dice: Dice, ctx: Conte
         weapon=WORDS[p.weapon],
         cat_evens=r.cat_evens,
         foe=foe_name,
-        foe_trait=TRAIT_WORDS.get(state["foe_trait"], state["foe_trait"]),
+        foe_trait=TRAIT_WORDS.get(state.foe_trait, state.foe_trait),
         foe_evens=r.foe_evens,
         cat_scars=r.cat_scars,
         cancelled=cancelled,
         foe_scars=r.foe_scars,
     )
-    state["round"] = n
-    state["rounds"] = [
-        *state["rounds"],
-        {
-            "round": n,
-            "weapon": p.weapon,
-            "cat_faces": list(r.cat_faces),
-            "foe_faces": list(r.foe_faces),
-            "cat_scars": r.cat_scars,
-            "foe_scars": r.foe_scars,
-            "cancelled": r.scars_cancelled,
-        },
-    ][-20:]
+    fought = FoughtRound(
+        round=n,
+        weapon=p.weapon,
+        cat_faces=list(r.cat_faces),
+        foe_faces=list(r.foe_faces),
+        cat_scars=r.cat_scars,
+        foe_scars=r.foe_scars,
+        cancelled=r.scars_cancelled,
+    )
+    state.put(round=n, rounds=[*state.rounds, fought][-20:])
     return Resolution(
         request=p.model_dump(),
-        outcome=state["rounds"][-1],
+        outcome=fought.stored(),
         summary=summary,
-        sheet=dump(new_cat),
-        others={p.foe_id: dump(new_foe)},
+        sheet=new_cat,
+        others={p.foe_id: new_foe},
         encounter={"state": state},
     )
 
@@ -269,7 +277,7 @@ ENDINGS = {
 }
 
 
-def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_fight(sheet: CatSheet, p: EndFight, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 5: a fight with a non-cat goes on until one side is beaten, flees or dies; either side may flee,
     only the narrator declares a winner. Also ends an unanswered cat challenge."""
     assert ctx.encounter is not None
@@ -279,7 +287,9 @@ def resolve_end_fight(sheet: dict[str, Any], p: EndFight, dice: Dice, ctx: Conte
     if ctx.encounter["kind"] == "cat-fight" and p.how != "called_off":
         raise ActionError(_("A challenge between cats can only be called off."), field="how")
     text = msg(ENDINGS[p.how], cat=parts.get("cat", ""), foe=parts.get("foe", ""))
-    state = {**ctx.encounter["state"], "stage": "done", "ending": text}
+    state = ctx.encounter["state"].model_copy(deep=True)
+    assert isinstance(state, CatFightState | FoeFightState)  # the kinds' models (__init__.py)
+    state.put(stage="done", ending=text)
     return Resolution(
         request=p.model_dump(),
         outcome={"ending": text},

@@ -4,7 +4,7 @@ service."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -22,9 +22,7 @@ from app.systems.cat.sheet import (
     Trait,
     approved,
     cat_rule_message,
-    dump,
     is_dead,
-    load,
     reputation,
     trait_dice,
     trait_name,
@@ -50,7 +48,7 @@ def no_pending(cat: CatSheet) -> None:
         )
 
 
-def magic_on(ctx: Context | None) -> bool:
+def magic_on(ctx: Context[CatSheet] | None) -> bool:
     return bool(ctx and ctx.campaign_settings.get("magic"))
 
 
@@ -121,9 +119,9 @@ def _pool(cat: CatSheet, p: TestFate, *, magic: bool) -> tuple[int, list[Text]]:
     return base + extra, words
 
 
-def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
+def fate_odds(sheet: CatSheet, p: TestFate, ctx: Context[CatSheet]) -> Odds:
     """The exact chance of success before rolling (exact_success_chance), as the dice are added."""
-    cat = load(sheet)
+    cat = sheet
     pool, words = _pool(cat, p, magic=True)
     needed = rules.DIFFICULTY_EVENS[p.difficulty]
     label = _("Chance of success:")
@@ -149,8 +147,8 @@ def fate_odds(sheet: dict[str, Any], p: TestFate, ctx: Context) -> Odds:
     )
 
 
-def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_test_fate(sheet: CatSheet, p: TestFate, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     alive(cat, N_("take Risks"))
     if cat.foe and not ctx.actor_is_narrator:
         raise ActionError(_("Only the narrator rolls for a foe."), field="character_id")
@@ -211,7 +209,7 @@ def resolve_test_fate(sheet: dict[str, Any], p: TestFate, dice: Dice, ctx: Conte
         "pool": pool,
         "reputation": p.reputation or None,
     }
-    return Resolution(request=p.model_dump(), outcome=outcome, summary=summary, sheet=dump(new))
+    return Resolution(request=p.model_dump(), outcome=outcome, summary=summary, sheet=new)
 
 
 RISKS = {
@@ -232,8 +230,8 @@ class EditScene(BaseModel):
     edit: str = Field(min_length=1, max_length=300)
 
 
-def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_edit_scene(sheet: CatSheet, p: EditScene, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     alive(cat)
     if p.points > cat.fresh_style:
         raise ActionError(
@@ -247,7 +245,7 @@ def resolve_edit_scene(sheet: dict[str, Any], p: EditScene, dice: Dice, ctx: Con
         request=p.model_dump(),
         outcome={"points": p.points, "edit": p.edit},
         summary=msg("spends {points} Style to edit the scene: {edit}", points=p.points, edit=p.edit),
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -259,8 +257,10 @@ class GrantAdvantage(BaseModel):
     reason: str = Field(default="", max_length=200)
 
 
-def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_grant_advantage(
+    sheet: CatSheet, p: GrantAdvantage, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
+    cat = sheet
     alive(cat, N_("receive Advantage Dice"))
     new = cat.model_copy(deep=True)
     new.advantage += p.dice
@@ -269,16 +269,16 @@ def resolve_grant_advantage(sheet: dict[str, Any], p: GrantAdvantage, dice: Dice
         if p.reason.strip()
         else counts.grants(n=p.dice, unused=new.advantage)
     )
-    return Resolution(request=p.model_dump(), outcome={"advantage": new.advantage}, summary=summary, sheet=dump(new))
+    return Resolution(request=p.model_dump(), outcome={"advantage": new.advantage}, summary=summary, sheet=new)
 
 
 class ApproveReputation(BaseModel):
     reputation: str = Field(min_length=1, max_length=60)
 
 
-def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx: Context) -> Resolution:
+def resolve_approve(sheet: CatSheet, p: ApproveReputation, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 9: the narrator agrees a Reputation fits this scene; it counts until cleared or the session ends."""
-    cat = load(sheet)
+    cat = sheet
     if reputation(cat, p.reputation) is None:
         raise ActionError(
             _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
@@ -292,7 +292,7 @@ def resolve_approve(sheet: dict[str, Any], p: ApproveReputation, dice: Dice, ctx
         request=p.model_dump(),
         outcome={"approved": p.reputation},
         summary=msg("narrator approves Reputation “{reputation}” for this scene", reputation=p.reputation),
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -300,21 +300,21 @@ class ClearApprovals(BaseModel):
     pass
 
 
-def resolve_clear_approvals(sheet: dict[str, Any], p: ClearApprovals, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_clear_approvals(
+    sheet: CatSheet, p: ClearApprovals, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
+    cat = sheet
     new = cat.model_copy(deep=True)
     new.approvals, new.proposal = [], ""
-    return Resolution(
-        request={}, outcome={}, summary=msg("narrator ends the scene's Reputation approvals"), sheet=dump(new)
-    )
+    return Resolution(request={}, outcome={}, summary=msg("narrator ends the scene's Reputation approvals"), sheet=new)
 
 
 class ProposeReputation(BaseModel):
     reputation: str = Field(min_length=1, max_length=60)
 
 
-def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_propose(sheet: CatSheet, p: ProposeReputation, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     alive(cat)
     if reputation(cat, p.reputation) is None:
         raise ActionError(
@@ -326,7 +326,7 @@ def resolve_propose(sheet: dict[str, Any], p: ProposeReputation, dice: Dice, ctx
         request=p.model_dump(),
         outcome={"proposal": p.reputation},
         summary=msg("asks the narrator to count Reputation “{reputation}” in this scene", reputation=p.reputation),
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -334,8 +334,8 @@ class Notes(BaseModel):
     notes: str = Field(default="", max_length=5000)
 
 
-def resolve_notes(sheet: dict[str, Any], p: Notes, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_notes(sheet: CatSheet, p: Notes, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     new = cat.model_copy(deep=True)
     new.notes = p.notes
-    return Resolution(request={}, outcome={}, summary=msg("updates the notes"), sheet=dump(new))
+    return Resolution(request={}, outcome={}, summary=msg("updates the notes"), sheet=new)

@@ -4,7 +4,7 @@ Each function is a pure `resolve` for the rules service."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,9 +18,7 @@ from app.systems.cat.sheet import (
     TRAIT_WORDS,
     CatSheet,
     Trait,
-    dump,
     is_dead,
-    load,
     trait_dice,
     trait_name,
 )
@@ -44,9 +42,9 @@ def _ranks_changed(before: CatSheet, after: CatSheet) -> list[Text]:
     ]
 
 
-def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: Context) -> Resolution:
+def resolve_place_scars(sheet: CatSheet, p: PlaceScars, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """cat.txt, "Scars": the player puts the scars of the oldest waiting batch where they explain."""
-    cat = load(sheet)
+    cat = sheet
     alive(cat, N_("place scars"))
     if not cat.pending:
         raise ActionError(_("There are no scars to place."), field="pending")
@@ -83,7 +81,7 @@ def resolve_place_scars(sheet: dict[str, Any], p: PlaceScars, dice: Dice, ctx: C
         request=p.model_dump(),
         outcome={"placed": placed, "changed": changed, "dead": is_dead(new)},
         summary=summary,
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -91,9 +89,11 @@ class DodgeWithLife(BaseModel):
     pass
 
 
-def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice, ctx: Context) -> Resolution:
+def resolve_dodge_with_life(
+    sheet: CatSheet, p: DodgeWithLife, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
     """cat.txt, "Lives"; ruling 5: a Life dodges all scars of one round (the oldest batch waiting)."""
-    cat = load(sheet)
+    cat = sheet
     alive(cat, N_("spend a Life"))
     if not cat.pending:
         raise ActionError(_("There are no scars to dodge."), field="pending")
@@ -110,7 +110,7 @@ def resolve_dodge_with_life(sheet: dict[str, Any], p: DodgeWithLife, dice: Dice,
         ],
         "",
     )
-    return Resolution(request={}, outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary, sheet=dump(new))
+    return Resolution(request={}, outcome={"dodged": batch.scars, "lives": new.lives}, summary=summary, sheet=new)
 
 
 class MoveScar(BaseModel):
@@ -119,9 +119,9 @@ class MoveScar(BaseModel):
     reason: str = Field(min_length=1, max_length=300)
 
 
-def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Context) -> Resolution:
+def resolve_move_scar(sheet: CatSheet, p: MoveScar, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """cat.txt, "Scars": without a compelling reason the narrator says where the scar goes."""
-    cat = load(sheet)
+    cat = sheet
     if p.from_trait == p.to_trait:
         raise ActionError(_("Choose another Trait to move the scar to."), field="to_trait")
     if cat.scars[p.from_trait] == 0:
@@ -144,15 +144,15 @@ def resolve_move_scar(sheet: dict[str, Any], p: MoveScar, dice: Dice, ctx: Conte
         ],
         "",
     )
-    return Resolution(request=p.model_dump(), outcome={"changed": changed}, summary=summary, sheet=dump(new))
+    return Resolution(request=p.model_dump(), outcome={"changed": changed}, summary=summary, sheet=new)
 
 
 class HealFirst(BaseModel):
     trait: Trait | Literal[""] = ""
 
 
-def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_heal_first(sheet: CatSheet, p: HealFirst, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     new = cat.model_copy(deep=True)
     new.heal_first = p.trait
     which = TRAIT_WORDS[p.trait] if p.trait else msg("the most-scarred Trait")
@@ -160,5 +160,5 @@ def resolve_heal_first(sheet: dict[str, Any], p: HealFirst, dice: Dice, ctx: Con
         request=p.model_dump(),
         outcome={"heal_first": p.trait},
         summary=msg("will heal {trait} first", trait=which),
-        sheet=dump(new),
+        sheet=new,
     )

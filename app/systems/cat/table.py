@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Text, _, join, msg
@@ -14,7 +12,7 @@ from app.systems.cat import counts
 from app.systems.cat import rules as rules
 from app.systems.cat.play import alive
 from app.systems.cat.rules import sheet as growth
-from app.systems.cat.sheet import TRAIT_WORDS, Docked, Reputation, dump, is_dead, load, reputation
+from app.systems.cat.sheet import TRAIT_WORDS, CatSheet, Docked, Reputation, is_dead, reputation
 
 
 class AdvanceTime(BaseModel):
@@ -22,12 +20,12 @@ class AdvanceTime(BaseModel):
     cat_ids: list[int] = Field(default_factory=list, max_length=200)
 
 
-def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx: Context) -> Resolution:
+def resolve_advance_time(sheet: CatSheet, p: AdvanceTime, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 1: each week heals one scar per cat — the player's chosen Trait first, else the most scarred."""
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, CatSheet] = {}
     healed: list[Text] = []
     for cid in p.cat_ids:
-        cat = load(ctx.others[cid])
+        cat = ctx.others[cid]
         if is_dead(cat):
             continue
         left = growth.heal(cat.scars, p.weeks, cat.heal_first or None)
@@ -36,7 +34,7 @@ def resolve_advance_time(sheet: dict[str, Any], p: AdvanceTime, dice: Dice, ctx:
             continue
         new = cat.model_copy(deep=True)
         new.scars = left
-        others[cid] = dump(new)
+        others[cid] = new
         healed.append(
             msg(
                 "{name} heals {scars}",
@@ -63,7 +61,7 @@ class Settings(BaseModel):
     magic: bool = False
 
 
-def resolve_settings(sheet: dict[str, Any], p: Settings, dice: Dice, ctx: Context) -> Resolution:
+def resolve_settings(sheet: CatSheet, p: Settings, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """Ruling 8: magic is optional and off by default."""
     return Resolution(
         request=p.model_dump(),
@@ -78,9 +76,9 @@ class DockReputation(BaseModel):
     reason: str = Field(min_length=1, max_length=300)
 
 
-def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Context) -> Resolution:
+def resolve_dock(sheet: CatSheet, p: DockReputation, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """The cat acted against his Reputation: one point goes now; restored within the same session, it comes back."""
-    cat = load(sheet)
+    cat = sheet
     rep = reputation(cat, p.reputation)
     if rep is None:
         raise ActionError(
@@ -107,7 +105,7 @@ def resolve_dock(sheet: dict[str, Any], p: DockReputation, dice: Dice, ctx: Cont
             left=left,
             reason=p.reason.strip(),
         ),
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -116,8 +114,8 @@ class RestoreReputation(BaseModel):
     reason: str = Field(default="", max_length=300)
 
 
-def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx: Context) -> Resolution:
-    cat = load(sheet)
+def resolve_restore(sheet: CatSheet, p: RestoreReputation, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
+    cat = sheet
     docked = next((d for d in cat.docked if d.reputation == p.reputation), None)
     if docked is None:
         raise ActionError(
@@ -158,7 +156,7 @@ def resolve_restore(sheet: dict[str, Any], p: RestoreReputation, dice: Dice, ctx
         request=p.model_dump(),
         outcome={"reputation": p.reputation, "rank": docked.rank_before},
         summary=summary,
-        sheet=dump(new),
+        sheet=new,
     )
 
 
@@ -168,18 +166,18 @@ class GiftReputation(BaseModel):
     new_reputation: str = Field(min_length=1, max_length=60)
 
 
-def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Context) -> Resolution:
+def resolve_gift(sheet: CatSheet, p: GiftReputation, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """cat.txt, "Getting a New Reputation"; ruling 9: the giver spends a fitting Reputation of his own; the
     recipient gets a new one at half its rank (rounded down, minimum 1). Decided here: "spends" means the
     giver's Reputation is gone."""
-    giver = load(sheet)
+    giver = sheet
     alive(giver, N_("give a Reputation"))
     rep = reputation(giver, p.reputation)
     if rep is None:
         raise ActionError(
             _("This cat has no Reputation “{reputation}”.").format(reputation=p.reputation), field="reputation"
         )
-    recipient = load(ctx.others[p.recipient_id])
+    recipient = ctx.others[p.recipient_id]
     if recipient.foe:
         raise ActionError(_("Only a cat can receive a Reputation."), field="recipient_id")
     name = p.new_reputation.strip()
@@ -211,6 +209,6 @@ def resolve_gift(sheet: dict[str, Any], p: GiftReputation, dice: Dice, ctx: Cont
             name=name,
             rank=rank,
         ),
-        sheet=dump(new_giver),
-        others={p.recipient_id: dump(new_recipient)},
+        sheet=new_giver,
+        others={p.recipient_id: new_recipient},
     )

@@ -13,26 +13,34 @@ Log lines are stored language-neutral (app.i18n.msg) and read in each viewer's l
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import RuleSystem, action_table
+from app.systems.base import RuleSystem, Sheets, action_table
 from app.systems.catfight import marks
 from app.systems.catfight import rules as catfight
 from app.systems.catfight.actions import ACTIONS
 from app.systems.catfight.challenge import challenged
 from app.systems.catfight.demo import seed_demo
+from app.systems.catfight.models import DuelState
 from app.systems.catfight.rest import rest_view
-from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, public_sheet
+from app.systems.catfight.sheet import STAT_NAMES, STAT_SHORT, CatSheet, create_cat, dump, load, public_sheet
 from app.systems.catfight.waits import awaited
+from app.systems.kinds import EncounterKind, kind_table
 
 SYSTEM = RuleSystem(
     result_marks=marks.result_marks,
-    challenged=challenged,
-    awaited=awaited,
+    encounters=kind_table(
+        (
+            EncounterKind(
+                "duel", DuelState, awaited=awaited, challenged=challenged, challenge="catfight/_challenge.html"
+            ),
+        )
+    ),
     id="catfight",
     name=N_("Cat fight"),
     labels={**STAT_NAMES, "health": N_("Health"), "fighting": N_("In a duel")},
     description=N_("The turn-based cat fight: two cats duel with the plus-minus d6 (English and German rules)."),
     has_pages=True,
     sheet=CatSheet,
+    sheets=Sheets(load, dump),
     public_sheet=public_sheet,
     create=create_cat,
     seed_demo=seed_demo,

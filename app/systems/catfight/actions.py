@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.systems.base import Action
 from app.systems.catfight import duel
+from app.systems.catfight.sheet import CatSheet
 
-ACTIONS: tuple[Action, ...] = (
+ACTIONS: tuple[Action[CatSheet, Any], ...] = (
     Action(
         "challenge",
         "Challenge",

@@ -19,10 +19,11 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 from app.systems.catfight import rules as catfight
 from app.systems.catfight.log import describe
+from app.systems.catfight.models import DuelState
 from app.systems.catfight.rest import health_now
 from app.systems.catfight.rules import duel as moves
 from app.systems.catfight.rules import odds
-from app.systems.catfight.sheet import STATS, stat_label
+from app.systems.catfight.sheet import STATS, CatSheet, dump, stat_label
 
 # --- rule errors in the reader's language ---
 
@@ -79,12 +80,12 @@ def _names(encounter: Mapping[str, Any]) -> dict[str, str]:
     return {p["side"]: p["name"] for p in encounter["participants"]}
 
 
-def _after_duel(sheet: Mapping[str, Any], state: Mapping[str, Any], side: str, now: float) -> dict[str, Any]:
+def _after_duel(sheet: CatSheet, state: Mapping[str, Any], side: str, now: float) -> CatSheet:
     """A cat's sheet after a step: its duel health; out of the duel when it ends, resting if it escaped."""
-    new = {**sheet, "health": state[side]["health"], "fighting": not state["over"]}
+    changes: dict[str, Any] = {"health": state[side]["health"], "fighting": not state["over"]}
     if state["over"]:
-        new["escaped_at"] = now if state.get("escaped") == side else None
-    return new
+        changes["escaped_at"] = now if state.get("escaped") == side else None
+    return sheet.model_copy(update=changes)
 
 
 RECENT_MAX = 40  # steps a duel page lists; a duel rarely has more (the log has them all)
@@ -126,18 +127,20 @@ class HealParams(BaseModel):
     pass
 
 
-def _fit_to_fight(sheet: Mapping[str, Any], name: str, field: str, ctx: Context) -> dict[str, Any]:
-    if sheet.get("fighting"):
+def _fit_to_fight(sheet: CatSheet, name: str, field: str, ctx: Context[CatSheet]) -> CatSheet:
+    if sheet.fighting:
         raise ActionError(_("%(name)s is already in a duel.") % {"name": name}, field=field)
-    health = health_now(sheet, ctx.campaign_settings, ctx.now)
+    health = health_now(dump(sheet), ctx.campaign_settings, ctx.now)
     if health < 1:
         raise ActionError(
             _("%(name)s is knocked out and cannot fight until a narrator heals it.") % {"name": name}, field=field
         )
-    return {**sheet, "health": health, "escaped_at": None, "fighting": True}
+    return sheet.model_copy(update={"health": health, "escaped_at": None, "fighting": True})
 
 
-def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_challenge(
+    sheet: CatSheet, params: ChallengeParams, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
     """A duel of two cats (several cats: a brawl is a series of such duels, ruling 13). Health comes back
     regenerated (ruling 11); the duel starts with the BEGINNING roll."""
     name_a, name_b = ctx.character_name or "?", ctx.other_names[params.opponent_id]
@@ -145,8 +148,8 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
     theirs = _fit_to_fight(ctx.others[params.opponent_id], name_b, "opponent_id", ctx)
     try:
         state = moves.start_duel(
-            {"name": name_a, **{s: mine[s] for s in STATS}, "health": mine["health"]},
-            {"name": name_b, **{s: theirs[s] for s in STATS}, "health": theirs["health"]},
+            {"name": name_a, **{s: getattr(mine, s) for s in STATS}, "health": mine.health},
+            {"name": name_b, **{s: getattr(theirs, s) for s in STATS}, "health": theirs.health},
         )
     except catfight.CatfightError as exc:
         raise ActionError(rule_text(exc), field="opponent_id") from exc
@@ -159,7 +162,7 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
     ]
     return Resolution(
         request={"opponent_id": params.opponent_id},
-        outcome={"health": {"a": mine["health"], "b": theirs["health"]}},
+        outcome={"health": {"a": mine.health, "b": theirs.health}},
         summary=text,
         sheet=mine,
         others={params.opponent_id: theirs},
@@ -167,17 +170,26 @@ def resolve_challenge(sheet: dict[str, Any], params: ChallengeParams, dice: Dice
             "kind": "duel",
             "title": f"{name_a} vs {name_b}",
             "participants": participants,
-            "state": state,
+            "state": DuelState.model_validate(state),
             "over": False,
         },
     )
 
 
-def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
+def duel_of(ctx: Context[CatSheet]) -> dict[str, Any]:
+    """The duel's state to play a move on: the JSON of the "duel" kind's model (the pure rules work on JSON)."""
+    encounter = ctx.encounter
+    assert encounter is not None
+    state = encounter["state"]
+    assert isinstance(state, DuelState), "a duel step is handed the duel's model"
+    return state.stored()
+
+
+def resolve_move(sheet: CatSheet, params: MoveParams, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """One move of the duel for the cat whose move it is (catfight.to_move)."""
     encounter = ctx.encounter
     assert encounter is not None
-    state = dict(encounter["state"])
+    state = duel_of(ctx)
     side = _side_of(encounter, ctx.character_id)
     names = _names(encounter)
     if side is None:
@@ -198,7 +210,7 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
     text = describe(events, names)
     new["recent"] = _recent(new, text)
     with_view(new)
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, CatSheet] = {}
     for p in encounter["participants"]:
         if p["side"] != side and p["character_id"] in ctx.others:
             others[p["character_id"]] = _after_duel(ctx.others[p["character_id"]], new, p["side"], ctx.now)
@@ -216,22 +228,24 @@ def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Con
         summary=text,
         sheet=_after_duel(sheet, new, side, ctx.now),
         others=others,
-        encounter={"state": new, "over": new["over"]},
+        encounter={"state": DuelState.model_validate(new), "over": new["over"]},
     )
 
 
-def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_call_off(
+    sheet: CatSheet, params: CallOffParams, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
     """The narrator ends a duel without a result (players gone, a mistake): both cats keep their health."""
     encounter = ctx.encounter
     assert encounter is not None
-    state = dict(encounter["state"])
+    state = duel_of(ctx)
     state.update(over=True, phase="over", attacker=None, pending_attack=None, outcome="called_off")
     names = _names(encounter)
     text = msg("The duel %(a)s vs %(b)s is called off.", a=names["a"], b=names["b"])
     state["recent"] = _recent(state, text)
     with_view(state)
     others = {
-        p["character_id"]: {**ctx.others[p["character_id"]], "fighting": False}
+        p["character_id"]: ctx.others[p["character_id"]].model_copy(update={"fighting": False})
         for p in encounter["participants"]
         if p["character_id"] in ctx.others
     }
@@ -240,11 +254,13 @@ def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, c
         outcome={},
         summary=text,
         others=others,
-        encounter={"state": state, "over": True},
+        encounter={"state": DuelState.model_validate(state), "over": True},
     )
 
 
-def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_settings(
+    sheet: CatSheet, params: SettingsParams, dice: Dice, ctx: Context[CatSheet]
+) -> Resolution[CatSheet]:
     """REGENERATION: the narrator sets how many real minutes an escaped cat needs per health point."""
     text = _regen_every(params.regen_minutes)
     return Resolution(
@@ -255,16 +271,16 @@ def resolve_settings(sheet: dict[str, Any], params: SettingsParams, dice: Dice, 
     )
 
 
-def resolve_heal(sheet: dict[str, Any], params: HealParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_heal(sheet: CatSheet, params: HealParams, dice: Dice, ctx: Context[CatSheet]) -> Resolution[CatSheet]:
     """The narrator brings a cat back to full health (a knocked-out cat wakes up; OTHER RULES)."""
-    if sheet.get("fighting"):
+    if sheet.fighting:
         raise ActionError(_("%(name)s is in a duel; heal it afterwards.") % {"name": ctx.character_name}, field="heal")
     text = msg("%(name)s is back to full health.", name=ctx.character_name)
     return Resolution(
         request={},
         outcome={},
         summary=text,
-        sheet={**sheet, "health": catfight.MAX_HEALTH, "escaped_at": None},
+        sheet=sheet.model_copy(update={"health": catfight.MAX_HEALTH, "escaped_at": None}),
     )
 
 

@@ -1,13 +1,13 @@
 """The log, in words: one line per step of a duel, stored language-neutral (app.i18n.msg) and read in each
 viewer's language. (Entries written before that kept an English `summary` and a German copy in
-`outcome.summaries`; app.i18n.log_line still shows those.)"""
+`outcome.summaries`; `_old_line` reads them back for app.i18n.log_line.)"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app.i18n import N_, Text, join, msg
+from app.i18n import N_, Text, join, msg, old_lines
 from app.systems.catfight.sheet import STAT_NAMES
 
 
@@ -113,3 +113,16 @@ def describe_event(event: Mapping[str, Any], names: Mapping[str, str]) -> Text:
 
 def describe(events: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> Text:
     return join((describe_event(event, names) for event in events), " ")
+
+
+def _old_line(body: Mapping[str, Any], locale: str) -> str | None:
+    """A duel's line from before language-neutral lines: its copy in the reader's language, if it kept one."""
+    if body.get("system") not in (None, "catfight"):
+        return None
+    outcome = body.get("outcome")
+    summaries = outcome.get("summaries") if isinstance(outcome, Mapping) else None
+    found = summaries.get(locale) if isinstance(summaries, Mapping) else None
+    return str(found) if found else None
+
+
+old_lines(_old_line)

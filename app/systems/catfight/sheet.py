@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
-from app.errors import InvalidValue
+from app.errors import InvalidValue, validation_message
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.systems.base import ActionError
@@ -55,6 +55,21 @@ class CatSheet(BaseModel):
                 exactly=catfight.STAT_TOTAL,
             )
         return self
+
+
+def load(sheet: Mapping[str, Any]) -> CatSheet:
+    """The stored sheet as the model (RuleSystem.sheets): what the rules service hands the actions. A sheet broken by
+    hand (its values not adding up to 70 any more) is refused in words."""
+    try:
+        return CatSheet.model_validate(dict(sheet))
+    except ValidationError as exc:
+        error = validation_message(exc, CatSheet)[0]
+        raise ActionError(_("This sheet is damaged: {error}").format(error=error), field="sheet") from exc
+
+
+def dump(sheet: CatSheet) -> dict[str, Any]:
+    """The model as the JSON to store: the keys the sheet had or was given (an older sheet gains none)."""
+    return sheet.model_dump(mode="json", exclude_unset=True)
 
 
 def stat_label(stat: str) -> str:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, Sheets, action_table
 from app.systems.dice import marks
 from app.systems.dice.actions import ACTIONS
 from app.systems.dice.demo import seed_demo
-from app.systems.dice.sheet import DiceSheet
+from app.systems.dice.sheet import DiceSheet, dump, load
 
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("roll", N_("Dice"), "dice/_group_call.html"),),
     die_marks=marks.die_marks,
+    result_total=marks.result_total,
+    sheets=Sheets(load, dump),
     id="dice",
     name=N_("Dice"),
     labels={"notes": N_("Notes")},

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.i18n import N_
 from app.systems.base import Action
 from app.systems.dice import roll
+from app.systems.dice.sheet import DiceSheet
 
-ACTIONS: tuple[Action, ...] = (
+ACTIONS: tuple[Action[DiceSheet, Any], ...] = (
     Action(
         "roll",
         N_("Roll dice"),

@@ -71,3 +71,9 @@ def _ints(value: Any) -> list[int] | None:
 def die_marks(faces: list[dict[str, Any]], outcome: Mapping[str, Any]) -> list[dict[str, Any]]:
     _dice_marks(faces, outcome)
     return critical_marks(faces, outcome)
+
+
+def result_total(outcome: Mapping[str, Any]) -> str | None:
+    """An expression's total (RuleSystem.result_total)."""
+    total = outcome.get("total")
+    return None if total is None else str(total)

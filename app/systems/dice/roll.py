@@ -16,6 +16,7 @@ from app.rules import notation
 from app.rules.dice import Dice
 from app.rules.notation.tree import walk
 from app.systems.base import ActionError, Context, Odds, Resolution
+from app.systems.dice.sheet import DiceSheet
 
 # The formula, then a note of up to MAX_NOTE characters (and a separator).
 MAX_EXPRESSION = notation.MAX_LENGTH + notation.MAX_NOTE + 20
@@ -32,7 +33,7 @@ def _parse(expression: str) -> notation.Expression:
         raise ActionError(rule_message(exc), field="expression") from exc
 
 
-def resolve_roll(sheet: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_roll(sheet: DiceSheet, params: RollParams, dice: Dice, ctx: Context[DiceSheet]) -> Resolution[DiceSheet]:
     expr = _parse(params.expression)
     try:
         result = notation.roll(expr, dice)
@@ -103,7 +104,7 @@ def read_aloud(expr: notation.Expression) -> list[dict[str, str]]:
     ]
 
 
-def roll_odds(sheet: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
+def roll_odds(sheet: DiceSheet, params: RollParams, ctx: Context[DiceSheet]) -> Odds:
     expr = _parse(params.expression)
     odds = notation.describe_odds(expr)
     low, high, mean = odds["min"], odds["max"], odds["mean"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from app.i18n import N_
 from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.kinds import EncounterKind, kind_table
 from app.systems.rabbits import marks
 from app.systems.rabbits.actions import ACTIONS
 from app.systems.rabbits.conflict.models import ConflictState
@@ -15,7 +16,7 @@ from app.systems.rabbits.conflict.script import TEMPLATE_DATA as CONFLICT_DATA
 from app.systems.rabbits.conflict.script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
 from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
-from app.systems.rabbits.waits import awaited
+from app.systems.rabbits.waits import awaited, teams
 
 RULINGS = (
     N_("A die showing 4–6 is a success; margins are the difference from the Ob (or between the sides)."),
@@ -82,11 +83,12 @@ RULINGS = (
     ),
 )
 
+
 SYSTEM = RuleSystem(
     group_calls=(GroupCall("test", N_("Rabbits: a test"), "rabbits/_group_call.html"),),
     die_marks=marks.die_marks,
-    team_talk=True,
-    awaited=awaited,
+    result_total=marks.result_total,
+    result_details=marks.result_details,
     id="rabbits",
     name=N_("Rabbits"),
     labels={
@@ -112,8 +114,13 @@ SYSTEM = RuleSystem(
     actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,
-    encounter_view=conflict_view,
-    encounter_states={"conflict": ConflictState},
+    encounters=kind_table(
+        (
+            EncounterKind(
+                "conflict", ConflictState, view=conflict_view, awaited=awaited, teams=teams, title=lambda s: s.title
+            ),
+        )
+    ),
     create=create,
     rulings=RULINGS,
     seed_demo=seed_demo,

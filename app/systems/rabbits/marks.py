@@ -1,11 +1,13 @@
 """How the log line marks a Rabbits roll's faces (RuleSystem.die_marks; app/rolls/faces.py): a 4 or more on a d6
-is a success; a reroll of an earlier roll shows the whole pool with the rerolled dice marked."""
+is a success; a reroll of an earlier roll shows the whole pool with the rerolled dice marked. And what it shows
+besides: a disposition's total, a pool's breakdown (result_total, result_details)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from app.i18n import render
 from app.systems.base import critical_marks
 
 
@@ -43,3 +45,20 @@ def die_marks(faces: list[dict[str, Any]], outcome: Mapping[str, Any]) -> list[d
         if face.get("sides") == 6 and face["face"] >= 4:
             face["marks"].append("success")
     return critical_marks(faces, outcome)
+
+
+def result_total(outcome: Mapping[str, Any]) -> str | None:
+    """A disposition roll's total (RuleSystem.result_total)."""
+    total = outcome.get("total")
+    return None if total is None else str(total)
+
+
+def result_details(outcome: Mapping[str, Any]) -> list[str]:
+    """The helpers and modifiers a roll counted, named: its pool's breakdown (RuleSystem.result_details)."""
+    details = []
+    for item in outcome.get("breakdown") or []:
+        if isinstance(item, (list, tuple)) and len(item) == 2:
+            label, dice = item
+            label = render(label)  # language-neutral (app.i18n.msg); older entries hold English
+            details.append(f"{label} {dice:+d}" if isinstance(dice, int) else f"{label} {dice}")
+    return details

@@ -1,20 +1,19 @@
 """Who a conflict waits for (notifications, app/notify): each team's captain for its disposition, every member of
-a team still scripting (any of them may script), the rabbit who rolls an action, and one whose roll waits for Fate."""
+a team still scripting (any of them may script), the rabbit who rolls an action, and one whose roll waits for Fate.
+And its teams, for team talk (app/talk)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from app.systems.kinds import Team
 from app.systems.rabbits.conflict.exchange import exchanges
-from app.systems.rabbits.conflict.models import conflict_state
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import in_front
 
 
-def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
-    if encounter["kind"] != "conflict":
-        return {}
-    state = conflict_state(encounter["state"])  # the stored JSON, or the model a step just made
+def awaited(state: ConflictState, participants: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     phase, volley = state.phase, state.volley
     waits: dict[int, str] = {}
     for key, team in state.teams.items():
@@ -32,3 +31,9 @@ def awaited(encounter: Mapping[str, Any]) -> dict[int, str]:
                 elif roll is not None and roll.get("fate"):
                     waits[roll["member"]] = f"fate-{volley}-{state.index}"
     return waits
+
+
+def teams(state: ConflictState) -> list[Team]:
+    """The conflict's teams, for team talk (app/talk): each team's players talk among themselves; a narrator-run
+    team's narrators with them."""
+    return [Team(key, team.name, tuple(team.members), team.narrator) for key, team in sorted(state.teams.items())]

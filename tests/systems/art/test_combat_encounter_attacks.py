@@ -61,7 +61,7 @@ def test_a_foe_attack_waits_for_the_defense_roll_and_marks_the_damage(fight: Fig
     assert pending["kind"] == "defense" and pending["attack"] == "PR" and pending["rating"] == 1
     from app.systems.art import SYSTEM
 
-    shown = SYSTEM.encounter_view(fight.state(), EncounterViewer(is_narrator=False))
+    shown = SYSTEM.kind("combat").shown(fight.state(), EncounterViewer(is_narrator=False))
     assert shown["pending"]["attack"] is None and shown["pending"]["rating"] is None
     assert all(f["initiative"] is None for f in shown["fighters"] if f["side"] == "foe")
     with pytest.raises(BadRequest):  # Tom is not the one attacked

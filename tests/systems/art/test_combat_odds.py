@@ -16,6 +16,7 @@ from utils.art_fight import Fight, face, sword_fight
 from app.encounters.models import Encounter
 from app.systems import Context, get_action
 from app.systems.art import rules as art
+from app.systems.art.fight.models import CombatState
 from app.systems.art.rules import Level
 from app.systems.art.sheet import defense, load, weapon_stats
 
@@ -50,7 +51,7 @@ def odds(fight: Fight, cid: int, action: str, **params: Any) -> Any:
         encounter={
             "id": enc.id,
             "kind": enc.kind,
-            "state": dict(enc.state),
+            "state": CombatState.model_validate(enc.state),
             "participants": list(enc.participants),
             "version": enc.version,
         },

@@ -15,6 +15,7 @@ from app.i18n import render
 from app.systems.art import rules as art
 from app.systems.art.fight import attacks as fa
 from app.systems.art.fight import defense as fd
+from app.systems.art.fight.models import CombatState
 from app.systems.art.rules import Level
 from app.systems.art.sheet import defense, load, weapon_stats
 from app.systems.base import Context
@@ -68,7 +69,12 @@ def odds_ctx(fight: Fight, cid: int) -> Context:
     return Context(
         character_id=cid,
         others=others,
-        encounter={"id": enc.id, "kind": enc.kind, "state": dict(enc.state), "version": enc.version},
+        encounter={
+            "id": enc.id,
+            "kind": enc.kind,
+            "state": CombatState.model_validate(enc.state),
+            "version": enc.version,
+        },
     )
 
 

@@ -10,8 +10,8 @@ from utils.art_fight import Fight, face, sword_fight
 from utils.said import said
 
 from app.errors import BadRequest
+from app.systems.art import SYSTEM
 from app.systems.art import rules as art
-from app.systems.art.fight.state import encounter_view
 from app.systems.art.sheet import load
 from app.systems.base import EncounterViewer
 
@@ -101,9 +101,9 @@ def test_playing_dead_after_a_hit_keeps_who_is_fooled_for_the_narrator(fight: Fi
     me = fight.fighter(maren)
     assert me["playing_dead"] and me["ruse"] == {"fooled": [], "seen": [goblin]} and "may_play_dead" not in me
     state = fight.state()
-    player = encounter_view(state, EncounterViewer(is_narrator=False, controls=frozenset({maren})))
+    player = SYSTEM.kind("combat").shown(state, EncounterViewer(is_narrator=False, controls=frozenset({maren})))
     assert all("ruse" not in f for f in player["fighters"])
-    narrator = encounter_view(state, EncounterViewer(is_narrator=True))
+    narrator = SYSTEM.kind("combat").shown(state, EncounterViewer(is_narrator=True))
     assert next(f for f in narrator["fighters"] if f["id"] == maren)["ruse"]["seen"] == [goblin]
     with pytest.raises(BadRequest):  # once
         fight.step(PIA, "combat_play_dead", maren, [50])

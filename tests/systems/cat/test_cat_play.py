@@ -297,9 +297,9 @@ def test_odds_are_exact_and_follow_the_dice_added() -> None:
 
     from app.systems.base import Context
     from app.systems.cat.play import TestFate, fate_odds
-    from app.systems.cat.sheet import create
+    from app.systems.cat.sheet import create, load
 
-    sheet = {**create(NEW_CAT), "advantage": 1, "style": 1}
+    sheet = load({**create(NEW_CAT), "advantage": 1, "style": 1})  # the model, as the rules service hands it
     odds = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate"), Context())
     assert odds.details["fraction"] == "11/16" and "68.8%" in odds.text
     more = fate_odds(sheet, TestFate(trait="legs", difficulty="moderate", advantage=1), Context())

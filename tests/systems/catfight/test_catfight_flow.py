@@ -140,10 +140,10 @@ def test_the_challenged_player_gets_the_challenge_like_a_roll_prompt(duel: Duel,
     otto, pia = _signed_in(new_client, "otto"), _signed_in(new_client, "pia")
     duel.act("pia", "challenge", duel.tecka, opponent_id=duel.mimi)
     panel = html.unescape(otto.get(f"/campaigns/{duel.cid}/panels/prompts").text)
-    assert f'data-prompt-id="duel-{duel.eid}"' in panel
+    assert f'data-prompt-id="challenge-{duel.eid}"' in panel
     assert 'data-toast="Tecka challenges Mimi to a duel: open it"' in panel
     assert f'href="/campaigns/{duel.cid}/encounters/{duel.eid}"' in panel
-    assert "duel-" not in pia.get(f"/campaigns/{duel.cid}/panels/prompts").text  # the challenger gets none
+    assert "challenge-" not in pia.get(f"/campaigns/{duel.cid}/panels/prompts").text  # the challenger gets none
     page = otto.get(f"/campaigns/{duel.cid}").text
     assert 'data-live="prompts characters encounter"' in page  # the panel follows new duels live
     duel.move("pia", duel.tecka, "begin", [6, 1])  # once the duel has begun, it is no longer new

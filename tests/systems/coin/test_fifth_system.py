@@ -4,7 +4,8 @@ glue, templates/ and static/ in one folder, its leak cases beside this test. The
 app/systems/coin would be (on the app.systems package's path) and adds the registry line (app.systems.register,
 what a line in MODULES does); nothing else in the app changes. Then every page and route of a system is walked
 with it: creation, sheet, action, odds, the system page, the campaign and narrator pages (its group call), the log
-line's marks, its stylesheet, the API and the leak test."""
+line's marks, its stylesheet, the API and the leak test — and (issue 38) an encounter kind with teams, whose team
+talk needs no core change."""
 
 from __future__ import annotations
 
@@ -133,6 +134,52 @@ def test_the_narrator_screen_calls_the_fifth_systems_roll_for_several(
     assert [(p["action"], p["locked"]) for p in found] == [("flip", {"coins": "4"})] * 2  # as the form sent it
     # The player sees the prompt on the coin sheet.
     assert f'id="prompt-{found[0]["id"]}"' in pia.get(f"{base}/characters/{ids[0]}").text
+
+
+def test_an_encounter_kind_with_teams_gets_team_talk_without_a_core_change(
+    coin: RuleSystem, client: TestClient, new_client: Callable[[], TestClient]
+) -> None:
+    """Coins' toss-up (toss.py) declares its kind with teams (app/systems/kinds.py) and nothing else: the composer
+    offers the team, team talk is read by exactly the team's players, the encounter page shows the team's talk, and
+    the team's name is the one the kind declared."""
+    t, nora, pia = _campaign(client, new_client)
+    penny, nick = t.character(t.player, "Penny", system="coin"), t.character(t.other, "Nick", system="coin")
+    r = client.post(
+        f"/api/campaigns/{t.id}/actions",
+        headers=t.narrator,
+        json={"system": "coin", "action": "toss", "params": {"heads": [penny], "tails": [nick]}},
+    )
+    assert r.status_code == 201, r.text
+    eid = r.json()["request"]["encounter_id"]
+    assert coin.kind("toss").teams is not None
+    # The composer on the campaign page offers Pia her team in the toss-up.
+    assert f'value="team:{eid}"' in pia.get(f"/campaigns/{t.id}").text
+    url = f"/api/campaigns/{t.id}/messages"
+    r = client.post(url, json={"text": "call heads", "visibility": "team", "encounter_id": eid}, headers=t.player)
+    assert r.status_code == 201, r.text
+    assert r.json()["outcome"]["team"] == {"encounter_id": eid, "key": "heads", "name": "Heads"}
+    # The narrator runs no team here: refused, nothing written.
+    r = client.post(url, json={"text": "x", "visibility": "team", "encounter_id": eid}, headers=t.narrator)
+    assert r.status_code == 422 and r.json()["field"] == "encounter_id"
+    for who, reads in ((t.player, True), (t.other, False), (t.narrator, False)):
+        entry = t.log(who)[-1]
+        assert entry["visibility"] == "team" and (entry["outcome"] is not None) == reads
+        assert ("call heads" in str(entry)) == reads
+    # The encounter page (its own template) shows the team's talk to the team, only that a team talked to others.
+    page = f"/campaigns/{t.id}/encounters/{eid}"
+    mine = pia.get(page)
+    assert mine.status_code == 200 and 'id="team-talk"' in mine.text and "call heads" in mine.text
+    theirs = signed_in(new_client, "otto").get(page)
+    assert theirs.status_code == 200 and 'id="team-talk"' in theirs.text and "call heads" not in theirs.text
+    assert "call heads" not in nora.get(page).text
+    # The toss decided, the team is gone with the encounter: no more team talk there.
+    r = client.post(
+        f"/api/campaigns/{t.id}/actions",
+        headers=t.narrator,
+        json={"system": "coin", "action": "decide", "params": {"encounter_id": eid, "version": 1}},
+    )
+    assert r.status_code == 201, r.text
+    assert f'value="team:{eid}"' not in pia.get(f"/campaigns/{t.id}").text
 
 
 def _load(name: str, path: Path) -> ModuleType:

@@ -182,9 +182,9 @@ def test_scripts_are_checked_locked_and_kept_from_the_narrator(conflict: Conflic
         conflict.script("pia", "Clover", ["defend", "defend", "defend"], ["Clover", "Bramble", "Clover"])
     state = conflict.state()
     system = get_system("rabbits")
-    narrator = system.encounter_view(state, EncounterViewer(True, frozenset(conflict.ids.values())))
-    otto = system.encounter_view(state, EncounterViewer(False, frozenset({conflict.ids["Hazel"]})))
-    pia = system.encounter_view(state, EncounterViewer(False, frozenset({conflict.ids["Clover"]})))
+    narrator = system.kind("conflict").shown(state, EncounterViewer(True, frozenset(conflict.ids.values())))
+    otto = system.kind("conflict").shown(state, EncounterViewer(False, frozenset({conflict.ids["Hazel"]})))
+    pia = system.kind("conflict").shown(state, EncounterViewer(False, frozenset({conflict.ids["Clover"]})))
     assert narrator["teams"]["a"]["script"] is None and narrator["teams"]["a"]["salts"] is None
     assert otto["teams"]["a"]["script"] is None and otto["teams"]["a"]["salts"] is None
     assert pia["teams"]["a"]["script"][1] == {"action": "feint", "member": conflict.ids["Bramble"]}
@@ -197,7 +197,7 @@ def test_the_narrator_sees_and_scripts_only_the_narrators_team(conflict: Conflic
     conflict.act("nora", "conflict_disposition", "Fox", [1, 1, 1, 1], base="health")
     conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3, lock=False)
-    view = get_system("rabbits").encounter_view
+    view = get_system("rabbits").kind("conflict").shown
     state = conflict.state()
     narrator = view(state, EncounterViewer(True, frozenset(conflict.ids.values())))
     assert narrator["teams"]["b"]["script"][0]["action"] == "maneuver"

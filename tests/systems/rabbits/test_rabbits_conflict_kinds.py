@@ -14,6 +14,7 @@ from app.errors import FateboardError
 from app.rolls import chain
 from app.rolls.models import LogEntry
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import conflict_state
 from app.systems.rabbits.conflict.state import disposition_bases, skill_options
 
 KINDS = sorted(rabbits.DISPOSITION_TABLE)
@@ -39,7 +40,7 @@ def test_a_conflict_of_each_kind_runs_to_its_end(app: Any, kind: str) -> None:
     table = warren(app)
     assert table.setup(kind, **({"other_skill": "Scout"} if kind == "other" else {})) is not None
     state = table.state()
-    base = disposition_bases(state)[0]
+    base = disposition_bases(conflict_state(state))[0]
     for name in (WINNER, LOSER):
         assert _step(table, OWNER[name], "conflict_disposition", name, base=base) is not None, (kind, name)
     assert table.state()["phase"] == "script", table.state()["phase"]
@@ -54,7 +55,7 @@ def test_a_conflict_of_each_kind_runs_to_its_end(app: Any, kind: str) -> None:
             for name in (WINNER, LOSER):
                 current = state.get("current") or {}
                 options = [
-                    skill_options(state, side["action"])
+                    skill_options(conflict_state(state), side["action"])
                     for side in (current.get("sides") or {}).values()
                     if isinstance(side, dict) and side.get("action")
                 ]

@@ -68,7 +68,7 @@ def test_an_older_state_goes_through_unchanged() -> None:
     state = conflict_state(copy.deepcopy(OLDER))
     assert stored_state(state) == OLDER  # nothing added (fronts, weapon_table, tiebreak), nothing dropped
     assert fronts_of(state) == [["a", "b"]]  # an older state's one front
-    assert table_key(state) == table_key(OLDER) == "weapons"  # ruling 10 read from the type, model or JSON
+    assert table_key(state) == table_key(conflict_state(OLDER)) == "weapons"  # ruling 10 read from the type
 
 
 def test_a_step_stores_only_what_it_set() -> None:

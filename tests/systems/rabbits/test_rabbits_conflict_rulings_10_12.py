@@ -13,6 +13,7 @@ from utils.web import csrf_of, form_post
 from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import conflict_state
 from app.systems.rabbits.conflict.weapons import weapon_table
 
 
@@ -142,7 +143,7 @@ def test_ruling_10_speech_and_negotiation_take_the_argument_weapons(conflict: Co
     _skills(conflict, "Clover", {"Orator": 3})
     _skills(conflict, "Hazel", {"Orator": 2})
     conflict.setup("speech")
-    assert weapon_table(conflict.state()) == rabbits.ARGUMENT_WEAPONS
+    assert weapon_table(conflict_state(conflict.state())) == rabbits.ARGUMENT_WEAPONS
     conflict.act("pia", "conflict_disposition", "Clover", [5, 5, 4], base="will")
     conflict.act("otto", "conflict_disposition", "Hazel", [5, 4], base="will")
     conflict.script("pia", "Clover", ["attack", "attack", "attack"], ["Clover"] * 3)
@@ -153,12 +154,12 @@ def test_ruling_10_speech_and_negotiation_take_the_argument_weapons(conflict: Co
     assert entry.body["outcome"]["successes"] == 2
     conflict.encounter_id = None
     conflict.setup("chase")
-    assert weapon_table(conflict.state()) == ()
+    assert weapon_table(conflict_state(conflict.state())) == ()
     conflict.encounter_id = None
     with pytest.raises(BadRequest, match="weapon table"):
         conflict.setup("other", other_skill="Scout")
     conflict.setup("other", other_skill="Scout", weapon_table="argument", tiebreak="health")
-    assert weapon_table(conflict.state()) == rabbits.ARGUMENT_WEAPONS
+    assert weapon_table(conflict_state(conflict.state())) == rabbits.ARGUMENT_WEAPONS
     assert conflict.state()["tiebreak"] == "health"
 
 

@@ -131,7 +131,7 @@ def test_a_third_teams_script_is_its_own(conflict: Conflict) -> None:
         conflict.act(who, "conflict_disposition", name, faces, base="health")
     conflict.script("nora", "Fox", ["maneuver", "attack", "defend"], ["Fox"] * 3)
     conflict.script("pia", "Bramble", ["feint", "attack", "defend"], ["Bramble"] * 3)
-    view = get_system("rabbits").encounter_view
+    view = get_system("rabbits").kind("conflict").shown
     state = conflict.state()
     otto = view(state, EncounterViewer(False, frozenset({conflict.ids["Hazel"]})))
     nora = view(state, EncounterViewer(True, frozenset(conflict.ids.values())))

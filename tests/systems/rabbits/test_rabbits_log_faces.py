@@ -16,7 +16,7 @@ from app.rolls.faces import entry_details, entry_faces
 def test_a_rabbits_roll_marks_successes_and_names_its_parts() -> None:
     rabbits = {"dice": [{"sides": 6, "face": 4}], "outcome": {"breakdown": [["Scout", 3], ["Help from Moss", 1]]}}
     assert entry_faces(rabbits, "rabbits")[0]["marks"] == ["success"]
-    assert entry_details(rabbits) == ["Scout +3", "Help from Moss +1"]
+    assert entry_details(rabbits, "rabbits") == ["Scout +3", "Help from Moss +1"]
 
 
 def test_a_reroll_marks_the_rerolled_faces() -> None:

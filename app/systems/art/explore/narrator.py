@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from app.i18n import Summary, _, msg, render
 from app.rules.dice import Dice
 from app.systems.art import rules as art
+from app.systems.art.explore.models import ExplorationState
 from app.systems.base import ActionError, Context, Resolution
 
 from ..sheet import load, ready
@@ -101,7 +102,13 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
         request={"participants": order, "title": title, "scale": scale},
         outcome={"scale": scale, "to_act": to_act(state)},
         summary=text,
-        encounter={"kind": "exploration", "title": title, "participants": participants, "state": state, "over": False},
+        encounter={
+            "kind": "exploration",
+            "title": title,
+            "participants": participants,
+            "state": ExplorationState.model_validate(state),
+            "over": False,
+        },
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from app.i18n import N_, Summary, Text, _, join, msg, msgn, retire
 from app.systems.art import rules as art
+from app.systems.art.explore.models import ExplorationState
 from app.systems.base import ActionError, Context, Resolution
 
 SCALES = tuple(art.PHASE_SCALES)
@@ -208,7 +209,8 @@ def state_of(ctx: Context) -> dict[str, Any]:
     assert encounter is not None  # a step always has its encounter
     if encounter.get("kind") != "exploration":
         raise ActionError(_("That is not an exploration scene."), field="move")
-    state = copy_state(encounter["state"])
+    found: ExplorationState = encounter["state"]  # the kind's model (app/systems/art/__init__.py)
+    state = copy_state(found.stored())
     if state.get("over"):
         raise ActionError(_("This exploration scene is over."), field="move")
     return state
@@ -238,7 +240,7 @@ def step(
         summary=summary,
         sheet=sheet,
         outcome={**(outcome or {}), "now": state["now"], "marker": state["marker"], "to_act": to_act(state)},
-        encounter={"state": state, "over": bool(state.get("over"))},
+        encounter={"state": ExplorationState.model_validate(state), "over": bool(state.get("over"))},
     )
 
 

@@ -8,6 +8,7 @@ RULINGS.md, ART Engine 9, 10, 22-25.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field
@@ -75,7 +76,7 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     return distance <= (1 if stats.get("reach") else 0)
 
 
-def attack_reach(sheet_data: dict[str, Any], shown: CombatState | dict[str, Any], fid: int) -> dict[int, list[int]]:
+def attack_reach(sheet_data: dict[str, Any], shown: Mapping[str, Any], fid: int) -> dict[int, list[int]]:
     """For the page: each ready weapon of the turn-holder (its index in the gear) and the fighters it reaches now
     (the rule the attack checks, `in_range`), so the page offers the Attack only where it can be tried."""
     state = combat_state(shown)

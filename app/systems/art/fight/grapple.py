@@ -19,7 +19,7 @@ from app.systems.base import ActionError, Context, Resolution
 
 from .models import CombatState, Fighter
 from .roll import StepParams
-from .state import combat_state, copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
+from .state import copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
 
 
 def members(state: CombatState, fid: int) -> list[int]:
@@ -71,7 +71,8 @@ def attack_on(
     inner = replace(ctx, encounter={**dict(ctx.encounter or {}), "state": state})
     on = type(params).model_validate({**params.model_dump(exclude={"origin"}), "target": hit})
     res = attack(sheet_data, on, dice, inner)
-    new_state = combat_state((res.encounter or {})["state"])
+    new_state = (res.encounter or {})["state"]
+    assert isinstance(new_state, CombatState)  # what an attack step hands back
     new_state.unset("into_grapple")
     summary = msg("{fate}; {attack}", fate=before, attack=res.summary)
     recent = list(new_state.recent or [])

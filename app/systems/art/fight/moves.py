@@ -74,7 +74,7 @@ def reachable(state: CombatState, fid: int, allowance: int) -> list[int]:
     return found
 
 
-def move_options(shown: CombatState | Mapping[str, Any]) -> dict[str, list[int]]:
+def move_options(shown: Mapping[str, Any]) -> dict[str, list[int]]:
     """For the page: where the turn-holder may move now, as a free action and with its action."""
     state = combat_state(shown)
     turn = state.turn
@@ -88,7 +88,7 @@ def move_options(shown: CombatState | Mapping[str, Any]) -> dict[str, list[int]]
     return {"free": free, "action": [band for band in action if band not in free]}
 
 
-def foe_move_options(shown: CombatState | Mapping[str, Any], agility: str) -> list[int]:
+def foe_move_options(shown: Mapping[str, Any], agility: str) -> list[int]:
     """For the narrator's page: the bands the foe on turn can reach this round (its Agility on the movement
     table, ruling 18) — the same `reachable` the step checks, so the page offers only what the server takes."""
     state = combat_state(shown)

@@ -17,7 +17,6 @@ for players takes those out (encounter_view). The steps read and change it as th
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -70,7 +69,7 @@ def turn_now(state: CombatState) -> Turn:
 def combat_in(ctx: Context) -> CombatState | None:
     """For the odds on a button: the combat the step belongs to, or None outside a combat."""
     enc = ctx.encounter or {}
-    return combat_state(enc["state"]) if enc.get("kind") == "combat" and enc.get("state") else None
+    return ctx_state(ctx) if enc.get("kind") == "combat" and enc.get("state") else None
 
 
 def on_turn(state: CombatState) -> int | None:
@@ -112,10 +111,17 @@ def fate_list(state: CombatState, fates: list[tuple[Any, art.Level]]) -> Summary
     return join(words)
 
 
-def combat_state(state: CombatState | Mapping[str, Any]) -> CombatState:
-    """The state as the model: the rules service hands a step the model (RuleSystem.encounter_states); a page or the
-    odds may still hold the stored JSON."""
-    return state if isinstance(state, CombatState) else CombatState.model_validate(state)
+def combat_state(state: Mapping[str, Any]) -> CombatState:
+    """The stored (or shown) JSON as the model, for a page's helpers (a step is handed the model: ctx_state)."""
+    return CombatState.model_validate(dict(state))
+
+
+def ctx_state(ctx: Context) -> CombatState:
+    """The combat's state as the rules service hands it to a step or the odds (the "combat" kind's model)."""
+    assert ctx.encounter is not None
+    state = ctx.encounter["state"]
+    assert isinstance(state, CombatState), "a combat step is handed the combat's model"
+    return state
 
 
 def copy_state(ctx: Context) -> CombatState:
@@ -123,7 +129,7 @@ def copy_state(ctx: Context) -> CombatState:
     assert ctx.encounter is not None
     if ctx.encounter.get("kind") != "combat":
         raise ActionError(_("That is not a combat."), field="move")
-    return combat_state(ctx.encounter["state"]).model_copy(deep=True)
+    return ctx_state(ctx).model_copy(deep=True)
 
 
 def say(state: CombatState, text: Summary) -> Summary:
@@ -159,10 +165,10 @@ def done(
 # --- what a viewer reads ---------------------------------------------------------------------------------
 
 
-def encounter_view(state: Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
+def encounter_view(state: CombatState, viewer: EncounterViewer) -> dict[str, Any]:
     """Narrators read everything; players read the track, the order and the steps, never a foe's level (its
     Alertness used as initiative, the Attack a pending Defense roll is against)."""
-    shown = copy.deepcopy(dict(state))
+    shown = state.stored()  # a fresh copy
     if viewer.is_narrator:
         return shown
     for f in shown.get("fighters", []):

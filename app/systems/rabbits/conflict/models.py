@@ -71,7 +71,6 @@ class ConflictState(Stored):
     title: Any = None  # language-neutral (shown with `| tr`)
 
 
-def conflict_state(state: ConflictState | Mapping[str, Any]) -> ConflictState:
-    """The state as the model: the rules service hands a step the model; a page, the odds or the notifications may
-    still hold the stored JSON."""
-    return state if isinstance(state, ConflictState) else ConflictState.model_validate(dict(state))
+def conflict_state(state: Mapping[str, Any]) -> ConflictState:
+    """The stored (or shown) JSON as the model, for the pages' helpers (a step is handed the model itself)."""
+    return ConflictState.model_validate(dict(state))

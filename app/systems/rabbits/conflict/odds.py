@@ -9,6 +9,7 @@ from app.i18n import _
 from app.i18n import percent as percent_text
 from app.systems.base import ActionError, Context, Odds
 from app.systems.rabbits import rules as rabbits
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.volley import RollParams
 from app.systems.rabbits.conflict.weapons import ANY_TABLE, weapon_mods
 from app.systems.rabbits.pools import breakdown, breakdown_text, plan_pool
@@ -31,7 +32,7 @@ def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> O
         actor_is_narrator=True,
         versus=params.against is not None,
     )
-    state = {"weapons": bool(ctx.campaign_settings.get("weapons")), "conflict": "", "weapon_table": ANY_TABLE}
+    state = ConflictState(weapons=bool(ctx.campaign_settings.get("weapons")), conflict="", weapon_table=ANY_TABLE)
     try:
         weapon = (
             weapon_mods(state, params.weapon, params.conflict_action or "attack", "", params.mode.strip().lower())

@@ -23,7 +23,7 @@ from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict.exchange import open_exchange
-from app.systems.rabbits.conflict.models import ConflictState
+from app.systems.rabbits.conflict.models import ConflictState, conflict_state
 from app.systems.rabbits.conflict.state import (
     SIDES,
     commitment_key,
@@ -206,10 +206,10 @@ def sees_script(team: Mapping[str, Any], viewer: EncounterViewer) -> bool:
     return bool(viewer.controls & set(team["members"]))
 
 
-def view(state: ConflictState | Mapping[str, Any], viewer: EncounterViewer) -> dict[str, Any]:
-    """The conflict as this viewer may read it: other teams' scripts and salts taken out (every revealed
-    action is in `opened` and `current`, which are public). The page reads the stored JSON; a model is dumped."""
-    stored = state.stored() if isinstance(state, ConflictState) else dict(state)
+def view(state: ConflictState, viewer: EncounterViewer) -> dict[str, Any]:
+    """The conflict as this viewer may read it (the "conflict" kind's view): other teams' scripts and salts taken out
+    (every revealed action is in `opened` and `current`, which are public). The page reads the JSON."""
+    stored = state.stored()
     shown = dict(stored)
     teams = stored.get("teams")
     if not isinstance(teams, Mapping):
@@ -237,11 +237,12 @@ TEMPLATE_DATA: dict[str, Any] = {
     "conditions": rabbits.CONDITIONS,
     "maneuver_effects": rabbits.MANEUVER_EFFECTS,
     "count": ACTION_COUNT,
-    "disposition_skills": disposition_skills,
-    "disposition_bases": disposition_bases,
-    "skill_options": skill_options,
-    "weapons": weapon_table,
-    "has_halberd": has_halberd,
+    # The page holds the state as shown (JSON): each helper reads it as the model.
+    "disposition_skills": lambda shown: disposition_skills(conflict_state(shown)),
+    "disposition_bases": lambda shown: disposition_bases(conflict_state(shown)),
+    "skill_options": lambda shown, action: skill_options(conflict_state(shown), action),
+    "weapons": lambda shown: weapon_table(conflict_state(shown)),
+    "has_halberd": lambda shown: has_halberd(conflict_state(shown)),
     "tiebreak_picks": rabbits.TIEBREAK_PICKS,
     "weapon_tables": rabbits.WEAPON_TABLES,
 }

@@ -22,7 +22,7 @@ from typing import Any
 from app.i18n import N_, Summary, _, msg
 from app.systems.base import ActionError, Context
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict.models import ConflictState, conflict_state
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool
 from app.systems.rabbits.sheet import (
     RabbitSheet,
@@ -109,11 +109,13 @@ def names_of(encounter: Mapping[str, Any]) -> dict[int, str]:
 
 
 def step_state(ctx: Context) -> ConflictState:
-    """The conflict's state to change: a deep copy of the model the rules service validated (or of the JSON)."""
+    """The conflict's state to change: a deep copy of the model the rules service validated (the "conflict" kind's)."""
     encounter = ctx.encounter
     if encounter is None:
         raise ActionError(_("This is a step of a conflict."), field="encounter_id")
-    return conflict_state(encounter["state"]).model_copy(deep=True)
+    state = encounter["state"]
+    assert isinstance(state, ConflictState), "a conflict step is handed the conflict's model"
+    return state.model_copy(deep=True)
 
 
 def say(state: ConflictState, line: Summary) -> Summary:
@@ -153,23 +155,20 @@ def compromise_word(level: str) -> Summary:
     return msg(COMPROMISE_WORDS[level]) if level in COMPROMISE_WORDS else level
 
 
-def skill_options(state: ConflictState | Mapping[str, Any], action: str) -> tuple[str, ...]:
+def skill_options(state: ConflictState, action: str) -> tuple[str, ...]:
     """rabbits.en.md, "Skills by conflict and action"; "other": the skill the narrator named at set-up; an
     empty tuple is the sheet's "see description" (the roller names the skill or ability)."""
-    state = conflict_state(state)
     if state.conflict == "other":
         return (state.other_skill,)
     return rabbits.CONFLICT_SKILLS[state.conflict][action]
 
 
-def disposition_skills(state: ConflictState | Mapping[str, Any]) -> tuple[str, ...]:
-    state = conflict_state(state)
+def disposition_skills(state: ConflictState) -> tuple[str, ...]:
     tests = rabbits.DISPOSITION_TABLE[state.conflict][0]
     return tests or (state.other_skill,)
 
 
-def disposition_bases(state: ConflictState | Mapping[str, Any]) -> tuple[str, ...]:
-    state = conflict_state(state)
+def disposition_bases(state: ConflictState) -> tuple[str, ...]:
     return rabbits.DISPOSITION_TABLE[state.conflict][1] or rabbits.ABILITIES
 
 

@@ -5,22 +5,18 @@ weapon adds to an action.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from app.i18n import _, rule_message
 from app.systems.base import ActionError
 from app.systems.rabbits import rules as rabbits
-from app.systems.rabbits.conflict.models import ConflictState, conflict_state
+from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.rules import RabbitRuleError
 
 ANY_TABLE = "any"
 
 
-def table_key(state: ConflictState | Mapping[str, Any]) -> str:
+def table_key(state: ConflictState) -> str:
     """Ruling 10: the table a conflict uses — "weapons", "argument" or "none" (set at set-up; a conflict set up
     before the ruling reads it from its type, Other taking the sample weapons as it did)."""
-    state = conflict_state(state)
     if not state.weapons:
         return "none"
     if state.weapon_table:
@@ -30,26 +26,22 @@ def table_key(state: ConflictState | Mapping[str, Any]) -> str:
     return rabbits.weapon_table_key(state.conflict, "weapons")
 
 
-def weapon_table(state: ConflictState | Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+def weapon_table(state: ConflictState) -> tuple[tuple[str, ...], ...]:
     key = table_key(state)
     if key == ANY_TABLE:  # the roll form's odds: the weapon's name finds its row in either table
         return rabbits.WEAPONS + rabbits.ARGUMENT_WEAPONS
     return rabbits.weapon_rows(key)
 
 
-def has_halberd(state: ConflictState | Mapping[str, Any]) -> bool:
+def has_halberd(state: ConflictState) -> bool:
     """Whether the script form asks for the Halberd's mode with each action (ruling 11)."""
-    state = conflict_state(state)
     return any(row[0] == rabbits.HALBERD for row in weapon_table(state))
 
 
-def weapon_mods(
-    state: ConflictState | Mapping[str, Any], name: str, action: str, against: str, mode: str = ""
-) -> tuple[int, int, str]:
+def weapon_mods(state: ConflictState, name: str, action: str, against: str, mode: str = "") -> tuple[int, int, str]:
     """(dice, successes, label) a weapon gives an action: its column of the sheet's table ("+1D", "-1D",
     "+1s"; the bow's +1D only against Defend; the Halberd's cells only in the mode scripted with the action,
     ruling 11). The special column is the table's to apply."""
-    state = conflict_state(state)
     if not name.strip():
         return 0, 0, ""
     row = next((r for r in weapon_table(state) if r[0].lower() == name.strip().lower()), None)

@@ -6,17 +6,20 @@ with app.systems.register, as the line in MODULES would."""
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, Sheets, action_table
 from app.systems.coin.actions import ACTIONS
 from app.systems.coin.demo import seed_demo
 from app.systems.coin.marks import die_marks
-from app.systems.coin.sheet import CoinSheet, public_sheet
+from app.systems.coin.sheet import CoinSheet, dump, public_sheet
+from app.systems.coin.toss import TOSS
+from app.systems.kinds import kind_table
 
 SYSTEM = RuleSystem(
     id="coin",
     name=N_("Coins"),
     description=N_("Flip coins: enough heads is a success."),
     sheet=CoinSheet,
+    sheets=Sheets(CoinSheet.model_validate, dump),
     actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,
@@ -26,4 +29,5 @@ SYSTEM = RuleSystem(
     die_marks=die_marks,
     group_calls=(GroupCall("flip", N_("Coins: a flip"), "coin/_group_call.html"),),
     template_data={"most_coins": 10},
+    encounters=kind_table((TOSS,)),
 )

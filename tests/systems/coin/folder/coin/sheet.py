@@ -14,3 +14,8 @@ class CoinSheet(BaseModel):
 
 def public_sheet(sheet: dict[str, Any]) -> dict[str, Any]:
     return {"luck": sheet.get("luck", 0)}
+
+
+def dump(sheet: CoinSheet) -> dict[str, Any]:
+    """What the rules service stores (RuleSystem.sheets): the keys the sheet had or was given."""
+    return sheet.model_dump(mode="json", exclude_unset=True)
