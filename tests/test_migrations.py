@@ -100,3 +100,31 @@ def test_0009_keeps_every_row_and_gives_no_named_user_id_out_again(tmp_path: Pat
         conn.exec_driver_sql("DELETE FROM users WHERE id = 3")  # a cascade still works
         assert conn.exec_driver_sql("SELECT count(*) FROM memberships").scalar() == 2
     engine.dispose()
+
+
+def test_0011_gives_every_account_and_table_the_quiet_display_defaults(tmp_path: Path) -> None:
+    """An instance at 0010 with an account and a campaign: after 0011 the account follows its device, has no sound
+    and no vibration, text at 100 %; the table's dice animation is on; no membership is lost on the way."""
+    engine = _migrate(f"sqlite:///{tmp_path / 'old.db'}", "0010")
+    now = "2026-12-07 10:00:00.000000"
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO users (id, username, username_key, password_hash, created_at) VALUES (1, 'u', 'u', 'x', ?)",
+            (now,),
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO campaigns (id, name, description, systems, language, settings, created_by, created_at,"
+            " last_seq, head_hash) VALUES (1, 'Old', '', '[]', 'en', '{}', 1, ?, 0, ?)",
+            (now, "0" * 64),
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO memberships (campaign_id, user_id, role, joined_at) VALUES (1, 1, 'narrator', ?)", (now,)
+        )
+    engine.dispose()
+    engine = _migrate(f"sqlite:///{tmp_path / 'old.db'}", "head")
+    with engine.begin() as conn:
+        row = conn.exec_driver_sql("SELECT motion, theme, text_size, sound, vibration FROM users").one()
+        assert tuple(row) == ("device", "device", 100, 0, 0)
+        assert conn.exec_driver_sql("SELECT dice_animation FROM campaigns").scalar() == 1
+        assert conn.exec_driver_sql("SELECT count(*) FROM memberships").scalar() == 1
+    engine.dispose()
