@@ -1,6 +1,6 @@
 """Table talk's pages: the composer's form (campaign page, every sheet), a message's line (fetched again after an
 edit or a withdrawal), edit and withdraw, and the team talk panel's form (the live panels: app/panels). Thin:
-app/talk/service.py decides; the JSON API is app/api.py."""
+app/talk/service.py decides; the JSON API is app/api/."""
 
 from __future__ import annotations
 
