@@ -17,6 +17,7 @@ from app.inputs import Id, StrictId
 from app.rolls.appending import Publish
 from app.rolls.present import entry_json, viewer_view
 from app.talk import service as talk
+from app.talk.audience import MAX_TO
 
 router = APIRouter(prefix="/api")
 
@@ -28,7 +29,7 @@ class MessageIn(StrictBody):
     mode: Literal["ooc", "ic"] = "ooc"
     as_character_id: StrictId | None = None
     visibility: Literal["public", "narrator", "whisper", "team"] = "public"
-    to: list[StrictId] | None = Field(default=None, max_length=talk.MAX_TO)
+    to: list[StrictId] | None = Field(default=None, max_length=MAX_TO)
     encounter_id: StrictId | None = None
 
 
