@@ -199,7 +199,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.mount(f"/static/systems/{system_id}", StaticFiles(directory=folder / "static"))
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     ENV.globals["live_panel"] = live_panel  # a template names its live panels (app/panels: web.py may not import it)
-    # The hot route first, as a plain Starlette route read from its one declaration in app/api.py (ActionRoute).
+    # The hot route first, as a plain Starlette route read from its one declaration in app/api/action.py (ActionRoute).
     app.router.routes.insert(0, api.ACTION_ROUTE.plain)
     # The JSON API first: Starlette matches routes in order, and the API's paths (all under /api/) are the hot
     # ones (an action, a ping); the pages' routers come after (no page route is under /api/).

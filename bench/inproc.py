@@ -192,8 +192,8 @@ def main() -> None:
     parser.add_argument(
         "--routed",
         action="store_true",
-        help="send every POST's Content-Type twice, so the action route's FastAPI handler serves it (app/api.py, "
-        "ActionRoute): the plain path against FastAPI's own machinery, for the same route",
+        help="send every POST's Content-Type twice, so the action route's FastAPI handler serves it "
+        "(app/api/action.py, ActionRoute): the plain path against FastAPI's own machinery, for the same route",
     )
     args = parser.parse_args()
     global ROUTED

@@ -18,7 +18,7 @@ from app.inputs import Id
 from app.security import client_address, new_session_data, set_session
 from app.web import redirect, render, render_failure, same_origin_path
 
-router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api/
 
 
 def _form_error(

@@ -25,7 +25,7 @@ from app.security import set_session
 from app.systems import ROLLER
 from app.web import HTMX, redirect, render, render_failure
 
-router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api/
 
 
 @router.get("/")

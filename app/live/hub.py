@@ -42,7 +42,7 @@ TICK = "tick"  # the hub's ticker: a stream quiet for its keepalive sends one (a
 _COLUMNS = tuple(column.key for column in LogEntry.__table__.columns)
 FETCH_LIMIT = 500
 ACCESS_MAX_AGE = 60.0  # seconds: a feed's access answers are re-read after this, events or not (a backstop)
-TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/api.py's action route)
+TOKENS_MAX = 100_000  # (campaign, token) pairs known to act, per process (app/api/action.py)
 
 
 Credential = tuple[str, str]  # ("session", login session id) or ("token", API token digest)

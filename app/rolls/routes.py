@@ -27,7 +27,7 @@ from app.web import render, render_failure
 
 CALLED = "rolls/called.html"
 CORRECTION = "rolls/correction.html"
-router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api.py
+router = APIRouter(include_in_schema=False)  # pages and forms; the JSON API is app/api/
 
 
 def _html_result(acc: Access, result: service.ActionResult) -> dict[str, Any]:

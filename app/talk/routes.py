@@ -1,6 +1,6 @@
 """Table talk's pages: the composer's form (campaign page, every sheet), a message's line (fetched again after an
 edit or a withdrawal), edit and withdraw, and the team talk panel's form (the live panels: app/panels). Thin:
-app/talk/service.py decides; the JSON API is app/api.py."""
+app/talk/service.py decides; the JSON API is app/api/."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from app.rolls.appending import Publish
 from app.rolls.log import entry_html
 from app.rolls.present import result_card
 from app.talk import service
+from app.talk.audience import MAX_TO
 from app.talk.history import talk_states
 from app.talk.views import composer_context, team_panel_context
 from app.web import render, render_failure
@@ -37,7 +38,7 @@ def _request_from_form(form: FormData) -> tuple[service.MessageRequest, dict[str
         "text": str(form.get("text") or ""),
         "as": str(form.get("as") or ""),
         "audience": str(form.get("audience") or "public"),
-        "to": [str(v) for v in form.getlist("to")][: service.MAX_TO + 1],
+        "to": [str(v) for v in form.getlist("to")][: MAX_TO + 1],
     }
     speaker = parse_int(shown["as"], "as_character_id")
     audience, _sep, encounter = shown["audience"].partition(":")

@@ -17,7 +17,7 @@ from app.rolls.log import entry_html
 from app.rolls.models import LogEntry
 from app.rolls.present import viewer_view
 from app.rolls.visibility import TEAM, View
-from app.talk import service
+from app.talk.audience import talk_conflicts, team_of_author
 from app.talk.history import talk_states
 from app.talk.text import MAX_LENGTH
 
@@ -39,8 +39,7 @@ def composer_context(
     default_as = str(character.id) if character is not None and any(s[0] == character.id for s in speakers) else ""
     everyone = [(user.id, user.username) for user, _role in members(db, acc.campaign.id)]
     conflicts = [
-        {"id": encounter.id, "title": encounter.title, "team": team.name}
-        for encounter, team in service.talk_conflicts(db, acc)
+        {"id": encounter.id, "title": encounter.title, "team": team.name} for encounter, team in talk_conflicts(db, acc)
     ]
     form = {"as": default_as, "audience": "public", "to": [], "text": "", **(form or {})}
     return {
@@ -70,7 +69,7 @@ def team_panel_context(
     """A conflict's team talk for this viewer: their team's lines (words), and — for everyone — that team talk
     happened since the conflict began (the header every member sees of any entry, never its words or readers).
     """
-    mine = service.team_of_author(db, acc, encounter)
+    mine = team_of_author(db, acc, encounter)
     rows = list(
         db.scalars(
             select(LogEntry)

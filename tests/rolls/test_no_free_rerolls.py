@@ -21,7 +21,7 @@ from app.rules.dice import SecureDice
 
 pytestmark = pytest.mark.engines
 
-# The action route's ways in (app/api.py, ActionRoute): a plain request, and one FastAPI's own handler of the
+# The action route's ways in (app/api/action.py, ActionRoute): a plain request, and one FastAPI's own handler of the
 # route serves (here: its Content-Type sent twice). Before issue 34 these were the router and app/fastpath.py.
 WAYS = ("plain", "routed")
 TEST_FATE = {"system": "cat", "action": "test_fate", "params": {"trait": "claws", "difficulty": "moderate"}}
