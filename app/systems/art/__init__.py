@@ -10,7 +10,7 @@ from app.systems.art import marks
 from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
 from app.systems.art.waits import awaited
-from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, Sheets, action_table
 from app.systems.kinds import EncounterKind, kind_table
 
 from . import creation
@@ -30,8 +30,10 @@ from .sheet import (
     WEAPON_KINDS,
     ArtSheet,
     derived,
+    dump,
     owner_sheet,
     public_sheet,
+    stored,
 )
 
 RULINGS: tuple[str, ...] = (
@@ -113,6 +115,7 @@ SYSTEM = RuleSystem(
     marks=marks.MARKS,
     result_total=marks.result_total,
     odds_read_encounter=True,
+    sheets=Sheets(stored, dump),
     id="art",
     name=N_("ART Engine"),
     labels={

@@ -3,6 +3,8 @@ complex actions, exploration; the narrator's on the ART campaign page; combat ro
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel
 
 from app.systems.base import Action
@@ -14,13 +16,14 @@ from .explore import declare as explore_declare
 from .explore import narrator as explore_narrator
 from .explore import plan as explore_plan
 from .fight.actions import COMBAT_ACTIONS
+from .sheet import ArtSheet
 
 
 class _Nothing(BaseModel):
     pass
 
 
-ACTIONS: tuple[Action, ...] = (
+ACTIONS: tuple[Action[ArtSheet, Any], ...] = (
     Action(
         "roll_attributes",
         "Roll attributes",

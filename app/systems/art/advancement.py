@@ -6,8 +6,6 @@ art-engine.md, ch. 1 "Session", "Between Adventures"; ch. 2 "Glory", "Starting S
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, _, join, msg, render
@@ -18,7 +16,7 @@ from app.systems.art.rules.advancement import XP_PER_SESSION
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core
-from .sheet import ArtSheet, Skill, dump, load, ready
+from .sheet import ArtSheet, Skill, ready
 
 NEW_SKILL_IN_PLAY_COST = 1  # ruling: a +1 skill bought during an adventure costs what a starting +1 does
 
@@ -73,17 +71,19 @@ def session_end(sheet: ArtSheet, adventure_over: bool) -> list[str]:
     return improved
 
 
-def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_session(
+    sheet: ArtSheet, params: EndSessionParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if not params.participants:
         raise ActionError(_("Tick the adventurers who took part."), field="participants")
     others = {}
     lines = []
     for cid in params.participants:
-        sheet = load(ctx.others[cid])
+        sheet = ctx.others[cid]
         name = ctx.other_names.get(cid, str(cid))
         _adventurer(sheet, "participants")
         improved = session_end(sheet, params.adventure_over)
-        others[cid] = dump(sheet)
+        others[cid] = sheet
         lines.append(
             msg("{name} +1 xp ({skills})", name=name, skills=join(improved))
             if improved
@@ -98,9 +98,9 @@ def resolve_end_session(sheet_data: dict[str, Any], params: EndSessionParams, di
     )
 
 
-def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_glory(sheet: ArtSheet, params: GloryParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Glory of ten times Fame becomes one more Fame (ch. 2, "Glory")."""
-    sheet = load(ctx.others[params.target_id])
+    sheet = ctx.others[params.target_id]
     name = ctx.other_names.get(params.target_id, "")
     _adventurer(sheet, "target_id")
     if params.amount == 0:
@@ -115,15 +115,14 @@ def resolve_glory(sheet_data: dict[str, Any], params: GloryParams, dice: Dice, c
         request=params.model_dump(),
         outcome={"glory": sheet.glory, "fame": sheet.fame},
         summary=text,
-        others={params.target_id: dump(sheet)},
+        others={params.target_id: sheet},
     )
 
 
 def resolve_raise_attribute(
-    sheet_data: dict[str, Any], params: RaiseAttributeParams, dice: Dice, ctx: Context
-) -> Resolution:
+    sheet: ArtSheet, params: RaiseAttributeParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Each +1 costs the attribute's current score in its inspiration points (ch. 6)."""
-    sheet = load(sheet_data)
     _adventurer(sheet, "attribute")
     code = params.attribute.upper()
     if code not in ATTRIBUTES:
@@ -146,13 +145,14 @@ def resolve_raise_attribute(
             score=score + 1,
             points=score,
         ),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_buy_perk(
+    sheet: ArtSheet, params: BuyPerkParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Perks between adventures, with their attribute and perk requirements (ch. 6, "Buying Perks")."""
-    sheet = load(sheet_data)
     _adventurer(sheet, "perk")
     if not sheet.between_adventures:
         raise ActionError(_("Perks are bought between adventures."), field="perk")
@@ -187,13 +187,12 @@ def resolve_buy_perk(sheet_data: dict[str, Any], params: BuyPerkParams, dice: Di
         request=params.model_dump(),
         outcome={"perk": params.perk, "rank": rank, "xp": cost},
         summary=what,
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_buy_health(sheet: ArtSheet, params: NoParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """One Health rank up, at the Increasing Health table's cost, between adventures (ch. 6)."""
-    sheet = load(sheet_data)
     _adventurer(sheet, "health")
     if not sheet.between_adventures:
         raise ActionError(_("Health is increased between adventures."), field="health")
@@ -212,14 +211,15 @@ def resolve_buy_health(sheet_data: dict[str, Any], params: NoParams, dice: Dice,
         request={},
         outcome={"rank": rank + 1, "xp": cost},
         summary=msg("raises Health to {track} for {cost} xp", track="/".join(sheet.health), cost=cost),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_buy_skill(
+    sheet: ArtSheet, params: BuySkillParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Before the first adventure, skills +1..+4 at the Starting Skills costs (ch. 2); later, a new +1 skill
     for 1 xp (ch. 6, "Experience Points")."""
-    sheet = load(sheet_data)
     _adventurer(sheet, "name")
     name = params.name.strip()
     if not name:
@@ -241,5 +241,5 @@ def resolve_buy_skill(sheet_data: dict[str, Any], params: BuySkillParams, dice: 
         request=params.model_dump(),
         outcome={"skill": name, "xp": cost},
         summary=msg("buys the skill {name} +{rating} for {cost} xp", name=name, rating=params.rating, cost=cost),
-        sheet=dump(sheet),
+        sheet=sheet,
     )

@@ -18,7 +18,7 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import wording
-from .sheet import ArtSheet, dump, load, ready
+from .sheet import ArtSheet, ready
 
 MAX_STEPS = 12
 
@@ -39,9 +39,8 @@ def open_complex(sheet: ArtSheet) -> dict[str, Any] | None:
 
 
 def resolve_start_complex(
-    sheet_data: dict[str, Any], params: StartComplexParams, dice: Dice, ctx: Context
-) -> Resolution:
-    sheet = load(sheet_data)
+    sheet: ArtSheet, params: StartComplexParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError(_("Only an adventurer with attributes takes on a complex action."), field="title")
     title = " ".join(params.title.split())
@@ -65,13 +64,14 @@ def resolve_start_complex(
         request={"title": title, "steps": params.steps},
         outcome={"title": title, "steps": params.steps},
         summary=_starts(title=title, steps=params.steps),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_complex(
+    sheet: ArtSheet, params: EndComplexParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Giving up before the last step: the action fails, the running modifier is gone."""
-    sheet = load(sheet_data)
     running = open_complex(sheet)
     if not running:
         raise ActionError(_("No complex action is under way."), field="end_complex")
@@ -81,7 +81,7 @@ def resolve_end_complex(sheet_data: dict[str, Any], params: EndComplexParams, di
         request={},
         outcome={"title": running["title"], "done": running["done"]},
         summary=_abandons(title=running["title"], done=running["done"], steps=running["steps"]),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 

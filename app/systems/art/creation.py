@@ -18,7 +18,7 @@ from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, BALANCED_NUMBERS, FORTUNE_RANKS, Level
 from app.systems.base import ActionError, Context, Resolution
 
-from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Item, Skill, dump, load
+from .sheet import FOE_TRAITS, LEVEL_CODES, ArtSheet, Item, Skill, dump
 
 MAX_STARTING_SKILLS = 6  # rows on the creation form
 
@@ -189,11 +189,10 @@ class RollAttributesParams(BaseModel):
 
 
 def resolve_roll_attributes(
-    sheet_data: dict[str, Any], params: RollAttributesParams, dice: Dice, ctx: Context
-) -> Resolution:
+    sheet: ArtSheet, params: RollAttributesParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Random method: 2d6 per attribute, assigned as rolled (ch. 2, "Random Method"). With an attribute
     named, one roll goes to it; without, the remaining attributes are rolled in the sheet's order."""
-    sheet = load(sheet_data)
     if sheet.kind != "adventurer" or sheet.method != "random":
         raise ActionError(_("Only an adventurer made by the random method rolls attributes."), field="attribute")
     empty = [code for code, value in sheet.attributes.items() if value is None]
@@ -242,5 +241,5 @@ def resolve_roll_attributes(
         request={"attribute": params.attribute},
         outcome={"scores": rolled, "complete": done},
         summary=summary,
-        sheet=dump(sheet),
+        sheet=sheet,
     )

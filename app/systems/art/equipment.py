@@ -17,7 +17,7 @@ from app.systems.art.rules import FORTUNE_RANKS, Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core
-from .sheet import Item, check_slots, dump, level_word, load, ready
+from .sheet import ArtSheet, Item, check_slots, level_word, ready
 
 MAX_TABLE_CHARS = 20_000
 
@@ -73,8 +73,9 @@ def _affordable(sheet: Any, cost: str, field: str) -> None:
         )
 
 
-def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Dice, ctx: Context) -> Resolution:
-    sheet = load(sheet_data)
+def resolve_add_item(
+    sheet: ArtSheet, params: AddItemParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError(_("Only an adventurer with attributes carries gear."), field="name")
     if not params.name.strip():
@@ -107,15 +108,16 @@ def resolve_add_item(sheet_data: dict[str, Any], params: AddItemParams, dice: Di
         request=params.model_dump(),
         outcome={"item": item.name},
         summary=msg("adds {name} ({slot})", name=item.name, slot=msg(SLOT_WORDS[item.slot])),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
 SLOT_WORDS = {"ready": N_("ready"), "at_hand": N_("at hand"), "stowed": N_("stowed")}
 
 
-def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: Dice, ctx: Context) -> Resolution:
-    sheet = load(sheet_data)
+def resolve_move_item(
+    sheet: ArtSheet, params: MoveItemParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if params.item >= len(sheet.gear):
         raise ActionError(_("No such item."), field="item")
     item = sheet.gear[params.item]
@@ -126,12 +128,11 @@ def resolve_move_item(sheet_data: dict[str, Any], params: MoveItemParams, dice: 
         item.slot = params.slot
         check_slots(sheet.gear)
         text = msg("moves {name} to {slot}", name=item.name, slot=msg(SLOT_WORDS[params.slot]))
-    return Resolution(request=params.model_dump(), outcome={}, summary=text, sheet=dump(sheet))
+    return Resolution(request=params.model_dump(), outcome={}, summary=text, sheet=sheet)
 
 
-def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_armor(sheet: ArtSheet, params: ArmorParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Defense = Agility adjusted by the armor's cost; armor needs its Strength (ch. 2, "Armor")."""
-    sheet = load(sheet_data)
     if sheet.kind != "adventurer" or not ready(sheet):
         raise ActionError(_("Only an adventurer with attributes wears armor."), field="armor")
     if not params.armor:
@@ -146,10 +147,12 @@ def resolve_armor(sheet_data: dict[str, Any], params: ArmorParams, dice: Dice, c
             raise ActionError(sentence(rule_message(exc)), field="armor") from exc
         sheet.armor = cost
         text = msg("wears {cost} armor", cost=msg(cost))  # a Fortune rank, translated when read
-    return Resolution(request=params.model_dump(), outcome={"armor": sheet.armor}, summary=text, sheet=dump(sheet))
+    return Resolution(request=params.model_dump(), outcome={"armor": sheet.armor}, summary=text, sheet=sheet)
 
 
-def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_upload_table(
+    sheet: ArtSheet, params: TableParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The campaign's own ART, in the same CSV shape, validated before it is used (ruling 1)."""
     text = params.csv.strip()
     if not text:
@@ -172,7 +175,9 @@ def resolve_upload_table(sheet_data: dict[str, Any], params: TableParams, dice: 
     )
 
 
-def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: Dice, ctx: Context) -> Resolution:
+def resolve_default_table(
+    sheet: ArtSheet, params: BaseModel, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if not ctx.campaign_settings.get("table_csv"):
         raise ActionError(_("The campaign already uses the default table."), field="default_table")
     return Resolution(
@@ -183,13 +188,13 @@ def resolve_default_table(sheet_data: dict[str, Any], params: BaseModel, dice: D
     )
 
 
-def resolve_combine(sheet_data: dict[str, Any], params: CombineParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_combine(sheet: ArtSheet, params: CombineParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """A group's single result from each player's latest roll and narrator characters' ratings (ch. 3)."""
     if not params.participants:
         raise ActionError(_("Tick the adventurers whose rolls combine."), field="participants")
     rolled, names = [], []
     for cid in params.participants:
-        last = load(ctx.others[cid]).last_roll
+        last = ctx.others[cid].last_roll
         name = ctx.other_names.get(cid, str(cid))
         if not last:
             raise ActionError(_("{name} has not rolled yet.").format(name=name), field="participants")

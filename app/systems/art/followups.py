@@ -19,7 +19,7 @@ from app.systems.base import ActionError, Context, Resolution
 
 from . import wording
 from .complex import revise_step
-from .sheet import ArtSheet, Skill, dump, fame_left, level_word, load
+from .sheet import ArtSheet, Skill, fame_left, level_word
 from .skirmish import apply_player_damage, damage_text, foe_damage_text, hit_foe, undo_player_damage
 
 
@@ -44,10 +44,11 @@ def _last(sheet: ArtSheet, entry_seq: int) -> dict[str, Any]:
     return last
 
 
-def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_fame_after(
+    sheet: ArtSheet, params: FameAfterParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """2 Fame per column, only below the difficulty, up to it; a Defense roll's damage and an attack's hit
     are worked out again from the new result."""
-    sheet = load(sheet_data)
     last = _last(sheet, params.entry_seq)
     result, difficulty = Level[last["result"]], Level[last["difficulty"]]
     if last["action"] == "explore_declare":  # its phases are already on the phase track (explore/declare.py)
@@ -85,12 +86,12 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
         last["action"] == "attack"
         and params.opponent_id is not None
         and last["successes"] > 0
-        and load(ctx.others[params.opponent_id]).kind == "foe"
+        and ctx.others[params.opponent_id].kind == "foe"
     ):
-        foe = load(ctx.others[params.opponent_id])
+        foe = ctx.others[params.opponent_id]
         name = ctx.other_names.get(params.opponent_id, "the foe")
         last["foe_damage"] = hit_foe(foe, new)
-        others[params.opponent_id] = dump(foe)
+        others[params.opponent_id] = foe
         consequence.append(foe_damage_text(name, last["foe_damage"]))
     if sheet.sustained and sheet.sustained.get("outcomes"):
         sheet.sustained["outcomes"][-1] = last["successes"]
@@ -124,14 +125,13 @@ def resolve_fame_after(sheet_data: dict[str, Any], params: FameAfterParams, dice
             "total": new.name,
         },
         summary=summary,
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
     )
 
 
-def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_inspire(sheet: ArtSheet, params: InspireParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Doubles: create a skill, or a point next to the attribute (00 only) or a used skill (ch. 6)."""
-    sheet = load(sheet_data)
     last = _last(sheet, params.entry_seq)
     options = last.get("options")
     if not options:
@@ -186,5 +186,5 @@ def resolve_inspire(sheet_data: dict[str, Any], params: InspireParams, dice: Dic
         request=params.model_dump(),
         outcome={"entry_seq": params.entry_seq, "choice": params.choice},
         summary=msg("{text} (doubles on #{seq})", text=text, seq=params.entry_seq),
-        sheet=dump(sheet),
+        sheet=sheet,
     )

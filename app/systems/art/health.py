@@ -17,7 +17,7 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Resolution
 
 from . import core, wording
-from .sheet import ArtSheet, attr, dump, fame_left, level_name, level_word, load, table_of
+from .sheet import ArtSheet, attr, fame_left, level_name, level_word, table_of
 from .skirmish import damage_text, foe_damage_text, mark_damage
 
 
@@ -53,8 +53,9 @@ def mark(sheet: ArtSheet, damage: Level) -> dict[str, Any]:
     return mark_damage(sheet, damage)
 
 
-def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, dice: Dice, ctx: Context) -> Resolution:
-    sheet = load(sheet_data)
+def resolve_take_damage(
+    sheet: ArtSheet, params: TakeDamageParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     if not sheet.health:
         raise ActionError(_("This sheet has no Health track yet."), field="damage")
     if params.source == "fall":
@@ -71,7 +72,7 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
                 request=params.model_dump(),
                 outcome={"damage": None},
                 summary=msg("{cause}: under 10 feet, no damage", cause=cause),
-                sheet=dump(sheet),
+                sheet=sheet,
             )
     else:
         damage = core.parse_level(params.damage, "damage", N_("the damage"))
@@ -82,17 +83,17 @@ def resolve_take_damage(sheet_data: dict[str, Any], params: TakeDamageParams, di
         request=params.model_dump(),
         outcome=done,
         summary=msg("{cause}: {text}", cause=cause, text=text),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def _patient(sheet: ArtSheet, ctx: Context, patient_id: int | None) -> tuple[ArtSheet, Any, bool]:
+def _patient(sheet: ArtSheet, ctx: Context[ArtSheet], patient_id: int | None) -> tuple[ArtSheet, Any, bool]:
     """The sheet healed, how a log line names its owner (a name, or a word translated when read), and whether it
     is the healer's own."""
     if patient_id is None:
         return sheet, msg(N_("themself")), True
     name = ctx.other_names.get(patient_id)
-    return load(ctx.others[patient_id]), name if name else msg(N_("them")), False
+    return ctx.others[patient_id], name if name else msg(N_("them")), False
 
 
 def _healed(patient: ArtSheet) -> None:
@@ -100,9 +101,11 @@ def _healed(patient: ArtSheet) -> None:
         patient.unconscious = False
 
 
-def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_first_aid(
+    sheet: ArtSheet, params: FirstAidParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """A conscious character pays Fame to uncheck a box: 1 for Inferior, +1 per level above (ch. 3)."""
-    healer = load(sheet_data)
+    healer = sheet
     core.require_adventurer(healer)
     patient, name, itself = _patient(healer, ctx, params.patient_id)
     try:
@@ -125,18 +128,18 @@ def resolve_first_aid(sheet_data: dict[str, Any], params: FirstAidParams, dice: 
         level=level_word(patient.health[params.box]),
         cost=cost,
     )
-    others = {} if params.patient_id is None else {params.patient_id: dump(patient)}  # None: itself
+    others = {} if params.patient_id is None else {params.patient_id: patient}  # None: itself
     return Resolution(
         request=params.model_dump(),
         outcome={"box": params.box, "fame": cost},
         summary=summary,
-        sheet=dump(patient if itself else healer),
+        sheet=patient if itself else healer,
         others=others,
     )
 
 
 def _heal_roll(
-    healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context, action: str
+    healer: ArtSheet, patient: ArtSheet, spec: core.RollSpec, dice: Dice, ctx: Context[ArtSheet], action: str
 ) -> tuple[core.Rolled, int | None]:
     rolled = core.roll_trait(healer, spec, dice, table_of(ctx.campaign_settings))
     before = list(patient.checked)
@@ -148,9 +151,8 @@ def _heal_roll(
     return rolled, healed
 
 
-def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_rest(sheet: ArtSheet, params: RestParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """After a night's rest: a Stamina roll erases one box that does not exceed it (ch. 3, "Natural Healing")."""
-    sheet = load(sheet_data)
     core.require_adventurer(sheet, awake=False)
     if not any(sheet.checked):
         raise ActionError(_("No checked Health box to heal."), field="rest")
@@ -173,13 +175,13 @@ def resolve_rest(sheet_data: dict[str, Any], params: RestParams, dice: Dice, ctx
         request=params.model_dump(),
         outcome={**core.outcome_of(rolled), "healed": healed},
         summary=msg("rests: {roll}; {text}", roll=core.describe(spec, rolled), text=text),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_med_kit(sheet: ArtSheet, params: MedKitParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Using a med-kit: the one applying it rolls Intelligence (+ the kit's bonus); one use is spent (ch. 3)."""
-    healer = load(sheet_data)
+    healer = sheet
     core.require_adventurer(healer)
     if not params.item < len(healer.gear) or healer.gear[params.item].type != "medkit":
         raise ActionError(_("Choose one of your med-kits."), field="item")
@@ -215,14 +217,13 @@ def resolve_med_kit(sheet_data: dict[str, Any], params: MedKitParams, dice: Dice
         request=params.model_dump(),
         outcome={**core.outcome_of(rolled), "healed": healed},
         summary=msg("uses {name}: {roll}; {text}", name=kit.name, roll=core.describe(spec, rolled), text=text),
-        sheet=dump(healer),
-        others={} if params.patient_id is None else {params.patient_id: dump(patient)},
+        sheet=healer,
+        others={} if params.patient_id is None else {params.patient_id: patient},
     )
 
 
-def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_fatigue(sheet: ArtSheet, params: FatigueParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Each point of fatigue is −1 on all rolls until its source is removed (ch. 3, "Fatigue")."""
-    sheet = load(sheet_data)
     if sheet.kind != "adventurer":
         raise ActionError(_("Only adventurers track fatigue."), field="change")
     if params.change == 0:
@@ -246,7 +247,7 @@ def resolve_fatigue(sheet_data: dict[str, Any], params: FatigueParams, dice: Dic
         request=params.model_dump(),
         outcome={"fatigue": sheet.fatigue},
         summary=msg(verb, n=abs(params.change), fatigue=sheet.fatigue),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
@@ -263,12 +264,11 @@ class EndSustainedDamageParams(BaseModel):
 
 
 def resolve_sustained_damage(
-    sheet_data: dict[str, Any], params: SustainedDamageParams, dice: Dice, ctx: Context
-) -> Resolution:
+    sheet: ArtSheet, params: SustainedDamageParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The narrator applies the next round of fire or acid: Inferior on the first round, one level more each
     round (art.sustained_damage), marked like any damage. With a number of rounds (e.g. one per failure on the
     Defense roll) it stops by itself after the last; otherwise until the narrator ends it."""
-    sheet = load(sheet_data)
     if not sheet.health:
         raise ActionError(_("This sheet has no Health track yet."), field="source")
     burning = dict(sheet.burning or {})
@@ -299,15 +299,14 @@ def resolve_sustained_damage(
         request={"source": source, "rounds": rounds},
         outcome={**done, "round": round_no, "rounds": rounds, "over": over},
         summary=summary,
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
 def resolve_end_sustained_damage(
-    sheet_data: dict[str, Any], params: EndSustainedDamageParams, dice: Dice, ctx: Context
-) -> Resolution:
+    sheet: ArtSheet, params: EndSustainedDamageParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The source is put out (dropping and rolling, diving into water): no more rounds."""
-    sheet = load(sheet_data)
     if not sheet.burning:
         raise ActionError(_("No sustained damage is under way."), field="end_sustained_damage")
     burning = sheet.burning
@@ -321,7 +320,7 @@ def resolve_end_sustained_damage(
             burning.get("round", 0),
             source=burning.get("source", "fire"),
         ),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 

@@ -22,7 +22,7 @@ from app.systems.base import ActionError, Context, Odds, Resolution
 
 from . import complex as complex_
 from . import core, wording
-from .sheet import FOE_TRAITS, ArtSheet, attr, dump, level_name, level_word, load, table_of
+from .sheet import FOE_TRAITS, ArtSheet, attr, level_name, level_word, table_of
 
 Adjust = Field(default=0, ge=-3, le=3)
 
@@ -69,10 +69,10 @@ class HenchmanParams(BaseModel):
 # --- difficulty from an opponent ---------------------------------------------------------------------------
 
 
-def opponent(ctx: Context, opponent_id: int | None) -> tuple[ArtSheet, str] | None:
+def opponent(ctx: Context[ArtSheet], opponent_id: int | None) -> tuple[ArtSheet, str] | None:
     if opponent_id is None:
         return None
-    return load(ctx.others[opponent_id]), ctx.other_names.get(opponent_id, "the opponent")
+    return ctx.others[opponent_id], ctx.other_names.get(opponent_id, "the opponent")
 
 
 def difficulty_against(
@@ -105,18 +105,20 @@ def difficulty_against(
     return Level[last["result"]], msg("{name}'s roll #{seq}", name=name, seq=last["seq"])
 
 
-def concealed(other: tuple[ArtSheet, str] | None, ctx: Context, against: Text | str) -> Text | str | None:
+def concealed(other: tuple[ArtSheet, str] | None, ctx: Context[ArtSheet], against: Text | str) -> Text | str | None:
     """A player rolling against a foe does not learn its level: the text names the foe's trait instead."""
     if other is not None and other[0].kind == "foe" and not ctx.actor_is_narrator:
         return against
     return None
 
 
-def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tuple[int, Text | str, dict[int, Any]]:
+def _help(
+    ctx: Context[ArtSheet], helper_id: int | None, mode: str, seq: int | None
+) -> tuple[int, Text | str, dict[int, ArtSheet]]:
     """An assist adds the helper's successes to the trait; an impede subtracts them (ch. 3)."""
     if helper_id is None:
         return 0, "", {}
-    helper = load(ctx.others[helper_id])
+    helper = ctx.others[helper_id]
     name = ctx.other_names.get(helper_id, "the helper")
     last = helper.last_roll
     if not last or last.get("used_for"):
@@ -133,7 +135,7 @@ def _help(ctx: Context, helper_id: int | None, mode: str, seq: int | None) -> tu
     note: Text = msg(how, name=name, seq=last["seq"], change=f"{sign * successes:+d}")
     if last["result"] == "CT":
         note = join([note, msg(": Catastrophic — the effort ends in disaster")], "")
-    return sign * successes, note, {helper_id: dump(helper)}
+    return sign * successes, note, {helper_id: helper}
 
 
 def _sustained(sheet: ArtSheet, params: TraitRollParams, successes: int, spec: core.RollSpec) -> Text | str:
@@ -181,8 +183,9 @@ def _complex_step(sheet: ArtSheet, params: TraitRollParams) -> dict[str, Any] | 
 # --- the actions -------------------------------------------------------------------------------------------
 
 
-def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice: Dice, ctx: Context) -> Resolution:
-    sheet = load(sheet_data)
+def resolve_trait_roll(
+    sheet: ArtSheet, params: TraitRollParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
     other = opponent(ctx, params.opponent_id)
@@ -233,16 +236,17 @@ def resolve_trait_roll(sheet_data: dict[str, Any], params: TraitRollParams, dice
         request=params.model_dump(exclude=ODDS_ONLY),
         outcome=outcome,
         summary=summary,
-        sheet=dump(sheet),
+        sheet=sheet,
         others=helped,
     )
 
 
-def resolve_henchman_roll(sheet_data: dict[str, Any], params: HenchmanParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_henchman_roll(
+    sheet: ArtSheet, params: HenchmanParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The player rolls for a henchman: its level converted to an adventurer trait (ch. 3, "Henchman")."""
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
-    henchman = load(ctx.others[params.henchman_id])
+    henchman = ctx.others[params.henchman_id]
     name = ctx.other_names.get(params.henchman_id, "the henchman")
     if henchman.kind != "foe" or not henchman.henchman:
         raise ActionError(_("{name} is not a henchman.").format(name=name), field="henchman_id")
@@ -330,8 +334,7 @@ def _foe_level(params: TraitRollParams, trait: str) -> Level | None:
         return None
 
 
-def trait_roll_odds(sheet_data: dict[str, Any], params: TraitRollParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def trait_roll_odds(sheet: ArtSheet, params: TraitRollParams, ctx: Context[ArtSheet]) -> Odds:
     code = core.attribute_code(params.attribute)
     core.require_adventurer(sheet)
     if params.helper_id is not None:

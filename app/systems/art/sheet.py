@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from app.errors import InvalidValue
+from app.errors import InvalidValue, validation_message
 from app.i18n import N_, Text, _, msg
 from app.systems.art import rules as art
 from app.systems.art.rules import ATTRIBUTES, FORTUNE_RANKS, Level
@@ -117,7 +117,18 @@ def load(sheet: Mapping[str, Any]) -> ArtSheet:
     return ArtSheet.model_validate(dict(sheet))
 
 
+def stored(sheet: Mapping[str, Any]) -> ArtSheet:
+    """The stored sheet as the model its actions take (RuleSystem.sheets: loaded once by the rules service). A sheet
+    broken by hand is refused in words, not a 500."""
+    try:
+        return load(sheet)
+    except ValidationError as exc:
+        error = validation_message(exc, ArtSheet)[0]
+        raise ActionError(_("This sheet is damaged: {error}").format(error=error), field="sheet") from exc
+
+
 def dump(sheet: ArtSheet) -> dict[str, Any]:
+    """The model as the JSON to store (RuleSystem.sheets: dumped once), validated again: its track kept whole."""
     return ArtSheet.model_validate(sheet.model_dump()).model_dump(mode="json")
 
 

@@ -20,9 +20,7 @@ from .rolling import RollChoices, chance_of, concealed, difficulty_against, no_c
 from .sheet import (
     ArtSheet,
     defense,
-    dump,
     level_word,
-    load,
     shield,
     shield_bonus,
     table_of,
@@ -97,9 +95,8 @@ def damage_text(done: dict[str, Any] | None) -> Text:
     return msg("takes {level} damage", level=level)
 
 
-def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_defend(sheet: ArtSheet, params: DefendParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """A Defense roll against a hazard's Attack; failures + its damage rating mark the Health track."""
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
     other = opponent(ctx, params.opponent_id)
     difficulty, against = difficulty_against(other, "ATK", params.attack, "attack", N_("the hazard's Attack"))
@@ -155,7 +152,7 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         roll=core.describe(spec, rolled, against=hide),
         damage=damage_text(done) if done else msg("avoids all damage"),
     )
-    return Resolution(request=params.model_dump(), outcome=outcome, summary=summary, sheet=dump(sheet))
+    return Resolution(request=params.model_dump(), outcome=outcome, summary=summary, sheet=sheet)
 
 
 def hit_foe(foe: ArtSheet, result: Level) -> dict[str, Any]:
@@ -182,9 +179,8 @@ def foe_damage_text(name: str | Text, done: dict[str, Any]) -> Text:
     return msg("{name} takes {level} damage", name=name, level=level)
 
 
-def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_attack(sheet: ArtSheet, params: AttackParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """An attack with a ready weapon against a foe's Defense (the hit marks the foe's track) or a difficulty."""
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
     if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
         raise ActionError(_("Choose one of your weapons."), field="weapon")
@@ -223,7 +219,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     if other is not None and params.opponent_id is not None and other[0].kind == "foe" and rolled.roll.succeeded:
         foe, name = other
         done = hit_foe(foe, rolled.roll.result)
-        others[params.opponent_id] = dump(foe)
+        others[params.opponent_id] = foe
         text = foe_damage_text(name, done)
     hide = concealed(other, ctx, against)
     outcome = {**(core.conceal(core.outcome_of(rolled)) if hide else core.outcome_of(rolled)), "foe_damage": done}
@@ -240,7 +236,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         request=params.model_dump(),
         outcome=outcome,
         summary=summary,
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
     )
 
@@ -248,8 +244,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
 # --- odds --------------------------------------------------------------------------------------------------
 
 
-def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def defend_odds(sheet: ArtSheet, params: DefendParams, ctx: Context[ArtSheet]) -> Odds:
     core.require_adventurer(sheet)
     if params.opponent_id is not None:
         return no_chance(N_("the foe's Attack"))
@@ -268,8 +263,7 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     return chance_of(sheet, spec, ctx.campaign_settings)
 
 
-def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def attack_odds(sheet: ArtSheet, params: AttackParams, ctx: Context[ArtSheet]) -> Odds:
     core.require_adventurer(sheet)
     if not 0 <= params.weapon < len(sheet.gear) or sheet.gear[params.weapon].type != "weapon":
         raise ActionError(_("Choose one of your weapons."), field="weapon")

@@ -11,6 +11,7 @@ from app.characters.models import Character
 from app.errors import BadRequest, Forbidden
 from app.systems.art import rolling
 from app.systems.art import rules as rules
+from app.systems.art.sheet import load
 from app.systems.base import Context
 
 CLIMB = {"attribute": "STR", "difficulty": "PR", "skills": ["Climbing", "Rock climbing"]}
@@ -90,9 +91,9 @@ def test_fame_after_a_step_changes_what_it_carries_and_the_odds_show_it(play: Pl
     assert fixed["outcome"]["successes"] == 1  # raised up to the difficulty
     assert play.sheet()["complex"]["modifier"] == 1 and "+1 on the next step of The debate" in said(fixed)
     params = rolling.TraitRollParams(attribute="STR", difficulty="PR")
-    odds = rolling.trait_roll_odds(play.sheet(), params, Context())
+    odds = rolling.trait_roll_odds(load(play.sheet()), params, Context())
     assert odds.details["row"] == 10 and "+1 from the last step of The debate" in odds.text
-    aside = rolling.trait_roll_odds(play.sheet(), params.model_copy(update={"outside_complex": True}), Context())
+    aside = rolling.trait_roll_odds(load(play.sheet()), params.model_copy(update={"outside_complex": True}), Context())
     assert aside.details["row"] == 9
 
 
@@ -177,7 +178,7 @@ def test_the_sheet_shows_the_burning_rounds_and_the_narrators_buttons(art: Art) 
 
 
 def test_the_odds_against_a_foe_use_the_level_given_for_it(play: Play) -> None:
-    sheet = play.sheet()
+    sheet = load(play.sheet())
     plain = rolling.trait_roll_odds(sheet, rolling.TraitRollParams(attribute="STR", difficulty="PR"), Context())
     secret = rolling.TraitRollParams(attribute="STR", opponent_id=play.foe)
     assert rolling.trait_roll_odds(sheet, secret, Context()).chance is None

@@ -44,7 +44,7 @@ def change(fight: Fight, fid: int | None = None, *, pending: dict[str, Any] | No
 def odds(fight: Fight, cid: int, action: str, **params: Any) -> Any:
     """The odds on the button, with the context the odds route gives (the state, the adventurers' sheets)."""
     enc = fight.encounter()
-    others = {c: fight.sheet(c) for c in (fight.play.hero, fight.play.friend) if c != cid}
+    others = {c: load(fight.sheet(c)) for c in (fight.play.hero, fight.play.friend) if c != cid}
     ctx = Context(
         character_id=cid,
         others=others,
@@ -58,7 +58,7 @@ def odds(fight: Fight, cid: int, action: str, **params: Any) -> Any:
     )
     _system, act = get_action("art", action)
     p = act.params.model_validate({"encounter_id": enc.id, "version": enc.version, **params})
-    return act.odds(fight.sheet(cid), p, ctx)
+    return act.odds(load(fight.sheet(cid)), p, ctx)
 
 
 def chance_rolled(fight: Fight, cid: int) -> tuple[int, str, Fraction]:

@@ -17,7 +17,7 @@ from app.systems.art.fight import attacks as fa
 from app.systems.art.fight import defense as fd
 from app.systems.art.fight.models import CombatState
 from app.systems.art.rules import Level
-from app.systems.art.sheet import defense, load, weapon_stats
+from app.systems.art.sheet import ArtSheet, defense, load, weapon_stats
 from app.systems.base import Context
 
 
@@ -59,10 +59,10 @@ def defense_row(fight: Fight, cid: int, extra: int = 0) -> int:
     return art.effective_row(defense(load(fight.sheet(cid))) + extra)
 
 
-def odds_ctx(fight: Fight, cid: int) -> Context:
+def odds_ctx(fight: Fight, cid: int) -> Context[ArtSheet]:
     enc = fight.encounter()
     others = {
-        p["character_id"]: fight.sheet(p["character_id"])
+        p["character_id"]: load(fight.sheet(p["character_id"]))
         for p in enc.participants
         if p["character_id"] not in (cid, fight.play.foe)
     }
@@ -81,7 +81,7 @@ def odds_ctx(fight: Fight, cid: int) -> Context:
 def attack_odds(fight: Fight, cid: int, target: int, shown: str | None = "PS") -> Any:
     enc = fight.encounter()
     params = fa.AttackParams(encounter_id=enc.id, version=enc.version, target=target, shown_difficulty=shown)
-    return fa.attack_odds(fight.sheet(cid), params, odds_ctx(fight, cid))
+    return fa.attack_odds(load(fight.sheet(cid)), params, odds_ctx(fight, cid))
 
 
 def around(fight: Fight) -> None:
@@ -220,7 +220,7 @@ def test_defensive_maneuver_gives_plus_2_defense_until_the_start_of_the_next_tur
     assert fp.bonus(state, me, "defense")[0] == 2
     enc = fight.encounter()
     params = fd.DefendParams(encounter_id=enc.id, version=enc.version, shown_difficulty="PR")
-    assert fd.defend_odds(fight.sheet(fight.play.hero), params, odds_ctx(fight, fight.play.hero)).details[
+    assert fd.defend_odds(load(fight.sheet(fight.play.hero)), params, odds_ctx(fight, fight.play.hero)).details[
         "row"
     ] == defense_row(fight, fight.play.hero, 2)
     fight.step(NARRATOR, "combat_end_turn", fight.play.foe)  # round 2: Maren's turn starts

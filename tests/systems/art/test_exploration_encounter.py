@@ -23,6 +23,7 @@ from app.rolls.models import LogEntry
 from app.rules.dice import ScriptedDice
 from app.systems.art import rules as art
 from app.systems.art.rules import Level
+from app.systems.art.sheet import load
 
 
 def face(row: int, level: Level) -> int:
@@ -339,7 +340,7 @@ def test_hindering_too_late_and_odds_before_the_roll(scene: Scene) -> None:
         {"encounter_id": 1, "version": 1, "task": "x", "attribute": "DEX", "difficulty": "PS"}
     )
     assert action.odds is not None
-    odds = action.odds(scene.sheet("Lia"), params, Context())
+    odds = action.odds(load(scene.sheet("Lia")), params, Context())
     assert odds is not None and odds.chance == pytest.approx(float(exact_chance(DEX, Level.PS)))
 
 

@@ -18,7 +18,7 @@ from app.systems.base import ActionError, Context, Resolution
 
 from .. import complex as complex_
 from .. import core
-from ..sheet import ArtSheet, dump, load, table_of
+from ..sheet import ArtSheet, table_of
 from .plan import TRAVEL_SCALES, DeclareParams, Plan, chase_of, plan_roll, spec_of
 from .track import (
     clean,
@@ -116,14 +116,13 @@ def _record_task(state: dict[str, Any], key: str, task: str, session: int | None
     record.update(flags)
 
 
-def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_declare(sheet: ArtSheet, params: DeclareParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """One declared action of the adventurer whose token stands above the turn marker (server-enforced)."""
     state = state_of(ctx)
     key = token_of(state, ctx.character_id, "character_id")
     me = state["tokens"][key]
     if me["at"] != state["now"]:
         raise _not_your_turn(state, key)
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
     now, request = state["now"], params.model_dump(exclude={"foe_level", "foe_levels"})
     if params.kind == "wait":
@@ -221,7 +220,7 @@ def resolve_declare(sheet_data: dict[str, Any], params: DeclareParams, dice: Dic
         state,
         request,
         text,
-        sheet=dump(sheet),
+        sheet=sheet,
         outcome={
             **core.outcome_of(rolled),
             "task": task,

@@ -7,8 +7,6 @@ RULINGS.md, ART Engine rulings 12, 29-32.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import Summary, _, msg, render
@@ -17,7 +15,7 @@ from app.systems.art import rules as art
 from app.systems.art.explore.models import ExplorationState
 from app.systems.base import ActionError, Context, Resolution
 
-from ..sheet import load, ready
+from ..sheet import ArtSheet, ready
 from .track import (
     MAX_ADVENTURERS,
     SCALE_WORDS,
@@ -72,13 +70,15 @@ class EndSceneParams(BaseModel):
     version: int
 
 
-def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_start(
+    sheet: ArtSheet, params: StartExplorationParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The narrator sets the scene: every adventurer's token on the first square, the turn marker under it."""
     order = list(dict.fromkeys(params.participants))
     if not order:
         raise ActionError(_("Tick the adventurers who explore."), field="participants")
     for cid in order:
-        if not ready(load(ctx.others[cid])):
+        if not ready(ctx.others[cid]):
             raise ActionError(
                 _("{name} is not an adventurer with attributes.").format(name=ctx.other_names[cid]),
                 field="participants",
@@ -112,7 +112,7 @@ def resolve_start(sheet: dict[str, Any], params: StartExplorationParams, dice: D
     )
 
 
-def resolve_scale(sheet: dict[str, Any], params: ScaleParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_scale(sheet: ArtSheet, params: ScaleParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Every action of the scene now takes phases of this scale (ch. 4, "Declaration of Intention")."""
     state = state_of(ctx)
     scale = check_scale(params.scale)
@@ -127,7 +127,9 @@ def resolve_scale(sheet: dict[str, Any], params: ScaleParams, dice: Dice, ctx: C
     )
 
 
-def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_raise(
+    sheet: ArtSheet, params: RaiseScaleParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """A failed try with no penalty: the next try of that task takes the next longer scale, until the end of
     the gaming session (ch. 4, "Rolling Again"; ruling 32: nothing after decades)."""
     state = state_of(ctx)
@@ -159,7 +161,9 @@ def resolve_raise(sheet: dict[str, Any], params: RaiseScaleParams, dice: Dice, c
     )
 
 
-def resolve_spend_time(sheet: dict[str, Any], params: SpendTimeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_spend_time(
+    sheet: ArtSheet, params: SpendTimeParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Time without a roll, as the narrator decides it: travel that needs no roll ("the narrator simply
     decides how long the travel takes"), or a character who does nothing until the scale changes."""
     state = state_of(ctx)
@@ -200,7 +204,7 @@ def resolve_spend_time(sheet: dict[str, Any], params: SpendTimeParams, dice: Dic
     )
 
 
-def resolve_end(sheet: dict[str, Any], params: EndSceneParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end(sheet: ArtSheet, params: EndSceneParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     state = state_of(ctx)
     state["over"] = True
     return step(state, {"version": params.version}, scene_ends(n=state["now"]))

@@ -19,7 +19,7 @@ from app.systems.base import ActionError, Context, Odds
 from .. import complex as complex_
 from .. import core
 from ..rolling import RollChoices, chance_of
-from ..sheet import ArtSheet, attr, load
+from ..sheet import ArtSheet, attr
 
 Kind = Literal["action", "travel", "shadow", "track", "wait"]
 Mode = Literal["foot", "mounted", "vehicle"]
@@ -101,11 +101,10 @@ def spec_of(sheet: ArtSheet, params: DeclareParams, plan: Plan) -> core.RollSpec
     )
 
 
-def explore_odds(sheet_data: dict[str, Any], params: DeclareParams, ctx: Context) -> Odds | None:
+def explore_odds(sheet: ArtSheet, params: DeclareParams, ctx: Context[ArtSheet]) -> Odds | None:
     """The exact chance of the roll the declaration makes, before it is made (the same plan as the roll)."""
     if params.kind == "wait":
         return Odds(text=_("No roll: a phase goes by."))
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
     if params.kind in ("shadow", "track") and (chase := chase_of(sheet)) and chase["explore"]["kind"] != params.kind:
         return Odds(text=_("Finish “{title}” first.").format(title=chase["title"]))

@@ -27,6 +27,8 @@ from app.systems.art import rules as art
 from app.systems.art.explore.models import ExplorationState
 from app.systems.base import ActionError, Context, Resolution
 
+from ..sheet import ArtSheet
+
 SCALES = tuple(art.PHASE_SCALES)
 
 # Where ch. 4 leaves the table to decide, how the server decides (listed on /help with the other rulings).
@@ -204,7 +206,7 @@ def check_scale(scale: str, field: str = "scale") -> str:
     return scale
 
 
-def state_of(ctx: Context) -> dict[str, Any]:
+def state_of(ctx: Context[ArtSheet]) -> dict[str, Any]:
     encounter = ctx.encounter
     assert encounter is not None  # a step always has its encounter
     if encounter.get("kind") != "exploration":
@@ -228,9 +230,9 @@ def step(
     request: dict[str, Any],
     text: Summary,
     *,
-    sheet: dict[str, Any] | None = None,
+    sheet: ArtSheet | None = None,
     outcome: dict[str, Any] | None = None,
-) -> Resolution:
+) -> Resolution[ArtSheet]:
     """A step's entry: its words on the track's recent list and in the log, the track after it."""
     marker = advance_marker(state)
     summary = join([text, marker], "; ") if marker else text

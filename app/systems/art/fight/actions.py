@@ -3,6 +3,9 @@ Engine's ACTIONS."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from app.systems.art.sheet import ArtSheet
 from app.systems.base import Action
 
 from . import (
@@ -23,7 +26,7 @@ from . import (
     turns,
 )
 
-COMBAT_ACTIONS: tuple[Action, ...] = (
+COMBAT_ACTIONS: tuple[Action[ArtSheet, Any], ...] = (
     Action(
         "combat_setup",
         "Set up a combat",

@@ -6,8 +6,6 @@ art-engine.md, ch. 5 "Area of Effect", "AOE Attack", "Foe AOE Attacks"; RULINGS.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg
@@ -17,7 +15,7 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
-from ..sheet import ArtSheet, attr, dump, load
+from ..sheet import ArtSheet, attr
 from .attacks import weapon_of
 from .defense import take
 from .models import CombatState
@@ -82,14 +80,13 @@ def aoe_pending(state: CombatState, attacker: int, band: int, damage: Level, ext
     return msg("the blast hits band {band} ({count} at most)", band=band, count=count)
 
 
-def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_aoe(sheet: ArtSheet, params: AoeParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Target a band: the attack (or Dexterity for a grenade) against Good at the weapon's maximum range, one
     column easier per band closer; the AOE Attack table says which band is hit."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     if me.side != "adventurer":
         raise ActionError(_("A foe's AOE attack is rolled by a player in the band (Fate)."), field="band")
-    sheet = load(sheet_data)
     if params.weapon < 0:
         label, base, code, max_range = (
             msg("Grenade (Dexterity)"),
@@ -144,12 +141,11 @@ def resolve_aoe(sheet_data: dict[str, Any], params: AoeParams, dice: Dice, ctx: 
         params,
         summary,
         outcome={**outcome(r, concealed=False), "band": hit.band},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def aoe_odds(sheet: ArtSheet, params: AoeParams, ctx: Context[ArtSheet]) -> Odds:
     if params.weapon < 0:
         base, code, max_range = attr(sheet, "DEX"), "DEX", art.thrown_range(attr(sheet, "STR"))[1]
     else:
@@ -160,7 +156,7 @@ def aoe_odds(sheet_data: dict[str, Any], params: AoeParams, ctx: Context) -> Odd
         if distance > max_range:
             raise ActionError(wording.beyond_range(params.band, max_range), field="band")
         params = params.model_copy(update={"shown_difficulty": art.aoe_difficulty(max_range, distance).name})
-    return odds_for(sheet_data, params, ctx, attribute=code, base=base, what=N_("the range"), columns=shift_now(ctx))
+    return odds_for(sheet, params, ctx, attribute=code, base=base, what=N_("the range"), columns=shift_now(ctx))
 
 
 class FoeAoeParams(StepParams):
@@ -171,7 +167,7 @@ class FoeAoeParams(StepParams):
     autofire: bool = False
 
 
-def resolve_foe_aoe(sheet_data: dict[str, Any], params: FoeAoeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_foe_aoe(sheet: ArtSheet, params: FoeAoeParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """A foe's AOE attack: a player in the targeted band rolls Fate on the Fate column (ruling 27)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
@@ -215,14 +211,15 @@ class AoeFateParams(CombatRoll):
     pass
 
 
-def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_aoe_fate(
+    sheet: ArtSheet, params: AoeFateParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     state = copy_state(ctx)
     pending = state.pending or {}
     if pending.get("kind") != "aoe_fate" or pending["roller"] != ctx.character_id:
         raise ActionError(_("No foe's blast is waiting for this character's Fate roll."), field="move")
     me = fighter(state, ctx.character_id)
     foe = fighter(state, pending["attacker"])
-    sheet = load(sheet_data)
     hit = art.aoe_attack(Level.CT, max_range=pending["max_range"], distance=pending["distance"], foe=True)
     r = roll(
         sheet,
@@ -261,19 +258,19 @@ def resolve_aoe_fate(sheet_data: dict[str, Any], params: AoeFateParams, dice: Di
             "; ",
         ),
         outcome={**outcome(r, concealed=False), "band": hit.band},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def aoe_fate_odds(sheet_data: dict[str, Any], params: AoeFateParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="FAT", what=N_("the blast"), columns=shift_now(ctx))
+def aoe_fate_odds(sheet: ArtSheet, params: AoeFateParams, ctx: Context[ArtSheet]) -> Odds:
+    return odds_for(sheet, params, ctx, attribute="FAT", what=N_("the blast"), columns=shift_now(ctx))
 
 
 class ProneParams(StepParams):
     pass
 
 
-def resolve_prone(sheet: dict[str, Any], params: ProneParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_prone(sheet: ArtSheet, params: ProneParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Fall prone before the Fate rolls: one column less damage, and it is this round's action."""
     state = copy_state(ctx)
     pending = state.pending or {}
@@ -292,7 +289,7 @@ class AoeHitParams(StepParams):
     pass
 
 
-def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_aoe_hit(sheet: ArtSheet, params: AoeHitParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Everyone in the band rolls Fate (foes use their rating); the lowest are hit, the attacker's order
     deciding ties; the AOE damage is marked, one column less for those who fell prone."""
     state = copy_state(ctx)
@@ -303,8 +300,8 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
     fates = fate_rolls(ctx, people, dice, own=sheet)
     struck = art.lowest_fate(fates, pending["count"])
     state.pending = None
-    others: dict[int, dict[str, Any]] = {}
-    mine: dict[str, Any] | None = None
+    others: dict[int, ArtSheet] = {}
+    mine: ArtSheet | None = None
     notes: list[Summary] = [msg("Fate {rolls}", rolls=fate_list(state, fates))]
     for n in struck:
         fid = int(n)
@@ -329,9 +326,9 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
         if more:
             notes.append(more)
         if fid == ctx.character_id:
-            mine = dump(victim_sheet)
+            mine = victim_sheet
         else:
-            others[fid] = dump(victim_sheet)
+            others[fid] = victim_sheet
     summary = msg("The blast lands in band {band}: {notes}", band=pending["band"], notes=join(notes, "; "))
     return done(
         state,
@@ -343,5 +340,5 @@ def resolve_aoe_hit(sheet: dict[str, Any], params: AoeHitParams, dice: Dice, ctx
     )
 
 
-def _sheet_of(ctx: Context, own: dict[str, Any], fid: int) -> ArtSheet:
-    return load(own if fid == ctx.character_id else ctx.others[fid])
+def _sheet_of(ctx: Context[ArtSheet], own: ArtSheet, fid: int) -> ArtSheet:
+    return own if fid == ctx.character_id else ctx.others[fid]

@@ -20,7 +20,7 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
-from ..sheet import ArtSheet, dump, level_word, load, weapon_stats
+from ..sheet import ArtSheet, level_word, load, weapon_stats
 from ..skirmish import foe_damage_text, hit_foe
 from . import grapple as fg
 from . import perks as fp
@@ -76,12 +76,13 @@ def in_range(stats: dict[str, Any], distance: int) -> bool:
     return distance <= (1 if stats.get("reach") else 0)
 
 
-def attack_reach(sheet_data: dict[str, Any], shown: Mapping[str, Any], fid: int) -> dict[int, list[int]]:
+def attack_reach(sheet_data: Mapping[str, Any], shown: Mapping[str, Any], fid: int) -> dict[int, list[int]]:
     """For the page: each ready weapon of the turn-holder (its index in the gear) and the fighters it reaches now
-    (the rule the attack checks, `in_range`), so the page offers the Attack only where it can be tried."""
+    (the rule the attack checks, `in_range`), so the page offers the Attack only where it can be tried. The page
+    hands the stored sheet."""
+    sheet = load(sheet_data)
     state = combat_state(shown)
     me = fighter(state, fid)
-    sheet = load(sheet_data)
     reach: dict[int, list[int]] = {}
     for index, item in enumerate(sheet.gear):
         if item.type != "weapon" or item.slot != "ready":
@@ -143,7 +144,7 @@ class AttackParams(CombatRoll):
     weapon: int = Field(default=0, ge=0, le=40)
 
 
-def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_attack(sheet: ArtSheet, params: AttackParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     if me.side != "adventurer":
@@ -153,15 +154,12 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
     target = fighter(state, params.target)
     if target.out or target.id == me.id:
         raise ActionError(_("Choose someone still in the fight."), field="target")
-    sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
     distance = abs(target.band - me.band)
     if not in_range(stats, distance):
         raise ActionError(wording.out_of_reach(target.name, stats["name"], distance), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
-        return fg.attack_into(
-            sheet_data, params, dice, ctx, state, me, target, attack=resolve_attack, fate_rolls=fate_rolls
-        )
+        return fg.attack_into(sheet, params, dice, ctx, state, me, target, attack=resolve_attack, fate_rolls=fate_rolls)
     bonus = me.aim or 0
     me.unset("aim")
     grappling = bool(me.grapple) and target.side == "foe"
@@ -192,7 +190,7 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         notes.append(msg("fumble: roll Agility on the Fumble table"))
     elif fumbled == "stray":
         near = [f for f in in_band(state, target.band, "adventurer") if f.id != me.id]
-        fates = fate_rolls(ctx, near, dice, own=sheet_data)
+        fates = fate_rolls(ctx, near, dice, own=sheet)
         if fates:
             hit_id = int(art.lowest_fate(fates)[0])
             notes.append(msg("stray shot: Fate {rolls}", rolls=fate_list(state, fates)))
@@ -238,13 +236,12 @@ def resolve_attack(sheet_data: dict[str, Any], params: AttackParams, dice: Dice,
         params,
         summary,
         outcome={**outcome(r, concealed=foe), "fumble": fumbled},
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
     )
 
 
-def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def attack_odds(sheet: ArtSheet, params: AttackParams, ctx: Context[ArtSheet]) -> Odds:
     stats = weapon_of(sheet, params.weapon)
     extra = fp.attack_extra(ctx, params.target)
     pvp = pvp_attack_odds(
@@ -253,7 +250,7 @@ def attack_odds(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) 
     me = acting(ctx)[1]
     return pvp or fp.noted(
         odds_for(
-            sheet_data,
+            sheet,
             params,
             ctx,
             attribute=stats["attribute"],
@@ -277,7 +274,9 @@ class FoeAttackParams(StepParams):
     reach: bool = False  # a two-handed weapon with reach: the target may be in an adjacent band
 
 
-def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_foe_attack(
+    sheet: ArtSheet, params: FoeAttackParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The narrator's foe attacks an adventurer: foes never roll; the adventurer rolls Defense against its
     Attack (a group: its members' Attack added up) with its damage rating."""
     state = copy_state(ctx)
@@ -302,7 +301,7 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
         raise ActionError(message.format(name=target.name), field="target")
     if fg.diverted(state, me, target):  # into a grapple from outside: Fate decides who is hit
         return fg.attack_into(
-            sheet_data, params, dice, ctx, state, me, target, attack=resolve_foe_attack, fate_rolls=fate_rolls
+            sheet, params, dice, ctx, state, me, target, attack=resolve_foe_attack, fate_rolls=fate_rolls
         )
     if target.side != "adventurer":  # foes never roll: the narrator marks the damage
         use_action(state)
@@ -311,7 +310,6 @@ def resolve_foe_attack(sheet_data: dict[str, Any], params: FoeAttackParams, dice
             params,
             msg("{name} strikes {target}: the narrator marks the damage", name=me.name, target=target.name),
         )
-    sheet = load(sheet_data)
     attack = art.add_difficulties([Level[sheet.levels.get("ATK", "CT")]] * me.count)
     use_action(state)
     text = defense_pending(
@@ -341,7 +339,7 @@ def weapon_roll(
     sheet: ArtSheet,
     params: CombatRoll,
     dice: Dice,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     state: CombatState,
     me: Fighter,
     target: Fighter,
@@ -350,13 +348,13 @@ def weapon_roll(
     kind: str,
     label: Summary,
     extra: int,
-) -> tuple[Rolled, dict[int, dict[str, Any]], list[Summary]]:
+) -> tuple[Rolled, dict[int, ArtSheet], list[Summary]]:
     """A weapon's roll at `target` (an attack, a free attack): against a foe's Defense, where a hit damages the foe
     (its saved sheet in the second value), else a degree-only roll that a player's defense answers."""
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, ArtSheet] = {}
     notes: list[Summary] = []
     if target.side == "foe":
-        foe_sheet = load(ctx.others[target.id])
+        foe_sheet = ctx.others[target.id]
         r = roll(
             sheet,
             params,
@@ -374,7 +372,7 @@ def weapon_roll(
         )
         if r.succeeded:
             hit = hit_foe(foe_sheet, r.result)
-            others[target.id] = dump(foe_sheet)
+            others[target.id] = foe_sheet
             notes += [foe_damage_text(target.name, hit), mark_outcome(state, target.id, hit)]
         else:
             notes.append(msg("misses"))

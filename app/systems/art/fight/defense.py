@@ -17,7 +17,7 @@ from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from ..sheet import ArtSheet, defense, dump, level_word, load, shield_bonus
+from ..sheet import ArtSheet, defense, level_word, shield_bonus
 from ..skirmish import damage_text, mark_damage
 from . import perks as fp
 from .models import CombatState, Fighter
@@ -69,7 +69,7 @@ class DefendParams(CombatRoll):
     use_shield: bool = False
 
 
-def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_defend(sheet: ArtSheet, params: DefendParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """The Defense roll against the pending attack; its failures plus the damage rating are the damage. If a
     parry is legal the damage waits for the defender's choice, else it is marked at once."""
     state = copy_state(ctx)
@@ -77,7 +77,6 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
     if pending.get("kind") != "defense" or pending["defender"] != ctx.character_id:
         raise ActionError(_("No attack is waiting for this character's Defense roll."), field="move")
     me = fighter(state, ctx.character_id)
-    sheet = load(sheet_data)
     if params.use_shield and not shield_bonus(sheet):
         raise ActionError(_("No shield ready or at hand."), field="use_shield")
     base = defense_trait(state, me, sheet, modifier=pending.get("modifier", 0), shield=params.use_shield, use=True)
@@ -135,17 +134,16 @@ def resolve_defend(sheet_data: dict[str, Any], params: DefendParams, dice: Dice,
         params,
         summary,
         outcome={**outcome(r, concealed=foe), "damage": damage.name if damage else None},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) -> Odds:
+def defend_odds(sheet: ArtSheet, params: DefendParams, ctx: Context[ArtSheet]) -> Odds:
     """The same Defense trait and difficulty shift resolve_defend rolls with (defense_trait, difficulty_shift)."""
-    sheet = load(sheet_data)
     plain = defense(sheet) + (shield_bonus(sheet) if params.use_shield else 0)
     state, me = acting(ctx)
     if state is None or me is None:
-        return odds_for(sheet_data, params, ctx, attribute="AGI", base=plain, what=N_("the foe's Attack"))
+        return odds_for(sheet, params, ctx, attribute="AGI", base=plain, what=N_("the foe's Attack"))
     pending = state.pending or {}
     modifier = (
         pending.get("modifier", 0) if pending.get("kind") == "defense" and pending.get("defender") == me.id else 0
@@ -153,7 +151,7 @@ def defend_odds(sheet_data: dict[str, Any], params: DefendParams, ctx: Context) 
     base = defense_trait(state, me, sheet, modifier=modifier, shield=params.use_shield)
     return fp.noted(
         odds_for(
-            sheet_data,
+            sheet,
             params,
             ctx,
             attribute="AGI",
@@ -195,7 +193,7 @@ class ParryParams(CombatRoll):
     item: int = Field(default=0, ge=0, le=40)
 
 
-def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_parry(sheet: ArtSheet, params: ParryParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Parry the known damage: Dexterity against it; it costs this round's action. Pathetic knocks the weapon
     or shield away, Catastrophic shatters it."""
     state = copy_state(ctx)
@@ -205,7 +203,6 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
     if params.item not in pending["items"]:
         raise ActionError(_("You cannot parry this attack with that."), field="item")
     me = fighter(state, ctx.character_id)
-    sheet = load(sheet_data)
     damage = Level[pending["damage"]]
     item = sheet.gear[params.item]
     r = roll(
@@ -244,14 +241,14 @@ def resolve_parry(sheet_data: dict[str, Any], params: ParryParams, dice: Dice, c
         params,
         summary,
         outcome={**outcome(r, concealed=False), "parried": result.parried, "lost": result.lost},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def parry_odds(sheet_data: dict[str, Any], params: ParryParams, ctx: Context) -> Odds:
+def parry_odds(sheet: ArtSheet, params: ParryParams, ctx: Context[ArtSheet]) -> Odds:
     me = acting(ctx)[1]
     return odds_for(
-        sheet_data, params, ctx, attribute="DEX", what=N_("the damage"), columns=difficulty_shift(me) if me else 0
+        sheet, params, ctx, attribute="DEX", what=N_("the damage"), columns=difficulty_shift(me) if me else 0
     )
 
 
@@ -259,16 +256,15 @@ class TakeParams(StepParams):
     pass
 
 
-def resolve_take(sheet_data: dict[str, Any], params: TakeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_take(sheet: ArtSheet, params: TakeParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """No parry: the damage is marked on the Health track."""
     state = copy_state(ctx)
     pending = state.pending or {}
     if pending.get("kind") != "parry" or pending["defender"] != ctx.character_id:
         raise ActionError(_("There is no damage waiting for this character."), field="move")
     me = fighter(state, ctx.character_id)
-    sheet = load(sheet_data)
     state.pending = None
     parts = [msg("{name} does not parry", name=me.name), take(state, me, sheet, Level[pending["damage"]])]
     if pending.get("foe_fumble") is not None:
         parts.append(foe_fumble_pending(state, me.id, pending["foe_fumble"]))
-    return done(state, params, join(parts, "; "), sheet=dump(sheet))
+    return done(state, params, join(parts, "; "), sheet=sheet)

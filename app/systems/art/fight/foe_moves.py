@@ -6,8 +6,6 @@ art-engine.md, ch. 5 "Movement", "Stopping a Foe"; RULINGS.md, ART Engine 18.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.i18n import N_, Summary, _, join, msg
@@ -16,7 +14,7 @@ from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from ..sheet import dump, load
+from ..sheet import ArtSheet
 from .models import CombatState, Fighter
 from .moves import reachable, route
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
@@ -37,13 +35,15 @@ class FoeMoveParams(StepParams):
     band: int = Field(ge=0, lt=MAX_BANDS)
 
 
-def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_foe_move(
+    sheet: ArtSheet, params: FoeMoveParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The narrator moves a foe on its turn, up to its Agility on the movement table. Adventurers in the band
     it leaves may first try to stop it (the step waits for them; the narrator's next tap goes on)."""
     state = copy_state(ctx)
     pending = state.pending
     if pending and pending.get("kind") == "stop" and pending["foe"] == ctx.character_id:
-        return _finish_foe_move(state, params, sheet_data, ctx)
+        return _finish_foe_move(state, params, sheet, ctx)
     me = require_turn(state, ctx, free=True)
     if me.side != "foe":
         raise ActionError(_("Adventurers roll Agility to move."), field="band")
@@ -53,7 +53,7 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
         raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me.name), field="band")
     if not 0 <= params.band < state.bands or params.band == me.band:
         raise ActionError(_("Choose another band on the track."), field="band")
-    agility = Level[load(sheet_data).levels.get("AGI", "CT")]
+    agility = Level[sheet.levels.get("AGI", "CT")]
     allowance = art.foe_movement(agility)
     if params.band not in reachable(state, me.id, allowance):
         raise ActionError(_("{name} cannot get that far this round.").format(name=me.name), field="band")
@@ -83,7 +83,7 @@ def resolve_foe_move(sheet_data: dict[str, Any], params: FoeMoveParams, dice: Di
     return _move_foe(state, params, me, [])
 
 
-def _move_foe(state: CombatState, params: FoeMoveParams, me: Fighter, notes: list[Summary]) -> Resolution:
+def _move_foe(state: CombatState, params: FoeMoveParams, me: Fighter, notes: list[Summary]) -> Resolution[ArtSheet]:
     start = me.band
     bands = route(state, me, params.band)
     me.band = params.band
@@ -97,13 +97,15 @@ def _move_foe(state: CombatState, params: FoeMoveParams, me: Fighter, notes: lis
     return done(state, params, summary, outcome={"from": start, "to": params.band})
 
 
-def _finish_foe_move(state: CombatState, params: FoeMoveParams, sheet_data: dict[str, Any], ctx: Context) -> Resolution:
+def _finish_foe_move(
+    state: CombatState, params: FoeMoveParams, sheet: ArtSheet, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     pending = state.pending or {}
     me = fighter(state, pending["foe"])
     state.pending = None
     params = params.model_copy(update={"band": pending["to"]})
     results = [Level[code] for code in pending["results"].values()]
-    if results and art.stop_foe(results, Level[load(sheet_data).levels.get("AGI", "CT")]):
+    if results and art.stop_foe(results, Level[sheet.levels.get("AGI", "CT")]):
         turn_now(state).move = {"bands": 0, "free": 0, "used": 0, "mode": "foe", "ended": True, "result": None}
         names = ", ".join(name_of(state, int(i)) for i in pending["results"])
         text = (
@@ -121,7 +123,7 @@ class StopParams(CombatRoll):
     pass
 
 
-def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_stop(sheet: ArtSheet, params: StopParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """An adventurer in the band tries to keep the foe from leaving: Agility against its Agility, a free
     action even after their turn; once a round. Several make a compound action (ruling 21)."""
     state = copy_state(ctx)
@@ -132,8 +134,7 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
     if me.id not in pending["stoppers"] or str(me.id) in pending["results"]:
         raise ActionError(_("{name} cannot try to stop it (now).").format(name=me.name), field="move")
     foe = fighter(state, pending["foe"])
-    agility = Level[load(ctx.others[foe.id]).levels.get("AGI", "CT")]
-    sheet = load(sheet_data)
+    agility = Level[ctx.others[foe.id].levels.get("AGI", "CT")]
     r = roll(
         sheet,
         params,
@@ -153,9 +154,9 @@ def resolve_stop(sheet_data: dict[str, Any], params: StopParams, dice: Dice, ctx
         params,
         msg("{name} tries to stop {foe}: {roll}", name=me.name, foe=foe.name, roll=r.text),
         outcome=outcome(r, concealed=True),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def stop_odds(sheet_data: dict[str, Any], params: StopParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foe's Agility"), columns=shift_now(ctx))
+def stop_odds(sheet: ArtSheet, params: StopParams, ctx: Context[ArtSheet]) -> Odds:
+    return odds_for(sheet, params, ctx, attribute="AGI", what=N_("the foe's Agility"), columns=shift_now(ctx))

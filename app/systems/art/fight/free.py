@@ -7,15 +7,13 @@ art-engine.md, ch. 6 "Perks".
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.i18n import N_, _, join, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from ..sheet import dump, level_word, load
+from ..sheet import ArtSheet, level_word
 from .attacks import ATTACK_WITH, defense_pending, in_range, weapon_of, weapon_roll
 from .models import CombatState, Fighter
 from .perks import bonus, bonus_in_state, noted
@@ -28,7 +26,7 @@ class FreeAttackParams(CombatRoll):
     weapon: int = Field(default=0, ge=0, le=40)
 
 
-def _free_attack_ready(state: CombatState, ctx: Context) -> tuple[Fighter, Fighter]:
+def _free_attack_ready(state: CombatState, ctx: Context[ArtSheet]) -> tuple[Fighter, Fighter]:
     if state.phase != "rounds":
         raise ActionError(_("The rounds have not begun."), field="move")
     me = fighter(state, ctx.character_id)
@@ -44,12 +42,13 @@ def _free_attack_ready(state: CombatState, ctx: Context) -> tuple[Fighter, Fight
     return me, target
 
 
-def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_free_attack(
+    sheet: ArtSheet, params: FreeAttackParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The perk's free attack on the same target (the attacker's, for Riposte and Counterstrike), out of turn
     and without spending the action; it needs the target in reach."""
     state = copy_state(ctx)
     me, target = _free_attack_ready(state, ctx)
-    sheet = load(sheet_data)
     stats = weapon_of(sheet, params.weapon)
     if not in_range(stats, abs(target.band - me.band)):
         raise ActionError(
@@ -95,13 +94,12 @@ def resolve_free_attack(sheet_data: dict[str, Any], params: FreeAttackParams, di
         params,
         summary,
         outcome=outcome(r, concealed=foe),
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
     )
 
 
-def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: Context) -> Odds:
-    sheet = load(sheet_data)
+def free_attack_odds(sheet: ArtSheet, params: FreeAttackParams, ctx: Context[ArtSheet]) -> Odds:
     stats = weapon_of(sheet, params.weapon)
     extra = bonus_in_state(ctx, ctx.character_id, "attack")
     state = combat_in(ctx)
@@ -116,7 +114,7 @@ def free_attack_odds(sheet_data: dict[str, Any], params: FreeAttackParams, ctx: 
     )
     return pvp or noted(
         odds_for(
-            sheet_data,
+            sheet,
             params,
             ctx,
             attribute=stats["attribute"],

@@ -14,7 +14,7 @@ from app.systems.art import rules as art
 from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from ..sheet import dump, load
+from ..sheet import ArtSheet
 from .attacks import defense_pending
 from .roll import CombatRoll, acting, odds_for, outcome, remember, roll
 from .state import (
@@ -48,7 +48,7 @@ class FumbleParams(CombatRoll):
     pass
 
 
-def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_fumble(sheet: ArtSheet, params: FumbleParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """The Fumble table: the fumbler's Agility (an adventurer's fumble), or the Cunning of the player whose
     Awesome Defense made a foe fumble, read on the Cunning column."""
     state = copy_state(ctx)
@@ -57,7 +57,6 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         raise ActionError(_("No fumble is waiting for this character's roll."), field="move")
     roller = fighter(state, ctx.character_id)
     fumbler = fighter(state, pending["fumbler"])
-    sheet = load(sheet_data)
     code, label = fumble_roll(pending)
     r = roll(sheet, params, dice, ctx, label=msg(label), attribute=code, difficulty=Level.CT, degree_only=True)
     friends = [f for f in in_band(state, fumbler.band, fumbler.side) if f.id != fumbler.id]
@@ -77,7 +76,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         if 0 <= pending["weapon"] < len(sheet.gear):
             sheet.gear[pending["weapon"]].slot = "stowed"
     elif effect == "hit_friend":
-        fates = fate_rolls(ctx, friends, dice, own=sheet_data)
+        fates = fate_rolls(ctx, friends, dice, own=sheet)
         if fates:
             struck = int(art.lowest_fate(fates)[0])
             notes.append(msg("Fate {rolls}", rolls=fate_list(state, fates)))
@@ -99,7 +98,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
     elif effect == "free_attack":
         target = fighter(state, pending["target"])
         if fumbler.side == "adventurer" and target.side == "foe" and target.band == fumbler.band:
-            foe_sheet = load(ctx.others[target.id])
+            foe_sheet = ctx.others[target.id]
             notes.append(
                 defense_pending(
                     state,
@@ -122,7 +121,7 @@ def resolve_fumble(sheet_data: dict[str, Any], params: FumbleParams, dice: Dice,
         params,
         summary,
         outcome={**outcome(r, concealed=False), "effect": effect},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
@@ -132,7 +131,7 @@ def fumble_roll(pending: dict[str, Any]) -> tuple[str, str]:
     return ("CUN", N_("Cunning (Fumble table)")) if pending.get("foe") else ("AGI", N_("Agility (Fumble table)"))
 
 
-def fumble_odds(sheet_data: dict[str, Any], params: FumbleParams, ctx: Context) -> Odds:
+def fumble_odds(sheet: ArtSheet, params: FumbleParams, ctx: Context[ArtSheet]) -> Odds:
     """The chance of an Awesome roll (the roll has no difficulty and no shift): on the Agility column the
     fumbler recovers fully; on the Cunning column (a foe's fumble) it is the Agility Catastrophic row, the worst
     for the foe (+2 difficulty on all its rolls)."""
@@ -144,4 +143,4 @@ def fumble_odds(sheet_data: dict[str, Any], params: FumbleParams, ctx: Context) 
         if code == "CUN"
         else N_("Chance to recover fully (Awesome):")
     )
-    return odds_for(sheet_data, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute=code, label=label)
+    return odds_for(sheet, params.model_copy(update={"shown_difficulty": "AW"}), ctx, attribute=code, label=label)

@@ -9,8 +9,6 @@ art-engine.md, ch. 2 "Gear", "Fortune", "Weapons & Attack" (Weapon Class, Weapon
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.i18n import N_, _, msg
@@ -19,7 +17,7 @@ from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from ..creation import starting_weapon
-from ..sheet import check_slots, dump, load
+from ..sheet import ArtSheet, check_slots
 from ..wording import out_of_reach
 from .attacks import AttackParams, attack_odds, in_range, weapon_of
 from .roll import StepParams
@@ -30,14 +28,13 @@ class ArmParams(StepParams):
     weapon_class: str = Field(default="", max_length=40)
 
 
-def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_arm(sheet: ArtSheet, params: ArmParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Starting gear the sheet lacks: only while it holds no weapon at all (any weapon it has is drawn, not
     replaced), on the character's own turn; it costs no action and no roll."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
     if me.side != "adventurer":
         raise ActionError(_("Foes attack with their Attack rating: they need no weapon."), field="weapon_class")
-    sheet = load(sheet_data)
     if any(item.type == "weapon" for item in sheet.gear):
         raise ActionError(
             _("{name} carries a weapon: draw it (a free action).").format(name=me.name), field="weapon_class"
@@ -54,21 +51,21 @@ def resolve_arm(sheet_data: dict[str, Any], params: ArmParams, dice: Dice, ctx: 
         weapon=msg(params.weapon_class),
         cost=msg(item.cost or ""),
     )
-    return done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=dump(sheet))
+    return done(state, params, summary, outcome={"weapon": params.weapon_class, "cost": item.cost}, sheet=sheet)
 
 
-def attack_odds_in_reach(sheet_data: dict[str, Any], params: AttackParams, ctx: Context) -> Odds:
+def attack_odds_in_reach(sheet: ArtSheet, params: AttackParams, ctx: Context[ArtSheet]) -> Odds:
     """The attack's odds, or, when the target is beyond the weapon's reach now, the reason the attack would be
     refused (no chance to show: it cannot be tried)."""
     state = combat_in(ctx)
     fighters = {f.id: f for f in state.fighters} if state else {}
     me, target = fighters.get(ctx.character_id or -1), fighters.get(params.target)
     if me and target:
-        stats = weapon_of(load(sheet_data), params.weapon)
+        stats = weapon_of(sheet, params.weapon)
         distance = abs(target.band - me.band)
         if not in_range(stats, distance):
             return Odds(
                 text=out_of_reach(target.name, stats["name"], distance),
                 details={"label": N_("Cannot attack:")},
             )
-    return attack_odds(sheet_data, params, ctx)
+    return attack_odds(sheet, params, ctx)

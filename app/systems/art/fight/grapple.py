@@ -17,6 +17,7 @@ from app.rules.dice import Dice
 from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, Resolution
 
+from ..sheet import ArtSheet
 from .models import CombatState, Fighter
 from .roll import StepParams
 from .state import copy_state, done, fate_list, fighter, living, name_of, require_turn, use_action
@@ -56,21 +57,21 @@ def diverted(state: CombatState, attacker: Fighter, target: Fighter) -> bool:
 
 
 def attack_on(
-    sheet_data: dict[str, Any],
+    sheet: ArtSheet,
     params: Any,
     dice: Dice,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     state: CombatState,
     hit: int,
     before: Any,
     *,
-    attack: Callable[..., Resolution],
-) -> Resolution:
+    attack: Callable[..., Resolution[ArtSheet]],
+) -> Resolution[ArtSheet]:
     """The ordinary attack on the character the Fate rolls chose; the Fate text goes before its summary."""
     state.into_grapple = hit
     inner = replace(ctx, encounter={**dict(ctx.encounter or {}), "state": state})
     on = type(params).model_validate({**params.model_dump(exclude={"origin"}), "target": hit})
-    res = attack(sheet_data, on, dice, inner)
+    res = attack(sheet, on, dice, inner)
     new_state = (res.encounter or {})["state"]
     assert isinstance(new_state, CombatState)  # what an attack step hands back
     new_state.unset("into_grapple")
@@ -88,17 +89,17 @@ def attack_on(
 
 
 def attack_into(
-    sheet_data: dict[str, Any],
+    sheet: ArtSheet,
     params: Any,
     dice: Dice,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     state: CombatState,
     me: Fighter,
     target: Fighter,
     *,
-    attack: Callable[..., Resolution],
+    attack: Callable[..., Resolution[ArtSheet]],
     fate_rolls: Callable[..., list[tuple[str, art.Level]]],
-) -> Resolution:
+) -> Resolution[ArtSheet]:
     """Called by resolve_attack when the target is in a grapple the attacker is not in: Fate for everyone in
     it; the lowest is attacked now, or the attacker chooses among a tie (combat_grapple_hit)."""
     group = members(state, target.id)
@@ -134,7 +135,7 @@ def attack_into(
             },
         )
     before = msg("{fate} → {hit} is hit", fate=fate, hit=name_of(state, hit))
-    return attack_on(sheet_data, params, dice, ctx, state, hit, before, attack=attack)
+    return attack_on(sheet, params, dice, ctx, state, hit, before, attack=attack)
 
 
 # --- joining a grapple -----------------------------------------------------------------------------------------------
@@ -144,7 +145,9 @@ class GrappleJoinParams(StepParams):
     target: int
 
 
-def resolve_grapple_join(sheet_data: dict[str, Any], params: GrappleJoinParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_grapple_join(
+    sheet: ArtSheet, params: GrappleJoinParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """Join a grapple in your band: an action, no roll (ch. 5, "Grappling"). You fight in it from now on
     (+4 on attacks against foes, -4 on Defense for adventurers) with no bonus of your own."""
     state = copy_state(ctx)

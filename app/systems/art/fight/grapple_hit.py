@@ -6,14 +6,13 @@ art-engine.md, ch. 5 "Fighting in a Grapple"; the Fate rolls as for an AOE (lowe
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from app.i18n import _, msg
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
+from ..sheet import ArtSheet
 from .attacks import FoeAttackParams, resolve_attack, resolve_foe_attack
 from .grapple import attack_on
 from .roll import CombatRoll
@@ -25,7 +24,9 @@ class GrappleHitParams(CombatRoll):
     weapon: int = Field(default=0, ge=0, le=40)
 
 
-def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_grapple_hit(
+    sheet: ArtSheet, params: GrappleHitParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The attacker picks among those tied for the lowest Fate; the attack is then rolled on them."""
     state = copy_state(ctx)
     pending = state.pending or {}
@@ -43,5 +44,5 @@ def resolve_grapple_hit(sheet_data: dict[str, Any], params: GrappleHitParams, di
     if pending.get("foe_attack") is not None:  # the narrator's foe: its attack on the one chosen
         step = params.model_dump(include=set(FoeAttackParams.model_fields) & set(GrappleHitParams.model_fields))
         on = FoeAttackParams.model_validate({**step, **pending["foe_attack"], "target": params.target})
-        return attack_on(sheet_data, on, dice, ctx, state, params.target, before, attack=resolve_foe_attack)
-    return attack_on(sheet_data, params, dice, ctx, state, params.target, before, attack=resolve_attack)
+        return attack_on(sheet, on, dice, ctx, state, params.target, before, attack=resolve_foe_attack)
+    return attack_on(sheet, params, dice, ctx, state, params.target, before, attack=resolve_attack)

@@ -19,7 +19,7 @@ from app.systems.art.rules import Level
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
-from ..sheet import dump, load
+from ..sheet import ArtSheet
 from .models import CombatState, Fighter
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .state import (
@@ -105,7 +105,9 @@ class MoveRollParams(CombatRoll):
     pass
 
 
-def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_move_roll(
+    sheet: ArtSheet, params: MoveRollParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The Agility roll that says how far the adventurer may move this turn (the Movement Roll table)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
@@ -115,7 +117,6 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
         raise ActionError(_("You have rolled to move this turn."), field="move")
     if "no_move" in me.now:
         raise ActionError(_("{name} cannot move this turn (the fumble).").format(name=me.name), field="move")
-    sheet = load(sheet_data)
     r = roll(
         sheet,
         params,
@@ -142,13 +143,13 @@ def resolve_move_roll(sheet_data: dict[str, Any], params: MoveRollParams, dice: 
         params,
         join([msg("{name} rolls to move: {roll}", name=me.name, roll=r.text), text], "; "),
         outcome={**outcome(r, concealed=False), "bands": m.bands, "free_bands": m.free_bands},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def move_roll_odds(sheet_data: dict[str, Any], params: MoveRollParams, ctx: Context) -> Odds:
+def move_roll_odds(sheet: ArtSheet, params: MoveRollParams, ctx: Context[ArtSheet]) -> Odds:
     return odds_for(
-        sheet_data,
+        sheet,
         params.model_copy(update={"shown_difficulty": "PR"}),
         ctx,
         attribute="AGI",
@@ -161,7 +162,7 @@ class MoveParams(StepParams):
     free: bool = False
 
 
-def resolve_move(sheet: dict[str, Any], params: MoveParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_move(sheet: ArtSheet, params: MoveParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Move the adventurer's token within what the roll allows: leaving a band its foes outnumber costs 2,
     entering rough terrain ends the movement."""
     state = copy_state(ctx)
@@ -235,16 +236,15 @@ def sneak_difficulty(state: CombatState, me: Fighter, levels: Mapping[int, str])
     return art.add_difficulties([Level[levels[f.id]] for f in near for _i in range(f.count)])
 
 
-def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_sneak(sheet: ArtSheet, params: SneakParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Sneak to an adjacent band: Agility against the foes' Alertness added up (a failure is spotted; an
     Awesome success is a free action)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     if abs(params.band - me.band) != 1 or params.band >= state.bands:
         raise ActionError(_("Sneaking goes to an adjacent band."), field="band")
-    levels = {f.id: load(ctx.others[f.id]).levels.get("ALE", "CT") for f in living(state, "foe")}
+    levels = {f.id: ctx.others[f.id].levels.get("ALE", "CT") for f in living(state, "foe")}
     difficulty = sneak_difficulty(state, me, levels)
-    sheet = load(sheet_data)
     r = roll(
         sheet,
         params,
@@ -274,12 +274,12 @@ def resolve_sneak(sheet_data: dict[str, Any], params: SneakParams, dice: Dice, c
         params,
         join([msg("{name} sneaks: {roll}", name=me.name, roll=r.text), text], "; "),
         outcome={**outcome(r, concealed=True), "spotted": result.spotted},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def sneak_odds(sheet_data: dict[str, Any], params: SneakParams, ctx: Context) -> Odds:
-    return odds_for(sheet_data, params, ctx, attribute="AGI", what=N_("the foes' Alertness"), columns=shift_now(ctx))
+def sneak_odds(sheet: ArtSheet, params: SneakParams, ctx: Context[ArtSheet]) -> Odds:
+    return odds_for(sheet, params, ctx, attribute="AGI", what=N_("the foes' Alertness"), columns=shift_now(ctx))
 
 
 # --- foes -----------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ art-engine.md, ch. 5 "Fumble Table", "Area of Effect", "AOE Attack", "Foe AOE At
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -20,7 +20,7 @@ from app.systems.art.rules.combat import DODGE_DIFFICULTY
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
-from ..sheet import ArtSheet, attr, dump, load
+from ..sheet import ArtSheet, attr
 from .attacks import defense_pending, weapon_of
 from .models import CombatState, Fighter
 from .roll import CombatRoll, StepParams, acting, odds_for, outcome, remember, roll, shift_now
@@ -69,7 +69,9 @@ class ManeuverParams(CombatRoll):
     one_vs_two_handed: bool = False
 
 
-def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_maneuver(
+    sheet: ArtSheet, params: ManeuverParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """A combat option against a foe in the band: the difficulty is read from its levels (the narrator's
     secret, so the log names the maneuver, not the level)."""
     state = copy_state(ctx)
@@ -79,8 +81,7 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         raise ActionError(_("Choose a foe in your band."), field="target")
     if params.maneuver in IN_GRAPPLE and (me.grapple or {}).get("with") != target.id:
         raise ActionError(_("Grapple {name} first.").format(name=target.name), field="maneuver")
-    sheet = load(sheet_data)
-    foe = load(ctx.others[target.id])
+    foe = ctx.others[target.id]
     levels = {
         k: Level[foe.levels[c]] if c in foe.levels else None
         for k, c in (("strength", "STR"), ("agility", "AGI"), ("dexterity", "DEX"), ("alertness", "ALE"))
@@ -129,7 +130,7 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
         params,
         summary,
         outcome={**outcome(r, concealed=True), "maneuver": params.maneuver},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
@@ -141,7 +142,7 @@ def _maneuver_outcome(
     result: Level,
     difficulty: Level,
     sheet: ArtSheet,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     *,
     ranged: bool = False,
 ) -> Summary:
@@ -157,7 +158,7 @@ def _maneuver_outcome(
                 name=name,
                 bonus=g.bonus,
             )
-        foe = load(ctx.others[target.id])
+        foe = ctx.others[target.id]
         return join(
             [
                 msg("the grapple fails"),
@@ -212,16 +213,16 @@ def maneuver_bonus(me: Fighter, maneuver: str) -> int:
     return int((me.grapple or {}).get("bonus", 0)) if maneuver in IN_GRAPPLE else 0
 
 
-def maneuver_odds(sheet_data: dict[str, Any], params: ManeuverParams, ctx: Context) -> Odds:
+def maneuver_odds(sheet: ArtSheet, params: ManeuverParams, ctx: Context[ArtSheet]) -> Odds:
     code = MANEUVER_ROLL[params.maneuver][0]
     me = acting(ctx)[1]
     extra = maneuver_bonus(me, params.maneuver) if me else 0
     base = None
     if code == "ATTACK":
-        stats = weapon_of(load(sheet_data), params.weapon)
+        stats = weapon_of(sheet, params.weapon)
         code, base = stats["attribute"], stats["attack"]
     return odds_for(
-        sheet_data,
+        sheet,
         params,
         ctx,
         attribute=code,
@@ -236,7 +237,7 @@ class AimParams(StepParams):
     pass
 
 
-def resolve_aim(sheet: dict[str, Any], params: AimParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_aim(sheet: ArtSheet, params: AimParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Aiming takes the turn's action: +4 on the next attack."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
@@ -252,14 +253,13 @@ class DodgeParams(CombatRoll):
     pass
 
 
-def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_dodge(sheet: ArtSheet, params: DodgeParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """An Inferior Agility roll: +1 on Defense per success until your next turn; Catastrophic falls (the turn
     ends, +1 difficulty on Defense); Great or better may move to an adjacent band."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
     if "no_parry_dodge" in me.now:
         raise ActionError(_("{name} cannot dodge this turn (the fumble).").format(name=me.name), field="move")
-    sheet = load(sheet_data)
     r = roll(
         sheet,
         params,
@@ -300,13 +300,13 @@ def resolve_dodge(sheet_data: dict[str, Any], params: DodgeParams, dice: Dice, c
         params,
         summary,
         outcome={**outcome(r, concealed=False), "defense_bonus": result.defense_bonus},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def dodge_odds(sheet_data: dict[str, Any], params: DodgeParams, ctx: Context) -> Odds:
+def dodge_odds(sheet: ArtSheet, params: DodgeParams, ctx: Context[ArtSheet]) -> Odds:
     return odds_for(
-        sheet_data,
+        sheet,
         params.model_copy(update={"shown_difficulty": DODGE_DIFFICULTY.name}),
         ctx,
         attribute="AGI",

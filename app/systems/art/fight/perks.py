@@ -84,7 +84,7 @@ def bonus(state: CombatState, f: Fighter, on: str, *, use: bool = False) -> tupl
     return sum(int(b["amount"]) for b in found), [str(b["perk"]) for b in found]
 
 
-def bonus_in_state(ctx: Context, fid: int | None, on: str) -> int:
+def bonus_in_state(ctx: Context[ArtSheet], fid: int | None, on: str) -> int:
     """For the odds on a button: the bonus this character has now (0 outside a combat)."""
     state = combat_in(ctx)
     if state is None or fid is None:
@@ -93,7 +93,7 @@ def bonus_in_state(ctx: Context, fid: int | None, on: str) -> int:
     return bonus(state, f.model_copy(deep=True), on)[0] if f else 0
 
 
-def attack_extra(ctx: Context, target: int | None) -> int:
+def attack_extra(ctx: Context[ArtSheet], target: int | None) -> int:
     """For the odds on the attack button: everything the next attack gets from the state -- a perk's bonus,
     aiming, fighting a foe in a grapple (the same as resolve_attack adds)."""
     state = combat_in(ctx)
@@ -224,7 +224,9 @@ class PerkChooseParams(StepParams):
     perk: str = Field(max_length=40)
 
 
-def resolve_perk_choose(sheet_data: dict[str, Any], params: PerkChooseParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_perk_choose(
+    sheet: ArtSheet, params: PerkChooseParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The player picks the one beneficial effect their kicker gives."""
     state = copy_state(ctx)
     me = fighter(state, ctx.character_id)

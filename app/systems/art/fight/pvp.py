@@ -14,19 +14,19 @@ from app.systems.art import rules as art
 from app.systems.base import Context, Odds
 
 from .. import core
-from ..sheet import ArtSheet, defense, load, shield_bonus, table_of
+from ..sheet import ArtSheet, defense, shield_bonus, table_of
 from . import perks as fp
 from .models import CombatState, Fighter
 from .roll import CombatRoll, shift
 from .state import combat_in, difficulty_shift
 
 
-def defender_of(ctx: Context, target: int | None) -> tuple[Fighter, ArtSheet] | None:
+def defender_of(ctx: Context[ArtSheet], target: int | None) -> tuple[Fighter, ArtSheet] | None:
     """The adventurer attacked (their sheet comes with the odds' context), or None for a foe or when unknown."""
     enc = ctx.encounter or {}
     if target is None or enc.get("kind") != "combat" or target not in ctx.others:
         return None
-    sheet = load(ctx.others[target])
+    sheet = ctx.others[target]
     if sheet.kind == "foe":
         return None
     state = combat_in(ctx)
@@ -56,7 +56,7 @@ def defense_trait(
 
 
 def pvp_attack_odds(
-    sheet: ArtSheet, params: CombatRoll, ctx: Context, *, attribute: str, base: int, extra: int, target: int
+    sheet: ArtSheet, params: CombatRoll, ctx: Context[ArtSheet], *, attribute: str, base: int, extra: int, target: int
 ) -> Odds | None:
     found = defender_of(ctx, target)
     if found is None:

@@ -16,7 +16,7 @@ from app.systems.base import ActionError, Context, Odds
 
 from .. import core
 from ..rolling import chance_of, no_chance
-from ..sheet import ArtSheet, attr, level_word, load, table_of
+from ..sheet import ArtSheet, attr, level_word, table_of
 from .models import CombatState, Fighter
 
 
@@ -59,7 +59,7 @@ def roll(
     sheet: ArtSheet,
     params: CombatRoll,
     dice: Any,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     *,
     label: str | Text,
     attribute: str,
@@ -120,11 +120,11 @@ def outcome(r: Rolled, *, concealed: bool) -> dict[str, Any]:
     return core.conceal(out) if concealed else out
 
 
-def remember(sheet: ArtSheet, ctx: Context, action: str, r: Rolled, **extra: Any) -> None:
+def remember(sheet: ArtSheet, ctx: Context[ArtSheet], action: str, r: Rolled, **extra: Any) -> None:
     core.remember(sheet, ctx.seq, action, r.spec, r.rolled, **extra)
 
 
-def acting(ctx: Context) -> tuple[CombatState | None, Fighter | None]:
+def acting(ctx: Context[ArtSheet]) -> tuple[CombatState | None, Fighter | None]:
     """For the odds on a button: the combat's state and the fighter of ctx.character_id (a copy), or (None, None)
     outside a combat."""
     from .state import combat_in
@@ -134,7 +134,7 @@ def acting(ctx: Context) -> tuple[CombatState | None, Fighter | None]:
     return state, me
 
 
-def shift_now(ctx: Context, *, defense: bool = False) -> int:
+def shift_now(ctx: Context[ArtSheet], *, defense: bool = False) -> int:
     """For the odds: the columns the acting character's difficulties have now (fight.difficulty_shift, which
     the step's roll uses too)."""
     from .state import difficulty_shift
@@ -144,9 +144,9 @@ def shift_now(ctx: Context, *, defense: bool = False) -> int:
 
 
 def odds_for(
-    sheet_data: dict[str, Any],
+    sheet: ArtSheet,
     params: CombatRoll,
-    ctx: Context,
+    ctx: Context[ArtSheet],
     *,
     attribute: str,
     base: int | None = None,
@@ -157,7 +157,6 @@ def odds_for(
 ) -> Odds:
     """The exact chance before rolling against `params.shown_difficulty` (a level the page may show), with the
     same trait (`base`, `extra`) and the same difficulty shift (`columns`) the step's roll will use."""
-    sheet = load(sheet_data)
     core.require_adventurer(sheet)
     shown = params.shown_difficulty or ""
     if "=" in shown:  # the narrator's page: "<target id>=<level>;…", read for the chosen target

@@ -6,8 +6,6 @@ art-engine.md, ch. 5 "Protecting", "Playing Dead"; the pure rules art.protect an
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.i18n import N_, _, join, msg, render
 from app.rules.dice import Dice
 from app.systems.art import rules as art
@@ -15,7 +13,7 @@ from app.systems.art.rules import Level
 from app.systems.art.rules.maneuvers import PROTECT_AT
 from app.systems.base import ActionError, Context, Odds, Resolution
 
-from ..sheet import dump, load
+from ..sheet import ArtSheet
 from .models import CombatState, Fighter
 from .roll import CombatRoll, odds_for, outcome, remember, roll, shift, shift_now
 from .state import acted_this_round, copy_state, difficulty_shift, done, fighter, living, on_turn, take_out_of_round
@@ -47,7 +45,7 @@ class ProtectParams(CombatRoll):
     pass
 
 
-def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_protect(sheet: ArtSheet, params: ProtectParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Jump in front of a companion a foe attacks: an Agility roll, Passable or better (art.protect) and the foe
     attacks you instead (your Defense roll). Tried or not, it forfeits your next action: this round's turn."""
     state = copy_state(ctx)
@@ -62,7 +60,6 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
         )
     pending = state.pending or {}
     friend = fighter(state, pending["defender"])
-    sheet = load(sheet_data)
     columns = difficulty_shift(me)
     r = roll(
         sheet,
@@ -96,13 +93,13 @@ def resolve_protect(sheet_data: dict[str, Any], params: ProtectParams, dice: Dic
         params,
         summary,
         outcome={**outcome(r, concealed=False), "protected": covered},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def protect_odds(sheet_data: dict[str, Any], params: ProtectParams, ctx: Context) -> Odds:
+def protect_odds(sheet: ArtSheet, params: ProtectParams, ctx: Context[ArtSheet]) -> Odds:
     return odds_for(
-        sheet_data,
+        sheet,
         params.model_copy(update={"shown_difficulty": PROTECT_AT.name}),
         ctx,
         attribute="AGI",
@@ -115,7 +112,9 @@ class PlayDeadParams(CombatRoll):
     pass
 
 
-def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_play_dead(
+    sheet: ArtSheet, params: PlayDeadParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """ch. 5 "Playing Dead": hit, you pretend the wounds are fatal: a Cunning roll. A foe whose Intelligence or
     Alertness is greater than the roll sees through it (art.sees_through); the others leave you alone. Which
     foes are fooled is read from their levels, so only the narrator sees it (`ruse`, taken out of the players'
@@ -126,7 +125,6 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
         raise ActionError(_("{name} can play dead only right after being hit.").format(name=me.name), field="move")
     if state.pending:
         raise ActionError(_("First: {what}.").format(what=render(state.pending.get("label", ""))), field="move")
-    sheet = load(sheet_data)
     r = roll(
         sheet,
         params,
@@ -140,7 +138,7 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     fooled: list[int] = []
     seen: list[int] = []
     for foe in living(state, "foe"):
-        levels = load(ctx.others[foe.id]).levels if foe.id in ctx.others else {}
+        levels = ctx.others[foe.id].levels if foe.id in ctx.others else {}
         sees = art.sees_through(r.result, Level[levels.get("INT", "CT")], Level[levels.get("ALE", "CT")])
         (seen if sees else fooled).append(foe.id)
     me.unset("may_play_dead")
@@ -148,14 +146,14 @@ def resolve_play_dead(sheet_data: dict[str, Any], params: PlayDeadParams, dice: 
     me.ruse = {"fooled": fooled, "seen": seen}
     remember(sheet, ctx, "combat_play_dead", r)
     summary = msg("{name} plays dead: {roll}; the narrator knows which foes are fooled", name=me.name, roll=r.text)
-    return done(state, params, summary, outcome={**outcome(r, concealed=False)}, sheet=dump(sheet))
+    return done(state, params, summary, outcome={**outcome(r, concealed=False)}, sheet=sheet)
 
 
-def play_dead_odds(sheet_data: dict[str, Any], params: PlayDeadParams, ctx: Context) -> Odds:
+def play_dead_odds(sheet: ArtSheet, params: PlayDeadParams, ctx: Context[ArtSheet]) -> Odds:
     """The narrator's page fills in the highest Intelligence or Alertness of the foes still fighting: the chance
     to fool them all. A player reads that the narrator knows the levels."""
     return odds_for(
-        sheet_data,
+        sheet,
         params,
         ctx,
         attribute="CUN",

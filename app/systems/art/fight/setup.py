@@ -14,7 +14,7 @@ from app.i18n import N_, _, msg, render
 from app.rules.dice import Dice
 from app.systems.base import ActionError, Context, Resolution
 
-from ..sheet import ArtSheet, defeated, load
+from ..sheet import ArtSheet, defeated
 from .models import CombatState
 from .state import MAX_BANDS, say
 
@@ -66,7 +66,7 @@ def parse_features(text: str, bands: int) -> list[dict[str, Any]]:
     return found
 
 
-def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_setup(sheet: ArtSheet, params: SetupParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """The narrator sets up a combat: adventurers and foes (a foe may stand for a group), the range track
     and its features. Initiative comes next: the players roll Alertness, foes use their rating."""
     if not params.adventurers:
@@ -82,7 +82,7 @@ def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: C
     fighters: list[dict[str, Any]] = []
     participants: list[dict[str, Any]] = []
     for cid, side in [(c, "adventurer") for c in params.adventurers] + [(c, "foe") for c in params.foes]:
-        sheet_of: ArtSheet = load(ctx.others[cid])
+        sheet_of: ArtSheet = ctx.others[cid]
         name = ctx.other_names.get(cid, "?")
         if sheet_of.kind != side:
             message = _("{name} is not an adventurer.") if side == "adventurer" else _("{name} is not a foe.")

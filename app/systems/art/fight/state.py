@@ -26,7 +26,7 @@ from app.i18n import Summary, _, join, msg, render
 from app.systems.art import rules as art
 from app.systems.base import ActionError, Context, EncounterViewer, Resolution
 
-from ..sheet import level_word, load, table_of
+from ..sheet import ArtSheet, level_word, table_of
 from .models import CombatState, Fighter, Turn
 
 MAX_BANDS = 20
@@ -66,7 +66,7 @@ def turn_now(state: CombatState) -> Turn:
     return state.turn
 
 
-def combat_in(ctx: Context) -> CombatState | None:
+def combat_in(ctx: Context[ArtSheet]) -> CombatState | None:
     """For the odds on a button: the combat the step belongs to, or None outside a combat."""
     enc = ctx.encounter or {}
     return ctx_state(ctx) if enc.get("kind") == "combat" and enc.get("state") else None
@@ -78,7 +78,7 @@ def on_turn(state: CombatState) -> int | None:
 
 
 def fate_rolls(
-    ctx: Context, people: list[Fighter], dice: Any, own: dict[str, Any] | None = None
+    ctx: Context[ArtSheet], people: list[Fighter], dice: Any, own: ArtSheet | None = None
 ) -> list[tuple[str, art.Level]]:
     """Fate for each character named (adventurers roll their Fate attribute, logged with the step; foes use
     their rating). `own` is the acting character's sheet (not among ctx.others)."""
@@ -88,7 +88,7 @@ def fate_rolls(
     for f in people:
         if f.id not in sheets:
             continue
-        sheet = load(sheets[f.id])
+        sheet = sheets[f.id]
         if sheet.kind == "foe":
             out.append((str(f.id), art.Level[sheet.levels.get("FAT", "CT")]))
         else:
@@ -116,7 +116,7 @@ def combat_state(state: Mapping[str, Any]) -> CombatState:
     return CombatState.model_validate(dict(state))
 
 
-def ctx_state(ctx: Context) -> CombatState:
+def ctx_state(ctx: Context[ArtSheet]) -> CombatState:
     """The combat's state as the rules service hands it to a step or the odds (the "combat" kind's model)."""
     assert ctx.encounter is not None
     state = ctx.encounter["state"]
@@ -124,7 +124,7 @@ def ctx_state(ctx: Context) -> CombatState:
     return state
 
 
-def copy_state(ctx: Context) -> CombatState:
+def copy_state(ctx: Context[ArtSheet]) -> CombatState:
     """The combat's state to change (a combat step on another kind of encounter is refused)."""
     assert ctx.encounter is not None
     if ctx.encounter.get("kind") != "combat":
@@ -146,9 +146,9 @@ def done(
     summary: Summary,
     *,
     outcome: dict[str, Any] | None = None,
-    sheet: dict[str, Any] | None = None,
-    others: Mapping[int, dict[str, Any]] | None = None,
-) -> Resolution:
+    sheet: ArtSheet | None = None,
+    others: Mapping[int, ArtSheet] | None = None,
+) -> Resolution[ArtSheet]:
     """A step's Resolution: the log line (also the newest line on the page), the new state."""
     say(state, summary)
     request = params.model_dump(exclude={"shown_difficulty", "origin"})
@@ -301,7 +301,7 @@ def difficulty_shift(f: Fighter, *, defense: bool = False) -> int:
     return int(shift)
 
 
-def require_turn(state: CombatState, ctx: Context, *, free: bool = False) -> Fighter:
+def require_turn(state: CombatState, ctx: Context[ArtSheet], *, free: bool = False) -> Fighter:
     """The acting character must be the one whose turn it is (the server keeps the order), with nothing
     pending; its action must still be unused unless the step is free."""
     if state.phase != "rounds":

@@ -8,7 +8,7 @@ art-engine.md, ch. 5 "Initiative", "Simplified Initiative", "Taking Your Turn", 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +20,7 @@ from app.systems.art.rules.rounds import FREE_ACTION_DIFFICULTY
 from app.systems.base import ActionError, Context, Odds, Resolution
 
 from .. import wording
-from ..sheet import check_slots, dump, fame_left, level_word, load
+from ..sheet import ArtSheet, check_slots, fame_left, level_word
 from .models import CombatState, Fighter
 from .roll import CombatRoll, StepParams, odds_for, outcome, remember, roll, shift_now
 from .state import (
@@ -120,7 +120,9 @@ class InitiativeParams(CombatRoll):
     pass
 
 
-def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_initiative(
+    sheet: ArtSheet, params: InitiativeParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """A player rolls their adventurer's initiative: Alertness, no difficulty (every result is a degree)."""
     state = copy_state(ctx)
     if state.phase != "initiative":
@@ -130,7 +132,6 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
         raise ActionError(_("Foes do not roll: they use their Alertness."), field="move")
     if me.initiative:
         raise ActionError(_("{name} has rolled initiative already.").format(name=me.name), field="move")
-    sheet = load(sheet_data)
     r = roll(
         sheet,
         params,
@@ -150,13 +151,13 @@ def resolve_initiative(sheet_data: dict[str, Any], params: InitiativeParams, dic
     else:
         parts += settle_initiative(state, dice)
     summary = join(parts, "; ")
-    return done(state, params, summary, outcome=outcome(r, concealed=False), sheet=dump(sheet))
+    return done(state, params, summary, outcome=outcome(r, concealed=False), sheet=sheet)
 
 
-def initiative_odds(sheet_data: dict[str, Any], params: InitiativeParams, ctx: Context) -> Odds:
+def initiative_odds(sheet: ArtSheet, params: InitiativeParams, ctx: Context[ArtSheet]) -> Odds:
     """The chance of a bonus round (Super or better)."""
     return odds_for(
-        sheet_data,
+        sheet,
         params.model_copy(update={"shown_difficulty": "SP"}),
         ctx,
         attribute="ALE",
@@ -171,7 +172,7 @@ class WaitParams(StepParams):
     after: int
 
 
-def resolve_wait(sheet: dict[str, Any], params: WaitParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_wait(sheet: ArtSheet, params: WaitParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """Wait to act right after someone still to act, before anyone already waiting; once a round (ruling 15)."""
     state = copy_state(ctx)
     me = require_turn(state, ctx)
@@ -199,7 +200,9 @@ class EndTurnParams(StepParams):
     again: bool = False  # multi-action: spend Fame for another turn at once
 
 
-def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_turn(
+    sheet: ArtSheet, params: EndTurnParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """End the turn; or, for an adventurer, spend 1 Fame for a second turn at once and 2 more for a third."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
@@ -217,7 +220,6 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
         cost = art.multi_action_fame(turns + 1) - art.multi_action_fame(turns)
     except art.ArtRuleError as exc:
         raise ActionError(_("Three turns in a row is the most."), field="again") from exc
-    sheet = load(sheet_data)
     if fame_left(sheet) < cost:
         raise ActionError(
             _("Another turn costs {cost} Fame; you have {left} left.").format(cost=cost, left=fame_left(sheet)),
@@ -228,7 +230,7 @@ def resolve_end_turn(sheet_data: dict[str, Any], params: EndTurnParams, dice: Di
         update={"turns": turns + 1, "action": False, "move": None, "free_used": False}
     )
     summary = msg("{name} spends {cost} Fame to take turn {n} in a row", name=me.name, cost=cost, n=turns + 1)
-    return done(state, params, summary, outcome={"fame_spent": cost}, sheet=dump(sheet))
+    return done(state, params, summary, outcome={"fame_spent": cost}, sheet=sheet)
 
 
 # --- free actions (automatically successful actions tried as free actions) ---------------------------------
@@ -245,12 +247,13 @@ class FreeActionParams(CombatRoll):
     item: int = Field(default=-1, ge=-1, le=40)
 
 
-def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_free_action(
+    sheet: ArtSheet, params: FreeActionParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """An Inferior roll: success does it as a free action; Feeble does it but ends the turn; Pathetic or
     Catastrophic fails and ends the turn."""
     state = copy_state(ctx)
     me = require_turn(state, ctx, free=True)
-    sheet = load(sheet_data)
     code, what = FREE_ACTIONS[params.what]
     label = msg("{what} as a free action", what=msg(what))
     if params.what == "stand" and not me.prone:
@@ -290,13 +293,13 @@ def resolve_free_action(sheet_data: dict[str, Any], params: FreeActionParams, di
         params,
         summary,
         outcome={**outcome(r, concealed=False), "done": attempt.done, "turn_ends": attempt.turn_ends},
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def free_action_odds(sheet_data: dict[str, Any], params: FreeActionParams, ctx: Context) -> Odds:
+def free_action_odds(sheet: ArtSheet, params: FreeActionParams, ctx: Context[ArtSheet]) -> Odds:
     return odds_for(
-        sheet_data,
+        sheet,
         params.model_copy(update={"shown_difficulty": FREE_ACTION_DIFFICULTY.name}),
         ctx,
         attribute=FREE_ACTIONS[params.what][0],
@@ -312,7 +315,7 @@ class PlaceParams(StepParams):
     band: int = Field(ge=0, lt=MAX_BANDS)
 
 
-def resolve_place(sheet: dict[str, Any], params: PlaceParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_place(sheet: ArtSheet, params: PlaceParams, dice: Dice, ctx: Context[ArtSheet]) -> Resolution[ArtSheet]:
     """The narrator puts a token on a band (the start positions, a fall, a push): no roll."""
     state = copy_state(ctx)
     target = fighter(state, params.target)
@@ -326,7 +329,9 @@ class EndCombatParams(StepParams):
     pass
 
 
-def resolve_end_combat(sheet: dict[str, Any], params: EndCombatParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end_combat(
+    sheet: ArtSheet, params: EndCombatParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     state = copy_state(ctx)
     state.phase, state.order, state.turn, state.pending = "over", [], None, None
     standing = ", ".join(f.name for f in living(state, "foe"))
@@ -343,8 +348,8 @@ class InitiativeSettingParams(BaseModel):
 
 
 def resolve_initiative_setting(
-    sheet: dict[str, Any], params: InitiativeSettingParams, dice: Dice, ctx: Context
-) -> Resolution:
+    sheet: ArtSheet, params: InitiativeSettingParams, dice: Dice, ctx: Context[ArtSheet]
+) -> Resolution[ArtSheet]:
     """The simplified initiative (ch. 5) as a campaign setting, for combats set up from now on."""
     text = (
         msg("Combats use the simplified initiative (highest roller, then clockwise)")
