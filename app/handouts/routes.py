@@ -28,6 +28,8 @@ def _panel(request: Request, db: DB, acc: Access, block: str, action: Any) -> Re
     try:
         action()
     except FateboardError as exc:
+        if block == "library" and not acc.is_narrator:
+            raise  # the library is the narrator's: a player is refused, not shown it again
         return refuse_in_panel(request, db, exc, acc, block, key=block)
     return render_panel(request, db, acc, block)
 
