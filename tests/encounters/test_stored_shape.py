@@ -60,3 +60,30 @@ def test_a_stored_sheet_survives_its_model_byte_for_byte(system_id: str) -> None
     assert system.sheets is not None
     text = json.dumps(system.default_sheet(), ensure_ascii=False)
     assert json.dumps(system.sheets.dump(system.load_sheet(json.loads(text))), ensure_ascii=False) == text
+
+
+# Sheets the rules service stored while ART's and Rabbits' own tests played (stored_sheets.json: for each system, the
+# sheets that together hold every key and value type its tests reached; captured by recording what
+# RuleSystem.stored_sheets gave the service). A system converted to typed sheets adds its own there.
+SHEETS: dict[str, list[dict[str, Any]]] = json.loads(
+    (Path(__file__).resolve().parent / "stored_sheets.json").read_text(encoding="utf-8")
+)
+PLAYED_SHEETS = [f"{sid}:{n}" for sid in sorted(SHEETS) for n in range(len(SHEETS[sid]))]
+
+
+def test_art_and_rabbits_have_stored_sheets() -> None:
+    assert {"art", "rabbits"} <= set(SHEETS) and all(SHEETS[sid] for sid in SHEETS)
+    assert set(SHEETS) <= set(TYPED_SHEETS), "a sheet kept here is one whose system declares `sheets`"
+
+
+@pytest.mark.parametrize("key", PLAYED_SHEETS)
+def test_a_played_sheet_survives_its_model_byte_for_byte(key: str) -> None:
+    """load (the service, once, before the action) → dump (once, after it): the stored JSON, byte for byte, and
+    a fixed point."""
+    system_id, index = key.split(":")
+    system = SYSTEMS[system_id]
+    assert system.sheets is not None
+    text = json.dumps(SHEETS[system_id][int(index)], ensure_ascii=False)
+    again = json.dumps(system.sheets.dump(system.load_sheet(json.loads(text))), ensure_ascii=False)
+    assert again == text
+    assert json.dumps(system.sheets.dump(system.load_sheet(json.loads(again))), ensure_ascii=False) == text

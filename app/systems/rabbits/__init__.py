@@ -7,7 +7,7 @@ Conflicts are encounters (conflict*.py): set-up, disposition, secret scripts wit
 from __future__ import annotations
 
 from app.i18n import N_
-from app.systems.base import GroupCall, RuleSystem, action_table
+from app.systems.base import GroupCall, RuleSystem, Sheets, action_table
 from app.systems.kinds import EncounterKind, kind_table
 from app.systems.rabbits import marks
 from app.systems.rabbits.actions import ACTIONS
@@ -15,7 +15,7 @@ from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.script import TEMPLATE_DATA as CONFLICT_DATA
 from app.systems.rabbits.conflict.script import view as conflict_view
 from app.systems.rabbits.demo import seed_demo
-from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, public_sheet
+from app.systems.rabbits.sheet import TABLES, RabbitSheet, create, dump, load, public_sheet
 from app.systems.rabbits.waits import awaited, teams
 
 RULINGS = (
@@ -111,6 +111,7 @@ SYSTEM = RuleSystem(
     },
     description=N_("Rabbits with Nature (flee, hide, dig, breed): d6 pools, 4–6 succeed, Fate and Persona."),
     sheet=RabbitSheet,
+    sheets=Sheets(load, dump),
     actions=action_table(ACTIONS),
     has_pages=True,
     public_sheet=public_sheet,

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from app.systems.base import Action
 from app.systems.rabbits import followups, narrator, play, versus
 from app.systems.rabbits.conflict import disposition, end, fate, maneuver, odds, script, setup, state, tie, volley
+from app.systems.rabbits.sheet import RabbitSheet
 
 FOLLOW_UP = ("opponent_id",)
 
-ACTIONS: tuple[Action, ...] = (
+ACTIONS: tuple[Action[RabbitSheet, Any], ...] = (
     Action(
         "test",
         "Test",

@@ -23,10 +23,8 @@ from app.systems.rabbits.pools import PoolChoices, plan_pool
 from app.systems.rabbits.sheet import (
     RabbitSheet,
     ability_word,
-    dump,
     find_trait,
     find_wise,
-    load,
     settings_of,
     start_rewards,
 )
@@ -54,14 +52,16 @@ def latest_roll(sheet: RabbitSheet, seq: int) -> dict[str, Any]:
     return last
 
 
-def _other_side(last: dict[str, Any], params: FollowUp, ctx: Context) -> tuple[int, RabbitSheet, dict[str, Any]] | None:
+def _other_side(
+    last: dict[str, Any], params: FollowUp, ctx: Context[RabbitSheet]
+) -> tuple[int, RabbitSheet, dict[str, Any]] | None:
     """The opposing rabbit's sheet and its memory of the same roll, when the roll was against a rabbit."""
     their_id = (last.get("opponent") or {}).get("character_id")
     if their_id is None:
         return None
     if params.opponent_id != their_id:
         raise ActionError(_("Name the opposing rabbit of this versus test."), field="opponent_id")
-    other = load(ctx.others[their_id])
+    other = ctx.others[their_id]
     mirror = other.last_test
     if not mirror or mirror.get("seq") != last["seq"]:
         raise ActionError(
@@ -75,7 +75,7 @@ def _rejudge(
     sheet: RabbitSheet,
     last: dict[str, Any],
     side: tuple[int, RabbitSheet, dict[str, Any]] | None,
-) -> tuple[list[Text], dict[int, dict[str, Any]]]:
+) -> tuple[list[Text], dict[int, RabbitSheet]]:
     """Read the roll again on both sheets and re-apply its result; returns notes and the other sheet."""
     if last["kind"] == "versus":
         judge(last)
@@ -89,7 +89,7 @@ def _rejudge(
                 sheet.conditions = [c for c in rabbits.CONDITIONS if c in {*sheet.conditions, condition}]
     notes = outcome.apply(sheet, last)
     sheet.last_test = last
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, RabbitSheet] = {}
     if side is not None:
         their_id, other, mirror = side
         mirror["opponent"]["faces"] = list(last["faces"])
@@ -101,7 +101,7 @@ def _rejudge(
             msg("{name}: {note}", name=last["opponent"]["name"], note=note) for note in outcome.apply(other, mirror)
         ]
         other.last_test = mirror
-        others[their_id] = dump(other)
+        others[their_id] = other
     return notes, others
 
 
@@ -119,9 +119,11 @@ def _verdict(last: dict[str, Any]) -> Text:
 
 
 def _follow(
-    sheet_data: dict[str, Any], params: FollowUp, ctx: Context, change: Callable[[RabbitSheet, dict[str, Any]], Text]
-) -> Resolution:
-    sheet = load(sheet_data)
+    sheet: RabbitSheet,
+    params: FollowUp,
+    ctx: Context[RabbitSheet],
+    change: Callable[[RabbitSheet, dict[str, Any]], Text],
+) -> Resolution[RabbitSheet]:
     start_rewards(sheet, ctx.campaign_settings)
     last = latest_roll(sheet, params.entry_seq)
     side = _other_side(last, params, ctx)
@@ -133,7 +135,7 @@ def _follow(
     )
     return Resolution(
         request=params.model_dump(),
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
         summary=summary,
         outcome={
@@ -166,9 +168,11 @@ def spend_fate(sheet: RabbitSheet, last: dict[str, Any], dice: Dice, field: str 
     return msg("spent Fate: rerolled the 6s {faces}", faces=faces_text(last["faces"][old:]))
 
 
-def resolve_fate(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+def resolve_fate(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Rewards": 1 Fate rerolls every 6, and new 6s again (once per roll)."""
-    return _follow(sheet_data, params, ctx, lambda sheet, last: spend_fate(sheet, last, dice))
+    return _follow(sheet, params, ctx, lambda sheet, last: spend_fate(sheet, last, dice))
 
 
 def _wise_for_reroll(sheet: RabbitSheet, last: dict[str, Any], wise_name: str, field: str) -> str:
@@ -246,18 +250,24 @@ def open_follow_ups(sheet: RabbitSheet, last: dict[str, Any]) -> list[str]:
     return found
 
 
-def _wise_reroll(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context, kind: str) -> Resolution:
-    return _follow(sheet_data, params, ctx, lambda sheet, last: wise_reroll(sheet, last, dice, kind, params.wise))
+def _wise_reroll(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet], kind: str
+) -> Resolution[RabbitSheet]:
+    return _follow(sheet, params, ctx, lambda sheet, last: wise_reroll(sheet, last, dice, kind, params.wise))
 
 
-def resolve_deeper(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+def resolve_deeper(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Parent game, "Deeper understanding": 1 Fate and an unused wise reroll one failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, "deeper")
+    return _wise_reroll(sheet, params, dice, ctx, "deeper")
 
 
-def resolve_of_course(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+def resolve_of_course(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Parent game, "Of course!": 1 Persona and an unused wise reroll every failed die."""
-    return _wise_reroll(sheet_data, params, dice, ctx, "of_course")
+    return _wise_reroll(sheet, params, dice, ctx, "of_course")
 
 
 # --- versus ties ------------------------------------------------------------------------------------------
@@ -268,7 +278,9 @@ def _tied(last: dict[str, Any]) -> None:
         raise ActionError(_("That roll is not a tied versus test."), field="entry_seq")
 
 
-def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+def resolve_concede(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Checks": a trait lets the opponent win a tie, for 2 checks (the narrator's turn)."""
 
     def change(sheet: RabbitSheet, last: dict[str, Any]) -> Text:
@@ -284,10 +296,12 @@ def resolve_concede(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ct
         sheet.checks += earned
         return counts.gave_away(trait=trait.name, n=earned)
 
-    return _follow(sheet_data, params, ctx, change)
+    return _follow(sheet, params, ctx, change)
 
 
-def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, ctx: Context) -> Resolution:
+def resolve_tiebreak(
+    sheet: RabbitSheet, params: FollowUp, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """RULINGS.md, "Rabbits": a skill tie is broken with Will or Health, a Will or Health tie with Nature."""
     others_sheets = ctx.others
 
@@ -307,7 +321,7 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
         ours = _ability_pool(sheet, ability, "ability")
         their_id = last["opponent"]["character_id"]
         if their_id is not None:
-            theirs = _ability_pool(load(others_sheets[their_id]), ability, "opponent_id")
+            theirs = _ability_pool(others_sheets[their_id], ability, "opponent_id")
         else:
             theirs = int(last["opponent"].get("tiebreak_pool") or last["opponent"]["dice"])
         a = rabbits.roll_pool(dice, ours)
@@ -338,7 +352,7 @@ def resolve_tiebreak(sheet_data: dict[str, Any], params: FollowUp, dice: Dice, c
             their_successes=result.b_successes,
         )
 
-    return _follow(sheet_data, params, ctx, change)
+    return _follow(sheet, params, ctx, change)
 
 
 def _ability_pool(sheet: RabbitSheet, ability: str, field: str) -> int:

@@ -7,8 +7,6 @@ rabbits.en.md, "Rewards", "Checks", "Tests" (failure: a Condition or a Twist), "
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg, render
@@ -18,9 +16,8 @@ from app.systems.rabbits import counts
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.followups import latest_roll
 from app.systems.rabbits.sheet import (
+    RabbitSheet,
     condition_word,
-    dump,
-    load,
     settings_of,
     start_rewards,
 )
@@ -49,9 +46,10 @@ class Settings(BaseModel):
     turn: str = Field(default="gm", max_length=10)
 
 
-def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: Dice, ctx: Context) -> Resolution:
+def resolve_consequence(
+    sheet: RabbitSheet, params: Consequence, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Tests": on a failure the rabbit gets a Condition, or the story takes a Twist."""
-    sheet = load(sheet_data)
     last = latest_roll(sheet, params.entry_seq)
     if last.get("passed") is not False:
         raise ActionError(_("Only a failed roll brings a twist or a condition."), field="entry_seq")
@@ -83,13 +81,14 @@ def resolve_consequence(sheet_data: dict[str, Any], params: Consequence, dice: D
         request=params.model_dump(),
         outcome={"consequence": last["consequence"]},
         summary=words,
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice, ctx: Context) -> Resolution:
+def resolve_clear(
+    sheet: RabbitSheet, params: ClearCondition, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Conditions": Afraid needs rest and safety — the narrator lifts a condition."""
-    sheet = load(sheet_data)
     key = params.condition.strip().lower()
     if key not in sheet.conditions:
         raise ActionError(_("The rabbit does not have that condition."), field="condition")
@@ -98,15 +97,14 @@ def resolve_clear(sheet_data: dict[str, Any], params: ClearCondition, dice: Dice
         request=params.model_dump(),
         outcome={"cleared": key},
         summary=msg("is no longer {condition}", condition=condition_word(key)),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Context) -> Resolution:
+def resolve_award(sheet: RabbitSheet, params: Award, dice: Dice, ctx: Context[RabbitSheet]) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Rewards" and "Checks": the narrator hands out Fate, Persona or checks."""
     if not (params.fate or params.persona or params.checks):
         raise ActionError(_("Award at least one Fate, Persona or check."), field="fate")
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     sheet.fate += params.fate
     sheet.persona += params.persona
@@ -120,11 +118,13 @@ def resolve_award(sheet_data: dict[str, Any], params: Award, dice: Dice, ctx: Co
         request=params.model_dump(),
         outcome=params.model_dump(),
         summary=msg("was awarded {what}", what=join(parts)),
-        sheet=dump(sheet),
+        sheet=sheet,
     )
 
 
-def resolve_settings(sheet_data: dict[str, Any], params: Settings, dice: Dice, ctx: Context) -> Resolution:
+def resolve_settings(
+    sheet: RabbitSheet, params: Settings, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Ruling 1 (starting Fate and Persona) and the game's turns (rabbits.en.md, "Checks")."""
     turn = params.turn.strip().lower()
     if turn not in ("gm", "players"):

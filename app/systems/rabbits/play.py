@@ -27,7 +27,7 @@ from app.systems.rabbits.pools import (
     plan_pool,
     spend,
 )
-from app.systems.rabbits.sheet import RabbitSheet, condition_word, dump, load, settings_of, start_rewards
+from app.systems.rabbits.sheet import RabbitSheet, condition_word, settings_of, start_rewards
 
 OB_MAX = 20
 
@@ -46,7 +46,7 @@ def faces_text(faces: list[int]) -> str:
 
 
 def record(
-    sheet: RabbitSheet, plan: Plan, ctx: Context, faces: tuple[int, ...], ob: int | None, **extra: Any
+    sheet: RabbitSheet, plan: Plan, ctx: Context[RabbitSheet], faces: tuple[int, ...], ob: int | None, **extra: Any
 ) -> dict[str, Any]:
     """The sheet's memory of this roll, for the follow-ups."""
     return {
@@ -78,7 +78,7 @@ def judge_independent(last: dict[str, Any]) -> rabbits.IndependentResult:
     return result
 
 
-def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context, **kw: Any) -> Plan:
+def _plan(sheet: RabbitSheet, params: PoolChoices, ctx: Context[RabbitSheet], **kw: Any) -> Plan:
     conditions = helper_conditions(params.helpers, ctx.others, ctx.other_names, kw.pop("exclude", None))
     return plan_pool(
         sheet,
@@ -101,9 +101,10 @@ def result_words(last: dict[str, Any]) -> Text:
     )
 
 
-def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_test(
+    sheet: RabbitSheet, params: TestParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Tests": an independent test, at least as many successes as the Ob."""
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     plan = _plan(sheet, params, ctx)
     faces = rabbits.roll_pool(dice, plan.pool.dice)
@@ -121,7 +122,7 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     )
     return Resolution(
         request=params.model_dump(),
-        sheet=dump(sheet),
+        sheet=sheet,
         outcome={
             "faces": list(faces),
             "successes": last["successes"],
@@ -138,10 +139,11 @@ def resolve_test(sheet_data: dict[str, Any], params: TestParams, dice: Dice, ctx
     )
 
 
-def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_recover(
+    sheet: RabbitSheet, params: RecoverParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Conditions" and "Checks": the test in brackets removes the condition; in the narrator's
     turn a player pays 2 checks for it (in the players' turn, 1 like any test)."""
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     try:
         test = rabbits.recovery_test(params.condition)
@@ -182,7 +184,7 @@ def resolve_recover(sheet_data: dict[str, Any], params: RecoverParams, dice: Dic
     )
     return Resolution(
         request=params.model_dump(),
-        sheet=dump(sheet),
+        sheet=sheet,
         outcome={
             "faces": list(faces),
             "successes": last["successes"],
@@ -201,8 +203,7 @@ def _percent(chance: float) -> str:
     return percent(chance)
 
 
-def _odds_plan(sheet_data: dict[str, Any], params: PoolChoices, settings: Mapping[str, Any], **kw: Any) -> Plan:
-    sheet = load(sheet_data)
+def _odds_plan(sheet: RabbitSheet, params: PoolChoices, settings: Mapping[str, Any], **kw: Any) -> Plan:
     start_rewards(sheet, settings)
     # The odds page cannot see the helpers' sheets: each counts +1D here; the roll itself checks them.
     return plan_pool(
@@ -236,16 +237,16 @@ def pass_odds(plan: Plan, ob: int) -> Odds:
     )
 
 
-def test_odds(sheet_data: dict[str, Any], params: TestParams, ctx: Context) -> Odds:
-    return pass_odds(_odds_plan(sheet_data, params, ctx.campaign_settings), params.ob)
+def test_odds(sheet: RabbitSheet, params: TestParams, ctx: Context[RabbitSheet]) -> Odds:
+    return pass_odds(_odds_plan(sheet, params, ctx.campaign_settings), params.ob)
 
 
-def recover_odds(sheet_data: dict[str, Any], params: RecoverParams, ctx: Context) -> Odds:
+def recover_odds(sheet: RabbitSheet, params: RecoverParams, ctx: Context[RabbitSheet]) -> Odds:
     test = rabbits.recovery_test(params.condition)
     if test.ability is None or test.ob is None:
         raise ActionError(
             _("{condition} {note}.").format(condition=render(condition_word(test.condition)), note=_(test.note)),
             field="condition",
         )
-    plan = _odds_plan(sheet_data, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
+    plan = _odds_plan(sheet, params.model_copy(update={"skill": test.ability}), ctx.campaign_settings)
     return pass_odds(plan, test.ob)

@@ -247,7 +247,7 @@ def helper_names(helpers: Sequence[int], names: Mapping[int, str]) -> list[str]:
 
 def helper_conditions(
     helpers: Sequence[int],
-    others: Mapping[int, Mapping[str, Any]],
+    others: Mapping[int, RabbitSheet],
     names: Mapping[int, str],
     exclude: int | None = None,
 ) -> list[list[str]]:
@@ -256,12 +256,12 @@ def helper_conditions(
     for helper in dict.fromkeys(helpers):
         if helper == exclude:
             raise ActionError(_("The opponent cannot help."), field="helpers")
-        sheet = others.get(helper, {})
+        sheet = others.get(helper)
         name = names.get(helper, "That rabbit")
-        conditions = list(sheet.get("conditions", []))
+        conditions = list(sheet.conditions) if sheet is not None else []
         if "afraid" in conditions:
             raise ActionError(_("{name} is Afraid and cannot help (ruling 3).").format(name=name), field="helpers")
-        if sheet.get("retired"):
+        if sheet is not None and sheet.retired:
             raise ActionError(_("{name} has retired and cannot help.").format(name=name), field="helpers")
         out.append(conditions)
     return out

@@ -18,7 +18,7 @@ from app.systems.rabbits import outcome
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.play import _odds_plan, _plan, faces_text, record
 from app.systems.rabbits.pools import Plan, PoolChoices, breakdown, breakdown_text, plan_pool, spend
-from app.systems.rabbits.sheet import RabbitSheet, dump, load, start_rewards
+from app.systems.rabbits.sheet import RabbitSheet, start_rewards
 
 POOL_MAX = 30
 
@@ -71,18 +71,19 @@ def _words(last: dict[str, Any]) -> Text:
     return msg("won") if last["passed"] else msg("lost")
 
 
-def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_versus(
+    sheet: RabbitSheet, params: VersusParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     if (params.opponent_id is None) == (params.opponent_pool is None):
         raise ActionError(
             _("Choose an opposing rabbit or give the opposing pool — one of the two."), field="opponent_id"
         )
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     plan = _plan(sheet, params, ctx, versus=True, exclude=params.opponent_id)
     aided = plan.trait_use == "aids_opponent"
     other: RabbitSheet | None = None
     if params.opponent_id is not None:
-        other = load(ctx.others[params.opponent_id])
+        other = ctx.others[params.opponent_id]
         start_rewards(other, {})
         name: str | Text = ctx.other_names[params.opponent_id]
         other_plan = _opponent_plan(
@@ -119,7 +120,7 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     spend(sheet, plan, ctx.session_number)
     notes = outcome.apply(sheet, last)
     sheet.last_test = last
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, RabbitSheet] = {}
     if other is not None and params.opponent_id is not None:
         mirror = record(
             other,
@@ -141,7 +142,7 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
         judge(mirror)
         notes += [msg("{name}: {note}", name=name, note=note) for note in outcome.apply(other, mirror)]
         other.last_test = mirror
-        others[params.opponent_id] = dump(other)
+        others[params.opponent_id] = other
     summary = msg(
         "versus {name}: {label} ({dice}D) {faces} {successes} against {their_label} {their_faces} "
         "{their_successes}: {result}",
@@ -157,7 +158,7 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     )
     return Resolution(
         request=params.model_dump(),
-        sheet=dump(sheet),
+        sheet=sheet,
         others=others,
         outcome={
             "faces": list(ours),
@@ -176,9 +177,9 @@ def resolve_versus(sheet_data: dict[str, Any], params: VersusParams, dice: Dice,
     )
 
 
-def versus_odds(sheet_data: dict[str, Any], params: VersusParams, ctx: Context) -> Odds:
+def versus_odds(sheet: RabbitSheet, params: VersusParams, ctx: Context[RabbitSheet]) -> Odds:
     """Exact chances of winning, tying and losing against a known pool (without Fate)."""
-    plan = _odds_plan(sheet_data, params, ctx.campaign_settings, versus=True)
+    plan = _odds_plan(sheet, params, ctx.campaign_settings, versus=True)
     if params.opponent_pool is None:
         return Odds(
             text=_("{dice}D against the other rabbit's pool").format(dice=plan.pool.dice),

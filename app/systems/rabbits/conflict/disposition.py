@@ -5,8 +5,6 @@ follows the disposition as it changes. Set-up and the preview on the captain's b
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import N_, Summary, _, join, msg, render, rule_message
@@ -29,7 +27,13 @@ from app.systems.rabbits.conflict.state import (
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, breakdown, spend
 from app.systems.rabbits.rules.tables import FATE_FACE
-from app.systems.rabbits.sheet import ABILITY_WORDS, ability_word, condition_word, dump, load, start_rewards
+from app.systems.rabbits.sheet import (
+    ABILITY_WORDS,
+    RabbitSheet,
+    ability_word,
+    condition_word,
+    start_rewards,
+)
 
 
 class DispositionParams(PoolChoices):
@@ -68,7 +72,9 @@ def set_disposition(t: Team, value: int) -> None:
     t.spread = {str(cid): shares[cid] for cid in t.members}
 
 
-def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_disposition(
+    sheet: RabbitSheet, params: DispositionParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Steps 4–5, ruling 7: the captain tests the listed skill, every able teammate helps +1D; the successes are
     added to the listed ability; every unique condition penalty of the team applies once (Afraid −1, Angry only
     in Will conflicts); at least 1."""
@@ -80,8 +86,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
         raise ActionError(_("The team's captain rolls its disposition."), field="character_id")
     if state.teams[team].start is not None or state.teams[team].roll is not None:
         raise ActionError(_("This team has rolled its disposition."), field="encounter_id")
-    sheets = sheets_of(sheet_data, ctx)
-    sheet = load(sheet_data)
+    sheets = sheets_of(sheet, ctx)
     start_rewards(sheet, ctx.campaign_settings)
     skill = params.skill.strip() or disposition_skills(state)[0]
     allowed = {s.lower() for s in disposition_skills(state)}
@@ -117,7 +122,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
             base=base,
             base_rating=sheet.abilities[base].rating,
             pool=plan.pool.dice,
-            team_conditions=[list(sheets[cid].get("conditions", [])) for cid in members],
+            team_conditions=[list(sheets[cid].conditions) for cid in members],
         )
     except rabbits.RabbitRuleError as exc:
         raise ActionError(rule_message(exc), field=exc.field) from exc
@@ -150,7 +155,7 @@ def resolve_disposition(sheet_data: dict[str, Any], params: DispositionParams, d
     return Resolution(
         request={"version": params.version, "skill": skill, "base": base},
         summary=line,
-        sheet=dump(sheet),
+        sheet=sheet,
         outcome={
             "team": team,
             "disposition": rolled.total,
@@ -215,7 +220,9 @@ class SpreadParams(BaseModel):
 SPREAD_PHASES = ("disposition", "script", "resolve", "maneuver")
 
 
-def resolve_spread(sheet_data: dict[str, Any], params: SpreadParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_spread(
+    sheet: RabbitSheet, params: SpreadParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Issue 13, step 2: the team may spread its one disposition among its members for display. The captain or
     any of the team's players (the narrator for a narrator-run team) sets the shares; they must add up to the
     team's current disposition. Until then (and after "automatic") the captain takes the remainder."""

@@ -17,7 +17,7 @@ from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import SIDES, compromise_word, opening, say, side_out, step_state, team_keys
-from app.systems.rabbits.sheet import condition_word, dump, load
+from app.systems.rabbits.sheet import RabbitSheet, condition_word
 
 
 def open_rest(state: ConflictState, encounter_id: int, keys: list[str] | None = None) -> list[dict[str, Any]]:
@@ -35,7 +35,7 @@ def open_rest(state: ConflictState, encounter_id: int, keys: list[str] | None = 
     return found
 
 
-def finish(state: ConflictState, ctx: Context) -> list[dict[str, Any]]:
+def finish(state: ConflictState, ctx: Context[RabbitSheet]) -> list[dict[str, Any]]:
     """A side is at 0 (every team of it; with two teams, one team): the conflict stops (step 8) and the
     compromise is worked out (step 11) — for each team of the winning side, by ruling 6."""
     assert ctx.encounter is not None
@@ -107,7 +107,9 @@ def _conditions(params: EndParams, members: set[int]) -> dict[int, list[str]]:
     return chosen
 
 
-def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_end(
+    sheet: RabbitSheet, params: EndParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Step 11: the narrator records the compromise in words (the level by ruling 6 or 5 unless overridden,
     on the log) and gives the conditions the outcome brings, which land on the sheets."""
     state = step_state(ctx)
@@ -149,12 +151,12 @@ def resolve_end(sheet: dict[str, Any], params: EndParams, dice: Dice, ctx: Conte
         )
     members = {cid for t in state.teams.values() for cid in t.members}
     given = _conditions(params, members)
-    others: dict[int, dict[str, Any]] = {}
+    others: dict[int, RabbitSheet] = {}
     notes: list[Summary] = []
     for cid, keys in given.items():
-        rabbit = load(ctx.others[cid])
+        rabbit = ctx.others[cid]
         rabbit.conditions = [c for c in rabbits.CONDITIONS if c in {*rabbit.conditions, *keys}]
-        others[cid] = dump(rabbit)
+        others[cid] = rabbit
         notes.append(
             msg(
                 "{name}: {conditions}",
@@ -198,7 +200,9 @@ class CallOffParams(BaseModel):
     reason: str = Field(default="", max_length=300, title=N_("Why the conflict is called off"))
 
 
-def resolve_call_off(sheet: dict[str, Any], params: CallOffParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_call_off(
+    sheet: RabbitSheet, params: CallOffParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """The narrator stops a conflict before a team is at 0 (the story moved on, the table must stop): the reason
     goes on the log, the conflict ends with no winner and no compromise, and nothing lands on the sheets. The
     locked actions of the volley are opened, as at any end, so every commitment is checked; a script that was

@@ -30,18 +30,18 @@ from app.systems.rabbits.pools import (
     PoolChoices,
     plan_pool,
 )
-from app.systems.rabbits.sheet import load
+from app.systems.rabbits.sheet import RabbitSheet
 from app.systems.rabbits.versus import _versus_chances
 
 ACTIONS_PER_VOLLEY = 3
 
 
-def _base_pool(sheet: Mapping[str, Any] | None, skill: str) -> int | None:
+def _base_pool(sheet: RabbitSheet | None, skill: str) -> int | None:
     if sheet is None or not skill:
         return None
     try:
         return plan_pool(
-            load(sheet),
+            sheet,
             PoolChoices(skill=skill),
             settings={"turn": "gm"},
             session=None,
@@ -62,7 +62,7 @@ def _exchange(
     state: ConflictState,
     pair: list[str],
     index: int,
-    sheets: Mapping[int, Mapping[str, Any]],
+    sheets: Mapping[int, RabbitSheet],
     mods: Mapping[str, dict[str, int]],
 ) -> dict[str, Any]:
     """Two opposing teams' revealed actions meet: the interaction table, who tests what, at what Ob."""
@@ -105,7 +105,9 @@ def chances(ex: dict[str, Any]) -> None:
             }
 
 
-def open_exchange(state: ConflictState, ctx: Context, sheets: Mapping[int, Mapping[str, Any]]) -> list[dict[str, Any]]:
+def open_exchange(
+    state: ConflictState, ctx: Context[RabbitSheet], sheets: Mapping[int, RabbitSheet]
+) -> list[dict[str, Any]]:
     """Step 7: reveal the next action of every team that has an opponent and look up, front by front, how they
     meet, who tests what, at what Ob. `sheets`: every participant's sheet as it is now (pools and chances)."""
     assert ctx.encounter is not None
@@ -148,7 +150,10 @@ def open_exchange(state: ConflictState, ctx: Context, sheets: Mapping[int, Mappi
 
 
 def advance(
-    state: ConflictState, ctx: Context, sheets: Mapping[int, Mapping[str, Any]], notes: list[Summary] | None = None
+    state: ConflictState,
+    ctx: Context[RabbitSheet],
+    sheets: Mapping[int, RabbitSheet],
+    notes: list[Summary] | None = None,
 ) -> list[dict[str, Any]]:
     """After an exchange: the next action, or (after the third, or when no front is left) a new volley to script
     (step 10); a team whose opponent is out faces another (pair_free_teams)."""
@@ -171,8 +176,8 @@ def advance(
 
 def settle_if_ready(
     state: ConflictState,
-    ctx: Context,
-    sheets: dict[int, dict[str, Any]],
+    ctx: Context[RabbitSheet],
+    sheets: dict[int, RabbitSheet],
 ) -> tuple[list[Summary], set[int], list[dict[str, Any]]]:
     """Each exchange whose testing sides have all rolled (and chosen about Fate and the wises) is settled; once
     every exchange of the action is, the next step."""
@@ -200,7 +205,10 @@ def public_exchange(current: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def after_exchange(
-    state: ConflictState, ctx: Context, sheets: Mapping[int, Mapping[str, Any]], notes: list[Summary] | None = None
+    state: ConflictState,
+    ctx: Context[RabbitSheet],
+    sheets: Mapping[int, RabbitSheet],
+    notes: list[Summary] | None = None,
 ) -> list[dict[str, Any]]:
     """Step 8's stop: a side at 0 ends the conflict; a team at 0 ends its front (its unplayed actions, and those
     of an opponent left alone, are opened); else the maneuvers are spent, or the next action comes."""

@@ -6,8 +6,6 @@ then the exchange is settled (volley.settle_if_ready). The disposition roll: Fat
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
 from app.i18n import _, join, msg
@@ -21,7 +19,7 @@ from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.state import say, step_state, team_of
 from app.systems.rabbits.followups import WISE_REROLLS, open_follow_ups, spend_fate, wise_reroll
 from app.systems.rabbits.play import faces_text
-from app.systems.rabbits.sheet import dump, load
+from app.systems.rabbits.sheet import RabbitSheet
 
 
 class FateParams(BaseModel):
@@ -33,13 +31,15 @@ class FateParams(BaseModel):
     wise: str = Field(default="", max_length=60)
 
 
-def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_fate(
+    sheet: RabbitSheet, params: FateParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """A conflict roll waits for its roller while it can still be followed up (volley.resolve_roll):
     Fate, Deeper understanding, Of course! — the ordinary tests' follow-ups (followups.py) on the roll's memory —
     or Keep; once nothing is left (or Keep), the exchange is settled."""
     state = step_state(ctx)
     if state.phase == "disposition":
-        return _disposition_fate(sheet_data, params, dice, ctx, state)
+        return _disposition_fate(sheet, params, dice, ctx, state)
     current = state.current
     team = team_of(state, ctx.character_id)
     # The roll of this rabbit's team that waits (a team facing two opposing teams rolls in each exchange).
@@ -54,7 +54,6 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
     if state.phase != "resolve" or roll is None or not roll.get("fate") or roll["member"] != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
     assert team is not None
-    sheet = load(sheet_data)
     name = state.teams[team].name
     before = list(roll["faces"])
     last = roll["last"]
@@ -81,8 +80,8 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
         roll.update(fate=False, open=[])
         line = say(state, counts.keeps(name=name, n=roll["successes"]))
     assert ctx.character_id is not None
-    sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
-    sheets[ctx.character_id] = dump(sheet)
+    sheets: dict[int, RabbitSheet] = dict(ctx.others)
+    sheets[ctx.character_id] = sheet
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
     return Resolution(
@@ -103,8 +102,8 @@ def resolve_fate(sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx
 
 
 def _disposition_fate(
-    sheet_data: dict[str, Any], params: FateParams, dice: Dice, ctx: Context, state: ConflictState
-) -> Resolution:
+    sheet: RabbitSheet, params: FateParams, dice: Dice, ctx: Context[RabbitSheet], state: ConflictState
+) -> Resolution[RabbitSheet]:
     """The captain's disposition roll showed a 6 with Fate in hand: spend it (every 6 rerolled, new 6s again) or
     keep the roll; then the disposition is final (ruling 7)."""
     team = team_of(state, ctx.character_id)
@@ -112,7 +111,6 @@ def _disposition_fate(
     roll = t.roll if t else None
     if team is None or t is None or roll is None or not roll.get("fate") or t.captain != ctx.character_id:
         raise ActionError(_("No roll of this rabbit is waiting for Fate."), field="encounter_id")
-    sheet = load(sheet_data)
     before = list(roll["faces"])
     if params.spend:
         if sheet.fate < 1:
@@ -130,7 +128,7 @@ def _disposition_fate(
     return Resolution(
         request={"version": params.version, "spend": params.spend},
         summary=line,
-        sheet=dump(sheet),
+        sheet=sheet,
         outcome={
             "team": team,
             "disposition": rolled.total,

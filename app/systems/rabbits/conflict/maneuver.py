@@ -14,6 +14,7 @@ from app.systems.base import ActionError, Context, Resolution
 from app.systems.rabbits import rules as rabbits
 from app.systems.rabbits.conflict.exchange import advance
 from app.systems.rabbits.conflict.state import EFFECT_WORDS, other_team, say, sheets_of, step_state
+from app.systems.rabbits.sheet import RabbitSheet
 
 
 class ManeuverParams(BaseModel):
@@ -23,7 +24,9 @@ class ManeuverParams(BaseModel):
     disarm: str = Field(default="", max_length=60, title=N_("What is disarmed"))
 
 
-def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_maneuver(
+    sheet: RabbitSheet, params: ManeuverParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Maneuver": the margin buys effects, several if affordable, none twice: Impede (1, −1D to
     the opponent's next action), Gain position (2, +2D to your next action), Disarm (3)."""
     state = step_state(ctx)
@@ -59,7 +62,7 @@ def resolve_maneuver(sheet_data: dict[str, Any], params: ManeuverParams, dice: D
     openings: list[dict[str, Any]] = []
     paired: list[Summary] = []
     if not state.pending:
-        openings = advance(state, ctx, sheets_of(sheet_data, ctx), paired)
+        openings = advance(state, ctx, sheets_of(sheet, ctx), paired)
     if paired:
         line = join([line, *paired], "; ")
     return Resolution(

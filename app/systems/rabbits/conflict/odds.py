@@ -3,8 +3,6 @@ pool, with the dice the state adds and a weapon's."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.i18n import _
 from app.i18n import percent as percent_text
 from app.systems.base import ActionError, Context, Odds
@@ -13,13 +11,12 @@ from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.conflict.volley import RollParams
 from app.systems.rabbits.conflict.weapons import ANY_TABLE, weapon_mods
 from app.systems.rabbits.pools import breakdown, breakdown_text, plan_pool
-from app.systems.rabbits.sheet import load, start_rewards
+from app.systems.rabbits.sheet import RabbitSheet, start_rewards
 from app.systems.rabbits.versus import _versus_chances
 
 
-def roll_odds(sheet_data: dict[str, Any], params: RollParams, ctx: Context) -> Odds:
+def roll_odds(sheet: RabbitSheet, params: RollParams, ctx: Context[RabbitSheet]) -> Odds:
     """The pool as chosen (each helper +1D) and its exact chance against the Ob or the opposing pool."""
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     if not params.skill.strip():
         raise ActionError(_("Choose the skill."), field="skill")

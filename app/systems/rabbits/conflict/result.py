@@ -12,7 +12,7 @@ from app.i18n import Summary, msg
 from app.systems.rabbits import outcome
 from app.systems.rabbits.conflict.disposition import set_disposition
 from app.systems.rabbits.conflict.models import ConflictState
-from app.systems.rabbits.sheet import dump, load
+from app.systems.rabbits.sheet import RabbitSheet
 
 
 def opponent(ex: Mapping[str, Any], team: str) -> str:
@@ -50,7 +50,7 @@ def _effect(state: ConflictState, ex: dict[str, Any], team: str, margin: int, no
 def settle(
     state: ConflictState,
     ex: dict[str, Any],
-    sheets: dict[int, dict[str, Any]],
+    sheets: dict[int, RabbitSheet],
     decided: tuple[str | None, int] | None = None,
 ) -> tuple[list[Summary], set[int]]:
     """Both sides of an exchange have rolled: versus (most successes wins, the margin to the winner's action) or
@@ -90,9 +90,7 @@ def settle(
     for key, roll in rolls.items():
         last = {**roll["last"], "passed": results[key]["passed"], "margin": results[key]["margin"]}
         cid = roll["member"]
-        sheet = load(sheets[cid])
-        notes += outcome.apply(sheet, last)
-        sheets[cid] = dump(sheet)
+        notes += outcome.apply(sheets[cid], last)  # the model in the map: the one the action returns
         changed.add(cid)
         roll.pop("last", None)
     return notes or [msg("no change")], changed

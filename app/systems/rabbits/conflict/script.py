@@ -42,6 +42,7 @@ from app.systems.rabbits.conflict.state import (
     team_of,
 )
 from app.systems.rabbits.conflict.weapons import has_halberd, weapon_table
+from app.systems.rabbits.sheet import RabbitSheet
 
 ACTION_COUNT = 3
 
@@ -92,7 +93,9 @@ def _script(params: ScriptParams, members: list[int], names: Mapping[int, str]) 
     return script
 
 
-def resolve_script(sheet: dict[str, Any], params: ScriptParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_script(
+    sheet: RabbitSheet, params: ScriptParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Step 6: the team chooses its three actions in private; locking fixes them (one commitment each)."""
     state = step_state(ctx)
     assert ctx.encounter is not None
@@ -168,7 +171,9 @@ class PairParams(BaseModel):
     opponent: str = Field(max_length=1, title=N_("Opponent"))
 
 
-def resolve_pair(sheet_data: dict[str, Any], params: PairParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_pair(
+    sheet: RabbitSheet, params: PairParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Before any team locks its volley, the narrator may choose whom a team faces: the two then face each other
     only, and a team this leaves without an opponent is paired as at the start of a volley (pair_free_teams)."""
     state = step_state(ctx)

@@ -7,7 +7,6 @@ rabbits.en.md, "Conflicts"; RULINGS.md, "Rabbits", rulings 3–9.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -27,7 +26,7 @@ from app.systems.rabbits.conflict.state import (
     say,
 )
 from app.systems.rabbits.sheet import (
-    load,
+    RabbitSheet,
     skill_name,
 )
 
@@ -75,7 +74,7 @@ class SetupParams(BaseModel):
     f_narrator: bool = False
 
 
-def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, Any]) -> Team:
+def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mapping[int, RabbitSheet]) -> Team:
     members = list(dict.fromkeys(getattr(params, f"{key}_members")))
     label = _(TEAM_LABELS[key])
     if not members:
@@ -88,7 +87,7 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
             field=f"{key}_members",
         )
     for cid in members:
-        if load(sheets[cid]).retired:
+        if sheets[cid].retired:
             raise ActionError(_("{name} has retired.").format(name=names[cid]), field=f"{key}_members")
     captain = getattr(params, f"{key}_captain") or members[0]
     if captain not in members:
@@ -122,7 +121,9 @@ def _team(params: SetupParams, key: str, names: Mapping[int, str], sheets: Mappi
     )
 
 
-def resolve_setup(sheet: dict[str, Any], params: SetupParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_setup(
+    sheet: RabbitSheet, params: SetupParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Steps 1–3: the type of conflict, the teams (rabbits and the narrator's opponents, a captain each) and
     each team's goal, in words."""
     conflict = params.conflict.strip().lower()
@@ -233,7 +234,9 @@ class ConflictSettings(BaseModel):
     weapons: bool = False
 
 
-def resolve_conflict_settings(sheet: dict[str, Any], params: ConflictSettings, dice: Dice, ctx: Context) -> Resolution:
+def resolve_conflict_settings(
+    sheet: RabbitSheet, params: ConflictSettings, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """rabbits.en.md, "Sample weapons": gear is ignored in this house version unless the table chooses to use it
     (off by default); it applies to conflicts set up afterwards."""
     words = (

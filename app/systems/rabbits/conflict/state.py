@@ -26,7 +26,6 @@ from app.systems.rabbits.conflict.models import ConflictState
 from app.systems.rabbits.pools import PoolChoices, breakdown, plan_pool
 from app.systems.rabbits.sheet import (
     RabbitSheet,
-    load,
 )
 
 TEAMS = ("a", "b")  # the two teams every conflict has; more (c–f) are optional
@@ -96,11 +95,11 @@ def team_of(state: ConflictState, character_id: int | None) -> str | None:
     return next((key for key, team in state.teams.items() if character_id in team.members), None)
 
 
-def sheets_of(sheet: Mapping[str, Any], ctx: Context) -> dict[int, dict[str, Any]]:
+def sheets_of(sheet: RabbitSheet, ctx: Context[RabbitSheet]) -> dict[int, RabbitSheet]:
     """Every participant's sheet: the acting character's and the others' (an encounter step loads them all)."""
-    sheets = {cid: dict(s) for cid, s in ctx.others.items()}
+    sheets = dict(ctx.others)
     if ctx.character_id is not None:
-        sheets[ctx.character_id] = dict(sheet)
+        sheets[ctx.character_id] = sheet
     return sheets
 
 
@@ -108,7 +107,7 @@ def names_of(encounter: Mapping[str, Any]) -> dict[int, str]:
     return {p["character_id"]: p["name"] for p in encounter["participants"]}
 
 
-def step_state(ctx: Context) -> ConflictState:
+def step_state(ctx: Context[RabbitSheet]) -> ConflictState:
     """The conflict's state to change: a deep copy of the model the rules service validated (the "conflict" kind's)."""
     encounter = ctx.encounter
     if encounter is None:
@@ -218,15 +217,17 @@ def opening(state: ConflictState, encounter_id: int, index: int, team: str) -> d
 # --- disposition (the captain) -----------------------------------------------------------------------------------
 
 
-def _helpers(state: ConflictState, team: str, captain: int, sheets: Mapping[int, Any]) -> tuple[list[int], list[int]]:
+def _helpers(
+    state: ConflictState, team: str, captain: int, sheets: Mapping[int, RabbitSheet]
+) -> tuple[list[int], list[int]]:
     """Ruling 7: every teammate helps (+1D), except those who may not (Afraid, ruling 3; retired)."""
     able: list[int] = []
     unable: list[int] = []
     for cid in state.teams[team].members:
         if cid == captain:
             continue
-        sheet = sheets.get(cid, {})
-        (unable if "afraid" in sheet.get("conditions", []) or sheet.get("retired") else able).append(cid)
+        sheet = sheets.get(cid)
+        (unable if sheet is not None and ("afraid" in sheet.conditions or sheet.retired) else able).append(cid)
     return able, unable
 
 
@@ -235,7 +236,7 @@ def disposition_plan(
     team: str,
     sheet: RabbitSheet,
     choices: PoolChoices,
-    sheets: Mapping[int, Any],
+    sheets: Mapping[int, RabbitSheet],
     ctx_session: int | None,
     settings: Mapping[str, Any],
 ) -> Any:
@@ -247,21 +248,21 @@ def disposition_plan(
         choices,
         settings={**settings, "turn": "gm"},
         session=ctx_session,
-        helper_conditions=[list(sheets[cid].get("conditions", [])) for cid in able],
+        helper_conditions=[list(sheets[cid].conditions) for cid in able],
         actor_is_narrator=True,
     )
 
 
-def disposition_preview(state: ConflictState, team: str, sheets: Mapping[int, Any]) -> dict[str, Any] | None:
+def disposition_preview(state: ConflictState, team: str, sheets: Mapping[int, RabbitSheet]) -> dict[str, Any] | None:
     """What the captain's button shows: the pool, the base, the penalties and the exact chance of each total."""
     captain = state.teams[team].captain
     try:
-        sheet = load(sheets[captain])
+        sheet = sheets[captain]
         skill = disposition_skills(state)[0]
         plan = disposition_plan(state, team, sheet, PoolChoices(skill=skill), sheets, None, {})
     except (ActionError, KeyError):
         return None
-    conditions = [list(sheets[cid].get("conditions", [])) for cid in state.teams[team].members]
+    conditions = [list(sheets[cid].conditions) for cid in state.teams[team].members]
     return {
         "skill": skill,
         "dice": plan.pool.dice,

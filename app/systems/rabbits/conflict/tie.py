@@ -9,7 +9,6 @@ The exchange keeps the tie in `ex["tie"]`: step ("trait", "fate", "tiebreak"; No
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -25,7 +24,7 @@ from app.systems.rabbits.conflict.state import say, step_state, team_of
 from app.systems.rabbits.followups import spend_fate
 from app.systems.rabbits.play import faces_text
 from app.systems.rabbits.pools import PoolChoices, plan_pool
-from app.systems.rabbits.sheet import ability_word, dump, find_trait, load
+from app.systems.rabbits.sheet import RabbitSheet, ability_word, find_trait
 
 CHOICES = ("concede", "keep", "fate", "tiebreak")
 
@@ -38,11 +37,11 @@ class TieParams(BaseModel):
     front: int | None = Field(default=None, ge=0, le=9)
 
 
-def fate_open(sheet: dict[str, Any], roll: dict[str, Any]) -> bool:
+def fate_open(sheet: RabbitSheet, roll: dict[str, Any]) -> bool:
     """Ruling 12's second step: a side may spend Fate on its tied roll if it was not yet used on that roll (and
     there is Fate in hand and a 6 to reroll)."""
     last = roll.get("last") or {}
-    return bool(not last.get("fate_used") and int(sheet.get("fate", 0)) > 0 and 6 in roll["faces"])
+    return bool(not last.get("fate_used") and sheet.fate > 0 and 6 in roll["faces"])
 
 
 def tiebreak_ability(state: ConflictState, ex: dict[str, Any]) -> str:
@@ -52,9 +51,9 @@ def tiebreak_ability(state: ConflictState, ex: dict[str, Any]) -> str:
     return rabbits.conflict_tiebreak_ability(state.conflict, kind, state.tiebreak)
 
 
-def _ability_pool(sheet: dict[str, Any], ability: str) -> int:
+def _ability_pool(sheet: RabbitSheet, ability: str) -> int:
     plan = plan_pool(
-        load(sheet),
+        sheet,
         PoolChoices(skill=ability),
         settings={},
         session=None,
@@ -65,7 +64,7 @@ def _ability_pool(sheet: dict[str, Any], ability: str) -> int:
     return plan.pool.dice
 
 
-def _decide(state: ConflictState, ex: dict[str, Any], sheets: dict[int, dict[str, Any]]) -> tuple[list[Any], set[int]]:
+def _decide(state: ConflictState, ex: dict[str, Any], sheets: dict[int, RabbitSheet]) -> tuple[list[Any], set[int]]:
     """Ask the ruling where the tie stands; settle the exchange once it has an answer."""
     x, y = ex["teams"]
     tie = ex["tie"]
@@ -89,7 +88,9 @@ def _decide(state: ConflictState, ex: dict[str, Any], sheets: dict[int, dict[str
     return notes, changed
 
 
-def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_tie(
+    sheet: RabbitSheet, params: TieParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Ruling 12, one choice of one tied side's roller: give the tie away with a trait or keep it; spend Fate or
     not; roll the tiebreaker (both sides' pools at once, the server's dice)."""
     state = step_state(ctx)
@@ -116,11 +117,10 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
     choice = params.choice.strip().lower()
     if choice not in CHOICES:
         raise ActionError(_("Choose what to do with the tie."), field="choice")
-    sheet = load(sheet_data)
     t = state.teams[team]
     step = tie["step"]
-    sheets_now: dict[int | None, Mapping[str, Any]] = dict(ctx.others.items())
-    sheets_now[ctx.character_id] = sheet_data
+    sheets_now: dict[int | None, RabbitSheet] = dict(ctx.others.items())
+    sheets_now[ctx.character_id] = sheet
     if step == "trait" and choice == "concede":
         if not params.trait.strip():
             raise ActionError(_("Choose the trait that gives the tie away."), field="trait")
@@ -140,7 +140,7 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         line = msg("{team} keeps the tie", team=t.name)
         if len(tie["declined"]) >= 2:
             tie["fate"] = {
-                key: fate_open(dict(sheets_now[ex["rolls"][key]["member"]]), ex["rolls"][key]) for key in ex["teams"]
+                key: fate_open(sheets_now[ex["rolls"][key]["member"]], ex["rolls"][key]) for key in ex["teams"]
             }
     elif step == "fate" and choice in ("fate", "keep"):
         if not tie["fate"].get(team):
@@ -167,7 +167,7 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         for key in ex["teams"]:
             member = ex["rolls"][key]["member"]
             try:
-                pool = _ability_pool(dict(sheets_now[member]), ability)
+                pool = _ability_pool(sheets_now[member], ability)
             except ActionError:
                 pool = 0
             faces = rabbits.roll_pool(dice, pool)
@@ -188,8 +188,8 @@ def resolve_tie(sheet_data: dict[str, Any], params: TieParams, dice: Dice, ctx: 
         raise ActionError(_("That is not the tie's next step."), field="choice")
     say(state, line)
     assert ctx.character_id is not None
-    sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
-    sheets[ctx.character_id] = dump(sheet)
+    sheets: dict[int, RabbitSheet] = dict(ctx.others)
+    sheets[ctx.character_id] = sheet
     found, changed = _decide(state, ex, sheets)
     if found:
         say(state, msg("Action {n}: {notes}", n=current["index"] + 1 if current else 1, notes=join(found, "; ")))

@@ -36,7 +36,7 @@ from app.systems.rabbits.pools import (
     plan_pool,
     spend,
 )
-from app.systems.rabbits.sheet import dump, load, start_rewards
+from app.systems.rabbits.sheet import RabbitSheet, start_rewards
 
 
 class RollParams(PoolChoices):
@@ -80,7 +80,9 @@ def _pool_lines(plan: Any, side: Mapping[str, Any], weapon: tuple[int, int, str]
     return max(0, total), lines
 
 
-def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx: Context) -> Resolution:
+def resolve_roll(
+    sheet: RabbitSheet, params: RollParams, dice: Dice, ctx: Context[RabbitSheet]
+) -> Resolution[RabbitSheet]:
     """Step 8: the acting rabbit tests its action with the skill for the conflict and action."""
     state = step_state(ctx)
     current = state.current
@@ -116,7 +118,6 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
         raise ActionError(_("Only teammates can help."), field="helpers")
     if params.trait.strip() and params.trait.strip().lower() in {d.lower() for d in state.teams[team].disarmed}:
         raise ActionError(_("That trait was disarmed for the rest of the conflict."), field="trait")
-    sheet = load(sheet_data)
     start_rewards(sheet, ctx.campaign_settings)
     skill = _skill(side, params.skill)
     choices = params.model_copy(update={"skill": skill, "helpers": helpers})
@@ -167,8 +168,8 @@ def resolve_roll(sheet_data: dict[str, Any], params: RollParams, dice: Dice, ctx
     )
     say(state, rolled)
     assert ctx.character_id is not None
-    sheets: dict[int, dict[str, Any]] = {cid: dict(s) for cid, s in ctx.others.items()}
-    sheets[ctx.character_id] = dump(sheet)
+    sheets: dict[int, RabbitSheet] = dict(ctx.others)
+    sheets[ctx.character_id] = sheet
     notes, changed, openings = settle_if_ready(state, ctx, sheets)
     line = join([rolled, *([aid] if aid else []), *notes], "; ")
     others = {cid: sheets[cid] for cid in changed if cid != ctx.character_id}
