@@ -9,9 +9,7 @@
    the settings, the chained entry — and the effects declared in the transaction (app/rolls/effects.py: the
    outbox subscribes), all in one commit;
 5. after the commit, **announce** (`_announce`): the live events. Nothing is announced for a rollback.
-
-Corrections are in corrections.py, roll prompts in prompts.py.
-"""
+Corrections are in corrections.py, roll prompts in prompts.py."""
 
 from __future__ import annotations
 

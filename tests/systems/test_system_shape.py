@@ -56,11 +56,6 @@ def test_resolve_and_odds_always_take_the_context(system_id: str) -> None:
             assert len(_params(action.odds)) == 3 and _params(action.odds)[-1] == "ctx", action.id
 
 
-# Not split here (issue 38): modules another branch changes. Core's branch splits notify/service.py
-# (notify/effects.py) and live/hub.py (live/tokens.py); rolls/service.py is core's.
-NOT_SPLIT_YET = {"notify/service.py", "rolls/service.py", "live/hub.py"}
-
-
 def test_no_module_of_the_app_is_too_long() -> None:
     """A module past MAX_LINES is split by concept (as app/systems/cat/rules/ and app/security/ were). The mark is
     per module, at any depth of app/: the systems, their rules, the shared rules and every feature."""
@@ -71,7 +66,7 @@ def test_no_module_of_the_app_is_too_long() -> None:
         for p in modules
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert set(long) <= NOT_SPLIT_YET, long
+    assert long == {}, long
 
 
 @pytest.mark.parametrize("system_id", sorted(SYSTEMS))
