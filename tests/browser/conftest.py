@@ -57,9 +57,10 @@ def database_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'test.db'}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One Chromium per test process (each test opens its own contexts: nothing is shared but the binary's start)."""
+    """One Chromium per module. Not per session: Playwright's sync API keeps an event loop running in the main thread
+    while it is open, and every later test that runs its own loop (anyio.run, asyncio.run) would fail beside it."""
     with sync_playwright() as p:
         chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         yield chromium
