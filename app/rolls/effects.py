@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import Any, TypeVar
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
 from app.campaigns.models import Campaign
@@ -128,7 +128,9 @@ def _after_commit(session: Session) -> None:
     if not session.info.pop(_QUEUED, False):
         return
     bind = session.bind
-    wake = _wakers.get(getattr(bind, "engine", bind))  # type: ignore[arg-type]
+    if bind is None:
+        return
+    wake = _wakers.get(bind.engine if isinstance(bind, Connection) else bind)
     if wake is not None:
         wake()
 
